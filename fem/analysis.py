@@ -1,0 +1,126 @@
+"""Modal and static analysis of an :class:`fem.model.FEModel`.
+
+Modal analysis solves ``K φ = ω² M φ`` by shift-invert Lanczos (ARPACK through ``scipy.sparse.linalg.eigsh``)
+with **one** factorization of ``K − σ M``. For a free–free part the shift is negative, ``σ = −(2π f_σ)²``, which keeps
+``K − σ M`` positive definite (so a Cholesky-type factorization applies) while the six rigid-body modes (ω = 0)
+and the lowest elastic modes are the eigenvalues nearest to it. Modes are mass-normalized (``φᵀ M φ = 1``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from fem.errors import ModelError
+from fem.linalg import SPDFactor
+from fem.model import FEModel
+
+__all__ = ["ModalResult", "modal_analysis", "static_analysis", "free_dofs", "default_shift"]
+
+
+@dataclass
+class ModalResult:
+    """Eigenpairs of a model.
+
+    Attributes
+    ----------
+    frequencies_hz : (k,) float
+        Ascending; near-zero rigid-body modes come out with |f| ≪ the first elastic frequency (sign kept).
+    modes : (n_full_dofs, k) float
+        Mass-normalized mode shapes over the full dofs (spider-dependent dofs included).
+    """
+
+    frequencies_hz: np.ndarray
+    modes: np.ndarray
+
+    @property
+    def eigenvalues(self) -> np.ndarray:
+        """ω² in (rad/s)², signed."""
+        f = self.frequencies_hz
+        return np.sign(f) * (2.0 * np.pi * f) ** 2
+
+
+def free_dofs(model: FEModel, fixed_nodes=None) -> np.ndarray:
+    """Independent-dof indices that remain after fixing all dofs of ``fixed_nodes`` (node index arrays)."""
+    keep = np.ones(model.n_dofs, dtype=bool)
+    for nodes in fixed_nodes or []:
+        keep[model.independent_index(model.node_dofs(nodes))] = False
+    return np.flatnonzero(keep)
+
+
+def default_shift(stiffness: sp.spmatrix, mass: sp.spmatrix) -> float:
+    """A negative shift −(10⁻³ ω_e)², ω_e² = median of diag(K)/diag(M) (an element-level frequency)."""
+    dk, dm = stiffness.diagonal(), mass.diagonal()
+    ok = dm > 0
+    if not ok.any():
+        raise ModelError("the model has no mass; assign a density or point masses")
+    omega_e2 = float(np.median(dk[ok] / dm[ok]))
+    return -1e-6 * omega_e2
+
+
+def modal_analysis(model: FEModel, n_modes: int = 12, fixed_nodes=None, shift: float | None = None) -> ModalResult:
+    """Lowest ``n_modes`` eigenpairs of the model (free–free unless ``fixed_nodes`` are given).
+
+    Parameters
+    ----------
+    model : FEModel
+    n_modes : int
+        Number of modes (for a free–free part this includes the six rigid-body modes).
+    fixed_nodes : list of int arrays, optional
+        Nodes whose dofs are clamped.
+    shift : float, (rad/s)², optional
+        Shift σ (negative for free–free); see :func:`default_shift`.
+    """
+    if n_modes < 1:
+        raise ModelError(f"--modes must be at least 1, got {n_modes}")
+    keep = free_dofs(model, fixed_nodes)
+    k = model.stiffness[keep][:, keep]
+    m = model.mass[keep][:, keep]
+    if n_modes >= keep.size:
+        raise ModelError(f"asked for {n_modes} modes of a model with only {keep.size} free dofs")
+    sigma = default_shift(k, m) if shift is None else shift
+    factor = SPDFactor((k - sigma * m).tocsr(), "shifted stiffness K − σM")
+    try:
+        values, vectors = spla.eigsh(k, k=n_modes, M=m, sigma=sigma, which="LM", OPinv=factor.operator())
+    except spla.ArpackNoConvergence as exc:
+        raise ModelError(f"modal analysis did not converge ({exc}); try fewer modes") from None
+    finally:
+        factor.release()
+    order = np.argsort(values)
+    values, vectors = values[order], vectors[:, order]
+    full = np.zeros((model.n_dofs, n_modes))
+    full[keep] = vectors
+    frequencies = np.sign(values) * np.sqrt(np.abs(values)) / (2.0 * np.pi)
+    return ModalResult(frequencies, np.asarray(model.expand(full)))
+
+
+def static_analysis(model: FEModel, loads: dict, fixed_nodes=None) -> np.ndarray:
+    """Static displacement under nodal loads.
+
+    Parameters
+    ----------
+    loads : dict[int, array_like]
+        Node index -> force (3,) N or force and moment (6,) N, N m, in global axes (reference nodes included).
+    fixed_nodes : list of int arrays
+        Clamped nodes; the model must be statically determinate or better (no rigid-body motion left).
+
+    Returns
+    -------
+    (n_full_dofs,) float, m and rad
+    """
+    f_full = np.zeros(model.n_full_dofs)
+    for node, value in loads.items():
+        value = np.asarray(value, dtype=float)
+        dofs = model.node_dofs(node, "123456"[: value.size])
+        if dofs.size != value.size:
+            raise ModelError(f"node {node} has no rotational dofs for the moment in its load")
+        f_full[dofs] += value
+    f = model.transform.T @ f_full
+    keep = free_dofs(model, fixed_nodes)
+    factor = SPDFactor(model.stiffness[keep][:, keep].tocsr(), "constrained stiffness (is the part held?)")
+    u = np.zeros(model.n_dofs)
+    u[keep] = factor.solve(f[keep])
+    factor.release()
+    return np.asarray(model.expand(u))

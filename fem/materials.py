@@ -1,0 +1,88 @@
+"""Isotropic linear elastic materials and a small named library.
+
+Library values (SI), typical handbook values for design calculations:
+
+=============  ===========  =====  ============
+name           E, Pa        ν      ρ, kg/m³
+=============  ===========  =====  ============
+``steel``      210e9        0.30   7850
+``cast-iron``  169e9        0.275  7100   (nodular cast iron EN-GJS-400, as used for platens)
+``aluminium``  70e9         0.33   2700
+=============  ===========  =====  ============
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fem.errors import MaterialError
+
+__all__ = ["Material", "LIBRARY", "parse_material", "lame_parameters"]
+
+
+@dataclass(frozen=True)
+class Material:
+    """Isotropic linear elastic material.
+
+    Attributes
+    ----------
+    youngs_modulus : float, Pa
+    poisson_ratio : float
+    density : float, kg/m³
+    name : str
+    """
+
+    youngs_modulus: float
+    poisson_ratio: float
+    density: float
+    name: str = "custom"
+
+    def __post_init__(self):
+        if not self.youngs_modulus > 0:
+            raise MaterialError(f"material {self.name!r}: Young's modulus must be > 0 Pa, got {self.youngs_modulus}")
+        if not -1.0 < self.poisson_ratio < 0.5:
+            raise MaterialError(f"material {self.name!r}: Poisson ratio must be in (-1, 0.5), got {self.poisson_ratio}")
+        if not self.density > 0:
+            raise MaterialError(f"material {self.name!r}: density must be > 0 kg/m³, got {self.density}")
+
+    @property
+    def shear_modulus(self) -> float:
+        """G = E / (2 (1 + ν)), Pa."""
+        return self.youngs_modulus / (2.0 * (1.0 + self.poisson_ratio))
+
+
+LIBRARY = {
+    "steel": Material(210e9, 0.30, 7850.0, "steel"),
+    "cast-iron": Material(169e9, 0.275, 7100.0, "cast-iron"),
+    "aluminium": Material(70e9, 0.33, 2700.0, "aluminium"),
+}
+
+
+def lame_parameters(youngs_modulus: float, poisson_ratio: float) -> tuple[float, float]:
+    """Lamé parameters (λ, μ) in Pa from E and ν."""
+    lam = youngs_modulus * poisson_ratio / ((1.0 + poisson_ratio) * (1.0 - 2.0 * poisson_ratio))
+    mu = youngs_modulus / (2.0 * (1.0 + poisson_ratio))
+    return lam, mu
+
+
+def parse_material(text: str | Material) -> Material:
+    """A material from a library name (``steel``) or values (``E=210e9,nu=0.3,rho=7850``)."""
+    if isinstance(text, Material):
+        return text
+    key = text.strip().lower()
+    if key in LIBRARY:
+        return LIBRARY[key]
+    if "=" not in key:
+        raise MaterialError(f"unknown material {text!r}; use one of {', '.join(LIBRARY)} or E=..,nu=..,rho=..")
+    values = {}
+    for part in key.split(","):
+        name, _, val = part.partition("=")
+        try:
+            values[name.strip()] = float(val)
+        except ValueError:
+            raise MaterialError(f"material value {part!r} is not a number; write e.g. E=210e9,nu=0.3,rho=7850")
+    missing = {"e", "nu", "rho"} - set(values)
+    extra = set(values) - {"e", "nu", "rho"}
+    if missing or extra:
+        raise MaterialError(f"material {text!r} needs exactly E, nu and rho (missing: {sorted(missing)}, "
+                            f"unknown: {sorted(extra)})")
+    return Material(values["e"], values["nu"], values["rho"], "custom")

@@ -1,0 +1,114 @@
+"""Meshes of simple machine parts generated with gmsh (OpenCASCADE kernel).
+
+Every generator writes a ``.msh`` file (format 4.1 unless ``msh_version=2.2``) and names its regions with physical
+groups, so the result goes through :func:`fem.mesh.load_mesh` like any user mesh.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+import numpy as np
+
+__all__ = ["bar_mesh", "connecting_bar_mesh", "gmsh_session"]
+
+
+@contextmanager
+def gmsh_session(name: str):
+    """Initialize gmsh quietly for one model and always finalize it."""
+    import gmsh
+
+    gmsh.initialize(readConfigFiles=False)
+    try:
+        gmsh.option.setNumber("General.Terminal", 0)
+        gmsh.option.setNumber("General.NumThreads", 1)
+        gmsh.model.add(name)
+        yield gmsh
+    finally:
+        gmsh.finalize()
+
+
+def _finish(gmsh, path: str, size: float, order: int, hexahedra: bool, msh_version: float) -> str:
+    gmsh.option.setNumber("Mesh.MeshSizeMax", size)
+    gmsh.option.setNumber("Mesh.MeshSizeMin", size * 0.5)
+    if hexahedra:  # structured hexahedra come from recombined extrusions; ask for complete 27-node hexahedra
+        gmsh.option.setNumber("Mesh.SecondOrderIncomplete", 0)
+    gmsh.model.mesh.generate(3)
+    if order > 1:
+        gmsh.model.mesh.setOrder(order)
+    gmsh.option.setNumber("Mesh.MshFileVersion", msh_version)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    gmsh.write(path)
+    return path
+
+
+def bar_mesh(path: str, length: float = 1.0, width: float = 0.05, height: float = 0.05, size: float = 0.0125,
+             order: int = 2, hexahedra: bool = False, msh_version: float = 4.1) -> str:
+    """A prismatic bar along x from 0 to ``length`` with cross-section ``width`` (y) × ``height`` (z).
+
+    Hexahedra come from a transfinite (structured) mesh with ``round(dim/size)`` divisions per edge.
+    Physical groups: volume ``bar``, surfaces ``end_x0`` and ``end_x1``.
+    """
+    with gmsh_session("bar") as gmsh:
+        if hexahedra:
+            counts = [max(1, int(round(d / size))) for d in (length, width, height)]
+            p = gmsh.model.geo.addPoint(0, 0, 0)
+            line = gmsh.model.geo.extrude([(0, p)], length, 0, 0, numElements=[counts[0]], recombine=True)
+            surf = gmsh.model.geo.extrude([line[1]], 0, width, 0, numElements=[counts[1]], recombine=True)
+            vol = gmsh.model.geo.extrude([surf[1]], 0, 0, height, numElements=[counts[2]], recombine=True)
+            gmsh.model.geo.synchronize()
+            volume = vol[1][1]
+        else:
+            volume = gmsh.model.occ.addBox(0, 0, 0, length, width, height)
+            gmsh.model.occ.synchronize()
+        gmsh.model.addPhysicalGroup(3, [volume], name="bar")
+        _end_groups(gmsh, length)
+        return _finish(gmsh, path, size, order, hexahedra, msh_version)
+
+
+def _end_groups(gmsh, length: float) -> None:
+    for name, x in (("end_x0", 0.0), ("end_x1", length)):
+        eps = 1e-6 * max(length, 1.0)
+        tags = [t for _, t in gmsh.model.getEntitiesInBoundingBox(x - eps, -1e9, -1e9, x + eps, 1e9, 1e9, 2)]
+        if tags:
+            gmsh.model.addPhysicalGroup(2, tags, name=name)
+
+
+def connecting_bar_mesh(path: str, length: float = 2.5, width: float = 0.12, height: float = 0.20,
+                        eye_diameter: float = 0.30, bore_diameter: float = 0.14, eye_thickness: float | None = None,
+                        size: float = 0.03, order: int = 2, msh_version: float = 4.1) -> str:
+    """A connecting bar: rectangular shank between two round eyes with bearing bores (seed 003 §3.2.1.2).
+
+    The bore centres are at x = 0 and x = ``length`` on the x axis; the shank is ``width`` (y) × ``height`` (z);
+    the eyes are cylinders of ``eye_diameter`` along z with through bores of ``bore_diameter``, ``eye_thickness``
+    thick in z (default: the shank height). Physical groups: volume ``bar``, surfaces ``bore_a`` (x = 0) and
+    ``bore_b`` (x = length).
+    """
+    thickness = height if eye_thickness is None else eye_thickness
+    with gmsh_session("connecting_bar") as gmsh:
+        occ = gmsh.model.occ
+        z0 = -thickness / 2.0
+        shank = occ.addBox(0.0, -width / 2.0, -height / 2.0, length, width, height)
+        eye_a = occ.addCylinder(0.0, 0.0, z0, 0.0, 0.0, thickness, eye_diameter / 2.0)
+        eye_b = occ.addCylinder(length, 0.0, z0, 0.0, 0.0, thickness, eye_diameter / 2.0)
+        body, _ = occ.fuse([(3, shank)], [(3, eye_a), (3, eye_b)])
+        bore_a = occ.addCylinder(0.0, 0.0, z0 - 1.0, 0.0, 0.0, thickness + 2.0, bore_diameter / 2.0)
+        bore_b = occ.addCylinder(length, 0.0, z0 - 1.0, 0.0, 0.0, thickness + 2.0, bore_diameter / 2.0)
+        result, _ = occ.cut(body, [(3, bore_a), (3, bore_b)])
+        occ.synchronize()
+        gmsh.model.addPhysicalGroup(3, [t for _, t in result], name="bar")
+        r = bore_diameter / 2.0
+        for name, xc in (("bore_a", 0.0), ("bore_b", length)):
+            tags = [t for _, t in gmsh.model.getEntitiesInBoundingBox(xc - r * 1.01, -r * 1.01, z0 - 1e-6,
+                                                                        xc + r * 1.01, r * 1.01, -z0 + 1e-6, 2)]
+            gmsh.model.addPhysicalGroup(2, tags, name=name)
+        return _finish(gmsh, path, size, order, False, msh_version)
+
+
+def bore_selector(center, axis_direction, radius: float, half_length: float) -> str:
+    """The ``cylinder:`` selector of a bore of ``radius`` centred at ``center`` along ``axis_direction``."""
+    c = np.asarray(center, float)
+    d = np.asarray(axis_direction, float)
+    d = d / np.linalg.norm(d)
+    a, b = c - half_length * d, c + half_length * d
+    return "cylinder:" + ",".join(f"{v:.9g}" for v in (*a, *b, radius))

@@ -1,0 +1,415 @@
+"""The assembled finite-element model: nodes, dofs, K and M, point masses, springs and interface spiders.
+
+Dof layout of the *full* vector: solid mesh nodes own 3 translations, frame (beam) nodes and interface reference
+nodes own 3 translations + 3 rotations. Spiders are eliminated exactly (``u_full = T u``); :attr:`FEModel.stiffness`
+and :attr:`FEModel.mass` are the matrices over the independent dofs ``u``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from fem.errors import ModelError
+from fem.materials import Material, lame_parameters, parse_material
+from fem.mesh import Mesh
+from fem.selectors import select_nodes
+from fem.solid import (SolidDiscretization, assemble_mass, assemble_stiffness, discretize, lumped_mass,
+                       nodal_stress, surface_areas)
+from fem.spiders import rbe2_rows, rbe3_rows
+
+__all__ = ["ReferenceNode", "FEModel", "solid_model", "frame_model"]
+
+
+@dataclass
+class ReferenceNode:
+    """A 6-dof interface node tied to mesh nodes by a spider.
+
+    Attributes
+    ----------
+    name : str
+    node : int
+        Index of the reference node in :attr:`FEModel.positions`.
+    spider : str
+        ``"rbe2"`` or ``"rbe3"`` (or ``"node"`` for an existing 6-dof node used directly).
+    connected : (n,) int
+        Node indices tied to it.
+    """
+
+    name: str
+    node: int
+    spider: str
+    connected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+
+class FEModel:
+    """A linear finite-element model ready for modal, static and Craig–Bampton analysis.
+
+    Build it with :func:`solid_model` or :func:`frame_model`, then add point masses, springs and reference nodes.
+
+    Attributes
+    ----------
+    positions : (n_nodes, 3) float, m
+    node_ids : (n_nodes,) int
+    translation_dofs : (n_nodes, 3) int
+        Full dof numbers of each node's translations.
+    rotation_dofs : (n_nodes, 3) int
+        Full dof numbers of each node's rotations, -1 where the node has none.
+    references : dict[str, ReferenceNode]
+    mesh : Mesh or None
+    solid : SolidDiscretization or None
+    """
+
+    def __init__(self, positions, node_ids, stiffness, mass, translation_dofs, rotation_dofs, *, mesh=None,
+                 solid=None, lame=None, lumped=None):
+        self.positions = np.asarray(positions, dtype=float)
+        self.node_ids = np.asarray(node_ids, dtype=np.int64)
+        self.translation_dofs = np.asarray(translation_dofs, dtype=np.int64)
+        self.rotation_dofs = np.asarray(rotation_dofs, dtype=np.int64)
+        self.mesh = mesh
+        self.solid = solid
+        self._lame = lame  # (lam, mu) per element for stress recovery
+        self._lumped = lumped  # HRZ nodal masses of the mesh part, kg
+        self._k_parts = [sp.csr_matrix(stiffness)]
+        self._m_parts = [sp.csr_matrix(mass)]
+        self.references: dict[str, ReferenceNode] = {}
+        self._constraints: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._cache: dict = {}
+
+    # ------------------------------------------------------------------ sizes and lookup
+    @property
+    def n_nodes(self) -> int:
+        return int(self.positions.shape[0])
+
+    @property
+    def n_full_dofs(self) -> int:
+        return int(self._k_parts[0].shape[0])
+
+    def describe_box(self) -> str:
+        lo, hi = self.positions.min(axis=0), self.positions.max(axis=0)
+        return "[" + ", ".join(f"{a:.4g}..{b:.4g}" for a, b in zip(lo, hi)) + "] m"
+
+    def select(self, selector: str) -> np.ndarray:
+        """Node indices picked by a selector string (see :mod:`fem.selectors`)."""
+        sets = self.mesh.node_sets if self.mesh is not None else {}
+        return select_nodes(selector, self.positions, self.node_ids, sets, self.describe_box())
+
+    def node_dofs(self, nodes, which: str = "123456") -> np.ndarray:
+        """Full dof numbers of ``nodes`` for the components in ``which`` (1-3 translations, 4-6 rotations);
+        rotations a node does not have are skipped."""
+        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        comps = [int(c) - 1 for c in which]
+        table = np.hstack([self.translation_dofs, self.rotation_dofs])[nodes][:, comps]
+        return table[table >= 0]
+
+    # ------------------------------------------------------------------ additions
+    def _grow(self, n_new_dofs: int) -> np.ndarray:
+        n = self.n_full_dofs
+        self._k_parts = [sp.block_diag([p, sp.csr_matrix((n_new_dofs, n_new_dofs))], format="csr")
+                         for p in self._k_parts]
+        self._m_parts = [sp.block_diag([p, sp.csr_matrix((n_new_dofs, n_new_dofs))], format="csr")
+                         for p in self._m_parts]
+        self._cache.clear()
+        return np.arange(n, n + n_new_dofs)
+
+    def add_node(self, point, node_id: int | None = None) -> int:
+        """Add a free 6-dof node (no stiffness or mass); returns its index."""
+        dofs = self._grow(6)
+        self.positions = np.vstack([self.positions, np.asarray(point, float)[None]])
+        new_id = int(self.node_ids.max()) + 1 if node_id is None else int(node_id)
+        self.node_ids = np.append(self.node_ids, new_id)
+        self.translation_dofs = np.vstack([self.translation_dofs, dofs[:3][None]])
+        self.rotation_dofs = np.vstack([self.rotation_dofs, dofs[3:][None]])
+        return self.n_nodes - 1
+
+    def add_stiffness(self, dofs: np.ndarray, matrix: np.ndarray) -> None:
+        """Add a dense symmetric block ``matrix`` on full dofs ``dofs``."""
+        self._k_parts.append(_block(dofs, matrix, self.n_full_dofs))
+        self._cache.clear()
+
+    def add_mass(self, dofs: np.ndarray, matrix: np.ndarray) -> None:
+        self._m_parts.append(_block(dofs, matrix, self.n_full_dofs))
+        self._cache.clear()
+
+    def add_point_mass(self, node: int, mass: float, inertia=None) -> None:
+        """Point mass (kg) and optional inertia tensor (3, 3) kg m² at a node (inertia needs rotational dofs)."""
+        self.add_mass(self.node_dofs(node, "123"), mass * np.eye(3))
+        if inertia is not None:
+            rot = self.node_dofs(node, "456")
+            if rot.size != 3:
+                raise ModelError("a point inertia needs a node with rotational dofs (a frame or reference node)")
+            self.add_mass(rot, np.asarray(inertia, float))
+
+    def add_spring(self, node_a: int, node_b: int | None, stiffness) -> None:
+        """Linear spring between two nodes (or node to ground when ``node_b`` is None).
+
+        ``stiffness``: scalar or (3,) N/m on translations, or (6,) with N m/rad on rotations, in global axes.
+        """
+        k = np.atleast_1d(np.asarray(stiffness, dtype=float))
+        k = np.repeat(k, 3) if k.size == 1 else k
+        which = "123456"[: k.size]
+        dofs_a = self.node_dofs(node_a, which)
+        if node_b is None:
+            self.add_stiffness(dofs_a, np.diag(k))
+            return
+        dofs_b = self.node_dofs(node_b, which)
+        self.add_stiffness(np.concatenate([dofs_a, dofs_b]), np.kron(np.array([[1, -1], [-1, 1]]), np.diag(k)))
+
+    def add_reference_node(self, name: str, nodes, spider: str = "rbe2", point=None,
+                           weights: np.ndarray | None = None) -> ReferenceNode:
+        """Add a 6-dof reference node tied to ``nodes`` (indices or a selector string) by an RBE2 or RBE3.
+
+        ``point`` defaults to the centroid of the connected nodes (area-weighted for RBE3).
+        """
+        if name in self.references:
+            raise ModelError(f"interface {name!r} is defined twice")
+        spider = spider.lower()
+        if spider not in ("rbe2", "rbe3"):
+            raise ModelError(f"unknown spider {spider!r} for interface {name!r}; use rbe2 or rbe3")
+        connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
+        if spider == "rbe3":
+            if weights is None:
+                weights = self._surface_weights(connected)
+        else:
+            weights = np.ones(len(connected))
+        if point is None:
+            point = np.average(self.positions[connected], axis=0, weights=weights)
+        ref = self.add_node(point)
+        ref_dofs = self.node_dofs(ref)
+        if spider == "rbe2":
+            rows = rbe2_rows(self.positions[ref], ref_dofs, self.positions[connected],
+                             self.translation_dofs[connected], self.rotation_dofs[connected])
+        else:
+            rows = rbe3_rows(self.positions[ref], ref_dofs, self.positions[connected],
+                             self.translation_dofs[connected], weights)
+        self._constraints.append(rows)
+        self._cache.clear()
+        self.references[name] = ReferenceNode(name, ref, spider, connected)
+        return self.references[name]
+
+    def _surface_weights(self, connected: np.ndarray) -> np.ndarray:
+        if self.solid is None:
+            return np.ones(len(connected))
+        if "surface_areas" not in self._cache:
+            self._cache["surface_areas"] = surface_areas(self.solid)
+        areas = self._cache["surface_areas"][connected]
+        return areas if np.all(areas > 0) else np.ones(len(connected))
+
+    # ------------------------------------------------------------------ constrained matrices
+    @property
+    def transform(self) -> sp.csr_matrix:
+        """``T`` with ``u_full = T u`` (n_full_dofs, n_dofs)."""
+        if "T" not in self._cache:
+            self._cache["T"], self._cache["independent"] = _constraint_transform(self._constraints,
+                                                                                  self.n_full_dofs)
+        return self._cache["T"]
+
+    @property
+    def independent_dofs(self) -> np.ndarray:
+        """Full dof number of each independent dof (n_dofs,)."""
+        self.transform
+        return self._cache["independent"]
+
+    @property
+    def full_stiffness(self) -> sp.csr_matrix:
+        if "K_full" not in self._cache:
+            self._cache["K_full"] = _sum(self._k_parts)
+        return self._cache["K_full"]
+
+    @property
+    def full_mass(self) -> sp.csr_matrix:
+        if "M_full" not in self._cache:
+            self._cache["M_full"] = _sum(self._m_parts)
+        return self._cache["M_full"]
+
+    @property
+    def stiffness(self) -> sp.csr_matrix:
+        """Stiffness over the independent dofs, ``Tᵀ K T``."""
+        if "K" not in self._cache:
+            t = self.transform
+            self._cache["K"] = _symmetric(t.T @ self.full_stiffness @ t)
+        return self._cache["K"]
+
+    @property
+    def mass(self) -> sp.csr_matrix:
+        """Mass over the independent dofs, ``Tᵀ M T``."""
+        if "M" not in self._cache:
+            t = self.transform
+            self._cache["M"] = _symmetric(t.T @ self.full_mass @ t)
+        return self._cache["M"]
+
+    @property
+    def n_dofs(self) -> int:
+        return int(self.independent_dofs.size)
+
+    def independent_index(self, full_dofs: np.ndarray) -> np.ndarray:
+        """Positions of full dofs in the independent vector; error if any is eliminated by a spider."""
+        lookup = np.full(self.n_full_dofs, -1, dtype=np.int64)
+        lookup[self.independent_dofs] = np.arange(self.n_dofs)
+        idx = lookup[np.asarray(full_dofs, dtype=np.int64)]
+        if np.any(idx < 0):
+            raise ModelError("a selected dof is tied to an interface spider; select nodes outside the spiders or "
+                             "use the interface's reference node")
+        return idx
+
+    def expand(self, independent_values: np.ndarray) -> np.ndarray:
+        """Full-dof vector(s) from independent-dof vector(s): ``T u``."""
+        return self.transform @ independent_values
+
+    # ------------------------------------------------------------------ mass properties and stress
+    def rigid_body_properties(self) -> dict:
+        """Mass (kg), centre of mass (m) and inertia tensor about it (kg m²) from the full consistent mass."""
+        from reduction.flexbody import rigid_body_fields
+
+        tt, rr = rigid_body_fields(self.positions, self.translation_dofs, self.rotation_dofs, self.n_full_dofs)
+        m = self.full_mass
+        mass = float(np.trace(tt.T @ (m @ tt)) / 3.0)
+        first = -(tt.T @ (m @ rr))  # = skew(Σ m x)
+        com = np.array([first[2, 1], first[0, 2], first[1, 0]]) / mass
+        inertia_origin = rr.T @ (m @ rr)
+        d = com
+        inertia = inertia_origin - mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        return {"mass": mass, "center_of_mass": com, "inertia": inertia}
+
+    def nodal_masses(self) -> np.ndarray:
+        """Lumped nodal masses, (n_nodes,) kg: HRZ lumping of the solid mesh (fem.solid.lumped_mass) or the
+        translational row sums of a frame model's consistent mass, plus the translational point masses."""
+        base = self._m_parts[0]
+        if self._lumped is not None:
+            masses = np.zeros(self.n_nodes)
+            masses[: len(self._lumped)] = self._lumped
+        else:
+            translation = np.zeros((self.n_full_dofs, 3))
+            for k in range(3):
+                translation[self.translation_dofs[:, k], k] = 1.0
+            sums = base @ translation  # mass per node under a rigid translation
+            masses = np.mean([sums[self.translation_dofs[:, k], k] for k in range(3)], axis=0)
+        if len(self._m_parts) > 1:
+            extra = _sum(self._m_parts[1:]).diagonal()
+            masses = masses + extra[self.translation_dofs].mean(axis=1)
+        return masses
+
+    def stress(self, full_displacement: np.ndarray, nodes: np.ndarray | None = None) -> np.ndarray:
+        """Nodal stress (n, 6, k) Pa of solid mesh nodes for full-dof displacement(s) (see fem.solid.nodal_stress)."""
+        if self.solid is None:
+            raise ModelError("stress recovery needs a solid mesh model")
+        n_mesh = self.mesh.n_nodes
+        u = np.asarray(full_displacement)
+        u = u.reshape(u.shape[0], -1)
+        mesh_dofs = self.translation_dofs[:n_mesh].reshape(-1)
+        return nodal_stress(self.solid, u[mesh_dofs], self._lame[0], self._lame[1], nodes)
+
+
+def _block(dofs: np.ndarray, matrix: np.ndarray, n: int) -> sp.csr_matrix:
+    dofs = np.asarray(dofs, dtype=np.int64)
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.shape != (dofs.size, dofs.size):
+        raise ModelError(f"a {matrix.shape} block does not fit {dofs.size} dofs")
+    rows = np.repeat(dofs, dofs.size)
+    cols = np.tile(dofs, dofs.size)
+    return sp.csr_matrix((matrix.ravel(), (rows, cols)), shape=(n, n))
+
+
+def _sum(parts: list) -> sp.csr_matrix:
+    total = parts[0].copy()
+    for p in parts[1:]:
+        total = total + p
+    return total.tocsr()
+
+
+def _symmetric(a: sp.spmatrix) -> sp.csr_matrix:
+    a = sp.csr_matrix(a)
+    return ((a + a.T) * 0.5).tocsr()
+
+
+def _constraint_transform(constraints, n_full: int):
+    """Assemble ``T`` from dependent rows; every dependency must be on independent dofs."""
+    dependent = np.concatenate([c[0] for c in constraints]) if constraints else np.zeros(0, dtype=np.int64)
+    if dependent.size != np.unique(dependent).size:
+        raise ModelError("two interface spiders share a node; make their node selections disjoint")
+    is_dep = np.zeros(n_full, dtype=bool)
+    is_dep[dependent] = True
+    for _, cols, _ in constraints:
+        if is_dep[cols].any():
+            raise ModelError("an interface spider connects to a node of another spider; make them disjoint")
+    independent = np.flatnonzero(~is_dep)
+    column_of = np.full(n_full, -1, dtype=np.int64)
+    column_of[independent] = np.arange(independent.size)
+    rows = [independent]
+    cols = [np.arange(independent.size)]
+    vals = [np.ones(independent.size)]
+    for dep, c, coef in constraints:
+        rows.append(np.repeat(dep, c.shape[1]))
+        cols.append(column_of[c].ravel())
+        vals.append(coef.ravel())
+    t = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(n_full, independent.size))
+    t.eliminate_zeros()
+    return t, independent
+
+
+def solid_model(mesh: Mesh, material: Material | str | dict = "steel") -> FEModel:
+    """Assemble a solid FE model with scikit-fem.
+
+    Parameters
+    ----------
+    mesh : Mesh
+    material : Material, str, or dict
+        One material for the whole mesh, or ``{element_set_name: material, ...}`` (every element must be covered;
+        a key ``"*"`` gives the default).
+    """
+    lam, mu, rho = _element_materials(mesh, material)
+    disc: SolidDiscretization = discretize(mesh)
+    stiffness = assemble_stiffness(disc, lam, mu)
+    mass = assemble_mass(disc, rho)
+    n = mesh.n_nodes
+    translation_dofs = np.arange(3 * n).reshape(n, 3)
+    return FEModel(mesh.points, mesh.node_ids, stiffness, mass, translation_dofs, np.full((n, 3), -1),
+                   mesh=mesh, solid=disc, lame=(lam, mu), lumped=lumped_mass(disc, rho))
+
+
+def _element_materials(mesh: Mesh, material):
+    n = mesh.n_elements
+    if not isinstance(material, dict):
+        material = {"*": material}
+    mats = {k: parse_material(v) for k, v in material.items()}
+    lam, mu, rho = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+
+    def assign(elems, mat):
+        l_, m_ = lame_parameters(mat.youngs_modulus, mat.poisson_ratio)
+        lam[elems], mu[elems], rho[elems] = l_, m_, mat.density
+
+    if "*" in mats:
+        assign(slice(None), mats["*"])
+    for set_name, mat in mats.items():
+        if set_name == "*":
+            continue
+        if set_name not in mesh.element_sets:
+            known = ", ".join(sorted(mesh.element_sets)) or "none"
+            raise ModelError(f"material region {set_name!r} is not an element set of the mesh (sets: {known})")
+        assign(mesh.element_sets[set_name], mat)
+    if np.isnan(rho).any():
+        raise ModelError(f"{int(np.isnan(rho).sum())} element(s) have no material; add a default with key '*'")
+    return lam, mu, rho
+
+
+def frame_model(points, elements, section, material: Material | str = "steel", orientation=None,
+                node_ids=None) -> FEModel:
+    """Assemble a 3D Euler–Bernoulli frame model (6 dofs per node), see :mod:`fem.beam`."""
+    from fem.beam import frame_element_matrices
+
+    points = np.asarray(points, dtype=float)
+    elements = np.asarray(elements, dtype=np.int64)
+    mat = parse_material(material)
+    ke, me = frame_element_matrices(points, elements, section, mat.youngs_modulus, mat.shear_modulus,
+                                    mat.density, orientation)
+    n = len(points)
+    dofs = (6 * elements[:, :, None] + np.arange(6)).reshape(len(elements), 12)
+    rows = np.repeat(dofs, 12, axis=1).ravel()
+    cols = np.tile(dofs, (1, 12)).ravel()
+    k = sp.csr_matrix((ke.ravel(), (rows, cols)), shape=(6 * n, 6 * n))
+    m = sp.csr_matrix((me.ravel(), (rows, cols)), shape=(6 * n, 6 * n))
+    all_dofs = np.arange(6 * n).reshape(n, 6)
+    ids = np.arange(1, n + 1) if node_ids is None else node_ids
+    return FEModel(points, ids, _symmetric(k), _symmetric(m), all_dofs[:, :3], all_dofs[:, 3:])

@@ -1,0 +1,91 @@
+"""Node selectors, as typed on the command line.
+
+``sphere:x,y,z,r`` · ``box:x0,y0,z0,x1,y1,z1`` · ``cylinder:x0,y0,z0,x1,y1,z1,r`` (nodes on the surface of a bore of
+radius r around the axis through the two points, within the axis segment) · ``group:NAME`` (a named node set of the
+mesh) · ``nodes:ID,ID,...`` (mesh node ids).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import SelectionError
+
+__all__ = ["select_nodes"]
+
+_ARITY = {"sphere": 4, "box": 6, "cylinder": 7}
+
+
+def select_nodes(selector: str, points: np.ndarray, node_ids: np.ndarray, node_sets: dict,
+                 describe_box: str = "", tolerance: float | None = None) -> np.ndarray:
+    """Indices of the nodes a selector picks.
+
+    Parameters
+    ----------
+    selector : str
+        See the module docstring.
+    points : (n, 3) float, m
+    node_ids : (n,) int
+    node_sets : dict[str, ndarray]
+    describe_box : str
+        Bounding box text for the error message.
+    tolerance : float, m, optional
+        Geometric tolerance; default 1e-6 of the mesh size (and 1 % of r for cylinders).
+
+    Returns
+    -------
+    ndarray of int, sorted
+    """
+    kind, _, args = selector.partition(":")
+    kind = kind.strip().lower()
+    extent = float(np.max(np.ptp(points, axis=0))) if len(points) else 1.0
+    tol = tolerance if tolerance is not None else 1e-6 * extent
+    if kind in _ARITY:
+        values = _numbers(selector, args, _ARITY[kind])
+        hits = _geometric(kind, values, points, tol)
+    elif kind == "group":
+        if args not in node_sets:
+            known = ", ".join(sorted(node_sets)) or "none"
+            raise SelectionError(f"selector {selector!r}: the mesh has no group {args!r} (groups: {known})")
+        hits = np.asarray(node_sets[args], dtype=np.int64)
+    elif kind == "nodes":
+        wanted = _numbers(selector, args, None).astype(np.int64)
+        lookup = {int(i): k for k, i in enumerate(node_ids)}
+        missing = [int(w) for w in wanted if int(w) not in lookup]
+        if missing:
+            raise SelectionError(f"selector {selector!r}: no node with id {missing[:5]} in the mesh")
+        hits = np.array([lookup[int(w)] for w in wanted], dtype=np.int64)
+    else:
+        raise SelectionError(f"unknown selector {selector!r}; use sphere:, box:, cylinder:, group: or nodes:")
+    hits = np.unique(hits)
+    if hits.size == 0:
+        raise SelectionError(f"selector {selector!r} matches no node; the mesh spans {describe_box}")
+    return hits
+
+
+def _numbers(selector: str, args: str, count: int | None) -> np.ndarray:
+    try:
+        values = np.array([float(a) for a in args.split(",") if a.strip()])
+    except ValueError:
+        raise SelectionError(f"selector {selector!r}: arguments must be numbers separated by commas") from None
+    if count is not None and values.size != count:
+        raise SelectionError(f"selector {selector!r}: expected {count} numbers, got {values.size}")
+    return values
+
+
+def _geometric(kind: str, v: np.ndarray, points: np.ndarray, tol: float) -> np.ndarray:
+    if kind == "sphere":
+        return np.flatnonzero(np.linalg.norm(points - v[:3], axis=1) <= v[3] + tol)
+    if kind == "box":
+        lo, hi = np.minimum(v[:3], v[3:]), np.maximum(v[:3], v[3:])
+        return np.flatnonzero(np.all((points >= lo - tol) & (points <= hi + tol), axis=1))
+    a, b, radius = v[:3], v[3:6], v[6]
+    axis = b - a
+    length = np.linalg.norm(axis)
+    if length == 0:
+        raise SelectionError("cylinder selector: the two axis points coincide")
+    axis = axis / length
+    rel = points - a
+    along = rel @ axis
+    radial = np.linalg.norm(rel - np.outer(along, axis), axis=1)
+    rtol = max(tol, 0.01 * radius)
+    return np.flatnonzero((np.abs(radial - radius) <= rtol) & (along >= -tol) & (along <= length + tol))

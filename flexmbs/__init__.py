@@ -1,0 +1,32 @@
+"""flexmbs: flexible multibody dynamics of hydraulically driven machines.
+
+Build a :class:`Model` (bodies, markers, joints, forces, contacts, state elements), then call :func:`simulate`.
+"""
+from fem.errors import (  # noqa: F401  (re-exported: the project's user-facing errors)
+    FileFormatError,
+    FlexmbsError,
+    MaterialError,
+    MeshError,
+    ModelError,
+    SelectionError,
+    SimulationError,
+)
+
+__version__ = "0.1.0"
+
+from .bodies import FlexibleBody, Ground, RigidBody  # noqa: E402
+from .forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper  # noqa: E402
+from .joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
+from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
+from .model import Model  # noqa: E402
+from .results import Results, load_results  # noqa: E402
+from .solver import simulate, static_equilibrium  # noqa: E402
+from .timefunctions import Table, smooth_step  # noqa: E402
+
+__all__ = [
+    "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
+    "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
+    "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
+    "Distance", "JointCoordinate", "MarkerCoordinate",
+    "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
+]

@@ -1,0 +1,3 @@
+from flexmbs.cli import main
+
+main()

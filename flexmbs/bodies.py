@@ -1,0 +1,270 @@
+"""Rigid and flexible (floating frame of reference) bodies.
+
+Both kinds share one inertia description: the invariants I1..I9 of seed 003 eq. (2-163..2-171) (a rigid body is a
+flexible body with no elastic coordinate). A body's coordinates are ``[r (3), p (4), q_f (m)]``: frame origin in
+global axes, Euler parameters of the frame, elastic coordinates. Its quasi-velocities are
+``u = [ṙ (global), ω' (body axes), q̇_f]`` with ``ω' = 2 G ṗ``.
+
+Kinetic energy ``T = ½ uᵀ M̄(q) u`` with the blocks of seed 003 eq. (2-156..2-162) (``B θ̇`` there is ``ω'`` here)::
+
+    M̄_rr = I1·1          M̄_rω = -A c̃            M̄_rq = A I3          c = I2 + I3 q_f
+    M̄_ωω = J(q_f)        M̄_ωq = I4 + Σ q_j I5_j  M̄_qq = I6
+    J(q_f) = I7 + Σ_j q_j (I8_j + I8_jᵀ) + Σ_jk q_j q_k I9_jk
+
+and the quadratic-velocity vector (appendix A of seed 003 differentiated; ``w = S q̇_f``)::
+
+    Q̄v_r = -A (ω̃ ω̃ c + 2 ω̃ I3 q̇_f)
+    Q̄v_ω = -ω̃ J ω - J̇ ω - ω̃ (I4 + Σ q_j I5_j) q̇_f
+    Q̄v_qj = ωᵀ (I8_j + Σ_k q_k I9_jk) ω - 2 Σ_k q̇_k ωᵀ I5_k[:, j]
+
+Elastic and modal damping forces ``-K_ff q_f - D_ff q̇_f`` (seed 003 eq. (2-139), (2-172), (2-173)).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .rotations import cross, g_matrix, orientation_matrix, quaternion_from_matrix, rotation_matrix, skew
+
+__all__ = ["Ground", "RigidBody", "FlexibleBody", "BodyKinematics"]
+
+
+@dataclass
+class BodyKinematics:
+    """Positions and velocities of one body at one instant (all arrays views or small copies)."""
+
+    r: np.ndarray  # (3,) m, frame origin, global
+    p: np.ndarray  # (4,) Euler parameters
+    A: np.ndarray  # (3, 3) body → global
+    G: np.ndarray  # (3, 4)
+    qf: np.ndarray  # (m,) elastic coordinates
+    rdot: np.ndarray  # (3,) m/s
+    omega: np.ndarray  # (3,) rad/s, body axes
+    qfdot: np.ndarray  # (m,)
+
+
+class Ground:
+    """The inertial frame; markers on it are fixed in space."""
+
+    name = "ground"
+    index = -1
+    n_modes = 0
+    n_coordinates = 0
+
+    def __repr__(self) -> str:
+        return "Ground()"
+
+
+class _InertialBody:
+    """Shared part of rigid and flexible bodies: invariants, coordinates, inertia terms."""
+
+    def __init__(self, name, position, orientation, velocity, angular_velocity):
+        self.name = str(name)
+        self.index = -1  # set by Model.add_body
+        self.offset = 0  # first coordinate of this body in the system vector
+        self.initial_position = np.asarray(position, dtype=float).reshape(3)
+        self.initial_orientation = orientation_matrix(orientation)
+        self.initial_velocity = np.asarray(velocity, dtype=float).reshape(3)
+        self.initial_angular_velocity = np.asarray(angular_velocity, dtype=float).reshape(3)
+
+    # --- invariants (set by subclasses) ---------------------------------------------------------------
+    def _set_invariants(self, mass, first_moment, inertia, i3, i4, i5, i6, i8, i9, stiffness, damping):
+        if not mass > 0.0:
+            raise ModelError(f"body {self.name!r}: mass must be positive, got {mass}")
+        self.mass = float(mass)
+        self.first_moment = np.asarray(first_moment, dtype=float)
+        self.inertia_origin = np.asarray(inertia, dtype=float)
+        self.i3, self.i4, self.i5, self.i6 = i3, i4, i5, i6
+        self.i8 = i8
+        self.i8_sym = i8 + np.transpose(i8, (0, 2, 1))
+        self.i9 = i9
+        self.i9_sym = i9 + np.transpose(i9, (1, 0, 2, 3))
+        self.modal_stiffness = np.asarray(stiffness, dtype=float)  # (m,) diagonal of K_ff
+        self.modal_damping = np.asarray(damping, dtype=float)  # (m,) diagonal of D_ff
+        self.n_modes = int(self.modal_stiffness.size)
+        self.n_coordinates = 7 + self.n_modes
+        self.n_quasi = 6 + self.n_modes
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.offset, self.offset + self.n_coordinates)
+
+    def initial_coordinates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Initial coordinates and their rates ``(q_b, q̇_b)``, each (7 + m,)."""
+        p = quaternion_from_matrix(self.initial_orientation)
+        omega_body = self.initial_orientation.T @ self.initial_angular_velocity
+        pdot = 0.5 * g_matrix(p).T @ omega_body
+        q = np.concatenate([self.initial_position, p, self.initial_modal_coordinates()])
+        v = np.concatenate([self.initial_velocity, pdot, np.zeros(self.n_modes)])
+        return q, v
+
+    def initial_modal_coordinates(self) -> np.ndarray:
+        return np.zeros(self.n_modes)
+
+    def kinematics(self, q_b: np.ndarray, v_b: np.ndarray) -> BodyKinematics:
+        """Frame kinematics from this body's coordinates ``q_b`` and rates ``v_b`` (7 + m,)."""
+        # A and G of the normalized parameters: then Φ, Q are exactly invariant to the length of p, consistent
+        # with G p = 0 (the normalization constraint fixes the length)
+        p = q_b[3:7]
+        norm = np.sqrt(p @ p)
+        p_unit = p / norm
+        G = g_matrix(p_unit) / norm
+        return BodyKinematics(
+            r=q_b[0:3], p=p, A=rotation_matrix(p_unit), G=G, qf=q_b[7:], rdot=v_b[0:3], omega=2.0 * G @ v_b[3:7],
+            qfdot=v_b[7:],
+        )
+
+    # --- inertia --------------------------------------------------------------------------------------
+    def first_moment_deformed(self, qf: np.ndarray) -> np.ndarray:
+        """``c = I2 + I3 q_f`` (3,), kg m, in body axes."""
+        return self.first_moment + self.i3 @ qf if self.n_modes else self.first_moment
+
+    def mass_and_quadratic_velocity(self, kin: BodyKinematics) -> tuple[np.ndarray, np.ndarray]:
+        """Mass matrix ``M̄`` (6+m, 6+m) and quadratic-velocity vector ``Q̄v`` (6+m,) in quasi-velocities."""
+        A, w, m = kin.A, kin.omega, self.n_modes
+        c = self.first_moment_deformed(kin.qf)
+        wc = cross(w, c)
+        mbar = np.empty((6 + m, 6 + m))
+        qv = np.empty(6 + m)
+        mbar[0:3, 0:3] = self.mass * np.eye(3)
+        m_rw = -A @ skew(c)
+        mbar[0:3, 3:6] = m_rw
+        mbar[3:6, 0:3] = m_rw.T
+        if m == 0:
+            J = self.inertia_origin
+            mbar[3:6, 3:6] = J
+            qv[0:3] = -A @ cross(w, wc)
+            qv[3:6] = -cross(w, J @ w)
+            return mbar, qv
+        q, qd = kin.qf, kin.qfdot
+        i9q = np.tensordot(self.i9, q, axes=([1], [0]))  # (m, 3, 3): Σ_k q_k I9_jk
+        J = self.inertia_origin + np.tensordot(q, self.i8_sym, 1) + np.tensordot(q, i9q, 1)
+        i_wq = self.i4 + np.tensordot(q, self.i5, 1)  # (3, m)
+        m_rq = A @ self.i3
+        mbar[3:6, 3:6] = J
+        mbar[0:3, 6:] = m_rq
+        mbar[6:, 0:3] = m_rq.T
+        mbar[3:6, 6:] = i_wq
+        mbar[6:, 3:6] = i_wq.T
+        mbar[6:, 6:] = self.i6
+        jdot = np.tensordot(qd, self.i8_sym, 1) + np.tensordot(qd, np.tensordot(self.i9_sym, q, axes=([1], [0])), 1)
+        qv[0:3] = -A @ (cross(w, wc) + 2.0 * cross(w, self.i3 @ qd))
+        qv[3:6] = -cross(w, J @ w) - jdot @ w - cross(w, i_wq @ qd)
+        centrifugal = np.einsum("a,jab,b->j", w, self.i8 + i9q, w)
+        coriolis = -2.0 * np.einsum("k,a,kaj->j", qd, w, self.i5)
+        qv[6:] = centrifugal + coriolis
+        return mbar, qv
+
+    def elastic_forces(self, kin: BodyKinematics) -> np.ndarray:
+        """Elastic and modal damping forces ``-K q_f - D q̇_f`` (m,)."""
+        return -self.modal_stiffness * kin.qf - self.modal_damping * kin.qfdot
+
+    def kinetic_energy(self, kin: BodyKinematics) -> float:
+        mbar, _ = self.mass_and_quadratic_velocity(kin)
+        u = np.concatenate([kin.rdot, kin.omega, kin.qfdot])
+        return 0.5 * float(u @ mbar @ u)
+
+    def strain_energy(self, kin: BodyKinematics) -> float:
+        return 0.5 * float(np.sum(self.modal_stiffness * kin.qf**2))
+
+    def centre_of_mass(self, kin: BodyKinematics) -> np.ndarray:
+        """Global position of the (deformed) centre of mass, (3,), m."""
+        return kin.r + kin.A @ self.first_moment_deformed(kin.qf) / self.mass
+
+
+class RigidBody(_InertialBody):
+    """A rigid body.
+
+    Parameters
+    ----------
+    name : str
+    mass : float, kg
+    inertia : (3, 3) or (3,) float, kg m²
+        Inertia tensor about the centre of mass in body axes (a (3,) array is the diagonal).
+    centre_of_mass : (3,) float, m
+        Centre of mass in the body frame (the body frame is where markers are placed from).
+    position : (3,) float, m
+        Initial (approximate) global position of the body frame origin.
+    orientation : (3, 3) matrix, (4,) quaternion or None
+        Initial orientation body → global.
+    velocity : (3,) float, m/s
+        Initial velocity of the body frame origin.
+    angular_velocity : (3,) float, rad/s, global axes
+    """
+
+    def __init__(self, name, mass, inertia, centre_of_mass=(0.0, 0.0, 0.0), position=(0.0, 0.0, 0.0),
+                 orientation=None, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
+        super().__init__(name, position, orientation, velocity, angular_velocity)
+        j_c = np.asarray(inertia, dtype=float)
+        if j_c.shape == (3,):
+            j_c = np.diag(j_c)
+        if j_c.shape != (3, 3):
+            raise ModelError(f"body {name!r}: inertia must be a 3x3 tensor or its diagonal, got shape {j_c.shape}")
+        if np.any(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)) < 0.0):
+            raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite")
+        c = np.asarray(centre_of_mass, dtype=float).reshape(3)
+        self.centre_of_mass_local = c
+        inertia_origin = j_c + mass * (c @ c * np.eye(3) - np.outer(c, c))  # parallel-axis theorem
+        z3m = np.zeros((3, 0))
+        self._set_invariants(mass, mass * c, inertia_origin, z3m, z3m, np.zeros((0, 3, 0)), np.zeros((0, 0)),
+                             np.zeros((0, 3, 3)), np.zeros((0, 0, 3, 3)), np.zeros(0), np.zeros(0))
+
+    def __repr__(self) -> str:
+        return f"RigidBody({self.name!r}, mass={self.mass:g} kg)"
+
+
+class FlexibleBody(_InertialBody):
+    """A floating-frame flexible body from a reduced :class:`reduction.flexbody.FlexBody` (seed 003 §2.1.2.2/3).
+
+    Parameters
+    ----------
+    name : str
+    flexbody : FlexBody or str
+        The reduced body or the path of a ``*.flex.h5`` file.
+    position, orientation, velocity, angular_velocity :
+        Initial pose and velocity of the body frame (the FE model's coordinate system), see :class:`RigidBody`.
+    modes : sequence of int or None
+        Indices of the elastic modes to keep (``None`` keeps all); dropping a mode disables it.
+    damping_ratio : float or (m,) array or None
+        Modal damping ratios overriding the FlexBody's (seed 003 eq. (2-173)).
+    """
+
+    def __init__(self, name, flexbody, position=(0.0, 0.0, 0.0), orientation=None, velocity=(0.0, 0.0, 0.0),
+                 angular_velocity=(0.0, 0.0, 0.0), modes=None, damping_ratio=None):
+        super().__init__(name, position, orientation, velocity, angular_velocity)
+        if isinstance(flexbody, str) or hasattr(flexbody, "__fspath__"):
+            from reduction.io import read_flexbody  # the reduction package's reader (validates the file)
+
+            flexbody = read_flexbody(flexbody)
+        self.flexbody = flexbody
+        n_all = flexbody.n_modes
+        sel = np.arange(n_all) if modes is None else np.asarray(modes, dtype=int)
+        if sel.size and (sel.min() < 0 or sel.max() >= n_all):
+            raise ModelError(f"body {name!r}: mode indices must be in 0..{n_all - 1}, got {list(sel)}")
+        self.mode_indices = sel
+        inv = flexbody.invariants
+        omega = 2.0 * np.pi * np.asarray(flexbody.frequencies_hz, dtype=float)[sel]
+        zeta = np.asarray(flexbody.damping_ratios, dtype=float)[sel] if damping_ratio is None else (
+            np.broadcast_to(np.asarray(damping_ratio, dtype=float), sel.shape))
+        self.frequencies_hz = omega / (2.0 * np.pi)
+        self.node_positions = np.asarray(flexbody.positions, dtype=float)
+        self.node_translations = np.ascontiguousarray(np.asarray(flexbody.translations)[:, :, sel])
+        self.node_rotations = np.ascontiguousarray(np.asarray(flexbody.rotations)[:, :, sel])
+        self._set_invariants(
+            inv.mass, inv.first_moment, inv.inertia, inv.first_moment_modes[:, sel], inv.rotation_modes[:, sel],
+            inv.rotation_modes_q[np.ix_(sel, [0, 1, 2], sel)], inv.modal_mass[np.ix_(sel, sel)], inv.inertia_q[sel],
+            inv.inertia_qq[np.ix_(sel, sel)], omega**2 * np.diag(inv.modal_mass)[sel],
+            2.0 * zeta * omega * np.diag(inv.modal_mass)[sel],
+        )
+
+    def node(self, node: int | str) -> int:
+        """Node index (into the FlexBody arrays) of an interface name or a mesh node id."""
+        if isinstance(node, str):
+            return self.flexbody.interface(node).node
+        return self.flexbody.node_index(int(node))
+
+    def __repr__(self) -> str:
+        return f"FlexibleBody({self.name!r}, mass={self.mass:g} kg, modes={self.n_modes})"

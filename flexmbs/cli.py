@@ -1,0 +1,154 @@
+"""The ``flexmbs`` command.
+
+Every user mistake ends as one line on stderr (``error: ...``) and exit status 2; ``--json`` prints exactly one
+JSON object on stdout; progress and warnings go to stderr.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+
+import click
+import numpy as np
+
+from fem.errors import FlexmbsError
+
+__all__ = ["main"]
+
+
+class _Group(click.Group):
+    """A click group that turns project errors into one clean line."""
+
+    def invoke(self, ctx):
+        def one_line_warning(message, category, filename, lineno, file=None, line=None):
+            print(f"warning: {message}", file=sys.stderr)
+
+        warnings.showwarning = one_line_warning
+        try:
+            return super().invoke(ctx)
+        except FlexmbsError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="flexmbs")
+def main():
+    """flexmbs: flexible multibody dynamics of hydraulically driven machines.
+
+    Reduce FE meshes (Craig–Bampton), run machine cases, look at the results.
+    """
+
+
+def emit_json(payload: dict) -> None:
+    """Print one JSON object on stdout (numpy values converted)."""
+    click.echo(json.dumps(payload, default=_to_builtin))
+
+
+def _to_builtin(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+def log(message: str) -> None:
+    click.echo(message, err=True)
+
+
+# ---------------------------------------------------------------------------------------------------- mesh
+@main.command("mesh")
+@click.argument("shape", type=click.Choice(["bar", "connecting-bar"]))
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option("--size", type=float, default=None, help="Element size, m.")
+@click.option("--order", type=click.IntRange(1, 2), default=2, show_default=True, help="Element order.")
+@click.option("--hex", "hexahedra", is_flag=True, help="Structured hexahedra (bar only).")
+@click.option("--length", type=float, default=None, help="Length, m (bar default 1.0, connecting bar 2.5).")
+def mesh_command(shape, out, size, order, hexahedra, length):
+    """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar or a 2.5 m connecting bar with two
+    bearing bores (groups bore_a, bore_b)."""
+    from fem.meshing import bar_mesh, connecting_bar_mesh
+
+    kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
+    if shape == "bar":
+        path = bar_mesh(out, order=order, hexahedra=hexahedra, **kwargs)
+    else:
+        if hexahedra:
+            raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
+        path = connecting_bar_mesh(out, order=order, **kwargs)
+    log(f"wrote {path}")
+
+
+# ---------------------------------------------------------------------------------------------------- modal
+@main.command("modal")
+@click.argument("mesh", type=click.Path(dir_okay=False))
+@click.option("--material", default="steel", show_default=True,
+              help="steel, cast-iron, aluminium, or E=..,nu=..,rho=.. (SI).")
+@click.option("--fix", "fixes", multiple=True, metavar="SEL", help="Clamp the nodes a selector picks (repeatable).")
+@click.option("--modes", type=int, default=12, show_default=True,
+              help="Number of modes (free–free: including the six rigid-body modes).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def modal_command(mesh, material, fixes, modes, as_json):
+    """Modal analysis of a mesh: mass properties and the lowest natural frequencies."""
+    from fem.analysis import modal_analysis
+    from fem.linalg import backend_name
+    from fem.mesh import load_mesh
+    from fem.model import solid_model
+
+    start = time.perf_counter()
+    fe_mesh = load_mesh(mesh)
+    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type} elements; assembling")
+    model = solid_model(fe_mesh, material)
+    fixed = [model.select(sel) for sel in fixes]
+    log(f"solving {modes} modes of {model.n_dofs} dofs ({backend_name()})")
+    result = modal_analysis(model, modes, fixed)
+    props = model.rigid_body_properties()
+    payload = {
+        "mesh": mesh,
+        "dofs": model.n_dofs,
+        "nodes": fe_mesh.n_nodes,
+        "elements": fe_mesh.n_elements,
+        "element_type": fe_mesh.cell_type,
+        "mass": props["mass"],
+        "center_of_mass": props["center_of_mass"],
+        "inertia": props["inertia"],
+        "fixed": list(fixes),
+        "frequencies_hz": result.frequencies_hz,
+        "seconds": time.perf_counter() - start,
+    }
+    if as_json:
+        emit_json(payload)
+        return
+    com = ", ".join(f"{c:.4g}" for c in props["center_of_mass"])
+    click.echo(f"{mesh}: {payload['nodes']} nodes, {payload['elements']} {fe_mesh.cell_type}, {payload['dofs']} dofs")
+    click.echo(f"mass {props['mass']:.6g} kg, centre of mass ({com}) m")
+    click.echo(f"{'mode':>5}  {'frequency [Hz]':>15}")
+    for k, f in enumerate(result.frequencies_hz, start=1):
+        click.echo(f"{k:>5}  {f:>15.6g}")
+    click.echo(f"({payload['seconds']:.1f} s)")
+
+
+def _register_optional_commands() -> None:
+    """Commands that live beside their packages (reduction, running cases, visualization)."""
+    import importlib
+
+    for module_name, names in (("flexmbs.cli_reduce", ("reduce_command", "info_command")),
+                               ("flexmbs.cli_run", ("cases_command", "run_command"))):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        for name in names:
+            if hasattr(module, name):
+                main.add_command(getattr(module, name))
+
+
+_register_optional_commands()

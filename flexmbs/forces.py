@@ -1,0 +1,300 @@
+"""Force elements: point loads, spring-dampers (linear and tabulated), rotational spring-dampers, bushings.
+
+A force element returns generalized forces in the quasi-coordinates of the bodies it acts on. A global force ``F``
+and torque ``T`` applied at marker ``k`` give ``Q̄ = Jxᵀ F + Jθᵀ T`` (virtual work ``δW = Fᵀ δx + Tᵀ δθ``); on a
+flexible body this is the projection of a nodal load on the modes, ``S_pᵀ Aᵀ F`` (seed 003 eq. (2-145)).
+
+Every element has ``name``, :meth:`generalized_forces` (list of ``(body, Q̄)``), :meth:`outputs` (named SI
+signals for the results file, units in ``output_units``) and :meth:`potential_energy` (J; zero for non-conservative
+elements).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .joints import rotation_coordinate
+from .rotations import cross
+from .timefunctions import Table, as_time_function
+
+__all__ = ["ForceElement", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator",
+           "apply_at_marker"]
+
+
+def apply_at_marker(state, force=None, torque=None) -> np.ndarray:
+    """Generalized force (6+m,) of a global ``force`` (N) at the marker point and a global ``torque`` (N m)."""
+    out = np.zeros(state.Jx.shape[1])
+    if force is not None:
+        out += force @ state.Jx
+    if torque is not None:
+        out += torque @ state.Jth
+    return out
+
+
+class ForceElement:
+    """Base class of force elements."""
+
+    name = "force"
+    output_units: dict[str, str] = {}
+
+    def markers(self) -> list:
+        return []
+
+    def generalized_forces(self, ctx) -> list:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def outputs(self, ctx) -> dict[str, float]:
+        return {}
+
+    def potential_energy(self, ctx) -> float:
+        return 0.0
+
+
+def _vector_function(value):
+    if value is None:
+        return None
+    if callable(value):
+        return lambda t: np.asarray(value(t), dtype=float).reshape(3)
+    const = np.asarray(value, dtype=float).reshape(3)
+    return lambda t: const
+
+
+class PointForce(ForceElement):
+    """A force and/or torque at a marker given as functions of time.
+
+    Parameters
+    ----------
+    marker : Marker
+    force, torque : (3,) array or callable t -> (3,), N and N m
+    local : bool
+        If True the vectors are in the marker's axes (they turn with it), else in global axes.
+    """
+
+    output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
+
+    def __init__(self, marker, force=None, torque=None, local: bool = False, name: str | None = None):
+        self.marker = marker
+        self.force = _vector_function(force)
+        self.torque = _vector_function(torque)
+        self.local = local
+        self.name = name or f"point_force({marker.name})"
+
+    def markers(self):
+        return [self.marker]
+
+    def _vectors(self, ctx):
+        s = ctx.marker(self.marker)
+        f = self.force(ctx.t) if self.force else np.zeros(3)
+        tq = self.torque(ctx.t) if self.torque else np.zeros(3)
+        if self.local:
+            f, tq = s.R @ f, s.R @ tq
+        return s, f, tq
+
+    def generalized_forces(self, ctx):
+        if self.marker.on_ground:
+            return []
+        s, f, tq = self._vectors(ctx)
+        return [(self.marker.body, apply_at_marker(s, f, tq))]
+
+    def outputs(self, ctx):
+        _, f, tq = self._vectors(ctx)
+        return dict(zip(self.output_units, np.concatenate([f, tq]).tolist()))
+
+
+class SpringDamper(ForceElement):
+    """Translational spring-damper between two marker points.
+
+    Tension positive: ``F = k (L - L0) + c L̇ + preload`` or ``F = table(L - L0) + c L̇`` pulls the points together.
+
+    Parameters
+    ----------
+    marker_i, marker_j : Marker
+    stiffness : float, N/m, or Table of force (N) over deflection (m)
+    damping : float, N s/m
+    free_length : float, m (None: the initial distance)
+    preload : float, N
+    """
+
+    output_units = {"force": "N", "length": "m", "velocity": "m/s"}
+
+    def __init__(self, marker_i, marker_j, stiffness=0.0, damping=0.0, free_length=None, preload=0.0,
+                 name: str | None = None):
+        self.marker_i, self.marker_j = marker_i, marker_j
+        self.stiffness = stiffness
+        self.damping = float(damping)
+        self.free_length = free_length
+        self.preload = float(preload)
+        self.name = name or f"spring({marker_i.name},{marker_j.name})"
+
+    def markers(self):
+        return [self.marker_i, self.marker_j]
+
+    def _state(self, ctx):
+        si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
+        d = sj.x - si.x
+        length = float(np.linalg.norm(d))
+        if length < 1e-12:
+            raise ModelError(f"spring {self.name!r}: the two markers coincide, the force direction is undefined")
+        e = d / length
+        rate = float(e @ (sj.v - si.v))
+        if self.free_length is None:
+            self.free_length = length  # first evaluation is the initial configuration
+        stretch = length - self.free_length
+        if isinstance(self.stiffness, Table):
+            elastic = self.stiffness(stretch)
+        else:
+            elastic = float(self.stiffness) * stretch
+        return si, sj, e, length, rate, elastic + self.damping * rate + self.preload
+
+    def generalized_forces(self, ctx):
+        si, sj, e, _, _, tension = self._state(ctx)
+        out = []
+        if not self.marker_i.on_ground:
+            out.append((self.marker_i.body, apply_at_marker(si, tension * e)))
+        if not self.marker_j.on_ground:
+            out.append((self.marker_j.body, apply_at_marker(sj, -tension * e)))
+        return out
+
+    def outputs(self, ctx):
+        _, _, _, length, rate, tension = self._state(ctx)
+        return {"force": tension, "length": length, "velocity": rate}
+
+    def potential_energy(self, ctx):
+        _, _, _, length, _, _ = self._state(ctx)
+        stretch = length - self.free_length
+        if isinstance(self.stiffness, Table):
+            return self.stiffness.integral(stretch) + self.preload * stretch
+        return 0.5 * float(self.stiffness) * stretch**2 + self.preload * stretch
+
+
+class RotationalSpringDamper(ForceElement):
+    """Torque about ``z_i`` between two markers: ``T = -k (θ - θ0) - c θ̇`` (or a Table of torque over angle).
+
+    The angle is measured as in a revolute joint (about ``z_i`` from ``x_i`` to ``x_j``); the markers' ``z`` axes
+    should stay (nearly) parallel, e.g. across a revolute joint.
+    """
+
+    output_units = {"torque": "N m", "angle": "rad", "rate": "rad/s"}
+
+    def __init__(self, marker_i, marker_j, stiffness=0.0, damping=0.0, free_angle: float = 0.0,
+                 name: str | None = None):
+        self.marker_i, self.marker_j = marker_i, marker_j
+        self.stiffness, self.damping, self.free_angle = stiffness, float(damping), float(free_angle)
+        self.name = name or f"torsion_spring({marker_i.name},{marker_j.name})"
+
+    def markers(self):
+        return [self.marker_i, self.marker_j]
+
+    def _state(self, ctx):
+        si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
+        angle, gi, gj, rate = rotation_coordinate(si, sj)
+        twist = angle - self.free_angle
+        elastic = self.stiffness(twist) if isinstance(self.stiffness, Table) else float(self.stiffness) * twist
+        return gi, gj, angle, rate, -elastic - self.damping * rate
+
+    def generalized_forces(self, ctx):
+        gi, gj, _, _, torque = self._state(ctx)
+        out = []
+        if not self.marker_i.on_ground:
+            out.append((self.marker_i.body, torque * gi))
+        if not self.marker_j.on_ground:
+            out.append((self.marker_j.body, torque * gj))
+        return out
+
+    def outputs(self, ctx):
+        _, _, angle, rate, torque = self._state(ctx)
+        return {"torque": torque, "angle": angle, "rate": rate}
+
+    def potential_energy(self, ctx):
+        _, _, angle, _, _ = self._state(ctx)
+        twist = angle - self.free_angle
+        if isinstance(self.stiffness, Table):
+            return self.stiffness.integral(twist)
+        return 0.5 * float(self.stiffness) * twist**2
+
+
+class Bushing(ForceElement):
+    """Six-dof linear bushing: ``F = -K_t δ - C_t δ̇``, ``T = -K_r θ - C_r θ̇`` in marker-i axes.
+
+    ``δ`` is the position of marker j relative to marker i (in i's axes) and ``θ`` the small relative rotation
+    vector (from ``R_iᵀ R_j``). Forces act on marker j; the opposite force and torque act on marker i.
+
+    Parameters
+    ----------
+    translational_stiffness, rotational_stiffness : (3,) N/m, N m/rad
+    translational_damping, rotational_damping : (3,) N s/m, N m s/rad
+    """
+
+    output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
+
+    def __init__(self, marker_i, marker_j, translational_stiffness, rotational_stiffness,
+                 translational_damping=(0, 0, 0), rotational_damping=(0, 0, 0), name: str | None = None):
+        self.marker_i, self.marker_j = marker_i, marker_j
+        self.kt = np.broadcast_to(np.asarray(translational_stiffness, float), (3,))
+        self.kr = np.broadcast_to(np.asarray(rotational_stiffness, float), (3,))
+        self.ct = np.broadcast_to(np.asarray(translational_damping, float), (3,))
+        self.cr = np.broadcast_to(np.asarray(rotational_damping, float), (3,))
+        self.name = name or f"bushing({marker_i.name},{marker_j.name})"
+
+    def markers(self):
+        return [self.marker_i, self.marker_j]
+
+    def _loads(self, ctx):
+        si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
+        ri = si.R
+        delta = ri.T @ (sj.x - si.x)
+        rel = ri.T @ sj.R
+        theta = 0.5 * np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
+        ddot = ri.T @ (sj.v - si.v - cross(si.w, sj.x - si.x))
+        wrel = ri.T @ (sj.w - si.w)
+        force = ri @ (-self.kt * delta - self.ct * ddot)
+        torque = ri @ (-self.kr * theta - self.cr * wrel)
+        return si, sj, force, torque, delta, theta
+
+    def generalized_forces(self, ctx):
+        si, sj, force, torque, _, _ = self._loads(ctx)
+        out = []
+        if not self.marker_j.on_ground:
+            out.append((self.marker_j.body, apply_at_marker(sj, force, torque)))
+        if not self.marker_i.on_ground:
+            moment_i = -torque - cross(sj.x - si.x, force)
+            out.append((self.marker_i.body, apply_at_marker(si, -force, moment_i)))
+        return out
+
+    def outputs(self, ctx):
+        _, _, force, torque, _, _ = self._loads(ctx)
+        return dict(zip(self.output_units, np.concatenate([force, torque]).tolist()))
+
+    def potential_energy(self, ctx):
+        _, _, _, _, delta, theta = self._loads(ctx)
+        return 0.5 * float(self.kt @ delta**2 + self.kr @ theta**2)
+
+
+class JointActuator(ForceElement):
+    """A torque (revolute) or force (prismatic) along a joint coordinate, as a function of time (N m or N)."""
+
+    output_units = {"load": "N m or N"}
+
+    def __init__(self, joint, load, coordinate: str | None = None, name: str | None = None):
+        self.joint = joint
+        self.which = coordinate or joint.default_coordinate()
+        self.load = as_time_function(load)
+        self.name = name or f"actuator({joint.name})"
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def generalized_forces(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        _, gi, gj, _ = self.joint.coordinate(self.which, si, sj)
+        value = self.load(ctx.t)
+        out = []
+        if not self.joint.marker_i.on_ground:
+            out.append((self.joint.marker_i.body, value * gi))
+        if not self.joint.marker_j.on_ground:
+            out.append((self.joint.marker_j.body, value * gj))
+        return out
+
+    def outputs(self, ctx):
+        return {"load": float(self.load(ctx.t))}

@@ -1,0 +1,176 @@
+"""Consistent initial conditions, constraint diagnostics and static equilibrium.
+
+* positions: the closest configuration to the approximate placement that satisfies ``Φ(q, 0) = 0``
+  (``min ½|q - q_0|²`` subject to ``Φ = 0``, solved by sequential quadratic programming);
+* velocities: the closest ``q̇`` to the given one with ``Φ_q q̇ + Φ_t = 0``;
+* accelerations and multipliers: ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; -(Φ_q q̇)_q q̇ - 2 Φ_qt q̇ - Φ_tt]``;
+* static equilibrium: ``Q(q, 0, z) = Φ_qᵀ λ``, ``Φ = 0``, ``g(q, 0, z) = 0`` by damped Newton.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError, SimulationError
+
+__all__ = ["assemble_positions", "project_velocities", "initial_accelerations", "check_constraints",
+           "static_equilibrium", "equation_names", "constraint_row_owner"]
+
+
+def constraint_row_owner(system, row: int) -> str:
+    """Name of the joint (or body normalization) that owns constraint ``row``."""
+    if row < len(system.bodies):
+        return f"Euler-parameter normalization of body {system.bodies[row].name!r}"
+    for joint in system.joints:
+        if joint.offset <= row < joint.offset + joint.n_equations:
+            return f"joint {joint.name!r} (row {row - joint.offset})"
+    return f"constraint row {row}"
+
+
+def equation_names(system) -> list[str]:
+    """Names of all equations in the order of the Newton system: coordinates, states, constraints."""
+    names = []
+    for body in system.bodies:
+        names += [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+        names += [f"motion of body {body.name!r} (mode {k + 1})" for k in range(body.n_modes)]
+    for element in system.elements:
+        names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
+    names += [constraint_row_owner(system, r) for r in range(system.n_c)]
+    return names
+
+
+def check_constraints(system, jacobian: np.ndarray, tol: float = 1e-9) -> None:
+    """Raise :class:`ModelError` naming the joints of redundant (dependent) constraint rows."""
+    if jacobian.shape[0] == 0:
+        return
+    scale = np.abs(jacobian).max(axis=1, keepdims=True)
+    scale[scale == 0.0] = 1.0
+    u, s, _ = np.linalg.svd(jacobian / scale, full_matrices=True)
+    rank = int(np.sum(s > tol * max(1.0, s[0])))
+    if rank == jacobian.shape[0]:
+        return
+    null = u[:, rank:]
+    weight = np.sqrt((null**2).sum(axis=1))
+    rows = np.flatnonzero(weight > 0.1 * weight.max())
+    owners = []
+    for r in rows:
+        owner = constraint_row_owner(system, int(r))
+        name = owner.split(" (row")[0]
+        if name not in owners:
+            owners.append(name)
+    raise ModelError(
+        f"redundant or inconsistent constraints: {jacobian.shape[0] - rank} constraint equation(s) depend on the "
+        f"others, the system is singular; involved: {'; '.join(owners)}. Replace a joint by one that removes fewer "
+        "freedoms (e.g. revolute -> spherical or universal) or use Model(planar=True) for planar mechanisms"
+    )
+
+
+def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-12, max_iter: int = 50):
+    """Closest ``q`` to ``q0`` with ``Φ(q, t) = 0``; raises :class:`ModelError` if the constraints cannot be met."""
+    q = q0.copy()
+    v = np.zeros_like(q)
+    n_q, n_c = system.n_q, system.n_c
+    phi, jac = system.constraints(system.context(q, v, t))
+    check_constraints(system, jac)
+    kkt = np.zeros((n_q + n_c, n_q + n_c))
+    for _ in range(max_iter):
+        if np.max(np.abs(phi), initial=0.0) < tol:
+            return q
+        kkt[:n_q, :n_q] = np.eye(n_q)
+        kkt[:n_q, n_q:] = jac.T
+        kkt[n_q:, :n_q] = jac
+        rhs = np.concatenate([-(q - q0), -phi])
+        try:
+            step = np.linalg.solve(kkt, rhs)[:n_q]
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n_q]
+        q = q + step
+        phi, jac = system.constraints(system.context(q, v, t))
+    worst = np.argsort(-np.abs(phi))[:3]
+    culprits = "; ".join(f"{constraint_row_owner(system, int(r))}: {phi[r]:.3g}" for r in worst)
+    raise ModelError(f"cannot assemble the model: the constraints cannot all be satisfied near the given placement "
+                     f"(largest residuals: {culprits}); check marker positions and joint axes")
+
+
+def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) -> np.ndarray:
+    """Closest ``q̇`` to ``v0`` satisfying ``Φ_q q̇ + Φ_t = 0``."""
+    _, jac = system.constraints(system.context(q, v0, t))
+    phi_t = system.constraint_rate(q, v0, t)
+    rhs = jac @ v0 + phi_t
+    correction = jac.T @ np.linalg.solve(jac @ jac.T, rhs)
+    return v0 - correction
+
+
+def acceleration_rhs(system, q, v, t, eps: float = 1e-4) -> np.ndarray:
+    """``γ = -(Φ_q q̇)_q q̇ - 2Φ_qt q̇ - Φ_tt`` from the second derivative of ``Φ(q + s q̇, t + s)``."""
+    speed = max(np.linalg.norm(v), 1.0)
+    s = eps / speed
+    phi = [system.constraints(system.context(q + k * s * v, v, t + k * s), False)[0] for k in (-1, 0, 1)]
+    return -(phi[2] - 2.0 * phi[1] + phi[0]) / s**2
+
+
+def initial_accelerations(system, q, v, z, t: float = 0.0):
+    """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``."""
+    n_q, n_c = system.n_q, system.n_c
+    ctx = system.context(q, v, t)
+    mass, force, zdot = system.forces_and_mass(ctx, z)
+    _, jac = system.constraints(ctx)
+    kkt = np.zeros((n_q + n_c, n_q + n_c))
+    kkt[:n_q, :n_q] = mass
+    kkt[:n_q, n_q:] = jac.T
+    kkt[n_q:, :n_q] = jac
+    rhs = np.concatenate([force, acceleration_rhs(system, q, v, t)])
+    try:
+        sol = np.linalg.solve(kkt, rhs)
+    except np.linalg.LinAlgError as exc:
+        raise ModelError(f"the mass matrix is singular on the constraint manifold ({exc}); a body without mass "
+                         "or inertia in a free direction?") from None
+    qdd, lam = sol[:n_q], sol[n_q:]
+    # with λ known, joint-reaction-dependent forces (friction) can be evaluated: one refinement pass
+    if system.forces:
+        ctx = system.context(q, v, t, lam)
+        mass, force, zdot = system.forces_and_mass(ctx, z)
+        sol = np.linalg.solve(kkt, np.concatenate([force, rhs[n_q:]]))
+        qdd, lam = sol[:n_q], sol[n_q:]
+    return qdd, lam, zdot
+
+
+def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_iter: int = 60):
+    """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness."""
+    from .jacobian import finite_difference_blocks
+
+    n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
+    q, z, lam = q0.copy(), z0.copy(), np.zeros(n_c)
+    v = np.zeros(n_q)
+    acc = np.zeros(n_q)
+
+    def residual(q_, z_, lam_):
+        res, zdot, phi, jac, _, _ = system.residual(q_, v, acc, z_, lam_, t)
+        return np.concatenate([res, zdot, phi]), jac
+
+    r, jac = residual(q, z, lam)
+    for _ in range(max_iter):
+        norm = np.linalg.norm(r)
+        if norm < tol * max(1.0, np.abs(r[:n_q]).max(initial=0.0)) and np.abs(r[n_q + n_z:]).max(initial=0) < 1e-10:
+            return q, z, lam
+        blocks = finite_difference_blocks(system, q, v, acc, z, lam, t, velocity=False)
+        mat = np.zeros((n_q + n_z + n_c,) * 2)
+        mat[:n_q, :n_q] = blocks.K
+        mat[:n_q, n_q:n_q + n_z] = blocks.Dz
+        mat[:n_q, n_q + n_z:] = jac.T
+        mat[n_q:n_q + n_z, :n_q] = blocks.Gq
+        mat[n_q:n_q + n_z, n_q:n_q + n_z] = blocks.Gz
+        mat[n_q + n_z:, :n_q] = jac
+        step = np.linalg.lstsq(mat, -r, rcond=None)[0]
+        alpha = 1.0
+        while alpha > 1e-4:
+            r_new, jac_new = residual(q + alpha * step[:n_q], z + alpha * step[n_q:n_q + n_z],
+                                      lam + alpha * step[n_q + n_z:])
+            if np.linalg.norm(r_new) < (1.0 - 0.25 * alpha) * norm or alpha < 2e-4:
+                break
+            alpha *= 0.5
+        q, z, lam = q + alpha * step[:n_q], z + alpha * step[n_q:n_q + n_z], lam + alpha * step[n_q + n_z:]
+        r, jac = r_new, jac_new
+    names = equation_names(system)
+    worst = int(np.argmax(np.abs(r)))
+    raise SimulationError(f"static equilibrium not found in {max_iter} Newton iterations; largest residual "
+                          f"{r[worst]:.3g} in {names[worst]}")

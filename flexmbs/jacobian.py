@@ -1,0 +1,112 @@
+"""Jacobian blocks of the model equations for the Newton iteration matrix.
+
+With ``R(q, q̇, q̈, z, λ) = M q̈ - Q - Q_v + Φ_qᵀ λ`` and ``ż = g(q, q̇, z)``:
+
+* ``K = ∂R/∂q`` (includes ``∂(M q̈)/∂q`` and ``∂(Φ_qᵀ λ)/∂q``), ``C = ∂R/∂q̇``   — forward differences;
+* ``D_z = ∂R/∂z``, ``G_z = ∂g/∂z`` — from the element's ``jacobians()`` where it provides them
+  (``D_z = -(∂y/∂q)ᵀ ∂f/∂z``), forward differences otherwise;
+* ``G_q = ∂g/∂q``, ``G_v = ∂g/∂q̇`` — forward differences (they come with the ``K``, ``C`` columns for free).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .system import measure, to_coordinates_vector
+
+__all__ = ["JacobianBlocks", "finite_difference_blocks"]
+
+
+@dataclass
+class JacobianBlocks:
+    K: np.ndarray  # (n_q, n_q)
+    C: np.ndarray  # (n_q, n_q)
+    Dz: np.ndarray  # (n_q, n_z)
+    Gq: np.ndarray  # (n_z, n_q)
+    Gv: np.ndarray  # (n_z, n_q)
+    Gz: np.ndarray  # (n_z, n_z)
+    evaluations: int = 0
+
+
+def _dynamics(system, q, v, qdd, z, lam, t, with_constraints=True):
+    ctx = system.context(q, v, t, lam)
+    mass, force, zdot = system.forces_and_mass(ctx, z)
+    res = mass @ qdd - force
+    if with_constraints and system.n_c:
+        _, jac = system.constraints(ctx)
+        res = res + jac.T @ lam
+    return res, zdot
+
+
+def _increment(x: float) -> float:
+    return 1e-7 * max(1.0, abs(x))
+
+
+def finite_difference_blocks(system, q, v, qdd, z, lam, t, velocity: bool = True) -> JacobianBlocks:
+    """All Jacobian blocks at one state (forward differences; ``velocity=False`` skips ``C`` and ``G_v``)."""
+    n_q, n_z = system.n_q, system.n_z
+    res0, zdot0 = _dynamics(system, q, v, qdd, z, lam, t)
+    K = np.empty((n_q, n_q))
+    C = np.zeros((n_q, n_q))
+    Gq = np.empty((n_z, n_q))
+    Gv = np.zeros((n_z, n_q))
+    count = 1
+    qp = q.copy()
+    for j in range(n_q):
+        h = _increment(q[j])
+        qp[j] = q[j] + h
+        res, zdot = _dynamics(system, qp, v, qdd, z, lam, t)
+        qp[j] = q[j]
+        K[:, j] = (res - res0) / h
+        Gq[:, j] = (zdot - zdot0) / h
+        count += 1
+    if velocity:
+        res0_free, _ = _dynamics(system, q, v, qdd, z, lam, t, with_constraints=False)
+        vp = v.copy()
+        for j in range(n_q):
+            h = _increment(v[j])
+            vp[j] = v[j] + h
+            res, zdot = _dynamics(system, q, vp, qdd, z, lam, t, with_constraints=False)
+            vp[j] = v[j]
+            C[:, j] = (res - res0_free) / h
+            Gv[:, j] = (zdot - zdot0) / h
+            count += 1
+    Dz, Gz, n_eval = _state_blocks(system, q, v, qdd, z, lam, t, res0, zdot0)
+    return JacobianBlocks(K, C, Dz, Gq, Gv, Gz, count + n_eval)
+
+
+def _state_blocks(system, q, v, qdd, z, lam, t, res0, zdot0):
+    """``D_z`` and ``G_z``: element Jacobians where given, forward differences otherwise."""
+    n_q, n_z = system.n_q, system.n_z
+    Dz = np.zeros((n_q, n_z))
+    Gz = np.zeros((n_z, n_z))
+    count = 0
+    ctx = None
+    for k, element in enumerate(system.elements):
+        cols = slice(system.z_offsets[k], system.z_offsets[k + 1])
+        jac_fn = getattr(element, "jacobians", None)
+        blocks = None
+        if callable(jac_fn):
+            if ctx is None:
+                ctx = system.context(q, v, t, lam)
+            y, ydot, grads = measure(ctx, element.measurements)
+            blocks = jac_fn(t, z[cols], y, ydot)
+        if blocks is not None and "rates_z" in blocks and "forces_z" in blocks:
+            Gz[cols, cols] = np.atleast_2d(blocks["rates_z"])
+            forces_z = np.atleast_2d(blocks["forces_z"])  # (n_y, n_z_e)
+            for i_y, grad in enumerate(grads):
+                for body, g in grad:
+                    gen = to_coordinates_vector(g, ctx.kin[body.index])
+                    Dz[body.slice, cols] -= np.outer(gen, forces_z[i_y])
+            continue
+        zp = z.copy()
+        for j in range(cols.start, cols.stop):
+            h = _increment(z[j])
+            zp[j] = z[j] + h
+            res, zdot = _dynamics(system, q, v, qdd, zp, lam, t)
+            zp[j] = z[j]
+            Dz[:, j] = (res - res0) / h
+            Gz[:, j] = (zdot - zdot0) / h
+            count += 1
+    return Dz, Gz, count

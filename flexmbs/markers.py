@@ -1,0 +1,117 @@
+"""Markers: frames attached to the ground, to a rigid body or to a node of a flexible body.
+
+A marker on a flexible body follows its node (seed 003 eq. (2-145)): ``x = r + A (s_p + S_p q_f)``, and its frame
+turns with the small nodal rotation ``θ_p = S^θ_p q_f`` (eq. (2-148..2-151)): ``R = A (I + θ̃_p) R_0``.
+Each evaluation returns the Jacobians of position and of the (global) virtual rotation with respect to the body's
+quasi-coordinates ``(δr, δπ', δq_f)``::
+
+    δx = [I, -A ũ_p, A S_p] δ           δθ = [0, A, A S^θ_p] δ
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .rotations import cross, orientation_matrix, skew
+
+__all__ = ["Marker", "MarkerState"]
+
+_EYE3 = np.eye(3)
+
+
+@dataclass
+class MarkerState:
+    """A marker's pose and first-order kinematics at one instant.
+
+    Attributes
+    ----------
+    x : (3,) global position, m
+    R : (3, 3) marker axes in global coordinates (columns)
+    Jx : (3, 6+m) position Jacobian in the body's quasi-coordinates (empty for ground)
+    Jth : (3, 6+m) virtual-rotation Jacobian, global axes
+    v : (3,) velocity, m/s
+    w : (3,) angular velocity, rad/s, global axes
+    """
+
+    x: np.ndarray
+    R: np.ndarray
+    Jx: np.ndarray
+    Jth: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+
+
+class Marker:
+    """A frame on a body.
+
+    Create markers with :meth:`flexmbs.Model.add_marker`; the parameters are documented there.
+    """
+
+    def __init__(self, name: str, body, position=None, orientation=None, node=None):
+        self.name = name
+        self.body = body
+        self.index = -1
+        self.local_orientation = orientation_matrix(orientation)
+        self.node = None
+        if node is not None:
+            if not hasattr(body, "node_positions"):
+                raise ModelError(f"marker {name!r}: a node can only be given on a flexible body, not on {body.name!r}")
+            try:
+                self.node = body.node(node)
+            except ModelError as exc:
+                raise ModelError(f"marker {name!r}: {exc}") from None
+            self.local_position = body.node_positions[self.node].copy()
+            if position is not None:
+                raise ModelError(f"marker {name!r}: give either a node or a position, not both")
+        else:
+            self.local_position = np.zeros(3) if position is None else np.asarray(position, dtype=float).reshape(3)
+        if node is None and hasattr(body, "node_positions") and position is not None:
+            raise ModelError(
+                f"marker {name!r}: markers on flexible body {body.name!r} must sit on a node (interface or output "
+                "node); pass node=<interface name or node id>"
+            )
+        self._ground_state = None
+
+    @property
+    def on_ground(self) -> bool:
+        return self.body.index < 0
+
+    def evaluate(self, kin) -> MarkerState:
+        """Pose and Jacobians from the body kinematics ``kin`` (:class:`BodyKinematics`; ignored on ground)."""
+        if self.on_ground:
+            if self._ground_state is None:
+                z = np.zeros((3, 0))
+                self._ground_state = MarkerState(self.local_position, self.local_orientation, z, z, np.zeros(3),
+                                                 np.zeros(3))
+            return self._ground_state
+        A = kin.A
+        n = self.body.n_quasi
+        jx = np.empty((3, n))
+        jth = np.empty((3, n))
+        jx[:, 0:3] = _EYE3
+        jth[:, 0:3] = 0.0
+        jth[:, 3:6] = A
+        if self.node is None:
+            au = A @ self.local_position
+            rot = A @ self.local_orientation
+            velocity = kin.rdot + cross(A @ kin.omega, au)
+            w_glob = A @ kin.omega
+        else:
+            s_t = self.body.node_translations[self.node]  # (3, m)
+            s_r = self.body.node_rotations[self.node]
+            au = A @ (self.local_position + s_t @ kin.qf)
+            rot = A @ (_EYE3 + skew(s_r @ kin.qf)) @ self.local_orientation
+            jx[:, 6:] = A @ s_t
+            jth[:, 6:] = A @ s_r
+            w_frame = A @ kin.omega
+            velocity = kin.rdot + cross(w_frame, au) + A @ (s_t @ kin.qfdot)
+            w_glob = w_frame + A @ (s_r @ kin.qfdot)
+        jx[:, 3:6] = -skew(au) @ A  # -A ũ = -(A u)~ A
+        return MarkerState(kin.r + au, rot, jx, jth, velocity, w_glob)
+
+    def __repr__(self) -> str:
+        where = f"node {self.node}" if self.node is not None else f"{self.local_position.tolist()}"
+        return f"Marker({self.name!r} on {self.body.name!r} at {where})"

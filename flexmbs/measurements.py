@@ -1,0 +1,81 @@
+"""Scalar measurements ``y(q, t)`` of the multibody system read by state elements (docs/element-protocol.md).
+
+Each measurement's :meth:`evaluate` returns ``(y, ẏ, gradient)`` where ``gradient`` is a list of
+``(body, ∂y/∂q̄_body)`` in that body's quasi-coordinates (6+m,). The solver adds ``(∂y/∂q)ᵀ f`` to the generalized
+forces for the element's conjugate force ``f`` (seed 002 eq. (9)).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .rotations import cross
+
+__all__ = ["Distance", "JointCoordinate", "MarkerCoordinate"]
+
+
+def _gradient(pairs):
+    return [(marker.body, vec) for marker, vec in pairs if not marker.on_ground]
+
+
+class Distance:
+    """Distance between two marker points, m; conjugate force pushes them apart (N)."""
+
+    unit = "m"
+
+    def __init__(self, marker_a, marker_b):
+        self.marker_a, self.marker_b = marker_a, marker_b
+        self.name = f"distance({marker_a.name},{marker_b.name})"
+
+    def markers(self):
+        return [self.marker_a, self.marker_b]
+
+    def evaluate(self, ctx):
+        sa, sb = ctx.marker(self.marker_a), ctx.marker(self.marker_b)
+        d = sb.x - sa.x
+        length = float(np.linalg.norm(d))
+        if length < 1e-12:
+            raise ModelError(f"measurement {self.name}: the markers coincide, the distance has no gradient")
+        e = d / length
+        return length, float(e @ (sb.v - sa.v)), _gradient([(self.marker_a, -e @ sa.Jx), (self.marker_b, e @ sb.Jx)])
+
+
+class JointCoordinate:
+    """A joint's rotation angle (rad) or translation (m); conjugate torque (N m) or force (N) in its sense."""
+
+    def __init__(self, joint, coordinate: str | None = None):
+        self.joint = joint
+        self.which = coordinate or joint.default_coordinate()
+        if self.which not in joint.coordinates:
+            raise ModelError(f"joint {joint.name!r} has no {self.which} coordinate")
+        self.unit = "rad" if self.which == "rotation" else "m"
+        self.name = f"{self.which}({joint.name})"
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def evaluate(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        return float(value), float(rate), _gradient([(self.joint.marker_i, gi), (self.joint.marker_j, gj)])
+
+
+class MarkerCoordinate:
+    """Global coordinate ``axis`` (0, 1, 2 or "x", "y", "z") of a marker point, m; conjugate force along it (N)."""
+
+    unit = "m"
+
+    def __init__(self, marker, axis):
+        self.marker = marker
+        self.axis = {"x": 0, "y": 1, "z": 2}.get(axis, axis)
+        if self.axis not in (0, 1, 2):
+            raise ModelError(f"MarkerCoordinate axis must be x, y, z or 0, 1, 2, got {axis!r}")
+        self.name = f"{'xyz'[self.axis]}({marker.name})"
+
+    def markers(self):
+        return [self.marker]
+
+    def evaluate(self, ctx):
+        s = ctx.marker(self.marker)
+        return float(s.x[self.axis]), float(s.v[self.axis]), _gradient([(self.marker, s.Jx[self.axis])])

@@ -1,0 +1,139 @@
+"""Which signals a simulation records, with their units: the rows of the results file."""
+from __future__ import annotations
+
+import numpy as np
+
+from .results import Results, ResultsWriter
+from .system import measure
+
+__all__ = ["Recorder"]
+
+XYZ = ["x", "y", "z"]
+
+
+class Recorder:
+    """Collects one row of named signals per output instant; optionally streams them to a results file."""
+
+    def __init__(self, system, path=None, attributes=None, flush_every: int = 200):
+        self.system = system
+        self.times: list[float] = []
+        self.rows: list[dict] = []
+        self.units: dict[str, str] = {}
+        self.components: dict[str, list] = {}
+        self.attributes = attributes or {}
+        self.states: list = []
+        self.writer = ResultsWriter(path, self.attributes, model_description(system), flush_every) if path else None
+        self._declare()
+
+    def _declare(self):
+        u, c = self.units, self.components
+        for body in self.system.bodies:
+            base = f"body/{body.name}/"
+            for key, unit, comps in (("position", "m", XYZ), ("orientation", "1", ["e0", "e1", "e2", "e3"]),
+                                     ("velocity", "m/s", XYZ), ("angular_velocity", "rad/s", XYZ)):
+                u[base + key], c[base + key] = unit, comps
+            if body.n_modes:
+                u[base + "modal_coordinates"] = "m kg^0.5"
+                c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
+        for marker in self.system.model.markers:
+            u[f"marker/{marker.name}/position"], c[f"marker/{marker.name}/position"] = "m", XYZ
+        for joint in self.system.model.joints:
+            u[f"joint/{joint.name}/force"], c[f"joint/{joint.name}/force"] = "N", XYZ
+            u[f"joint/{joint.name}/torque"], c[f"joint/{joint.name}/torque"] = "N m", XYZ
+            for which in joint.coordinates:
+                u[f"joint/{joint.name}/{which}"] = "rad" if which == "rotation" else "m"
+        for force in self.system.forces:
+            for key, unit in force.output_units.items():
+                u[f"force/{force.name}/{key}"] = unit
+        for element in self.system.elements:
+            for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
+                u[f"element/{element.name}/{name}"] = unit
+            for meas in element.measurements:
+                u[f"element/{element.name}/y/{meas.name}"] = getattr(meas, "unit", "")
+            for key, unit in getattr(element, "output_units", {}).items():
+                u[f"element/{element.name}/{key}"] = unit
+        for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
+            u[f"solver/{key}"] = unit
+
+    def record(self, t, q, v, z, lam, solver_row: dict) -> None:
+        system = self.system
+        ctx = system.context(q, v, t, lam)
+        row = {}
+        for body, kin in zip(system.bodies, ctx.kin):
+            base = f"body/{body.name}/"
+            row[base + "position"] = kin.r.copy()
+            row[base + "orientation"] = kin.p.copy()
+            row[base + "velocity"] = kin.rdot.copy()
+            row[base + "angular_velocity"] = kin.A @ kin.omega
+            if body.n_modes:
+                row[base + "modal_coordinates"] = kin.qf.copy()
+        for marker in system.model.markers:
+            row[f"marker/{marker.name}/position"] = ctx.marker(marker).x.copy()
+        for joint in system.model.joints:
+            force, torque = ctx.joint_reaction(joint)
+            row[f"joint/{joint.name}/force"], row[f"joint/{joint.name}/torque"] = force, torque
+            for which in joint.coordinates:
+                row[f"joint/{joint.name}/{which}"] = float(
+                    joint.coordinate(which, ctx.marker(joint.marker_i), ctx.marker(joint.marker_j))[0])
+        for force in system.forces:
+            for key, value in force.outputs(ctx).items():
+                row[f"force/{force.name}/{key}"] = float(value)
+        for k, element in enumerate(system.elements):
+            z_e = z[system.z_offsets[k]:system.z_offsets[k + 1]]
+            for name, value in zip(element.state_names, z_e):
+                row[f"element/{element.name}/{name}"] = float(value)
+            y, ydot, _ = measure(ctx, element.measurements)
+            for meas, value in zip(element.measurements, y):
+                row[f"element/{element.name}/y/{meas.name}"] = float(value)
+            if hasattr(element, "outputs"):
+                for key, value in element.outputs(t, z_e, y, ydot).items():
+                    row[f"element/{element.name}/{key}"] = float(value)
+        for key, value in solver_row.items():
+            row[f"solver/{key}"] = float(value)
+        for key in row:
+            if key not in self.units:
+                self.units[key] = ""
+        self.times.append(float(t))
+        self.rows.append(row)
+        self.states.append((q.copy(), v.copy(), z.copy()))
+        if self.writer is not None:
+            self.writer.append(float(t), row, self.units, self.components)
+
+    def finish(self, status: str, message: str, statistics: dict) -> Results:
+        if self.writer is not None:
+            self.writer.close(status, message, statistics)
+        data = {}
+        if self.rows:
+            for key in self.rows[0]:
+                data[key] = np.array([r[key] for r in self.rows])
+        units = {k: self.units[k] for k in data}
+        results = Results(np.array(self.times), data, units, self.components, success=status == "finished",
+                          message=message, status=status, statistics=statistics,
+                          path=self.writer.path if self.writer else None, attributes=self.attributes)
+        if self.states:
+            results.states = {key: np.array([s[k] for s in self.states]) for k, key in enumerate(("q", "v", "z"))}
+        return results
+
+
+def model_description(system) -> dict:
+    """The static part of the results file: bodies (with node data of flexible bodies), joints, markers."""
+    bodies = {}
+    for body in system.bodies:
+        entry = {"type": type(body).__name__, "mass": (body.mass, "kg")}
+        if body.n_modes:
+            entry["node_positions"] = (body.node_positions, "m")
+            entry["node_translations"] = (body.node_translations, "m/(m kg^0.5)")
+            entry["frequencies"] = (body.frequencies_hz, "Hz")
+            entry["mode_indices"] = (body.mode_indices, "1")
+            fb = body.flexbody
+            if getattr(fb, "modal_stress", np.zeros((0, 6, 0))).size:
+                entry["output_nodes"] = (fb.output_nodes, "1")
+                entry["modal_stress"] = (np.asarray(fb.modal_stress)[:, :, body.mode_indices], "Pa/(m kg^0.5)")
+            if getattr(fb, "surface", np.zeros((0, 3))).size:
+                entry["surface"] = (fb.surface, "1")
+        bodies[body.name] = entry
+    markers = {m.name: {"body": m.body.name, "local_position": (m.local_position, "m")}
+               for m in system.model.markers}
+    joints = {j.name: {"type": type(j).__name__, "marker_i": j.marker_i.name, "marker_j": j.marker_j.name}
+              for j in system.model.joints}
+    return {"bodies": bodies, "markers": markers, "joints": joints}

@@ -1,0 +1,265 @@
+"""Assembly of the model equations: the index-3 DAE of the whole model (seed 002 eq. (9..13))::
+
+    M(q) q̈ + Φ_qᵀ λ = Q(q, q̇, z, t) + Q_v(q, q̇)        (n_q equations)
+    Φ(q, t) = 0                                         (n_c equations)
+    ż = g(q, q̇, z, t)                                   (n_z equations, state elements)
+
+``q`` stacks ``[r, p, q_f]`` of every body. Constraint rows: one Euler-parameter normalization per body
+(``½(pᵀp - 1)``), then each joint's rows. Per body, quasi-coordinate quantities ``(δr, δπ', δq_f)`` are mapped to the
+coordinates with ``L = diag(1, 2G, 1)``: ``M = Lᵀ M̄ L``, ``Q = Lᵀ Q̄``, ``Φ_q = Φ̄ L``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .joints import Planar
+from .markers import Marker
+from .rotations import cross
+
+__all__ = ["System", "Context"]
+
+
+class Context:
+    """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
+
+    __slots__ = ("t", "q", "v", "kin", "system", "lam", "_markers")
+
+    def __init__(self, system, q, v, t, lam=None):
+        self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
+        self.kin = [b.kinematics(q[b.slice], v[b.slice]) for b in system.bodies]
+        self._markers = [None] * len(system.markers)
+
+    def marker(self, marker: Marker):
+        state = self._markers[marker.index]
+        if state is None:
+            kin = None if marker.on_ground else self.kin[marker.body.index]
+            state = marker.evaluate(kin)
+            self._markers[marker.index] = state
+        return state
+
+    def joint_multipliers(self, joint) -> np.ndarray:
+        """Lagrange multipliers of ``joint``'s rows (zeros before the first solve)."""
+        if self.lam is None:
+            return np.zeros(joint.n_equations)
+        return self.lam[joint.offset:joint.offset + joint.n_equations]
+
+    def joint_reaction(self, joint) -> tuple[np.ndarray, np.ndarray]:
+        """Force (N) and torque (N m), global axes, the joint exerts on marker j's body, torque about marker j."""
+        si, sj = self.marker(joint.marker_i), self.marker(joint.marker_j)
+        _, ji, jj = joint.equations(si, sj, self.t)
+        lam = self.joint_multipliers(joint)
+        if not joint.marker_j.on_ground:
+            gen = -jj.T @ lam
+            kin = self.kin[joint.marker_j.body.index]
+            force = gen[0:3]
+            torque = kin.A @ gen[3:6] - cross(sj.x - kin.r, force)
+            return force, torque
+        gen = -ji.T @ lam
+        kin = self.kin[joint.marker_i.body.index]
+        force_i = gen[0:3]
+        torque_i = kin.A @ gen[3:6] - cross(si.x - kin.r, force_i)
+        return -force_i, -torque_i - cross(si.x - sj.x, force_i)
+
+
+def to_coordinates_rows(jbar: np.ndarray, kin) -> np.ndarray:
+    """Quasi-coordinate Jacobian rows (k, 6+m) → coordinate rows (k, 7+m)."""
+    out = np.empty((jbar.shape[0], jbar.shape[1] + 1))
+    out[:, 0:3] = jbar[:, 0:3]
+    out[:, 3:7] = 2.0 * jbar[:, 3:6] @ kin.G
+    out[:, 7:] = jbar[:, 6:]
+    return out
+
+
+def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
+    """Quasi-coordinate generalized force (6+m,) → coordinate force (7+m,): ``Lᵀ Q̄``."""
+    out = np.empty(qbar.size + 1)
+    out[0:3] = qbar[0:3]
+    out[3:7] = 2.0 * kin.G.T @ qbar[3:6]
+    out[7:] = qbar[6:]
+    return out
+
+
+class System:
+    """The assembled equations of a :class:`flexmbs.Model` (built by :func:`flexmbs.simulate`)."""
+
+    def __init__(self, model):
+        if not model.bodies:
+            raise ModelError(f"model {model.name!r} has no bodies")
+        self.model = model
+        self.bodies = model.bodies
+        offset = 0
+        for body in self.bodies:
+            body.offset = offset
+            offset += body.n_coordinates
+        self.n_q = offset
+        self.markers = list(model.markers)
+        self.joints = list(model.joints)
+        if model.planar:
+            self._add_planar_guides()
+        self.forces = model.forces
+        self.elements = model.elements
+        self.z_offsets = np.cumsum([0] + [len(e.state_names) for e in self.elements])
+        self.n_z = int(self.z_offsets[-1])
+        self._assign_rows()
+
+    # --- layout --------------------------------------------------------------------------------------
+    def _assign_rows(self):
+        row = len(self.bodies)
+        for joint in self.joints:
+            joint.offset = row
+            row += joint.n_equations
+        self.n_c = row
+
+    def _add_planar_guides(self):
+        """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
+        q0 = np.concatenate([b.initial_coordinates()[0] for b in self.bodies])
+        ctx = Context(self, q0, np.zeros_like(q0), 0.0)
+        for joint in self.joints:
+            joint.row_mask = None
+            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+            _, ji, jj = joint.base_rows(si, sj)
+            in_plane = np.zeros(ji.shape[0])
+            for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
+                if marker.on_ground:
+                    continue
+                kin = ctx.kin[marker.body.index]
+                cols = np.column_stack([jac[:, 0], jac[:, 1], jac[:, 3:6] @ (kin.A.T @ [0.0, 0.0, 1.0])])
+                in_plane += np.abs(cols).sum(axis=1)
+            joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
+        for body in self.bodies:
+            z0 = body.initial_position[2]
+            base = Marker(f"planar-guide.{body.name}.ground", self.model.ground, position=(0.0, 0.0, z0))
+            follower = Marker(f"planar-guide.{body.name}", body)
+            for m in (base, follower):
+                m.index = len(self.markers)
+                self.markers.append(m)
+            self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
+
+    def initial_state(self):
+        """Approximate initial ``q``, ``q̇`` (n_q,) and ``z`` (n_z,) from the bodies' placements."""
+        qs, vs = zip(*[b.initial_coordinates() for b in self.bodies])
+        z0 = [np.asarray(e.initial_state(), dtype=float).reshape(-1) for e in self.elements]
+        return np.concatenate(qs), np.concatenate(vs), (np.concatenate(z0) if z0 else np.zeros(0))
+
+    def context(self, q, v, t, lam=None) -> Context:
+        return Context(self, q, v, t, lam)
+
+    # --- constraints ---------------------------------------------------------------------------------
+    def constraints(self, ctx: Context, jacobian: bool = True):
+        """``Φ`` (n_c,) and ``Φ_q`` (n_c, n_q)."""
+        phi = np.empty(self.n_c)
+        jac = np.zeros((self.n_c, self.n_q)) if jacobian else None
+        for k, (body, kin) in enumerate(zip(self.bodies, ctx.kin)):
+            phi[k] = 0.5 * (kin.p @ kin.p - 1.0)
+            if jacobian:
+                jac[k, body.offset + 3:body.offset + 7] = kin.p
+        t = ctx.t
+        for joint in self.joints:
+            mi, mj = joint.marker_i, joint.marker_j
+            res, ji, jj = joint.equations(ctx.marker(mi), ctx.marker(mj), t)
+            rows = slice(joint.offset, joint.offset + res.size)
+            phi[rows] = res
+            if jacobian:
+                if not mi.on_ground:
+                    jac[rows, mi.body.slice] += to_coordinates_rows(ji, ctx.kin[mi.body.index])
+                if not mj.on_ground:
+                    jac[rows, mj.body.slice] += to_coordinates_rows(jj, ctx.kin[mj.body.index])
+        return phi, jac
+
+    def constraint_rate(self, q, v, t, dt: float = 1e-6) -> np.ndarray:
+        """``Φ_t`` (n_c,) by central differences in time (rheonomic drivers)."""
+        ctx_p = self.context(q, v, t + dt)
+        ctx_m = self.context(q, v, t - dt)
+        return (self.constraints(ctx_p, False)[0] - self.constraints(ctx_m, False)[0]) / (2.0 * dt)
+
+    # --- dynamics ------------------------------------------------------------------------------------
+    def mass_matrix(self, ctx: Context) -> np.ndarray:
+        mass = np.zeros((self.n_q, self.n_q))
+        for body, kin in zip(self.bodies, ctx.kin):
+            mbar, _ = body.mass_and_quadratic_velocity(kin)
+            lmat = _l_matrix(body, kin)
+            mass[body.slice, body.slice] = lmat.T @ mbar @ lmat
+        return mass
+
+    def forces_and_mass(self, ctx: Context, z: np.ndarray):
+        """Mass matrix (n_q, n_q), total generalized force ``Q + Q_v`` (n_q,), state rates ``ż`` (n_z,)."""
+        n_q = self.n_q
+        mass = np.zeros((n_q, n_q))
+        force = np.zeros(n_q)
+        gravity = self.model.gravity
+        qbars = []
+        for body, kin in zip(self.bodies, ctx.kin):
+            mbar, qbar = body.mass_and_quadratic_velocity(kin)
+            g_body = kin.A.T @ gravity
+            qbar[0:3] += body.mass * gravity
+            qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
+            if body.n_modes:
+                qbar[6:] += body.i3.T @ g_body + body.elastic_forces(kin)
+            lmat = _l_matrix(body, kin)
+            mass[body.slice, body.slice] = lmat.T @ mbar @ lmat
+            qbars.append(qbar)
+        for element in self.forces:
+            for body, gen in element.generalized_forces(ctx):
+                qbars[body.index] += gen
+        zdot = self._state_elements(ctx, z, qbars)
+        for body, kin, qbar in zip(self.bodies, ctx.kin, qbars):
+            force[body.slice] = to_coordinates_vector(qbar, kin)
+        return mass, force, zdot
+
+    def _state_elements(self, ctx: Context, z: np.ndarray, qbars: list) -> np.ndarray:
+        zdot = np.empty(self.n_z)
+        for k, element in enumerate(self.elements):
+            y, ydot, grads = measure(ctx, element.measurements)
+            z_e = z[self.z_offsets[k]:self.z_offsets[k + 1]]
+            f = np.asarray(element.forces(ctx.t, z_e, y, ydot), dtype=float).reshape(-1)
+            zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.asarray(element.rates(ctx.t, z_e, y, ydot),
+                                                                        dtype=float).reshape(-1)
+            for f_k, grad in zip(f, grads):
+                for body, g in grad:
+                    qbars[body.index] += f_k * g
+        return zdot
+
+    def residual(self, q, v, qdd, z, lam, t):
+        """``M q̈ - Q - Q_v + Φ_qᵀ λ`` (n_q,), ``ż`` (n_z,), ``Φ`` (n_c,), ``Φ_q`` and the context."""
+        ctx = self.context(q, v, t, lam)
+        mass, force, zdot = self.forces_and_mass(ctx, z)
+        phi, jac = self.constraints(ctx)
+        return mass @ qdd - force + jac.T @ lam, zdot, phi, jac, mass, ctx
+
+    # --- energy --------------------------------------------------------------------------------------
+    def mechanical_energy(self, q, v, t=0.0) -> dict[str, float]:
+        """Kinetic, gravitational, strain and spring energy (J) at ``(q, q̇)``."""
+        ctx = self.context(q, v, t)
+        kinetic = sum(b.kinetic_energy(k) for b, k in zip(self.bodies, ctx.kin))
+        strain = sum(b.strain_energy(k) for b, k in zip(self.bodies, ctx.kin))
+        gravity = self.model.gravity
+        potential = -sum(float(gravity @ (b.mass * k.r + k.A @ b.first_moment_deformed(k.qf)))
+                         for b, k in zip(self.bodies, ctx.kin))
+        springs = sum(f.potential_energy(ctx) for f in self.forces)
+        total = kinetic + potential + strain + springs
+        return {"kinetic": kinetic, "gravity": potential, "strain": strain, "springs": springs, "total": total}
+
+
+def _l_matrix(body, kin) -> np.ndarray:
+    """``L = diag(1, 2G, 1)`` (6+m, 7+m) mapping coordinate rates to quasi-velocities."""
+    m = body.n_modes
+    lmat = np.zeros((6 + m, 7 + m))
+    lmat[0:3, 0:3] = np.eye(3)
+    lmat[3:6, 3:7] = 2.0 * kin.G
+    if m:
+        lmat[6:, 7:] = np.eye(m)
+    return lmat
+
+
+def measure(ctx: Context, measurements) -> tuple[np.ndarray, np.ndarray, list]:
+    """Values (n_y,), rates (n_y,) and gradients (list of [(body, (6+m,))]) of measurements."""
+    n = len(measurements)
+    y = np.empty(n)
+    ydot = np.empty(n)
+    grads = []
+    for k, meas in enumerate(measurements):
+        y[k], ydot[k], grad = meas.evaluate(ctx)
+        grads.append(grad)
+    return y, ydot, grads

@@ -1,0 +1,34 @@
+"""hydraulics: fluid power and controls for flexmbs machine models.
+
+Components are small classes with parameters, states, equations and Jacobian side by side (STYLE.md, the
+Hopsan lesson). A :class:`Circuit` collects them, assembles the states (pressures, spool positions, line flows,
+controller states), their rates and the analytic Jacobian, and joins a flexmbs model as a state element
+(docs/element-protocol.md); :func:`simulate_circuit` runs it alone with prescribed cylinder motion.
+See docs/hydraulics.md for the equations and their seed references.
+"""
+from .circuit import Circuit
+from .core import Component, Evaluation, Node, Signal
+from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cushion, Cylinder, PrescribedStroke
+from .fluid import HLP46, MINERAL_OIL, PRESETS, Fluid
+from .lines import Pipe, add_line
+from .nodes import PressureSource, Tank, Volume
+from .orifices import CheckValve, Orifice, ReliefValve, Throttle, flow_coefficient, orifice_flow
+from .signals import (PID, Constant, LookupTable, MeasurementSensor, PiecewiseLinear, PressureSensor, Ramp,
+                      SmoothStep, Sum, TimeFunction, VelocityProfile, as_signal)
+from .simulate import CircuitResult, simulate_circuit, simulate_with_mass
+from .sources import FixedDisplacementPump
+from .valves import (DirectionalValve, FirstOrderSpool, SecondOrderSpool, SpoolPath, area_from_nominal_flow,
+                     closed_centre_valve, open_centre_valve, proportional_valve, regenerative_valve,
+                     tandem_centre_valve)
+
+__all__ = [
+    "Circuit", "Component", "Evaluation", "Node", "Signal",
+    "BrownMcPheeFriction", "CoulombViscousFriction", "Cushion", "Cylinder", "PrescribedStroke",
+    "HLP46", "MINERAL_OIL", "PRESETS", "Fluid", "Pipe", "add_line", "PressureSource", "Tank", "Volume",
+    "CheckValve", "Orifice", "ReliefValve", "Throttle", "flow_coefficient", "orifice_flow",
+    "PID", "Constant", "LookupTable", "MeasurementSensor", "PiecewiseLinear", "PressureSensor", "Ramp",
+    "SmoothStep", "Sum", "TimeFunction", "VelocityProfile", "as_signal",
+    "CircuitResult", "simulate_circuit", "simulate_with_mass", "FixedDisplacementPump",
+    "DirectionalValve", "FirstOrderSpool", "SecondOrderSpool", "SpoolPath", "area_from_nominal_flow",
+    "closed_centre_valve", "open_centre_valve", "proportional_valve", "regenerative_valve", "tandem_centre_valve",
+]

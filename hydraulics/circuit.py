@@ -1,0 +1,274 @@
+"""The circuit: components, connections, state layout, and the state-element protocol.
+
+A :class:`Circuit` implements the protocol of docs/element-protocol.md: it owns the states ``z`` (pressures,
+spool positions, line flows, controller states), reads the measurements ``y`` of its cylinders and sensors, and
+returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their analytic
+Jacobians.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Component, Evaluation, Node, Signal
+from .cylinder import Cylinder
+from .fluid import HLP46, Fluid
+from .nodes import Volume
+
+
+class Circuit:
+    """A hydraulic circuit with controllers, usable alone or as a state element of a flexmbs model.
+
+    Parameters
+    ----------
+    name : str
+    fluid : Fluid
+        Fluid of every volume that does not set its own (default HLP46, seed 003 §3.2.2.1).
+
+    Examples
+    --------
+    >>> from hydraulics import Circuit, Volume, Tank, PressureSource, Orifice
+    >>> c = Circuit("demo")
+    >>> c.add(PressureSource("P", 100e5)); c.add(Tank("T")); c.add(Volume("V", 1e-4))
+    >>> c.add(Orifice("in", 1e-6), A="P", B="V"); c.add(Orifice("out", 1e-6), A="V", B="T")
+    """
+
+    def __init__(self, name: str = "circuit", fluid: Fluid = HLP46):
+        self.name = name
+        self.fluid = fluid
+        self.components: list[Component] = []
+        self._by_name: dict[str, Component] = {}
+        self._connections: dict[tuple[str, str], str] = {}
+        self._final = False
+        self._laying_out = False
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def add(self, component: Component, **connections: str) -> Component:
+        """Add a component; keyword arguments connect its ports to nodes by name (``A="node"``)."""
+        if self._final:
+            raise ModelError(f"circuit '{self.name}' is already in use; add components before simulating")
+        if not isinstance(component, Component):
+            raise ModelError(f"circuit '{self.name}': cannot add {component!r}, expected a hydraulic component")
+        if component.name in self._by_name:
+            raise ModelError(f"circuit '{self.name}': a component named '{component.name}' exists already")
+        self.components.append(component)
+        self._by_name[component.name] = component
+        for port, node in connections.items():
+            self.connect(f"{component.name}.{port}", node)
+        return component
+
+    def connect(self, port: str, node: str) -> None:
+        """Connect ``"component.port"`` to the node named ``node``."""
+        owner, _, port_name = port.rpartition(".")
+        component = self._by_name.get(owner)
+        if component is None:
+            raise ModelError(f"circuit '{self.name}': no component '{owner}' (in '{port}'); add it first")
+        if port_name not in component.ports:
+            raise ModelError(f"'{owner}' has no port '{port_name}'; its ports are {list(component.ports)}")
+        self._connections[(owner, port_name)] = node
+
+    def node(self, name: str) -> Node:
+        """The node (Volume, Tank, PressureSource) with that name."""
+        node = self._by_name.get(name)
+        if not isinstance(node, Node):
+            raise ModelError(f"circuit '{self.name}': no node named '{name}'; add a Volume, Tank or PressureSource")
+        return node
+
+    def component(self, name: str) -> Component:
+        """The component with that name."""
+        if name not in self._by_name:
+            raise ModelError(f"circuit '{self.name}': no component named '{name}'")
+        return self._by_name[name]
+
+    # -- finalising -------------------------------------------------------------------------------------------
+    def finalize(self) -> "Circuit":
+        """Check connections and parameters, register signals and measurements, lay out the states."""
+        if self._final:
+            return self
+        self._resolve_ports()
+        self._collect_signals()
+        self._check_volumes()
+        self._laying_out = True
+        try:
+            self._layout()
+        finally:
+            self._laying_out = False
+        self._final = True
+        return self
+
+    def _resolve_ports(self):
+        for comp in list(self.components):
+            comp.nodes = {}
+            for port in comp.ports:
+                node_name = self._connections.get((comp.name, port))
+                if node_name is None:
+                    raise ModelError(f"circuit '{self.name}': port '{comp.name}.{port}' is not connected; "
+                                     f"connect it with circuit.connect('{comp.name}.{port}', NODE)")
+                comp.nodes[port] = self.node(node_name)
+            if hasattr(comp, "density") and comp.density is None:
+                comp.density = self.fluid.density
+            if hasattr(comp, "fluid") and getattr(comp, "fluid") is None:
+                comp.fluid = self.fluid
+            comp.check()
+
+    def _collect_signals(self):
+        pending = [s for comp in self.components for s in comp.signals()]
+        while pending:
+            sig = pending.pop()
+            if isinstance(sig, Signal) and sig not in self.components:
+                if sig.name in self._by_name and self._by_name[sig.name] is not sig:
+                    sig.name = f"{sig.name}#{len(self.components)}"
+                self.components.append(sig)
+                self._by_name[sig.name] = sig
+            pending.extend(s for s in sig.inputs() if s not in self.components)
+
+    def _check_volumes(self):
+        attached = {id(comp.nodes[port]) for comp in self.components for port in comp.ports}
+        chamber_nodes = {id(node) for comp in self.components if isinstance(comp, Cylinder)
+                         for node in comp.nodes.values()}
+        for comp in self.components:
+            if isinstance(comp, Volume):
+                if comp.fixed_volume <= 0.0 and id(comp) not in chamber_nodes:
+                    raise ModelError(f"volume '{comp.name}' has no compliance: give it volume=... (m^3) "
+                                     "or connect a cylinder chamber to it")
+                if id(comp) not in attached:
+                    raise ModelError(f"volume '{comp.name}' is connected to nothing; connect a port to it or remove it")
+
+    def _layout(self):
+        offset = 0
+        self._state_names, self._state_units = [], []
+        for comp in self.components:
+            comp.state_offset = offset
+            offset += len(comp.state_names)
+            self._state_names += [f"{comp.name}.{s}" for s in comp.state_names]
+            self._state_units += list(comp.state_units)
+        self._measurements = []
+        self._measurement_ids = {}
+        for comp in self.components:
+            for m in comp.measurements():
+                if id(m) not in self._measurement_ids:
+                    self._measurement_ids[id(m)] = len(self._measurements)
+                    self._measurements.append(m)
+        self._output_units = {}
+        n_y = len(self._measurements)
+        ev = self.evaluate(0.0, self.initial_state(), np.zeros(n_y), np.zeros(n_y))
+        for comp in self.components:
+            for key, (_, unit) in comp.outputs(ev).items():
+                self._output_units[f"{comp.name}.{key}"] = unit
+
+    # -- protocol attributes (available once the circuit is complete) ------------------------------------------
+    @property
+    def measurements(self) -> list:
+        """Measurement objects read by the circuit, in the order of ``y``."""
+        return self.finalize()._measurements
+
+    @property
+    def state_names(self) -> list[str]:
+        """Names of the states ``z`` (``"component.state"``)."""
+        return self.finalize()._state_names
+
+    @property
+    def state_units(self) -> list[str]:
+        """SI unit of each state."""
+        return self.finalize()._state_units
+
+    @property
+    def output_units(self) -> dict[str, str]:
+        """SI unit of each output signal."""
+        return self.finalize()._output_units
+
+    @property
+    def n_states(self) -> int:
+        """Number of states ``n_z``."""
+        return len(self.state_names)
+
+    @property
+    def volumes(self) -> list:
+        """The Volume nodes (pressure states)."""
+        return [c for c in self.components if isinstance(c, Volume)]
+
+    def measurement_index(self, measurement) -> int:
+        """Index of a measurement object in ``y``."""
+        try:
+            return self._measurement_ids[id(measurement)]
+        except KeyError:
+            raise ModelError(f"circuit '{self.name}': measurement {measurement!r} is not read by any component"
+                             ) from None
+
+    # -- the state-element protocol ---------------------------------------------------------------------------
+    def initial_state(self) -> np.ndarray:
+        """Initial states, shape (n_z,)."""
+        if not self._laying_out:
+            self.finalize()
+        parts = [comp.initial_state() for comp in self.components]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def set_initial(self, state: str, value: float) -> None:
+        """Set an initial value by full state name (``"A.pressure"``, ``"valve.spool"``), SI units."""
+        owner, _, local = state.rpartition(".")
+        self.component(owner).set_initial(local, value)
+
+    def evaluate(self, t, z, y, ydot) -> Evaluation:
+        """Evaluate every component at one point; returns the :class:`Evaluation` with rates and forces."""
+        if not self._final and not self._laying_out:
+            self.finalize()
+        ev = Evaluation(self, t, z, y, ydot)
+        inflow, chambers = ev.inflow, ev.chamber_map
+        for comp in self.components:
+            for port, (q, dq) in comp.port_flows(ev).items():
+                key = id(comp.nodes[port])
+                v, g = inflow.get(key, (0.0, ev.zero()))
+                inflow[key] = (v + q, g + dq)
+            for chamber in comp.chambers(ev):
+                chambers.setdefault(id(comp.nodes[chamber[0]]), []).append(chamber)
+        rates, d_rates = np.zeros(ev.n_z), np.zeros((ev.n_z, ev.n_w))
+        for comp in self.components:
+            if isinstance(comp, Volume):
+                q, dq = inflow.get(id(comp), (0.0, ev.zero()))
+                own = [comp.pressure_rate(ev, q, dq, chambers.get(id(comp), []))]
+            else:
+                own = comp.state_rates(ev)
+            for k, (value, grad) in enumerate(own):
+                rates[comp.state_offset + k] = value
+                d_rates[comp.state_offset + k] = grad
+        n_y = ev.n_y
+        forces, d_forces = np.zeros(n_y), np.zeros((n_y, ev.n_w))
+        for comp in self.components:
+            for measurement, value, grad in comp.forces(ev):
+                k = self.measurement_index(measurement)
+                forces[k] += value
+                d_forces[k] += grad
+        ev.rates, ev.d_rates, ev.forces, ev.d_forces = rates, d_rates, forces, d_forces
+        return ev
+
+    def rates(self, t, z, y, ydot) -> np.ndarray:
+        """``zdot``, shape (n_z,)."""
+        return self.evaluate(t, z, y, ydot).rates
+
+    def forces(self, t, z, y, ydot) -> np.ndarray:
+        """Forces conjugate to the measurements, shape (n_y,) (N for distances)."""
+        return self.evaluate(t, z, y, ydot).forces
+
+    def jacobians(self, t, z, y, ydot) -> dict[str, np.ndarray]:
+        """Analytic Jacobian blocks ``rates_z, rates_y, rates_ydot, forces_z, forces_y, forces_ydot``."""
+        ev = self.evaluate(t, z, y, ydot)
+        nz, ny = ev.n_z, ev.n_y
+        blocks = {}
+        for key, matrix in (("rates", ev.d_rates), ("forces", ev.d_forces)):
+            blocks[f"{key}_z"] = matrix[:, :nz]
+            blocks[f"{key}_y"] = matrix[:, nz:nz + ny]
+            blocks[f"{key}_ydot"] = matrix[:, nz + ny:]
+        return blocks
+
+    def outputs(self, t, z, y, ydot) -> dict[str, float]:
+        """Named output signals (SI units, see ``output_units``)."""
+        ev = self.evaluate(t, z, y, ydot)
+        out = {}
+        for comp in self.components:
+            for key, (value, _) in comp.outputs(ev).items():
+                out[f"{comp.name}.{key}"] = float(value)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Circuit({self.name!r}, {len(self.components)} components)"

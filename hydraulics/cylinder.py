@@ -1,0 +1,304 @@
+"""Hydraulic cylinders between two markers of the multibody model, friction models, end stops and cushions."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Component, Evaluation, non_negative, positive
+from .orifices import orifice_flow
+from .smooth import interp_with_slope, smoothstep, smooth_sign
+
+
+class CoulombViscousFriction:
+    """Viscous plus Coulomb friction, seed 001 eq. (23): ``F = b v + F_c sign(v)``, sign regularised by
+    ``tanh(v / v_eps)``.
+
+    Parameters
+    ----------
+    coulomb_force : float, N
+    viscous_coefficient : float, N s/m
+    velocity_width : float, m/s
+    """
+
+    def __init__(self, coulomb_force: float = 0.0, viscous_coefficient: float = 0.0, velocity_width: float = 1.0e-3):
+        non_negative("friction", coulomb_force=coulomb_force, viscous_coefficient=viscous_coefficient)
+        positive("friction", velocity_width=velocity_width)
+        self.coulomb_force, self.viscous_coefficient = float(coulomb_force), float(viscous_coefficient)
+        self.velocity_width = float(velocity_width)
+
+    def force(self, velocity: float) -> tuple[float, float]:
+        """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)."""
+        s, ds = smooth_sign(velocity, self.velocity_width)
+        return (self.viscous_coefficient * velocity + self.coulomb_force * s,
+                self.viscous_coefficient + self.coulomb_force * ds)
+
+
+class BrownMcPheeFriction:
+    """Brown-McPhee friction, seed 002 eq. (8):
+
+    ``F = F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / (1/4 (v/v_s)^2 + 3/4)^2 + sigma_2 v``.
+
+    Parameters
+    ----------
+    coulomb_force : float, N
+        ``F_c``.
+    static_force : float, N
+        ``F_s`` (the peak near ``v = v_s``).
+    stribeck_velocity : float, m/s
+        ``v_s``.
+    viscous_coefficient : float, N s/m
+        ``sigma_2``.
+    """
+
+    def __init__(self, coulomb_force: float, static_force: float, stribeck_velocity: float,
+                 viscous_coefficient: float):
+        non_negative("friction", coulomb_force=coulomb_force, static_force=static_force,
+                     viscous_coefficient=viscous_coefficient)
+        positive("friction", stribeck_velocity=stribeck_velocity)
+        self.coulomb_force, self.static_force = float(coulomb_force), float(static_force)
+        self.stribeck_velocity, self.viscous_coefficient = float(stribeck_velocity), float(viscous_coefficient)
+
+    def scaled(self, factor: float) -> "BrownMcPheeFriction":
+        """The same law with ``F_c``, ``F_s`` and ``sigma_2`` multiplied by ``factor`` (seed 002 Table 3)."""
+        return BrownMcPheeFriction(self.coulomb_force * factor, self.static_force * factor, self.stribeck_velocity,
+                                   self.viscous_coefficient * factor)
+
+    def force(self, velocity: float) -> tuple[float, float]:
+        """Friction force (N) and ``dF/dv`` (N s/m)."""
+        r = velocity / self.stribeck_velocity
+        th = math.tanh(4.0 * r)
+        den = 0.25 * r * r + 0.75
+        stribeck = r / den**2
+        d_stribeck = (1.0 / den**2 - r * 2.0 * den**-3 * 0.5 * r) / self.stribeck_velocity
+        fc, fs = self.coulomb_force, self.static_force
+        value = fc * th + (fs - fc) * stribeck + self.viscous_coefficient * velocity
+        slope = fc * 4.0 * (1.0 - th * th) / self.stribeck_velocity + (fs - fc) * d_stribeck + self.viscous_coefficient
+        return value, slope
+
+
+class Cylinder(Component):
+    """A hydraulic cylinder acting along a distance measurement between two markers.
+
+    Stroke ``x = y - retracted_length`` from the measurement ``y`` (pin-to-pin distance); chambers
+    ``V_A = V_dA + A_A x`` (bore side, port ``A``) and ``V_B = V_dB + A_B (stroke - x)`` (rod side, port ``B``)
+    join the volumes they are connected to (with the cylinder-wall modulus, seed 002 eq. (2), (72)..(75)).
+    The force pushing the markers apart (seed 002 eq. (7); seed 001 eq. (22)..(24)):
+    ``F = p_A A_A - p_B A_B - F_mu(xdot) - F_stop(x, xdot)``.
+
+    End stops (seed 001 eq. (25), with the sign that pushes the piston back into its stroke): a penalty
+    ``c * penetration`` plus a damping ``d * step(penetration) * penetration_rate`` ramped in over
+    ``stop_damping_depth`` (the step of seed 003 eq. (4-1)).
+
+    A cylinder whose ports see closed volumes behaves as the oil spring of seed 001 eq. (26), (27) without special
+    code: the chamber pressures change with ``V`` through the continuity equation.
+
+    Parameters
+    ----------
+    name : str
+    piston_area : float, m^2
+        ``A_A``, bore side.
+    rod_side_area : float, m^2
+        ``A_B``, annulus (0 and ``single_acting=True`` for a plunger/single-acting cylinder).
+    stroke : float, m
+    measurement : flexmbs measurement, optional
+        A Distance-type measurement. Omit it for standalone use: the cylinder then reads a prescribed input.
+    retracted_length : float, m
+        Measurement value at ``x = 0``.
+    dead_volume_a, dead_volume_b : float, m^3
+    friction : CoulombViscousFriction or BrownMcPheeFriction, optional
+    stop_stiffness : float, N/m
+    stop_damping : float, N s/m
+    stop_damping_depth : float, m
+    wall_bulk_modulus : float, Pa
+        ``B_c`` of the cylinder tube (``inf`` rigid).
+    single_acting : bool
+        Only port ``A``; the rod side is vented.
+    """
+
+    def __init__(self, name: str, piston_area: float, rod_side_area: float, stroke: float, measurement=None,
+                 retracted_length: float = 0.0, dead_volume_a: float = 0.0, dead_volume_b: float = 0.0,
+                 friction=None, stop_stiffness: float = 1.0e9, stop_damping: float = 1.0e5,
+                 stop_damping_depth: float = 1.0e-4, wall_bulk_modulus: float = math.inf, single_acting: bool = False):
+        super().__init__(name)
+        if piston_area <= 0.0:
+            raise ModelError(f"cylinder '{name}': piston_area must be positive, got {piston_area} m^2")
+        if rod_side_area < 0.0 or (not single_acting and rod_side_area == 0.0):
+            raise ModelError(f"cylinder '{name}': rod_side_area must be positive (use single_acting=True for none), "
+                             f"got {rod_side_area} m^2")
+        positive(name, stroke=stroke, stop_damping_depth=stop_damping_depth, wall_bulk_modulus=wall_bulk_modulus)
+        non_negative(name, dead_volume_a=dead_volume_a, dead_volume_b=dead_volume_b, stop_stiffness=stop_stiffness,
+                     stop_damping=stop_damping)
+        self.piston_area, self.rod_side_area, self.stroke = float(piston_area), float(rod_side_area), float(stroke)
+        self.single_acting = bool(single_acting)
+        self.ports = ("A",) if single_acting else ("A", "B")
+        self.measurement = measurement if measurement is not None else PrescribedStroke(f"{name}.stroke")
+        self.retracted_length = float(retracted_length)
+        self.dead_volume_a, self.dead_volume_b = float(dead_volume_a), float(dead_volume_b)
+        self.friction = friction
+        self.stop_stiffness, self.stop_damping = float(stop_stiffness), float(stop_damping)
+        self.stop_damping_depth, self.wall_bulk_modulus = float(stop_damping_depth), float(wall_bulk_modulus)
+
+    @classmethod
+    def from_diameters(cls, name: str, bore_diameter: float, rod_diameter: float, stroke: float, **kwargs):
+        """A cylinder given by bore and rod diameters (m)."""
+        positive(name, bore_diameter=bore_diameter)
+        if not 0.0 <= rod_diameter < bore_diameter:
+            raise ModelError(f"cylinder '{name}': need 0 <= rod_diameter < bore_diameter")
+        a = 0.25 * math.pi * bore_diameter**2
+        return cls(name, a, a - 0.25 * math.pi * rod_diameter**2, stroke, **kwargs)
+
+    def measurements(self):
+        return [self.measurement]
+
+    def position(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Stroke position ``x`` (m) and gradient."""
+        y, dy = ev.measurement(self.measurement)
+        return y - self.retracted_length, dy
+
+    def velocity(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Extension velocity ``xdot`` (m/s) and gradient."""
+        return ev.measurement_rate(self.measurement)
+
+    def chambers(self, ev: Evaluation):
+        x, dx = self.position(ev)
+        v, dv = self.velocity(ev)
+        a, b = self.piston_area, self.rod_side_area
+        result = [("A", self.dead_volume_a + a * x, a * dx, a * v, a * dv, self.wall_bulk_modulus)]
+        if not self.single_acting:
+            result.append(("B", self.dead_volume_b + b * (self.stroke - x), -b * dx, -b * v, -b * dv,
+                           self.wall_bulk_modulus))
+        return result
+
+    def friction_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Friction force opposing extension, N."""
+        if self.friction is None:
+            return 0.0, ev.zero()
+        v, dv = self.velocity(ev)
+        f, df = self.friction.force(v)
+        return f, df * dv
+
+    def stop_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """End-stop force opposing extension (positive beyond the extended end), N."""
+        x, dx = self.position(ev)
+        v, dv = self.velocity(ev)
+        if 0.0 <= x <= self.stroke:
+            return 0.0, ev.zero()
+        sign = 1.0 if x > self.stroke else -1.0
+        depth = x - self.stroke if x > self.stroke else -x  # penetration, > 0
+        s, ds = smoothstep(depth, 0.0, self.stop_damping_depth)
+        rate = sign * v  # penetration rate
+        force = self.stop_stiffness * depth + self.stop_damping * s * rate
+        d_force = (self.stop_stiffness + self.stop_damping * ds * rate) * sign * dx + self.stop_damping * s * sign * dv
+        return sign * force, sign * d_force
+
+    def pressure_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """``p_A A_A - p_B A_B``, N (seed 001 eq. (22))."""
+        pa, dpa = self.port_pressure(ev, "A")
+        value, grad = pa * self.piston_area, dpa * self.piston_area
+        if not self.single_acting:
+            pb, dpb = self.port_pressure(ev, "B")
+            value, grad = value - pb * self.rod_side_area, grad - dpb * self.rod_side_area
+        return value, grad
+
+    def force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Total force pushing the markers apart, N (seed 002 eq. (7) plus end stops)."""
+        fp, dfp = self.pressure_force(ev)
+        fr, dfr = self.friction_force(ev)
+        fs, dfs = self.stop_force(ev)
+        return fp - fr - fs, dfp - dfr - dfs
+
+    def forces(self, ev: Evaluation):
+        f, df = self.force(ev)
+        return [(self.measurement, f, df)]
+
+    def outputs(self, ev: Evaluation):
+        v = self.velocity(ev)[0]
+        friction = self.friction_force(ev)[0]
+        return {"position": (self.position(ev)[0], "m"), "velocity": (v, "m/s"), "force": (self.force(ev)[0], "N"),
+                "pressure_force": (self.pressure_force(ev)[0], "N"), "friction_force": (friction, "N"),
+                "friction_power": (friction * v, "W"), "stop_force": (self.stop_force(ev)[0], "N")}
+
+
+class Cushion(Component):
+    """End-of-stroke cushion: a stroke-dependent orifice in parallel with a check valve (seed 003 Fig. 3-8).
+
+    Between the cylinder chamber node (port ``chamber``) and the line (port ``line``): the outflow from the chamber
+    passes the orifice whose area is a table of the cylinder stroke ``x`` (large before the cushion, small at the
+    end), the inflow bypasses it through a check valve (area ``bypass_area``, cracking ``bypass_cracking``).
+
+    Parameters
+    ----------
+    name : str
+    cylinder : Cylinder
+    positions : array_like, m
+        Stroke positions of the area table (increasing).
+    areas : array_like, m^2
+        Orifice area at those positions.
+    bypass_area : float, m^2
+    bypass_cracking : float, Pa
+    discharge_coefficient : float, 1
+    """
+
+    ports = ("chamber", "line")
+
+    def __init__(self, name: str, cylinder: Cylinder, positions, areas, bypass_area: float,
+                 bypass_cracking: float = 0.5e5, discharge_coefficient: float = 0.7,
+                 transition_pressure: float = 0.5e5):
+        super().__init__(name)
+        self.cylinder = cylinder
+        self.positions = np.asarray(positions, dtype=float)
+        self.areas = np.asarray(areas, dtype=float)
+        if self.positions.size < 2 or self.positions.size != self.areas.size or np.any(np.diff(self.positions) <= 0):
+            raise ModelError(f"cushion '{name}': give increasing positions and one area per position")
+        if np.any(self.areas < 0.0):
+            raise ModelError(f"cushion '{name}': areas must not be negative")
+        positive(name, bypass_area=bypass_area)
+        self.bypass_area, self.bypass_cracking = float(bypass_area), float(bypass_cracking)
+        self.discharge_coefficient, self.transition_pressure = float(discharge_coefficient), float(transition_pressure)
+        self.density = None
+
+    def measurements(self):
+        return self.cylinder.measurements()
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Flow from the chamber to the line, m^3/s."""
+        pc, dpc = self.port_pressure(ev, "chamber")
+        pl, dpl = self.port_pressure(ev, "line")
+        x, dx = self.cylinder.position(ev)
+        k = self.discharge_coefficient * math.sqrt(2.0 / self.density)
+        area, slope = interp_with_slope(x, self.positions, self.areas)
+        q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, self.transition_pressure)
+        dq = dq_dp * (dpc - dpl) + dq_dg * k * slope * dx
+        s, ds = smoothstep(pl - pc, self.bypass_cracking, 2.0 * self.bypass_cracking + 1.0)
+        qc, dqc_dp, dqc_dg = orifice_flow(pl - pc, k * self.bypass_area * s, self.transition_pressure)
+        dqc = (dqc_dp + dqc_dg * k * self.bypass_area * ds) * (dpl - dpc)
+        return q - qc, dq - dqc
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"chamber": (-q, -dq), "line": (q, dq)}
+
+    def outputs(self, ev: Evaluation):
+        q = ev.cached((self, "flow"), self.flow)[0]
+        dp = self.port_pressure(ev, "chamber")[0] - self.port_pressure(ev, "line")[0]
+        return {"flow": (q, "m^3/s"), "power_loss": (dp * q, "W")}
+
+
+class PrescribedStroke:
+    """Stand-in measurement for a cylinder used without a multibody model: its value is the prescribed input."""
+
+    unit = "m"
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def markers(self):
+        """A prescribed stroke is not attached to a multibody model."""
+        raise ModelError(f"'{self.name}' is a prescribed stroke: give the cylinder "
+                         "measurement=flexmbs.Distance(marker_a, marker_b) to use it in a multibody model")
+
+    def __repr__(self) -> str:
+        return f"PrescribedStroke({self.name!r})"

@@ -1,0 +1,188 @@
+"""Hydraulic nodes: fluid volumes (pressure states), tanks and ideal pressure sources."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Evaluation, Node, Signal, non_negative, positive
+from .fluid import Fluid
+from .smooth import smooth_lower_limit, softplus
+
+
+class Volume(Node):
+    """A lumped fluid volume with uniform pressure (a hydraulic node with capacitance).
+
+    Continuity (seed 002 eq. (1); seed 001 eq. (44)..(46); seed 003 eq. (2-222)):
+    ``dp/dt = (sum Q_in - dV/dt) / C`` with the capacitance ``C = V / B_e`` and the effective bulk modulus of
+    seed 002 eq. (2): ``1/B_e = 1/B_oil(p) + sum_k V_k / (V B_k)``, i.e. ``C = V / B_oil(p) + sum_k V_k / B_k``
+    over the sub-volumes ``V_k`` (hoses, pipes, cylinder chambers) with wall bulk moduli ``B_k``.
+
+    The total volume is guarded by a smooth lower limit ``min_volume`` (exact above 1.5 ``min_volume``), and the
+    pressure by a smooth cavitation floor: a one-sided fill flow ``Q_cav = G w softplus((p_cav - p)/w)`` from
+    the vapour phase that keeps ``p`` within about ``Q / G`` of ``p_cav``. Its value is reported as the output
+    ``cavitation_flow``; any non-negligible value means the floor was reached.
+
+    Parameters
+    ----------
+    name : str
+    volume : float, m^3
+        Fixed fluid volume of the node (hoses, pipes, bores), without cylinder chambers.
+    wall_bulk_modulus : float, Pa
+        Bulk modulus ``B_h`` of the walls of the fixed volume (``inf`` for rigid steel blocks).
+    initial_pressure : float, Pa (gauge)
+    fluid : Fluid, optional
+        Defaults to the circuit's fluid.
+    min_volume : float, m^3
+        Smallest volume used in the continuity equation.
+    cavitation_pressure : float, Pa (gauge)
+        Pressure of the floor (default -1e5 Pa gauge, about the vapour pressure of oil).
+    cavitation_conductance : float, m^3/(s Pa)
+        Stiffness ``G`` of the floor.
+    cavitation_width : float, Pa
+        Rounding width ``w`` of the floor.
+    """
+
+    state_names = ("pressure",)
+    state_units = ("Pa",)
+
+    def __init__(self, name: str, volume: float = 0.0, wall_bulk_modulus: float = math.inf,
+                 initial_pressure: float = 0.0, fluid: Fluid | None = None, min_volume: float = 1.0e-7,
+                 cavitation_pressure: float = -1.0e5, cavitation_conductance: float = 1.0e-6,
+                 cavitation_width: float = 1.0e3):
+        super().__init__(name)
+        non_negative(name, volume=volume)
+        positive(name, min_volume=min_volume, cavitation_conductance=cavitation_conductance,
+                 cavitation_width=cavitation_width)
+        if wall_bulk_modulus <= 0.0:
+            raise ModelError(f"'{name}': wall_bulk_modulus must be positive (use inf for rigid walls)")
+        self.subvolumes: list[tuple[float, float]] = []
+        if volume > 0.0:
+            self.subvolumes.append((float(volume), float(wall_bulk_modulus)))
+        self.fluid = fluid
+        self.min_volume = float(min_volume)
+        self.cavitation_pressure = float(cavitation_pressure)
+        self.cavitation_conductance = float(cavitation_conductance)
+        self.cavitation_width = float(cavitation_width)
+        self._initial["pressure"] = float(initial_pressure)
+
+    def add_subvolume(self, volume: float, wall_bulk_modulus: float = math.inf) -> None:
+        """Add a fixed sub-volume (a hose, a pipe segment), m^3, with its wall bulk modulus, Pa."""
+        non_negative(self.name, volume=volume)
+        if wall_bulk_modulus <= 0.0:
+            raise ModelError(f"'{self.name}': wall_bulk_modulus must be positive (use inf for rigid walls)")
+        self.subvolumes.append((float(volume), float(wall_bulk_modulus)))
+
+    @property
+    def fixed_volume(self) -> float:
+        """Sum of the fixed sub-volumes, m^3."""
+        return sum(v for v, _ in self.subvolumes)
+
+    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        return self.own_state(ev)
+
+    def cavitation_flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Fill flow of the smooth cavitation floor, m^3/s (zero well above the floor)."""
+        p, dp = ev.pressure(self)
+        w = self.cavitation_width
+        s, ds = softplus((self.cavitation_pressure - p) / w, 1.0)
+        g = self.cavitation_conductance
+        return g * w * s, -g * ds * dp
+
+    def capacitance(self, ev: Evaluation, chambers: list) -> tuple[float, float, np.ndarray, np.ndarray]:
+        """Hydraulic capacitance ``C = V/B_oil(p) + sum V_k/B_k`` (m^3/Pa) and the guarded total volume (m^3).
+
+        Returns ``(C, V, dC, dV)`` with gradients over the circuit variables.
+        """
+        p, dp = ev.pressure(self)
+        volume = self.fixed_volume
+        d_volume = ev.zero()
+        wall = sum(v / b for v, b in self.subvolumes if math.isfinite(b))
+        d_wall = ev.zero()
+        for _, v, dv, _, _, b in chambers:
+            volume += v
+            d_volume = d_volume + dv
+            if math.isfinite(b):
+                wall += v / b
+                d_wall = d_wall + dv / b
+        guarded, slope = smooth_lower_limit(volume, self.min_volume, 0.5 * self.min_volume)
+        d_guarded = slope * d_volume
+        modulus, d_modulus = self.fluid.effective_bulk_modulus(p)
+        c = guarded / modulus + wall
+        dc = d_guarded / modulus - guarded * d_modulus / modulus**2 * dp + d_wall
+        return c, guarded, dc, d_guarded
+
+    def pressure_rate(self, ev: Evaluation, inflow, d_inflow, chambers: list) -> tuple[float, np.ndarray]:
+        """Continuity equation, seed 002 eq. (1): ``dp/dt = (sum Q - dV/dt) / C``.
+
+        Parameters
+        ----------
+        inflow : float, m^3/s
+            Net flow from all connected elements into the node (cavitation fill flow added here).
+        d_inflow : ndarray, shape (n_w,)
+        chambers : list
+            Chamber contributions ``(port, V, dV, Vdot, dVdot, B_wall)`` of attached cylinders.
+        """
+        q_cav, dq_cav = self.cavitation_flow(ev)
+        volume_rate = sum(c[3] for c in chambers)
+        d_volume_rate = sum((c[4] for c in chambers), ev.zero())
+        c, _, dc, _ = self.capacitance(ev, chambers)
+        net = inflow + q_cav - volume_rate
+        rate = net / c
+        return rate, (d_inflow + dq_cav - d_volume_rate) / c - rate / c * dc
+
+    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
+        """Pressure, cavitation fill flow, total volume and the power stored by compressing the fluid
+        (``p C dp/dt = p (sum Q - dV/dt)``, W)."""
+        p = ev.pressure(self)[0]
+        chambers = ev.node_chambers(self)
+        q_cav = self.cavitation_flow(ev)[0]
+        net = ev.node_inflow(self)[0] + q_cav - sum(c[3] for c in chambers)
+        volume = self.capacitance(ev, chambers)[1]
+        return {"pressure": (p, "Pa"), "cavitation_flow": (q_cav, "m^3/s"), "volume": (volume, "m^3"),
+                "compression_power": (p * net, "W")}
+
+
+class Tank(Node):
+    """A reservoir at constant pressure (default atmospheric, 0 Pa gauge); an infinite sink and source."""
+
+    def __init__(self, name: str, pressure: float = 0.0):
+        super().__init__(name)
+        self.tank_pressure = float(pressure)
+
+    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        return self.tank_pressure, ev.zero()
+
+    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
+        delivered = -ev.node_inflow(self)[0]
+        return {"pressure": (self.tank_pressure, "Pa"), "flow": (delivered, "m^3/s"),
+                "power": (self.tank_pressure * delivered, "W")}
+
+
+class PressureSource(Node):
+    """An ideal pressure source: holds a prescribed pressure whatever the flow (seed 003 §3.2.2.1, §4.2.2).
+
+    Parameters
+    ----------
+    name : str
+    pressure : float or callable or Signal
+        Gauge pressure, Pa: a constant, a function of time ``p(t)`` or a signal.
+    """
+
+    def __init__(self, name: str, pressure):
+        super().__init__(name)
+        from .signals import as_signal
+        self.pressure_signal: Signal = as_signal(pressure, f"{name}.setpoint", unit="Pa")
+
+    def signals(self) -> list:
+        return [self.pressure_signal]
+
+    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        return ev.signal(self.pressure_signal)
+
+    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
+        p = ev.pressure(self)[0]
+        delivered = -ev.node_inflow(self)[0]
+        return {"pressure": (p, "Pa"), "flow": (delivered, "m^3/s"), "power": (p * delivered, "W")}

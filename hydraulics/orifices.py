@@ -1,0 +1,259 @@
+"""Resistive flow elements: orifice, throttle, check valve, pressure-relief valve.
+
+Flow convention: a two-port element with ports ``A`` and ``B`` carries ``Q > 0`` from ``A`` to ``B``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Component, Evaluation, non_negative, positive
+from .signals import as_signal
+from .smooth import smoothstep, softplus
+
+#: Laminar-turbulent transition pressure drop of seed 002 (Delta p_lim = 2 bar), Pa.
+DEFAULT_TRANSITION_PRESSURE = 2.0e5
+
+
+def flow_coefficient(area: float, discharge_coefficient: float, density: float) -> float:
+    """Semi-empirical flow coefficient ``C_v = C_d A sqrt(2/rho)`` of seed 002 eq. (5), m^3/(s Pa^0.5)."""
+    return discharge_coefficient * area * math.sqrt(2.0 / density)
+
+
+def orifice_flow(pressure_drop: float, coefficient: float, transition_pressure: float = DEFAULT_TRANSITION_PRESSURE,
+                 transition: str = "cubic") -> tuple[float, float, float]:
+    """Orifice law with a laminar region around zero pressure drop (seed 002 eq. (5), (6); seed 003 eq. (2-228)).
+
+    For ``|dp| >= dp_lim``: ``Q = gamma_2 sign(dp) sqrt(|dp|)`` (turbulent square-root law). For
+    ``|dp| < dp_lim``:
+
+    - ``transition="cubic"`` (default): ``Q = gamma_2/sqrt(dp_lim) (5/4 dp - 1/4 dp^3/dp_lim^2)``, the odd cubic
+      that matches value and slope of the square-root law at ``+-dp_lim`` (C1, monotone);
+    - ``transition="linear"``: ``Q = gamma_1 dp`` with ``gamma_1 = gamma_2 / sqrt(dp_lim)``, seed 002 eq. (6)
+      exactly (continuous value, slope jumps by a factor 2 at ``dp_lim``).
+
+    Parameters
+    ----------
+    pressure_drop : float, Pa
+        ``dp = p_A - p_B``.
+    coefficient : float, m^3/(s Pa^0.5)
+        ``gamma_2 = C_d A sqrt(2/rho)``.
+    transition_pressure : float, Pa
+        ``dp_lim``.
+    transition : {"cubic", "linear"}
+
+    Returns
+    -------
+    flow : float, m^3/s
+    d_flow_d_pressure : float, m^3/(s Pa)
+    d_flow_d_coefficient : float, Pa^0.5
+    """
+    dp, lim = pressure_drop, transition_pressure
+    if abs(dp) >= lim:
+        root = math.sqrt(abs(dp))
+        return coefficient * math.copysign(root, dp), 0.5 * coefficient / root, math.copysign(root, dp)
+    root_lim = math.sqrt(lim)
+    if transition == "linear":
+        shape, slope = dp / root_lim, 1.0 / root_lim
+    else:
+        r = dp / lim
+        shape = root_lim * (1.25 * r - 0.25 * r**3)
+        slope = (1.25 - 0.75 * r * r) / root_lim
+    return coefficient * shape, coefficient * slope, shape
+
+
+class Orifice(Component):
+    """A sharp-edged orifice (fixed or variable area) between ports ``A`` and ``B``.
+
+    ``Q = C_d A sqrt(2 |dp| / rho) sign(dp)`` with the laminar region of :func:`orifice_flow`.
+
+    Parameters
+    ----------
+    name : str
+    area : float or callable or Signal
+        Opening area, m^2 (a signal makes it a variable orifice).
+    discharge_coefficient : float, 1
+        ``C_d`` (0.6..0.9, seed 003 §2.2.1.5).
+    transition_pressure : float, Pa
+        ``dp_lim`` of seed 002 eq. (6).
+    transition : {"cubic", "linear"}
+    """
+
+    ports = ("A", "B")
+
+    def __init__(self, name: str, area, discharge_coefficient: float = 0.7,
+                 transition_pressure: float = DEFAULT_TRANSITION_PRESSURE, transition: str = "cubic"):
+        super().__init__(name)
+        if isinstance(area, (int, float)) and area < 0.0:
+            raise ModelError(f"'{name}': area must not be negative, got {area} m^2")
+        positive(name, discharge_coefficient=discharge_coefficient, transition_pressure=transition_pressure)
+        if transition not in ("cubic", "linear"):
+            raise ModelError(f"'{name}': transition must be 'cubic' or 'linear'")
+        self.area = as_signal(area, f"{name}.area", unit="m^2")
+        self.discharge_coefficient = float(discharge_coefficient)
+        self.transition_pressure = float(transition_pressure)
+        self.transition = transition
+        self.density = None  # set by the circuit from its fluid
+
+    def signals(self):
+        return [self.area]
+
+    def coefficient(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """``gamma_2 = C_d A sqrt(2/rho)`` and its gradient."""
+        area, d_area = ev.signal(self.area)
+        k = self.discharge_coefficient * math.sqrt(2.0 / self.density)
+        return k * max(area, 0.0), (k * d_area if area > 0.0 else ev.zero())
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Flow from A to B, m^3/s, and its gradient."""
+        pa, dpa = self.port_pressure(ev, "A")
+        pb, dpb = self.port_pressure(ev, "B")
+        gamma, d_gamma = self.coefficient(ev)
+        q, dq_dp, dq_dg = orifice_flow(pa - pb, gamma, self.transition_pressure, self.transition)
+        return q, dq_dp * (dpa - dpb) + dq_dg * d_gamma
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"A": (-q, -dq), "B": (q, dq)}
+
+    def outputs(self, ev: Evaluation):
+        q = ev.cached((self, "flow"), self.flow)[0]
+        dp = self.port_pressure(ev, "A")[0] - self.port_pressure(ev, "B")[0]
+        return {"flow": (q, "m^3/s"), "power_loss": (dp * q, "W")}
+
+
+class Throttle(Orifice):
+    """A throttle valve given by its flow coefficient ``C_vt`` (seed 002 eq. (5)): ``Q = C_vt sqrt(|dp|) sign(dp)``.
+
+    Parameters
+    ----------
+    name : str
+    flow_coefficient : float, m^3/(s Pa^0.5)
+    transition_pressure : float, Pa
+    transition : {"cubic", "linear"}
+    """
+
+    def __init__(self, name: str, flow_coefficient: float, transition_pressure: float = DEFAULT_TRANSITION_PRESSURE,
+                 transition: str = "cubic"):
+        if flow_coefficient < 0.0:
+            raise ModelError(f"'{name}': flow_coefficient must not be negative, got {flow_coefficient}")
+        super().__init__(name, 0.0, 1.0, transition_pressure, transition)
+        self.flow_coefficient = float(flow_coefficient)
+
+    def signals(self):
+        return []
+
+    def coefficient(self, ev: Evaluation):
+        return self.flow_coefficient, ev.zero()
+
+
+class CheckValve(Component):
+    """A check valve that lets fluid pass from ``A`` to ``B`` once ``p_A - p_B`` exceeds the cracking pressure.
+
+    Opening area ``A(dp) = A_max (eps + (1 - eps) step(dp; p_crack, p_crack + dp_open))`` with a C1 cubic step
+    and a leakage fraction ``eps``; the flow follows the orifice law of :func:`orifice_flow`.
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+        Fully open area ``A_max``.
+    cracking_pressure : float, Pa
+    opening_pressure_range : float, Pa
+        Pressure rise above cracking at which the valve is fully open.
+    discharge_coefficient : float, 1
+    leakage_fraction : float, 1
+        ``eps``, area fraction when closed.
+    """
+
+    ports = ("A", "B")
+
+    def __init__(self, name: str, area: float, cracking_pressure: float = 0.5e5,
+                 opening_pressure_range: float = 1.0e5, discharge_coefficient: float = 0.7,
+                 leakage_fraction: float = 0.0, transition_pressure: float = 0.2e5):
+        super().__init__(name)
+        positive(name, area=area, opening_pressure_range=opening_pressure_range,
+                 discharge_coefficient=discharge_coefficient, transition_pressure=transition_pressure)
+        non_negative(name, cracking_pressure=cracking_pressure, leakage_fraction=leakage_fraction)
+        self.max_area, self.cracking_pressure = float(area), float(cracking_pressure)
+        self.opening_pressure_range = float(opening_pressure_range)
+        self.discharge_coefficient = float(discharge_coefficient)
+        self.leakage_fraction, self.transition_pressure = float(leakage_fraction), float(transition_pressure)
+        self.density = None
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        pa, dpa = self.port_pressure(ev, "A")
+        pb, dpb = self.port_pressure(ev, "B")
+        dp = pa - pb
+        s, ds = smoothstep(dp, self.cracking_pressure, self.cracking_pressure + self.opening_pressure_range)
+        eps = self.leakage_fraction
+        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
+        gamma, d_gamma = k * (eps + (1.0 - eps) * s), k * (1.0 - eps) * ds
+        q, dq_dp, dq_dg = orifice_flow(dp, gamma, self.transition_pressure)
+        return q, (dq_dp + dq_dg * d_gamma) * (dpa - dpb)
+
+    port_flows = Orifice.port_flows
+    outputs = Orifice.outputs
+
+
+class ReliefValve(Component):
+    """Pressure-relief valve from ``P`` to ``T`` with the linear static characteristic of seed 001 eq. (43).
+
+    ``Q = k_v (dp - p_cr)`` above the cracking pressure, 0 below, with ``dp = p_P - p_T``; the corner is rounded by
+    ``Q = k_v w softplus((dp - p_cr)/w)`` (error below ``k_v w e^{-(dp - p_cr)/w}`` away from the corner). With
+    ``time_constant`` the opening lags: state ``o`` (Pa), ``o' = (softplus - o)/tau``, ``Q = k_v o``.
+
+    Parameters
+    ----------
+    name : str
+    cracking_pressure : float, Pa
+        ``p_cr``.
+    flow_gain : float, m^3/(s Pa)
+        ``k_v``, slope of the static characteristic.
+    width : float, Pa
+        Rounding width ``w`` of the corner.
+    time_constant : float, s, optional
+        First-order opening dynamics.
+    """
+
+    ports = ("P", "T")
+
+    def __init__(self, name: str, cracking_pressure: float, flow_gain: float, width: float = 1.0e4,
+                 time_constant: float | None = None):
+        super().__init__(name)
+        positive(name, cracking_pressure=cracking_pressure, flow_gain=flow_gain, width=width)
+        self.cracking_pressure, self.flow_gain, self.width = float(cracking_pressure), float(flow_gain), float(width)
+        self.time_constant = None if time_constant is None else float(time_constant)
+        if self.time_constant is not None:
+            positive(name, time_constant=self.time_constant)
+            self.state_names, self.state_units = ("opening",), ("Pa",)
+
+    def static_opening(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Rounded ``max(dp - p_cr, 0)``, Pa."""
+        pp, dpp = self.port_pressure(ev, "P")
+        pt, dpt = self.port_pressure(ev, "T")
+        o, do = softplus(pp - pt - self.cracking_pressure, self.width)
+        return o, do * (dpp - dpt)
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        o, do = self.own_state(ev) if self.time_constant else self.static_opening(ev)
+        return self.flow_gain * o, self.flow_gain * do
+
+    def state_rates(self, ev: Evaluation):
+        if not self.time_constant:
+            return []
+        o, do = self.own_state(ev)
+        s, ds = self.static_opening(ev)
+        return [((s - o) / self.time_constant, (ds - do) / self.time_constant)]
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"P": (-q, -dq), "T": (q, dq)}
+
+    def outputs(self, ev: Evaluation):
+        q = ev.cached((self, "flow"), self.flow)[0]
+        dp = self.port_pressure(ev, "P")[0] - self.port_pressure(ev, "T")[0]
+        return {"flow": (q, "m^3/s"), "power_loss": (dp * q, "W")}

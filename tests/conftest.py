@@ -1,0 +1,21 @@
+"""Shared fixtures: meshes are generated with gmsh on demand (never committed)."""
+import numpy as np
+import pytest
+
+from fem.meshing import bar_mesh
+
+
+@pytest.fixture(scope="session")
+def mesh_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("meshes")
+
+
+@pytest.fixture(scope="session")
+def bar_tet10(mesh_dir):
+    """Steel bar 1.0 × 0.05 × 0.05 m, quadratic tetrahedra, 12.5 mm elements (40 k dofs)."""
+    return bar_mesh(str(mesh_dir / "bar_tet10.msh"), order=2, size=0.0125)
+
+
+@pytest.fixture(scope="session")
+def rng():
+    return np.random.default_rng(12345)
