@@ -55,16 +55,16 @@ class SPDFactor:
             self._solver = _pypardiso.PyPardisoSolver(mtype=2)
             try:
                 self._solver.factorize(self._upper)
-            except Exception as exc:
-                raise ModelError(f"the {what} is singular or not positive definite ({exc}); the part may be "
+            except Exception:
+                raise ModelError(f"the {what} is singular or not positive definite: the part may be "
                                  "unconstrained, contain a mechanism or a disconnected piece") from None
             self._lu = None
         else:
             self._upper = None
             try:
                 self._lu = spla.splu(sp.csc_matrix(matrix), permc_spec="MMD_AT_PLUS_A")
-            except RuntimeError as exc:
-                raise ModelError(f"the {what} is singular ({exc}); the part may be unconstrained, contain a "
+            except RuntimeError:
+                raise ModelError(f"the {what} is singular: the part may be unconstrained, contain a "
                                  "mechanism or a disconnected piece") from None
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:

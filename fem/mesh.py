@@ -249,3 +249,21 @@ def _check_size(points: np.ndarray, name: str) -> None:
     if extent > 200.0 or extent < 1e-3:
         unit_hint = "millimetres? scale by 0.001" if extent > 200.0 else "tiny part; check the unit"
         warnings.warn(f"{name} is {extent:.4g} m across: flexmbs works in metres ({unit_hint})", stacklevel=3)
+
+
+_FACES = {
+    "tet": np.array([[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]]),
+    "hex": np.array([[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]),
+}
+
+
+def boundary_triangles(mesh: Mesh) -> np.ndarray:
+    """Triangles (n_tri, 3) over node indices covering the outer surface (corner nodes; quads split in two)."""
+    family = VOLUME_CELL_TYPES[mesh.cell_type][0]
+    faces = mesh.cells[:, _FACES[family]].reshape(-1, _FACES[family].shape[1])
+    key = np.sort(faces, axis=1)
+    _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
+    outer = faces[first[counts == 1]]
+    if outer.shape[1] == 4:
+        outer = np.vstack([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
+    return outer

@@ -168,13 +168,11 @@ class FEModel:
         if spider not in ("rbe2", "rbe3"):
             raise ModelError(f"unknown spider {spider!r} for interface {name!r}; use rbe2 or rbe3")
         connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
-        if spider == "rbe3":
-            if weights is None:
-                weights = self._surface_weights(connected)
-        else:
-            weights = np.ones(len(connected))
-        if point is None:
-            point = np.average(self.positions[connected], axis=0, weights=weights)
+        areas = self._surface_weights(connected)
+        if spider == "rbe3" and weights is None:
+            weights = areas
+        if point is None:  # area-weighted centroid: the bearing centre of a bore, whatever the node spacing
+            point = np.average(self.positions[connected], axis=0, weights=areas)
         ref = self.add_node(point)
         ref_dofs = self.node_dofs(ref)
         if spider == "rbe2":
@@ -187,6 +185,31 @@ class FEModel:
         self._cache.clear()
         self.references[name] = ReferenceNode(name, ref, spider, connected)
         return self.references[name]
+
+    def add_interface_node(self, name: str, node: int) -> ReferenceNode:
+        """Use an existing 6-dof node (a frame node) directly as an interface, without a spider."""
+        if name in self.references:
+            raise ModelError(f"interface {name!r} is defined twice")
+        if self.rotation_dofs[node, 0] < 0:
+            raise ModelError(f"node {int(self.node_ids[node])} has no rotational dofs; tie solid nodes to an "
+                             "interface with an rbe2 or rbe3 spider")
+        self.references[name] = ReferenceNode(name, int(node), "node", np.array([node], dtype=np.int64))
+        return self.references[name]
+
+    def connected_pieces(self) -> int:
+        """Number of disconnected pieces: components of the node graph linked by stiffness entries and spiders."""
+        from scipy.sparse.csgraph import connected_components
+
+        node_of_dof = np.full(self.n_full_dofs, -1, dtype=np.int64)
+        for table in (self.translation_dofs, self.rotation_dofs):
+            has = table >= 0
+            node_of_dof[table[has]] = np.nonzero(has)[0]
+        k = self.full_stiffness.tocoo()
+        t = self.transform.tocoo()
+        rows = np.concatenate([node_of_dof[k.row], node_of_dof[t.row]])
+        cols = np.concatenate([node_of_dof[k.col], node_of_dof[self.independent_dofs[t.col]]])
+        graph = sp.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(self.n_nodes, self.n_nodes))
+        return int(connected_components(graph, directed=False)[0])
 
     def _surface_weights(self, connected: np.ndarray) -> np.ndarray:
         if self.solid is None:

@@ -1,0 +1,214 @@
+"""``flexmbs reduce`` and ``flexmbs info``."""
+from __future__ import annotations
+
+import os
+import time
+
+import click
+import h5py
+import numpy as np
+
+from fem.errors import FileFormatError, FlexmbsError
+from flexmbs.cli import emit_json, log
+
+__all__ = ["reduce_command", "info_command", "parse_interface"]
+
+_SPIDERS = ("rbe2", "rbe3")
+
+
+def parse_interface(text: str) -> tuple[str, str, str, str]:
+    """``NAME=SEL[:rbe2|:rbe3][:dofs=123456]`` -> (name, selector, spider, dofs). Selectors contain colons
+    themselves, so options are taken from the right."""
+    name, eq, rest = text.partition("=")
+    if not eq or not name or not rest:
+        raise FlexmbsError(f"--interface {text!r}: write NAME=SELECTOR[:rbe2|:rbe3][:dofs=123456]")
+    parts = rest.split(":")
+    spider, dofs = "rbe2", "123456"
+    while len(parts) > 2:
+        tail = parts[-1].strip().lower()
+        if tail in _SPIDERS:
+            spider = tail
+        elif tail.startswith("dofs="):
+            dofs = tail[5:]
+        else:
+            break
+        parts.pop()
+    return name.strip(), ":".join(parts), spider, dofs
+
+
+def _parse_damping(text: str | None):
+    if text is None:
+        return 0.0
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:  # bands: "100:0.01,1000:0.05"
+        return [tuple(float(v) for v in band.split(":")) for band in text.split(",")]
+    except ValueError:
+        raise FlexmbsError(f"--damping {text!r}: give a ratio (0.01 for 1 %) or bands F_HZ:RATIO,...") from None
+
+
+def _table_rows(report: dict) -> list[tuple]:
+    reduced = np.asarray(report["reduced_hz"])
+    full = np.asarray(report.get("full_free_free_hz", []))
+    mac = np.asarray(report.get("mac", []))
+    rows = []
+    for k, f in enumerate(reduced):
+        if k < full.size:
+            rows.append((k + 1, full[k], f, 100.0 * (f / full[k] - 1.0), mac[k]))
+        else:
+            rows.append((k + 1, None, f, None, None))
+    return rows
+
+
+def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
+    r = body.report
+    lines = [f"# Reduction report: {body.name}", "", f"- mesh: `{mesh}`",
+             f"- physical dofs: {r['physical_dofs']}", f"- interfaces: " + ", ".join(
+                 f"{i.name} ({i.spider}, dofs {i.retained_dofs}, {len(i.connected_node_ids)} nodes)"
+                 for i in body.interfaces),
+             f"- fixed-interface normal modes: {r['n_normal_modes']}, boundary dofs: {r['n_boundary_dofs']}",
+             f"- rigid-body modes removed: {r['rigid_modes_removed']}, elastic coordinates: {body.n_modes}",
+             f"- mass {body.invariants.mass:.6g} kg; settings: {settings}", f"- time: {r['seconds']:.1f} s", "",
+             "| mode | full FE free–free [Hz] | reduced [Hz] | difference [%] | MAC |", "|---|---|---|---|---|"]
+    for k, full, red, diff, mac in _table_rows(r):
+        if full is None:
+            lines.append(f"| {k} | / | {red:.1f} | no physical classification | |")
+        else:
+            lines.append(f"| {k} | {full:.1f} | {red:.1f} | {diff:+.2f} | {mac:.4f} |")
+    lines += ["", "Fixed-interface frequencies [Hz]: " + ", ".join(f"{f:.1f}" for f in r["fixed_interface_hz"])]
+    with open(path, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+
+
+@click.command("reduce")
+@click.argument("mesh", type=click.Path(dir_okay=False))
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="BODY.flex.h5 to write.")
+@click.option("--interface", "interfaces", multiple=True, required=True, metavar="NAME=SEL[:rbe2|:rbe3][:dofs=..]",
+              help="An interface: a reference node tied to the selected nodes (repeatable).")
+@click.option("--modes", type=int, default=13, show_default=True, help="Fixed-interface normal modes.")
+@click.option("--output-nodes", "output_nodes", multiple=True, metavar="SEL",
+              help="Interior nodes kept for stress output and contacts (repeatable).")
+@click.option("--material", default="steel", show_default=True, help="steel, cast-iron, aluminium or E=..,nu=..,rho=..")
+@click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
+@click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
+@click.option("--name", default=None, help="Body name (default: the output file's stem).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping, compare, name, report_path,
+                   as_json):
+    """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
+    from fem.mesh import load_mesh
+    from fem.model import solid_model
+    from reduction.io import file_sha256, write_flexbody
+    from reduction.reduce import reduce
+
+    start = time.perf_counter()
+    if modes < 1:
+        raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
+    parsed = [parse_interface(text) for text in interfaces]
+    ratios = _parse_damping(damping)
+    fe_mesh = load_mesh(mesh)
+    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembling")
+    model = solid_model(fe_mesh, material)
+    for itf_name, selector, spider, _ in parsed:
+        ref = model.add_reference_node(itf_name, selector, spider)
+        log(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
+            f"({', '.join(f'{c:.4g}' for c in model.positions[ref.node])}) m")
+    outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
+    body_name = name or os.path.basename(out).split(".")[0]
+    body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
+                  name=body_name, compare_modes=compare, progress=log)
+    settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping}
+    write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
+                               "material": material, "settings": settings})
+    if report_path:
+        _markdown_report(body, report_path, mesh, settings)
+    _print_reduction(body, model, out, start, as_json)
+
+
+def _print_reduction(body, model, out, start, as_json) -> None:
+    r = body.report
+    props = model.rigid_body_properties()
+    payload = {
+        "file": out, "name": body.name, "physical_dofs": r["physical_dofs"],
+        "interfaces": [{"name": i.name, "spider": i.spider, "nodes": int(len(i.connected_node_ids)),
+                        "dofs": i.retained_dofs} for i in body.interfaces],
+        "fixed_interface_hz": r["fixed_interface_hz"], "rigid_modes_removed": r["rigid_modes_removed"],
+        "elastic_modes": body.n_modes, "reduced_hz": body.frequencies_hz,
+        "full_free_free_hz": r.get("full_free_free_hz", []), "mac": r.get("mac", []),
+        "mass": body.invariants.mass, "center_of_mass": props["center_of_mass"], "inertia": props["inertia"],
+        "output_nodes": int(body.output_nodes.size), "seconds": time.perf_counter() - start,
+    }
+    if as_json:
+        emit_json(payload)
+        return
+    click.echo(f"{out}: {body.n_modes} elastic coordinates from {r['physical_dofs']} dofs "
+               f"({r['rigid_modes_removed']} rigid-body modes removed), mass {body.invariants.mass:.6g} kg")
+    click.echo(f"{'mode':>5} {'full FE [Hz]':>13} {'reduced [Hz]':>13} {'diff [%]':>9} {'MAC':>7}")
+    for k, full, red, diff, mac in _table_rows(r):
+        if full is None:
+            click.echo(f"{k:>5} {'/':>13} {red:>13.2f} {'':>9} {'':>7}")
+        else:
+            click.echo(f"{k:>5} {full:>13.2f} {red:>13.2f} {diff:>+9.3f} {mac:>7.4f}")
+    click.echo(f"({payload['seconds']:.1f} s)")
+
+
+@click.command("info")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def info_command(path, as_json):
+    """Describe a flexible-body (*.flex.h5) or results (*.results.h5) file: contents, units, signals."""
+    from reduction.io import FORMAT, read_flexbody
+
+    if not os.path.exists(path):
+        raise FileFormatError(f"{path!r} does not exist")
+    try:
+        with h5py.File(path, "r") as f:
+            kind = f.attrs.get("format")
+    except OSError:
+        raise FileFormatError(f"{path!r} is not an HDF5 file written by flexmbs") from None
+    if kind == FORMAT:
+        body = read_flexbody(path)
+        r = body.report
+        payload = {"file": path, "kind": "flexbody", "name": body.name, "elastic_modes": body.n_modes,
+                   "physical_dofs": r.get("physical_dofs"), "rigid_modes_removed": r.get("rigid_modes_removed"),
+                   "reduced_hz": body.frequencies_hz, "full_free_free_hz": r.get("full_free_free_hz", []),
+                   "fixed_interface_hz": r.get("fixed_interface_hz", []), "mac": r.get("mac", []),
+                   "damping_ratios": body.damping_ratios, "mass": body.invariants.mass,
+                   "interfaces": [{"name": i.name, "spider": i.spider, "dofs": i.retained_dofs,
+                                   "node_id": int(body.node_ids[i.node])} for i in body.interfaces],
+                   "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0])}
+        if as_json:
+            emit_json(payload)
+            return
+        click.echo(f"{path}: flexible body {body.name!r}, {body.n_modes} elastic modes, {payload['nodes']} nodes, "
+                   f"mass {body.invariants.mass:.6g} kg")
+        for i in payload["interfaces"]:
+            click.echo(f"  interface {i['name']}: {i['spider']}, dofs {i['dofs']}, node id {i['node_id']}")
+        click.echo("  elastic frequencies [Hz]: " + ", ".join(f"{f:.2f}" for f in body.frequencies_hz))
+        return
+    _describe_hdf5(path, kind, as_json)
+
+
+def _describe_hdf5(path: str, kind, as_json: bool) -> None:
+    """List every dataset of a results (or other flexmbs) file with its shape and unit."""
+    signals = []
+    with h5py.File(path, "r") as f:
+        attrs = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
+                 for k, v in f.attrs.items()}
+
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                signals.append({"name": name, "shape": list(obj.shape), "unit": str(obj.attrs.get("unit", ""))})
+
+        f.visititems(visit)
+    if as_json:
+        emit_json({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "signals": signals})
+        return
+    click.echo(f"{path}: {kind or 'HDF5 file'}")
+    for key, value in attrs.items():
+        click.echo(f"  {key}: {value}")
+    for s in signals:
+        click.echo(f"  {s['name']:<50} {str(tuple(s['shape'])):>16}  [{s['unit']}]")

@@ -1,0 +1,162 @@
+"""Craig–Bampton reduction and the orthonormalization that exposes the rigid-body modes.
+
+Seed 003 §2.1.2.1 and §2.1.2.3. With the independent FE dofs split into boundary ``b`` (retained interface dofs)
+and interior ``i``:
+
+* constraint modes ``Ψ = −K_ii⁻¹ K_ib`` (eq. 2-105), one column per boundary dof;
+* fixed-interface normal modes ``(K_ii − ω² M_ii) Φ = 0`` (eq. 2-102), the lowest ``n_modes``;
+* ``T = [[Φ, Ψ], [0, I]]`` (eq. 2-117, 2-142) and ``M_T = Tᵀ M T``, ``K_T = Tᵀ K T`` (eq. 2-119);
+* orthonormalization ``K_T v = λ M_T v`` (eq. 2-140), ``S = T N`` (eq. 2-143), whose zero-frequency columns are the
+  rigid-body modes of the part; they are identified (zero eigenvalue *and* projection on the rigid displacement
+  fields) and removed.
+
+``K_ii`` is factorized **once**; the same factor solves all constraint-mode right-hand sides (one multi-column
+solve) and is the shift-invert operator (σ = 0) for the fixed-interface eigenproblem.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse.linalg as spla
+
+from fem.errors import ModelError
+from fem.linalg import SPDFactor
+from fem.model import FEModel
+from reduction.flexbody import rigid_body_fields
+
+__all__ = ["CraigBampton", "craig_bampton", "orthonormalize", "OrthonormalBasis"]
+
+
+@dataclass
+class CraigBampton:
+    """A Craig–Bampton basis over the model's independent dofs.
+
+    Attributes
+    ----------
+    basis : (n_dofs, n_modes + n_boundary) float
+        Columns ``[Φ; 0]`` then ``[Ψ; I]`` in the model's independent dof order.
+    boundary : (n_boundary,) int
+        Independent-dof indices of the retained interface dofs.
+    fixed_interface_hz : (n_modes,) float
+    stiffness, mass : (n_cb, n_cb) float
+        ``K_T`` and ``M_T``.
+    """
+
+    basis: np.ndarray
+    boundary: np.ndarray
+    fixed_interface_hz: np.ndarray
+    stiffness: np.ndarray
+    mass: np.ndarray
+
+    @property
+    def n_normal_modes(self) -> int:
+        return int(self.fixed_interface_hz.size)
+
+
+def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=None) -> CraigBampton:
+    """Build the Craig–Bampton basis with one factorization of ``K_ii``.
+
+    Parameters
+    ----------
+    model : FEModel
+    boundary : (n_b,) int
+        Independent-dof indices of the interface dofs to retain.
+    n_modes : int
+        Number of fixed-interface normal modes (≥ 0).
+    progress : callable(str), optional
+        Receives short status messages.
+    """
+    say = progress or (lambda message: None)
+    n = model.n_dofs
+    boundary = np.asarray(boundary, dtype=np.int64)
+    interior = np.setdiff1d(np.arange(n), boundary)
+    if n_modes < 0:
+        raise ModelError(f"the number of modes must be ≥ 0, got {n_modes}")
+    if n_modes >= interior.size:
+        raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs")
+    k, m = model.stiffness, model.mass
+    k_ii = k[interior][:, interior].tocsr()
+    m_ii = m[interior][:, interior].tocsr()
+    k_ib = k[interior][:, boundary]
+    say(f"factorizing interior stiffness ({interior.size} dofs)")
+    factor = SPDFactor(k_ii, "interior stiffness K_ii with the interfaces held (the retained interface dofs must "
+                             "stop every rigid-body motion: all 6 dofs at one interface or translations at three "
+                             "non-collinear ones)")
+    try:
+        say(f"constraint modes ({boundary.size} right-hand sides)")
+        psi = -factor.solve(k_ib.toarray()).reshape(interior.size, boundary.size)
+        if n_modes:
+            say(f"{n_modes} fixed-interface normal modes")
+            values, phi = spla.eigsh(k_ii, k=n_modes, M=m_ii, sigma=0.0, which="LM", OPinv=factor.operator())
+            order = np.argsort(values)
+            values, phi = values[order], phi[:, order]
+        else:
+            values, phi = np.zeros(0), np.zeros((interior.size, 0))
+    finally:
+        factor.release()
+    basis = np.zeros((n, n_modes + boundary.size))
+    basis[interior, :n_modes] = phi
+    basis[interior, n_modes:] = psi
+    basis[boundary, n_modes:] = np.eye(boundary.size)
+    k_t = basis.T @ (k @ basis)
+    m_t = basis.T @ (m @ basis)
+    fixed_hz = np.sqrt(np.maximum(values, 0.0)) / (2.0 * np.pi)
+    return CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
+
+
+@dataclass
+class OrthonormalBasis:
+    """The orthonormalized Craig–Bampton basis split into rigid and elastic parts.
+
+    Attributes
+    ----------
+    elastic : (n_dofs, m) float
+        ``S`` over the independent dofs, mass-orthonormal, rigid modes removed.
+    eigenvalues : (m,) float, (rad/s)²
+    rigid : (n_dofs, n_rigid) float
+        The removed rigid-body modes.
+    rigid_projection : (n_cb,) float
+        Share (0..1) of each orthonormalized mode's mass norm lying in the rigid-body fields.
+    """
+
+    elastic: np.ndarray
+    eigenvalues: np.ndarray
+    rigid: np.ndarray
+    rigid_projection: np.ndarray
+
+
+def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
+    """Solve ``K_T v = λ M_T v`` (seed 003 eq. 2-140), form ``S = T N`` (eq. 2-143), remove the rigid modes.
+
+    A mode is rigid when its eigenvalue is zero to round-off (``|λ| < 1e-8 λ_max``) and more than 99 % of its
+    mass norm lies in the six rigid displacement fields of the undeformed part. Exactly six are expected:
+    fewer means the interfaces cannot carry a rigid motion, more means a mechanism or a disconnected mesh.
+    """
+    values, vectors = sla.eigh(cb.stiffness, cb.mass)
+    modes = cb.basis @ vectors  # (n_dofs, n_cb), mass-orthonormal
+    projection = _rigid_projection(model, modes)
+    zero = np.abs(values) < 1e-8 * np.max(np.abs(values))
+    rigid = zero & (projection > 0.99)
+    n_zero, n_rigid = int(zero.sum()), int(rigid.sum())
+    if n_zero > 6:
+        raise ModelError(f"the reduced part has {n_zero} zero-frequency modes, more than the 6 rigid-body modes: "
+                         "the mesh has disconnected pieces or an internal mechanism; check the mesh")
+    if n_rigid < 6:
+        raise ModelError(f"only {n_rigid} rigid-body modes were found in the Craig–Bampton basis; the interfaces "
+                         "must be able to carry a rigid motion of the part (retain all 6 dofs at one interface "
+                         "or translations at three non-collinear interfaces)")
+    keep = ~rigid
+    return OrthonormalBasis(modes[:, keep], values[keep], modes[:, rigid], projection)
+
+
+def _rigid_projection(model: FEModel, modes: np.ndarray) -> np.ndarray:
+    """Share of each mode's mass norm in the span of the rigid-body fields (M-orthogonal projection)."""
+    tt, rr = rigid_body_fields(model.positions, model.translation_dofs, model.rotation_dofs, model.n_full_dofs)
+    fields = np.hstack([tt, rr])[model.independent_dofs]  # rigid motion of the independent dofs
+    m = model.mass
+    m_fields = m @ fields
+    gram = fields.T @ m_fields
+    coupling = m_fields.T @ modes  # (6, n)
+    return np.einsum("in,in->n", coupling, np.linalg.solve(gram, coupling))

@@ -1,0 +1,168 @@
+"""The FlexBody file (``*.flex.h5``): write, read, validate.
+
+HDF5 via h5py, self-describing: the root carries ``format = "flexmbs.flexbody"`` and ``format_version``; every
+dataset carries a ``unit`` attribute (SI). Written atomically (temporary file, then rename). The layout is
+documented in docs/file-formats.md.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+
+import h5py
+import numpy as np
+
+from fem.errors import FileFormatError
+from reduction.flexbody import FlexBody, Interface, Invariants
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "write_flexbody", "read_flexbody", "file_sha256"]
+
+FORMAT = "flexmbs.flexbody"
+FORMAT_VERSION = 1
+
+_INVARIANTS = {  # dataset name -> (Invariants field, unit)
+    "I1_mass": ("mass", "kg"),
+    "I2_first_moment": ("first_moment", "kg m"),
+    "I3_first_moment_modes": ("first_moment_modes", "kg"),
+    "I4_rotation_modes": ("rotation_modes", "kg m"),
+    "I5_rotation_modes_q": ("rotation_modes_q", "kg"),
+    "I6_modal_mass": ("modal_mass", "1"),
+    "I7_inertia": ("inertia", "kg m^2"),
+    "I8_inertia_q": ("inertia_q", "kg m"),
+    "I9_inertia_qq": ("inertia_qq", "kg"),
+}
+_NODE_DATA = {  # dataset -> (FlexBody field, unit)
+    "nodes/ids": ("node_ids", "1"),
+    "nodes/positions": ("positions", "m"),
+    "nodes/masses": ("nodal_masses", "kg"),
+    "nodes/has_rotation": ("has_rotation", "1"),
+    "modes/translations": ("translations", "m"),
+    "modes/rotations": ("rotations", "rad"),
+    "modes/frequencies": ("frequencies_hz", "Hz"),
+    "modes/damping_ratios": ("damping_ratios", "1"),
+    "output/nodes": ("output_nodes", "1"),
+    "output/modal_stress": ("modal_stress", "Pa"),
+    "surface/triangles": ("surface", "1"),
+}
+
+
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _dataset(group, name, data, unit):
+    data = np.asarray(data)
+    kwargs = {"compression": "gzip", "compression_opts": 4} if data.size > 4096 else {}
+    ds = group.create_dataset(name, data=data, **kwargs)
+    ds.attrs["unit"] = unit
+    return ds
+
+
+def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str:
+    """Write ``body`` to ``path`` atomically; ``source`` adds provenance (mesh path, hash, material, settings)."""
+    from flexmbs import __version__
+
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".tmp", dir=directory)
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as f:
+            f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "name": body.name,
+                            "software": f"flexmbs {__version__}", "n_modes": body.n_modes})
+            for key, (attr, unit) in _NODE_DATA.items():
+                _dataset(f, key, getattr(body, attr), unit)
+            inv = f.create_group("invariants")
+            for key, (attr, unit) in _INVARIANTS.items():
+                _dataset(inv, key, getattr(body.invariants, attr), unit)
+            itf = f.create_group("interfaces")
+            for k, item in enumerate(body.interfaces):
+                g = itf.create_group(f"{k:03d}")
+                g.attrs.update({"name": item.name, "node": item.node, "spider": item.spider,
+                                "retained_dofs": item.retained_dofs})
+                _dataset(g, "connected_node_ids", item.connected_node_ids, "1")
+            src = f.create_group("source")
+            src.attrs.update({k: (json.dumps(v) if not isinstance(v, (str, int, float)) else v)
+                              for k, v in (source or {}).items()})
+            rep = f.create_group("report")
+            for key, value in body.report.items():
+                if isinstance(value, np.ndarray):
+                    _dataset(rep, key, value, "Hz" if key.endswith("_hz") else "1")
+                else:
+                    rep.attrs[key] = value
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return path
+
+
+def read_flexbody(path: str) -> FlexBody:
+    """Read and validate a FlexBody file.
+
+    Raises
+    ------
+    FileFormatError
+        Missing file, not HDF5 or truncated, another format or version, missing datasets, inconsistent shapes.
+    """
+    if not os.path.exists(path):
+        raise FileFormatError(f"flexible-body file {path!r} does not exist")
+    try:
+        with h5py.File(path, "r") as f:
+            return _read(f, path)
+    except FileFormatError:
+        raise
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise FileFormatError(f"{path!r} is not a readable flexible-body file ({str(exc).splitlines()[0]}); "
+                              "re-run flexmbs reduce") from None
+
+
+def _read(f: h5py.File, path: str) -> FlexBody:
+    if f.attrs.get("format") != FORMAT:
+        raise FileFormatError(f"{path!r} is not a flexmbs flexible-body file (format {f.attrs.get('format')!r})")
+    version = int(f.attrs.get("format_version", -1))
+    if version != FORMAT_VERSION:
+        raise FileFormatError(f"{path!r} has flexible-body format version {version}; this flexmbs reads version "
+                              f"{FORMAT_VERSION}: re-run flexmbs reduce")
+    missing = [k for k in list(_NODE_DATA) + [f"invariants/{k}" for k in _INVARIANTS] if k not in f]
+    if missing:
+        raise FileFormatError(f"{path!r} lacks dataset(s) {', '.join(missing[:4])}: the file is damaged or "
+                              "incomplete; re-run flexmbs reduce")
+    fields = {attr: f[key][()] for key, (attr, _) in _NODE_DATA.items()}
+    inv = Invariants(**{attr: f["invariants"][key][()] for key, (attr, _) in _INVARIANTS.items()})
+    inv.mass = float(inv.mass)
+    interfaces = []
+    for key in sorted(f["interfaces"]):
+        g = f["interfaces"][key]
+        interfaces.append(Interface(str(g.attrs["name"]), int(g.attrs["node"]), str(g.attrs["spider"]),
+                                    g["connected_node_ids"][()], str(g.attrs["retained_dofs"])))
+    report = {k: v[()] for k, v in f["report"].items()}
+    report.update({k: (v.item() if isinstance(v, np.generic) else v) for k, v in f["report"].attrs.items()})
+    body = FlexBody(name=str(f.attrs["name"]), invariants=inv, interfaces=interfaces, report=report, **fields)
+    body.has_rotation = body.has_rotation.astype(bool)
+    _validate(body, path)
+    return body
+
+
+def _validate(body: FlexBody, path: str) -> None:
+    n, m = body.positions.shape[0], body.n_modes
+    checks = [
+        (body.translations.shape == (n, 3, m), "mode translations"),
+        (body.rotations.shape == (n, 3, m), "mode rotations"),
+        (body.node_ids.shape == (n,), "node ids"),
+        (body.damping_ratios.shape == (m,), "damping ratios"),
+        (body.invariants.inertia_qq.shape == (m, m, 3, 3), "invariant I9"),
+        (body.modal_stress.shape == (body.output_nodes.size, 6, m), "modal stress"),
+        (all(0 <= i.node < n for i in body.interfaces), "interface nodes"),
+    ]
+    bad = [name for ok, name in checks if not ok]
+    if bad:
+        raise FileFormatError(f"{path!r} has inconsistent {', '.join(bad)}: the file is damaged; re-run flexmbs "
+                              "reduce")

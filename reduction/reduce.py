@@ -1,0 +1,185 @@
+"""``reduce(model, interfaces, n_modes)``: an FE model in, a :class:`FlexBody` out.
+
+Pipeline (seed 003 §2.1.2.1, §2.1.2.3): Craig–Bampton basis with one factorization → orthonormalization and
+rigid-mode removal → expansion to all FE dofs (spiders included) → invariants I1..I9 from the consistent mass matrix
+→ modal stress at output nodes → reduction report (fixed-interface, full free–free and reduced frequencies, MAC).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from fem.analysis import modal_analysis
+from fem.errors import ModelError
+from fem.mesh import boundary_triangles
+from fem.model import FEModel
+from reduction.craig_bampton import craig_bampton, orthonormalize
+from reduction.flexbody import FlexBody, Interface, compute_invariants
+
+__all__ = ["reduce", "damping_ratios", "mac_matrix", "paired_mac"]
+
+
+def damping_ratios(frequencies_hz: np.ndarray, damping) -> np.ndarray:
+    """Modal damping ratio per mode (seed 003 eq. 2-172, 2-173; 1 % and 5 % were used there).
+
+    ``damping``: a constant ratio, or frequency bands ``[(f_upper_hz, ratio), ...]`` ascending (modes above the
+    last band keep the last ratio), or a callable ``ratio(f_hz)``.
+    """
+    f = np.asarray(frequencies_hz, dtype=float)
+    if callable(damping):
+        ratios = np.array([float(damping(x)) for x in f])
+    elif np.isscalar(damping):
+        ratios = np.full(f.size, float(damping))
+    else:
+        bands = sorted((float(a), float(b)) for a, b in damping)
+        ratios = np.array([next((r for upper, r in bands if x <= upper), bands[-1][1]) for x in f])
+    if np.any(ratios < 0) or np.any(ratios >= 1):
+        raise ModelError("modal damping ratios must be in [0, 1), e.g. 0.01 for 1 %")
+    return ratios
+
+
+def mac_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Modal assurance criterion ``|aᵢᵀ bⱼ|² / (aᵢᵀ aᵢ · bⱼᵀ bⱼ)``, (n_a, n_b)."""
+    num = (a.T @ b) ** 2
+    return num / np.outer(np.einsum("ij,ij->j", a, a), np.einsum("ij,ij->j", b, b))
+
+
+def paired_mac(reduced: np.ndarray, reduced_hz: np.ndarray, full: np.ndarray, full_hz: np.ndarray,
+               cluster: float = 0.01) -> np.ndarray:
+    """MAC of each reduced mode with its full-model partner.
+
+    Repeated frequencies (a square bar's bending pairs) make single mode shapes arbitrary within their
+    eigenspace, so a reduced mode is compared with the *span* of the full modes whose frequencies lie within
+    ``cluster`` (relative) of its own — the share of the mode lying in that span; for an isolated mode this is
+    the ordinary MAC with its partner.
+    """
+    out = np.zeros(reduced.shape[1])
+    for i, f in enumerate(reduced_hz):
+        near = np.flatnonzero(np.abs(full_hz / f - 1.0) <= cluster) if f > 0 else np.zeros(0, dtype=int)
+        if near.size == 0:
+            near = np.array([int(np.argmin(np.abs(full_hz - f)))])
+        basis, _ = np.linalg.qr(full[:, near])
+        v = reduced[:, i]
+        out[i] = float(np.sum((basis.T @ v) ** 2) / (v @ v))
+    return out
+
+
+def _boundary_dofs(model: FEModel, interfaces: Mapping[str, str]) -> tuple[np.ndarray, list[Interface]]:
+    dofs, items = [], []
+    for name, retained in interfaces.items():
+        if name not in model.references:
+            known = ", ".join(model.references) or "none"
+            raise ModelError(f"interface {name!r} has no reference node in the model (defined: {known})")
+        retained = retained or "123456"
+        if not set(retained) <= set("123456") or len(set(retained)) != len(retained):
+            raise ModelError(f"interface {name!r}: retained dofs {retained!r} must be digits from 123456")
+        ref = model.references[name]
+        full = model.node_dofs(ref.node, "".join(sorted(retained)))
+        dofs.append(model.independent_index(full))
+        items.append(Interface(name, -1, ref.spider, model.node_ids[ref.connected], "".join(sorted(retained))))
+    if not dofs:
+        raise ModelError("a reduction needs at least one interface")
+    return np.concatenate(dofs), items
+
+
+def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_modes: int,
+           output_nodes: np.ndarray | None = None, damping=0.0, name: str = "body",
+           compare_modes: int | None = None, progress: Callable[[str], None] | None = None) -> FlexBody:
+    """Reduce an FE model to a flexible body.
+
+    Parameters
+    ----------
+    model : FEModel
+        With reference nodes for the interfaces (``model.add_reference_node``).
+    interfaces : dict[str, str] or list[str]
+        Interface names and their retained dofs (``"123456"`` all, ``"123"`` translations only, e.g. for a
+        spherical joint: seed 003 §5.1.2). A list retains all six.
+    n_modes : int
+        Fixed-interface normal modes. The body gets ``n_modes + n_boundary − 6`` elastic coordinates.
+    output_nodes : (n_out,) int, optional
+        Interior node indices kept for contacts and stress output (default: the interface reference nodes only).
+        All mesh nodes keep translational shape rows anyway (for drawing); output nodes add modal stress.
+    damping : float, bands or callable
+        Modal damping ratios, see :func:`damping_ratios`.
+    compare_modes : int, optional
+        Number of elastic full free–free FE modes computed for the report (default: the number of elastic modes of
+        the body, at most 20; 0 skips the comparison and its extra factorization).
+    progress : callable(str), optional
+
+    Returns
+    -------
+    FlexBody
+    """
+    say = progress or (lambda message: None)
+    start = time.perf_counter()
+    if not isinstance(interfaces, Mapping):
+        interfaces = {name_: "123456" for name_ in interfaces}
+    boundary, items = _boundary_dofs(model, interfaces)
+    pieces = model.connected_pieces()
+    if pieces > 1:
+        raise ModelError(f"the mesh has {pieces} disconnected pieces; a flexible body must be one connected part "
+                         "(mesh the parts separately or join them)")
+    cb = craig_bampton(model, boundary, n_modes, say)
+    say("orthonormalizing the Craig–Bampton basis (eq. 2-140) and removing rigid-body modes")
+    ortho = orthonormalize(model, cb)
+    modes = np.asarray(model.expand(ortho.elastic))  # (n_full, m)
+    omega2 = np.maximum(ortho.eigenvalues, 0.0)
+    frequencies = np.sqrt(omega2) / (2.0 * np.pi)
+    say("invariants I1..I9 from the consistent mass matrix")
+    invariants = compute_invariants(model.full_mass, modes, model.positions, model.translation_dofs,
+                                    _rotation_dofs_or_none(model))
+    body = _assemble_body(model, modes, frequencies, damping_ratios(frequencies, damping), invariants, items,
+                          output_nodes, name)
+    body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say)
+    body.report.update({"n_normal_modes": n_modes, "n_boundary_dofs": int(boundary.size),
+                        "physical_dofs": int(model.n_dofs), "seconds": time.perf_counter() - start})
+    return body
+
+
+def _rotation_dofs_or_none(model: FEModel):
+    return model.rotation_dofs if np.any(model.rotation_dofs >= 0) else None
+
+
+def _assemble_body(model, modes, frequencies, ratios, invariants, items, output_nodes, name) -> FlexBody:
+    translations = modes[model.translation_dofs]  # (n, 3, m)
+    has_rotation = model.rotation_dofs[:, 0] >= 0
+    rotations = np.zeros_like(translations)
+    rotations[has_rotation] = modes[model.rotation_dofs[has_rotation]]
+    for item in items:
+        item.node = int(model.references[item.name].node)
+    outputs = np.unique(np.asarray(output_nodes if output_nodes is not None else [], dtype=np.int64))
+    if outputs.size and (outputs.min() < 0 or outputs.max() >= model.n_nodes):
+        raise ModelError(f"output node index out of range 0..{model.n_nodes - 1}")
+    if model.solid is not None and outputs.size:
+        mesh_outputs = outputs[outputs < model.mesh.n_nodes]
+        stress = model.stress(modes, mesh_outputs)
+        outputs = mesh_outputs
+    else:
+        stress = np.zeros((outputs.size, 6, modes.shape[1]))
+    surface = boundary_triangles(model.mesh) if model.mesh is not None else np.zeros((0, 3), dtype=np.int64)
+    return FlexBody(name=name, node_ids=model.node_ids.copy(), positions=model.positions.copy(),
+                    translations=translations, rotations=rotations, has_rotation=has_rotation,
+                    frequencies_hz=frequencies, damping_ratios=ratios, invariants=invariants, interfaces=items,
+                    output_nodes=outputs, modal_stress=stress, nodal_masses=model.nodal_masses(), surface=surface)
+
+
+def _report(model, cb, ortho, frequencies, modes, compare_modes, say) -> dict:
+    report = {
+        "fixed_interface_hz": cb.fixed_interface_hz,
+        "rigid_modes_removed": int(ortho.rigid.shape[1]),
+        "reduced_hz": frequencies,
+        "source": model.mesh.source if model.mesh is not None else "",
+    }
+    n_compare = min(frequencies.size, 20) if compare_modes is None else int(compare_modes)
+    if n_compare > 0:
+        say(f"full free–free FE modal analysis ({n_compare} elastic modes) for the report")
+        full = modal_analysis(model, n_compare + 6)
+        full_hz = full.frequencies_hz[6:]
+        trans = model.translation_dofs.ravel()
+        reduced_shapes, full_shapes = modes[trans][:, :n_compare], full.modes[trans][:, 6:]
+        report["full_free_free_hz"] = full_hz
+        report["mac"] = paired_mac(reduced_shapes, frequencies[:n_compare], full_shapes, full_hz)
+        report["mac_matrix"] = mac_matrix(reduced_shapes, full_shapes)
+    return report

@@ -1,0 +1,70 @@
+"""`flexmbs reduce` / `flexmbs info` from the command line: JSON contract and one-line errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fem.meshing import connecting_bar_mesh
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "flexmbs", *args], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def coarse_bar(tmp_path_factory):
+    return connecting_bar_mesh(str(tmp_path_factory.mktemp("cli") / "bar.msh"), size=0.04)
+
+
+def test_reduce_json_and_info(coarse_bar, tmp_path):
+    out = str(tmp_path / "bar.flex.h5")
+    report = str(tmp_path / "report.md")
+    result = run("reduce", coarse_bar, "-o", out, "--interface", "a=group:bore_a", "--interface",
+                 "b=group:bore_b:rbe3:dofs=123", "--modes", "8", "--damping", "0.05", "--report", report,
+                 "--output-nodes", "box:1.2,-1,-1,1.3,1,1", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for key in ("physical_dofs", "interfaces", "fixed_interface_hz", "rigid_modes_removed", "elastic_modes",
+                "reduced_hz", "full_free_free_hz", "mac", "mass", "center_of_mass", "inertia", "seconds", "file"):
+        assert key in data
+    assert data["rigid_modes_removed"] == 6 and data["elastic_modes"] == 8 + 6 + 3 - 6
+    assert data["interfaces"][1] == {"name": "b", "spider": "rbe3", "nodes": data["interfaces"][1]["nodes"],
+                                     "dofs": "123"}
+    assert data["reduced_hz"] == sorted(data["reduced_hz"])
+    assert abs(data["reduced_hz"][0] / data["full_free_free_hz"][0] - 1) < 0.01
+    assert "| mode | full FE free–free [Hz]" in open(report).read()
+    info = run("info", out, "--json")
+    assert info.returncode == 0 and json.loads(info.stdout)["elastic_modes"] == data["elastic_modes"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--interface", "a=sphere:9,9,9,0.01", "--modes", "4"], "matches no node"),
+    (["--interface", "a=group:bore_a", "--modes", "0"], "at least 1"),
+    (["--interface", "a=group:nothing", "--modes", "4"], "no group"),
+    (["--interface", "a", "--modes", "4"], "NAME=SELECTOR"),
+])
+def test_reduce_errors_are_one_line(coarse_bar, tmp_path, args, message):
+    result = run("reduce", coarse_bar, "-o", str(tmp_path / "x.flex.h5"), *args)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and message in lines[0]
+    assert not (tmp_path / "x.flex.h5").exists()
+
+
+def test_disconnected_mesh_is_one_line_error(tmp_path):
+    from fem.meshing import gmsh_session
+
+    path = str(tmp_path / "two.msh")
+    with gmsh_session("two") as g:
+        g.model.occ.addBox(0, 0, 0, 0.5, 0.05, 0.05)
+        g.model.occ.addBox(0.6, 0, 0, 0.5, 0.05, 0.05)
+        g.model.occ.synchronize()
+        g.option.setNumber("Mesh.MeshSizeMax", 0.05)
+        g.model.mesh.generate(3)
+        g.write(path)
+    result = run("reduce", path, "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1")
+    assert result.returncode == 2
+    assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
+        "error: the mesh has 2 disconnected pieces; a flexible body must be one connected part (mesh the parts "
+        "separately or join them)"]
