@@ -251,7 +251,8 @@ class FEModel:
         """Stiffness over the independent dofs, ``Tᵀ K T``."""
         if "K" not in self._cache:
             t = self.transform
-            self._cache["K"] = _symmetric(t.T @ self.full_stiffness @ t)
+            no_spiders = not self._constraints
+            self._cache["K"] = self.full_stiffness if no_spiders else _symmetric(t.T @ self.full_stiffness @ t)
         return self._cache["K"]
 
     @property
@@ -259,7 +260,8 @@ class FEModel:
         """Mass over the independent dofs, ``Tᵀ M T``."""
         if "M" not in self._cache:
             t = self.transform
-            self._cache["M"] = _symmetric(t.T @ self.full_mass @ t)
+            no_spiders = not self._constraints
+            self._cache["M"] = self.full_mass if no_spiders else _symmetric(t.T @ self.full_mass @ t)
         return self._cache["M"]
 
     @property

@@ -11,7 +11,8 @@ and interior ``i``:
   fields) and removed.
 
 ``K_ii`` is factorized **once**; the same factor solves all constraint-mode right-hand sides (one multi-column
-solve) and is the shift-invert operator (σ = 0) for the fixed-interface eigenproblem.
+solve) and is the shift-invert operator (σ = 0) of the block Lanczos iteration (:mod:`fem.eigen`) for the fixed-interface
+eigenproblem.
 """
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse.linalg as spla
 
 from fem.errors import ModelError
+from fem.eigen import block_shift_invert
 from fem.linalg import SPDFactor
 from fem.model import FEModel
 from reduction.flexbody import rigid_body_fields
@@ -89,7 +90,7 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
         psi = -factor.solve(k_ib.toarray()).reshape(interior.size, boundary.size)
         if n_modes:
             say(f"{n_modes} fixed-interface normal modes")
-            values, phi = spla.eigsh(k_ii, k=n_modes, M=m_ii, sigma=0.0, which="LM", OPinv=factor.operator())
+            values, phi = block_shift_invert(k_ii, m_ii, n_modes, factor.solve)
             order = np.argsort(values)
             values, phi = values[order], phi[:, order]
         else:
