@@ -3,13 +3,12 @@
 Why not ARPACK (``eigsh``) alone: ARPACK asks for one solve at a time, and a solve with the factor of a
 170 000-dof quadratic-tetrahedron stiffness streams about a gigabyte of factor data (≈ 0.7 s here); 26 modes took
 70 such solves. A block method hands the factor ``b`` right-hand sides at once (one pass over the factor, BLAS-3),
-which costs little more than one solve. The Krylov space ``[X, A X, A² X, ...]`` with ``A = (K − σM)⁻¹ M`` is built
-block by block, M-orthonormalized against all previous blocks (twice, classical Gram–Schmidt), and the Ritz pairs
-of ``Vᵀ K V`` (``Vᵀ M V = I`` by construction) are accepted when the relative residual ``‖K x − λ M x‖ / ‖K x‖`` of every wanted pair is
-below ``tol`` (scaled by ``max(|λ|, 10⁻³ λ_max)`` so that rigid-body modes are judged absolutely, with
-the round-off floor ``ε ‖K‖ ‖x‖`` added). Shift-invert makes the wanted (lowest) eigenvalues the dominant ones
-of ``A``, so a Krylov space of
-about two to three times the number of wanted modes suffices.
+which costs little more than one solve. The Krylov space ``[X, A X, A² X, ...]`` with ``A = (K − σM)⁻¹ M`` is
+built block by block, M-orthonormalized against all previous blocks (twice, classical Gram–Schmidt), and the Ritz
+pairs of ``Vᵀ K V`` (``Vᵀ M V = I`` by construction) are accepted when the residual ``‖K x − λ M x‖`` of every
+wanted pair is below ``tol`` relative to ``max(|λ|, 10⁻³ λ_max) ‖M x‖`` (so rigid-body modes are judged
+absolutely) plus the round-off floor ``ε ‖K‖ ‖x‖ / tol``. Shift-invert makes the wanted (lowest) eigenvalues the
+dominant ones of ``A``, so a Krylov space of about two to three times the number of wanted modes suffices.
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from fem.errors import (  # noqa: F401  (re-exported: the project's user-facing 
 __version__ = "0.1.0"
 
 from .bodies import FlexibleBody, Ground, RigidBody  # noqa: E402
+from .contacts import HardStop, JointFriction, PlaneContact, friction_coefficient  # noqa: E402
 from .forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper  # noqa: E402
 from .joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
 from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
@@ -27,6 +28,7 @@ __all__ = [
     "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
-    "Distance", "JointCoordinate", "MarkerCoordinate",
+    "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
+    "friction_coefficient",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]

@@ -82,6 +82,12 @@ class _InertialBody:
         self.i8_sym = i8 + np.transpose(i8, (0, 2, 1))
         self.i9 = i9
         self.i9_sym = i9 + np.transpose(i9, (1, 0, 2, 3))
+        m = i8.shape[0]
+        # layouts for cheap contractions with q: (m, 9) and (m, 3, 3, m)
+        self._i8_sym_flat = self.i8_sym.reshape(m, 9)
+        self._i9_last = np.ascontiguousarray(np.transpose(i9, (0, 2, 3, 1)))
+        self._i9_sym_last = np.ascontiguousarray(np.transpose(self.i9_sym, (0, 2, 3, 1)))
+        self._i5_flat = i5.reshape(m, 3 * m)
         self.modal_stiffness = np.asarray(stiffness, dtype=float)  # (m,) diagonal of K_ff
         self.modal_damping = np.asarray(damping, dtype=float)  # (m,) diagonal of D_ff
         self.n_modes = int(self.modal_stiffness.size)
@@ -140,9 +146,9 @@ class _InertialBody:
             qv[3:6] = -cross(w, J @ w)
             return mbar, qv
         q, qd = kin.qf, kin.qfdot
-        i9q = np.tensordot(self.i9, q, axes=([1], [0]))  # (m, 3, 3): Σ_k q_k I9_jk
-        J = self.inertia_origin + np.tensordot(q, self.i8_sym, 1) + np.tensordot(q, i9q, 1)
-        i_wq = self.i4 + np.tensordot(q, self.i5, 1)  # (3, m)
+        i9q = self._i9_last @ q  # (m, 3, 3): Σ_k q_k I9_jk
+        J = self.inertia_origin + ((q @ self._i8_sym_flat) + q @ i9q.reshape(m, 9)).reshape(3, 3)
+        i_wq = self.i4 + (q @ self._i5_flat).reshape(3, m)  # (3, m)
         m_rq = A @ self.i3
         mbar[3:6, 3:6] = J
         mbar[0:3, 6:] = m_rq
@@ -150,7 +156,7 @@ class _InertialBody:
         mbar[3:6, 6:] = i_wq
         mbar[6:, 3:6] = i_wq.T
         mbar[6:, 6:] = self.i6
-        jdot = np.tensordot(qd, self.i8_sym, 1) + np.tensordot(qd, np.tensordot(self.i9_sym, q, axes=([1], [0])), 1)
+        jdot = ((qd @ self._i8_sym_flat) + qd @ (self._i9_sym_last @ q).reshape(m, 9)).reshape(3, 3)
         qv[0:3] = -A @ (cross(w, wc) + 2.0 * cross(w, self.i3 @ qd))
         qv[3:6] = -cross(w, J @ w) - jdot @ w - cross(w, i_wq @ qd)
         centrifugal = np.einsum("a,jab,b->j", w, self.i8 + i9q, w)

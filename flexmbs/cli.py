@@ -139,7 +139,9 @@ def _register_optional_commands() -> None:
     import importlib
 
     for module_name, names in (("flexmbs.cli_reduce", ("reduce_command", "info_command")),
-                               ("flexmbs.cli_run", ("cases_command", "run_command"))):
+                               ("flexmbs.cli_run", ("cases_command", "run_command")),
+                               ("flexmbs.cli_viz", ("modes_command", "animate_command", "plot_command",
+                                                    "stress_command"))):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -64,9 +64,19 @@ def check_constraints(system, jacobian: np.ndarray, tol: float = 1e-9) -> None:
     )
 
 
+def correction_weights(system) -> np.ndarray:
+    """Inverse weights (n_q,) of the initial-condition corrections: elastic coordinates are 10⁶ times stiffer to
+    move than frame coordinates, so an approximate placement is fixed by moving frames, not by deforming bodies."""
+    inverse = np.ones(system.n_q)
+    for body in system.bodies:
+        inverse[body.offset + 7:body.offset + body.n_coordinates] = 1e-6
+    return inverse
+
+
 def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-12, max_iter: int = 50):
     """Closest ``q`` to ``q0`` with ``Φ(q, t) = 0``; raises :class:`ModelError` if the constraints cannot be met."""
     q = q0.copy()
+    weight = 1.0 / correction_weights(system)
     v = np.zeros_like(q)
     n_q, n_c = system.n_q, system.n_c
     phi, jac = system.constraints(system.context(q, v, t))
@@ -75,10 +85,10 @@ def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-1
     for _ in range(max_iter):
         if np.max(np.abs(phi), initial=0.0) < tol:
             return q
-        kkt[:n_q, :n_q] = np.eye(n_q)
+        kkt[:n_q, :n_q] = np.diag(weight)
         kkt[:n_q, n_q:] = jac.T
         kkt[n_q:, :n_q] = jac
-        rhs = np.concatenate([-(q - q0), -phi])
+        rhs = np.concatenate([-weight * (q - q0), -phi])
         try:
             step = np.linalg.solve(kkt, rhs)[:n_q]
         except np.linalg.LinAlgError:
@@ -92,23 +102,27 @@ def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-1
 
 
 def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) -> np.ndarray:
-    """Closest ``q̇`` to ``v0`` satisfying ``Φ_q q̇ + Φ_t = 0``."""
+    """Closest ``q̇`` to ``v0`` (weighted, see :func:`correction_weights`) satisfying ``Φ_q q̇ + Φ_t = 0``."""
     _, jac = system.constraints(system.context(q, v0, t))
     phi_t = system.constraint_rate(q, v0, t)
     rhs = jac @ v0 + phi_t
-    correction = jac.T @ np.linalg.solve(jac @ jac.T, rhs)
+    inverse = correction_weights(system)
+    scaled = jac * inverse  # Φ_q W⁻¹
+    correction = scaled.T @ np.linalg.solve(scaled @ jac.T, rhs)
     return v0 - correction
 
 
-def acceleration_rhs(system, q, v, t, eps: float = 1e-4) -> np.ndarray:
-    """``γ = -(Φ_q q̇)_q q̇ - 2Φ_qt q̇ - Φ_tt`` from the second derivative of ``Φ(q + s q̇, t + s)``."""
+def acceleration_rhs(system, q, v, t, eps: float = 1e-4, phi0=None) -> np.ndarray:
+    """``γ = -(Φ_q q̇)_q q̇ - 2Φ_qt q̇ - Φ_tt`` from the second derivative of ``Φ(q + s q̇, t + s)``
+    (``phi0``: ``Φ(q, t)`` if already known)."""
     speed = max(np.linalg.norm(v), 1.0)
     s = eps / speed
-    phi = [system.constraints(system.context(q + k * s * v, v, t + k * s), False)[0] for k in (-1, 0, 1)]
+    phi = [system.constraints(system.context(q + k * s * v, v, t + k * s), False)[0] if k or phi0 is None
+           else phi0 for k in (-1, 0, 1)]
     return -(phi[2] - 2.0 * phi[1] + phi[0]) / s**2
 
 
-def initial_accelerations(system, q, v, z, t: float = 0.0):
+def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None):
     """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``."""
     n_q, n_c = system.n_q, system.n_c
     ctx = system.context(q, v, t)
@@ -118,7 +132,7 @@ def initial_accelerations(system, q, v, z, t: float = 0.0):
     kkt[:n_q, :n_q] = mass
     kkt[:n_q, n_q:] = jac.T
     kkt[n_q:, :n_q] = jac
-    rhs = np.concatenate([force, acceleration_rhs(system, q, v, t)])
+    rhs = np.concatenate([force, acceleration_rhs(system, q, v, t, phi0=phi0)])
     try:
         sol = np.linalg.solve(kkt, rhs)
     except np.linalg.LinAlgError as exc:

@@ -66,8 +66,11 @@ def translation_coordinate(si, sj):
 
 
 def _stack(*blocks):
-    return (np.concatenate([b[0] for b in blocks]), np.vstack([b[1] for b in blocks]),
-            np.vstack([b[2] for b in blocks]))
+    a, b = blocks[0], blocks[1]
+    if len(blocks) == 2:
+        return np.concatenate((a[0], b[0])), np.concatenate((a[1], b[1])), np.concatenate((a[2], b[2]))
+    return (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]),
+            np.concatenate([b[2] for b in blocks]))
 
 
 class Joint:

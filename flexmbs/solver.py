@@ -17,6 +17,11 @@ from .system import System
 
 __all__ = ["simulate", "static_equilibrium"]
 
+# gentle step-size changes: generalized-α's algorithmic acceleration carries the step history, and abrupt changes
+# excite the parasitic root in stiff elastic modes and multipliers
+STEP_SHRINK_MIN = 0.3
+STEP_GROWTH_MAX = 1.5
+
 
 def _software_version() -> str:
     from . import __version__
@@ -29,7 +34,7 @@ def _attributes(model, case, parameters) -> dict:
             "software_version": _software_version(), "parameters": dict(parameters or model.parameters or {})}
 
 
-def _consistent_start(system, static: bool):
+def _consistent_start(system, static: bool, quasi_static_elastic: bool = True):
     q0, v0, z0 = system.initial_state()
     q = assemble_positions(system, q0)
     z = z0
@@ -38,8 +43,45 @@ def _consistent_start(system, static: bool):
         v = np.zeros_like(q)
     else:
         v = project_velocities(system, q, v0)
+        if quasi_static_elastic:
+            q, v = _relax_elastic_coordinates(system, q, v, z)
     qdd, lam, zd = initial_accelerations(system, q, v, z)
     return StepState(0.0, q, v, qdd.copy(), qdd, z, zd, zd.copy(), lam)
+
+
+def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
+    """Deform flexible bodies quasi-statically under the initial loads (inertia of the initial motion, gravity,
+    forces) so that their elastic accelerations vanish at t = 0: a body placed undeformed in a loaded state would
+    otherwise start ringing at its natural frequencies. Newton on ``q̈_f(q_f) = 0`` with a difference Jacobian,
+    positions re-assembled and velocities re-projected at every trial."""
+    idx = [np.arange(b.offset + 7, b.offset + b.n_coordinates) for b in system.bodies if b.n_modes]
+    if not idx:
+        return q, v
+    idx = np.concatenate(idx)
+    stiffness = np.concatenate([b.modal_stiffness for b in system.bodies])
+
+    def elastic_accelerations(qf):
+        trial = q.copy()
+        trial[idx] = qf
+        trial = assemble_positions(system, trial)
+        rates = project_velocities(system, trial, v)
+        return initial_accelerations(system, trial, rates, z)[0][idx], trial, rates
+
+    qf = q[idx].copy()
+    acc, q_now, v_now = elastic_accelerations(qf)
+    for _ in range(max_iter):
+        scale = np.abs(acc / stiffness)
+        if scale.max() <= 1e-9 * max(1e-12, np.abs(qf).max()):
+            break
+        jac = np.empty((idx.size, idx.size))
+        for j in range(idx.size):
+            h = 1e-7 * max(np.abs(qf).max(), scale.max(), 1e-9)
+            trial = qf.copy()
+            trial[j] += h
+            jac[:, j] = (elastic_accelerations(trial)[0] - acc) / h
+        qf = qf - np.linalg.solve(jac, acc)
+        acc, q_now, v_now = elastic_accelerations(qf)
+    return q_now, v_now
 
 
 def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho_inf: float = 0.8,
@@ -110,22 +152,32 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
                     raise SimulationError(_newton_message(system, state.t, h_try, failure)) from None
                 continue
             err = integ.error_norm(state, new, h_try)
+            if not np.isfinite(err):
+                err = 1e6
             if err > 1.0:
                 stats["rejected_steps"] += 1
-                h = h_try * max(0.2, 0.9 * err ** (-1.0 / 3.0))
+                h = h_try * max(STEP_SHRINK_MIN, 0.9 * err ** (-1.0 / 3.0))
                 if h < min_step:
-                    raise SimulationError(f"step size fell below {min_step:g} s at t = {state.t:.6g} s "
-                                          "(error test keeps failing: an impact or a discontinuous force?)")
+                    worst = int(np.argmax(np.abs(integ.error_vector(state, new, h_try))))
+                    raise SimulationError(
+                        f"step size fell below {min_step:g} s at t = {state.t:.6g} s: the error test keeps failing, "
+                        f"largest error in {equation_names(system)[worst]} (an impact, a discontinuous force or a "
+                        "solution that blows up?)")
                 continue
-            state = new
+            previous, state = state, new
             stats["steps"] += 1
             fresh = False
             if iters > 3:
                 integ.refresh_jacobian(state)
                 fresh = True
-            factor = min(2.0, max(0.5, 0.9 * err ** (-1.0 / 3.0) if err > 0 else 2.0))
-            if h_try >= h * (1.0 - 1e-12) and (factor < 1.0 or factor > 1.25):
+            factor = min(STEP_GROWTH_MAX, max(0.5, 0.9 * err ** (-1.0 / 3.0) if err > 0 else STEP_GROWTH_MAX))
+            if h_try >= h * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
                 h = min(max_step, h_try * factor)
+            if h < min_step * max(1.0, abs(state.t)):
+                worst = int(np.argmax(np.abs(integ.relative_change(previous, state))))
+                raise SimulationError(
+                    f"step size fell below {min_step:g} s at t = {state.t:.6g} s; the solution changes too fast in "
+                    f"{equation_names(system)[worst]} (does it blow up?)")
             if output_interval is None or state.t >= next_output - 1e-12 * t_end or state.t >= t_end * (1 - 1e-12):
                 _record(recorder, system, state, h_try, iters, stats)
                 next_output = state.t + (output_interval or 0.0)
@@ -150,11 +202,20 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     return results
 
 
-def _record(recorder, system, state, h, iters, stats):
+def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool = True):
+    """Record a sample. Reactions come from the acceleration-level equations at the sample's ``(q, q̇)``
+    (``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]``): the index-3 multipliers of the integrator carry a parasitic
+    oscillation after step-size changes, these do not."""
     phi, _ = system.constraints(system.context(state.q, state.v, state.t), False)
     violation = float(np.max(np.abs(phi), initial=0.0))
     stats["max_constraint_violation"] = max(stats["max_constraint_violation"], violation)
-    recorder.record(state.t, state.q, state.v, state.z, state.lam,
+    lam = state.lam
+    if consistent_reactions and system.n_c:
+        try:
+            lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi)[1]
+        except Exception:  # a singular instant: keep the integrator's multipliers
+            lam = state.lam
+    recorder.record(state.t, state.q, state.v, state.z, lam,
                     {"step_size": h, "newton_iterations": iters, "constraint_violation": violation})
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from fem.errors import ModelError
 
 from .joints import Planar
-from .markers import Marker
+from .markers import Marker, MarkerGroup
 from .rotations import cross
 
 __all__ = ["System", "Context"]
@@ -34,9 +34,15 @@ class Context:
     def marker(self, marker: Marker):
         state = self._markers[marker.index]
         if state is None:
-            kin = None if marker.on_ground else self.kin[marker.body.index]
-            state = marker.evaluate(kin)
-            self._markers[marker.index] = state
+            if marker.on_ground:
+                state = marker.evaluate(None)
+                self._markers[marker.index] = state
+                return state
+            body = marker.body
+            group = self.system.marker_groups[body.index]
+            for m, st in zip(group.markers, group.evaluate(self.kin[body.index])):
+                self._markers[m.index] = st
+            state = self._markers[marker.index]
         return state
 
     def joint_multipliers(self, joint) -> np.ndarray:
@@ -96,13 +102,18 @@ class System:
         self.n_q = offset
         self.markers = list(model.markers)
         self.joints = list(model.joints)
+        self._group_markers()
         if model.planar:
             self._add_planar_guides()
+            self._group_markers()
         self.forces = model.forces
         self.elements = model.elements
         self.z_offsets = np.cumsum([0] + [len(e.state_names) for e in self.elements])
         self.n_z = int(self.z_offsets[-1])
         self._assign_rows()
+
+    def _group_markers(self):
+        self.marker_groups = [MarkerGroup([m for m in self.markers if m.body is b], b) for b in self.bodies]
 
     # --- layout --------------------------------------------------------------------------------------
     def _assign_rows(self):

@@ -1,4 +1,6 @@
 """The circuit as a state element: analytic Jacobian, protocol attributes, model errors, standalone run."""
+import math
+
 import numpy as np
 import pytest
 
@@ -137,3 +139,36 @@ def test_circuit_alone_with_prescribed_retraction_matches_orifice_law():
     assert result.success
     assert result.outputs["A.pressure"][-1] == pytest.approx(expected, rel=1e-5)
     assert result.outputs["cyl.force"][-1] == pytest.approx(expected * 1e-3, rel=1e-5)
+
+
+@pytest.mark.parametrize("p_a, p_b", [(-0.99e5, 0.0), (0.3e5, 0.0), (0.6e5, 0.1e5), (1.5e5, 0.2e5),
+                                      (50e5, 1e5), (121e5, 0.0), (2e5, 160e5)])
+def test_jacobian_across_regimes_of_every_flow_law(p_a, p_b):
+    """Analytic vs finite-difference Jacobian at pressures that put each law in another regime: cavitation floor,
+    laminar/turbulent orifice and pipe, check valve opening, relief corner."""
+    c = h.Circuit("regimes")
+    c.add(h.Volume("A", 1e-4, initial_pressure=p_a))
+    c.add(h.Volume("B", 1e-4, initial_pressure=p_b))
+    c.add(h.Orifice("o", 1e-6), A="A", B="B")
+    c.add(h.CheckValve("cv", 1e-6, cracking_pressure=0.5e5, opening_pressure_range=0.5e5), A="A", B="B")
+    c.add(h.ReliefValve("prv", 120e5, 1e-9, width=2e5), P="A", T="B")
+    c.add(h.Pipe("pipe", 1.0, 0.004), A="A", B="B")
+    z = c.initial_state()
+    for q in (1e-6, 2e-5, 1e-4, 2e-4):  # with the factors below: Re 7 to 6900 (laminar, blend, Blasius)
+        for scale in (1.0, 5.0):
+            z[c.state_names.index("pipe.flow")] = q * scale * (1 if p_a >= p_b else -1)
+            analytic = c.jacobians(0.0, z, np.zeros(0), np.zeros(0))["rates_z"]
+            numeric = finite_difference_jacobian(c, 0.0, z, np.zeros(0), np.zeros(0), step=1e-7)["rates_z"]
+            assert np.allclose(analytic, numeric, rtol=2e-4, atol=1e-6 * np.abs(numeric).max())
+
+
+def test_pipe_loss_derivative_through_the_laminar_turbulent_blend():
+    pipe = h.Pipe("p", 2.0, 0.01)
+    pipe.fluid = h.HLP46
+    area = math.pi * 0.01**2 / 4
+    for reynolds in (100.0, 2299.0, 2500.0, 3200.0, 3999.0, 8000.0):
+        q = reynolds * area * h.HLP46.kinematic_viscosity / 0.01
+        for flow in (q, -q):
+            dq = 1e-7 * q
+            fd = (pipe.pressure_loss(flow + dq)[0] - pipe.pressure_loss(flow - dq)[0]) / (2 * dq)
+            assert pipe.pressure_loss(flow)[1] == pytest.approx(fd, rel=1e-5)
