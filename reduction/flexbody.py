@@ -247,23 +247,21 @@ def compute_invariants(
     ms = mass_matrix @ modes  # (ndof, m)
     mrr0 = mass_matrix @ rr0  # (ndof, 3)
     mtt = mass_matrix @ tt
-    # R_j: e_k × S_j,p at translational dofs, (ndof, 3) for each mode j -> stack (ndof, 3 m)
+    # R_j: e_k × S_j,p at translational dofs, stored as columns (k, j) -> k m + j of an (ndof, 3 m) array
     s_rows = modes[translation_dofs.ravel(), :].reshape(-1, 3, m)  # (n_nodes, 3, m)
-    r_fields = np.zeros((ndof, 3, m))
-    for j in range(m):
-        r_fields[translation_dofs.ravel(), :, j] = _skew_columns(s_rows[:, :, j]).reshape(-1, 3)
-    r_flat = r_fields.reshape(ndof, 3 * m)
-    mr = (mass_matrix @ r_flat).reshape(ndof, 3, m)
+    r_flat = np.zeros((ndof, 3 * m))
+    r_flat[translation_dofs.ravel(), :] = _skew_columns_modes(s_rows).reshape(-1, 3 * m)
+    mr_flat = mass_matrix @ r_flat
 
     mass = float(np.trace(tt.T @ mtt) / 3.0)
     first_moment = (tt.T @ (mass_matrix @ _position_field(positions, translation_dofs, ndof))).ravel()
     first_moment_modes = tt.T @ ms
     inertia = rr0.T @ mrr0
     rotation_modes = rr0.T @ ms
-    # I5_j = R_jᵀ M S -> (m, 3, m); I8_j = R_jᵀ M Rr0 -> (m, 3, 3); I9_jk = R_jᵀ M R_k -> (m, m, 3, 3)
-    rotation_modes_q = np.einsum("dkj,dl->jkl", r_fields, ms)
-    inertia_q = np.einsum("dkj,dl->jkl", r_fields, mrr0)
-    inertia_qq = np.einsum("dkj,dlh->jhkl", r_fields, mr)
+    # BLAS products over the dofs, then reshaped: I5_j = R_jᵀ M S, I8_j = R_jᵀ M Rr0, I9_jk = R_jᵀ M R_k
+    rotation_modes_q = (r_flat.T @ ms).reshape(3, m, m).transpose(1, 0, 2)
+    inertia_q = (r_flat.T @ mrr0).reshape(3, m, 3).transpose(1, 0, 2)
+    inertia_qq = (r_flat.T @ mr_flat).reshape(3, m, 3, m).transpose(1, 3, 0, 2)
     modal_mass = modes.T @ ms
     return Invariants(
         mass=mass,
@@ -276,6 +274,16 @@ def compute_invariants(
         inertia_qq=inertia_qq,
         modal_mass=modal_mass,
     )
+
+
+def _skew_columns_modes(rows: np.ndarray) -> np.ndarray:
+    """(n, 3, m) shape rows -> (n, 3, 3, m) with [p, :, k, j] = e_k × S_j,p."""
+    out = np.zeros((rows.shape[0], 3, 3, rows.shape[2]))
+    x, y, z = rows[:, 0], rows[:, 1], rows[:, 2]
+    out[:, 1, 0], out[:, 2, 0] = -z, y
+    out[:, 0, 1], out[:, 2, 1] = z, -x
+    out[:, 0, 2], out[:, 1, 2] = -y, x
+    return out
 
 
 def _position_field(positions: np.ndarray, translation_dofs: np.ndarray, ndof: int) -> np.ndarray:
