@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from _harness import measure, repeat_in_subprocesses  # noqa: E402
 
-PLATE = {"length": 2.0, "width": 1.2, "thickness": 0.16, "bore": 0.07, "rows": 4, "cols": 5}
+PLATE = {"length": 2.0, "width": 1.2, "thickness": 0.12, "bore": 0.07, "rows": 4, "cols": 5}
 
 
 def plate_mesh(path: str, size: float) -> str:
@@ -37,7 +37,7 @@ def plate_mesh(path: str, size: float) -> str:
         occ.cut([(3, plate)], holes)
         occ.synchronize()
         g.option.setNumber("Mesh.MeshSizeMax", size)
-        g.option.setNumber("Mesh.MeshSizeMin", size / 2)
+        g.option.setNumber("Mesh.MeshSizeMin", size * 0.8)
         g.model.mesh.generate(3)
         g.model.mesh.setOrder(2)
         g.write(path)
@@ -93,7 +93,7 @@ def main() -> None:
         if args.kind == "bar":
             bar_mesh(path, size=args.size or 0.0069, order=2)
         else:
-            plate_mesh(path, args.size or 0.035)
+            plate_mesh(path, args.size or 0.065)
         summary = repeat_in_subprocesses(__file__, [args.kind, "--mesh", path], args.runs)
     print(json.dumps(summary, indent=1))
 
