@@ -19,3 +19,19 @@ def bar_tet10(mesh_dir):
 @pytest.fixture(scope="session")
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture(scope="session")
+def two_piece_mesh(mesh_dir):
+    """Two separate 0.5 m boxes in one mesh file (a disconnected part)."""
+    from fem.meshing import gmsh_session
+
+    path = str(mesh_dir / "two_pieces.msh")
+    with gmsh_session("two") as g:
+        g.model.occ.addBox(0, 0, 0, 0.5, 0.05, 0.05)
+        g.model.occ.addBox(0.6, 0, 0, 0.5, 0.05, 0.05)
+        g.model.occ.synchronize()
+        g.option.setNumber("Mesh.MeshSizeMax", 0.05)
+        g.model.mesh.generate(3)
+        g.write(path)
+    return path

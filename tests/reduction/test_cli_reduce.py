@@ -52,18 +52,8 @@ def test_reduce_errors_are_one_line(coarse_bar, tmp_path, args, message):
     assert not (tmp_path / "x.flex.h5").exists()
 
 
-def test_disconnected_mesh_is_one_line_error(tmp_path):
-    from fem.meshing import gmsh_session
-
-    path = str(tmp_path / "two.msh")
-    with gmsh_session("two") as g:
-        g.model.occ.addBox(0, 0, 0, 0.5, 0.05, 0.05)
-        g.model.occ.addBox(0.6, 0, 0, 0.5, 0.05, 0.05)
-        g.model.occ.synchronize()
-        g.option.setNumber("Mesh.MeshSizeMax", 0.05)
-        g.model.mesh.generate(3)
-        g.write(path)
-    result = run("reduce", path, "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1")
+def test_disconnected_mesh_is_one_line_error(two_piece_mesh, tmp_path):
+    result = run("reduce", two_piece_mesh, "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1")
     assert result.returncode == 2
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
         "error: the mesh has 2 disconnected pieces; a flexible body must be one connected part (mesh the parts "

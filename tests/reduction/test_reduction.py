@@ -170,21 +170,11 @@ def test_flexbody_file_round_trip_and_damage(bar, tmp_path):
         read_flexbody(path)
 
 
-def test_mechanism_and_disconnected_parts_are_errors(mesh_dir):
+def test_mechanism_and_disconnected_parts_are_errors(two_piece_mesh):
     model = link_model()
     with pytest.raises(ModelError, match="rigid-body motion"):
         reduce(model, {"A": "123"}, 2)  # translations of one node cannot carry a rotation about it
-    from fem.meshing import gmsh_session
-
-    path = str(mesh_dir / "two_pieces.msh")
-    with gmsh_session("two") as g:
-        g.model.occ.addBox(0, 0, 0, 0.5, 0.05, 0.05)
-        g.model.occ.addBox(0.6, 0, 0, 0.5, 0.05, 0.05)
-        g.model.occ.synchronize()
-        g.option.setNumber("Mesh.MeshSizeMax", 0.05)
-        g.model.mesh.generate(3)
-        g.write(path)
-    two = solid_model(load_mesh(path))
+    two = solid_model(load_mesh(two_piece_mesh))
     two.add_reference_node("a", "box:-1e-9,-1,-1,1e-9,1,1")
     with pytest.raises(ModelError, match="disconnected"):
         reduce(two, ["a"], 4)
