@@ -266,6 +266,11 @@ class FlexibleBody(_InertialBody):
             2.0 * zeta * omega * np.diag(inv.modal_mass)[sel],
         )
 
+    @classmethod
+    def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":
+        """A flexible body from a ``*.flex.h5`` file written by ``flexmbs reduce`` (keywords as the constructor)."""
+        return cls(name, str(path), **kwargs)
+
     def node(self, node: int | str) -> int:
         """Node index (into the FlexBody arrays) of an interface name or a mesh node id."""
         if isinstance(node, str):

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
 
@@ -122,29 +123,39 @@ def acceleration_rhs(system, q, v, t, eps: float = 1e-4, phi0=None) -> np.ndarra
     return -(phi[2] - 2.0 * phi[1] + phi[0]) / s**2
 
 
-def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None):
-    """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``."""
+def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, jac=None):
+    """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``.
+
+    ``phi0``, ``ctx`` and ``jac`` (``Φ``, a context and ``Φ_q`` at the same state) may be passed to save work.
+    """
     n_q, n_c = system.n_q, system.n_c
-    ctx = system.context(q, v, t)
+    ctx = ctx if ctx is not None else system.context(q, v, t)
+    ctx.lam = None
     mass, force, zdot = system.forces_and_mass(ctx, z)
-    _, jac = system.constraints(ctx)
+    if jac is None:
+        phi0, jac = system.constraints(ctx)
     kkt = np.zeros((n_q + n_c, n_q + n_c))
     kkt[:n_q, :n_q] = mass
     kkt[:n_q, n_q:] = jac.T
     kkt[n_q:, :n_q] = jac
     rhs = np.concatenate([force, acceleration_rhs(system, q, v, t, phi0=phi0)])
     try:
-        sol = np.linalg.solve(kkt, rhs)
-    except np.linalg.LinAlgError as exc:
+        lu = sla.lu_factor(kkt, check_finite=False)
+    except (np.linalg.LinAlgError, ValueError) as exc:
         raise ModelError(f"the mass matrix is singular on the constraint manifold ({exc}); a body without mass "
                          "or inertia in a free direction?") from None
+    sol = sla.lu_solve(lu, rhs, check_finite=False)
+    if not np.all(np.isfinite(sol)):
+        raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or inertia "
+                         "in a free direction?")
     qdd, lam = sol[:n_q], sol[n_q:]
     # with λ known, joint-reaction-dependent forces (friction) can be evaluated: one refinement pass
     if system.forces:
-        ctx = system.context(q, v, t, lam)
+        ctx.lam = lam
         mass, force, zdot = system.forces_and_mass(ctx, z)
-        sol = np.linalg.solve(kkt, np.concatenate([force, rhs[n_q:]]))
+        sol = sla.lu_solve(lu, np.concatenate([force, rhs[n_q:]]), check_finite=False)
         qdd, lam = sol[:n_q], sol[n_q:]
+    ctx.lam = lam
     return qdd, lam, zdot
 
 

@@ -81,6 +81,9 @@ class Joint:
 
     coordinates: tuple[str, ...] = ()
     n_base = 0
+    # the base rows as basic constraints, in row order: ("point",) = 3 rows, ("dot1", a, b), ("dot2", a); the system
+    # evaluates joints that declare them vectorized (custom joints may define base_rows only)
+    PRIMITIVES: tuple = ()
 
     def __init__(self, marker_i, marker_j, name: str | None = None):
         if marker_i is marker_j or marker_i.body is marker_j.body:
@@ -99,7 +102,8 @@ class Joint:
     def coordinate(self, which: str, si, sj):
         """Value, Jacobians (n_i,), (n_j,) and rate of joint coordinate ``which``."""
         if which not in self.coordinates:
-            raise ModelError(f"joint {self.name!r} has no {which} coordinate; it has: {', '.join(self.coordinates) or 'none'}")
+            known = ", ".join(self.coordinates) or "none"
+            raise ModelError(f"joint {self.name!r} has no {which} coordinate; it has: {known}")
         return rotation_coordinate(si, sj) if which == "rotation" else translation_coordinate(si, sj)
 
     def default_coordinate(self) -> str:
@@ -142,14 +146,18 @@ class Joint:
             phi, ji, jj = phi[self.row_mask], ji[self.row_mask], jj[self.row_mask]
         if not self.drivers:
             return phi, ji, jj
-        rows = [(phi, ji, jj)]
+        return _stack((phi, ji, jj), self.driver_rows(si, sj, t))
+
+    def driver_rows(self, si, sj, t: float):
+        """Rows ``coordinate - f(t)`` of the prescribed motions (after the base rows)."""
+        rows = []
         for which, func in self.drivers:
             value, gi, gj, _ = self.coordinate(which, si, sj)
             error = value - func(t)
             if which == "rotation":
                 error = (error + np.pi) % (2.0 * np.pi) - np.pi  # the angle is known modulo 2π
             rows.append((np.array([error]), gi[None, :], gj[None, :]))
-        return _stack(*rows)
+        return rows[0] if len(rows) == 1 else _stack(*rows)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}: {self.marker_i.name} -> {self.marker_j.name})"
@@ -158,6 +166,7 @@ class Joint:
 class Fixed(Joint):
     """Welds marker j to marker i: coincident points and parallel frames (6 equations)."""
 
+    PRIMITIVES = (("point",), ("dot1", 2, 0), ("dot1", 2, 1), ("dot1", 0, 1))
     n_base = 6
 
     def base_rows(self, si, sj):
@@ -167,6 +176,7 @@ class Fixed(Joint):
 class Revolute(Joint):
     """Rotation about the common ``z`` axis of the two markers (5 equations)."""
 
+    PRIMITIVES = (("point",), ("dot1", 2, 0), ("dot1", 2, 1))
     n_base = 5
     coordinates = ("rotation",)
 
@@ -177,6 +187,7 @@ class Revolute(Joint):
 class Spherical(Joint):
     """Coincident points, free rotation (3 equations)."""
 
+    PRIMITIVES = (("point",),)
     n_base = 3
 
     def base_rows(self, si, sj):
@@ -186,6 +197,7 @@ class Spherical(Joint):
 class Prismatic(Joint):
     """Translation along ``z_i``, no relative rotation (5 equations)."""
 
+    PRIMITIVES = (("dot1", 2, 0), ("dot1", 2, 1), ("dot1", 0, 1), ("dot2", 0), ("dot2", 1))
     n_base = 5
     coordinates = ("translation",)
 
@@ -196,6 +208,7 @@ class Prismatic(Joint):
 class Cylindrical(Joint):
     """Translation along and rotation about ``z_i`` (4 equations)."""
 
+    PRIMITIVES = (("dot1", 2, 0), ("dot1", 2, 1), ("dot2", 0), ("dot2", 1))
     n_base = 4
     coordinates = ("rotation", "translation")
 
@@ -206,6 +219,7 @@ class Cylindrical(Joint):
 class Universal(Joint):
     """Coincident points; rotation about ``z_i`` (on body i) and ``z_j`` (on body j), ``z_i ⟂ z_j`` (4 equations)."""
 
+    PRIMITIVES = (("point",), ("dot1", 2, 2))
     n_base = 4
 
     def base_rows(self, si, sj):
@@ -215,6 +229,7 @@ class Universal(Joint):
 class Planar(Joint):
     """Marker j moves in the ``x_i y_i`` plane and turns about ``z_i`` only (3 equations)."""
 
+    PRIMITIVES = (("dot2", 2), ("dot1", 2, 0), ("dot1", 2, 1))
     n_base = 3
 
     def base_rows(self, si, sj):

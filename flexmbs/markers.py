@@ -15,7 +15,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .rotations import cross, orientation_matrix, skew
+from .rotations import orientation_matrix
 
 __all__ = ["Marker", "MarkerState"]
 
@@ -87,30 +87,7 @@ class Marker:
                 self._ground_state = MarkerState(self.local_position, self.local_orientation, z, z, np.zeros(3),
                                                  np.zeros(3))
             return self._ground_state
-        A = kin.A
-        n = self.body.n_quasi
-        jx = np.empty((3, n))
-        jth = np.empty((3, n))
-        jx[:, 0:3] = _EYE3
-        jth[:, 0:3] = 0.0
-        jth[:, 3:6] = A
-        if self.node is None:
-            au = A @ self.local_position
-            rot = A @ self.local_orientation
-            velocity = kin.rdot + cross(A @ kin.omega, au)
-            w_glob = A @ kin.omega
-        else:
-            s_t = self.body.node_translations[self.node]  # (3, m)
-            s_r = self.body.node_rotations[self.node]
-            au = A @ (self.local_position + s_t @ kin.qf)
-            rot = A @ (_EYE3 + skew(s_r @ kin.qf)) @ self.local_orientation
-            jx[:, 6:] = A @ s_t
-            jth[:, 6:] = A @ s_r
-            w_frame = A @ kin.omega
-            velocity = kin.rdot + cross(w_frame, au) + A @ (s_t @ kin.qfdot)
-            w_glob = w_frame + A @ (s_r @ kin.qfdot)
-        jx[:, 3:6] = -skew(au) @ A  # -A ũ = -(A u)~ A
-        return MarkerState(kin.r + au, rot, jx, jth, velocity, w_glob)
+        return MarkerGroup([self], self.body).evaluate(kin)[0]
 
     def __repr__(self) -> str:
         where = f"node {self.node}" if self.node is not None else f"{self.local_position.tolist()}"
@@ -136,10 +113,9 @@ class MarkerGroup:
         self.jx_template = np.zeros((k, 3, body.n_quasi))
         self.jx_template[:, 0, 0] = self.jx_template[:, 1, 1] = self.jx_template[:, 2, 2] = 1.0
 
-    def evaluate(self, kin) -> list[MarkerState]:
-        """States of all markers of the body, vectorized over the markers."""
+    def evaluate_arrays(self, kin):
+        """Positions (k, 3), axes (k, 3, 3), Jacobians (k, 3, 6+m) ×2, velocities and angular velocities (k, 3)."""
         A = kin.A
-        k = len(self.markers)
         w_frame = A @ kin.omega
         jx = self.jx_template.copy()
         jth = np.zeros_like(jx)
@@ -153,14 +129,18 @@ class MarkerGroup:
             jth[:, :, 6:] = A @ self.s_r
         au = local @ A.T  # (k, 3)
         jx[:, :, 3:6] = -(_skew_rows(au) @ A)
-        x = kin.r + au
-        rot = A @ orient
         vel = kin.rdot + _cross_rows(w_frame, au)
         if self.flexible:
             vel = vel + (self.s_t @ kin.qfdot) @ A.T
             ang = w_frame + (self.s_r @ kin.qfdot) @ A.T
-            return [MarkerState(x[i], rot[i], jx[i], jth[i], vel[i], ang[i]) for i in range(k)]
-        return [MarkerState(x[i], rot[i], jx[i], jth[i], vel[i], w_frame) for i in range(k)]
+        else:
+            ang = np.broadcast_to(w_frame, au.shape)
+        return kin.r + au, A @ orient, jx, jth, vel, ang
+
+    def evaluate(self, kin) -> list[MarkerState]:
+        """States of all markers of the body, vectorized over the markers."""
+        x, rot, jx, jth, vel, ang = self.evaluate_arrays(kin)
+        return [MarkerState(x[i], rot[i], jx[i], jth[i], vel[i], ang[i]) for i in range(len(self.markers))]
 
 
 def _skew_rows(v: np.ndarray) -> np.ndarray:

@@ -10,8 +10,6 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .rotations import cross
-
 __all__ = ["Distance", "JointCoordinate", "MarkerCoordinate"]
 
 
@@ -42,7 +40,10 @@ class Distance:
 
 
 class JointCoordinate:
-    """A joint's rotation angle (rad) or translation (m); conjugate torque (N m) or force (N) in its sense."""
+    """A joint's rotation angle (rad) or translation (m); conjugate torque (N m) or force (N) in its sense.
+
+    Angles are continuous over many turns (unwrapped against the previous evaluation), starting in (-π, π].
+    """
 
     def __init__(self, joint, coordinate: str | None = None):
         self.joint = joint
@@ -55,10 +56,20 @@ class JointCoordinate:
     def markers(self):
         return [self.joint.marker_i, self.joint.marker_j]
 
+    def reset(self) -> None:
+        """Forget the unwrapping history (called when a simulation starts)."""
+        self._last = None
+
     def evaluate(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
-        return float(value), float(rate), _gradient([(self.joint.marker_i, gi), (self.joint.marker_j, gj)])
+        value = float(value)
+        if self.which == "rotation":  # continuous angle: unwrap against the previous evaluation (steps < π)
+            last = getattr(self, "_last", None)
+            if last is not None:
+                value = last + (value - last + np.pi) % (2.0 * np.pi) - np.pi
+            self._last = value
+        return value, float(rate), _gradient([(self.joint.marker_i, gi), (self.joint.marker_j, gj)])
 
 
 class MarkerCoordinate:

@@ -104,7 +104,8 @@ class Model:
             On a flexible body: an interface name or a mesh node id (interface or output node).
         """
         if body is not self.ground and body not in self.bodies:
-            raise ModelError(f"marker {name!r}: body {getattr(body, 'name', body)!r} is not part of model {self.name!r}")
+            raise ModelError(
+                f"marker {name!r}: body {getattr(body, 'name', body)!r} is not part of model {self.name!r}")
         name = name or f"{body.name}.m{len(self.markers)}"
         self._claim("marker", name)
         marker = Marker(name, body, position=position, orientation=orientation, node=node)
@@ -187,6 +188,3 @@ class Model:
         return (f"Model({self.name!r}: {len(self.bodies)} bodies, {len(self.joints)} joints, "
                 f"{len(self.forces)} forces, {len(self.elements)} state elements)")
 
-
-def is_ground(body) -> bool:
-    return isinstance(body, Ground)

@@ -9,6 +9,7 @@ from .system import measure
 __all__ = ["Recorder"]
 
 XYZ = ["x", "y", "z"]
+_FORCE_UNITS = {"m": "N", "rad": "N m"}  # conjugate force of a measurement, by the measurement's unit
 
 
 class Recorder:
@@ -50,14 +51,17 @@ class Recorder:
                 u[f"element/{element.name}/{name}"] = unit
             for meas in element.measurements:
                 u[f"element/{element.name}/y/{meas.name}"] = getattr(meas, "unit", "")
+                u[f"element/{element.name}/force/{meas.name}"] = _FORCE_UNITS.get(getattr(meas, "unit", ""), "")
             for key, unit in getattr(element, "output_units", {}).items():
                 u[f"element/{element.name}/{key}"] = unit
         for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
             u[f"solver/{key}"] = unit
 
-    def record(self, t, q, v, z, lam, solver_row: dict) -> None:
+    def record(self, t, q, v, z, lam, solver_row: dict, ctx=None) -> None:
+        """Append one sample (``ctx``: a context at the same state, reused for its marker states)."""
         system = self.system
-        ctx = system.context(q, v, t, lam)
+        if ctx is None:
+            ctx = system.context(q, v, t, lam)
         row = {}
         for body, kin in zip(system.bodies, ctx.kin):
             base = f"body/{body.name}/"
@@ -83,8 +87,10 @@ class Recorder:
             for name, value in zip(element.state_names, z_e):
                 row[f"element/{element.name}/{name}"] = float(value)
             y, ydot, _ = measure(ctx, element.measurements)
-            for meas, value in zip(element.measurements, y):
+            forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+            for meas, value, force in zip(element.measurements, y, forces):
                 row[f"element/{element.name}/y/{meas.name}"] = float(value)
+                row[f"element/{element.name}/force/{meas.name}"] = float(force)
             if hasattr(element, "outputs"):
                 for key, value in element.outputs(t, z_e, y, ydot).items():
                     row[f"element/{element.name}/{key}"] = float(value)

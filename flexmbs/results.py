@@ -10,6 +10,7 @@ import csv
 import datetime as _dt
 import json
 import os
+import time as _time
 
 import h5py
 import numpy as np
@@ -100,10 +101,14 @@ class Results:
 
 
 class ResultsWriter:
-    """Incremental, atomic writer: rows are appended to ``<path>.part`` and flushed; ``close`` renames it."""
+    """Incremental, atomic writer: rows are appended to ``<path>.part`` and flushed every ``flush_every`` rows or
+    ``flush_seconds`` of wall time (a crash keeps what was flushed); ``close`` renames it to ``path``."""
 
-    def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200):
+    def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200,
+                 flush_seconds: float = 1.0):
         self.path = str(path)
+        self.flush_seconds = flush_seconds
+        self._last_flush = _time.monotonic()
         self.part = self.path + ".part"
         self.flush_every = flush_every
         self._buffer: list = []
@@ -138,7 +143,7 @@ class ResultsWriter:
             for name, value in row.items():
                 self._create("signals/" + name, value, units[name], components.get(name))
         self._buffer.append((t, row))
-        if len(self._buffer) >= self.flush_every:
+        if len(self._buffer) >= self.flush_every or _time.monotonic() - self._last_flush > self.flush_seconds:
             self.flush()
 
     def flush(self) -> None:
@@ -156,6 +161,7 @@ class ResultsWriter:
             ds[n_old:] = block
         self._buffer.clear()
         self.file.flush()
+        self._last_flush = _time.monotonic()
 
     def close(self, status: str, message: str, statistics: dict) -> None:
         self.flush()

@@ -104,7 +104,8 @@ def orientation_matrix(orientation) -> np.ndarray:
         return u @ vt
     from fem.errors import ModelError
 
-    raise ModelError(f"an orientation must be a 3x3 rotation matrix or a quaternion [e0,e1,e2,e3], got shape {arr.shape}")
+    raise ModelError(
+        f"an orientation must be a 3x3 rotation matrix or a quaternion [e0,e1,e2,e3], got shape {arr.shape}")
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:

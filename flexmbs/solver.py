@@ -6,7 +6,7 @@ import time as _time
 
 import numpy as np
 
-from fem.errors import SimulationError
+from fem.errors import FlexmbsError, SimulationError
 
 from .initial import (assemble_positions, equation_names, initial_accelerations, project_velocities,
                       static_equilibrium as _static)
@@ -21,6 +21,7 @@ __all__ = ["simulate", "static_equilibrium"]
 # excite the parasitic root in stiff elastic modes and multipliers
 STEP_SHRINK_MIN = 0.3
 STEP_GROWTH_MAX = 1.5
+SAFETY = 0.85
 
 
 def _software_version() -> str:
@@ -79,16 +80,19 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
             trial = qf.copy()
             trial[j] += h
             jac[:, j] = (elastic_accelerations(trial)[0] - acc) / h
-        qf = qf - np.linalg.solve(jac, acc)
-        acc, q_now, v_now = elastic_accelerations(qf)
+        try:
+            qf = qf - np.linalg.solve(jac, acc)
+            acc, q_now, v_now = elastic_accelerations(qf)
+        except (np.linalg.LinAlgError, FlexmbsError):  # keep the last good (possibly undeformed) start
+            break
     return q_now, v_now
 
 
 def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho_inf: float = 0.8,
              initial_step: float | None = None, max_step: float | None = None, min_step: float = 1e-12,
              output: str | None = None, output_interval: float | None = None, progress: bool = False,
-             static_start: bool = False, case: str | None = None, parameters: dict | None = None,
-             max_steps: int = 10_000_000) -> Results:
+             static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
+             parameters: dict | None = None, max_steps: int = 10_000_000) -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -109,6 +113,8 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
         Show a tqdm progress bar on stderr.
     static_start : bool
         Start from the static equilibrium near the initial placement instead of the given velocities.
+    relax_elastic : bool
+        Start flexible bodies deformed quasi-statically under the initial loads (default) instead of undeformed.
     case, parameters : optional
         Stored in the results file.
 
@@ -122,101 +128,130 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     if not t_end > 0.0:
         raise SimulationError(f"t_end must be positive, got {t_end}")
     system = System(model)
-    state = _consistent_start(system, static_start)
+    state = _consistent_start(system, static_start, relax_elastic)
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol)
     max_step = max_step or t_end / 20.0
-    h = min(initial_step or min(1e-4, t_end / 100.0), max_step)
     recorder = Recorder(system, output, _attributes(model, case, parameters))
-    stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0}
+    run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
+               max_step, min_step, output_interval)
     bar = _progress_bar(t_end, progress)
     status, message = "finished", "integration finished"
-    _record(recorder, system, state, 0.0, 0, stats)
-    next_output = output_interval or 0.0
-    integ.refresh_jacobian(state)
-    fresh = True
     try:
-        while state.t < t_end * (1.0 - 1e-12):
-            if stats["steps"] >= max_steps:
-                raise SimulationError(f"maximum number of steps ({max_steps}) reached at t = {state.t:.6g} s")
-            h_try = min(h, t_end - state.t)
-            try:
-                new, iters = integ.step(state, h_try)
-            except NewtonFailure as failure:
-                stats["newton_failures"] += 1
-                if not fresh:
-                    integ.refresh_jacobian(state)
-                    fresh = True
-                    continue
-                h = 0.25 * h_try
-                if h < min_step:
-                    raise SimulationError(_newton_message(system, state.t, h_try, failure)) from None
-                continue
-            err = integ.error_norm(state, new, h_try)
-            if not np.isfinite(err):
-                err = 1e6
-            if err > 1.0:
-                stats["rejected_steps"] += 1
-                h = h_try * max(STEP_SHRINK_MIN, 0.9 * err ** (-1.0 / 3.0))
-                if h < min_step:
-                    worst = int(np.argmax(np.abs(integ.error_vector(state, new, h_try))))
-                    raise SimulationError(
-                        f"step size fell below {min_step:g} s at t = {state.t:.6g} s: the error test keeps failing, "
-                        f"largest error in {equation_names(system)[worst]} (an impact, a discontinuous force or a "
-                        "solution that blows up?)")
-                continue
-            previous, state = state, new
-            stats["steps"] += 1
-            fresh = False
-            if iters > 3:
-                integ.refresh_jacobian(state)
-                fresh = True
-            factor = min(STEP_GROWTH_MAX, max(0.5, 0.9 * err ** (-1.0 / 3.0) if err > 0 else STEP_GROWTH_MAX))
-            if h_try >= h * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
-                h = min(max_step, h_try * factor)
-            if h < min_step * max(1.0, abs(state.t)):
-                worst = int(np.argmax(np.abs(integ.relative_change(previous, state))))
-                raise SimulationError(
-                    f"step size fell below {min_step:g} s at t = {state.t:.6g} s; the solution changes too fast in "
-                    f"{equation_names(system)[worst]} (does it blow up?)")
-            if output_interval is None or state.t >= next_output - 1e-12 * t_end or state.t >= t_end * (1 - 1e-12):
-                _record(recorder, system, state, h_try, iters, stats)
-                next_output = state.t + (output_interval or 0.0)
-            if bar is not None:
-                bar.n = round(min(state.t, t_end), 9)
-                bar.refresh()
+        while run.state.t < t_end * (1.0 - 1e-12):
+            if run.stats["steps"] >= max_steps:
+                raise SimulationError(f"maximum number of steps ({max_steps}) reached at t = {run.state.t:.6g} s")
+            run.attempt()
+            if bar is not None:  # update() honours tqdm's minimum refresh interval
+                bar.update(round(min(run.state.t, t_end), 9) - bar.n)
     except KeyboardInterrupt:
-        status, message = "interrupted", f"interrupted by the user at t = {state.t:.6g} s; results up to there kept"
+        status, message = "interrupted", f"interrupted by the user at t = {run.state.t:.6g} s; results up to there kept"
     except SimulationError as exc:
         status, message = "failed", str(exc)
     finally:
         if bar is not None:
             bar.close()
+    stats = run.stats
     stats.update({k: int(v) for k, v in integ.stats.items()})
-    stats["t_end"] = float(state.t)
+    stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
-    if recorder.times and recorder.times[-1] < state.t:
-        _record(recorder, system, state, 0.0, 0, stats)
+    if recorder.times and recorder.times[-1] < run.state.t:
+        _record(recorder, system, run.state, 0.0, 0, stats)
     results = recorder.finish(status, message, stats)
-    results.final_state = state
+    results.final_state = run.state
     results.system = system
     return results
+
+
+class _Run:
+    """One integration run: the current state, the step size and its control, statistics and output."""
+
+    def __init__(self, system, integ, recorder, state, t_end, h, max_step, min_step, output_interval):
+        self.system, self.integ, self.recorder, self.state = system, integ, recorder, state
+        self.t_end, self.h, self.max_step, self.min_step = t_end, h, max_step, min_step
+        self.output_interval = output_interval
+        self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0}
+        _record(recorder, system, state, 0.0, 0, self.stats)
+        self.next_output = output_interval or 0.0
+        integ.refresh_jacobian(state)
+        self.fresh, self.rejected = True, False
+
+    def attempt(self) -> None:
+        """Try one step from the current state; accept it or shrink the step (SimulationError when hopeless)."""
+        h_try = min(self.h, self.t_end - self.state.t)
+        try:
+            new, iters = self.integ.step(self.state, h_try)
+        except NewtonFailure as failure:
+            self._newton_failed(h_try, failure)
+            return
+        err = self.integ.error_norm(self.state, new, h_try)
+        if not np.isfinite(err):
+            err = 1e6
+        if err > 1.0:
+            self._reject(new, h_try, err)
+        else:
+            self._accept(new, h_try, err, iters)
+
+    def _newton_failed(self, h_try, failure) -> None:
+        self.stats["newton_failures"] += 1
+        if not self.fresh:  # first try a fresh Jacobian with the same step
+            self.integ.refresh_jacobian(self.state)
+            self.fresh = True
+            return
+        self.h = 0.25 * h_try
+        if self.h < self.min_step:
+            raise SimulationError(_newton_message(self.system, self.state.t, h_try, failure)) from None
+
+    def _reject(self, new, h_try, err) -> None:
+        self.stats["rejected_steps"] += 1
+        self.rejected = True
+        self.h = h_try * max(STEP_SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
+        if self.h < self.min_step:
+            worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
+            raise SimulationError(
+                f"step size fell below {self.min_step:g} s at t = {self.state.t:.6g} s: the error test keeps "
+                f"failing, largest error in {equation_names(self.system)[worst]} (an impact, a discontinuous force "
+                "or a solution that blows up?)")
+
+    def _accept(self, new, h_try, err, iters) -> None:
+        previous, self.state = self.state, new
+        self.stats["steps"] += 1
+        self.fresh = False
+        if iters > 3:
+            self.integ.refresh_jacobian(new)
+            self.fresh = True
+        factor = min(STEP_GROWTH_MAX, max(0.5, SAFETY * err ** (-1.0 / 3.0) if err > 0 else STEP_GROWTH_MAX))
+        if self.rejected:  # no growth right after a rejection
+            factor, self.rejected = min(factor, 1.0), False
+        if h_try >= self.h * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
+            self.h = min(self.max_step, h_try * factor)
+        if self.h < self.min_step * max(1.0, abs(new.t)):
+            worst = int(np.argmax(np.abs(self.integ.relative_change(previous, new))))
+            raise SimulationError(
+                f"step size fell below {self.min_step:g} s at t = {new.t:.6g} s; the solution changes too fast in "
+                f"{equation_names(self.system)[worst]} (does it blow up?)")
+        end = new.t >= self.t_end * (1.0 - 1e-12)
+        if self.output_interval is None or new.t >= self.next_output - 1e-12 * self.t_end or end:
+            _record(self.recorder, self.system, new, h_try, iters, self.stats)
+            self.next_output = new.t + (self.output_interval or 0.0)
 
 
 def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool = True):
     """Record a sample. Reactions come from the acceleration-level equations at the sample's ``(q, q̇)``
     (``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]``): the index-3 multipliers of the integrator carry a parasitic
     oscillation after step-size changes, these do not."""
-    phi, _ = system.constraints(system.context(state.q, state.v, state.t), False)
+    ctx = system.context(state.q, state.v, state.t)
+    phi, jac = system.constraints(ctx)
     violation = float(np.max(np.abs(phi), initial=0.0))
     stats["max_constraint_violation"] = max(stats["max_constraint_violation"], violation)
     lam = state.lam
     if consistent_reactions and system.n_c:
         try:
-            lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi)[1]
-        except Exception:  # a singular instant: keep the integrator's multipliers
+            lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi, ctx=ctx, jac=jac)[1]
+        except FlexmbsError:  # a singular instant: keep the integrator's multipliers
             lam = state.lam
+    ctx.lam = lam
     recorder.record(state.t, state.q, state.v, state.z, lam,
-                    {"step_size": h, "newton_iterations": iters, "constraint_violation": violation})
+                    {"step_size": h, "newton_iterations": iters, "constraint_violation": violation}, ctx=ctx)
 
 
 def _newton_message(system, t, h, failure: NewtonFailure) -> str:

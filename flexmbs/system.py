@@ -15,7 +15,8 @@ import numpy as np
 from fem.errors import ModelError
 
 from .joints import Planar
-from .markers import Marker, MarkerGroup
+from .constraint_kernels import CompiledConstraints, _cross
+from .markers import Marker, MarkerGroup, MarkerState, _skew_rows
 from .rotations import cross
 
 __all__ = ["System", "Context"]
@@ -24,25 +25,55 @@ __all__ = ["System", "Context"]
 class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
-    __slots__ = ("t", "q", "v", "kin", "system", "lam", "_markers")
+    __slots__ = ("t", "q", "v", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks")
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
         self.kin = [b.kinematics(q[b.slice], v[b.slice]) for b in system.bodies]
         self._markers = [None] * len(system.markers)
+        self._arrays = None
+        self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
+        self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
+
+    def marker_arrays(self):
+        """All markers at once: positions (n_m, 3), axes (n_m, 3, 3), Jacobians (n_m, 3, n_max) ×2, velocities and
+        angular velocities (n_m, 3); ground markers have zero Jacobians."""
+        if self._arrays is None:
+            sys_ = self.system
+            n_m, n_max = len(sys_.markers), sys_.n_quasi_max
+            X, R = sys_.ground_positions.copy(), sys_.ground_axes.copy()
+            JX, JTH = np.zeros((n_m, 3, n_max)), np.zeros((n_m, 3, n_max))
+            V, W = np.zeros((n_m, 3)), np.zeros((n_m, 3))
+            rigid = sys_.rigid_markers
+            if rigid is not None:
+                idx, body, local, orient = rigid
+                A_all = np.array([k.A for k in self.kin])
+                A = A_all[body]  # (k, 3, 3)
+                w_all = np.einsum("bij,bj->bi", A_all, np.array([k.omega for k in self.kin]))
+                au = np.einsum("kij,kj->ki", A, local)
+                X[idx] = np.array([k.r for k in self.kin])[body] + au
+                R[idx] = A @ orient
+                JX[idx, 0, 0] = JX[idx, 1, 1] = JX[idx, 2, 2] = 1.0
+                JX[idx, :, 3:6] = -(_skew_rows(au) @ A)
+                JTH[idx, :, 3:6] = A
+                w = w_all[body]
+                V[idx] = np.array([k.rdot for k in self.kin])[body] + _cross(w, au)
+                W[idx] = w
+            for group, idx, kin in zip(sys_.flexible_groups, sys_.flexible_indices, sys_.flexible_kin(self.kin)):
+                x, rot, jx, jth, vel, ang = group.evaluate_arrays(kin)
+                n = jx.shape[2]
+                X[idx], R[idx], V[idx], W[idx] = x, rot, vel, ang
+                JX[idx, :, :n], JTH[idx, :, :n] = jx, jth
+            self._arrays = (X, R, JX, JTH, V, W)
+        return self._arrays
 
     def marker(self, marker: Marker):
         state = self._markers[marker.index]
         if state is None:
-            if marker.on_ground:
-                state = marker.evaluate(None)
-                self._markers[marker.index] = state
-                return state
-            body = marker.body
-            group = self.system.marker_groups[body.index]
-            for m, st in zip(group.markers, group.evaluate(self.kin[body.index])):
-                self._markers[m.index] = st
-            state = self._markers[marker.index]
+            X, R, JX, JTH, V, W = self.marker_arrays()
+            i, n = marker.index, (0 if marker.on_ground else marker.body.n_quasi)
+            state = MarkerState(X[i], R[i], JX[i, :, :n], JTH[i, :, :n], V[i], W[i])
+            self._markers[i] = state
         return state
 
     def joint_multipliers(self, joint) -> np.ndarray:
@@ -51,10 +82,22 @@ class Context:
             return np.zeros(joint.n_equations)
         return self.lam[joint.offset:joint.offset + joint.n_equations]
 
+    def _joint_jacobians(self, joint, si, sj):
+        rows = self.joint_rows.get(joint)
+        if rows is not None:
+            return rows
+        compiled = self.system.compiled
+        if self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
+            pos = compiled.positions[joint]
+            ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
+            nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
+            return self.constraint_blocks[0][pos, :ni], self.constraint_blocks[1][pos, :nj]
+        return joint.equations(si, sj, self.t)[1:]
+
     def joint_reaction(self, joint) -> tuple[np.ndarray, np.ndarray]:
         """Force (N) and torque (N m), global axes, the joint exerts on marker j's body, torque about marker j."""
         si, sj = self.marker(joint.marker_i), self.marker(joint.marker_j)
-        _, ji, jj = joint.equations(si, sj, self.t)
+        ji, jj = self._joint_jacobians(joint, si, sj)
         lam = self.joint_multipliers(joint)
         if not joint.marker_j.on_ground:
             gen = -jj.T @ lam
@@ -102,18 +145,43 @@ class System:
         self.n_q = offset
         self.markers = list(model.markers)
         self.joints = list(model.joints)
+        for joint in self.joints:  # a previous planar run may have masked rows
+            joint.row_mask = None
         self._group_markers()
         if model.planar:
             self._add_planar_guides()
             self._group_markers()
         self.forces = model.forces
         self.elements = model.elements
+        for element in self.elements:
+            for meas in element.measurements:
+                if hasattr(meas, "reset"):
+                    meas.reset()
         self.z_offsets = np.cumsum([0] + [len(e.state_names) for e in self.elements])
         self.n_z = int(self.z_offsets[-1])
         self._assign_rows()
 
     def _group_markers(self):
         self.marker_groups = [MarkerGroup([m for m in self.markers if m.body is b], b) for b in self.bodies]
+        self.group_indices = [np.array([m.index for m in g.markers], dtype=np.int64) for g in self.marker_groups]
+        # markers on rigid bodies are evaluated all together; node markers of flexible bodies body by body
+        rigid = [m for m in self.markers if not m.on_ground and m.node is None]
+        self.rigid_markers = None if not rigid else (
+            np.array([m.index for m in rigid], dtype=np.int64), np.array([m.body.index for m in rigid], dtype=np.int64),
+            np.array([m.local_position for m in rigid]), np.array([m.local_orientation for m in rigid]))
+        flexible = [(g, b) for g, b in zip(self.marker_groups, self.bodies)
+                    if any(m.node is not None for m in g.markers)]
+        self.flexible_groups = [MarkerGroup([m for m in g.markers if m.node is not None], b) for g, b in flexible]
+        self.flexible_indices = [np.array([m.index for m in g.markers], dtype=np.int64)
+                                 for g in self.flexible_groups]
+        self._flexible_body_index = [b.index for _, b in flexible]
+        self.n_quasi_max = max(b.n_quasi for b in self.bodies)
+        n_m = len(self.markers)
+        self.ground_positions, self.ground_axes = np.zeros((n_m, 3)), np.zeros((n_m, 3, 3))
+        for m in self.markers:
+            if m.on_ground:
+                self.ground_positions[m.index] = m.local_position
+                self.ground_axes[m.index] = m.local_orientation
 
     # --- layout --------------------------------------------------------------------------------------
     def _assign_rows(self):
@@ -122,6 +190,9 @@ class System:
             joint.offset = row
             row += joint.n_equations
         self.n_c = row
+        self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
+        self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
+        self.driven_joints = [j for j in self.joints if j.PRIMITIVES and j.drivers]
 
     def _add_planar_guides(self):
         """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
@@ -148,6 +219,10 @@ class System:
                 self.markers.append(m)
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
 
+    def flexible_kin(self, kin: list) -> list:
+        """The kinematics of the bodies that carry node markers, in the order of ``flexible_groups``."""
+        return [kin[i] for i in self._flexible_body_index]
+
     def initial_state(self):
         """Approximate initial ``q``, ``q̇`` (n_q,) and ``z`` (n_z,) from the bodies' placements."""
         qs, vs = zip(*[b.initial_coordinates() for b in self.bodies])
@@ -167,17 +242,27 @@ class System:
             if jacobian:
                 jac[k, body.offset + 3:body.offset + 7] = kin.p
         t = ctx.t
-        for joint in self.joints:
-            mi, mj = joint.marker_i, joint.marker_j
-            res, ji, jj = joint.equations(ctx.marker(mi), ctx.marker(mj), t)
-            rows = slice(joint.offset, joint.offset + res.size)
-            phi[rows] = res
-            if jacobian:
-                if not mi.on_ground:
-                    jac[rows, mi.body.slice] += to_coordinates_rows(ji, ctx.kin[mi.body.index])
-                if not mj.on_ground:
-                    jac[rows, mj.body.slice] += to_coordinates_rows(jj, ctx.kin[mj.body.index])
+        ctx.constraint_blocks = self.compiled.evaluate(ctx, phi, jac)
+        for joint in self.fallback_joints:
+            self._joint_rows(ctx, joint, joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t),
+                             joint.offset, phi, jac)
+        for joint in self.driven_joints:
+            rows = joint.driver_rows(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t)
+            self._joint_rows(ctx, joint, rows, joint.offset + joint.n_equations - len(joint.drivers), phi, jac)
         return phi, jac
+
+    def _joint_rows(self, ctx, joint, rows_data, first, phi, jac):
+        res, ji, jj = rows_data
+        mi, mj = joint.marker_i, joint.marker_j
+        rows = slice(first, first + res.size)
+        phi[rows] = res
+        if jac is not None:
+            if first == joint.offset:
+                ctx.joint_rows[joint] = (ji, jj)
+            if not mi.on_ground:
+                jac[rows, mi.body.slice] += to_coordinates_rows(ji, ctx.kin[mi.body.index])
+            if not mj.on_ground:
+                jac[rows, mj.body.slice] += to_coordinates_rows(jj, ctx.kin[mj.body.index])
 
     def constraint_rate(self, q, v, t, dt: float = 1e-6) -> np.ndarray:
         """``Φ_t`` (n_c,) by central differences in time (rheonomic drivers)."""

@@ -1,0 +1,253 @@
+"""Friction, one-sided penalty contact and hard stops.
+
+* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the friction force (prismatic) or torque (revolute) follows from the
+  joint reaction, ``F_f = μ(v) N`` with ``N`` the reaction transverse to the joint axis (times the pin radius for a
+  revolute joint). ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized
+  stiction: a stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
+* Contact (seed 003 eq. (4-1)): a marker point against the plane ``z = 0`` of another marker, penetration ``x``,
+  ``F_n = k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0`` (never pulling), Coulomb friction ``μ(v_slip) F_n``
+  with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``). A *line* is the same plane
+  limited to ``|x| ≤ half_length`` along the marker's x axis (planar models).
+* Hard stop on a joint coordinate: the same penalty law beyond ``lower`` / ``upper``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .forces import ForceElement, apply_at_marker
+from .rotations import cross
+
+__all__ = ["friction_coefficient", "JointFriction", "PlaneContact", "HardStop", "penalty_force"]
+
+
+def _cubic_step(s: float) -> float:
+    s = min(max(s, 0.0), 1.0)
+    return s * s * (3.0 - 2.0 * s)
+
+
+def friction_coefficient(velocity: float, static: float, dynamic: float, stiction_velocity: float,
+                         dynamic_velocity: float | None = None) -> float:
+    """Signed friction coefficient at sliding ``velocity`` (m/s), seed 003 Fig. 3-4 / Fig. 4-3.
+
+    ``|v| ≤ v_s``: ``μ_s (3s/2 - s³/2)``, ``s = |v|/v_s``; ``v_s ≤ |v| ≤ v_d``: cubic step to ``μ_d``; above: ``μ_d``.
+    ``v_d`` defaults to ``1.5 v_s`` (the joint friction model of the seed).
+    """
+    v_d = 1.5 * stiction_velocity if dynamic_velocity is None else dynamic_velocity
+    speed = abs(velocity)
+    if speed <= stiction_velocity:
+        s = speed / stiction_velocity
+        mu = static * (1.5 * s - 0.5 * s**3)
+    elif speed < v_d:
+        mu = static + (dynamic - static) * _cubic_step((speed - stiction_velocity) / (v_d - stiction_velocity))
+    else:
+        mu = dynamic
+    return math.copysign(mu, velocity)
+
+
+def penalty_force(penetration: float, rate: float, stiffness: float, exponent: float, damping: float,
+                  damping_depth: float) -> float:
+    """Seed 003 eq. (4-1): ``k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0``, clipped at zero (no adhesion)."""
+    if penetration <= 0.0:
+        return 0.0
+    damp = damping * _cubic_step(penetration / damping_depth) if damping_depth > 0 else damping
+    return max(0.0, stiffness * penetration**exponent + damp * rate)
+
+
+class JointFriction(ForceElement):
+    """Friction in a revolute or prismatic joint computed from its reaction.
+
+    Parameters
+    ----------
+    joint : Revolute or Prismatic (or Cylindrical: its translation)
+    static, dynamic : float
+        Friction coefficients ``μ_s``, ``μ_d``.
+    stiction_velocity : float, m/s
+        Transition velocity ``v_s`` (Fig. 3-4); the coefficient is ``μ_d`` above ``1.5 v_s``.
+    pin_radius : float, m
+        Friction arm of a revolute joint (sliding velocity ``ω R``, torque ``μ R N``).
+    preload : float, N
+        Normal force added to the reaction (seals, preloaded bearings).
+    """
+
+    output_units = {"friction": "N or N m", "normal_force": "N", "sliding_velocity": "m/s", "coefficient": "1"}
+
+    def __init__(self, joint, static: float, dynamic: float, stiction_velocity: float, pin_radius: float = 0.0,
+                 preload: float = 0.0, name: str | None = None):
+        if "translation" in joint.coordinates:
+            self.which = "translation"
+        elif "rotation" in joint.coordinates:
+            self.which = "rotation"
+            if not pin_radius > 0.0:
+                raise ModelError(f"friction in revolute joint {joint.name!r} needs a pin_radius > 0 (m)")
+        else:
+            raise ModelError(f"joint {joint.name!r} has no coordinate to carry friction")
+        if not stiction_velocity > 0.0:
+            raise ModelError("the stiction transition velocity must be positive (m/s)")
+        self.joint = joint
+        self.static, self.dynamic, self.stiction_velocity = float(static), float(dynamic), float(stiction_velocity)
+        self.pin_radius, self.preload = float(pin_radius), float(preload)
+        self.name = name or f"friction({joint.name})"
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def _state(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        _, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        force, _ = ctx.joint_reaction(self.joint)
+        axis = si.R[:, 2]
+        normal = float(np.linalg.norm(force - (force @ axis) * axis)) + self.preload
+        arm = self.pin_radius if self.which == "rotation" else 1.0
+        sliding = rate * arm
+        mu = friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)
+        return gi, gj, -mu * normal * arm, normal, sliding, mu
+
+    def generalized_forces(self, ctx):
+        gi, gj, load, _, _, _ = self._state(ctx)
+        out = []
+        if not self.joint.marker_i.on_ground:
+            out.append((self.joint.marker_i.body, load * gi))
+        if not self.joint.marker_j.on_ground:
+            out.append((self.joint.marker_j.body, load * gj))
+        return out
+
+    def outputs(self, ctx):
+        _, _, load, normal, sliding, mu = self._state(ctx)
+        return {"friction": load, "normal_force": normal, "sliding_velocity": sliding, "coefficient": mu}
+
+
+class PlaneContact(ForceElement):
+    """One-sided penalty contact of a marker point with the ``x-y`` plane of another marker (normal ``+z``).
+
+    Parameters
+    ----------
+    point : Marker
+        The contacting point (any body).
+    plane : Marker
+        Plane through its origin with outward normal along its z axis; penetration when the point is below.
+    stiffness : float, N/m^e;  exponent : float (> 1 recommended, seed 003: 1.2 .. 2.2)
+    damping : float, N s/m, reached at penetration ``damping_depth`` (m)
+    static, dynamic : float, friction coefficients; ``stiction_velocity``, ``dynamic_velocity`` : m/s (Fig. 4-3)
+    half_length : float, m, optional
+        Limit the plane to ``|x| ≤ half_length`` along the plane marker's x axis (a line contact in planar models).
+    """
+
+    output_units = {"normal_force": "N", "friction_force": "N", "penetration": "m", "slip_velocity": "m/s"}
+
+    def __init__(self, point, plane, stiffness: float, exponent: float = 1.5, damping: float = 0.0,
+                 damping_depth: float = 1e-4, static: float = 0.0, dynamic: float = 0.0,
+                 stiction_velocity: float = 1e-3, dynamic_velocity: float | None = None,
+                 half_length: float | None = None, name: str | None = None):
+        self.point, self.plane = point, plane
+        self.stiffness, self.exponent = float(stiffness), float(exponent)
+        self.damping, self.damping_depth = float(damping), float(damping_depth)
+        self.static, self.dynamic = float(static), float(dynamic)
+        self.stiction_velocity = float(stiction_velocity)
+        self.dynamic_velocity = float(dynamic_velocity) if dynamic_velocity is not None else 2.0 * stiction_velocity
+        self.half_length = half_length
+        self.name = name or f"contact({point.name},{plane.name})"
+
+    def markers(self):
+        return [self.point, self.plane]
+
+    def _state(self, ctx):
+        sp, so = ctx.marker(self.point), ctx.marker(self.plane)
+        normal = so.R[:, 2]
+        offset = sp.x - so.x
+        penetration = -float(normal @ offset)
+        if self.half_length is not None and abs(float(so.R[:, 0] @ offset)) > self.half_length:
+            penetration = -1.0
+        v_plane = so.v + cross(so.w, offset)  # velocity of the plane's material point under the marker point
+        v_rel = sp.v - v_plane
+        rate = -float(normal @ v_rel)
+        f_n = penalty_force(penetration, rate, self.stiffness, self.exponent, self.damping, self.damping_depth)
+        slip = v_rel - (normal @ v_rel) * normal
+        speed = float(np.linalg.norm(slip))
+        friction = np.zeros(3)
+        if f_n > 0.0 and speed > 0.0 and (self.static or self.dynamic):
+            mu = friction_coefficient(speed, self.static, self.dynamic, self.stiction_velocity, self.dynamic_velocity)
+            friction = -mu * f_n * slip / speed
+        return sp, so, offset, f_n * normal + friction, penetration, f_n, friction, speed
+
+    def generalized_forces(self, ctx):
+        sp, so, offset, force, _, f_n, _, _ = self._state(ctx)
+        if f_n == 0.0:
+            return []
+        out = []
+        if not self.point.on_ground:
+            out.append((self.point.body, apply_at_marker(sp, force)))
+        if not self.plane.on_ground:
+            out.append((self.plane.body, apply_at_marker(so, -force, -cross(offset, force))))
+        return out
+
+    def potential_energy(self, ctx):
+        """Elastic energy of the penalty spring, ``k x^(e+1) / (e+1)`` (J)."""
+        penetration = self._state(ctx)[4]
+        return self.stiffness * max(penetration, 0.0) ** (self.exponent + 1.0) / (self.exponent + 1.0)
+
+    def outputs(self, ctx):
+        _, _, _, _, penetration, f_n, friction, speed = self._state(ctx)
+        return {"normal_force": f_n, "friction_force": float(np.linalg.norm(friction)), "penetration": penetration,
+                "slip_velocity": speed}
+
+
+class HardStop(ForceElement):
+    """Penalty end stops on a joint coordinate: pushes back beyond ``lower`` or ``upper`` (m or rad).
+
+    Parameters
+    ----------
+    joint : joint with a coordinate;  lower, upper : float or None
+    stiffness : float, N/m^e or N m/rad^e;  exponent : float;  damping : float;  damping_depth : float
+    """
+
+    output_units = {"load": "N or N m"}
+
+    def __init__(self, joint, lower=None, upper=None, stiffness: float = 1e7, exponent: float = 1.5,
+                 damping: float = 0.0, damping_depth: float = 1e-4, coordinate: str | None = None,
+                 name: str | None = None):
+        self.joint = joint
+        self.which = coordinate or joint.default_coordinate()
+        self.lower, self.upper = lower, upper
+        self.stiffness, self.exponent = float(stiffness), float(exponent)
+        self.damping, self.damping_depth = float(damping), float(damping_depth)
+        self.name = name or f"stop({joint.name})"
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def _load(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        load = 0.0
+        if self.lower is not None and value < self.lower:
+            load += penalty_force(self.lower - value, -rate, self.stiffness, self.exponent, self.damping,
+                                  self.damping_depth)
+        if self.upper is not None and value > self.upper:
+            load -= penalty_force(value - self.upper, rate, self.stiffness, self.exponent, self.damping,
+                                  self.damping_depth)
+        return gi, gj, load
+
+    def generalized_forces(self, ctx):
+        gi, gj, load = self._load(ctx)
+        if load == 0.0:
+            return []
+        out = []
+        if not self.joint.marker_i.on_ground:
+            out.append((self.joint.marker_i.body, load * gi))
+        if not self.joint.marker_j.on_ground:
+            out.append((self.joint.marker_j.body, load * gj))
+        return out
+
+    def outputs(self, ctx):
+        return {"load": self._load(ctx)[2]}
+
+    def potential_energy(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value = self.joint.coordinate(self.which, si, sj)[0]
+        depth = max(0.0, (self.lower - value) if self.lower is not None else 0.0,
+                    (value - self.upper) if self.upper is not None else 0.0)
+        return self.stiffness * depth ** (self.exponent + 1.0) / (self.exponent + 1.0)
