@@ -8,7 +8,6 @@ import flexmbs as fm
 from flexmbs import Distance
 
 from . import circuits, mechanics
-from .blas import single_threaded_blas
 from .digging import DiggingForce, SoilOscillation
 from .scaling import ScaledCircuit
 
@@ -59,11 +58,10 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
         model, handles = build_digging(p, boom_body=boom_body, boom_centre=boom_centre)
         t_default = p["t_end_digging"]
     t_end = float(t_end if t_end is not None else t_default)
-    with single_threaded_blas():
-        rtol = p["rtol_free_fall"] if scenario.startswith("free-fall") else p["rtol"]
-        res = fm.simulate(model, t_end, rtol=rtol, atol=p["atol"], max_step=p["max_step"],
-                          output_interval=p["output_interval"], output=out, progress=progress, case="excavator",
-                          parameters=p)
+    rtol = p["rtol_free_fall"] if scenario.startswith("free-fall") else p["rtol"]
+    res = fm.simulate(model, t_end, rtol=rtol, atol=p["atol"], max_step=p["max_step"],
+                      output_interval=p["output_interval"], output=out, progress=progress, case="excavator",
+                      parameters=p)
     if not res.success:
         raise fm.SimulationError(f"excavator ({scenario}): {res.message}")
     return res, handles
