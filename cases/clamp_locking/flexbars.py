@@ -1,0 +1,124 @@
+"""Flexible connecting bars: gmsh mesh → solid FE model → Craig–Bampton reduction, cached (seed 003 §3.2.1.2).
+
+Each bar is a quadratic-tetrahedron mesh of :func:`fem.meshing.connecting_bar_mesh`; the bearing centres are
+6-dof reference nodes tied to the bore surfaces by RBE2 spiders (the stiff, light beams of seed 003 Fig. 3-5);
+12 static (constraint) modes + 13 fixed-interface normal modes = 25 Craig–Bampton coordinates, 19 elastic after
+orthonormalization and rigid-mode removal; 1 % modal damping. One stress output node on the shank surface.
+
+The reduced body is written to ``<cache>/clamp-locking-bar-<key>.flex.h5`` where ``<cache>`` is
+``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` and ``<key>`` hashes the geometry, mesh and reduction settings, so a
+changed parameter re-reduces and an unchanged one loads the file. The three bars share one geometry and so one
+reduction.
+
+The stiffness study (seed 003 Table 3-3 scales the E-modulus) does not re-reduce: with the mesh, Poisson ratio and
+density unchanged, scaling E by ``s`` scales ``K`` by ``s``, so the mass-orthonormal modes and the invariants stay
+the same, the frequencies scale by ``√s`` and the modal stresses (stress per unit modal coordinate) by ``s`` —
+exact, see :func:`scaled_stiffness`.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+
+CACHE_VERSION = 2
+GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
+                 "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
+                 "stress_node_fraction")
+
+
+def cache_dir() -> str:
+    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` (created)."""
+    path = os.environ.get("FLEXMBS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "flexmbs")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def cache_key(params: dict) -> str:
+    """16 hex digits of the SHA-256 of the geometry, mesh and reduction settings."""
+    settings = {k: params[k] for k in GEOMETRY_KEYS}
+    settings.update({"element_order": 2, "interfaces": {"a": "123456", "b": "123456"}, "spider": "rbe2",
+                     "version": CACHE_VERSION})
+    text = json.dumps(settings, sort_keys=True, default=float)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def stress_node_target(params: dict) -> np.ndarray:
+    """Point (3,) m of the stress output node: shank edge (y = +w/2, z = +h/2) at ``stress_node_fraction`` of L."""
+    return np.array([params["stress_node_fraction"] * params["bar_length"], 0.5 * params["bar_width"],
+                     0.5 * params["bar_height"]])
+
+
+def reduce_bar(params: dict, mesh_path: str, progress=None):
+    """Mesh, assemble and reduce one bar; returns the FlexBody (report included)."""
+    from fem.materials import Material
+    from fem.mesh import load_mesh
+    from fem.meshing import connecting_bar_mesh
+    from fem.model import solid_model
+    from reduction import reduce
+
+    say = progress or (lambda message: None)
+    say(f"meshing the connecting bar (size {params['mesh_size']} m)")
+    connecting_bar_mesh(mesh_path, length=params["bar_length"], width=params["bar_width"],
+                        height=params["bar_height"], eye_diameter=params["eye_diameter"],
+                        bore_diameter=params["bore_diameter"], size=params["mesh_size"], order=2)
+    mesh = load_mesh(mesh_path)
+    material = Material(params["youngs_modulus"], params["poisson_ratio"], params["density"], "bar steel")
+    model = solid_model(mesh, material)
+    # the bearing centres exactly on the bar axis (the centroid of a tetrahedral bore surface is off by ~0.1 mm,
+    # which would preload the mechanism against its end stop at assembly)
+    model.add_reference_node("a", "group:bore_a", "rbe2", point=(0.0, 0.0, 0.0))
+    model.add_reference_node("b", "group:bore_b", "rbe2", point=(params["bar_length"], 0.0, 0.0))
+    target = stress_node_target(params)
+    stress_node = int(np.argmin(np.linalg.norm(mesh.points - target, axis=1)))
+    say(f"Craig–Bampton reduction of {model.n_dofs} dofs: 12 static + {params['fixed_interface_modes']} "
+        "fixed-interface modes")
+    body = reduce(model, {"a": "123456", "b": "123456"}, int(params["fixed_interface_modes"]),
+                  output_nodes=[stress_node], damping=params["modal_damping"], name="connecting_bar",
+                  progress=say)
+    return body
+
+
+def reduced_bar(params: dict, progress: bool = False):
+    """The reduced bar for ``params`` from the cache (reducing and caching it on first use), E-scaled.
+
+    Returns
+    -------
+    FlexBody
+        With ``stiffness_scale`` applied (:func:`scaled_stiffness`); ``report["cache_file"]`` names the file.
+    """
+    from reduction.io import read_flexbody, write_flexbody
+
+    path = os.path.join(cache_dir(), f"clamp-locking-bar-{cache_key(params)}.flex.h5")
+    if not os.path.exists(path):
+        def say(message):
+            if progress:
+                print(f"clamp-locking: {message}", file=sys.stderr)
+
+        body = reduce_bar(params, path[:-len(".flex.h5")] + ".msh", say)
+        write_flexbody(body, path, source={"case": "clamp-locking", "settings": cache_key(params)})
+        os.remove(path[:-len(".flex.h5")] + ".msh")
+    body = read_flexbody(path)
+    body.report["cache_file"] = path
+    return scaled_stiffness(body, params["stiffness_scale"])
+
+
+def scaled_stiffness(body, scale: float):
+    """A copy of ``body`` with the E-modulus scaled by ``scale``: frequencies × √scale, modal stress × scale."""
+    if scale == 1.0:
+        return body
+    out = copy.copy(body)
+    out.frequencies_hz = np.asarray(body.frequencies_hz) * np.sqrt(scale)
+    out.modal_stress = np.asarray(body.modal_stress) * scale
+    return out
+
+
+def frequency_check(body, n_check: int = 6) -> dict:
+    """Reduced vs full free–free elastic frequencies of the reduction report (first ``n_check``): Hz, rel. error."""
+    reduced = np.asarray(body.report["reduced_hz"], dtype=float)[:n_check]
+    full = np.asarray(body.report["full_free_free_hz"], dtype=float)[:n_check]
+    return {"reduced_hz": reduced, "full_hz": full, "relative_error": np.abs(reduced / full - 1.0)}

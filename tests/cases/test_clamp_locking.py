@@ -1,0 +1,298 @@
+"""Case clamp-locking (seed 003 ch. 3): geometry, degrees of freedom, reduced bars, a locking stroke, CLI, studies.
+
+Fast tests use rigid bars or a coarse bar mesh in a temporary cache; the flexible studies are marked slow.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("flexmbs")
+
+from cases.clamp_locking import DEFAULTS, NAME, parameters, run  # noqa: E402
+from cases.clamp_locking import geometry  # noqa: E402
+from cases.clamp_locking.analysis import summary  # noqa: E402
+from cases.clamp_locking.flexbars import GEOMETRY_KEYS, cache_key, frequency_check, reduced_bar  # noqa: E402
+from cases.clamp_locking.mechanism import build_mechanism  # noqa: E402
+from cases.clamp_locking.simulation import simulate_stroke  # noqa: E402
+from flexmbs.initial import assemble_positions  # noqa: E402
+from flexmbs.system import System  # noqa: E402
+
+COARSE = {"mesh_size": 0.06}  # a coarse bar mesh: a few seconds to reduce, same topology as the default
+
+
+# ------------------------------------------------------------------------------------------------ geometry
+def test_cylinder_bore_and_rod_from_the_rated_forces():
+    """Seed 003 §3.1: 221 kN push and 106 kN pull at 180 bar -> bore and rod (hand calculation)."""
+    areas = geometry.cylinder_areas(221e3, 106e3, 180e5)
+    bore_area = 221e3 / 180e5  # 0.012278 m^2
+    annulus = 106e3 / 180e5  # 0.005889 m^2
+    assert areas["bore_diameter"] == pytest.approx(math.sqrt(4 * bore_area / math.pi), rel=1e-12)
+    assert areas["bore_diameter"] == pytest.approx(0.1250, abs=5e-4)  # 125 mm
+    assert areas["rod_diameter"] == pytest.approx(math.sqrt(4 * (bore_area - annulus) / math.pi), rel=1e-12)
+    assert areas["rod_diameter"] == pytest.approx(0.0902, abs=5e-4)  # 90 mm
+    assert 180e5 * areas["piston_area"] == pytest.approx(221e3, rel=1e-12)
+    assert 180e5 * areas["rod_side_area"] == pytest.approx(106e3, rel=1e-12)
+
+
+def test_invented_lugs_close_every_bar_at_both_ends_of_the_stroke():
+    """Each bar is bar_length long when all pistons are unlocked and when all are turned by the rotation (45°),
+    and the cylinder lug turns the cylinder through exactly its stroke."""
+    p = parameters()
+    lay = geometry.layout(p)
+    rho = math.radians(p["rotation_deg"])
+    for bar, (near, far) in geometry.BARS.items():
+        r = geometry.lug_radius(p, bar)
+        for turn in (0.0, rho):
+            pin_near = lay["axes"][near] + r * np.array([math.cos(lay["lugs"][bar][0] + turn),
+                                                         math.sin(lay["lugs"][bar][0] + turn)])
+            pin_far = lay["axes"][far] + r * np.array([math.cos(lay["lugs"][bar][1] + turn),
+                                                       math.sin(lay["lugs"][bar][1] + turn)])
+            assert np.linalg.norm(pin_far - pin_near) == pytest.approx(p["bar_length"], abs=1e-9)
+    cyl = lay["cylinder"]
+    assert np.linalg.norm(cyl["pin_end"] - cyl["base"]) - np.linalg.norm(cyl["pin_start"] - cyl["base"]) == \
+        pytest.approx(p["stroke"], abs=1e-9)
+    assert np.linalg.norm(cyl["pin_start"] - lay["axes"]["piston4"]) == pytest.approx(cyl["crank_radius"])
+
+
+def test_rigid_bar_mass_matches_the_solid_geometry():
+    """Planform integration vs the closed form: shank box + two eye discs - overlaps - bores (0.2 %)."""
+    p = parameters()
+    props = geometry.bar_mass_properties(p)
+    length, w, h = p["bar_length"], p["bar_width"], p["bar_height"]
+    r_eye, r_bore = p["eye_diameter"] / 2, p["bore_diameter"] / 2
+    # area of the half-disc part inside the shank strip |y| <= w/2 (x >= 0): integral of sqrt(R^2 - y^2)
+    c = w / 2
+    strip = c * math.sqrt(r_eye**2 - c**2) + r_eye**2 * math.asin(c / r_eye)
+    area = length * w + 2 * (math.pi * r_eye**2 - strip) - 2 * math.pi * r_bore**2
+    assert props["mass"] == pytest.approx(p["density"] * h * area, rel=2e-3)
+    assert props["centre_of_mass"][0] == pytest.approx(length / 2, abs=1e-3)
+
+
+# ------------------------------------------------------------------------------------------------ kinematics
+def _dof(model):
+    system = System(model)
+    q0, _, _ = system.initial_state()
+    q = assemble_positions(system, q0)
+    _, jac = system.constraints(system.context(q, np.zeros_like(q), 0.0))
+    s = np.linalg.svd(jac, compute_uv=False)
+    rank = int(np.sum(s > 1e-9 * s[0]))
+    return system, rank
+
+
+def test_rigid_model_has_one_degree_of_freedom():
+    """Seed 003 §3.2.1.1 survey: 9 bodies x 6 - 53 constraint equations = 1; checked by the Jacobian's rank."""
+    model, _ = build_mechanism(parameters({"flexible": False}))
+    system, rank = _dof(model)
+    assert len(system.bodies) == 9
+    joint_rows = system.n_c - len(system.bodies)
+    assert joint_rows == 4 * 5 + 7 * 3 + 4 + 5 + 3  # revolute, spherical, cylindrical, translational, roll locks
+    assert rank == system.n_c  # no redundant constraint
+    assert system.n_q - rank == 1  # Euler-parameter normalizations are rows of Φ too
+    assert 9 * 6 - joint_rows == 1
+
+
+def test_unlocking_placement_is_the_locked_configuration():
+    """The unlocking stroke starts assembled at the locked end: pistons turned by the rotation, full stroke."""
+    p = parameters({"flexible": False, "stroke_direction": "unlock"})
+    model, handles = build_mechanism(p)
+    system = System(model)
+    q0, _, _ = system.initial_state()
+    q = assemble_positions(system, q0)
+    ctx = system.context(q, np.zeros_like(q), 0.0)
+    assert np.max(np.abs(q - q0)) < 1e-6  # the placement already satisfies the constraints
+    length = handles["cylinder_length"].evaluate(ctx)[0]
+    assert length == pytest.approx(handles["retracted_length"] + p["stroke"], abs=1e-9)
+    for name in geometry.PISTONS:
+        joint = handles["revolutes"][name]
+        angle = joint.coordinate("rotation", ctx.marker(joint.marker_i), ctx.marker(joint.marker_j))[0]
+        assert angle == pytest.approx(math.radians(p["rotation_deg"]), abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------ flexible bars
+@pytest.fixture(scope="module")
+def coarse_bar(tmp_path_factory):
+    """A coarse reduced bar in a temporary cache (reduced once per test session)."""
+    cache = tmp_path_factory.mktemp("flexmbs-cache")
+    old = os.environ.get("FLEXMBS_CACHE")
+    os.environ["FLEXMBS_CACHE"] = str(cache)
+    try:
+        p = parameters(COARSE)
+        body = reduced_bar(p)
+        yield p, body, cache
+    finally:
+        if old is None:
+            os.environ.pop("FLEXMBS_CACHE", None)
+        else:
+            os.environ["FLEXMBS_CACHE"] = old
+
+
+def test_reduced_bar_matches_its_full_fe_model(coarse_bar):
+    """Seed 003 §3.2.1.2: 12 static + 13 fixed-interface modes = 25 coordinates, 19 elastic; the first six
+    free-free frequencies of the reduced basis within 1 % of the full FE model (reduction report), and the first
+    bending pair near Table 3-1 (44.2 Hz, 65.4 Hz; 10 % on this coarse mesh)."""
+    _, body, _ = coarse_bar
+    assert body.n_modes == 25 - 6
+    check = frequency_check(body, 6)
+    assert np.all(check["relative_error"] < 0.01)
+    assert check["full_hz"][0] == pytest.approx(44.2, rel=0.10)
+    assert check["full_hz"][1] == pytest.approx(65.4, rel=0.10)
+    assert np.allclose(body.damping_ratios, 0.01)
+    assert body.modal_stress.shape == (1, 6, 19)
+
+
+def test_reduction_is_cached_and_keyed_by_its_settings(coarse_bar):
+    p, body, cache = coarse_bar
+    files = sorted(os.listdir(cache))
+    assert files == [f"clamp-locking-bar-{cache_key(p)}.flex.h5"]
+    stamp = os.path.getmtime(os.path.join(cache, files[0]))
+    again = reduced_bar(p)  # from the cache: no new file, same file untouched
+    assert sorted(os.listdir(cache)) == files and os.path.getmtime(os.path.join(cache, files[0])) == stamp
+    assert np.array_equal(again.frequencies_hz, body.frequencies_hz)
+    for key in GEOMETRY_KEYS:  # every geometry, mesh or reduction setting changes the key
+        changed = dict(p)
+        changed[key] = p[key] * 1.1 if not isinstance(p[key], int) else p[key] + 1
+        assert cache_key(changed) != cache_key(p), key
+    assert cache_key({**p, "valve_response_time": 0.05}) == cache_key(p)  # hydraulics do not re-reduce
+
+
+def test_stiffness_scaling_equals_a_reduction_with_scaled_modulus(coarse_bar):
+    """E x 2 applied to the reduced body (frequencies x sqrt 2, modal stress x 2) equals reducing with E x 2."""
+    p, body, _ = coarse_bar
+    scaled = reduced_bar({**p, "stiffness_scale": 2.0})
+    direct = reduced_bar({**p, "youngs_modulus": 2.0 * p["youngs_modulus"]})
+    assert np.allclose(scaled.frequencies_hz, direct.frequencies_hz, rtol=1e-6)
+    tol = 1e-6 * np.abs(direct.modal_stress).max()
+    assert np.allclose(scaled.modal_stress, direct.modal_stress, rtol=1e-5, atol=tol)
+
+
+def test_flexible_model_has_one_rigid_degree_of_freedom_plus_the_modes(coarse_bar):
+    _, body, _ = coarse_bar
+    model, _ = build_mechanism(parameters(COARSE), {"bar_h": body, "bar_vop": body, "bar_vnop": body})
+    system, rank = _dof(model)
+    assert rank == system.n_c
+    assert system.n_q - rank == 1 + 3 * 19
+
+
+# ------------------------------------------------------------------------------------------------ a stroke
+@pytest.fixture(scope="module")
+def rigid_lock():
+    p = parameters({"flexible": False})
+    res, model, handles = simulate_stroke(p, t_end=1.0)  # locked after ≈ 0.92 s
+    return p, res, model, summary(res, model, p)
+
+
+def test_locking_stroke_completes_in_the_seed_time_window(rigid_lock):
+    """Seed 003 §3.1: (un)locking in under 1 s (≈ 0.9 s); acceptance 0.6 - 1.2 s; full stroke reached."""
+    p, res, _, out = rigid_lock
+    assert 0.6 <= out["locking_time_s"] <= 1.2
+    assert out["final_stroke_mm"] == pytest.approx(p["stroke"] * 1e3, abs=1.0)
+    assert res.statistics["max_constraint_violation"] < 1e-6
+
+
+def test_pressures_stay_within_the_source_and_relief_limits(rigid_lock):
+    """Lines (valve ports, hoses) below the relief setting; the rod chamber, throttled by the cushion while the
+    bore side sees supply pressure, below the regenerative intensification p_s A_A / A_B plus 15 %."""
+    p, _, _, out = rigid_lock
+    areas = geometry.cylinder_areas(p["push_force"], p["pull_force"], p["rated_pressure"])
+    assert out["max_line_pressure_bar"] < p["relief_pressure"] / 1e5
+    assert out["max_pressure_bar"]["CA"] < p["relief_pressure"] / 1e5
+    bound = 1.15 * p["supply_pressure"] * areas["piston_area"] / areas["rod_side_area"] / 1e5
+    assert out["max_pressure_bar"]["CB"] < bound
+
+
+def test_cushion_decelerates_before_the_end_stop(rigid_lock):
+    """The stop is touched at a small fraction of the travel speed; the cushion pressure rises before it."""
+    p, res, _, out = rigid_lock
+    x = res["element/hydraulics/cylinder.position"]
+    v = res["element/hydraulics/cylinder.velocity"]
+    contact = np.flatnonzero((np.abs(res["force/end_stops/load"]) > 0.0) & (x > 0.5 * p["stroke"]))[0]
+    assert abs(v[contact]) < 0.1 * out["max_speed_m_s"]
+    cushion = (x > p["stroke"] - p["cushion_length"]) & (np.arange(x.size) < contact)
+    assert res["element/hydraulics/CB.pressure"][cushion].max() > 1.5 * p["supply_pressure"]
+
+
+def test_horizontal_bar_carries_the_largest_force(rigid_lock):
+    """Seed 003 §3.3: the horizontal bar drives pistons 1 and 2, the vertical bars one piston each."""
+    _, _, _, out = rigid_lock
+    peaks = out["peak_bar_force_kN"]
+    assert peaks["horizontal"] > max(peaks["vertical_op"], peaks["vertical_nonop"])
+    phases = out["bar_force_phases_kN"]["horizontal"]
+    assert phases["acceleration"] > phases["deceleration"]  # seed: peaks at valve opening exceed cushioning
+
+
+def test_power_balance_in_the_constant_velocity_phase(rigid_lock):
+    """Mid-stroke: work of the cylinder = friction work of the four piston joints + change of kinetic and
+    gravitational energy (2 %); the friction torque is the joint output, the rates come from the recorded angles."""
+    p, res, _, _ = rigid_lock
+    x = res["element/hydraulics/cylinder.position"]
+    window = (x > 0.35 * p["stroke"]) & (x < 0.75 * p["stroke"])
+    t = res.time[window]
+    cylinder_power = (res["element/hydraulics/cylinder.force"] * res["element/hydraulics/cylinder.velocity"])[window]
+    friction_power = sum(res[f"force/friction_{n}/friction"][window]
+                         * np.gradient(res[f"joint/rev_{n}/rotation"], res.time)[window] for n in geometry.PISTONS)
+    energy = res.energy()
+    change = sum(energy[k][window][-1] - energy[k][window][0] for k in ("kinetic", "gravity"))
+    work_in = np.trapezoid(cylinder_power, t)
+    assert work_in > 0.0
+    assert work_in == pytest.approx(-np.trapezoid(friction_power, t) + change, rel=0.02)
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+def test_cli_runs_the_case_and_prints_json():
+    flexmbs = [sys.executable, "-m", "flexmbs"]
+    proc = subprocess.run(flexmbs + ["run", NAME, "--set", "flexible=false", "--t-end", "0.02", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0 and "No such command 'run'" in proc.stderr:
+        pytest.skip("the flexmbs run command is not available in this checkout")
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    for key in ("case", "t_end", "steps", "wall_s", "max_constraint_violation", "outputs"):
+        assert key in payload
+    assert payload["case"] == NAME and payload["t_end"] == pytest.approx(0.02)
+    for key in ("locking_time_s", "peak_bar_force_kN", "max_pressure_bar", "max_von_mises_MPa"):
+        assert key in payload["outputs"]
+    assert set(payload["outputs"]["peak_bar_force_kN"]) == {"horizontal", "vertical_op", "vertical_nonop"}
+    bad = subprocess.run(flexmbs + ["run", NAME, "--set", "no_such_key=1", "--json"], capture_output=True, text=True,
+                         timeout=600)
+    assert bad.returncode != 0 and "no_such_key" in bad.stderr
+
+
+def test_parameters_reject_unknown_keys_and_choices():
+    from fem.errors import ModelError
+
+    with pytest.raises(ModelError, match="unknown parameter"):
+        parameters({"bore": 1})
+    with pytest.raises(ModelError, match="stroke_direction"):
+        parameters({"stroke_direction": "sideways"})
+    assert parameters({"flexible": "false"})["flexible"] is False
+    assert set(DEFAULTS) >= {"valve_response_time", "stiffness_scale", "valve_type", "flexible"}
+
+
+# ------------------------------------------------------------------------------------------------ studies (slow)
+@pytest.mark.slow
+def test_shorter_valve_opening_raises_the_acceleration_peaks():
+    """Seed 003 Table 3-4 trend with rigid bars: 50 ms opening > 130 ms opening for the horizontal bar."""
+    fast = run({"flexible": False, "valve_response_time": 0.05}, t_end=0.4)["outputs"]
+    slow = run({"flexible": False, "valve_response_time": 0.13}, t_end=0.4)["outputs"]
+    assert fast["bar_force_phases_kN"]["horizontal"]["acceleration"] > \
+        slow["bar_force_phases_kN"]["horizontal"]["acceleration"]
+
+
+@pytest.mark.slow
+def test_unlocking_stroke_completes():
+    out = run({"flexible": False, "stroke_direction": "unlock"})["outputs"]
+    assert 0.6 <= out["locking_time_s"] <= 1.2
+
+
+@pytest.mark.slow
+def test_softer_bars_raise_the_acceleration_peak():
+    """Seed 003 Table 3-3, the counter-intuitive effect: bars at 1/5 of the stiffness see a higher peak at valve
+    opening than the nominal ones (flexible bars, cached default reduction)."""
+    soft = run({"stiffness_scale": 0.2}, t_end=0.4)["outputs"]["bar_force_phases_kN"]["horizontal"]["acceleration"]
+    nominal = run({}, t_end=0.4)["outputs"]["bar_force_phases_kN"]["horizontal"]["acceleration"]
+    assert soft > 1.03 * nominal
