@@ -217,7 +217,7 @@ class FEModel:
         if "surface_areas" not in self._cache:
             self._cache["surface_areas"] = surface_areas(self.solid)
         areas = self._cache["surface_areas"][connected]
-        return areas if np.all(areas > 0) else np.ones(len(connected))
+        return areas if np.count_nonzero(areas) >= 3 else np.ones(len(connected))
 
     # ------------------------------------------------------------------ constrained matrices
     @property

@@ -215,20 +215,17 @@ def von_mises(stress: np.ndarray) -> np.ndarray:
 
 
 def surface_areas(disc: SolidDiscretization) -> np.ndarray:
-    """Tributary boundary-surface area of every node, (n_nodes,) m² (zero for interior nodes).
+    """Tributary boundary-surface area of every node, (n_nodes,) m² (zero for interior and mid-side nodes).
 
-    HRZ-lumped ``∫ N_a N_b dS`` over the boundary facets: positive for corner and mid-side nodes alike, summing to
-    the boundary area. Used as RBE3 weights (load shares of a bearing bore).
+    Each boundary face is taken flat through its corner nodes (quadrilaterals split in two triangles) and gives a
+    third of each triangle's area to each corner; the areas sum to the (faceted) boundary area. Used as RBE3 weights
+    and for the area-weighted centroid of a bore. (scikit-fem's FacetBasis on curved quadratic meshes needs the
+    inverse isoparametric map, whose Newton iteration can fail on distorted faces; this never does.)
     """
-    facets = disc.skmesh.boundary_facets()
-    basis = skfem.FacetBasis(disc.skmesh, disc.element, facets=facets)
-    values = np.stack([np.asarray(basis.basis[a][0]) for a in range(len(basis.basis))], axis=-1)  # (f, q, nb)
-    blocks = np.einsum("fqa,fqb,fq->fab", values, values, basis.dx, optimize=True)
-    diag = np.einsum("faa->fa", blocks)
-    area = blocks.sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lumped = np.nan_to_num(diag * (area / diag.sum(axis=1))[:, None])
-    tree = cKDTree(disc.mesh.points)
-    _, node_of_dof = tree.query(basis.doflocs.T)
-    nodes = node_of_dof[basis.element_dofs.T]
-    return np.bincount(nodes.ravel(), weights=lumped.ravel(), minlength=disc.mesh.n_nodes)
+    from fem.mesh import boundary_triangles
+
+    mesh = disc.mesh
+    triangles = boundary_triangles(mesh)
+    p = mesh.points[triangles]
+    area = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
+    return np.bincount(triangles.ravel(), weights=np.repeat(area / 3.0, 3), minlength=mesh.n_nodes)
