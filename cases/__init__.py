@@ -14,7 +14,9 @@ and rejects keys a case does not know.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import tomllib
 
 from fem.errors import ModelError
 
@@ -56,6 +58,19 @@ def parse_value(text: str):
         except ValueError:
             pass
     return text
+
+
+def load_toml_defaults(path: str) -> dict:
+    """A case's parameters from its TOML file, flattened (sections only group the keys; each key is unique)."""
+    with open(path, "rb") as handle:
+        raw = tomllib.load(handle)
+    flat = {}
+    for section in raw.values():
+        for key, value in section.items():
+            if key in flat:
+                raise KeyError(f"{os.path.basename(path)}: key {key!r} appears twice")
+            flat[key] = value
+    return flat
 
 
 def parse_assignments(assignments, defaults: dict, case_name: str = "case") -> dict:

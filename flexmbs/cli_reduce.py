@@ -65,7 +65,7 @@ def _table_rows(report: dict) -> list[tuple]:
 def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
     r = body.report
     lines = [f"# Reduction report: {body.name}", "", f"- mesh: `{mesh}`",
-             f"- physical dofs: {r['physical_dofs']}", f"- interfaces: " + ", ".join(
+             f"- physical dofs: {r['physical_dofs']}", "- interfaces: " + ", ".join(
                  f"{i.name} ({i.spider}, dofs {i.retained_dofs}, {len(i.connected_node_ids)} nodes)"
                  for i in body.interfaces),
              f"- fixed-interface normal modes: {r['n_normal_modes']}, boundary dofs: {r['n_boundary_dofs']}",

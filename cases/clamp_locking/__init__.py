@@ -9,7 +9,8 @@ Model, parameters, studies and the choices we had to make: docs/cases/clamp-lock
 from __future__ import annotations
 
 import os
-import tomllib
+
+from cases import load_toml_defaults
 
 NAME = "clamp-locking"
 DESCRIPTION = ("Quadloc clamp locking mechanism (seed 003 ch. 3): 4 clamp pistons, 3 flexible connecting bars, "
@@ -17,20 +18,7 @@ DESCRIPTION = ("Quadloc clamp locking mechanism (seed 003 ch. 3): 4 clamp piston
                "(--set stroke_direction=lock|unlock flexible=true|false valve_response_time=0.09 ...)")
 
 
-def _load_defaults() -> dict:
-    """Flatten ``clamp_locking.toml`` (sections only group the keys; every key is unique)."""
-    with open(os.path.join(os.path.dirname(__file__), "clamp_locking.toml"), "rb") as fh:
-        raw = tomllib.load(fh)
-    flat = {}
-    for section in raw.values():
-        for key, value in section.items():
-            if key in flat:
-                raise KeyError(f"clamp_locking.toml: key {key!r} appears twice")
-            flat[key] = value
-    return flat
-
-
-DEFAULTS = _load_defaults()
+DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "clamp_locking.toml"))
 CHOICES = {"stroke_direction": ("lock", "unlock"), "valve_type": ("directional", "proportional")}
 
 

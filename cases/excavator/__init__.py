@@ -12,7 +12,8 @@ Model, parameters and the choices we had to make: docs/cases/excavator.md.
 from __future__ import annotations
 
 import os
-import tomllib
+
+from cases import load_toml_defaults
 
 NAME = "excavator"
 DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free fall energy check and 12 s digging "
@@ -22,20 +23,7 @@ DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free f
 SCENARIOS = ("free-fall", "free-fall-light", "digging", "digging-flexible-boom")
 
 
-def _load_defaults() -> dict:
-    """Flatten ``excavator.toml`` (sections only group the keys; every key is unique)."""
-    with open(os.path.join(os.path.dirname(__file__), "excavator.toml"), "rb") as fh:
-        raw = tomllib.load(fh)
-    flat = {}
-    for section in raw.values():
-        for key, value in section.items():
-            if key in flat:
-                raise KeyError(f"excavator.toml: key {key!r} appears twice")
-            flat[key] = value
-    return flat
-
-
-DEFAULTS = _load_defaults()
+DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "excavator.toml"))
 
 
 def parameters(params: dict | None = None) -> dict:

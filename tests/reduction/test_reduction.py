@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from fem.analysis import modal_analysis, static_analysis
+from fem.analysis import static_analysis
 from fem.beam import rectangular_section
 from fem.errors import FileFormatError, ModelError
 from fem.mesh import load_mesh
 from fem.meshing import connecting_bar_mesh
 from fem.model import frame_model, solid_model
 from reduction import read_flexbody, reduce, write_flexbody
-from reduction.craig_bampton import craig_bampton, orthonormalize
+from reduction.craig_bampton import craig_bampton
 from reduction.flexbody import rigid_body_fields
 
 
