@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
+import scipy.sparse.linalg as spla  # SuperLU fallback
 
 from fem.errors import ModelError
 
@@ -76,10 +76,6 @@ class SPDFactor:
         solver.set_phase(33)  # solve with the stored factorization; no re-hashing of the matrix per call
         x = solver._call_pardiso(self._upper, np.asfortranarray(rhs))
         return x
-
-    def operator(self) -> spla.LinearOperator:
-        """The inverse as a LinearOperator (for ``eigsh(..., OPinv=...)``)."""
-        return spla.LinearOperator(self.shape, matvec=self.solve, matmat=self.solve, dtype=float)
 
     def release(self) -> None:
         """Free the factor's memory now rather than at garbage collection."""

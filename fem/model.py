@@ -160,7 +160,8 @@ class FEModel:
                            weights: np.ndarray | None = None) -> ReferenceNode:
         """Add a 6-dof reference node tied to ``nodes`` (indices or a selector string) by an RBE2 or RBE3.
 
-        ``point`` defaults to the centroid of the connected nodes (area-weighted for RBE3).
+        ``point`` defaults to the surface-area-weighted centroid of the connected nodes (the bearing centre of a
+        bore, whatever the node spacing); plain centroid for interior nodes.
         """
         if name in self.references:
             raise ModelError(f"interface {name!r} is defined twice")
