@@ -32,22 +32,9 @@ T_END = 0.5  # s
 
 def hexahedral_rod(nx=40, ny=4, nz=4):
     """A structured 8-node hexahedral mesh of the rod along x from 0 to ROD_LENGTH, centred on the x axis."""
-    import meshio
+    from fem.meshing import structured_bar_mesh
 
-    from fem.mesh import from_meshio
-
-    xs = np.linspace(0.0, ROD_LENGTH, nx + 1)
-    ys = np.linspace(-ROD_SIDE / 2, ROD_SIDE / 2, ny + 1)
-    zs = np.linspace(-ROD_SIDE / 2, ROD_SIDE / 2, nz + 1)
-    grid = np.stack(np.meshgrid(xs, ys, zs, indexing="ij"), axis=-1).reshape(-1, 3)
-
-    def nid(i, j, k):
-        return (i * (ny + 1) + j) * (nz + 1) + k
-
-    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij"))
-    cells = np.stack([nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
-                      nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)], axis=1)
-    return from_meshio(meshio.Mesh(grid, [("hexahedron", cells)]), source="benchmark rod")
+    return structured_bar_mesh(ROD_LENGTH, ROD_SIDE, ROD_SIDE, nx, ny, nz, source="benchmark rod")
 
 
 def reduced_rod():

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["bar_mesh", "connecting_bar_mesh", "gmsh_session"]
+__all__ = ["bar_mesh", "connecting_bar_mesh", "gmsh_session", "structured_bar_mesh"]
 
 
 @contextmanager
@@ -115,3 +115,24 @@ def bore_selector(center, axis_direction, radius: float, half_length: float) -> 
     d = d / np.linalg.norm(d)
     a, b = c - half_length * d, c + half_length * d
     return "cylinder:" + ",".join(f"{v:.9g}" for v in (*a, *b, radius))
+
+
+def structured_bar_mesh(length: float, width: float, height: float, nx: int, ny: int, nz: int,
+                        source: str = "structured bar"):
+    """A structured 8-node hexahedral :class:`fem.mesh.Mesh` of a bar along x from 0 to ``length``, centred on the
+    x axis (``width`` along y, ``height`` along z), built directly without gmsh."""
+    import meshio
+
+    from fem.mesh import from_meshio
+
+    xs, ys, zs = (np.linspace(a, b, n + 1) for a, b, n in ((0.0, length, nx), (-width / 2, width / 2, ny),
+                                                            (-height / 2, height / 2, nz)))
+    grid = np.stack(np.meshgrid(xs, ys, zs, indexing="ij"), axis=-1).reshape(-1, 3)
+
+    def nid(i, j, k):
+        return (i * (ny + 1) + j) * (nz + 1) + k
+
+    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij"))
+    cells = np.stack([nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
+                      nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)], axis=1)
+    return from_meshio(meshio.Mesh(grid, [("hexahedron", cells)]), source=source)

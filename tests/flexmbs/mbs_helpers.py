@@ -104,18 +104,6 @@ def zero_crossing_times(t, x):
 
 def hexahedral_bar(length=0.3, side=0.01, nx=20, ny=2, nz=2):
     """A structured 8-node hexahedral fem.Mesh of a bar along x from 0 to ``length``, centred on the x axis."""
-    import meshio
+    from fem.meshing import structured_bar_mesh
 
-    from fem.mesh import from_meshio
-
-    xs, ys, zs = (np.linspace(a, b, n + 1) for a, b, n in ((0, length, nx), (-side / 2, side / 2, ny),
-                                                            (-side / 2, side / 2, nz)))
-    grid = np.stack(np.meshgrid(xs, ys, zs, indexing="ij"), axis=-1).reshape(-1, 3)
-
-    def nid(i, j, k):
-        return (i * (ny + 1) + j) * (nz + 1) + k
-
-    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij"))
-    cells = np.stack([nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
-                      nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)], axis=1)
-    return from_meshio(meshio.Mesh(grid, [("hexahedron", cells)]), source="test bar")
+    return structured_bar_mesh(length, side, side, nx, ny, nz, source="test bar")
