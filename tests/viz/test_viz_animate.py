@@ -70,10 +70,7 @@ def test_wrong_suffix_is_a_one_line_error(results_file, tmp_path):
 
 
 def test_mp4_has_the_requested_frames(results_file, tmp_path):
-    import pytest
-
-    pytest.importorskip("imageio_ffmpeg")
-    import imageio.v2 as imageio
+    import imageio.v2 as imageio  # the `video` extra, part of the `test` extra
 
     path, _ = results_file
     out = tmp_path / "anim.mp4"
