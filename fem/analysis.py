@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
 from fem.eigen import block_shift_invert
 from fem.linalg import SPDFactor
@@ -29,7 +30,8 @@ class ModalResult:
     frequencies_hz : (k,) float
         Ascending; near-zero rigid-body modes come out with |f| ≪ the first elastic frequency (sign kept).
     modes : (n_full_dofs, k) float
-        Mass-normalized mode shapes over the full dofs (spider-dependent dofs included).
+        Mass-normalized mode shapes over the full dofs (spider-dependent dofs included), in the canonical form of
+        :mod:`fem.canonical` (signs and degenerate-group bases independent of the BLAS kernels).
     """
 
     frequencies_hz: np.ndarray
@@ -82,16 +84,29 @@ def modal_analysis(model: FEModel, n_modes: int = 12, fixed_nodes=None, shift: f
         raise ModelError(f"asked for {n_modes} modes of a model with only {keep.size} free dofs")
     sigma = default_shift(k, m) if shift is None else shift
     factor = SPDFactor((k - sigma * m).tocsr(), "shifted stiffness K − σM")
+    n_solve = min(n_modes + GROUP_PAD, keep.size - 1)  # complete a degenerate group cut at n_modes (fem.canonical)
     try:
-        values, vectors = block_shift_invert(k, m, n_modes, factor.solve, sigma)
+        values, vectors = block_shift_invert(k, m, n_solve, factor.solve, sigma)
     finally:
         factor.release()
     order = np.argsort(values)
     values, vectors = values[order], vectors[:, order]
-    full = np.zeros((model.n_dofs, n_modes))
+    full = np.zeros((model.n_dofs, n_solve))
     full[keep] = vectors
+    modes = np.asarray(model.expand(full))
+    q, values, _ = canonical_transform(modes, values, model.full_mass, model.positions, model.translation_dofs,
+                                       zero=_rigid_body_modes(values, sigma, fixed_nodes))
+    values = values[:n_modes]
     frequencies = np.sign(values) * np.sqrt(np.abs(values)) / (2.0 * np.pi)
-    return ModalResult(frequencies, np.asarray(model.expand(full)))
+    return ModalResult(frequencies, modes @ q[:, :n_modes])
+
+
+def _rigid_body_modes(values: np.ndarray, sigma: float, fixed_nodes) -> np.ndarray:
+    """Rigid-body modes of a free–free analysis: ``|λ| < 10⁻⁴ |σ|`` (round-off level; the shift σ lies 10⁻³ of an
+    element frequency below zero, far under any elastic mode of a meshed part). None when nodes are fixed."""
+    if fixed_nodes:
+        return np.zeros(values.size, dtype=bool)
+    return np.abs(values) < 1e-4 * abs(sigma)
 
 
 def static_analysis(model: FEModel, loads: dict, fixed_nodes=None) -> np.ndarray:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
 from fem.eigen import block_shift_invert
 from fem.linalg import SPDFactor
@@ -90,13 +91,21 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
         psi = -factor.solve(k_ib.toarray()).reshape(interior.size, boundary.size)
         if n_modes:
             say(f"{n_modes} fixed-interface normal modes")
-            values, phi = block_shift_invert(k_ii, m_ii, n_modes, factor.solve)
+            # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
+            n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
+            values, phi = block_shift_invert(k_ii, m_ii, n_solve, factor.solve)
             order = np.argsort(values)
             values, phi = values[order], phi[:, order]
         else:
             values, phi = np.zeros(0), np.zeros((interior.size, 0))
     finally:
         factor.release()
+    if n_modes:  # canonical signs and degenerate-group bases (fem.canonical), judged on the expanded shapes
+        shapes = np.zeros((n, phi.shape[1]))
+        shapes[interior] = phi
+        q, values, _ = canonical_transform(model.expand(shapes), values, model.full_mass, model.positions,
+                                           model.translation_dofs)
+        phi, values = phi @ q[:, :n_modes], values[:n_modes]
     basis = np.zeros((n, n_modes + boundary.size))
     basis[interior, :n_modes] = phi
     basis[interior, n_modes:] = psi
@@ -120,12 +129,15 @@ class OrthonormalBasis:
         The removed rigid-body modes.
     rigid_projection : (n_cb,) float
         Share (0..1) of each orthonormalized mode's mass norm lying in the rigid-body fields.
+    canonical : dict
+        What :func:`fem.canonical.canonical_transform` did to the elastic modes (groups, dropped coupling).
     """
 
     elastic: np.ndarray
     eigenvalues: np.ndarray
     rigid: np.ndarray
     rigid_projection: np.ndarray
+    canonical: dict | None = None
 
 
 def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
@@ -134,6 +146,7 @@ def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
     A mode is rigid when its eigenvalue is zero to round-off (``|λ| < 1e-8 λ_max``) and more than 99 % of its
     mass norm lies in the six rigid displacement fields of the undeformed part. Exactly six are expected:
     fewer means the interfaces cannot carry a rigid motion, more means a mechanism or a disconnected mesh.
+    The elastic modes are returned in the canonical form of :mod:`fem.canonical`.
     """
     values, vectors = sla.eigh(cb.stiffness, cb.mass)
     modes = cb.basis @ vectors  # (n_dofs, n_cb), mass-orthonormal
@@ -149,7 +162,11 @@ def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
                          "must be able to carry a rigid motion of the part (retain all 6 dofs at one interface "
                          "or translations at three non-collinear interfaces)")
     keep = ~rigid
-    return OrthonormalBasis(modes[:, keep], values[keep], modes[:, rigid], projection)
+    # one canonical form (fem.canonical): signs and degenerate-group bases independent of the LAPACK kernels
+    elastic, elastic_values = modes[:, keep], values[keep]
+    q, elastic_values, info = canonical_transform(model.expand(elastic), elastic_values, model.full_mass,
+                                                  model.positions, model.translation_dofs)
+    return OrthonormalBasis(elastic @ q, elastic_values, modes[:, rigid], projection, info)
 
 
 def _rigid_projection(model: FEModel, modes: np.ndarray) -> np.ndarray:

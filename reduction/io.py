@@ -75,7 +75,9 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
     try:
         with h5py.File(tmp, "w") as f:
             f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "name": body.name,
-                            "software": f"flexmbs {__version__}", "n_modes": body.n_modes})
+                            "software": f"flexmbs {__version__}", "n_modes": body.n_modes,
+                            # fem.canonical convention of the mode shapes (0: raw solver output, no convention)
+                            "canonical_modes_version": int(body.report.get("canonical_modes_version", 0))})
             for key, (attr, unit) in _NODE_DATA.items():
                 _dataset(f, key, getattr(body, attr), unit)
             inv = f.create_group("invariants")
@@ -145,6 +147,7 @@ def _read(f: h5py.File, path: str) -> FlexBody:
                                     g["connected_node_ids"][()], str(g.attrs["retained_dofs"])))
     report = {k: v[()] for k, v in f["report"].items()}
     report.update({k: (v.item() if isinstance(v, np.generic) else v) for k, v in f["report"].attrs.items()})
+    report["canonical_modes_version"] = int(f.attrs.get("canonical_modes_version", 0))
     body = FlexBody(name=str(f.attrs["name"]), invariants=inv, interfaces=interfaces, report=report, **fields)
     body.has_rotation = body.has_rotation.astype(bool)
     _validate(body, path)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from fem.analysis import modal_analysis
+from fem.canonical import CONVENTION_VERSION
 from fem.errors import ModelError
 from fem.mesh import boundary_triangles
 from fem.model import FEModel
@@ -165,12 +166,23 @@ def _assemble_body(model, modes, frequencies, ratios, invariants, items, output_
                     output_nodes=outputs, modal_stress=stress, nodal_masses=model.nodal_masses(), surface=surface)
 
 
+def _canonical_report(info: dict | None, n_modes: int) -> dict:
+    """Mode convention entries of the report: version, group number per mode, dropped in-group coupling."""
+    groups = np.arange(n_modes)
+    for members in (info or {}).get("groups", []):
+        groups[members] = members[0]
+    return {"canonical_modes_version": CONVENTION_VERSION, "mode_groups": groups,
+            "canonical_max_coupling": float((info or {}).get("max_coupling", 0.0)),
+            "canonical_incomplete_groups": len((info or {}).get("incomplete", []))}
+
+
 def _report(model, cb, ortho, frequencies, modes, compare_modes, say) -> dict:
     report = {
         "fixed_interface_hz": cb.fixed_interface_hz,
         "rigid_modes_removed": int(ortho.rigid.shape[1]),
         "reduced_hz": frequencies,
         "source": model.mesh.source if model.mesh is not None else "",
+        **_canonical_report(ortho.canonical, frequencies.size),
     }
     n_compare = min(frequencies.size, 20) if compare_modes is None else int(compare_modes)
     if n_compare > 0:

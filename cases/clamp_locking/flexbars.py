@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: canonical mode shapes (fem.canonical)
 GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
                  "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
                  "stress_node_fraction")
