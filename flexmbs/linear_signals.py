@@ -134,10 +134,34 @@ def resolve_input(model, name: str) -> InputSignal:
 
 # ------------------------------------------------------------------------------------------------------ outputs
 class OutputSignal:
-    """A named scalar output ``y(q, q̇, z, t)``: ``evaluate(ctx, z)`` and its unit."""
+    """A named scalar output ``y(q, q̇, z, t)``: ``evaluate(ctx, z)`` and its unit; outputs that are functions of the
+    positions only also have ``gradient(ctx) -> ∂y/∂q`` (n_q,), which makes them usable as minimal coordinates."""
 
-    def __init__(self, name: str, unit: str, evaluate, angle: bool = False):
+    def __init__(self, name: str, unit: str, evaluate, angle: bool = False, gradient=None):
         self.name, self.unit, self.evaluate, self.angle = name, unit, evaluate, angle
+        self.gradient = gradient
+
+
+def _unit_gradient(system, index):
+    def gradient(ctx):
+        g = np.zeros(system.n_q)
+        g[index] = 1.0
+        return g
+    return gradient
+
+
+def _quasi_gradient(system, pairs):
+    """``∂y/∂q`` (n_q,) from quasi-coordinate gradients ``[(marker, (6+m,)), ...]`` (``L`` of each body)."""
+    from .system import to_coordinates_rows
+
+    def gradient(ctx):
+        g = np.zeros(system.n_q)
+        for marker, row in pairs(ctx):
+            if not marker.on_ground:
+                body = marker.body
+                g[body.slice] += to_coordinates_rows(np.atleast_2d(row), ctx.kin[body.index])[0]
+        return g
+    return gradient
 
 
 def _component(name, parts, index_names):
@@ -147,10 +171,10 @@ def _component(name, parts, index_names):
 
 
 def _body_output(system, name, body, key, rest):
-    b = body.index
+    b, o = body.index, body.offset
     if key == "position":
         i = _component(name, rest, _XYZ)
-        return OutputSignal(name, "m", lambda ctx, z: float(ctx.kin[b].r[i]))
+        return OutputSignal(name, "m", lambda ctx, z: float(ctx.kin[b].r[i]), gradient=_unit_gradient(system, o + i))
     if key == "velocity":
         i = _component(name, rest, _XYZ)
         return OutputSignal(name, "m/s", lambda ctx, z: float(ctx.kin[b].rdot[i]))
@@ -159,10 +183,11 @@ def _body_output(system, name, body, key, rest):
         return OutputSignal(name, "rad/s", lambda ctx, z: float((ctx.kin[b].A @ ctx.kin[b].omega)[i]))
     if key == "orientation":
         i = _component(name, rest, {"e0": 0, "e1": 1, "e2": 2, "e3": 3})
-        return OutputSignal(name, "1", lambda ctx, z: float(ctx.kin[b].p[i]))
+        return OutputSignal(name, "1", lambda ctx, z: float(ctx.kin[b].p[i]), gradient=_unit_gradient(system, o + 3 + i))
     if key == "modal_coordinates":
         i = _component(name, rest, {f"q{k + 1}": k for k in range(body.n_modes)})
-        return OutputSignal(name, "m kg^0.5", lambda ctx, z: float(ctx.kin[b].qf[i]))
+        return OutputSignal(name, "m kg^0.5", lambda ctx, z: float(ctx.kin[b].qf[i]),
+                            gradient=_unit_gradient(system, o + 7 + i))
     raise ModelError(f"output {name!r}: body outputs are position, velocity, angular_velocity, orientation, "
                      "modal_coordinates")
 
@@ -200,8 +225,14 @@ def resolve_output(system, name: str) -> OutputSignal:
             if which not in joint.coordinates:
                 raise ModelError(f"joint {joint.name!r} has no {which} coordinate (it has: "
                                  f"{', '.join(joint.coordinates) or 'none'})")
-            return OutputSignal(name, "rad" if which == "rotation" else "m", lambda ctx, z: float(joint.coordinate(
-                which, ctx.marker(joint.marker_i), ctx.marker(joint.marker_j))[0]), angle=which == "rotation")
+            def coordinate(ctx):
+                return joint.coordinate(which, ctx.marker(joint.marker_i), ctx.marker(joint.marker_j))
+
+            def pairs(ctx):
+                _, gi, gj, _ = coordinate(ctx)
+                return [(joint.marker_i, gi), (joint.marker_j, gj)]
+            return OutputSignal(name, "rad" if which == "rotation" else "m", lambda ctx, z: float(coordinate(ctx)[0]),
+                                angle=which == "rotation", gradient=_quasi_gradient(system, pairs))
         if parts[0] == "body" and len(parts) >= 3:
             body = _find(model.bodies, parts[1], "body", model.name)
             return _body_output(system, name, body, parts[2], parts[3:])
@@ -209,7 +240,8 @@ def resolve_output(system, name: str) -> OutputSignal:
             marker = _find(model.markers, parts[1], "marker", model.name)
             i = _component(name, parts[3:], _XYZ)
             if parts[2] == "position":
-                return OutputSignal(name, "m", lambda ctx, z: float(ctx.marker(marker).x[i]))
+                return OutputSignal(name, "m", lambda ctx, z: float(ctx.marker(marker).x[i]),
+                                    gradient=_quasi_gradient(system, lambda ctx: [(marker, ctx.marker(marker).Jx[i])]))
             return OutputSignal(name, "m/s", lambda ctx, z: float(ctx.marker(marker).v[i]))
         if parts[0] == "element" and len(parts) >= 3:
             element = _find(model.elements, parts[1], "state element", model.name)

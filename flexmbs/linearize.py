@@ -140,7 +140,8 @@ def _analytic_state_blocks(system, op: OperatingPoint, Dz: np.ndarray, Gz: np.nd
 
 # ------------------------------------------------------------------------------------ independent coordinates
 def _independent_coordinates(system, op, jac, coordinates):
-    """Gradient rows ``G`` (k, n), names and units of the minimal coordinates."""
+    """Gradient rows ``G`` (k, n), names and units of the minimal coordinates, and ``G(q)`` for named ones
+    (``None``: constant, a subset of ``q``)."""
     n, m = system.n_q, system.n_c
     k = n - m
     labels = coordinate_labels(system)
@@ -152,20 +153,18 @@ def _independent_coordinates(system, op, jac, coordinates):
             independent = np.arange(n)
         G = np.zeros((k, n))
         G[np.arange(k), independent] = 1.0
-        return G, [labels[i] for i in independent]
+        return G, [labels[i] for i in independent], None
     coordinates = list(coordinates)
     if len(coordinates) != k:
         raise ModelError(f"the model has {k} degree(s) of freedom but {len(coordinates)} coordinate(s) were named "
                          f"({', '.join(coordinates)}); name exactly {k} or let linearize choose (coordinates=None)")
-    rows, names = [], []
-    scale = np.ones(n)
-    for name in coordinates:
-        out = resolve_output(system, name)
-        fun = lambda x, o=out: np.array([o.evaluate(system.context(x, op.v, op.t), op.z)])  # noqa: E731
-        rows.append(_directional(fun, op.q, np.eye(n), scale, DEFAULT_STEP, np.array([out.angle]))[0])
-        names.append((name, out.unit))
-    G = np.array(rows)
-    return G, names
+    outs = [resolve_output(system, name) for name in coordinates]
+    for out in outs:
+        if out.gradient is None:
+            raise ModelError(f"{out.name!r} cannot be a minimal coordinate: it is not a function of the positions "
+                             "alone; use joint coordinates, body or marker positions or modal coordinates")
+    gradient = lambda q: np.array([o.gradient(system.context(q, op.v, op.t)) for o in outs])  # noqa: E731
+    return gradient(op.q), [(o.name, o.unit) for o in outs], gradient
 
 
 def _transformation(system, jac, G, names):
@@ -190,31 +189,37 @@ def _rheonomic(system) -> bool:
     return any(j.drivers for j in system.joints)
 
 
-def _constraint_rate(system, q, v, t, rheonomic):
-    """``Φ̇ = Φ_q q̇ + Φ_t`` (n_c,)."""
+def _constraint_rate(system, q, v, t, rheonomic, gradient=None):
+    """``ḣ = h_q q̇ + h_t`` (n_c [+ k],) of ``h = [Φ; θ(q)]`` (the coordinate rows only for named coordinates)."""
     _, jac = system.constraints(system.context(q, v, t))
     rate = jac @ v
     if rheonomic:
         rate = rate + system.constraint_rate(q, v, t)
-    return rate
+    return rate if gradient is None else np.concatenate([rate, gradient(q) @ v])
 
 
-def constraint_acceleration(system, q, v, a, t, rheonomic: bool) -> np.ndarray:
-    """``Φ̈ = Φ_q q̈ + (Φ_q q̇)_q q̇ + 2 Φ_qt q̇ + Φ_tt`` (n_c,): seed 002 eq. (36) (the derivative of ``Φ̇`` along
-    the path ``(q + s q̇, t + s)`` by central differences, with ``s |q̇|`` about 1e-4 so round-off stays small)."""
+def constraint_acceleration(system, q, v, a, t, rheonomic: bool, gradient=None) -> np.ndarray:
+    """``ḧ = h_q q̈ + (h_q q̇)_q q̇ + 2 h_qt q̇ + h_tt`` of ``h = [Φ; θ(q)]``: seed 002 eq. (36) (the derivative of
+    ``ḣ`` along the path ``(q + s q̇, t + s)`` by central differences, ``s |q̇|`` about 1e-4 so round-off stays
+    small); ``gradient``: ``θ_q(q)`` of named minimal coordinates (``None``: only ``Φ``)."""
     _, jac = system.constraints(system.context(q, v, t))
+    if gradient is not None:
+        jac = np.vstack([jac, gradient(q)])
     speed = float(np.max(np.abs(v), initial=0.0))
     if speed == 0.0 and not rheonomic:
         return jac @ a
     s = 1e-4 / max(speed, 1.0) if rheonomic else 1e-4 / speed
     dt = s if rheonomic else 0.0
-    plus = _constraint_rate(system, q + s * v, v, t + dt, rheonomic)
-    minus = _constraint_rate(system, q - s * v, v, t - dt, rheonomic)
+    plus = _constraint_rate(system, q + s * v, v, t + dt, rheonomic, gradient)
+    minus = _constraint_rate(system, q - s * v, v, t - dt, rheonomic, gradient)
     return jac @ a + (plus - minus) / (2.0 * s)
 
 
-def _kinematic_terms(system, op, lu, T, scale_q, scale_v):
-    """``V̿ T``, ``U T``, ``U V̿ T``, ``V T`` (each n × k) of steps 2 and 3; zero at rest without drivers."""
+def _kinematic_terms(system, op, lu, T, scale_q, scale_v, gradient):
+    """``V̿ T``, ``U T``, ``U V̿ T``, ``V T`` (each n × k) of steps 2 and 3; zero at rest without drivers.
+
+    Named minimal coordinates ``θ(q)`` enter like constraints (``h = [Φ; θ(q) - θ̃]``), so that ``θ̃`` is the
+    variation of the named coordinate itself along a moving reference."""
     n, m = system.n_q, system.n_c
     k = T.shape[1]
     zero = np.zeros((n, k))
@@ -222,15 +227,15 @@ def _kinematic_terms(system, op, lu, T, scale_q, scale_v):
     if not rheonomic and not np.any(op.v) and not np.any(op.a):
         return zero, zero, zero, zero
 
-    def solve(rows):  # -A⁻¹ [rows; 0]
+    def solve(rows):  # -A⁻¹ [rows; 0] (rows: Φ only) or -A⁻¹ rows (Φ and θ)
         rhs = np.zeros((n, rows.shape[1]))
-        rhs[:m] = rows
+        rhs[:rows.shape[0]] = rows
         return -sla.lu_solve(lu, rhs)
 
-    hdot = lambda q: _constraint_rate(system, q, op.v, op.t, rheonomic)  # noqa: E731
+    hdot = lambda q: _constraint_rate(system, q, op.v, op.t, rheonomic, gradient)  # noqa: E731
     W1 = solve(_directional(hdot, op.q, T, scale_q, KINEMATIC_STEP))  # V̿ T, eq. (34)-(35)
-    acc_q = lambda q: constraint_acceleration(system, q, op.v, op.a, op.t, rheonomic)  # noqa: E731
-    acc_v = lambda v: constraint_acceleration(system, op.q, v, op.a, op.t, rheonomic)  # noqa: E731
+    acc_q = lambda q: constraint_acceleration(system, q, op.v, op.a, op.t, rheonomic, gradient)  # noqa: E731
+    acc_v = lambda v: constraint_acceleration(system, op.q, v, op.a, op.t, rheonomic, gradient)  # noqa: E731
     VT = solve(_directional(acc_q, op.q, T, scale_q, KINEMATIC_STEP))  # eq. (40)
     pv = _directional(acc_v, op.v, np.hstack([T, W1]), scale_v, KINEMATIC_STEP)
     UT, UW1 = solve(pv[:, :k]), solve(pv[:, k:])  # eq. (39)
@@ -275,7 +280,7 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     ctx = system.context(op.q, op.v, op.t, op.lam)
     phi, jac = system.constraints(ctx)
     check_constraints(system, jac)
-    G, coord = _independent_coordinates(system, op, jac, coordinates)
+    G, coord, gradient = _independent_coordinates(system, op, jac, coordinates)
     lu, T = _transformation(system, jac, G, coord)
     k = n - m
     scale_q = np.maximum(np.abs(op.q), 1.0)
@@ -284,7 +289,7 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     scale_z = np.maximum(np.abs(op.z), z_floor) if n_z else np.ones(0)
     angle = np.concatenate([np.zeros(n + n_z, bool), [o.angle for o in output_signals]]).astype(bool)
     evaluate = _Evaluator(system, op, output_signals)
-    W1, UT, UW1, VT = _kinematic_terms(system, op, lu, T, scale_q, scale_v)
+    W1, UT, UW1, VT = _kinematic_terms(system, op, lu, T, scale_q, scale_v, gradient)
     # derivatives along the minimal directions: positions T, velocities T and V̿T (steps 2 and 7)
     dq = _directional(lambda q: evaluate(q=q), op.q, T, scale_q, step, angle)
     dv = _directional(lambda v: evaluate(v=v), op.v, np.hstack([T, W1]), scale_v, step, angle)
