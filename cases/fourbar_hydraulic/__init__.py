@@ -150,8 +150,10 @@ def build_model(params: dict | None = None, with_torque: bool = True):
 def linearization(params: dict | None = None) -> dict:
     """Hook of ``flexmbs linearize fourbar-hydraulic`` (seed 002 §4.4): the static equilibrium at phi2 = 60°,
     minimal coordinate phi2 (eq. (87)), inputs valve command and torque M2, outputs phi2 and the pressures."""
+    from .linear import equilibrium_point
+
     model, _, _, _ = build_model(params)
-    return {"model": model, "at": "static", "coordinates": ["joint/O1/rotation"],
+    return {"model": model, "at": equilibrium_point(model), "coordinates": ["joint/O1/rotation"],
             "inputs": {"valve_command": "element/hydraulics/valve.command", "torque": "force/M2"},
             "outputs": {"phi2": "joint/O1/rotation", "p1": "element/hydraulics/V1.pressure",
                         "p2": "element/hydraulics/V2.pressure", "p3": "element/hydraulics/V3.pressure"}}

@@ -19,13 +19,27 @@ from . import build_model, parameters
 SCENARIOS = {"nominal": 1.0, "friction/10": 0.1, "friction/100": 0.01}
 
 
+def equilibrium_point(model) -> fm.OperatingPoint:
+    """The equilibrium of eq. (90), (91) itself: the assembled placement at phi2 = 60° with the equilibrium pressures
+    and the valve neutral (``kind="static"``: :func:`flexmbs.linearize` checks that it is at rest). The general
+    static solver would also find it, but with the trapped volumes the equilibria form a family (p3 is free) and its
+    minimum-norm Newton steps drift along it by ~1e-6 rad."""
+    from flexmbs.initial import assemble_positions
+    from flexmbs.system import System
+
+    system = System(model)
+    q0, v0, z0 = system.initial_state()
+    return fm.OperatingPoint(0.0, assemble_positions(system, q0), np.zeros_like(v0), z0, kind="static",
+                             note="equilibrium of seed 002 eq. (90), (91)")
+
+
 def linear_model(params: dict | None = None, torque: bool = True) -> fm.LinearModel:
     """The linearized four-bar about its static equilibrium, minimal coordinate phi2 (seed 002 eq. (87))."""
     model, _, _, _ = build_model(params, with_torque=torque)
     inputs = {"valve_command": "element/hydraulics/valve.command"}
     if torque:
         inputs["torque"] = "force/M2"
-    return fm.linearize(model, at="static", coordinates=["joint/O1/rotation"], inputs=inputs,
+    return fm.linearize(model, at=equilibrium_point(model), coordinates=["joint/O1/rotation"], inputs=inputs,
                         outputs={"phi2": "joint/O1/rotation", "p1": "element/hydraulics/V1.pressure",
                                  "p2": "element/hydraulics/V2.pressure", "p3": "element/hydraulics/V3.pressure"})
 
