@@ -123,7 +123,10 @@ def resolve_input(model, name: str) -> InputSignal:
         if parts[0] == "element" and len(parts) == 3:
             element = _find(model.elements, parts[1], "state element", model.name)
             lookup = getattr(element, "component", None)
-            comp = lookup(parts[2]) if callable(lookup) else None
+            try:
+                comp = lookup(parts[2]) if callable(lookup) else None
+            except ModelError:
+                comp = None
             if comp is not None and callable(getattr(comp, "evaluate", None)):
                 return InputSignal(name, getattr(comp, "unit", "1"), comp, "evaluate", _shift_signal)
     except ModelError as exc:
