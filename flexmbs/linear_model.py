@@ -130,7 +130,8 @@ class LinearModel:
     def _mechanical_split(self, theta: np.ndarray) -> dict[str, float]:
         """Shares of bodies (rigid motion) and their elastic modes in a mechanical shape ``θ`` (sum 1): the
         mass-weighted amplitude ``q̃_rᴴ M_rr q̃_r`` of each body's frame coordinates and ``M_jj |q̃_fj|²`` of
-        each elastic coordinate (kinetic energy of the mode shape per part, the rigid-elastic coupling terms left out)."""
+        each elastic coordinate (kinetic energy of the mode shape per part, the rigid-elastic coupling terms left
+        out)."""
         system = self.system
         shape = self.transformation @ theta
         ctx = system.context(self.operating_point.q, self.operating_point.v, self.operating_point.t)

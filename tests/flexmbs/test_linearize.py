@@ -159,7 +159,8 @@ def test_moving_operating_point_keeps_the_pendulum_equation():
 def test_redundant_constraint_error_names_the_joint():
     model = fm.Model("redundant", gravity=(0, -9.81, 0))
     link = model.add_rigid_body("link", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.5, 0, 0))
-    model.add_joint("revolute", model.add_marker(model.ground, "a"), model.add_marker(link, "a1", position=(-0.5, 0, 0)),
+    model.add_joint("revolute", model.add_marker(model.ground, "a"),
+                    model.add_marker(link, "a1", position=(-0.5, 0, 0)),
                     name="hinge")
     model.add_joint("spherical", model.add_marker(model.ground, "b"),
                     model.add_marker(link, "b1", position=(-0.5, 0, 0)), name="extra_ball")
