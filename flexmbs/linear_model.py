@@ -178,7 +178,8 @@ class LinearModel:
 
         i, o = self._io(input_name, output_name)
         num, den = signal.ss2tf(self.A, self.B[:, [i]], self.C[[o], :], self.D[[o]][:, [i]])
-        return signal.TransferFunction(num[0], den)
+        num = np.where(np.abs(num[0]) > 1e-12 * np.abs(num[0]).max(initial=0.0), num[0], 0.0)  # round-off leaders
+        return signal.TransferFunction(np.trim_zeros(num, "f") if np.any(num) else [0.0], den)
 
     def to_control(self):
         """``control.StateSpace`` (python-control) with state, input and output names."""
