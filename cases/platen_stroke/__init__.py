@@ -69,7 +69,7 @@ def linearization(params: dict | None = None) -> dict:
 
     The eq. (4-4) simplifications as case settings (``linear_model = true``): stiff valve (no spool lag), flows
     linear in the command with the seed's ``α, β``, constant E = 1.4e9 Pa, PP = 180 bar, the seed's volumes and
-    areas, the assembly fixed to the ground. The platen starts 0.1 m before mould contact at the working point
+    areas, the assembly fixed to the ground. The platen starts 1 s of travel + 2 mm before mould contact at the working point
     (u0 = −1 V, v0 and the pressures of eq. (4-7)) and is linearized after 1 s of steady motion.
     Input ``valve_command`` (V), output ``platen_velocity`` (closing speed, m/s).
     """
