@@ -6,8 +6,9 @@ over the last ``d_s``; after the end of an opening stroke ``v_ref = 0``. The ope
 table (seed Fig. 4-6; ours is the steady-state inverse of the model's valve, :func:`steady_velocity`).
 
 PID variant (seed 003 eq. (4-12), L7031–7039): the open-loop command during the time-based acceleration, the PID
-``u = K_P (e + I/K_P ... )`` on ``e = v_ref − v`` during the constant-velocity and deceleration phases, switched off
-when the reference reaches the final velocity (then a constant command, the table value of ``v_f``, until impact).
+``u = K_P e + I + K_P T_D (e − ξ)/T`` (``I' = K_P e/T_I``, ``ξ' = (e − ξ)/T``) on ``e = v_ref − v`` during the
+constant-velocity and deceleration phases, switched off when the reference reaches the final velocity (then the
+last PID command is held constant until impact).
 While off, the integral state tracks the open-loop command (bumpless transfer, assumed). Output saturated at ±10 V
 with back-calculation anti-windup.
 """
@@ -20,6 +21,7 @@ import numpy as np
 from hydraulics.core import Evaluation, Signal
 from hydraulics.smooth import interp_with_slope
 
+HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
 PHASES = {"rest": 0, "acceleration": 1, "pid": 2, "open_loop": 3, "final": 4, "stop": 5}
 
 
@@ -82,8 +84,8 @@ class StrokeCommand(Signal):
         PID active in the constant-velocity and deceleration phases.
     """
 
-    state_names = ("integral", "derivative_filter")
-    state_units = ("V", "m/s")
+    state_names = ("integral", "derivative_filter", "held_command")
+    state_units = ("V", "m/s", "V")
     unit = "V"
 
     def __init__(self, name: str, gap, params: dict, direction: int, max_velocity: float, deceleration: float,
@@ -145,13 +147,18 @@ class StrokeCommand(Signal):
         kd = self.kp * self.td / self.tf
         return self.kp * e + integral + kd * (e - xi), self.kp * de + di + kd * (de - dxi), e, de
 
+    def _pid_output(self, ev: Evaluation, v: float, dv):
+        u, du, _, _ = self._pid(ev, v, dv)
+        if abs(u) > self.limit:
+            return math.copysign(self.limit, u), ev.zero()
+        return u, du
+
     def evaluate(self, ev: Evaluation):
         v, dv, phase = self.reference(ev)
         if phase == "pid":
-            u, du, _, _ = self._pid(ev, v, dv)
-            if abs(u) > self.limit:
-                return math.copysign(self.limit, u), ev.zero()
-            return u, du
+            return self._pid_output(ev, v, dv)
+        if self.pid and phase == "final":  # switched off: the last PID command is held until impact
+            return self.own_state(ev, 2)
         return self.feed_forward(v, dv)
 
     def state_rates(self, ev: Evaluation):
@@ -165,7 +172,13 @@ class StrokeCommand(Signal):
             uf, duf = self.feed_forward(v, dv)
             d_integral = ((uf - u) / self.tracking, (duf - du) / self.tracking)
         xi, dxi = self.own_state(ev, 1)
-        return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf)]
+        held, d_held = self.own_state(ev, 2)
+        if phase == "final" and self.pid:
+            d_hold = (0.0, ev.zero())
+        else:  # follows the command (first-order, 1 ms) so that it holds the last value at switch-off
+            u_now, du_now = (self._pid_output(ev, v, dv) if phase == "pid" else self.feed_forward(v, dv))
+            d_hold = ((u_now - held) / HOLD_TIME, (du_now - d_held) / HOLD_TIME)
+        return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold]
 
     def outputs(self, ev: Evaluation):
         v, _, phase = self.reference(ev)

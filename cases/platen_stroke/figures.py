@@ -1,8 +1,6 @@
 """Stroke figure in the manner of seed 003 Figs. 4-8..4-11: travel, speed and reference, pressures, command, forces."""
 from __future__ import annotations
 
-import numpy as np
-
 from .model import travel
 
 
@@ -52,4 +50,3 @@ def stroke_figure(res, handles: dict, params: dict, settings: dict, path: str) -
 
 
 __all__ = ["stroke_figure"]
-_ = np

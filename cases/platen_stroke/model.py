@@ -160,4 +160,3 @@ def friction_at_speed(params: dict) -> float:
 
 __all__ = ["box_inertia", "pad_layout", "lumped_pad_bushing", "static_penetration", "build_mechanism", "travel",
            "weight", "friction_at_speed"]
-_ = math

@@ -30,7 +30,7 @@ def scenario_settings(params: dict) -> dict:
     deceleration = params["deceleration"]
     pid = name.endswith("pid")
     if pid:
-        deceleration = (v_max**2 - params["final_velocity"] ** 2) / (2.0 * v_max * params["pid_deceleration_time"])
+        deceleration = (v_max - params["final_velocity"]) / params["pid_deceleration_time"]
     return {"direction": direction, "max_velocity": v_max, "deceleration": deceleration, "pid": pid}
 
 
