@@ -215,3 +215,31 @@ def test_case_model_at_the_working_point_follows_the_step_response_of_eq_4_11():
     assert friction[t < t1].mean() == pytest.approx(friction_at_speed(p), rel=0.02)
     vertical = sum(res[f"force/shoe{i}/normal_force"] for i in range(1, 5))
     assert vertical[t < t1].mean() == pytest.approx(weight(p), rel=0.01)  # the weight on the vertical contacts
+
+
+@pytest.fixture(scope="module")
+def closing_stroke():
+    from cases.platen_stroke.simulation import simulate_stroke
+
+    p = parameters({"scenario": "close"})
+    res, handles, settings = simulate_stroke(p)
+    return p, res, handles, settings
+
+
+@pytest.mark.slow
+def test_closing_stroke_covers_the_stroke_and_settles_against_the_stationary_platen(closing_stroke):
+    from cases.platen_stroke.circuit import cylinder_areas
+    from cases.platen_stroke.simulation import summary
+
+    p, res, handles, settings = closing_stroke
+    out = summary(res, handles, p, settings)
+    assert out["stroke_completed"] and out["travel_m"] >= p["stroke"] - 1e-4
+    assert out["command_within_limits"]  # |u| <= 10 V (seed 003:L7055)
+    assert out["final_speed_m_s"] < 1e-4  # at rest against the mould
+    # at rest the rod side is at supply pressure and the bore side at tank: the mould contact carries PP A_r
+    a_bore, a_rod = cylinder_areas(p)
+    assert out["final_mould_contact_force_N"] == pytest.approx(p["supply_pressure"] * 2 * a_rod, rel=0.01)
+    # static load path and friction (seed 003:L6888): weight on the four shoes, μ_d m g while cruising
+    assert out["vertical_contact_force_at_rest_N"] == pytest.approx(weight(p), rel=0.01)
+    assert out["friction_at_constant_speed_N"] == pytest.approx(0.09 * 62400 * 9.81, rel=0.02)
+    assert 4.5 < out["stroke_time_s"] < 5.6  # seed 003:L6485: 5.2 s (a trend check: stand-in valve and table)
