@@ -8,6 +8,16 @@ A case is a subpackage ``cases/<module_name>/`` whose ``__init__.py`` defines
 * ``run(params: dict, t_end: float | None, out: str | None, progress: bool) -> dict`` — runs the case and returns a
   JSON-able dict with at least ``case, t_end, steps, wall_s, max_constraint_violation, outputs``.
 
+Optional, for ``flexmbs linearize CASE`` (docs/linearization.md):
+
+* ``linearization(params: dict) -> dict`` — ``params`` are the ``--set`` overrides (merge them with ``DEFAULTS``
+  as ``run`` does); returns ``{"model": flexmbs.Model, "at": "static" | T (s) | "RUN.results.h5@T",
+  "inputs": [names] or {alias: name}, "outputs": [names] or {alias: name}}`` and optionally ``"coordinates"``
+  (names of the minimal coordinates) and ``"simulate_options"`` (keywords of ``flexmbs.simulate`` used when ``at``
+  is a time). Input names: ``element/<element>/<signal>`` (e.g. ``element/hydraulics/valve.command``),
+  ``force/<force>`` (a JointActuator's load), ``force/<force>/Fx``; output names are results-file signal names
+  with their component (``joint/<joint>/rotation``, ``element/<element>/V2.pressure``, ``body/<b>/position/x``).
+
 :func:`registry` maps names to modules; :func:`parse_assignments` turns ``--set key=value`` strings into typed values
 and rejects keys a case does not know.
 """

@@ -17,6 +17,8 @@ __version__ = "0.1.0"
 from .bodies import FlexibleBody, Ground, RigidBody  # noqa: E402
 from .contacts import HardStop, JointFriction, PlaneContact, friction_coefficient  # noqa: E402
 from .forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper  # noqa: E402
+from .linearize import OperatingPoint, conventional_jacobian, linearize  # noqa: E402
+from .linear_model import LinearModel  # noqa: E402
 from .joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
 from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
 from .model import Model  # noqa: E402
@@ -29,6 +31,6 @@ __all__ = [
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
-    "friction_coefficient",
+    "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]

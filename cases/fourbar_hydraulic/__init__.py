@@ -115,3 +115,25 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
                                  for k in ("V1", "V2", "V3")},
         },
     }
+
+
+def build_model(params: dict | None = None, with_torque: bool = True):
+    """The four-bar with its circuit at the equilibrium pressures; returns ``(model, handles, equilibrium, p)``."""
+    from .equilibrium import equilibrium_pressures
+    from .model import build_circuit, build_mechanism
+
+    p = parameters(params)
+    eq = equilibrium_pressures(p)
+    model, handles = build_mechanism(p, with_torque=with_torque)
+    model.add_element(build_circuit(p, handles["cylinder_length"], (eq["p1"], eq["p2"], eq["p3"])))
+    return model, handles, eq, p
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize fourbar-hydraulic`` (seed 002 §4.4): the static equilibrium at phi2 = 60°,
+    minimal coordinate phi2 (eq. (87)), inputs valve command and torque M2, outputs phi2 and the pressures."""
+    model, _, _, _ = build_model(params)
+    return {"model": model, "at": "static", "coordinates": ["joint/O1/rotation"],
+            "inputs": {"valve_command": "element/hydraulics/valve.command", "torque": "force/M2"},
+            "outputs": {"phi2": "joint/O1/rotation", "p1": "element/hydraulics/V1.pressure",
+                        "p2": "element/hydraulics/V2.pressure", "p3": "element/hydraulics/V3.pressure"}}
