@@ -21,6 +21,7 @@ DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts
                "open-full-valve|close-pid|open-pid, study=pid-ti)")
 
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "platen_stroke.toml"))
+LINEARIZATION_TIME = 0.3  # s, steady motion from the eq. (4-7) start to the linearization point (assumed)
 CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid"),
            "study": ("none", "pid-ti")}
 
@@ -69,16 +70,16 @@ def linearization(params: dict | None = None) -> dict:
 
     The eq. (4-4) simplifications as case settings (``linear_model = true``): stiff valve (no spool lag), flows
     linear in the command with the seed's ``α, β``, constant E = 1.4e9 Pa, PP = 180 bar, the seed's volumes and
-    areas, the assembly fixed to the ground. The platen starts 1 s of travel + 2 mm before mould contact at the working point
-    (u0 = −1 V, v0 and the pressures of eq. (4-7)) and is linearized after 1 s of steady motion.
+    areas, the assembly fixed to the ground. The platen starts at the working point (u0 = −1 V, v0 and the pressures of
+    eq. (4-7)) and is linearized after ``LINEARIZATION_TIME`` of steady motion, 2 mm before mould contact.
     Input ``valve_command`` (V), output ``platen_velocity`` (closing speed, m/s).
     """
     from .simulation import build_linearization_model
 
     p = parameters(params)
     p["linear_model"] = True
-    model = build_linearization_model(p)
-    return {"model": model, "at": 1.0,
+    model = build_linearization_model(p, settle_time=LINEARIZATION_TIME)
+    return {"model": model, "at": LINEARIZATION_TIME,
             "inputs": {"valve_command": "element/hydraulics/controller"},
             "outputs": {"platen_velocity": "body/platen/velocity/x"},
             "simulate_options": {"rtol": 1e-6, "max_step": 0.01}}

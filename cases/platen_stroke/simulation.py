@@ -134,10 +134,11 @@ def run_stroke(params: dict, t_end: float | None = None, out: str | None = None,
             "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)), "outputs": outputs}
 
 
-def build_linearization_model(params: dict, lead: float = 0.002, command=None):
+def build_linearization_model(params: dict, lead: float = 0.002, command=None, settle_time: float = 1.0):
     """The single-mass model of seed 003 Fig. 4-13 at the working point: ``params["linear_model"]`` must be true.
 
-    Constant command ``working_command``; the platen starts ``lead`` (m) + 1 s of travel before mould contact with
+    Constant command ``working_command``; the platen starts ``lead`` (m) + ``settle_time`` (s) of travel before mould
+    contact with
     the speed and chamber pressures of eq. (4-7) so that the run to the linearization time is a steady motion.
     ``command`` (V, number or function of time) replaces the constant ``working_command`` (step-response tests).
     """
@@ -148,7 +149,7 @@ def build_linearization_model(params: dict, lead: float = 0.002, command=None):
     u0 = params["working_command"]
     wp = working_point(u0, params["linear_supply_pressure"], 0.0, friction_at_speed(params), 2 * a_rod,
                        2 * a_bore, -params["flow_gain_rod"], -params["flow_gain_bore"])
-    start = params["stroke"] - lead - wp["v0"] * 1.0
+    start = params["stroke"] - lead - wp["v0"] * settle_time
     model, handles = build_mechanism(params, open_position=True, initial_travel=start, initial_velocity=wp["v0"])
     circuit = build_circuit(params, handles, 1, 0.0, 1.0, command=u0 if command is None else command)
     circuit.set_initial("rod.pressure", wp["Pr0"])

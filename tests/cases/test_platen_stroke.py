@@ -243,3 +243,33 @@ def test_closing_stroke_covers_the_stroke_and_settles_against_the_stationary_pla
     assert out["vertical_contact_force_at_rest_N"] == pytest.approx(weight(p), rel=0.01)
     assert out["friction_at_constant_speed_N"] == pytest.approx(0.09 * 62400 * 9.81, rel=0.02)
     assert 4.5 < out["stroke_time_s"] < 5.6  # seed 003:L6485: 5.2 s (a trend check: stand-in valve and table)
+
+
+def test_linearize_on_the_case_model_gives_the_plant_of_eq_4_11():
+    # flexmbs.linearize on the case model at the hook's working point (eq. (4-4) settings) against the transfer
+    # function computed here from eq. (4-7)..(4-10) and the printed parameters (not the printed result)
+    from cases.platen_stroke import linearization
+
+    hook = linearization({})
+    lm = fm.linearize(hook["model"], at=hook["at"], inputs=hook["inputs"], outputs=hook["outputs"],
+                      simulate_options=hook["simulate_options"])
+    num, den = linear.plant_transfer_function(linear.plant_coefficients(**SEED_PLANT))
+    ref_poles, ref_zero = np.roots(den), np.roots(num)[0]
+    tf = lm.zpk("valve_command", "platen_velocity")
+    poles, zeros = np.asarray(tf["poles"]), np.asarray(tf["zeros"])
+    # the platen position is a free (integrating) state that the velocity does not see: its pole at the origin
+    # is cancelled by a zero at the origin up to finite-difference noise (1e-9 rad/s)
+    origin = 1e-6 * np.abs(ref_poles).max()
+    assert np.sum(np.abs(poles) < origin) == np.sum(np.abs(zeros) < origin) <= 1
+    poles, zeros = poles[np.abs(poles) >= origin], zeros[np.abs(zeros) >= origin]
+    assert poles.size == 3 and zeros.size == 1
+    for p in ref_poles:
+        assert np.min(np.abs(poles - p)) < 0.02 * abs(p)  # acceptance: poles within 2 %
+    assert zeros[0].real == pytest.approx(ref_zero, rel=0.02)
+    # DC gain of the remaining poles and zero with the high-frequency gain of the model's own channel
+    a, b, c, d = lm.A, lm.B[:, 0], lm.C[0], lm.D[0, 0]
+    s = 1j * 1e4  # high-frequency gain k of G ~ k s^-2 (one zero, three poles)
+    g_hf = (c @ np.linalg.solve(s * np.eye(a.shape[0]) - a, b) + d) * s**2
+    dc = (g_hf * np.prod(-zeros) / np.prod(-poles)).real
+    assert dc == pytest.approx(num[-1] / den[-1], rel=0.02)  # acceptance: DC gain within 2 % (= v0/u0)
+    assert lm.output_values[0] == pytest.approx(linear.working_point(**SEED)["v0"], rel=2e-3)
