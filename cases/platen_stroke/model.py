@@ -56,8 +56,9 @@ def build_mechanism(params: dict, open_position: bool = True, initial_travel: fl
     """The two-body model with pads and contacts; returns ``(model, handles)``.
 
     ``open_position``: the platen starts open (travel 0, closing scenarios) or at mould contact (travel = stroke,
-    opening scenarios). ``params["linear_model"]`` fixes the assembly to the ground (the single-mass model of
-    seed 003 Fig. 4-13).
+    opening scenarios); ``initial_travel`` (m) and ``initial_velocity`` (m/s, along +X) override the start (the
+    working point of the linearization). ``params["linear_model"]`` fixes the assembly to the ground (the
+    single-mass model of seed 003 Fig. 4-13).
     """
     g = params["gravity"]
     model = fm.Model("platen-stroke", gravity=(0.0, 0.0, -g))
