@@ -273,3 +273,22 @@ def test_linearize_on_the_case_model_gives_the_plant_of_eq_4_11():
     dc = (g_hf * np.prod(-zeros) / np.prod(-poles)).real
     assert dc == pytest.approx(num[-1] / den[-1], rel=0.02)  # acceptance: DC gain within 2 % (= v0/u0)
     assert lm.output_values[0] == pytest.approx(linear.working_point(**SEED)["v0"], rel=2e-3)
+
+
+@pytest.mark.slow
+def test_cli_linearize_json_at_the_working_point():
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "flexmbs", "linearize", "platen-stroke", "--json"],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["eigenvalues"] and out["inputs"] == ["valve_command"] and out["outputs"] == ["platen_velocity"]
+    tf = out["transfer_functions"][0]
+    assert {"poles", "zeros", "dc_gain"} <= set(tf)
+    num, den = linear.plant_transfer_function(linear.plant_coefficients(**SEED_PLANT))
+    poles = np.array([complex(re, im) for re, im in tf["poles"]])
+    for p in np.roots(den):
+        assert np.min(np.abs(poles - p)) < 0.02 * abs(p)
