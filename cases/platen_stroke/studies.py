@@ -10,6 +10,7 @@ from . import linear
 from .circuit import cylinder_areas
 from .model import friction_at_speed
 
+ZIEGLER_NICHOLS = (-4.0, 0.07, 0.015)  # K_P, T_I (s), T_D (s), seed 003:L6956
 APPENDIX_D = {-4.0: 0.0200, -10.0: 0.0347, -20.0: 0.0484, -30.0: 0.0573, -40.0: 0.0644}  # seed 003:L8803-8823
 
 
@@ -29,8 +30,10 @@ def pid_ti_study(params: dict, out: str | None = None) -> dict:
     wall0 = time.perf_counter()
     plant, coeff = seed_plant(params)
     td, tf = params["pid_derivative_time"], params["pid_filter_time"]
-    zn = linear.closed_loop_poles(plant, -4.0, 0.07, 0.015, tf)
-    num, den = linear.closed_loop(plant, linear.pid_transfer_function(-4.0, 0.07, 0.015, tf))
+    kp0, ti0, td0 = ZIEGLER_NICHOLS
+    zn = linear.closed_loop_poles(plant, kp0, ti0, td0, tf)
+    num, den = linear.closed_loop(plant, linear.pid_transfer_function(kp0, ti0, td0, tf))
+    kp1, ti1 = params["pid_gain"], params["pid_integral_time"]
     optima = []
     for kp, printed in APPENDIX_D.items():
         ti = linear.ise_optimal_integral_time(plant, kp, td, tf)
@@ -42,11 +45,13 @@ def pid_ti_study(params: dict, out: str | None = None) -> dict:
         "plant": {"numerator": plant[0].tolist(), "denominator": plant[1].tolist(),
                   "poles": linear.pole_summary(np.roots(plant[1])),
                   "zero": float(-coeff["b"] / coeff["a"]), "dc_gain_m_s_per_V": coeff["b"] / coeff["e"]},
-        "ziegler_nichols_loop": {"K_P": -4.0, "T_I": 0.07, "T_D": 0.015, "T": tf,
+        "case_pid_loop": {"K_P": kp1, "T_I": ti1, "T_D": td, "T": tf,
+                          "poles": linear.pole_summary(linear.closed_loop_poles(plant, kp1, ti1, td, tf))},
+        "ziegler_nichols_loop": {"K_P": kp0, "T_I": ti0, "T_D": td0, "T": tf,
                                  "denominator": den.tolist(), "numerator": num.tolist(),
                                  "poles": linear.pole_summary(zn)},
-        "T_I_stability_limit": {"K_P": -4.0, "T_D": 0.015, "T_I": linear.integral_time_stability_limit(
-            plant, -4.0, 0.015, tf), "T_I_seed": 0.0142},
+        "T_I_stability_limit": {"K_P": kp0, "T_D": td, "T_I": linear.integral_time_stability_limit(
+            plant, kp0, td, tf), "T_I_seed": 0.0142},
         "ise_optimal_T_I": optima,
     }
     if out:
