@@ -189,17 +189,17 @@ def test_case_model_at_the_working_point_follows_the_step_response_of_eq_4_11():
     # the case model with the eq. (4-4) settings, started at the working point of eq. (4-7), command step
     # -1 V -> -1.02 V at t1; its speed change must follow the transfer function of eq. (4-9)/(4-10) (reference
     # computed from the printed parameters) -- nonlinearity of a 2 % step and the contact/pitch dynamics only
-    t1, du = 0.1, -0.02
+    t1, du = 0.05, -0.02
     p, model = working_point_model(lambda t: -1.0 + (du if t >= t1 else 0.0))
-    res = fm.simulate(model, t1 + 0.9, rtol=1e-5, max_step=5e-3)
+    res = fm.simulate(model, t1 + 0.45, rtol=1e-5, max_step=5e-3)  # two periods of the 5 Hz mode
     assert res.success, res.message
     t, v = res.time, res["body/platen/velocity"][:, 0]
     wp = linear.working_point(**SEED)
     assert v[t < t1].mean() == pytest.approx(wp["v0"], rel=2e-3)  # steady motion at v0 of eq. (4-7)
     grid = np.linspace(t1, t[-1], 901)
-    # eq. (4-4) freezes the volumes at x0; here the platen still travels v0 (t_end - t1) = 48 mm to its working
-    # point 2 mm before the mould: take the chamber volumes of eq. (4-10) at the middle of that travel
-    shift = wp["v0"] * 0.5 * (t[-1] - t1)
+    # eq. (4-4) freezes the volumes at x0; here the platen travels v0 (1 s - t) towards its working point 2 mm
+    # before the mould: take the chamber volumes of eq. (4-10) at the middle of the compared window
+    shift = wp["v0"] * (1.0 - 0.5 * (t[-1] + t1))
     plant = dict(SEED_PLANT, rod_volume=SEED_PLANT["rod_volume"] - SEED["rod_area"] * (shift + 0.002),
                  bore_volume=SEED_PLANT["bore_volume"] + SEED["bore_area"] * (shift + 0.002))
     num, den = linear.plant_transfer_function(linear.plant_coefficients(**plant))
@@ -209,7 +209,7 @@ def test_case_model_at_the_working_point_follows_the_step_response_of_eq_4_11():
     # within 5 % of the final change over the whole response (the bore volume still varies by ±3.5 % around the
     # frozen value over the window; 2 % step nonlinearity; pitch and contact dynamics of the 3D platen)
     assert np.max(np.abs(dv - du * dv_ref)) < 0.05 * scale
-    assert dv[-1] == pytest.approx(du * dv_ref[-1], rel=0.02)
+    assert dv[-1] == pytest.approx(du * dv_ref[-1], rel=0.03)
     # friction at constant speed = μ_d m g (seed 003:L6888) on the four shoes
     friction = sum(res[f"force/shoe{i}/friction_force"] for i in range(1, 5))
     assert friction[t < t1].mean() == pytest.approx(friction_at_speed(p), rel=0.02)
