@@ -292,3 +292,19 @@ def test_cli_linearize_json_at_the_working_point():
     poles = np.array([complex(re, im) for re, im in tf["poles"]])
     for p in np.roots(den):
         assert np.min(np.abs(poles - p)) < 0.02 * abs(p)
+
+
+@pytest.mark.slow
+def test_full_valve_closing_is_faster_at_the_calibrated_speed(closing_stroke):
+    from cases.platen_stroke.simulation import simulate_stroke, summary
+
+    p0, res0, handles0, settings0 = closing_stroke
+    base = summary(res0, handles0, p0, settings0)
+    p = parameters({"scenario": "close-full-valve"})
+    res, handles, settings = simulate_stroke(p)
+    out = summary(res, handles, p, settings)
+    assert out["command_range_V"][0] == pytest.approx(-10.0)  # the valve is fully open while cruising
+    assert out["peak_velocity_m_s"] == pytest.approx(0.882, rel=0.01)  # the calibration target (L6553)
+    gain = out["stroke_time_s"] - base["stroke_time_s"]
+    # seed 003 L6555: -0.5 s; trapezoid estimate with the same ramps -0.47 s (wave2-spec B.3)
+    assert -0.6 < gain < -0.35
