@@ -157,3 +157,5 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
     _print_table(payload)
     if out:
         click.echo(f"linear model: {out}")
+    if mode_vtk:
+        click.echo(f"mode {index}: {payload['mode_vtk'].get('pvd', '')} ({payload['mode_vtk']['results']})")

@@ -6,7 +6,7 @@ damping ratio ``ζ = -σ/|λ|`` and the time constant ``τ = -1/σ`` (s). Mode s
 coordinates with ``q̃ = T θ̃``. Participation of a mode in the states (bodies, elastic modes, element states) uses
 the participation factors ``p_ik = |ψ_ki φ_ik|`` (left and right eigenvectors; dimensionless, summing to 1 over
 the states, independent of units and scaling); the share of the mechanical states is split among bodies' rigid
-motion and elastic modes in proportion to the mass-weighted displacement ``Re(conj(q̃_i) (M q̃)_i)``.
+motion and elastic modes in proportion to their mass-weighted amplitudes (kinetic-energy shares of the mode shape).
 """
 from __future__ import annotations
 
@@ -128,20 +128,21 @@ class LinearModel:
         return sorted(shares.items(), key=lambda kv: -kv[1])
 
     def _mechanical_split(self, theta: np.ndarray) -> dict[str, float]:
-        """Shares of bodies (rigid motion) and their elastic modes in a mechanical shape ``θ`` (sum 1)."""
+        """Shares of bodies (rigid motion) and their elastic modes in a mechanical shape ``θ`` (sum 1): the
+        mass-weighted amplitude ``q̃_rᴴ M_rr q̃_r`` of each body's frame coordinates and ``M_jj |q̃_fj|²`` of
+        each elastic coordinate (kinetic energy of the mode shape per part, the rigid-elastic coupling terms left
+        out)."""
         system = self.system
         shape = self.transformation @ theta
         ctx = system.context(self.operating_point.q, self.operating_point.v, self.operating_point.t)
         mass = system.mass_matrix(ctx)
-        weight = np.abs(np.real(np.conj(shape) * (mass @ shape)))
-        if weight.sum() == 0.0:  # massless shape (e.g. only orientation of a symmetric body): plain norm
-            weight = np.abs(shape) ** 2
         out = {}
-        for body in system.bodies:
+        for body in system.bodies:  # rigid-motion and elastic blocks of the body's mass matrix, couplings left out
             o = body.offset
-            out[f"body {body.name}"] = float(weight[o:o + 7].sum())
+            rigid = shape[o:o + 7]
+            out[f"body {body.name}"] = float(np.real(np.conj(rigid) @ mass[o:o + 7, o:o + 7] @ rigid))
             for j in range(body.n_modes):
-                out[f"body {body.name} mode {j + 1}"] = float(weight[o + 7 + j])
+                out[f"body {body.name} mode {j + 1}"] = float(mass[o + 7 + j, o + 7 + j] * abs(shape[o + 7 + j]) ** 2)
         total = sum(out.values())
         return {key: val / total for key, val in out.items() if val > 0.0} if total > 0 else {}
 
@@ -241,14 +242,15 @@ class LinearModel:
     def write_mode_series(self, index: int, path: str, amplitude: float = 0.05, frames: int = 24) -> dict:
         """A mechanical mode as motion over one period: a ``*.results.h5`` (``flexmbs animate`` can draw it) and,
         for a ``.pvd`` path, a ParaView series beside it. ``amplitude``: largest displacement of a body frame
-        origin or node, m (rotations: rad)."""
+        origin or a flexible-body node, m."""
         from .recorder import Recorder
 
         shape = self.mode_shape(index)
         q_shape = shape["q"]
-        trans = [np.abs(q_shape[b.offset:b.offset + 3]).max() for b in self.system.bodies]
-        ref = max(max(trans, default=0.0), 1e-300)
-        if max(trans, default=0.0) == 0.0:
+        q_shape = q_shape * np.exp(-1j * np.angle(q_shape[np.argmax(np.abs(q_shape))]))  # largest entry real at 0
+        ref = max(_largest_point_motion(self.system, self.operating_point, q_shape.real),
+                  _largest_point_motion(self.system, self.operating_point, q_shape.imag))
+        if ref == 0.0:
             ref = float(np.abs(q_shape).max()) or 1.0
         op = self.operating_point
         stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
@@ -271,6 +273,28 @@ class LinearModel:
             out.update(write_pvd(results_path, path))
             out["pvd"] = path
         return out
+
+
+def _points(system, q) -> np.ndarray:
+    """Rigid-body frame origins and flexible-body nodes (n, 3), global, m: ``x = r + A (s_p + S_p q_f)`` (seed 003
+    eq. 2-145; the floating frame origin of a flexible body is no material point and is left out)."""
+    ctx = system.context(q, np.zeros_like(q), 0.0)
+    pts = []
+    for body, kin in zip(system.bodies, ctx.kin):
+        if not body.n_modes:
+            pts.append(kin.r[None, :])
+        else:
+            local = body.node_positions + np.einsum("nkm,m->nk", body.node_translations, kin.qf)
+            pts.append(kin.r + local @ kin.A.T)
+    return np.vstack(pts)
+
+
+def _largest_point_motion(system, op, dq: np.ndarray, eps: float = 1e-6) -> float:
+    """Largest displacement (m) of a frame origin or node per unit of the shape ``dq`` (linear estimate)."""
+    if not np.any(dq):
+        return 0.0
+    h = eps / float(np.abs(dq).max())
+    return float(np.abs(_points(system, op.q + h * dq) - _points(system, op.q - h * dq)).max() / (2 * h))
 
 
 def _order(lam: np.ndarray) -> np.ndarray:

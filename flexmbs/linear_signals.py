@@ -123,7 +123,10 @@ def resolve_input(model, name: str) -> InputSignal:
         if parts[0] == "element" and len(parts) == 3:
             element = _find(model.elements, parts[1], "state element", model.name)
             lookup = getattr(element, "component", None)
-            comp = lookup(parts[2]) if callable(lookup) else None
+            try:
+                comp = lookup(parts[2]) if callable(lookup) else None
+            except ModelError:
+                comp = None
             if comp is not None and callable(getattr(comp, "evaluate", None)):
                 return InputSignal(name, getattr(comp, "unit", "1"), comp, "evaluate", _shift_signal)
     except ModelError as exc:
@@ -183,7 +186,8 @@ def _body_output(system, name, body, key, rest):
         return OutputSignal(name, "rad/s", lambda ctx, z: float((ctx.kin[b].A @ ctx.kin[b].omega)[i]))
     if key == "orientation":
         i = _component(name, rest, {"e0": 0, "e1": 1, "e2": 2, "e3": 3})
-        return OutputSignal(name, "1", lambda ctx, z: float(ctx.kin[b].p[i]), gradient=_unit_gradient(system, o + 3 + i))
+        return OutputSignal(name, "1", lambda ctx, z: float(ctx.kin[b].p[i]),
+                            gradient=_unit_gradient(system, o + 3 + i))
     if key == "modal_coordinates":
         i = _component(name, rest, {f"q{k + 1}": k for k in range(body.n_modes)})
         return OutputSignal(name, "m kg^0.5", lambda ctx, z: float(ctx.kin[b].qf[i]),

@@ -294,46 +294,11 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     dq = _directional(lambda q: evaluate(q=q), op.q, T, scale_q, step, angle)
     dv = _directional(lambda v: evaluate(v=v), op.v, np.hstack([T, W1]), scale_v, step, angle)
     dz = _directional(lambda z: evaluate(z=z), op.z, np.eye(n_z), scale_z, step, angle)
-    du = np.zeros((n + n_z + len(output_signals), len(input_signals)))
-    for j, signal in enumerate(input_signals):
-        h = step * unit_scale(signal.unit)
-        with signal.offset(h):
-            plus = evaluate()
-        with signal.offset(-h):
-            minus = evaluate()
-        du[:, j] = (plus - minus) / (2.0 * h)
-    KT, GqT, YqT = dq[:n], dq[n:n + n_z], dq[n + n_z:]
-    CT, CW1 = dv[:n, :k], dv[:n, k:]
-    GvT, GvW1, YvT, YvW1 = dv[n:n + n_z, :k], dv[n:n + n_z, k:], dv[n + n_z:, :k], dv[n + n_z:, k:]
-    Dz, Gz, Yz = dz[:n].copy(), dz[n:n + n_z].copy(), dz[n + n_z:]
+    du = _input_columns(evaluate, input_signals, n + n_z + len(output_signals), step)
+    Dz, Gz = dz[:n].copy(), dz[n:n + n_z].copy()
     analytic = _analytic_state_blocks(system, op, Dz, Gz)
-    Ru, gu, Yu = du[:n], du[n:n + n_z], du[n + n_z:]
-    mass = system.mass_matrix(ctx)
-    # step 7, eq. (57)-(59), (63)
-    m0 = T.T @ mass @ T
-    R0T = -T.T @ (CT + mass @ UT)  # R₀ T
-    S0T = -T.T @ (KT + mass @ VT + mass @ UW1 + CW1)  # (R₀ V̿ + S₀) T
-    try:
-        m0_lu = sla.cho_factor(m0)
-    except np.linalg.LinAlgError:
-        raise ModelError("the generalized mass matrix T^T M T of the minimal coordinates is not positive definite; "
-                         "a body without mass or inertia in a free direction?") from None
-    inv = lambda x: sla.cho_solve(m0_lu, x)  # noqa: E731
-    n_x = 2 * k + n_z
-    A = np.zeros((n_x, n_x))
-    B = np.zeros((n_x, len(input_signals)))
-    A[:k, k:2 * k] = np.eye(k)
-    A[k:2 * k, :k] = inv(S0T)
-    A[k:2 * k, 2 * k:] = inv(-T.T @ Dz)
-    A[k:2 * k, k:2 * k] = inv(R0T)
-    B[k:2 * k] = inv(-T.T @ Ru)
-    if n_z:  # eq. (55), (60): H₀ = H_x + H_ẋ V̿
-        A[2 * k:, :k] = GqT + GvW1
-        A[2 * k:, k:2 * k] = GvT
-        A[2 * k:, 2 * k:] = Gz
-        B[2 * k:] = gu
-    C = np.hstack([YqT + YvW1, YvT, Yz]) if output_signals else np.zeros((0, n_x))
-    D = Yu
+    A, B, C, D = _first_order_system(T, system.mass_matrix(ctx), dq, dv, dz, du, Dz, Gz, (W1, UT, UW1, VT), n, n_z,
+                                     len(output_signals))
     state_names = [nm for nm, _ in coord] + [f"d/dt {nm}" for nm, _ in coord] + [nm for nm, _ in _state_labels(system)]
     state_units = [u for _, u in coord] + [f"{u}/s" if u != "1" else "1/s" for _, u in coord] + [
         u for _, u in _state_labels(system)]
@@ -346,6 +311,55 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
         info={"n_coordinates": n, "n_constraints": m, "n_states_elements": n_z, "minimal_coordinates": k,
               "analytic_state_jacobians": analytic, "step": step, "wall_s": _time.perf_counter() - wall0,
               "operating_point": op.kind, "note": op.note})
+
+
+def _input_columns(evaluate, input_signals, size: int, step: float) -> np.ndarray:
+    """``∂[R, ż, y]/∂u`` (size, n_u) by central differences of each input signal (step ``step`` × unit scale)."""
+    du = np.zeros((size, len(input_signals)))
+    for j, signal in enumerate(input_signals):
+        h = step * unit_scale(signal.unit)
+        with signal.offset(h):
+            plus = evaluate()
+        with signal.offset(-h):
+            minus = evaluate()
+        du[:, j] = (plus - minus) / (2.0 * h)
+    return du
+
+
+def _first_order_system(T, mass, dq, dv, dz, du, Dz, Gz, kinematic, n, n_z, n_y):
+    """Step 7 (seed 002 eq. (53)-(60), (63), (64)): ``A, B, C, D`` in ``X̃ = (θ̃, θ̇̃, z̃)`` from the directional
+    derivatives ``dq = ∂[R, ż, y]/∂q T``, ``dv = ∂[…]/∂q̇ [T, V̿T]``, ``dz``, ``du`` and the kinematic terms."""
+    W1, UT, UW1, VT = kinematic
+    k = T.shape[1]
+    KT, GqT, YqT = dq[:n], dq[n:n + n_z], dq[n + n_z:]
+    CT, CW1 = dv[:n, :k], dv[:n, k:]
+    GvT, GvW1, YvT, YvW1 = dv[n:n + n_z, :k], dv[n:n + n_z, k:], dv[n + n_z:, :k], dv[n + n_z:, k:]
+    Yz = dz[n + n_z:]
+    Ru, gu, Yu = du[:n], du[n:n + n_z], du[n + n_z:]
+    m0 = T.T @ mass @ T  # eq. (57)
+    R0T = -T.T @ (CT + mass @ UT)  # R₀ T, eq. (58)
+    S0T = -T.T @ (KT + mass @ VT + mass @ UW1 + CW1)  # (R₀ V̿ + S₀) T, eq. (59)
+    try:
+        m0_factor = sla.cho_factor(m0)
+    except np.linalg.LinAlgError:
+        raise ModelError("the generalized mass matrix T^T M T of the minimal coordinates is not positive definite; "
+                         "a body without mass or inertia in a free direction?") from None
+    inv = lambda x: sla.cho_solve(m0_factor, x)  # noqa: E731
+    n_x = 2 * k + n_z
+    A = np.zeros((n_x, n_x))
+    B = np.zeros((n_x, du.shape[1]))
+    A[:k, k:2 * k] = np.eye(k)
+    A[k:2 * k, :k] = inv(S0T)
+    A[k:2 * k, k:2 * k] = inv(R0T)
+    A[k:2 * k, 2 * k:] = inv(-T.T @ Dz)
+    B[k:2 * k] = inv(-T.T @ Ru)
+    if n_z:  # eq. (55), (60): H₀ = H_x + H_ẋ V̿
+        A[2 * k:, :k] = GqT + GvW1
+        A[2 * k:, k:2 * k] = GvT
+        A[2 * k:, 2 * k:] = Gz
+        B[2 * k:] = gu
+    C = np.hstack([YqT + YvW1, YvT, Yz]) if n_y else np.zeros((0, n_x))
+    return A, B, C, Yu
 
 
 def _names(items) -> tuple[list[str], list[str]]:

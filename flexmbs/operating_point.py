@@ -162,8 +162,9 @@ def resolve_operating_point(model, at, simulate_options=None) -> tuple[System, O
             raise SimulationError(f"cannot reach the operating time {at:g} s: {res.message}")
         state = res.final_state
         system = res.system
-        op = OperatingPoint(state.t, state.q.copy(), state.v.copy(), state.z.copy(), kind="time",
-                            note=f"state of a simulation at t = {state.t:g} s")
+        q, v, note = _project(system, state.q, state.v, state.t)  # the index-3 integrator meets Φ_q q̇ = 0 to its tol
+        op = OperatingPoint(state.t, q, v, state.z.copy(), kind="time",
+                            note=f"state of a simulation at t = {state.t:g} s, " + note)
         return system, _complete(system, op, static=False)
     if isinstance(at, str) or (isinstance(at, tuple) and len(at) == 2):
         if isinstance(at, str):

@@ -80,3 +80,17 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     from .simulation import run_stroke
 
     return run_stroke(parameters(params), t_end, out, progress)
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize clamp-locking``: the whole model (3 flexible bars, circuit) about its state in
+    the middle of the locking stroke (t = 0.3 s of a run; no static equilibrium exists: the open-centre valve
+    drains the chambers); input the valve command, outputs the cylinder chamber pressures and a piston angle."""
+    from .simulation import build_model
+
+    p = parameters(params)
+    model, _ = build_model(p)
+    return {"model": model, "at": 0.3,
+            "simulate_options": {"rtol": p["rtol"], "max_step": 2e-3, "output_interval": p["output_interval"]},
+            "inputs": {"valve_command": "element/hydraulics/command"},
+            "outputs": {"p_bore": "element/hydraulics/CA.pressure", "p_rod": "element/hydraulics/CB.pressure"}}

@@ -92,6 +92,7 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     wall0 = time.perf_counter()
     res, eq, p = simulate_case(params, t_end, out, progress)
     t_end = float(res.time[-1])
+    linear = _linear_outputs(res, p)
     phi2 = res["joint/O1/rotation"]
     summary = response_summary(res.time, phi2, math.radians(p["phi2_deg"]), p["torque_t2"], p["settling_band"])
     stats = res.statistics
@@ -113,8 +114,25 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
             "final_deviation_deg": summary["final_deviation_deg"],
             "max_pressure_MPa": {k: float(np.max(res[f"element/hydraulics/{k}.pressure"])) / 1e6
                                  for k in ("V1", "V2", "V3")},
+            **linear,
         },
     }
+
+
+def _linear_outputs(res, p: dict) -> dict:
+    """Seed 002 §4.4-4.5 for this run: eigenvalues of the 6x6 minimal Jacobian about the equilibrium and the
+    linear model's phi2 from t2 against this run (largest difference relative to the excursion)."""
+    from .linear import classify, compare_after_release, linear_model
+
+    lin = linear_model(p)
+    lam = lin.eigenvalues()
+    out = {"linear_eigenvalues": [[float(v.real), float(v.imag)] for v in lam],
+           "linear_response": classify(lam)}
+    window = float(res.time[-1]) - p["torque_t2"]
+    if window > 0.0:
+        cmp = compare_after_release(res, lin, p, window)
+        out["linear_vs_nonlinear_max_difference"] = cmp["relative_difference"]
+    return out
 
 
 def build_model(params: dict | None = None, with_torque: bool = True):
@@ -132,8 +150,10 @@ def build_model(params: dict | None = None, with_torque: bool = True):
 def linearization(params: dict | None = None) -> dict:
     """Hook of ``flexmbs linearize fourbar-hydraulic`` (seed 002 §4.4): the static equilibrium at phi2 = 60°,
     minimal coordinate phi2 (eq. (87)), inputs valve command and torque M2, outputs phi2 and the pressures."""
+    from .linear import equilibrium_point
+
     model, _, _, _ = build_model(params)
-    return {"model": model, "at": "static", "coordinates": ["joint/O1/rotation"],
+    return {"model": model, "at": equilibrium_point(model), "coordinates": ["joint/O1/rotation"],
             "inputs": {"valve_command": "element/hydraulics/valve.command", "torque": "force/M2"},
             "outputs": {"phi2": "joint/O1/rotation", "p1": "element/hydraulics/V1.pressure",
                         "p2": "element/hydraulics/V2.pressure", "p3": "element/hydraulics/V3.pressure"}}

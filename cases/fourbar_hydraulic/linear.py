@@ -19,13 +19,27 @@ from . import build_model, parameters
 SCENARIOS = {"nominal": 1.0, "friction/10": 0.1, "friction/100": 0.01}
 
 
+def equilibrium_point(model) -> fm.OperatingPoint:
+    """The equilibrium of eq. (90), (91) itself: the assembled placement at phi2 = 60° with the equilibrium pressures
+    and the valve neutral (``kind="static"``: :func:`flexmbs.linearize` checks that it is at rest). The general
+    static solver would also find it, but with the trapped volumes the equilibria form a family (p3 is free) and its
+    minimum-norm Newton steps drift along it by ~1e-6 rad."""
+    from flexmbs.initial import assemble_positions
+    from flexmbs.system import System
+
+    system = System(model)
+    q0, v0, z0 = system.initial_state()
+    return fm.OperatingPoint(0.0, assemble_positions(system, q0), np.zeros_like(v0), z0, kind="static",
+                             note="equilibrium of seed 002 eq. (90), (91)")
+
+
 def linear_model(params: dict | None = None, torque: bool = True) -> fm.LinearModel:
     """The linearized four-bar about its static equilibrium, minimal coordinate phi2 (seed 002 eq. (87))."""
     model, _, _, _ = build_model(params, with_torque=torque)
     inputs = {"valve_command": "element/hydraulics/valve.command"}
     if torque:
         inputs["torque"] = "force/M2"
-    return fm.linearize(model, at="static", coordinates=["joint/O1/rotation"], inputs=inputs,
+    return fm.linearize(model, at=equilibrium_point(model), coordinates=["joint/O1/rotation"], inputs=inputs,
                         outputs={"phi2": "joint/O1/rotation", "p1": "element/hydraulics/V1.pressure",
                                  "p2": "element/hydraulics/V2.pressure", "p3": "element/hydraulics/V3.pressure"})
 
@@ -56,28 +70,32 @@ def linear_vs_nonlinear(params: dict | None = None, window: float = 2.0, samples
     ``|phi2 - phi2_0|`` of the nonlinear run in the window) and the largest difference relative to it.
     """
     p = parameters(params)
-    t2 = p["torque_t2"]
     model, _, _, _ = build_model(p)
-    res = fm.simulate(model, t2 + window, max_step=min(0.01, window / 50), rtol=1e-6, atol=1e-8)
+    res = fm.simulate(model, p["torque_t2"] + window, max_step=min(0.01, window / 50), rtol=1e-6, atol=1e-8)
     if not res.success:
         raise fm.SimulationError(f"four-bar nonlinear run: {res.message}")
-    lin = linear_model(p)
+    return compare_after_release(res, linear_model(p), p, window, samples)
+
+
+def compare_after_release(res, lin: fm.LinearModel, p: dict, window: float, samples: int = 401) -> dict:
+    """The linear model started at ``t2`` from the state of the nonlinear run ``res`` (in memory), seed 002
+    eq. (94): ``phi~(t2) = phi2(t2) - phi2_0``, ``omega~(t2) = phi2'(t2)``, ``p~(t2) = p(t2) - p0``, ``U~(t2) = 0``."""
+    t2 = p["torque_t2"]
     phi0 = float(lin.output_values[0])
     op = lin.operating_point
-    q, v, z = (np.array([np.interp(t2, res.time, col) for col in res.states[key].T]) for key in ("q", "v", "z"))
+    z = np.array([np.interp(t2, res.time, col) for col in res.states["z"].T])
     omega = float(np.interp(t2, res.time, res["body/link2/angular_velocity"][:, 2]))
     phi_t2 = float(np.interp(t2, res.time, res["joint/O1/rotation"]))
     x0 = np.zeros(lin.n_states)
-    x0[0], x0[1] = phi_t2 - phi0, omega  # seed 002 eq. (94)
-    x0[2:5] = z[:3] - op.z[:3]  # pressure deviations; U~(t2) = 0
+    x0[0], x0[1] = phi_t2 - phi0, omega
+    x0[2:5] = z[:3] - op.z[:3]
     times = np.linspace(t2, t2 + window, samples)
-    states = lin.simulate(times, x0)
-    phi_lin = phi0 + states @ lin.C[0]
+    phi_lin = phi0 + lin.simulate(times, x0) @ lin.C[0]
     phi_nl = np.interp(times, res.time, res["joint/O1/rotation"])
     excursion = float(np.max(np.abs(phi_nl - phi0)))
+    diff = float(np.max(np.abs(phi_lin - phi_nl)))
     return {"time": times, "phi2_nonlinear": phi_nl, "phi2_linear": phi_lin, "phi2_equilibrium": phi0,
-            "excursion_rad": excursion, "max_difference_rad": float(np.max(np.abs(phi_lin - phi_nl))),
-            "relative_difference": float(np.max(np.abs(phi_lin - phi_nl))) / excursion,
+            "excursion_rad": excursion, "max_difference_rad": diff, "relative_difference": diff / excursion,
             "friction_scale": p["friction_scale"], "spool_at_t2": float(z[3])}
 
 

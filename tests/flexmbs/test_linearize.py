@@ -159,7 +159,8 @@ def test_moving_operating_point_keeps_the_pendulum_equation():
 def test_redundant_constraint_error_names_the_joint():
     model = fm.Model("redundant", gravity=(0, -9.81, 0))
     link = model.add_rigid_body("link", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0.5, 0, 0))
-    model.add_joint("revolute", model.add_marker(model.ground, "a"), model.add_marker(link, "a1", position=(-0.5, 0, 0)),
+    model.add_joint("revolute", model.add_marker(model.ground, "a"),
+                    model.add_marker(link, "a1", position=(-0.5, 0, 0)),
                     name="hinge")
     model.add_joint("spherical", model.add_marker(model.ground, "b"),
                     model.add_marker(link, "b1", position=(-0.5, 0, 0)), name="extra_ball")
@@ -198,3 +199,85 @@ def test_unknown_signal_names_are_one_line_errors_that_list_the_valid_ones(kind)
     text = str(info.value)
     assert "\n" not in text
     assert ("nope" in text) if kind == "input" else ("translation" in text)
+
+
+def test_exported_mode_series_shows_the_full_fe_bending_shape(tmp_path):
+    """The VTK series of the first bending mode of the pinned bar: the transverse node displacements (half the
+    difference of the frames at phase 0 and π) lie in the span of the two full-FE pinned-pinned first modes (y and z
+    bending share one frequency), residual < 2 %."""
+    import meshio
+
+    slider_mass = 0.01
+    model, K, M = pinned_bar_model(slider_mass)
+    lin = fm.linearize(model, at="static")
+    lam = lin.eigen().eigenvalues
+    first = int(np.argmin(np.where(lam.imag > 0, np.abs(lam), np.inf)))
+    out = lin.write_mode_series(first, str(tmp_path / "mode.pvd"), amplitude=0.01, frames=4)
+    assert len(out["files"]) == 5 and (tmp_path / "mode.results.h5").exists()
+    bar = out["bodies"].index("bar")
+    frames = [meshio.read(f) for f in (out["files"][0], out["files"][2])]
+    nodes = [f.points[f.point_data["body"] == bar] for f in frames]
+    shape = 0.5 * (nodes[0] - nodes[1])[:, 1:3].ravel()  # y, z of every node
+    n = K.shape[0] // 6
+    fixed = [0, 1, 2, 6 * (n - 1) + 1, 6 * (n - 1) + 2]
+    free = np.setdiff1d(np.arange(K.shape[0]), fixed)
+    m_full = M.copy()
+    m_full[6 * (n - 1), 6 * (n - 1)] += slider_mass
+    _, vec = sla.eigh(K[np.ix_(free, free)], m_full[np.ix_(free, free)], subset_by_index=[1, 2])
+    full = np.zeros((K.shape[0], 2))
+    full[free] = vec
+    span = full[np.sort(np.concatenate([np.arange(n) * 6 + 1, np.arange(n) * 6 + 2]))]
+    assert np.abs(shape).max() == pytest.approx(0.01, rel=0.05)  # the requested amplitude (mid-span deflection)
+    residual = shape - span @ np.linalg.lstsq(span, shape, rcond=None)[0]
+    assert np.linalg.norm(residual) < 0.02 * np.linalg.norm(shape)
+
+
+def swinging_pendulum():
+    mass, d, i_c, g = 1.0, 0.5, 0.05, 9.81
+    angle = -math.pi / 3
+    rot = np.array([[math.cos(angle), -math.sin(angle), 0], [math.sin(angle), math.cos(angle), 0], [0, 0, 1.0]])
+    model = fm.Model("pendulum", gravity=(0.0, -g, 0.0))
+    link = model.add_rigid_body("link", mass=mass, inertia=(1e-4, i_c, i_c), position=rot @ [d, 0, 0],
+                                orientation=rot)
+    joint = model.add_joint("revolute", model.add_marker(model.ground, "pivot"),
+                            model.add_marker(link, "top", position=(-d, 0, 0)), name="pivot")
+    model.add_force(fm.JointActuator(joint, 0.0, name="torque"))
+    return model, mass * g * d / (i_c + mass * d**2)
+
+
+@pytest.mark.parametrize("source", ["time", "memory", "file"])
+def test_operating_points_from_a_run_keep_the_pendulum_equation(tmp_path, source):
+    """At t = 0.2 s of a swing released from 30°: θ̈̃ = -(m g d / I) cos θ(t) θ̃, with the state taken by simulating
+    (at=T), from the in-memory results or from a results file (rebuilt from its signals), 1e-5 (nested
+    differences of the constraint curvature about a moving point)."""
+    model, stiffness = swinging_pendulum()
+    kwargs = {"coordinates": ["joint/pivot/rotation"], "outputs": ["joint/pivot/rotation"]}
+    opts = {"max_step": 0.01}  # the check uses the (projected) operating point itself: accuracy does not matter
+    if source == "time":
+        lin = fm.linearize(model, at=0.2, simulate_options=opts, **kwargs)
+    else:
+        path = str(tmp_path / "swing.results.h5")
+        res = fm.simulate(model, 0.3, output=path, **opts)
+        at = (res, 0.2) if source == "memory" else f"{path}@0.2"
+        lin = fm.linearize(model, at=at, **kwargs)
+    theta = lin.output_values[0] + math.pi / 2  # joint angle measured from the x axis; 0 = hanging
+    assert abs(theta) > 0.05  # it has swung (released from 30°, still moving)
+    assert np.any(lin.operating_point.v)
+    assert lin.A[1, 0] == pytest.approx(-stiffness * math.cos(theta), rel=1e-5)
+    assert abs(lin.A[1, 1]) < 1e-5 * stiffness
+
+
+def test_conversions_to_scipy_and_python_control_give_the_static_compliance():
+    """Pendulum at rest: torque -> angle has the DC gain 1/(m g d) (static compliance) in every representation."""
+    control = pytest.importorskip("control")  # third-party, optional dependency of the conversion
+    model, stiffness = swinging_pendulum()
+    model.bodies[0].initial_orientation = np.array([[0, 1.0, 0], [-1.0, 0, 0], [0, 0, 1.0]])  # hanging
+    model.bodies[0].initial_position = np.array([0.0, -0.5, 0.0])
+    lin = fm.linearize(model, at="static", coordinates=["joint/pivot/rotation"], inputs={"M": "force/torque"},
+                       outputs={"theta": "joint/pivot/rotation"})
+    compliance = 1.0 / (1.0 * 9.81 * 0.5)
+    tf = lin.transfer_function("M", "theta")
+    assert tf.num[-1] / tf.den[-1] == pytest.approx(compliance, rel=1e-6)
+    assert float(np.real(control.dcgain(lin.to_control()))) == pytest.approx(compliance, rel=1e-6)
+    assert lin.zpk("M", "theta")["dc_gain"] == pytest.approx(compliance, rel=1e-6)
+    assert lin.to_scipy().A.shape == (2, 2)
