@@ -109,7 +109,8 @@ def test_ise_matches_a_time_domain_quadrature():
     t = np.linspace(0.0, 12.0, 24001)
     _, y = ssig.step((num0, den_closed), T=t)
     ise_quadrature = sint.trapezoid((1.0 - y) ** 2, t)
-    assert linear.integrated_squared_error(plant, -4.0, 0.03, 0.015, 0.01) == pytest.approx(ise_quadrature, rel=1e-3)  # trapezoid, dt = 0.5 ms
+    ise = linear.integrated_squared_error(plant, -4.0, 0.03, 0.015, 0.01)
+    assert ise == pytest.approx(ise_quadrature, rel=1e-3)  # trapezoid with dt = 0.5 ms
 
 
 @pytest.mark.parametrize("gain", sorted(APPENDIX_D))
