@@ -22,7 +22,8 @@ DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts
 
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "platen_stroke.toml"))
 LINEARIZATION_TIME = 0.3  # s, steady motion from the eq. (4-7) start to the linearization point (assumed)
-CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid"),
+CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid",
+                        "close-full-acceleration", "open-full-acceleration"),
            "study": ("none", "pid-ti")}
 
 

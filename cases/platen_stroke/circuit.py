@@ -52,7 +52,7 @@ def valve_paths(params: dict, linear: bool):
 
 
 def build_circuit(params: dict, handles: dict, direction: int, max_velocity: float, deceleration: float,
-                  pid: bool = False, command=None) -> h.Circuit:
+                  pid: bool = False, command=None, full_acceleration: bool = False) -> h.Circuit:
     """The stroke circuit with its controls; ``command`` (V, number/callable/Signal) overrides the profile."""
     linear = bool(params["linear_model"])
     modulus = params["linear_bulk_modulus"] if linear else params["oil_bulk_modulus"]
@@ -71,7 +71,8 @@ def build_circuit(params: dict, handles: dict, direction: int, max_velocity: flo
         circuit.add(h.Cylinder(f"cylinder{i + 1}", a_bore, a_rod, cyl_stroke, measurement=distance,
                                retracted_length=handles["cylinder_length_closed"] - margin), A="bore", B="rod")
     if command is None:
-        command = StrokeCommand("controller", handles["gap"], params, direction, max_velocity, deceleration, pid)
+        command = StrokeCommand("controller", handles["gap"], params, direction, max_velocity, deceleration, pid,
+                                full_acceleration)
     else:
         command = h.as_signal(command, "controller", unit="V")
     spool_ref = h.Sum("spool_reference", [command], [1.0 / params["command_limit"]])

@@ -11,6 +11,9 @@ constant-velocity and deceleration phases, switched off when the reference reach
 last PID command is held constant until impact).
 While off, the integral state tracks the open-loop command (bumpless transfer, assumed). Output saturated at ±10 V
 with back-calculation anti-windup.
+
+Full-acceleration variant (seed 003 Fig. 4-10 b, L6526–6532): the valve is fully open from the start until the platen
+reaches ``v_max`` (a latch state), then the profile without its time ramp.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from hydraulics.core import Evaluation, Signal
 from hydraulics.smooth import interp_with_slope
 
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
-PHASES = {"rest": 0, "acceleration": 1, "pid": 2, "open_loop": 3, "final": 4, "stop": 5}
+PHASES = {"rest": 0, "acceleration": 1, "pid": 2, "open_loop": 3, "final": 4, "stop": 5, "full_open": 6}
 
 
 def valve_gains(command, params: dict, linear: bool = False):
@@ -84,14 +87,15 @@ class StrokeCommand(Signal):
         PID active in the constant-velocity and deceleration phases.
     """
 
-    state_names = ("integral", "derivative_filter", "held_command")
-    state_units = ("V", "m/s", "V")
+    state_names = ("integral", "derivative_filter", "held_command", "latch")
+    state_units = ("V", "m/s", "V", "1")
     unit = "V"
 
     def __init__(self, name: str, gap, params: dict, direction: int, max_velocity: float, deceleration: float,
-                 pid: bool = False):
+                 pid: bool = False, full_acceleration: bool = False):
         super().__init__(name)
         self.gap, self.direction, self.pid = gap, int(direction), bool(pid)
+        self.full_acceleration = bool(full_acceleration)
         self.stroke = params["stroke"]
         self.start_time = params["start_time"]
         self.max_velocity, self.deceleration = float(max_velocity), float(deceleration)
@@ -129,6 +133,10 @@ class StrokeCommand(Signal):
         v_dec = math.sqrt(self.final_velocity**2 + 2.0 * self.deceleration * remaining)
         candidates = [(self.acceleration * (ev.t - self.start_time), ev.zero()), (self.max_velocity, ev.zero()),
                       (v_dec, self.deceleration / v_dec * d_remaining)]
+        if self.full_acceleration and ev.t < self.acceleration_end:
+            if self.own_state(ev, 3)[0] < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
+                return candidates[0][0], ev.zero(), "full_open"
+            candidates = candidates[1:]  # latched: the time ramp is over
         v, dv = min(candidates, key=lambda c: c[0])
         phase = "acceleration" if ev.t < self.acceleration_end else ("pid" if self.pid else "open_loop")
         return v, dv, phase
@@ -157,6 +165,8 @@ class StrokeCommand(Signal):
         v, dv, phase = self.reference(ev)
         if phase == "pid":
             return self._pid_output(ev, v, dv)
+        if phase == "full_open":
+            return -self.direction * self.limit, ev.zero()
         if self.pid and phase == "final":  # switched off: the last PID command is held until impact
             return self.own_state(ev, 2)
         return self.feed_forward(v, dv)
@@ -178,7 +188,11 @@ class StrokeCommand(Signal):
         else:  # follows the command (first-order, 1 ms) so that it holds the last value at switch-off
             u_now, du_now = (self._pid_output(ev, v, dv) if phase == "pid" else self.feed_forward(v, dv))
             d_hold = ((u_now - held) / HOLD_TIME, (du_now - d_held) / HOLD_TIME)
-        return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold]
+        latch, d_latch = self.own_state(ev, 3)
+        _, _, sdot, _ = self._travel(ev)
+        target = 1.0 if self.full_acceleration and (latch >= 0.5 or self.direction * sdot >= self.max_velocity) else 0.0
+        return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold,
+                ((target - latch) / HOLD_TIME, -d_latch / HOLD_TIME)]
 
     def outputs(self, ev: Evaluation):
         v, _, phase = self.reference(ev)

@@ -12,7 +12,8 @@ from .circuit import build_circuit
 from .controls import steady_velocity
 from .model import build_mechanism, friction_at_speed, travel, weight
 
-SCENARIOS = ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid")
+SCENARIOS = ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid",
+             "close-full-acceleration", "open-full-acceleration")
 
 
 def scenario_settings(params: dict) -> dict:
@@ -29,9 +30,11 @@ def scenario_settings(params: dict) -> dict:
         v_max = float(steady_velocity(params["command_limit"], params, direction))
     deceleration = params["deceleration"]
     pid = name.endswith("pid")
+    full_acceleration = name.endswith("full-acceleration")
     if pid:
         deceleration = (v_max - params["final_velocity"]) / params["pid_deceleration_time"]
-    return {"direction": direction, "max_velocity": v_max, "deceleration": deceleration, "pid": pid}
+    return {"direction": direction, "max_velocity": v_max, "deceleration": deceleration, "pid": pid,
+            "full_acceleration": full_acceleration}
 
 
 def build_model(params: dict):
@@ -39,7 +42,7 @@ def build_model(params: dict):
     settings = scenario_settings(params)
     model, handles = build_mechanism(params, open_position=settings["direction"] > 0)
     circuit = build_circuit(params, handles, settings["direction"], settings["max_velocity"],
-                            settings["deceleration"], settings["pid"])
+                            settings["deceleration"], settings["pid"], full_acceleration=settings["full_acceleration"])
     model.add_element(circuit)
     handles["circuit"] = circuit
     return model, handles, settings
