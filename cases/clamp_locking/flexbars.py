@@ -3,7 +3,8 @@
 Each bar is a quadratic-tetrahedron mesh of :func:`fem.meshing.connecting_bar_mesh`; the bearing centres are
 6-dof reference nodes tied to the bore surfaces by RBE2 spiders (the stiff, light beams of seed 003 Fig. 3-5);
 12 static (constraint) modes + 13 fixed-interface normal modes = 25 Craig–Bampton coordinates, 19 elastic after
-orthonormalization and rigid-mode removal; 1 % modal damping. One stress output node on the shank surface.
+orthonormalization and rigid-mode removal; 1 % modal damping. One stress output node on the shank surface and
+modal stress on every surface node (the stress field for hot spots, fatigue and stress animations).
 
 The reduced body is written to ``<cache>/clamp-locking-bar-<key>.flex.h5`` where ``<cache>`` is
 ``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` and ``<key>`` hashes the geometry, mesh and reduction settings, so a
@@ -25,7 +26,7 @@ import sys
 
 import numpy as np
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: full-field modal stress on the surface (flexmbs.durability)
 GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
                  "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
                  "stress_node_fraction")
@@ -79,7 +80,7 @@ def reduce_bar(params: dict, mesh_path: str, progress=None):
         "fixed-interface modes")
     body = reduce(model, {"a": "123456", "b": "123456"}, int(params["fixed_interface_modes"]),
                   output_nodes=[stress_node], damping=params["modal_damping"], name="connecting_bar",
-                  progress=say)
+                  progress=say, stress_field="surface")
     return body
 
 
@@ -114,6 +115,8 @@ def scaled_stiffness(body, scale: float):
     out = copy.copy(body)
     out.frequencies_hz = np.asarray(body.frequencies_hz) * np.sqrt(scale)
     out.modal_stress = np.asarray(body.modal_stress) * scale
+    if body.stress_field is not None:
+        out.stress_field = body.stress_field.scaled(scale)
     return out
 
 
