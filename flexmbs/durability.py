@@ -29,7 +29,7 @@ from fem.errors import FlexmbsError
 
 __all__ = ["QUANTITIES", "COMPONENTS", "principal_stresses", "equivalent_stress", "node_blocks",
            "iter_histories", "stress_histories", "peak_statistics", "Hotspot", "hotspots", "body_stress",
-           "BodyStress"]
+           "BodyStress", "flexbody_stress"]
 
 COMPONENTS = ("xx", "yy", "zz", "yz", "xz", "xy")
 QUANTITIES = ("von_mises", "signed_von_mises", "max_principal", "min_principal") + COMPONENTS
@@ -187,6 +187,19 @@ def body_stress(scene, body: str) -> BodyStress:
     ids = shape.node_ids[nodes] if shape.node_ids is not None else nodes
     return BodyStress(body, nodes, np.asarray(ids, dtype=np.int64), shape.points[nodes], modal,
                       scene.modal_coordinates(body), scene.time, bool(shape.stress_nodes.size))
+
+
+def flexbody_stress(flexbody, q: np.ndarray, time: np.ndarray, modes=None, name: str | None = None) -> BodyStress:
+    """The stress field of a :class:`reduction.flexbody.FlexBody` with elastic coordinates ``q`` (n_t, m) of the
+    modes ``modes`` (indices, default all) at ``time`` (n_t,) s — for runs held in memory."""
+    field = getattr(flexbody, "stress_field", None)
+    if field is None:
+        raise FlexmbsError(f"flexible body {flexbody.name!r} has no stress field: reduce it with stress_field="
+                           "'surface' (the default) or 'all'")
+    sel = np.arange(flexbody.n_modes) if modes is None else np.asarray(modes, dtype=np.int64)
+    return BodyStress(name or flexbody.name, field.nodes, np.asarray(flexbody.node_ids)[field.nodes],
+                      np.asarray(flexbody.positions)[field.nodes], field.modal_stress[:, :, sel],
+                      np.atleast_2d(np.asarray(q, dtype=float)), np.atleast_1d(np.asarray(time, dtype=float)), True)
 
 
 @dataclass

@@ -26,7 +26,7 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 __all__ = ["SNCurve", "SN_PRESETS", "parse_sn", "cycles_to_failure", "goodman_amplitude", "reversal_points",
-           "rainflow_blocks", "miner_damage", "DamageResult"]
+           "rainflow_blocks", "miner_damage", "DamageResult", "damage_field"]
 
 
 @dataclass(frozen=True)
@@ -254,3 +254,29 @@ def miner_damage(series: np.ndarray, sn: SNCurve, mean_correction: str = "goodma
 
     rainflow_blocks(series, on_cycles=accumulate)
     return DamageResult(damage, cycles, peak, static)
+
+
+def damage_field(modal_stress: np.ndarray, q: np.ndarray, sn: SNCurve, quantity: str = "signed_von_mises",
+                 mean_correction: str = "goodman", max_bytes: float | None = None) -> DamageResult:
+    """Miner damage at every node of a stress field for one pass of a run.
+
+    The equivalent stress history of a block of nodes comes from the blocked modal superposition of
+    :func:`flexmbs.durability.iter_histories` and goes straight into :func:`miner_damage`; nothing of size
+    nodes × samples outlives its block.
+
+    Parameters
+    ----------
+    modal_stress : (n, 6, m) Pa per unit modal coordinate
+    q : (n_t, m) elastic coordinates
+    quantity : str
+        The stress that is cycle-counted (:data:`flexmbs.durability.QUANTITIES`); signed von Mises by default.
+    """
+    from flexmbs.durability import MAX_BYTES, iter_histories
+
+    n = np.shape(modal_stress)[0]
+    out = DamageResult(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64))
+    for block, history in iter_histories(modal_stress, q, quantity, max_bytes or MAX_BYTES):
+        part = miner_damage(history, sn, mean_correction)
+        out.damage[block], out.cycles[block] = part.damage, part.cycles
+        out.max_amplitude[block], out.static_failures[block] = part.max_amplitude, part.static_failures
+    return out
