@@ -165,7 +165,7 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
              "life_repeats": float(fmap["life_repeats"][k]), "life_s": float(fmap["life_s"][k]),
              "cycles": float(fmap["cycles"][k]), "peak_von_mises_pa": float(fmap["peak_von_mises"][k])}
             for k in fmap["order"][:top]]
-    failures = int(fmap["static_failures"].sum())
+    failures = float(fmap["static_failures"].sum())
     payload = {"body": body, "sn_curve": sn.describe(), "signal": quantity, "mean_correction": mean_correction,
                "nodes": int(s.nodes.size), "samples": int(s.time.size), "duration_s": fmap["duration"],
                "full_field": s.full_field, "static_failures": failures, "most_damaged": rows, "files": outputs}
@@ -181,5 +181,5 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
         click.echo(f"  {r['node_id']:>8} {where:>26} {r['damage']:>10.3g} {r['life_repeats']:>14.4g} "
                    f"{r['cycles']:>7g} {r['peak_von_mises_pa'] / 1e6:>13.4g}")
     if failures:
-        click.echo(f"  warning: {failures} cycle(s) with mean stress ≥ R_m (static failure, infinite damage)")
+        click.echo(f"  warning: {failures:g} cycle(s) with mean stress ≥ R_m (static failure, infinite damage)")
     log("wrote " + ", ".join(outputs.values()))

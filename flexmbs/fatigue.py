@@ -225,7 +225,7 @@ class DamageResult:
     damage : (n,) float          Σ n_i / N_i for one pass of the history
     cycles : (n,) float          rainflow cycles counted (half cycles as ½)
     max_amplitude : (n,) Pa      largest Goodman-equivalent amplitude
-    static_failures : (n,) int   cycles with mean ≥ R_m (infinite damage)
+    static_failures : (n,) float cycles with mean ≥ R_m (infinite damage), half cycles as ½
     """
 
     damage: np.ndarray
@@ -240,17 +240,18 @@ def miner_damage(series: np.ndarray, sn: SNCurve, mean_correction: str = "goodma
         raise FlexmbsError(f"mean-stress correction {mean_correction!r}: use goodman or none")
     n = np.shape(series)[0]
     damage, cycles = np.zeros(n), np.zeros(n)
-    peak, static = np.zeros(n), np.zeros(n, dtype=np.int64)
+    peak, static = np.zeros(n), np.zeros(n)
 
     def accumulate(rows, rng, mean, count):
         amplitude = 0.5 * rng
         if mean_correction == "goodman":
             amplitude = goodman_amplitude(amplitude, mean, sn.ultimate_strength)
         life = cycles_to_failure(amplitude, sn)
-        damage[rows] += count / life
+        with np.errstate(divide="ignore"):
+            damage[rows] += count / life  # life 0 for a static failure: infinite damage
         cycles[rows] += count
         peak[rows] = np.maximum(peak[rows], amplitude)
-        static[rows] += np.isinf(amplitude)
+        static[rows] += count * np.isinf(amplitude)
 
     rainflow_blocks(series, on_cycles=accumulate)
     return DamageResult(damage, cycles, peak, static)
@@ -274,7 +275,7 @@ def damage_field(modal_stress: np.ndarray, q: np.ndarray, sn: SNCurve, quantity:
     from flexmbs.durability import MAX_BYTES, iter_histories
 
     n = np.shape(modal_stress)[0]
-    out = DamageResult(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64))
+    out = DamageResult(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))
     for block, history in iter_histories(modal_stress, q, quantity, max_bytes or MAX_BYTES):
         part = miner_damage(history, sn, mean_correction)
         out.damage[block], out.cycles[block] = part.damage, part.cycles
