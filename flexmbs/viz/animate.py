@@ -177,11 +177,26 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     return {"frames": int(frames.size), "stress_max": stress_max, "path": path}
 
 
+def _written_points(body) -> np.ndarray:
+    """Points of a body written to the VTUs: a flexible body with a stress field keeps the nodes it draws or has
+    stress at (interior mesh nodes would only carry NaN stress), every other body all its points."""
+    if not (body.flexible and body.stress_nodes.size):
+        return np.arange(body.points.shape[0])
+    cells = body.triangles if body.triangles.size else body.lines
+    return np.union1d(np.unique(cells), body.stress_nodes).astype(np.int64)
+
+
+def _renumber(cells: np.ndarray, kept: np.ndarray, n_points: int) -> np.ndarray:
+    local = np.full(n_points, -1, dtype=np.int64)
+    local[kept] = np.arange(kept.size)
+    return local[cells]
+
+
 def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: int = 1, progress=None) -> dict:
     """A ParaView time series: ``path`` (``.pvd``) and one ``.vtu`` per output time in ``<stem>_vtu/``.
 
     Each VTU holds all bodies (surface triangles, line segments of frame-element bodies; deformed positions with
-    ``scale``) with point data
+    ``scale``; of a flexible body with a stress field only the surface and stress nodes) with point data
     ``von_mises`` (Pa, NaN where unknown), ``displacement`` (elastic, global axes, m, unscaled), ``body`` (index
     into the body list written as a comment in the PVD) and cell data ``body``.
 
@@ -195,28 +210,31 @@ def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: i
     if every < 1:
         raise FlexmbsError("--every must be a positive integer")
     bodies = [b for b in scene.bodies if b.points.size]
+    kept = {b.name: _written_points(b) for b in bodies}
     stem = os.path.splitext(os.path.basename(path))[0]
     folder = os.path.join(os.path.dirname(os.path.abspath(path)), f"{stem}_vtu")
     os.makedirs(folder, exist_ok=True)
-    offsets = np.cumsum([0] + [b.points.shape[0] for b in bodies])
+    offsets = np.cumsum([0] + [kept[b.name].size for b in bodies])
     cells, cell_body = [], []
     for kind, attr in (("triangle", "triangles"), ("line", "lines")):
-        blocks = [(getattr(b, attr) + off, i) for i, (b, off) in enumerate(zip(bodies, offsets[:-1]))
+        blocks = [(_renumber(getattr(b, attr), kept[b.name], b.points.shape[0]) + off, i)
+                  for i, (b, off) in enumerate(zip(bodies, offsets[:-1]))
                   if getattr(b, attr).size]
         if blocks:
             cells.append((kind, np.vstack([c for c, _ in blocks])))
             cell_body.append(np.concatenate([np.full(c.shape[0], i, dtype=np.int64) for c, i in blocks]))
     if not cells:  # only point clouds: one vertex cell per point
         cells = [("vertex", np.arange(offsets[-1], dtype=np.int64).reshape(-1, 1))]
-        cell_body = [np.concatenate([np.full(b.points.shape[0], i, dtype=np.int64) for i, b in enumerate(bodies)])]
-    point_body = np.concatenate([np.full(b.points.shape[0], i, dtype=np.int64) for i, b in enumerate(bodies)])
+        cell_body = [np.concatenate([np.full(kept[b.name].size, i, dtype=np.int64) for i, b in enumerate(bodies)])]
+    point_body = np.concatenate([np.full(kept[b.name].size, i, dtype=np.int64) for i, b in enumerate(bodies)])
     files, entries = [], []
     samples = np.arange(0, scene.time.size, every)
     for n, k in enumerate(samples):
         arrays = frame_arrays(scene, int(k), scale)
-        points = np.vstack([arrays[b.name]["points"] for b in bodies])
-        data = {"von_mises": np.concatenate([arrays[b.name]["von_mises"] for b in bodies]),
-                "displacement": np.vstack([arrays[b.name]["displacement"] for b in bodies]), "body": point_body}
+        points = np.vstack([arrays[b.name]["points"][kept[b.name]] for b in bodies])
+        data = {"von_mises": np.concatenate([arrays[b.name]["von_mises"][kept[b.name]] for b in bodies]),
+                "displacement": np.vstack([arrays[b.name]["displacement"][kept[b.name]] for b in bodies]),
+                "body": point_body}
         name = f"{stem}_{n:05d}.vtu"
         meshio.write(os.path.join(folder, name), meshio.Mesh(points, cells, point_data=data,
                                                              cell_data={"body": cell_body}), file_format="vtu")
