@@ -98,6 +98,9 @@ def stress_field_nodes(model, scope: str | Sequence[str] | np.ndarray | None) ->
         scope = [scope]
     if len(scope) and all(isinstance(s, str) for s in scope):
         nodes = np.unique(np.concatenate([model.select(s) for s in scope]))
+        nodes = nodes[nodes < n_mesh]  # a selector may also catch interface reference nodes: they carry no stress
+        if nodes.size == 0:
+            raise ModelError(f"stress-field node sets {', '.join(scope)} select no mesh node")
         label = ";".join(scope)
     else:
         nodes = np.unique(np.asarray(scope, dtype=np.int64))
