@@ -29,7 +29,7 @@ from fem.errors import FlexmbsError
 
 __all__ = ["QUANTITIES", "COMPONENTS", "principal_stresses", "equivalent_stress", "node_blocks",
            "iter_histories", "stress_histories", "peak_statistics", "Hotspot", "hotspots", "body_stress",
-           "BodyStress", "flexbody_stress"]
+           "BodyStress", "flexbody_stress", "reduced_static_response"]
 
 COMPONENTS = ("xx", "yy", "zz", "yz", "xz", "xy")
 QUANTITIES = ("von_mises", "signed_von_mises", "max_principal", "min_principal") + COMPONENTS
@@ -85,8 +85,9 @@ def equivalent_stress(components: np.ndarray, quantity: str = "von_mises", axis:
 
 
 def node_blocks(n_nodes: int, n_samples: int, max_bytes: float = MAX_BYTES) -> list[slice]:
-    """Slices of nodes whose stress histories (6 components + ~8 scalar temporaries, float64) fit ``max_bytes``."""
-    per_node = 8.0 * max(1, n_samples) * 14
+    """Slices of nodes whose stress histories fit ``max_bytes``: 6 components and the ~26 scalar temporaries of
+    the principal stresses and the rainflow stack, float64 (measured: the clamp-locking bars peak near the bound)."""
+    per_node = 8.0 * max(1, n_samples) * 32
     size = int(max(1, min(n_nodes, max_bytes // per_node)))
     return [slice(a, min(a + size, n_nodes)) for a in range(0, n_nodes, size)]
 
@@ -200,6 +201,50 @@ def flexbody_stress(flexbody, q: np.ndarray, time: np.ndarray, modes=None, name:
     return BodyStress(name or flexbody.name, field.nodes, np.asarray(flexbody.node_ids)[field.nodes],
                       np.asarray(flexbody.positions)[field.nodes], field.modal_stress[:, :, sel],
                       np.atleast_2d(np.asarray(q, dtype=float)), np.atleast_1d(np.asarray(time, dtype=float)), True)
+
+
+def reduced_static_response(flexbody, clamp: int, loads: dict) -> np.ndarray:
+    """Elastic coordinates of the reduced body clamped at node ``clamp`` under static nodal ``loads`` (linear,
+    small deformation): the truncation check against a full FE static solution (docs/durability.md).
+
+    The displacement is ``R a + S q`` with the six rigid-body fields ``R`` and the elastic basis ``S``;
+    ``diag(0, ω²) [a; q] + Cᵀ λ = [Rᵀ f; Sᵀ f]`` and ``C [a; q] = 0`` with ``C`` the clamp node's translation and
+    rotation rows of ``[R, S]`` (the node needs rotational rows: an interface reference node).
+
+    Parameters
+    ----------
+    flexbody : reduction.flexbody.FlexBody
+    clamp : int
+        Node index (e.g. ``flexbody.interface("root").node``).
+    loads : dict[int, array_like]
+        Node index -> force (3,) N, or force and moment (6,) N, N m, body axes.
+
+    Returns
+    -------
+    (m,) float, elastic coordinates
+    """
+    pos = np.asarray(flexbody.positions, dtype=float)
+    trans, rot = np.asarray(flexbody.translations), np.asarray(flexbody.rotations)
+    m = trans.shape[2]
+
+    def rows(p):  # (6, 6 + m): translation and rotation of node p per rigid and elastic coordinate
+        x, y, z = pos[p]
+        skew = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+        rigid = np.block([[np.eye(3), -skew], [np.zeros((3, 3)), np.eye(3)]])
+        return np.hstack([rigid, np.vstack([trans[p], rot[p]])])
+
+    if not flexbody.has_rotation[clamp]:
+        raise FlexmbsError("clamp a node with rotational dofs (an interface reference node)")
+    force = np.zeros(6 + m)
+    for p, value in loads.items():
+        value = np.asarray(value, dtype=float)
+        force += rows(int(p))[: value.size].T @ value
+    c = rows(int(clamp))
+    k = np.zeros((6 + m, 6 + m))
+    k[6:, 6:] = np.asarray(flexbody.stiffness)
+    kkt = np.block([[k, c.T], [c, np.zeros((6, 6))]])
+    solution = np.linalg.solve(kkt, np.concatenate([force, np.zeros(6)]))
+    return solution[6:6 + m]
 
 
 @dataclass
