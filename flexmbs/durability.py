@@ -276,25 +276,13 @@ class Hotspot:
 
 
 def hotspots(stress: BodyStress, top: int = 10, by: str = "peak", quantity: str = "von_mises",
-             max_bytes: float = MAX_BYTES, min_separation: float = 0.0) -> list[Hotspot]:
-    """The ``top`` most stressed nodes over the whole run, ranked by ``peak`` or by ``range`` of ``quantity``.
-
-    ``min_separation`` (m) > 0 keeps only the highest node within that distance (distinct hot spots rather than
-    the neighbours of one).
-    """
+             max_bytes: float = MAX_BYTES) -> list[Hotspot]:
+    """The ``top`` most stressed nodes over the whole run, ranked by ``peak`` or by ``range`` of ``quantity``."""
     if by not in ("peak", "range"):
         raise FlexmbsError(f"rank hot spots by 'peak' or 'range', not {by!r}")
     stats = peak_statistics(stress.modal_stress, stress.q, quantity, max_bytes)
     score = stats["max"] if by == "peak" else stats["max"] - stats["min"]
     order = np.argsort(-score, kind="stable")
-    if min_separation > 0.0:
-        kept: list[int] = []
-        for k in order:
-            if all(np.linalg.norm(stress.positions[k] - stress.positions[j]) >= min_separation for j in kept):
-                kept.append(int(k))
-            if len(kept) == top:
-                break
-        order = np.array(kept, dtype=np.int64)
     out = []
     for rank, k in enumerate(order[:top], start=1):
         out.append(Hotspot(rank, int(stress.node_ids[k]), int(stress.nodes[k]), stress.positions[k].copy(),
