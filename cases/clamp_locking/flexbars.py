@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-CACHE_VERSION = 3  # 3: full-field modal stress on the surface (flexmbs.durability)
+CACHE_VERSION = 2
 GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
                  "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
                  "stress_node_fraction")
@@ -44,6 +44,7 @@ def cache_key(params: dict) -> str:
     settings = {k: params[k] for k in GEOMETRY_KEYS}
     settings.update({"element_order": 2, "interfaces": {"a": "123456", "b": "123456"}, "spider": "rbe2",
                      "version": CACHE_VERSION})
+    settings["stress_field"] = "surface"  # modal stress on every surface node (reduction.stressfield)
     text = json.dumps(settings, sort_keys=True, default=float)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -38,10 +38,10 @@ def cache_dir() -> str:
 
 def boom_settings(p: dict) -> dict:
     """Everything the reduced boom depends on (the cache key)."""
-    return {"version": 3, "pins": {k: list(v) for k, v in geo.PINS["boom"].items()}, "knee": list(KNEE),
+    return {"version": 2, "pins": {k: list(v) for k, v in geo.PINS["boom"].items()}, "knee": list(KNEE),
             "width": p["section_width"], "height": p["section_height"], "thickness": p["plate_thickness"],
             "mesh_size": p["mesh_size"], "n_modes": int(p["n_modes"]), "damping": p["damping_ratio"],
-            "mass": p["boom"], "lug_radius": LUG_RADIUS, "material": STEEL}
+            "mass": p["boom"], "lug_radius": LUG_RADIUS, "material": STEEL, "stress_field": "surface"}
 
 
 def _centre_line():
