@@ -27,7 +27,7 @@ from fem.errors import MeshError
 from fem.mesh import Mesh
 
 __all__ = ["SolidDiscretization", "discretize", "assemble_stiffness", "assemble_mass", "lumped_mass",
-           "nodal_stress", "von_mises"]
+           "nodal_stress", "von_mises", "surface_nodes"]
 
 _ELEMENTS = {
     "tetra": (skfem.ElementTetP1, 2),
@@ -229,3 +229,13 @@ def surface_areas(disc: SolidDiscretization) -> np.ndarray:
     p = mesh.points[triangles]
     area = 0.5 * np.linalg.norm(np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), axis=1)
     return np.bincount(triangles.ravel(), weights=np.repeat(area / 3.0, 3), minlength=mesh.n_nodes)
+
+
+def surface_nodes(disc: SolidDiscretization) -> np.ndarray:
+    """Indices (ascending) of every mesh node on the outer surface: corner, mid-side and face nodes of the boundary
+    facets (scikit-fem's boundary facets and their facet dofs), (n_surface,) int."""
+    basis = disc.basis
+    node_of_dof = np.empty(basis.N, dtype=np.int64)
+    node_of_dof[basis.element_dofs.T.ravel()] = disc.element_nodes.ravel()
+    dofs = basis.get_dofs(disc.skmesh.boundary_facets()).flatten()
+    return np.unique(node_of_dof[dofs])

@@ -90,14 +90,16 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--modes", type=int, default=13, show_default=True, help="Fixed-interface normal modes.")
 @click.option("--output-nodes", "output_nodes", multiple=True, metavar="SEL",
               help="Interior nodes kept for stress output and contacts (repeatable).")
+@click.option("--stress-field", "stress_field", multiple=True, metavar="surface|all|none|SEL",
+              help="Nodes with modal stress for durability: surface (default), all, none, or node sets (repeatable).")
 @click.option("--material", default="steel", show_default=True, help="steel, cast-iron, aluminium or E=..,nu=..,rho=..")
 @click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping, compare, name, report_path,
-                   as_json):
+def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, material, damping, compare, name,
+                   report_path, as_json):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
     from fem.mesh import load_mesh
     from fem.model import solid_model
@@ -119,8 +121,10 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
     body_name = name or os.path.basename(out).split(".")[0]
     body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
-                  name=body_name, compare_modes=compare, progress=log)
-    settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping}
+                  name=body_name, compare_modes=compare, progress=log,
+                  stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"))
+    settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
+                "stress_field": list(stress_field) or ["surface"]}
     write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
                                "material": material, "settings": settings})
     if report_path:
@@ -179,7 +183,8 @@ def info_command(path, as_json):
                    "damping_ratios": body.damping_ratios, "mass": body.invariants.mass,
                    "interfaces": [{"name": i.name, "spider": i.spider, "dofs": i.retained_dofs,
                                    "node_id": int(body.node_ids[i.node])} for i in body.interfaces],
-                   "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0])}
+                   "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0]),
+                   "stress_field": _stress_field_info(body, path)}
         if as_json:
             emit_json(payload)
             return
@@ -188,8 +193,24 @@ def info_command(path, as_json):
         for i in payload["interfaces"]:
             click.echo(f"  interface {i['name']}: {i['spider']}, dofs {i['dofs']}, node id {i['node_id']}")
         click.echo("  elastic frequencies [Hz]: " + ", ".join(f"{f:.2f}" for f in body.frequencies_hz))
+        sf = payload["stress_field"]
+        click.echo(f"  stress field: {sf['nodes']} nodes ({sf['scope']}), {sf['file_bytes'] / 1e6:.2f} MB in the file "
+                   f"({sf['memory_bytes'] / 1e6:.2f} MB float32 in memory)" if sf else "  stress field: none")
         return
     _describe_hdf5(path, kind, as_json)
+
+
+def _stress_field_info(body, path: str) -> dict | None:
+    """Nodes, scope and stored size (compressed bytes in the file, float32 bytes in memory) of the stress field."""
+    from reduction.stressfield import stored_size
+
+    field = body.stress_field
+    if field is None:
+        return None
+    with h5py.File(path, "r") as f:
+        size = stored_size(f)
+    return {"nodes": int(field.nodes.size), "scope": field.scope, "file_bytes": size,
+            "memory_bytes": field.nbytes}
 
 
 def _describe_hdf5(path: str, kind, as_json: bool) -> None:

@@ -142,10 +142,16 @@ def plot_command(results_file, signals, out, size, title):
 @click.command("stress")
 @click.argument("results_file", metavar="RESULTS.results.h5", type=click.Path(dir_okay=False))
 @click.option("--body", "body", required=True, help="Name of a flexible body.")
-@click.option("--node", type=int, default=None, metavar="ID", help="Mesh node id of an output node.")
+@click.option("--node", type=int, default=None, metavar="ID",
+              help="Mesh node id (as the run and --hotspot print it) of a node with modal stress.")
 @click.option("--node-index", type=int, default=None, metavar="I",
               help="Output node by its index in the body's node arrays (when the results lack mesh ids).")
-@click.option("--hotspot", is_flag=True, help="The output node with the highest von Mises stress over all times.")
+@click.option("--hotspot", is_flag=True,
+              help="The most stressed node of the whole stress field (surface) over the whole run.")
+@click.option("--top", type=click.IntRange(1, None), default=5, show_default=True,
+              help="With --hotspot: list this many hot spots.")
+@click.option("--by", "rank_by", type=click.Choice(["peak", "range"]), default="peak", show_default=True,
+              help="With --hotspot: rank by peak von Mises or by its range (max − min) over the run.")
 @click.option("--flex", "flex", default=None, type=click.Path(dir_okay=False),
               help="The body's *.flex.h5 file, for mesh node ids (and modal stress) the results do not store.")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
@@ -158,8 +164,8 @@ def plot_command(results_file, signals, out, size, title):
               help="Also write every rainflow cycle (range, mean, count; Pa) to this CSV.")
 @click.option("--size", "size", default="1000x700", show_default=True, help=_SIZE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def stress_command(results_file, body, node, node_index, hotspot, flex, out, cycles_of, bins, cycles_csv, size,
-                   as_json):
+def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, flex, out, cycles_of, bins,
+                   cycles_csv, size, as_json):
     """Stress history at an output node of a flexible body (von Mises, principal, components) from modal stress
     and modal coordinates, with a rainflow cycle summary."""
     import numpy as np
@@ -167,7 +173,7 @@ def stress_command(results_file, body, node, node_index, hotspot, flex, out, cyc
     from .viz.plots import plot_stress, write_stress_csv
     from .viz.render import parse_size
     from .viz.scene import load_scene
-    from .viz.stress import attach_flexbody, hotspot as find_hotspot, rainflow_summary, stress_history
+    from .viz.stress import attach_flexbody, rainflow_summary, stress_history
 
     suffix = _output(out, (".png", ".csv"))
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
@@ -175,10 +181,15 @@ def stress_command(results_file, body, node, node_index, hotspot, flex, out, cyc
     scene = load_scene(results_file)
     if flex:
         attach_flexbody(scene, body, flex)
-    peak = None
+    peak, spots = None, []
     if hotspot:
-        node_index, k_peak, value = find_hotspot(scene, body)
-        peak = {"time_s": float(scene.time[k_peak]), "von_mises_pa": value}
+        from .durability import body_stress, hotspots
+
+        spots = hotspots(body_stress(scene, body), top=top, by=rank_by)
+        node_index = spots[0].node_index
+        peak = {"time_s": spots[0].time_of_peak, "von_mises_pa": spots[0].peak, "by": rank_by,
+                "top": [{"rank": h.rank, "node_id": h.node_id, "position_m": h.position, "von_mises_max_pa": h.peak,
+                         "time_of_max_s": h.time_of_peak, "range_pa": h.range} for h in spots]}
     history = stress_history(scene, body, node=node, node_index=node_index)
     summary = rainflow_summary(history.signal(cycles_of), n_bins=bins)
     if suffix == ".csv":
@@ -197,6 +208,14 @@ def stress_command(results_file, body, node, node_index, hotspot, flex, out, cyc
     if as_json:
         emit_json(payload)
         return
+    if spots:
+        click.echo(f"hot spots of {body!r} by {rank_by} von Mises over {scene.time.size} samples:")
+        click.echo(f"  {'rank':>4} {'node id':>8} {'x, y, z [mm]':>26} {'max [MPa]':>10} {'at t [s]':>9} "
+                   f"{'range [MPa]':>11}")
+        for h in spots:
+            where = ", ".join(f"{1e3 * c:.1f}" for c in h.position)
+            click.echo(f"  {h.rank:>4} {h.node_id:>8} {where:>26} {h.peak / 1e6:>10.4g} {h.time_of_peak:>9.4f} "
+                       f"{h.range / 1e6:>11.4g}")
     click.echo(f"{history.label}{' (hot spot)' if hotspot else ''}")
     click.echo(f"  max von Mises {history.von_mises[k] / 1e6:.4g} MPa at t = {history.time[k]:.6g} s")
     click.echo(f"  rainflow of {cycles_of}: {summary['total_cycles']:g} cycles, largest range "

@@ -135,6 +135,12 @@ def model_description(system) -> dict:
             if getattr(fb, "modal_stress", np.zeros((0, 6, 0))).size:
                 entry["output_nodes"] = (fb.output_nodes, "1")
                 entry["modal_stress"] = (np.asarray(fb.modal_stress)[:, :, body.mode_indices], "Pa/(m kg^0.5)")
+            entry["node_ids"] = (fb.node_ids, "1")
+            field = getattr(fb, "stress_field", None)
+            if field is not None:  # full-field modal stress of the simulated modes, float32 (flexmbs.durability)
+                entry["stress_nodes"] = (field.nodes, "1")
+                entry["stress_field"] = (np.asarray(field.modal_stress, np.float32)[:, :, body.mode_indices],
+                                         "Pa/(m kg^0.5)")
             if getattr(fb, "surface", np.zeros((0, 3))).size:
                 entry["surface"] = (fb.surface, "1")
         bodies[body.name] = entry

@@ -179,7 +179,9 @@ def _write_tree(group, data: dict) -> None:
         if isinstance(value, dict):
             _write_tree(group.create_group(key), value)
         elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str):
-            ds = group.create_dataset(key, data=np.asarray(value[0]))
+            data = np.asarray(value[0])
+            packed = {"compression": "gzip", "shuffle": True} if data.size > 65536 else {}  # e.g. stress fields
+            ds = group.create_dataset(key, data=data, **packed)
             ds.attrs["unit"] = value[1]
         elif isinstance(value, str):
             group.attrs[key] = value

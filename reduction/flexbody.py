@@ -126,6 +126,8 @@ class FlexBody:
         Triangles over node indices, for drawing.
     report : dict
         Reduction report (fixed-interface, full free–free and reduced frequencies, MAC, counts, source, timing).
+    stress_field : reduction.stressfield.StressField or None
+        Modal stress over the surface, all nodes or node sets (float32), for durability; None in older files.
     """
 
     name: str
@@ -143,6 +145,7 @@ class FlexBody:
     nodal_masses: np.ndarray = field(default_factory=lambda: np.zeros(0))
     surface: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=int))
     report: dict = field(default_factory=dict)
+    stress_field: object = None  # reduction.stressfield.StressField
 
     @property
     def n_modes(self) -> int:

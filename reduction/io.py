@@ -16,6 +16,7 @@ import numpy as np
 
 from fem.errors import FileFormatError
 from reduction.flexbody import FlexBody, Interface, Invariants
+from reduction.stressfield import read_stress_field, write_stress_field
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "write_flexbody", "read_flexbody", "file_sha256"]
 
@@ -98,6 +99,7 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
                     _dataset(rep, key, value, "Hz" if key.endswith("_hz") else "1")
                 else:
                     rep.attrs[key] = value
+            write_stress_field(f, body.stress_field)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -151,6 +153,7 @@ def _read(f: h5py.File, path: str) -> FlexBody:
     body = FlexBody(name=str(f.attrs["name"]), invariants=inv, interfaces=interfaces, report=report, **fields)
     body.has_rotation = body.has_rotation.astype(bool)
     _validate(body, path)
+    body.stress_field = read_stress_field(f, body.positions.shape[0], body.n_modes, path)
     return body
 
 

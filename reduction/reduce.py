@@ -18,6 +18,7 @@ from fem.mesh import boundary_triangles
 from fem.model import FEModel
 from reduction.craig_bampton import craig_bampton, orthonormalize
 from reduction.flexbody import FlexBody, Interface, compute_invariants
+from reduction.stressfield import modal_stress_field, stress_field_nodes
 
 __all__ = ["reduce", "damping_ratios", "mac_matrix", "paired_mac"]
 
@@ -87,7 +88,8 @@ def _boundary_dofs(model: FEModel, interfaces: Mapping[str, str]) -> tuple[np.nd
 
 def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_modes: int,
            output_nodes: np.ndarray | None = None, damping=0.0, name: str = "body",
-           compare_modes: int | None = None, progress: Callable[[str], None] | None = None) -> FlexBody:
+           compare_modes: int | None = None, progress: Callable[[str], None] | None = None,
+           stress_field="surface") -> FlexBody:
     """Reduce an FE model to a flexible body.
 
     Parameters
@@ -108,6 +110,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         Number of elastic full free–free FE modes computed for the report (default: the number of elastic modes of
         the body, at most 20; 0 skips the comparison and its extra factorization).
     progress : callable(str), optional
+    stress_field : str, sequence of str, int array or None
+        Where the body keeps modal stress for durability (:mod:`reduction.stressfield`): ``"surface"`` (default,
+        every surface node), ``"all"`` (every mesh node), node-set selectors (``"group:fillet"``, a list of them)
+        or node indices; ``"none"``/None for no field (frame models have none).
 
     Returns
     -------
@@ -133,6 +139,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
                                     _rotation_dofs_or_none(model))
     body = _assemble_body(model, modes, frequencies, damping_ratios(frequencies, damping), invariants, items,
                           output_nodes, name)
+    if model.solid is not None:
+        field_nodes, scope = stress_field_nodes(model, stress_field)
+        if field_nodes.size:
+            body.stress_field = modal_stress_field(model, modes, field_nodes, scope, say)
     body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say)
     body.report.update({"n_normal_modes": n_modes, "n_boundary_dofs": int(boundary.size),
                         "physical_dofs": int(model.n_dofs), "seconds": time.perf_counter() - start})

@@ -3,7 +3,8 @@
 Each bar is a quadratic-tetrahedron mesh of :func:`fem.meshing.connecting_bar_mesh`; the bearing centres are
 6-dof reference nodes tied to the bore surfaces by RBE2 spiders (the stiff, light beams of seed 003 Fig. 3-5);
 12 static (constraint) modes + 13 fixed-interface normal modes = 25 Craig–Bampton coordinates, 19 elastic after
-orthonormalization and rigid-mode removal; 1 % modal damping. One stress output node on the shank surface.
+orthonormalization and rigid-mode removal; 1 % modal damping. One stress output node on the shank surface and
+modal stress on every surface node (the stress field for hot spots, fatigue and stress animations).
 
 The reduced body is written to ``<cache>/clamp-locking-bar-<key>.flex.h5`` where ``<cache>`` is
 ``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` and ``<key>`` hashes the geometry, mesh and reduction settings, so a
@@ -43,6 +44,7 @@ def cache_key(params: dict) -> str:
     settings = {k: params[k] for k in GEOMETRY_KEYS}
     settings.update({"element_order": 2, "interfaces": {"a": "123456", "b": "123456"}, "spider": "rbe2",
                      "version": CACHE_VERSION})
+    settings["stress_field"] = "surface"  # modal stress on every surface node (reduction.stressfield)
     text = json.dumps(settings, sort_keys=True, default=float)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -79,7 +81,7 @@ def reduce_bar(params: dict, mesh_path: str, progress=None):
         "fixed-interface modes")
     body = reduce(model, {"a": "123456", "b": "123456"}, int(params["fixed_interface_modes"]),
                   output_nodes=[stress_node], damping=params["modal_damping"], name="connecting_bar",
-                  progress=say)
+                  progress=say, stress_field="surface")
     return body
 
 
@@ -114,6 +116,8 @@ def scaled_stiffness(body, scale: float):
     out = copy.copy(body)
     out.frequencies_hz = np.asarray(body.frequencies_hz) * np.sqrt(scale)
     out.modal_stress = np.asarray(body.modal_stress) * scale
+    if body.stress_field is not None:
+        out.stress_field = body.stress_field.scaled(scale)
     return out
 
 

@@ -41,7 +41,7 @@ def boom_settings(p: dict) -> dict:
     return {"version": 3, "pins": {k: list(v) for k, v in geo.PINS["boom"].items()}, "knee": list(KNEE),
             "width": p["section_width"], "height": p["section_height"], "thickness": p["plate_thickness"],
             "mesh_size": p["mesh_size"], "n_modes": int(p["n_modes"]), "damping": p["damping_ratio"],
-            "mass": p["boom"], "lug_radius": LUG_RADIUS, "material": STEEL}
+            "mass": p["boom"], "lug_radius": LUG_RADIUS, "material": STEEL, "stress_field": "surface"}
 
 
 def _centre_line():
@@ -132,7 +132,7 @@ def build_flexbody(p: dict, progress: bool = False):
     from reduction import reduce
 
     body = reduce(model, list(geo.PINS["boom"]), int(s["n_modes"]), output_nodes=_output_nodes(model),
-                  damping=s["damping"], name="boom", progress=say)
+                  damping=s["damping"], name="boom", progress=say, stress_field="surface")
     write_flexbody(body, path, source={"mesh": mesh_path, "settings": json.dumps(s)})
     return read_flexbody(path), path, s
 

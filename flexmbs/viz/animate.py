@@ -1,8 +1,10 @@
 """The machine moving: animations (GIF, MP4) and ParaView time series (PVD + one VTU per output time).
 
 Flexible bodies are drawn as their deformed surfaces ``x = r + A (s + scale · S q_f)`` coloured by von Mises stress
-(known at output nodes; other surface nodes are grey), rigid bodies from their geometry or a shape derived from
-their markers (see :mod:`flexmbs.viz.scene`). ``scale`` magnifies the elastic deformation only, never the stress.
+(the body's stress field covers every surface node; bodies reduced before it have stress at output nodes only and
+the rest of their surface grey), with one colour range for the whole run (the peak over all nodes and samples), rigid
+bodies from their geometry or a shape derived from their markers (see :mod:`flexmbs.viz.scene`). ``scale``
+magnifies the elastic deformation only, never the stress.
 """
 from __future__ import annotations
 
@@ -44,13 +46,23 @@ def frame_arrays(scene: MachineScene, k: int, scale: float = 1.0) -> dict[str, d
     return out
 
 
-def _stress_range(scene: MachineScene, frames: np.ndarray) -> float:
+def _stress_range(scene: MachineScene, frames: np.ndarray | None = None) -> float:
+    """Top of the colour scale, Pa: the largest von Mises stress of all flexible bodies over ``frames`` (default:
+    every sample of the run, so the scale is the same whichever frames are drawn)."""
+    from ..durability import peak_statistics
+
     peak = 0.0
     for body in scene.bodies:
-        if body.flexible and body.output_nodes.size:
-            for k in frames:
-                peak = max(peak, float(np.nanmax(scene.nodal_von_mises(body.name, int(k)))))
+        nodes, modal = body.stress_table() if body.flexible else (np.zeros(0), None)
+        if nodes.size:
+            q = scene.modal_coordinates(body.name)
+            q = q if frames is None else q[np.asarray(frames, dtype=int)]
+            peak = max(peak, float(peak_statistics(modal, q, "von_mises")["max"].max()))
     return peak
+
+
+def _stress_nodes(body) -> np.ndarray:
+    return body.stress_table()[0] if body.flexible else np.zeros(0, dtype=np.int64)
 
 
 def _bounds(scene: MachineScene, frames: np.ndarray, scale: float) -> list[float]:
@@ -73,13 +85,14 @@ def _add_bodies(plotter, scene: MachineScene, k: int, scale: float, stress_max: 
         # frame-element bodies (no surface): thick lines between nodes, balls at the nodes
         style = {} if body.triangles.size else {"line_width": 6, "render_lines_as_tubes": True, "point_size": 10,
                                                  "render_points_as_spheres": True}
-        if body.flexible and body.output_nodes.size:
+        stressed = _stress_nodes(body)
+        if stressed.size:
             mesh.point_data[STRESS] = 1e-6 * arrays[body.name]["von_mises"]
             clim = [0.0, max(1e-6 * stress_max, 1e-9)]
             plotter.add_mesh(mesh, scalars=STRESS, cmap="turbo", clim=clim, nan_color=UNKNOWN_STRESS,
                              scalar_bar_args=bar, **style)
-            if body.output_nodes.size < 0.5 * _drawn_nodes(body):  # sparse output nodes: show them as balls
-                spots = mesh.extract_points(body.output_nodes, adjacent_cells=False, include_cells=False)
+            if stressed.size < 0.5 * _drawn_nodes(body):  # sparse output nodes: show them as balls
+                spots = mesh.extract_points(stressed, adjacent_cells=False, include_cells=False)
                 meshes[body.name + " output nodes"] = spots
                 plotter.add_mesh(spots, scalars=STRESS, cmap="turbo", clim=clim, point_size=14,
                                  render_points_as_spheres=True, show_scalar_bar=False)
@@ -101,8 +114,8 @@ def _update(meshes: dict, scene: MachineScene, k: int, scale: float) -> None:
     for name, mesh in meshes.items():
         if name.endswith(" output nodes"):
             body = scene.body(name[:-len(" output nodes")])
-            mesh.points = arrays[body.name]["points"][body.output_nodes]
-            mesh.point_data[STRESS] = 1e-6 * arrays[body.name]["von_mises"][body.output_nodes]
+            mesh.points = arrays[body.name]["points"][_stress_nodes(body)]
+            mesh.point_data[STRESS] = 1e-6 * arrays[body.name]["von_mises"][_stress_nodes(body)]
             continue
         mesh.points = arrays[name]["points"]
         if STRESS in mesh.point_data:
@@ -144,7 +157,7 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     """
     scene = as_scene(scene)
     frames = frame_indices(scene.time.size, max_frames)
-    stress_max = _stress_range(scene, frames)
+    stress_max = _stress_range(scene)
     plotter = new_plotter(window_size)
     images = []
     try:
@@ -164,11 +177,26 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     return {"frames": int(frames.size), "stress_max": stress_max, "path": path}
 
 
+def _written_points(body) -> np.ndarray:
+    """Points of a body written to the VTUs: a flexible body with a stress field keeps the nodes it draws or has
+    stress at (interior mesh nodes would only carry NaN stress), every other body all its points."""
+    if not (body.flexible and body.stress_nodes.size):
+        return np.arange(body.points.shape[0])
+    cells = body.triangles if body.triangles.size else body.lines
+    return np.union1d(np.unique(cells), body.stress_nodes).astype(np.int64)
+
+
+def _renumber(cells: np.ndarray, kept: np.ndarray, n_points: int) -> np.ndarray:
+    local = np.full(n_points, -1, dtype=np.int64)
+    local[kept] = np.arange(kept.size)
+    return local[cells]
+
+
 def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: int = 1, progress=None) -> dict:
     """A ParaView time series: ``path`` (``.pvd``) and one ``.vtu`` per output time in ``<stem>_vtu/``.
 
     Each VTU holds all bodies (surface triangles, line segments of frame-element bodies; deformed positions with
-    ``scale``) with point data
+    ``scale``; of a flexible body with a stress field only the surface and stress nodes) with point data
     ``von_mises`` (Pa, NaN where unknown), ``displacement`` (elastic, global axes, m, unscaled), ``body`` (index
     into the body list written as a comment in the PVD) and cell data ``body``.
 
@@ -182,28 +210,31 @@ def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: i
     if every < 1:
         raise FlexmbsError("--every must be a positive integer")
     bodies = [b for b in scene.bodies if b.points.size]
+    kept = {b.name: _written_points(b) for b in bodies}
     stem = os.path.splitext(os.path.basename(path))[0]
     folder = os.path.join(os.path.dirname(os.path.abspath(path)), f"{stem}_vtu")
     os.makedirs(folder, exist_ok=True)
-    offsets = np.cumsum([0] + [b.points.shape[0] for b in bodies])
+    offsets = np.cumsum([0] + [kept[b.name].size for b in bodies])
     cells, cell_body = [], []
     for kind, attr in (("triangle", "triangles"), ("line", "lines")):
-        blocks = [(getattr(b, attr) + off, i) for i, (b, off) in enumerate(zip(bodies, offsets[:-1]))
+        blocks = [(_renumber(getattr(b, attr), kept[b.name], b.points.shape[0]) + off, i)
+                  for i, (b, off) in enumerate(zip(bodies, offsets[:-1]))
                   if getattr(b, attr).size]
         if blocks:
             cells.append((kind, np.vstack([c for c, _ in blocks])))
             cell_body.append(np.concatenate([np.full(c.shape[0], i, dtype=np.int64) for c, i in blocks]))
     if not cells:  # only point clouds: one vertex cell per point
         cells = [("vertex", np.arange(offsets[-1], dtype=np.int64).reshape(-1, 1))]
-        cell_body = [np.concatenate([np.full(b.points.shape[0], i, dtype=np.int64) for i, b in enumerate(bodies)])]
-    point_body = np.concatenate([np.full(b.points.shape[0], i, dtype=np.int64) for i, b in enumerate(bodies)])
+        cell_body = [np.concatenate([np.full(kept[b.name].size, i, dtype=np.int64) for i, b in enumerate(bodies)])]
+    point_body = np.concatenate([np.full(kept[b.name].size, i, dtype=np.int64) for i, b in enumerate(bodies)])
     files, entries = [], []
     samples = np.arange(0, scene.time.size, every)
     for n, k in enumerate(samples):
         arrays = frame_arrays(scene, int(k), scale)
-        points = np.vstack([arrays[b.name]["points"] for b in bodies])
-        data = {"von_mises": np.concatenate([arrays[b.name]["von_mises"] for b in bodies]),
-                "displacement": np.vstack([arrays[b.name]["displacement"] for b in bodies]), "body": point_body}
+        points = np.vstack([arrays[b.name]["points"][kept[b.name]] for b in bodies])
+        data = {"von_mises": np.concatenate([arrays[b.name]["von_mises"][kept[b.name]] for b in bodies]),
+                "displacement": np.vstack([arrays[b.name]["displacement"][kept[b.name]] for b in bodies]),
+                "body": point_body}
         name = f"{stem}_{n:05d}.vtu"
         meshio.write(os.path.join(folder, name), meshio.Mesh(points, cells, point_data=data,
                                                              cell_data={"body": cell_body}), file_format="vtu")

@@ -51,6 +51,8 @@ class BodyShape:
     node_ids : (n,) int or None mesh node ids, if the file stores them
     mode_indices : (m,) int     which modes of the FlexBody file were simulated
     derived : bool              True if the shape was made from the markers (no geometry in the file)
+    stress_nodes : (n_s,) int   indices into ``points`` of the full stress field (surface, all nodes or sets)
+    stress_field : (n_s, 6, m) float32, Pa per unit modal coordinate (simulated modes), see flexmbs.durability
     """
 
     name: str
@@ -64,10 +66,18 @@ class BodyShape:
     node_ids: np.ndarray | None = None
     mode_indices: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     derived: bool = False
+    stress_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stress_field: np.ndarray = field(default_factory=lambda: np.zeros((0, 6, 0), dtype=np.float32))
 
     @property
     def flexible(self) -> bool:
         return self.translations.shape[-1] > 0
+
+    def stress_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes with modal stress and their modal stress: the full field if stored, else the output nodes."""
+        if self.stress_nodes.size:
+            return self.stress_nodes, self.stress_field
+        return self.output_nodes, self.modal_stress
 
 
 class MachineScene:
@@ -131,11 +141,13 @@ class MachineScene:
 
     def nodal_von_mises(self, name: str, k: int) -> np.ndarray:
         """Von Mises stress at every point of the body at sample ``k``, (n,), Pa; NaN where none is known
-        (points that are not output nodes, rigid bodies)."""
+        (points outside the stress field and the output nodes, rigid bodies)."""
         body = self.body(name)
         out = np.full(body.points.shape[0], np.nan)
-        if body.flexible and body.output_nodes.size:
-            out[body.output_nodes] = von_mises(body.modal_stress @ self._modal[name][k])
+        if body.flexible:
+            nodes, modal = body.stress_table()
+            if nodes.size:
+                out[nodes] = von_mises(modal @ self._modal[name][k].astype(modal.dtype))
         return out
 
 
@@ -203,7 +215,10 @@ def _body_shape(name: str, g) -> BodyShape:
     return BodyShape(name, kind, points, triangles, lines, translations,
                      np.asarray(get("output_nodes", np.zeros(0)), dtype=np.int64), stress,
                      None if ids is None else np.asarray(ids, dtype=np.int64),
-                     np.asarray(get("mode_indices", np.arange(translations.shape[-1])), dtype=np.int64))
+                     np.asarray(get("mode_indices", np.arange(translations.shape[-1])), dtype=np.int64),
+                     stress_nodes=np.asarray(get("stress_nodes", np.zeros(0)), dtype=np.int64),
+                     stress_field=np.asarray(get("stress_field", np.zeros((0, 6, translations.shape[-1]))),
+                                             dtype=np.float32))
 
 
 def node_chain(points: np.ndarray) -> np.ndarray:

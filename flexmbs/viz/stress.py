@@ -92,6 +92,10 @@ def attach_flexbody(scene: MachineScene, body_name: str, flex) -> None:
         raise FlexmbsError(f"{flex!r} does not match body {body_name!r} of the results (different nodes): pass the "
                            "flexible-body file the simulation used")
     body.node_ids = np.asarray(fb.node_ids, dtype=np.int64)
+    field = getattr(fb, "stress_field", None)
+    if body.stress_nodes.size == 0 and field is not None:
+        body.stress_nodes = np.asarray(field.nodes, dtype=np.int64)
+        body.stress_field = np.asarray(field.modal_stress)[:, :, body.mode_indices]
     if body.modal_stress.size == 0 and fb.modal_stress.size:
         body.output_nodes = np.asarray(fb.output_nodes, dtype=np.int64)
         body.modal_stress = np.asarray(fb.modal_stress)[:, :, body.mode_indices]
@@ -103,15 +107,17 @@ def _flexible(scene: MachineScene, body_name: str):
         flexible = [b.name for b in scene.bodies if b.flexible]
         raise FlexmbsError(f"body {body_name!r} is {body.kind}: stress needs a flexible body "
                            f"({', '.join(flexible) or 'the results have none'})")
-    if body.output_nodes.size == 0 or body.modal_stress.size == 0:
-        raise FlexmbsError(f"flexible body {body_name!r} has no output nodes with modal stress: reduce it with "
-                           "--output-nodes SEL (or pass --flex BODY.flex.h5 if the file has them)")
+    if body.stress_table()[0].size == 0:
+        raise FlexmbsError(f"flexible body {body_name!r} has no modal stress: reduce it with a stress field "
+                           "(--stress-field surface, the default) or --output-nodes SEL (or pass --flex BODY.flex.h5 "
+                           "if the file has them)")
     return body
 
 
 def _output_position(body, node: int | None, node_index: int | None) -> int:
-    """Position in ``body.output_nodes`` of a node given by mesh id (``node``) or by node index."""
-    outputs = body.output_nodes
+    """Position in the body's stress nodes (the stress field, else the output nodes) of a node given by mesh id
+    (``node``) or by node index."""
+    outputs = body.stress_table()[0]
     if node is not None:
         if body.node_ids is None:
             raise FlexmbsError(f"the results file does not store the mesh node ids of body {body.name!r}: pass "
@@ -126,7 +132,7 @@ def _output_position(body, node: int | None, node_index: int | None) -> int:
         kind = "ids" if body.node_ids is not None else "indices"
         shown = ", ".join(str(int(i)) for i in ids[:12]) + (", …" if ids.size > 12 else "")
         what = f"node {node}" if node is not None else f"node index {node_index}"
-        raise FlexmbsError(f"{what} of body {body.name!r} is not an output node; output node {kind} are {shown} "
+        raise FlexmbsError(f"{what} of body {body.name!r} has no modal stress (not an output node or stress-field node); stress node {kind} are {shown} "
                            f"({ids.size} in all; --hotspot finds the most stressed one)")
     return int(where[0])
 
@@ -149,15 +155,16 @@ def stress_history(scene: MachineScene | str, body: str, node: int | None = None
         raise FlexmbsError("give a node id or a node index (exactly one)")
     k = _output_position(shape, node, node_index)
     q = scene.modal_coordinates(body)
-    components = q @ shape.modal_stress[k].T  # (n_t, m) @ (m, 6) → (n_t, 6), Pa
-    index = int(shape.output_nodes[k])
+    nodes, modal = shape.stress_table()
+    components = q @ np.asarray(modal[k], dtype=float).T  # (n_t, m) @ (m, 6) → (n_t, 6), Pa
+    index = int(nodes[k])
     return StressHistory(body, index, None if shape.node_ids is None else int(shape.node_ids[index]),
                          shape.points[index].copy(), scene.time.copy(), components, von_mises(components),
                          principal_stresses(components))
 
 
 def hotspot(scene: MachineScene | str, body: str, chunk_bytes: float = 64e6) -> tuple[int, int, float]:
-    """The output node with the highest von Mises stress over all output nodes and all output times.
+    """The node with the highest von Mises stress over the stress field (else the output nodes) and all times.
 
     Returns
     -------
@@ -165,19 +172,14 @@ def hotspot(scene: MachineScene | str, body: str, chunk_bytes: float = 64e6) -> 
     time_index : int       sample at which the maximum occurs
     von_mises : float, Pa  the maximum
     """
+    from ..durability import peak_statistics
+
     scene = as_scene(scene)
     shape = _flexible(scene, body)
-    q = scene.modal_coordinates(body)
-    n_out = shape.output_nodes.size
-    step = max(1, int(chunk_bytes // (8 * 6 * n_out)))
-    best = (-1.0, 0, 0)
-    for start in range(0, q.shape[0], step):
-        sigma = np.einsum("pcj,tj->tpc", shape.modal_stress, q[start:start + step])  # (n_t, n_out, 6), Pa
-        vm = von_mises(sigma)
-        t, p = np.unravel_index(int(np.argmax(vm)), vm.shape)
-        if vm[t, p] > best[0]:
-            best = (float(vm[t, p]), start + int(t), int(p))
-    return int(shape.output_nodes[best[2]]), best[1], best[0]
+    nodes, modal = shape.stress_table()
+    stats = peak_statistics(modal, scene.modal_coordinates(body), "von_mises", max_bytes=max(chunk_bytes, 1e6))
+    p = int(np.argmax(stats["max"]))
+    return int(nodes[p]), int(stats["argmax"][p]), float(stats["max"][p])
 
 
 def rainflow_summary(series: np.ndarray, n_bins: int = 10) -> dict:

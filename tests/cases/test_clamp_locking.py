@@ -294,3 +294,45 @@ def test_softer_bars_raise_the_acceleration_peak():
     soft = run({"stiffness_scale": 0.2}, t_end=0.4)["outputs"]["bar_force_phases_kN"]["horizontal"]["acceleration"]
     nominal = run({}, t_end=0.4)["outputs"]["bar_force_phases_kN"]["horizontal"]["acceleration"]
     assert soft > 1.03 * nominal
+
+
+def test_bars_store_modal_stress_on_their_whole_surface(coarse_bar):
+    """Every surface node of the bar carries modal stress (float32), equal to the FE stress recovery of the
+    stored mode shapes at the output node (the same recovery, independently evaluated there), and the E scaling
+    multiplies the field as it multiplies the output-node stress."""
+    p, body, _ = coarse_bar
+    field = body.stress_field
+    assert field.scope == "surface" and field.modal_stress.dtype == np.float32
+    assert np.isin(np.unique(body.surface), field.nodes).all()
+    k = np.searchsorted(field.nodes, body.output_nodes[0])
+    assert field.nodes[k] == body.output_nodes[0]
+    np.testing.assert_allclose(field.modal_stress[k], body.modal_stress[0], rtol=1e-6,
+                               atol=1e-6 * np.abs(body.modal_stress).max())
+    scaled = reduced_bar({**p, "stiffness_scale": 2.0})
+    np.testing.assert_allclose(scaled.stress_field.modal_stress, 2.0 * field.modal_stress, rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_short_flexible_stroke_has_finite_stress_on_every_surface_point(coarse_bar, tmp_path):
+    """A short flexible stroke written to a results file: von Mises is finite on every drawn surface point of
+    every bar at every sample, and ``flexmbs stress --node`` accepts the stress-node id the run reports."""
+    from click.testing import CliRunner
+
+    from flexmbs.cli import main
+    from flexmbs.viz.scene import load_scene
+
+    p, _, _ = coarse_bar
+    out = str(tmp_path / "short.results.h5")
+    res, model, _ = simulate_stroke(p, 0.02, out)
+    node_id = summary(res, model, p)["stress_node"]["id"]  # the id the run prints
+    scene = load_scene(out)
+    bars = [b for b in scene.bodies if b.flexible]
+    assert len(bars) == 3
+    for bar in bars:
+        drawn = np.unique(bar.triangles)
+        for k in range(scene.time.size):
+            assert np.isfinite(scene.nodal_von_mises(bar.name, k)[drawn]).all()
+    result = CliRunner().invoke(main, ["stress", out, "--body", "bar_h", "--node", str(node_id), "--out",
+                                       str(tmp_path / "s.csv")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"node {node_id} " in result.output

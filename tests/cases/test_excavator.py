@@ -276,6 +276,8 @@ def test_flexible_boom_reduction_matches_the_full_fe_model(tmp_path, monkeypatch
         assert reduced[k] == pytest.approx(full[k], rel=0.01)
     again, path_again, _ = flexboom.build_flexbody(p)
     assert path_again == path and np.array_equal(again.frequencies_hz, body.frequencies_hz)
+    # the boom stores modal stress on its whole surface (every drawn node included)
+    assert body.stress_field.scope == "surface" and np.isin(np.unique(body.surface), body.stress_field.nodes).all()
 
 
 @pytest.mark.slow
