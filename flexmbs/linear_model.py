@@ -336,6 +336,8 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
     """
     n = A.shape[0]
     poles = np.linalg.eigvals(A)
+    _, (scale, _) = sla.matrix_balance(A, permute=False, separate=True)  # similarity scaling: same poles and zeros,
+    A, b, c = A * (1.0 / scale)[:, None] * scale[None, :], b / scale, c * scale  # better-conditioned pencil
     pencil = np.block([[A, b[:, None]], [c[None, :], np.array([[d]])]])
     e = np.zeros((n + 1, n + 1))
     e[:n, :n] = np.eye(n)

@@ -16,9 +16,9 @@ from cases.fourbar_hydraulic import linear as fourbar_linear
 from cases.fourbar_hydraulic.model import cylinder_areas, link_masses
 
 
-def closed_form_eigenvalues(p: dict) -> np.ndarray:
-    """The roots of P3(λ) of wave2-spec A.4 from the case parameters (closed-form kinematics, central differences
-    in phi2 of the analytic loop closure; no multibody code)."""
+def closed_form(p: dict) -> dict:
+    """The coefficients ν1..ν8 of wave2-spec A.4 and their ingredients from the case parameters (closed-form
+    kinematics, central differences in phi2 of the analytic loop closure; no multibody code)."""
     lengths = geometry.link_lengths(p["L3"])
     masses = link_masses(p, lengths)
     phi, h = math.radians(p["phi2_deg"]), 1e-4
@@ -54,6 +54,13 @@ def closed_form_eigenvalues(p: dict) -> np.ndarray:
     nu5 = -be[0] * gamma_t / vol[0]
     nu6, nu7 = -be[1] * a2 * s1 / vol[1], be[1] * gamma_t / vol[1]
     nu8 = be[2] * a3 * s1 / vol[2]
+    return {"nu": (nu1, nu2, nu3, nu4, nu5, nu6, nu7, nu8), "J_eq": j_eq, "s1": s1, "A2": a2, "A3": a3, "V": vol,
+            "B_e": be}
+
+
+def closed_form_eigenvalues(p: dict) -> np.ndarray:
+    """The roots of P3(λ) of wave2-spec A.4."""
+    nu1, nu2, nu3, nu4, nu5, nu6, nu7, nu8 = closed_form(p)["nu"]
     cubic = [1.0, -nu2 - nu5 + nu7, -nu1 + nu2 * nu5 - nu2 * nu7 - nu3 * nu6 - nu4 * nu8,
              nu1 * nu5 - nu1 * nu7 + nu3 * nu5 * nu6 + nu4 * nu5 * nu8 - nu4 * nu7 * nu8]
     return np.roots(cubic)
@@ -182,3 +189,33 @@ def test_linear_model_follows_the_nonlinear_return_after_the_torque_pulse():
     cmp = fourbar_linear.linear_vs_nonlinear({"friction_scale": 1.0}, window=2.0)
     assert cmp["excursion_rad"] > 1e-4
     assert cmp["relative_difference"] < 0.05
+
+
+def test_valve_command_to_spool_is_the_first_order_lag_of_eq4():
+    """U_ref -> U: 1/(τ s + 1) (seed 002 eq. (4)); the mechanical and pressure modes cancel as decoupling zeros."""
+    from cases.fourbar_hydraulic import build_model
+
+    p = parameters()
+    model, *_ = build_model(p, with_torque=False)
+    lin = fm.linearize(model, at=fourbar_linear.equilibrium_point(model), coordinates=["joint/O1/rotation"],
+                       inputs=["element/hydraulics/valve.command"], outputs=["element/hydraulics/valve.spool"])
+    tf = lin.zpk(0, 0)
+    tau = p["valve_time_constant"]
+    assert tf["poles"] == pytest.approx([-1.0 / tau], rel=1e-9)
+    assert tf["zeros"].size == 0 and tf["cancelled"] == 5
+    assert tf["dc_gain"] == pytest.approx(1.0, rel=1e-9)
+
+
+def test_static_compliance_torque_to_phi2_is_the_oil_springs_against_gravity():
+    """DC gain phi2/M2 = 1 / (k_oil - ν1 J_eq): the trapped oil columns (V1 + V2 behind the throttle in series with
+    the piston side, V3 on the rod side) as springs through s', against the geometric stiffness (closed form, 1e-6)."""
+    from cases.fourbar_hydraulic import build_model
+
+    p = parameters()
+    cf = closed_form(p)
+    (v1, v2, v3), (b1, b2, b3) = cf["V"], cf["B_e"]
+    k_oil = cf["s1"] ** 2 * (cf["A2"] ** 2 / (v1 / b1 + v2 / b2) + cf["A3"] ** 2 * b3 / v3)
+    model, *_ = build_model(p)
+    lin = fm.linearize(model, at=fourbar_linear.equilibrium_point(model), coordinates=["joint/O1/rotation"],
+                       inputs=["force/M2"], outputs=["joint/O1/rotation"])
+    assert lin.zpk(0, 0)["dc_gain"] == pytest.approx(1.0 / (k_oil - cf["nu"][0] * cf["J_eq"]), rel=1e-6)
