@@ -19,6 +19,7 @@ from fem.errors import FlexmbsError, ModelError
 
 __all__ = ["LinearModel", "EigenAnalysis", "transfer_summary"]
 
+NEAR_ORIGIN = 1e-6  # a pole and a zero both this close to s = 0 (relative to max|λ|) cancel: s/s
 ZERO_TOL = 1e-9  # |λ| below ZERO_TOL · max|λ| counts as a zero eigenvalue (rigid-body or conserved mode)
 
 
@@ -331,7 +332,9 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
 
     Zeros are the finite generalized eigenvalues of the Rosenbrock pencil ``[[A, b], [c, d]] - s [[I, 0], [0, 0]]``
     (they include the decoupling zeros of modes the input does not reach or the output does not see, which cancel
-    the matching poles). Poles and zeros that coincide (relative 1e-6) are cancelled before the DC gain
+    the matching poles). Poles and zeros that coincide (relative 1e-6), and pole–zero pairs that both lie within
+    ``NEAR_ORIGIN · max|λ|`` of the origin (a free coordinate the output does not see, e.g. a position under a
+    velocity output, whose finite-difference pole is ~1e-9 off zero), are cancelled before the DC gain
     ``d - c A⁻¹ b`` is formed; a remaining pole at zero makes it infinite (an integrator).
     """
     n = A.shape[0]
@@ -350,7 +353,8 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
     for zero in zeros:
         dist = [abs(zero - p) for p in remaining]
         j = int(np.argmin(dist)) if dist else -1
-        if j >= 0 and dist[j] <= 1e-6 * max(abs(zero), scale * 1e-6):
+        near_origin = j >= 0 and max(abs(zero), abs(remaining[j])) <= NEAR_ORIGIN * scale
+        if j >= 0 and (dist[j] <= 1e-6 * max(abs(zero), scale * 1e-6) or near_origin):
             remaining.pop(j)
         else:
             kept_zeros.append(zero)

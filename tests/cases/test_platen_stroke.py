@@ -293,6 +293,10 @@ def test_cli_linearize_json_at_the_working_point():
     poles = np.array([complex(re, im) for re, im in tf["poles"]])
     for p in np.roots(den):
         assert np.min(np.abs(poles - p)) < 0.02 * abs(p)
+    zeros = np.array([complex(re, im) for re, im in tf["zeros"]])
+    assert zeros.size == 1 and abs(zeros[0] - np.roots(num)[0]) < 0.02 * abs(np.roots(num)[0])
+    # the free platen position (a pole at s = 0 the velocity output does not see) cancels: a finite DC gain
+    assert tf["dc_gain"] == pytest.approx(num[-1] / den[-1], rel=0.02)  # eq. (4-9) at s = 0, 2 % as the poles
 
 
 @pytest.mark.slow
