@@ -5,7 +5,8 @@ One rigid body per group of links welded by fixed joints (σ = 2; their inertias
 prismatic joint per moving DH joint (markers at the frame ``j`` for ``q_j = 0`` on the antecedent and at frame ``j``
 on the link, so the flexmbs joint coordinate *is* ``q_j``), and a :class:`JointSpringDamper` for the elastic and
 friction terms of seed 004 eq. (4)–(6) (``k q + h q̇ + fs sign(q̇)`` opposing the joint motion). A body frame is the
-frame of the first link of its group.
+frame of the first link of its group, turned (``body_axes="global"``, the default for planar models) to the global
+axes of the initial pose, so that planar models keep every body's z axis on the global Z axis.
 
 Massless (virtual) links (seed 004 L88–91) become bodies of ``virtual_mass``: the Cartesian formulation needs a
 positive mass per body. This is a stand-in the results should state (``TreeModel.virtual``).
@@ -23,7 +24,8 @@ from .model import Model
 from .rotations import g_matrix, quaternion_from_matrix
 from .tree import DHTree, LinkParameters, dh_transform, forward_kinematics, friction_sign, link_kinematics
 
-__all__ = ["TreeModel", "JointSpringDamper", "build_tree_model", "tree_coordinates", "implied_joint_forces"]
+__all__ = ["TreeModel", "JointSpringDamper", "JointLoads", "build_tree_model", "tree_coordinates",
+           "implied_joint_forces"]
 
 
 class JointSpringDamper(ForceElement):
@@ -77,6 +79,86 @@ class JointSpringDamper(ForceElement):
         return 0.5 * self.stiffness * float(value) ** 2
 
 
+class JointLoads(ForceElement):
+    """Elastic, friction and drive loads on many revolute/prismatic joints, evaluated vectorized in one element.
+
+    Load on joint ``j`` along its coordinate: ``−(k q + h q̇ + fs sign(q̇)) + c_d (q̇_ref(t) − q̇)`` (seed 004
+    eq. (4)–(6) plus an optional speed drive with gain ``c_d``, N m s/rad or N s/m, and reference ``q̇_ref(t)``).
+
+    Parameters
+    ----------
+    joints : list of Revolute / Prismatic joints
+    stiffness, damping, coulomb : (k,) arrays (SI, per joint);  friction_velocity : float (tanh regularization)
+    drive_gain : (k,) array, optional;  drive_speed : list of callables t -> q̇_ref (or None), optional
+    """
+
+    def __init__(self, joints, stiffness, damping, coulomb, friction_velocity=0.0, drive_gain=None,
+                 drive_speed=None, name: str = "joint_loads"):
+        self.joints = list(joints)
+        k = len(self.joints)
+        self.stiffness, self.damping, self.coulomb = (np.asarray(x, dtype=float).reshape(k)
+                                                      for x in (stiffness, damping, coulomb))
+        self.friction_velocity = float(friction_velocity)
+        self.drive_gain = np.zeros(k) if drive_gain is None else np.asarray(drive_gain, dtype=float).reshape(k)
+        self.drive_speed = list(drive_speed) if drive_speed is not None else [None] * k
+        self.revolute = np.array([j.default_coordinate() == "rotation" for j in self.joints])
+        self.name = name
+        self.output_units = {}
+        for j in self.joints:
+            unit = "N m" if j.default_coordinate() == "rotation" else "N"
+            self.output_units[f"{j.name}/load"] = unit
+            self.output_units[f"{j.name}/drive"] = unit
+        self._idx = None
+
+    def markers(self):
+        return [m for j in self.joints for m in (j.marker_i, j.marker_j)]
+
+    def _evaluate(self, ctx):
+        if self._idx is None:
+            self._idx = (np.array([j.marker_i.index for j in self.joints]),
+                         np.array([j.marker_j.index for j in self.joints]))
+        mi, mj = self._idx
+        X, R, JX, JTH, V, W = ctx.marker_arrays()
+        zi, xi, yi, xj = R[mi, :, 2], R[mi, :, 0], R[mi, :, 1], R[mj, :, 0]
+        d = X[mj] - X[mi]
+        rev = self.revolute
+        angle = np.arctan2(np.einsum("ka,ka->k", yi, xj), np.einsum("ka,ka->k", xi, xj))
+        value = np.where(rev, angle, np.einsum("ka,ka->k", zi, d))
+        rate_rev = np.einsum("ka,ka->k", zi, W[mj] - W[mi])
+        rate_pri = np.einsum("ka,ka->k", zi, V[mj] - V[mi]) + np.einsum("ka,ka->k", d, np.cross(W[mi], zi))
+        rate = np.where(rev, rate_rev, rate_pri)
+        gi = np.where(rev[:, None], -np.einsum("ka,kan->kn", zi, JTH[mi]),
+                      np.einsum("ka,kan->kn", np.cross(zi, d), JTH[mi]) - np.einsum("ka,kan->kn", zi, JX[mi]))
+        gj = np.where(rev[:, None], np.einsum("ka,kan->kn", zi, JTH[mj]), np.einsum("ka,kan->kn", zi, JX[mj]))
+        passive = -(self.stiffness * value + self.damping * rate
+                    + self.coulomb * friction_sign(rate, self.friction_velocity))
+        reference = np.array([f(ctx.t) if f is not None else 0.0 for f in self.drive_speed])
+        drive = self.drive_gain * (reference - rate)
+        return gi, gj, value, rate, passive, drive
+
+    def generalized_forces(self, ctx):
+        gi, gj, _, _, passive, drive = self._evaluate(ctx)
+        load = passive + drive
+        out = []
+        for k, joint in enumerate(self.joints):
+            for marker, g in ((joint.marker_i, gi[k]), (joint.marker_j, gj[k])):
+                if not marker.on_ground:
+                    out.append((marker.body, load[k] * g[:marker.body.n_quasi]))
+        return out
+
+    def outputs(self, ctx):
+        _, _, _, _, passive, drive = self._evaluate(ctx)
+        out = {}
+        for k, joint in enumerate(self.joints):
+            out[f"{joint.name}/load"] = float(passive[k])
+            out[f"{joint.name}/drive"] = float(drive[k])
+        return out
+
+    def potential_energy(self, ctx):
+        value = self._evaluate(ctx)[2]
+        return 0.5 * float(self.stiffness @ value**2)
+
+
 @dataclass
 class TreeModel:
     """The flexmbs model of a DH tree and the maps between the two descriptions."""
@@ -85,13 +167,14 @@ class TreeModel:
     tree: DHTree
     params: LinkParameters
     body_of_link: list  # flexmbs body (or None: on the base / in the skipped floating-base chain) per link
-    link_in_body: tuple  # (R (n, 3, 3), p (n, 3)): link frame in its body's frame
+    link_in_body: tuple  # (R (n, 3, 3), p (n, 3)): link frame in the frame of its body's first link
     joints: dict  # link (1-based) -> flexmbs joint
-    springs: dict  # link -> JointSpringDamper
+    loads: JointLoads | None  # the elastic/friction loads of all moving joints (one vectorized element)
     frames: dict  # link -> marker at the link frame origin (its body's marker)
     base_rotation: np.ndarray
     base_position: np.ndarray
     root_links: list  # first link of each body, in body order
+    body_axes: dict  # root link -> S (3, 3): root link axes -> body axes (constant)
     virtual: list = field(default_factory=list)  # names of bodies given the stand-in virtual mass
 
 
@@ -135,7 +218,7 @@ def _combine(params: LinkParameters, members, R, p):
 def build_tree_model(tree: DHTree, params: LinkParameters, q=None, qd=None, gravity=(0.0, 0.0, 0.0),
                      base_position=(0.0, 0.0, 0.0), base_orientation=None, free_base: int | None = None,
                      planar: bool = False, virtual_mass: float = 1e-3, virtual_inertia: float = 1e-6,
-                     name: str = "dh-tree") -> TreeModel:
+                     body_axes: str | None = None, drives: dict | None = None, name: str = "dh-tree") -> TreeModel:
     """Build the flexmbs model of a DH tree placed at joint positions ``q`` with rates ``qd``.
 
     Parameters
@@ -151,6 +234,10 @@ def build_tree_model(tree: DHTree, params: LinkParameters, q=None, qd=None, grav
         ``Model(planar=True)``: every body stays in the global XY plane.
     virtual_mass, virtual_inertia : kg, kg m²
         Stand-in inertia of bodies made only of massless links.
+    body_axes : {"link", "global"}, optional
+        Body frames along the first link's frame, or along the global axes at the initial pose (default for planar).
+    drives : dict, optional
+        ``{link: (gain, speed(t))}``: speed drives ``gain (q̇_ref(t) − q̇)`` on actuated joints (see :class:`JointLoads`).
     """
     n = tree.n
     q = np.zeros(n) if q is None else np.asarray(q, dtype=float).reshape(n)
@@ -172,24 +259,31 @@ def build_tree_model(tree: DHTree, params: LinkParameters, q=None, qd=None, grav
     body_of_link = [None] * n
     roots = [j for j in range(1, n + 1) if root[j - 1] == j]
     virtual = []
+    axes = {}
+    use_global = (body_axes or ("global" if planar else "link")) == "global"
     for j in roots:
+        k = j - 1
+        S = (R0 @ A0[k]).T if use_global else np.eye(3)
+        axes[j] = S
         members = np.flatnonzero(root == j)
         mass, c, J_c = _combine(params, members, R_rel, p_rel)
-        label = tree.names[j - 1]
+        label = tree.names[k]
         if mass <= 0.0:
             mass, c, J_c = virtual_mass, np.zeros(3), virtual_inertia * np.eye(3)
             virtual.append(label)
-        k = j - 1
-        body = model.add_rigid_body(label, mass, J_c, centre_of_mass=c, position=x0 + R0 @ P0[k],
-                                    orientation=R0 @ A0[k], velocity=R0 @ A0[k] @ kin.velocity[k],
+        A_body = R0 @ A0[k] @ S
+        body = model.add_rigid_body(label, mass, S.T @ J_c @ S, centre_of_mass=S.T @ c, position=x0 + R0 @ P0[k],
+                                    orientation=A_body, velocity=R0 @ A0[k] @ kin.velocity[k],
                                     angular_velocity=R0 @ A0[k] @ kin.omega[k])
         for m in members:
             body_of_link[m] = body
-    frames, joints, springs = {}, {}, {}
+    link_axes = {k: axes[root[k]] for k in range(n) if root[k] > 0}
+    frames, joints = {}, {}
     for k in range(n):
         if root[k] > 0:
-            frames[k + 1] = model.add_marker(body_of_link[k], f"{tree.names[k]}.frame", position=p_rel[k],
-                                             orientation=R_rel[k])
+            S = link_axes[k]
+            frames[k + 1] = model.add_marker(body_of_link[k], f"{tree.names[k]}.frame", position=S.T @ p_rel[k],
+                                             orientation=S.T @ R_rel[k])
     for j in roots:
         k = j - 1
         if j == free_base:
@@ -200,16 +294,24 @@ def build_tree_model(tree: DHTree, params: LinkParameters, q=None, qd=None, grav
             R_i, p_i = (np.eye(3), np.zeros(3)) if i == 0 else (R_rel[i - 1], p_rel[i - 1])
             owner, pos, orient = model.ground, x0 + R0 @ (p_i + R_i @ P_zero), R0 @ R_i @ A_zero
         else:
-            owner, pos, orient = body_of_link[i - 1], p_rel[i - 1] + R_rel[i - 1] @ P_zero, R_rel[i - 1] @ A_zero
+            S = link_axes[i - 1]
+            owner = body_of_link[i - 1]
+            pos, orient = S.T @ (p_rel[i - 1] + R_rel[i - 1] @ P_zero), S.T @ R_rel[i - 1] @ A_zero
         base = model.add_marker(owner, f"{tree.names[k]}.joint_base", position=pos, orientation=orient)
         kind = "revolute" if tree.sigma[k] == 0 else "prismatic"
         joints[j] = model.add_joint(kind, base, frames[j], name=f"joint{j}")
-        if params.stiffness[k] or params.damping[k] or params.coulomb[k]:
-            springs[j] = model.add_force(JointSpringDamper(
-                joints[j], params.stiffness[k], params.damping[k], params.coulomb[k], params.friction_velocity,
-                name=f"elastic{j}"))
-    return TreeModel(model, tree, params, body_of_link, (R_rel, p_rel), joints, springs, frames, R0, x0, roots,
-                     virtual)
+    loaded = [j for j in sorted(joints) if params.stiffness[j - 1] or params.damping[j - 1] or params.coulomb[j - 1]
+              or j in (drives or {})]
+    loads = None
+    if loaded:
+        drives = drives or {}
+        idx = np.array(loaded) - 1
+        loads = model.add_force(JointLoads(
+            [joints[j] for j in loaded], params.stiffness[idx], params.damping[idx], params.coulomb[idx],
+            params.friction_velocity, [drives.get(j, (0.0, None))[0] for j in loaded],
+            [drives.get(j, (0.0, None))[1] for j in loaded], name="joint_loads"))
+    return TreeModel(model, tree, params, body_of_link, (R_rel, p_rel), joints, loads, frames, R0, x0, roots,
+                     axes, virtual)
 
 
 def tree_coordinates(tm: TreeModel, q, qd, qdd):
@@ -222,15 +324,16 @@ def tree_coordinates(tm: TreeModel, q, qd, qdd):
     qs, vs, accs = [], [], []
     for j in tm.root_links:
         k = j - 1
-        A = R0 @ A0[k]
+        S = tm.body_axes[j]
+        A = R0 @ A0[k] @ S
         p = quaternion_from_matrix(A)
         G = g_matrix(p)
-        w, wd = kin.omega[k], kin.omega_dot[k]  # body axes
+        w, wd = S.T @ kin.omega[k], S.T @ kin.omega_dot[k]  # body axes
         pd = 0.5 * G.T @ w
         pdd = 0.5 * (g_matrix(pd).T @ w + G.T @ wd)
         qs.append(np.concatenate([x0 + R0 @ P0[k], p]))
-        vs.append(np.concatenate([A @ kin.velocity[k], pd]))
-        accs.append(np.concatenate([A @ kin.acceleration[k], pdd]))
+        vs.append(np.concatenate([R0 @ A0[k] @ kin.velocity[k], pd]))
+        accs.append(np.concatenate([R0 @ A0[k] @ kin.acceleration[k], pdd]))
     return np.concatenate(qs), np.concatenate(vs), np.concatenate(accs)
 
 

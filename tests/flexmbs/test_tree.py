@@ -12,6 +12,7 @@ from flexmbs.tree import (DHTree, LinkParameters, dh_transform, external_general
 from flexmbs.tree_model import build_tree_model, implied_joint_forces, tree_coordinates
 
 H = np.pi / 2
+BASE = np.array([[0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]])  # DH base frame in global axes
 
 
 def random_tree(rng, n=9):
@@ -69,13 +70,13 @@ def test_corrected_eq1_is_orthogonal_printed_is_not(rng):
     assert np.median(defect) > 0.1  # the sign error breaks orthogonality by O(1)
 
 
-@pytest.mark.parametrize("which", ["random", "compactor"])
-def test_dh_kinematics_equals_flexmbs_markers(rng, which):
+@pytest.mark.parametrize("which,axes", [("random", "link"), ("compactor", "link"), ("compactor", "global")])
+def test_dh_kinematics_equals_flexmbs_markers(rng, which, axes):
     """Model built at q = 0, bodies moved to FK(q) for random q: every joint constraint holds and every flexmbs joint
     coordinate equals q_j, marker frames equal the DH frames (1e-12: rounding in a 23-link chain)."""
     tree = random_tree(rng) if which == "random" else compactor_table()
     params = random_parameters(rng, tree.n)
-    tm = build_tree_model(tree, params)
+    tm = build_tree_model(tree, params, body_axes=axes)
     system = System(tm.model)
     for _ in range(3):
         q, qd, qdd = random_state(rng, tree.n)
@@ -95,15 +96,15 @@ def test_dh_kinematics_equals_flexmbs_markers(rng, which):
             assert abs(rate - qd[j - 1]) < 1e-11
 
 
-@pytest.mark.parametrize("which", ["random", "compactor"])
-def test_newton_euler_equals_flexmbs_inverse_dynamics(rng, which):
+@pytest.mark.parametrize("which,axes", [("random", "link"), ("compactor", "link"), ("random", "global")])
+def test_newton_euler_equals_flexmbs_inverse_dynamics(rng, which, axes):
     """Γ of the recursion = joint loads that make the flexmbs model (Euler parameters, constraints, multipliers,
     elastic/friction force elements, gravity) follow (q, q̇, q̈); 1e-8 relative (the flexmbs solve is a least-squares
     of a ~300x300 system with condition ~1e6)."""
     tree = random_tree(rng) if which == "random" else compactor_table()
     params = random_parameters(rng, tree.n)
     g = np.array([0.3, -2.0, -9.81])
-    tm = build_tree_model(tree, params, gravity=g)
+    tm = build_tree_model(tree, params, gravity=g, base_orientation=BASE, body_axes=axes)
     for _ in range(3):
         q, qd, qdd = random_state(rng, tree.n)
         gamma_ne = inverse_dynamics(tree, params, q, qd, qdd, gravity=g)
