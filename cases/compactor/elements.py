@@ -51,19 +51,25 @@ class DrumContact(ForceElement):
     radius : float, m;  stiffness : N/m;  damping : N s/m;  damping_depth : m
     traction_coefficient : 1;  slip_velocity : m/s;  rolling_resistance : 1
     road : callable x -> (height, slope)
+    bilateral : bool
+        Glue the drum to the road: the normal spring-dashpot also pulls and the tangential force is the same
+        spring-dashpot on the drum centre's displacement along the road from its first evaluation (a rigid support
+        for the harmonic check) instead of traction.
     """
 
     output_units = {"normal_force": "N", "traction_force": "N", "penetration": "m", "slip_velocity": "m/s",
                     "Fx": "N", "Fy": "N", "axis_moment": "N m"}
 
     def __init__(self, centre, radius, stiffness, damping, damping_depth, traction_coefficient, slip_velocity,
-                 rolling_resistance, road, name=None):
+                 rolling_resistance, road, bilateral: bool = False, name=None):
         self.centre = centre
         self.radius, self.stiffness, self.damping = float(radius), float(stiffness), float(damping)
         self.damping_depth = float(damping_depth)
         self.mu, self.slip_velocity, self.rolling = float(traction_coefficient), float(slip_velocity), float(
             rolling_resistance)
         self.road = road
+        self.bilateral = bool(bilateral)
+        self.anchor = None  # drum centre x at the first evaluation (bilateral support)
         self.name = name or f"contact({centre.name})"
 
     def markers(self):
@@ -77,10 +83,18 @@ class DrumContact(ForceElement):
         tangent = np.array([1.0, slope, 0.0]) / root
         penetration = self.radius - (s.x[1] - height) / root
         rate = -float(normal @ s.v)
-        f_n = penalty_force(penetration, rate, self.stiffness, 1.0, self.damping, self.damping_depth)
+        if self.bilateral:
+            f_n = self.stiffness * penetration + self.damping * rate
+        else:
+            f_n = penalty_force(penetration, rate, self.stiffness, 1.0, self.damping, self.damping_depth)
         arm = -self.radius * normal  # P − C
         slip = float(tangent @ (s.v + cross(s.w, arm)))
-        traction = -self.mu * f_n * math.tanh(slip / self.slip_velocity)
+        if self.bilateral:
+            if self.anchor is None:
+                self.anchor = float(s.x[0])
+            traction = -self.stiffness * (float(s.x[0]) - self.anchor) - self.damping * float(tangent @ s.v)
+        else:
+            traction = -self.mu * f_n * math.tanh(slip / self.slip_velocity)
         moment_r = -self.rolling * self.radius * f_n * math.tanh(s.w[2] * self.radius / self.slip_velocity)
         force = f_n * normal + traction * tangent
         axis_moment = float(cross(arm, force)[2]) + moment_r

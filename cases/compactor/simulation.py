@@ -175,6 +175,14 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
     x = identified_parameters(parts["params"])
     comparison = compare(s, truth, x, res.time, p)
     outputs = {k: v for k, v in comparison["stats"].items()}
+    if p["figure"]:
+        from .figures import plot_comparison
+
+        title = (f"compactor, scenario {p['scenario']}, {p['exciter_frequency']:g} Hz, m_e e = "
+                 f"{p['eccentric_moment']:g} kg m")
+        outputs["figure"] = plot_comparison(res.time, truth, comparison["estimate"], p["figure"],
+                                            comparison.get("estimate_noisy"), float(p["figure_window"]) or None,
+                                            title)
     outputs.update({
         "scenario": p["scenario"], "support": p["support"],
         "static_front_load_N": static_front_load(p),
