@@ -62,8 +62,8 @@ def test_static_drum_load():
     rest pose; the spec's 'FY') equals the front-drum load of the moment balance W_f = (m_unit + m_chassis a/D) g to
     1e-6 relative (stand-in virtual masses of 1e-3 kg); the longitudinal component and CZ21, CZ22 vanish (< 1e-6 W_f,
     < 1e-3 N m)."""
-    p = parameters({"scenario": "static", "rear_silent_blocs": True, "output_interval": 0.01})
-    res, tm, parts = simulate_scenario(p, t_end=0.05)
+    p = parameters({"scenario": "static", "rear_silent_blocs": True, "output_interval": 0.005})
+    res, tm, parts = simulate_scenario(p, t_end=0.01)
     s, truth = sensor_signals(res, tm, parts)
     est = estimate_contact(s, identified_parameters(parts["params"]))
     load = static_front_load(p)
