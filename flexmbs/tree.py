@@ -25,7 +25,7 @@ Standard parameters per link (13, Khalil's order): ``XX XY XZ YY YZ ZZ`` (inerti
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -148,7 +148,6 @@ class LinkParameters:
     damping: np.ndarray = None
     coulomb: np.ndarray = None
     friction_velocity: float = 0.0  # m/s or rad/s: sign(q̇) regularized as tanh(q̇/v) when > 0
-    extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.mass = np.asarray(self.mass, dtype=float).reshape(-1)

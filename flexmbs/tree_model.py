@@ -3,10 +3,10 @@ inverse dynamics the Newton–Euler recursion gives can also be simulated forwar
 
 One rigid body per group of links welded by fixed joints (σ = 2; their inertias are combined), one revolute or
 prismatic joint per moving DH joint (markers at the frame ``j`` for ``q_j = 0`` on the antecedent and at frame ``j``
-on the link, so the flexmbs joint coordinate *is* ``q_j``), and a :class:`JointSpringDamper` for the elastic and
-friction terms of seed 004 eq. (4)–(6) (``k q + h q̇ + fs sign(q̇)`` opposing the joint motion). A body frame is the
-frame of the first link of its group, turned (``body_axes="global"``, the default for planar models) to the global
-axes of the initial pose, so that planar models keep every body's z axis on the global Z axis.
+on the link, so the flexmbs joint coordinate *is* ``q_j``), and one :class:`JointLoads` element for the elastic and
+friction terms of seed 004 eq. (4)–(6) (``k q + h q̇ + fs sign(q̇)`` opposing the joint motion) of all joints.
+A body frame is the frame of the first link of its group, turned (``body_axes="global"``, the default for planar
+models) to the global axes of the initial pose, so that planar models keep every body's z axis on global Z.
 
 Massless (virtual) links (seed 004 L88–91) become bodies of ``virtual_mass``: the Cartesian formulation needs a
 positive mass per body. This is a stand-in the results should state (``TreeModel.virtual``).
@@ -24,59 +24,7 @@ from .model import Model
 from .rotations import g_matrix, quaternion_from_matrix
 from .tree import DHTree, LinkParameters, dh_transform, forward_kinematics, friction_sign, link_kinematics
 
-__all__ = ["TreeModel", "JointSpringDamper", "JointLoads", "build_tree_model", "tree_coordinates",
-           "implied_joint_forces"]
-
-
-class JointSpringDamper(ForceElement):
-    """Elastic and friction load along a joint coordinate: ``−(k q + h q̇ + fs sign(q̇))`` (seed 004 eq. (4)–(6)).
-
-    Parameters
-    ----------
-    joint : Revolute or Prismatic
-    stiffness : float, N m/rad or N/m (free at ``q = 0``)
-    damping : float, N m s/rad or N s/m
-    coulomb : float, N m or N
-    friction_velocity : float, rad/s or m/s; ``sign`` regularized as ``tanh(q̇/v)`` when > 0
-    """
-
-    output_units = {"load": "N m or N", "coordinate": "rad or m", "rate": "rad/s or m/s"}
-
-    def __init__(self, joint, stiffness=0.0, damping=0.0, coulomb=0.0, friction_velocity=0.0,
-                 name: str | None = None):
-        self.joint = joint
-        self.which = joint.default_coordinate()
-        self.stiffness, self.damping, self.coulomb = float(stiffness), float(damping), float(coulomb)
-        self.friction_velocity = float(friction_velocity)
-        self.name = name or f"spring({joint.name})"
-
-    def markers(self):
-        return [self.joint.marker_i, self.joint.marker_j]
-
-    def _state(self, ctx):
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
-        load = -(self.stiffness * value + self.damping * rate
-                 + self.coulomb * float(friction_sign(rate, self.friction_velocity)))
-        return gi, gj, float(value), float(rate), float(load)
-
-    def generalized_forces(self, ctx):
-        gi, gj, _, _, load = self._state(ctx)
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, load * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, load * gj))
-        return out
-
-    def outputs(self, ctx):
-        _, _, value, rate, load = self._state(ctx)
-        return {"load": load, "coordinate": value, "rate": rate}
-
-    def potential_energy(self, ctx):
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        value = self.joint.coordinate(self.which, si, sj)[0]
-        return 0.5 * self.stiffness * float(value) ** 2
+__all__ = ["TreeModel", "JointLoads", "build_tree_model", "tree_coordinates", "implied_joint_forces"]
 
 
 class JointLoads(ForceElement):
@@ -237,7 +185,8 @@ def build_tree_model(tree: DHTree, params: LinkParameters, q=None, qd=None, grav
     body_axes : {"link", "global"}, optional
         Body frames along the first link's frame, or along the global axes at the initial pose (default for planar).
     drives : dict, optional
-        ``{link: (gain, speed(t))}``: speed drives ``gain (q̇_ref(t) − q̇)`` on actuated joints (see :class:`JointLoads`).
+        ``{link: (gain, speed(t))}``: speed drives ``gain (q̇_ref(t) − q̇)`` on actuated joints
+        (see :class:`JointLoads`).
     """
     n = tree.n
     q = np.zeros(n) if q is None else np.asarray(q, dtype=float).reshape(n)
