@@ -3,8 +3,9 @@
 Lean model (the forward simulation must run 2 s in under a minute): straight travel in the vertical plane, so the
 out-of-plane joints 2, 4, 6 and the articulation/steering/pendular joints 7, 15, 16 are locked and the rear exciter
 14 is idle (:data:`geometry.LOCKED_PLANAR`); the massless chain 1–5 is replaced by a free chassis body in a planar
-model (its three in-plane freedoms are joints 1, 3, 5). Welded links are merged into one body: 14 bodies, of which
-the massless links 8, 9, 17, 18 carry the stand-in ``virtual_mass``.
+model (its three in-plane freedoms are joints 1, 3, 5). The rear silent blocs 8–11 are locked unless
+``rear_silent_blocs`` is true. Welded links are merged into one body: 10 bodies (14 with the rear silent blocs), of
+which the massless links 17, 18 (and 8, 9) carry the stand-in ``virtual_mass``.
 ``support = "rigid"`` welds the chassis to the ground and glues the drums to a 1e11 N/m bilateral support (for the
 harmonic check of the estimator).
 """
@@ -22,7 +23,8 @@ from flexmbs.tree_model import build_tree_model
 from .elements import DrumContact, road_profile
 from .geometry import BASE_ORIENTATION, LOCKED_PLANAR, link_parameters, rest_pose, table1
 
-__all__ = ["build_machine", "exciter_speed", "drum_speed", "static_front_load", "static_pose", "contact_wrenches"]
+__all__ = ["build_machine", "exciter_speed", "drum_speed", "static_front_load", "static_pose", "contact_wrenches",
+           "GRAVITY"]
 
 GRAVITY = 9.81
 
