@@ -25,7 +25,7 @@ def plot_comparison(time, truth: dict, estimate: dict, path: str, noisy: dict | 
         ax.plot(time[sel], truth[key][sel] * scale, "k-", lw=2.0, label="simulated (truth)")
         ax.plot(time[sel], estimate[key][sel] * scale, "C1--", lw=1.2, label="estimate, ideal sensors")
         if noisy is not None:
-            ax.plot(time[sel], noisy[key][sel] * scale, "C0:", lw=1.0, label="estimate, noisy + filtered")
+            ax.plot(time[sel], noisy[key][sel] * scale, "C0:", lw=1.0, label="estimate, noisy sensors")
         ax.set_ylabel(f"{key} [{unit}]")
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)

@@ -47,7 +47,8 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
 
     tm, parts = build_machine(p, support=p["support"])
     t_end = float(p["t_end"] if t_end is None else t_end)
-    res = fm.simulate(tm.model, t_end, rtol=float(p["rtol"]), atol=float(p["atol"]), output=out, progress=progress,
+    res = fm.simulate(tm.model, t_end, rtol=float(p["rtol"]), atol=float(p["atol"]), rho_inf=float(p["rho_inf"]),
+                      output=out, progress=progress,
                       output_interval=float(p["output_interval"]), case="compactor", parameters=p)
     if not res.success:
         kept = f"; results up to t = {res.time[-1]:.6g} s are in {out}" if out else ""
@@ -149,9 +150,8 @@ def compare(s, truth, x, time, p):
     """Estimate from clean (and, if ``p['noise']``, noisy) sensors; RMS errors relative to each signal's amplitude."""
     est = estimate_contact(s, x)
     out = {"estimate": est}
-    dt = float(np.median(np.diff(time))) if time.size > 1 else 1.0
-    if p["noise"] and time.size > 27:
-        out["estimate_noisy"] = estimate_contact(add_noise(s, p, dt), x)
+    if p["noise"] and time.size > 1:
+        out["estimate_noisy"] = estimate_contact(add_noise(s, p, time), x)
     stats = {}
     for key in ("FX", "FY", "CZ21", "CZ22"):
         ref = truth[key]
