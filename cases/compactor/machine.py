@@ -109,8 +109,6 @@ def build_machine(p: dict, support: str = "soil"):
     else:
         stiffness = p["soil_stiffness"]
         q0[2] -= (GRAVITY * unit + share) / (2.0 * stiffness)
-    # (the silent blocs start undeflected: Model(planar=True) recognises the out-of-plane rows of a prismatic
-    # joint only while its two markers coincide; the static start deflects them)
     tree = tree_full.with_fixed(locked, q0)
     unknowns = [17, 18, 19, 20] + ([8, 9, 10, 11] if p["rear_silent_blocs"] else []) + ([3, 5] if free_base else [])
     q0 = static_pose(tree, params, q0, unknowns, R, L, stiffness)
