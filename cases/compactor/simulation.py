@@ -17,7 +17,7 @@ from fem.errors import ModelError, SimulationError
 from .estimator import add_noise, estimate_contact, identified_parameters
 from .machine import GRAVITY, build_machine, static_front_load
 
-__all__ = ["parameters", "run_case", "simulate_scenario", "sensor_signals", "amplitude_at"]
+__all__ = ["parameters", "run_case", "simulate_scenario", "sensor_signals", "amplitude_at", "compare"]
 
 SCENARIOS = ("static", "vibrating", "driving")
 
