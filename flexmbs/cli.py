@@ -6,6 +6,7 @@ JSON object on stdout; progress and warnings go to stderr.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import warnings
@@ -19,26 +20,59 @@ __all__ = ["main"]
 
 
 class _Group(click.Group):
-    """A click group that turns project errors into one clean line."""
+    """A click group that turns every error into one clean line (exit 2); ``--debug`` shows tracebacks."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:  # usage errors: one line instead of usage + hint + error
+            click.echo(f"error: {_one_line(exc.format_message())} (see `flexmbs --help`)", err=True)
+            sys.exit(2)
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
         def one_line_warning(message, category, filename, lineno, file=None, line=None):
             print(f"warning: {message}", file=sys.stderr)
 
         warnings.showwarning = one_line_warning
+        debug = ctx.params.get("debug") or os.environ.get("FLEXMBS_DEBUG")
         try:
+            from .front_door import check_shadowing
+
+            check_shadowing()
             return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
         except FlexmbsError as exc:
-            click.echo(f"error: {exc}", err=True)
+            if debug:
+                raise
+            click.echo(f"error: {_one_line(str(exc))}", err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
             click.echo("error: interrupted", err=True)
             ctx.exit(130)
+        except Exception as exc:  # noqa: BLE001  the front door: nothing escapes as a traceback
+            if debug:
+                raise
+            from .front_door import describe_unexpected
+
+            click.echo(f"error: {describe_unexpected(exc)}", err=True)
+            ctx.exit(2)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="flexmbs")
-def main():
+@click.option("--debug", is_flag=True, help="Show the full traceback of an error (also FLEXMBS_DEBUG=1).")
+def main(debug):
     """flexmbs: flexible multibody dynamics of hydraulically driven machines.
 
     Reduce FE meshes (Craig–Bampton), run machine cases, look at the results.

@@ -162,10 +162,14 @@ def info_command(path, as_json):
     """Describe a flexible-body (*.flex.h5) or results (*.results.h5) file: contents, units, signals."""
     from reduction.io import FORMAT, read_flexbody
 
+    if not os.path.exists(path) and not path.endswith(".flex.h5"):
+        from flexmbs.safe_files import resolve_results
+
+        path = resolve_results(path, log)
     if not os.path.exists(path):
         raise FileFormatError(f"{path!r} does not exist")
     try:
-        with h5py.File(path, "r") as f:
+        with h5py.File(path, "r", locking=False) as f:
             kind = f.attrs.get("format")
     except OSError:
         raise FileFormatError(f"{path!r} is not an HDF5 file written by flexmbs") from None
@@ -195,7 +199,7 @@ def info_command(path, as_json):
 def _describe_hdf5(path: str, kind, as_json: bool) -> None:
     """List every dataset of a results (or other flexmbs) file with its shape and unit."""
     signals = []
-    with h5py.File(path, "r") as f:
+    with h5py.File(path, "r", locking=False) as f:
         attrs = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
                  for k, v in f.attrs.items()}
 

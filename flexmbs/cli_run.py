@@ -42,6 +42,20 @@ def cases_command(as_json):
         click.echo(f"{name:<{width}}  {mod.DESCRIPTION}")
 
 
+def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
+    """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
+    without ``-o``) and check the parameters against the case's declared ranges."""
+    from cases import validate_parameters
+    from flexmbs.results import scratch_results
+    from flexmbs.safe_files import check_writable, output_lock
+
+    if output is not None:
+        check_writable(output, "-o", suffixes=(".h5",))
+    validate_parameters(module, params)
+    with output_lock(output), scratch_results():
+        return module.run(params, t_end, output, progress)
+
+
 @click.command("run")
 @click.argument("case")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
@@ -60,7 +74,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet):
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
-    summary = module.run(params, t_end, output, not quiet)
+    summary = _run_safely(module, params, t_end, output, not quiet)
     if as_json:
         _emit(summary)
         return

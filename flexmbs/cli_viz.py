@@ -23,10 +23,24 @@ def _output(path: str, allowed: tuple[str, ...]) -> str:
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in allowed:
         raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FlexmbsError(f"cannot write {path!r}: folder {folder!r} does not exist")
+    from .safe_files import check_writable
+
+    check_writable(path, "--out")
     return suffix
+
+
+def _results_input(path: str) -> str:
+    """``path``, or the ``.part`` an unfinished run left for it (with a warning)."""
+    from .safe_files import resolve_results
+
+    return resolve_results(path, log)
+
+
+def _require_motion(results, path: str) -> None:
+    """A one-line error for a results file without motion to show (a run that failed at its first sample)."""
+    if results.time.size < 2:
+        raise FlexmbsError(f"{path!r} holds {results.time.size} sample(s) of a {results.status} run "
+                           f"({results.message or 'no message'}): nothing to plot")
 
 
 @click.command("modes")
@@ -95,7 +109,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
     from .viz.scene import load_scene
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"))
-    scene = load_scene(results_file)
+    scene = load_scene(_results_input(results_file))
     if fps <= 0:
         raise FlexmbsError("--fps must be positive")
     if suffix == ".pvd":
@@ -128,7 +142,9 @@ def plot_command(results_file, signals, out, size, title):
     from .viz.render import parse_size
 
     suffix = _output(out, (".png", ".csv"))
+    results_file = _results_input(results_file)
     results = load_results(results_file)
+    _require_motion(results, results_file)
     series = select_signals(results, signals)
     if suffix == ".csv":
         write_signals_csv(results.time, series, out)
@@ -172,7 +188,7 @@ def stress_command(results_file, body, node, node_index, hotspot, flex, out, cyc
     suffix = _output(out, (".png", ".csv"))
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
         raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
-    scene = load_scene(results_file)
+    scene = load_scene(_results_input(results_file))
     if flex:
         attach_flexbody(scene, body, flex)
     peak = None

@@ -142,10 +142,14 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol)
     max_step = max_step or t_end / 20.0
     recorder = Recorder(system, output, _attributes(model, case, parameters))
-    run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
-               max_step, min_step, output_interval)
+    try:
+        run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
+                   max_step, min_step, output_interval)
+    except BaseException:  # the first sample failed: the writer lets go of the target untouched
+        recorder.finish("failed", "the run failed before its first sample", {})
+        raise
     bar = _progress_bar(t_end, progress)
-    status, message = "finished", "integration finished"
+    status, message, unexpected = "finished", "integration finished", None
     try:
         while run.state.t < t_end * (1.0 - 1e-12):
             if run.stats["steps"] >= max_steps:
@@ -157,6 +161,8 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         status, message = "interrupted", f"interrupted by the user at t = {run.state.t:.6g} s; results up to there kept"
     except SimulationError as exc:
         status, message = "failed", str(exc)
+    except Exception as exc:  # noqa: BLE001  the results file is finished before the error goes on
+        status, message, unexpected = "failed", f"{type(exc).__name__}: {exc} at t = {run.state.t:.6g} s", exc
     finally:
         if bar is not None:
             bar.close()
@@ -164,9 +170,14 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats.update({k: int(v) for k, v in integ.stats.items()})
     stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
-    if recorder.times and recorder.times[-1] < run.state.t:
-        _record(recorder, system, run.state, 0.0, 0, stats)
+    if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
+        try:
+            _record(recorder, system, run.state, 0.0, 0, stats)
+        except SimulationError as exc:  # the results file could not take the last sample
+            status, message = "failed", f"{message}; {exc}"
     results = recorder.finish(status, message, stats)
+    if unexpected is not None:
+        raise unexpected
     results.final_state = run.state
     results.system = system
     return results
