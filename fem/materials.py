@@ -39,16 +39,26 @@ class Material:
     def __post_init__(self):
         if not self.youngs_modulus > 0:
             raise MaterialError(f"material {self.name!r}: Young's modulus must be > 0 Pa, got {self.youngs_modulus}")
+        if not E_RANGE[0] <= self.youngs_modulus <= E_RANGE[1]:  # also rejects inf: a unit slip (GPa, MPa)?
+            raise MaterialError(f"material {self.name!r}: Young's modulus E = {self.youngs_modulus:g} Pa is outside "
+                                f"the range of structural solids ({E_RANGE[0]:g} .. {E_RANGE[1]:g} Pa); E is in Pa "
+                                "(steel 210e9)")
         if not -1.0 < self.poisson_ratio < 0.5:
             raise MaterialError(f"material {self.name!r}: Poisson ratio must be in (-1, 0.5), got {self.poisson_ratio}")
         if not self.density > 0:
             raise MaterialError(f"material {self.name!r}: density must be > 0 kg/m³, got {self.density}")
+        if not RHO_RANGE[0] <= self.density <= RHO_RANGE[1]:
+            raise MaterialError(f"material {self.name!r}: density {self.density:g} kg/m³ is outside the range of "
+                                f"solids ({RHO_RANGE[0]:g} .. {RHO_RANGE[1]:g} kg/m³; steel 7850)")
 
     @property
     def shear_modulus(self) -> float:
         """G = E / (2 (1 + ν)), Pa."""
         return self.youngs_modulus / (2.0 * (1.0 + self.poisson_ratio))
 
+
+E_RANGE = (1e6, 1.2e12)  # Pa: soft elastomers .. diamond
+RHO_RANGE = (10.0, 25000.0)  # kg/m³: foams .. osmium
 
 LIBRARY = {
     "steel": Material(210e9, 0.30, 7850.0, "steel"),

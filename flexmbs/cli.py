@@ -104,19 +104,25 @@ def log(message: str) -> None:
 @click.option("--order", type=click.IntRange(1, 2), default=2, show_default=True, help="Element order.")
 @click.option("--hex", "hexahedra", is_flag=True, help="Structured hexahedra (bar only).")
 @click.option("--length", type=float, default=None, help="Length, m (bar default 1.0, connecting bar 2.5).")
-def mesh_command(shape, out, size, order, hexahedra, length):
+@click.option("--force", is_flag=True, help="Mesh even above the element-count limit (1e6).")
+def mesh_command(shape, out, size, order, hexahedra, length, force):
     """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar or a 2.5 m connecting bar with two
     bearing bores (groups bore_a, bore_b)."""
     from fem.meshing import bar_mesh, connecting_bar_mesh
 
+    from .cli_checks import check_mesh_request
+    from .safe_files import atomic_output
+
+    if hexahedra and shape != "bar":
+        raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
+    check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
     kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
-    if shape == "bar":
-        path = bar_mesh(out, order=order, hexahedra=hexahedra, **kwargs)
-    else:
-        if hexahedra:
-            raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
-        path = connecting_bar_mesh(out, order=order, **kwargs)
-    log(f"wrote {path}")
+    with atomic_output(out, "OUT") as tmp:
+        if shape == "bar":
+            bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
+        else:
+            connecting_bar_mesh(tmp, order=order, **kwargs)
+    log(f"wrote {out}")
 
 
 # ---------------------------------------------------------------------------------------------------- modal
@@ -125,7 +131,7 @@ def mesh_command(shape, out, size, order, hexahedra, length):
 @click.option("--material", default="steel", show_default=True,
               help="steel, cast-iron, aluminium, or E=..,nu=..,rho=.. (SI).")
 @click.option("--fix", "fixes", multiple=True, metavar="SEL", help="Clamp the nodes a selector picks (repeatable).")
-@click.option("--modes", type=int, default=12, show_default=True,
+@click.option("--modes", type=click.IntRange(1, 10000), default=12, show_default=True,
               help="Number of modes (free–free: including the six rigid-body modes).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def modal_command(mesh, material, fixes, modes, as_json):
@@ -135,6 +141,9 @@ def modal_command(mesh, material, fixes, modes, as_json):
     from fem.mesh import load_mesh
     from fem.model import solid_model
 
+    from fem.materials import parse_material
+
+    parse_material(material)  # before any work
     start = time.perf_counter()
     fe_mesh = load_mesh(mesh)
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type} elements; assembling")

@@ -99,16 +99,35 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping, compare, name, report_path,
                    as_json):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
+    from flexmbs.cli_checks import check_damping, check_outputs
+    from flexmbs.safe_files import output_lock
+
+    start = time.perf_counter()
+    if modes < 1:
+        raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
+    if compare is not None and compare < 0:
+        raise FlexmbsError(f"--compare must be 0 (skip) or a number of free-free modes, got {compare}")
+    check_outputs((out, "-o"), (report_path, "--report"))
+    if not out.endswith(".h5"):
+        raise FlexmbsError(f"-o {out!r}: a flexible-body file ends in .flex.h5")
+    parsed = [parse_interface(text) for text in interfaces]
+    ratios = _parse_damping(damping)
+    check_damping(ratios)
+    from fem.materials import parse_material
+
+    parse_material(material)
+    with output_lock(out):
+        _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
+                report_path, as_json, start)
+
+
+def _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
+            report_path, as_json, start) -> None:
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
     from reduction.reduce import reduce
 
-    start = time.perf_counter()
-    if modes < 1:
-        raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
-    parsed = [parse_interface(text) for text in interfaces]
-    ratios = _parse_damping(damping)
     fe_mesh = load_mesh(mesh)
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembling")
     model = solid_model(fe_mesh, material)

@@ -11,6 +11,7 @@ import click
 from fem.errors import FlexmbsError
 
 from .cli import emit_json, log
+from .cli_checks import FINITE, POSITIVE, check_video
 
 __all__ = ["modes_command", "animate_command", "plot_command", "stress_command"]
 
@@ -49,7 +50,7 @@ def _require_motion(results, path: str) -> None:
               help="Mode number, 1 = first elastic mode (repeatable; PNG default: the first six).")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help=".png (one mode or a grid), .gif/.mp4 (one mode oscillating), .vtu (every mode as a point field).")
-@click.option("--scale", type=float, default=None,
+@click.option("--scale", type=FINITE, default=None,
               help="Factor on the mass-normalized shape (default: largest displacement = 10 % of the body size).")
 @click.option("--size", "size", default=None, help=_SIZE_HELP + " [default: 1024x768, GIF 640x480]")
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
@@ -61,6 +62,7 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
     from .viz.render import parse_size
 
     suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"))
+    check_video(out)
     body = load_body(body_file)
     numbers = list(modes) or (list(range(1, min(6, body.n_modes) + 1)) if suffix == ".png" else [1])
     mode_indices(body, numbers)  # clear error for a mode that does not exist
@@ -92,8 +94,8 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
 @click.argument("results_file", metavar="RESULTS.results.h5", type=click.Path(dir_okay=False))
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help=".gif or .mp4 (rendered), .pvd (ParaView time series, one .vtu per output time).")
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Factor on the elastic deformation.")
-@click.option("--fps", type=float, default=20.0, show_default=True, help="Frames per second (GIF/MP4).")
+@click.option("--scale", type=FINITE, default=1.0, show_default=True, help="Factor on the elastic deformation.")
+@click.option("--fps", type=POSITIVE, default=20.0, show_default=True, help="Frames per second (GIF/MP4).")
 @click.option("--max-frames", type=click.IntRange(2, None), default=200, show_default=True,
               help="At most this many frames, spread evenly over the output times (GIF/MP4).")
 @click.option("--every", type=click.IntRange(1, None), default=1, show_default=True,
@@ -109,6 +111,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
     from .viz.scene import load_scene
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"))
+    check_video(out)
     scene = load_scene(_results_input(results_file))
     if fps <= 0:
         raise FlexmbsError("--fps must be positive")
@@ -186,6 +189,8 @@ def stress_command(results_file, body, node, node_index, hotspot, flex, out, cyc
     from .viz.stress import attach_flexbody, hotspot as find_hotspot, rainflow_summary, stress_history
 
     suffix = _output(out, (".png", ".csv"))
+    if cycles_csv:
+        _output(cycles_csv, (".csv",))
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
         raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
     scene = load_scene(_results_input(results_file))
