@@ -63,6 +63,8 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
 
     suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"))
     check_video(out)
+    if size:
+        parse_size(size)
     body = load_body(body_file)
     numbers = list(modes) or (list(range(1, min(6, body.n_modes) + 1)) if suffix == ".png" else [1])
     mode_indices(body, numbers)  # clear error for a mode that does not exist
