@@ -36,9 +36,11 @@ def peak_rss_mb(t_end: float) -> tuple[float, float]:
 
 def main(argv) -> None:
     short, long = (float(a) for a in argv) if len(argv) == 2 else (12.0, 120.0)
-    rows = [(t, *peak_rss_mb(t)) for t in (short, long)]
-    for t, rss, wall in rows:
-        print(f"flexmbs run excavator --t-end {t:g}: peak RSS {rss:.1f} MB, {wall:.1f} s wall")
+    rows = []
+    for t in (short, long):
+        rows.append((t, *peak_rss_mb(t)))
+        print(f"flexmbs run excavator --t-end {t:g}: peak RSS {rows[-1][1]:.1f} MB, {rows[-1][2]:.1f} s wall",
+              flush=True)
     ratio = rows[1][1] / rows[0][1]
     print(f"peak RSS ratio {long:g} s / {short:g} s: {ratio:.3f} ({100 * (ratio - 1):+.1f} %; target within 20 %)")
 

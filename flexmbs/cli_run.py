@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import click
 import numpy as np
@@ -52,8 +53,15 @@ def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
     if output is not None:
         check_writable(output, "-o", suffixes=(".h5",))
     validate_parameters(module, params)
-    with output_lock(output), scratch_results():
-        return module.run(params, t_end, output, progress)
+    with output_lock(output), scratch_results(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = module.run(params, t_end, output, progress)
+    found = [str(w.message) for w in caught]
+    for text in dict.fromkeys(found):
+        click.echo(f"warning: {text}", err=True)
+    if found and isinstance(summary, dict):
+        summary.setdefault("warnings", list(dict.fromkeys(found)))
+    return summary
 
 
 @click.command("run")

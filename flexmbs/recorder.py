@@ -6,6 +6,7 @@ import numpy as np
 import itertools
 import os
 
+from .plausibility import Extremes
 from .results import Results, ResultsWriter, load_results, scratch_folder
 from .system import measure
 
@@ -33,6 +34,7 @@ class Recorder:
         self.attributes = attributes or {}
         self.states: list = []
         self.n_samples, self.last_time, self._first = 0, None, None
+        self.extremes = Extremes()  # running extremes for the plausibility guards
         self.scratch = path is None and scratch_folder() is not None
         if self.scratch:
             path = os.path.join(scratch_folder(), f"run{next(self._counter)}.results.h5")
@@ -115,6 +117,7 @@ class Recorder:
                 self.units[key] = ""
         self.n_samples += 1
         self.last_time = float(t)
+        self.extremes.update(float(t), row, self.units)
         states = (q.copy(), v.copy(), z.copy())
         if self.writer is None:
             self.times.append(float(t))
@@ -125,9 +128,11 @@ class Recorder:
             self._first = (float(t), row, states)
         self.writer.append(float(t), row, self.units, self.components, states)
 
-    def finish(self, status: str, message: str, statistics: dict) -> Results:
+    def finish(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> Results:
+        warnings = list(warnings or [])
+        self.attributes["warnings"] = warnings
         if self.writer is not None:
-            final = self.writer.close(status, message, statistics)
+            final = self.writer.close(status, message, statistics, warnings)
             if final is None and self._first is not None:  # no progress, an earlier file kept: the first sample
                 self.times, self.rows, self.states = [self._first[0]], [self._first[1]], [self._first[2]]
                 self.attributes = dict(self.attributes, kept_earlier_file=self.writer.path)

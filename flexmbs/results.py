@@ -260,7 +260,7 @@ class ResultsWriter:
         except OSError:
             pass
 
-    def close(self, status: str, message: str, statistics: dict) -> str | None:
+    def close(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> str | None:
         """Finish the file and move it over the target when the run made progress or no earlier file exists.
         Returns the path holding the results (the target, the ``.part`` if it could not be finished, or None when
         a run without progress left an existing file untouched)."""
@@ -273,6 +273,7 @@ class ResultsWriter:
                 message = message if self.broken in message else f"{message}; {self.broken}"
             self.file.attrs["status"] = status
             self.file.attrs["message"] = message
+            self.file.attrs["warnings"] = json.dumps(list(warnings or []))
             grp = self.file.require_group("solver")
             for key, value in statistics.items():
                 grp.attrs[key] = value

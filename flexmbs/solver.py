@@ -175,12 +175,29 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
             _record(recorder, system, run.state, 0.0, 0, stats)
         except SimulationError as exc:  # the results file could not take the last sample
             status, message = "failed", f"{message}; {exc}"
-    results = recorder.finish(status, message, stats)
+    guards = _guards(system, recorder, stats, parameters if parameters is not None else model.parameters,
+                     run.limiting)
+    results = recorder.finish(status, message, stats, guards)
     if unexpected is not None:
         raise unexpected
     results.final_state = run.state
     results.system = system
     return results
+
+
+def _guards(system, recorder, stats, parameters, limiting) -> list[str]:
+    """Plausibility warnings of the run (issued as :class:`PlausibilityWarning` and stored in the results)."""
+    import warnings
+
+    from .plausibility import PlausibilityWarning, plausibility_warnings
+
+    try:
+        found = plausibility_warnings(system, recorder.extremes, stats, parameters, limiting)
+    except Exception as exc:  # noqa: BLE001  a guard must never lose a run
+        found = [f"plausibility checks could not run: {type(exc).__name__}: {exc}"]
+    for text in found:
+        warnings.warn(text, PlausibilityWarning, stacklevel=3)
+    return found
 
 
 class _Run:
@@ -191,6 +208,7 @@ class _Run:
         self.t_end, self.h, self.max_step, self.min_step = t_end, h, max_step, min_step
         self.output_interval = output_interval
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0}
+        self.limiting: dict[str, int] = {}  # equation with the largest error at each rejected step
         _record(recorder, system, state, 0.0, 0, self.stats)
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
@@ -225,6 +243,8 @@ class _Run:
     def _reject(self, new, h_try, err) -> None:
         self.stats["rejected_steps"] += 1
         self.rejected = True
+        worst = equation_names(self.system)[int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))]
+        self.limiting[worst] = self.limiting.get(worst, 0) + 1
         self.h = h_try * max(STEP_SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
         if self.h < self.min_step:
             worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
