@@ -108,14 +108,13 @@ def log(message: str) -> None:
 def mesh_command(shape, out, size, order, hexahedra, length, force):
     """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar or a 2.5 m connecting bar with two
     bearing bores (groups bore_a, bore_b)."""
-    from fem.meshing import bar_mesh, connecting_bar_mesh
-
     from .cli_checks import check_mesh_request
     from .safe_files import atomic_output
 
     if hexahedra and shape != "bar":
         raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
     check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
+    from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
     kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
     with atomic_output(out, "OUT") as tmp:
         if shape == "bar":
