@@ -12,6 +12,7 @@ name           E, Pa        ν      ρ, kg/m³
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from fem.errors import MaterialError
@@ -39,17 +40,13 @@ class Material:
     def __post_init__(self):
         if not self.youngs_modulus > 0:
             raise MaterialError(f"material {self.name!r}: Young's modulus must be > 0 Pa, got {self.youngs_modulus}")
-        if not E_RANGE[0] <= self.youngs_modulus <= E_RANGE[1]:  # also rejects inf: a unit slip (GPa, MPa)?
-            raise MaterialError(f"material {self.name!r}: Young's modulus E = {self.youngs_modulus:g} Pa is outside "
-                                f"the range of structural solids ({E_RANGE[0]:g} .. {E_RANGE[1]:g} Pa); E is in Pa "
-                                "(steel 210e9)")
+        if not (math.isfinite(self.youngs_modulus) and math.isfinite(self.density)):
+            raise MaterialError(f"material {self.name!r}: E and density must be finite numbers")
         if not -1.0 < self.poisson_ratio < 0.5:
             raise MaterialError(f"material {self.name!r}: Poisson ratio must be in (-1, 0.5), got {self.poisson_ratio}")
         if not self.density > 0:
             raise MaterialError(f"material {self.name!r}: density must be > 0 kg/m³, got {self.density}")
-        if not RHO_RANGE[0] <= self.density <= RHO_RANGE[1]:
-            raise MaterialError(f"material {self.name!r}: density {self.density:g} kg/m³ is outside the range of "
-                                f"solids ({RHO_RANGE[0]:g} .. {RHO_RANGE[1]:g} kg/m³; steel 7850)")
+
 
     @property
     def shear_modulus(self) -> float:
@@ -96,3 +93,16 @@ def parse_material(text: str | Material) -> Material:
         raise MaterialError(f"material {text!r} needs exactly E, nu and rho (missing: {sorted(missing)}, "
                             f"unknown: {sorted(extra)})")
     return Material(values["e"], values["nu"], values["rho"], "custom")
+
+
+def check_solid(material: Material) -> Material:
+    """Values typed by a user must be those of a solid (a unit slip, E in GPa or MPa, is the usual cause); the
+    CLI checks ``--material`` with it (programs may model massless or very soft parts on purpose)."""
+    if not E_RANGE[0] <= material.youngs_modulus <= E_RANGE[1]:
+        raise MaterialError(f"material {material.name!r}: Young's modulus E = {material.youngs_modulus:g} Pa is outside "
+                            f"the range of structural solids ({E_RANGE[0]:g} .. {E_RANGE[1]:g} Pa); E is in Pa "
+                            "(steel 210e9)")
+    if not RHO_RANGE[0] <= material.density <= RHO_RANGE[1]:
+        raise MaterialError(f"material {material.name!r}: density {material.density:g} kg/m³ is outside the range "
+                            f"of solids ({RHO_RANGE[0]:g} .. {RHO_RANGE[1]:g} kg/m³; steel 7850)")
+    return material

@@ -140,9 +140,9 @@ def modal_command(mesh, material, fixes, modes, as_json):
     from fem.mesh import load_mesh
     from fem.model import solid_model
 
-    from fem.materials import parse_material
+    from fem.materials import check_solid, parse_material
 
-    parse_material(material)  # before any work
+    check_solid(parse_material(material))  # before any work
     start = time.perf_counter()
     fe_mesh = load_mesh(mesh)
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type} elements; assembling")

@@ -113,9 +113,9 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping
     parsed = [parse_interface(text) for text in interfaces]
     ratios = _parse_damping(damping)
     check_damping(ratios)
-    from fem.materials import parse_material
+    from fem.materials import check_solid, parse_material
 
-    parse_material(material)
+    check_solid(parse_material(material))
     with output_lock(out):
         _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
                 report_path, as_json, start)
