@@ -12,6 +12,7 @@ name           E, Pa        ν      ρ, kg/m³
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from fem.errors import MaterialError
@@ -39,16 +40,22 @@ class Material:
     def __post_init__(self):
         if not self.youngs_modulus > 0:
             raise MaterialError(f"material {self.name!r}: Young's modulus must be > 0 Pa, got {self.youngs_modulus}")
+        if not (math.isfinite(self.youngs_modulus) and math.isfinite(self.density)):
+            raise MaterialError(f"material {self.name!r}: E and density must be finite numbers")
         if not -1.0 < self.poisson_ratio < 0.5:
             raise MaterialError(f"material {self.name!r}: Poisson ratio must be in (-1, 0.5), got {self.poisson_ratio}")
         if not self.density > 0:
             raise MaterialError(f"material {self.name!r}: density must be > 0 kg/m³, got {self.density}")
+
 
     @property
     def shear_modulus(self) -> float:
         """G = E / (2 (1 + ν)), Pa."""
         return self.youngs_modulus / (2.0 * (1.0 + self.poisson_ratio))
 
+
+E_RANGE = (1e6, 1.2e12)  # Pa: soft elastomers .. diamond
+RHO_RANGE = (10.0, 25000.0)  # kg/m³: foams .. osmium
 
 LIBRARY = {
     "steel": Material(210e9, 0.30, 7850.0, "steel"),
@@ -86,3 +93,16 @@ def parse_material(text: str | Material) -> Material:
         raise MaterialError(f"material {text!r} needs exactly E, nu and rho (missing: {sorted(missing)}, "
                             f"unknown: {sorted(extra)})")
     return Material(values["e"], values["nu"], values["rho"], "custom")
+
+
+def check_solid(material: Material) -> Material:
+    """Values typed by a user must be those of a solid (a unit slip, E in GPa or MPa, is the usual cause); the
+    CLI checks ``--material`` with it (programs may model massless or very soft parts on purpose)."""
+    if not E_RANGE[0] <= material.youngs_modulus <= E_RANGE[1]:
+        raise MaterialError(f"material {material.name!r}: Young's modulus E = {material.youngs_modulus:g} Pa is outside "
+                            f"the range of structural solids ({E_RANGE[0]:g} .. {E_RANGE[1]:g} Pa); E is in Pa "
+                            "(steel 210e9)")
+    if not RHO_RANGE[0] <= material.density <= RHO_RANGE[1]:
+        raise MaterialError(f"material {material.name!r}: density {material.density:g} kg/m³ is outside the range "
+                            f"of solids ({RHO_RANGE[0]:g} .. {RHO_RANGE[1]:g} kg/m³; steel 7850)")
+    return material

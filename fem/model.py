@@ -169,6 +169,7 @@ class FEModel:
         if spider not in ("rbe2", "rbe3"):
             raise ModelError(f"unknown spider {spider!r} for interface {name!r}; use rbe2 or rbe3")
         connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
+        self._check_overlap(name, connected)
         areas = self._surface_weights(connected)
         if spider == "rbe3" and weights is None:
             weights = areas
@@ -186,6 +187,16 @@ class FEModel:
         self._cache.clear()
         self.references[name] = ReferenceNode(name, ref, spider, connected)
         return self.references[name]
+
+    def _check_overlap(self, name: str, connected: np.ndarray) -> None:
+        """One-line ModelError when the nodes of interface ``name`` include another interface's reference node or
+        nodes another spider already ties (two spiders cannot both prescribe the same node)."""
+        for other in self.references.values():
+            shared = np.intersect1d(connected, np.append(other.connected, other.node))
+            if shared.size:
+                raise ModelError(f"interfaces {other.name!r} and {name!r} overlap: {shared.size} node(s) belong to "
+                                 f"both (e.g. node {int(self.node_ids[shared[0]])}); make the selectors disjoint "
+                                 "(smaller sphere/box or another group)")
 
     def add_interface_node(self, name: str, node: int) -> ReferenceNode:
         """Use an existing 6-dof node (a frame node) directly as an interface, without a spider."""

@@ -2,6 +2,16 @@
 
 Build a :class:`Model` (bodies, markers, joints, forces, contacts, state elements), then call :func:`simulate`.
 """
+from ._shadow import shadowing_message as _shadowing_message
+
+if _shadowing_message(("fem", "reduction")):  # a user's fem.py next to their script: say so in one line
+    import sys as _sys
+
+    if _sys.argv and (_sys.argv[0] == "-m" or _sys.argv[0].endswith("flexmbs")):
+        print(f"error: {_shadowing_message(('fem', 'reduction'))}", file=_sys.stderr)
+        raise SystemExit(2)
+    raise ImportError(_shadowing_message(("fem", "reduction")))
+
 from fem.errors import (  # noqa: F401  (re-exported: the project's user-facing errors)
     FileFormatError,
     FlexmbsError,

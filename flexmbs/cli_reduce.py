@@ -101,16 +101,35 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, material, damping, compare, name,
                    report_path, as_json):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
+    from flexmbs.cli_checks import check_damping, check_outputs
+    from flexmbs.safe_files import output_lock
+
+    start = time.perf_counter()
+    if modes < 1:
+        raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
+    if compare is not None and compare < 0:
+        raise FlexmbsError(f"--compare must be 0 (skip) or a number of free-free modes, got {compare}")
+    check_outputs((out, "-o"), (report_path, "--report"))
+    if not out.endswith(".h5"):
+        raise FlexmbsError(f"-o {out!r}: a flexible-body file ends in .flex.h5")
+    parsed = [parse_interface(text) for text in interfaces]
+    ratios = _parse_damping(damping)
+    check_damping(ratios)
+    from fem.materials import check_solid, parse_material
+
+    check_solid(parse_material(material))
+    with output_lock(out):
+        _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
+                report_path, as_json, start)
+
+
+def _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
+            report_path, as_json, start) -> None:
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
     from reduction.reduce import reduce
 
-    start = time.perf_counter()
-    if modes < 1:
-        raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
-    parsed = [parse_interface(text) for text in interfaces]
-    ratios = _parse_damping(damping)
     fe_mesh = load_mesh(mesh)
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembling")
     model = solid_model(fe_mesh, material)
@@ -166,10 +185,14 @@ def info_command(path, as_json):
     """Describe a flexible-body (*.flex.h5) or results (*.results.h5) file: contents, units, signals."""
     from reduction.io import FORMAT, read_flexbody
 
+    if not os.path.exists(path) and not path.endswith(".flex.h5"):
+        from flexmbs.safe_files import resolve_results
+
+        path = resolve_results(path, log)
     if not os.path.exists(path):
         raise FileFormatError(f"{path!r} does not exist")
     try:
-        with h5py.File(path, "r") as f:
+        with h5py.File(path, "r", locking=False) as f:
             kind = f.attrs.get("format")
     except OSError:
         raise FileFormatError(f"{path!r} is not an HDF5 file written by flexmbs") from None
@@ -216,7 +239,7 @@ def _stress_field_info(body, path: str) -> dict | None:
 def _describe_hdf5(path: str, kind, as_json: bool) -> None:
     """List every dataset of a results (or other flexmbs) file with its shape and unit."""
     signals = []
-    with h5py.File(path, "r") as f:
+    with h5py.File(path, "r", locking=False) as f:
         attrs = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
                  for k, v in f.attrs.items()}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import click
 import numpy as np
@@ -42,6 +43,27 @@ def cases_command(as_json):
         click.echo(f"{name:<{width}}  {mod.DESCRIPTION}")
 
 
+def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
+    """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
+    without ``-o``) and check the parameters against the case's declared ranges."""
+    from cases import validate_parameters
+    from flexmbs.results import scratch_results
+    from flexmbs.safe_files import check_writable, output_lock
+
+    if output is not None:
+        check_writable(output, "-o", suffixes=(".h5",))
+    validate_parameters(module, params)
+    with output_lock(output), scratch_results(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = module.run(params, t_end, output, progress)
+    found = [str(w.message) for w in caught]
+    for text in dict.fromkeys(found):
+        click.echo(f"warning: {text}", err=True)
+    if found and isinstance(summary, dict):
+        summary.setdefault("warnings", list(dict.fromkeys(found)))
+    return summary
+
+
 @click.command("run")
 @click.argument("case")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
@@ -60,7 +82,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet):
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
-    summary = module.run(params, t_end, output, not quiet)
+    summary = _run_safely(module, params, t_end, output, not quiet)
     if as_json:
         _emit(summary)
         return

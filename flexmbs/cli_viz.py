@@ -11,6 +11,7 @@ import click
 from fem.errors import FlexmbsError
 
 from .cli import emit_json, log
+from .cli_checks import FINITE, POSITIVE, check_video
 
 __all__ = ["modes_command", "animate_command", "plot_command", "stress_command"]
 
@@ -23,10 +24,24 @@ def _output(path: str, allowed: tuple[str, ...]) -> str:
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in allowed:
         raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FlexmbsError(f"cannot write {path!r}: folder {folder!r} does not exist")
+    from .safe_files import check_writable
+
+    check_writable(path, "--out")
     return suffix
+
+
+def _results_input(path: str) -> str:
+    """``path``, or the ``.part`` an unfinished run left for it (with a warning)."""
+    from .safe_files import resolve_results
+
+    return resolve_results(path, log)
+
+
+def _require_motion(results, path: str) -> None:
+    """A one-line error for a results file without motion to show (a run that failed at its first sample)."""
+    if results.time.size < 2:
+        raise FlexmbsError(f"{path!r} holds {results.time.size} sample(s) of a {results.status} run "
+                           f"({results.message or 'no message'}): nothing to plot")
 
 
 @click.command("modes")
@@ -35,7 +50,7 @@ def _output(path: str, allowed: tuple[str, ...]) -> str:
               help="Mode number, 1 = first elastic mode (repeatable; PNG default: the first six).")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help=".png (one mode or a grid), .gif/.mp4 (one mode oscillating), .vtu (every mode as a point field).")
-@click.option("--scale", type=float, default=None,
+@click.option("--scale", type=FINITE, default=None,
               help="Factor on the mass-normalized shape (default: largest displacement = 10 % of the body size).")
 @click.option("--size", "size", default=None, help=_SIZE_HELP + " [default: 1024x768, GIF 640x480]")
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
@@ -47,6 +62,9 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
     from .viz.render import parse_size
 
     suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"))
+    check_video(out)
+    if size:
+        parse_size(size)
     body = load_body(body_file)
     numbers = list(modes) or (list(range(1, min(6, body.n_modes) + 1)) if suffix == ".png" else [1])
     mode_indices(body, numbers)  # clear error for a mode that does not exist
@@ -78,8 +96,8 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
 @click.argument("results_file", metavar="RESULTS.results.h5", type=click.Path(dir_okay=False))
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help=".gif or .mp4 (rendered), .pvd (ParaView time series, one .vtu per output time).")
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Factor on the elastic deformation.")
-@click.option("--fps", type=float, default=20.0, show_default=True, help="Frames per second (GIF/MP4).")
+@click.option("--scale", type=FINITE, default=1.0, show_default=True, help="Factor on the elastic deformation.")
+@click.option("--fps", type=POSITIVE, default=20.0, show_default=True, help="Frames per second (GIF/MP4).")
 @click.option("--max-frames", type=click.IntRange(2, None), default=200, show_default=True,
               help="At most this many frames, spread evenly over the output times (GIF/MP4).")
 @click.option("--every", type=click.IntRange(1, None), default=1, show_default=True,
@@ -95,7 +113,8 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
     from .viz.scene import load_scene
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"))
-    scene = load_scene(results_file)
+    check_video(out)
+    scene = load_scene(_results_input(results_file))
     if fps <= 0:
         raise FlexmbsError("--fps must be positive")
     if suffix == ".pvd":
@@ -128,7 +147,9 @@ def plot_command(results_file, signals, out, size, title):
     from .viz.render import parse_size
 
     suffix = _output(out, (".png", ".csv"))
+    results_file = _results_input(results_file)
     results = load_results(results_file)
+    _require_motion(results, results_file)
     series = select_signals(results, signals)
     if suffix == ".csv":
         write_signals_csv(results.time, series, out)
@@ -176,9 +197,11 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
     from .viz.stress import attach_flexbody, rainflow_summary, stress_history
 
     suffix = _output(out, (".png", ".csv"))
+    if cycles_csv:
+        _output(cycles_csv, (".csv",))
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
         raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
-    scene = load_scene(results_file)
+    scene = load_scene(_results_input(results_file))
     if flex:
         attach_flexbody(scene, body, flex)
     peak, spots = None, []

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .results import Results, ResultsWriter
+import itertools
+import os
+
+from .plausibility import Extremes
+from .results import Results, ResultsWriter, load_results, scratch_folder
 from .system import measure
 
 __all__ = ["Recorder"]
@@ -13,17 +17,29 @@ _FORCE_UNITS = {"m": "N", "rad": "N m"}  # conjugate force of a measurement, by 
 
 
 class Recorder:
-    """Collects one row of named signals per output instant; optionally streams them to a results file."""
+    """Collects one row of named signals per output instant.
+
+    With a results file (``path``, or a scratch file inside :func:`flexmbs.results.scratch_results`) the rows are
+    streamed to disk and not kept in memory; the :class:`Results` of :meth:`finish` then reads the file on access.
+    """
+
+    _counter = itertools.count()
 
     def __init__(self, system, path=None, attributes=None, flush_every: int = 200):
         self.system = system
-        self.times: list[float] = []
+        self.times: list[float] = []  # in-memory runs only
         self.rows: list[dict] = []
         self.units: dict[str, str] = {}
         self.components: dict[str, list] = {}
         self.attributes = attributes or {}
         self.states: list = []
-        self.writer = ResultsWriter(path, self.attributes, model_description(system), flush_every) if path else None
+        self.n_samples, self.last_time, self._first = 0, None, None
+        self.extremes = Extremes()  # running extremes for the plausibility guards
+        self.scratch = path is None and scratch_folder() is not None
+        if self.scratch:
+            path = os.path.join(scratch_folder(), f"run{next(self._counter)}.results.h5")
+        self.writer = (ResultsWriter(path, self.attributes, model_description(system), flush_every,
+                                     lock=not self.scratch) if path else None)
         self._declare()
 
     def _declare(self):
@@ -99,15 +115,36 @@ class Recorder:
         for key in row:
             if key not in self.units:
                 self.units[key] = ""
-        self.times.append(float(t))
-        self.rows.append(row)
-        self.states.append((q.copy(), v.copy(), z.copy()))
-        if self.writer is not None:
-            self.writer.append(float(t), row, self.units, self.components)
+        self.n_samples += 1
+        self.last_time = float(t)
+        self.extremes.update(float(t), row, self.units)
+        states = (q.copy(), v.copy(), z.copy())
+        if self.writer is None:
+            self.times.append(float(t))
+            self.rows.append(row)
+            self.states.append(states)
+            return
+        if self._first is None:
+            self._first = (float(t), row, states)
+        self.writer.append(float(t), row, self.units, self.components, states)
 
-    def finish(self, status: str, message: str, statistics: dict) -> Results:
+    def finish(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> Results:
+        warnings = list(warnings or [])
+        self.attributes["warnings"] = warnings
         if self.writer is not None:
-            self.writer.close(status, message, statistics)
+            final = self.writer.close(status, message, statistics, warnings)
+            if final is None and self._first is not None:  # no progress, an earlier file kept: the first sample
+                self.times, self.rows, self.states = [self._first[0]], [self._first[1]], [self._first[2]]
+                self.attributes = dict(self.attributes, kept_earlier_file=self.writer.path)
+            elif final is not None:
+                results = load_results(final, lazy=True)
+                if results.status == "running":  # the file could not be finished (disk full): the .part
+                    results.status, results.success = "failed", False
+                    results.message = f"{message}; {self.writer.broken}; partial results in {final!r}"
+                results.statistics = statistics
+                if self.scratch:
+                    results.path = None
+                return results
         data = {}
         if self.rows:
             for key in self.rows[0]:

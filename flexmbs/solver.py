@@ -142,10 +142,14 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol)
     max_step = max_step or t_end / 20.0
     recorder = Recorder(system, output, _attributes(model, case, parameters))
-    run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
-               max_step, min_step, output_interval)
+    try:
+        run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
+                   max_step, min_step, output_interval)
+    except BaseException:  # the first sample failed: the writer lets go of the target untouched
+        recorder.finish("failed", "the run failed before its first sample", {})
+        raise
     bar = _progress_bar(t_end, progress)
-    status, message = "finished", "integration finished"
+    status, message, unexpected = "finished", "integration finished", None
     try:
         while run.state.t < t_end * (1.0 - 1e-12):
             if run.stats["steps"] >= max_steps:
@@ -157,6 +161,8 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         status, message = "interrupted", f"interrupted by the user at t = {run.state.t:.6g} s; results up to there kept"
     except SimulationError as exc:
         status, message = "failed", str(exc)
+    except Exception as exc:  # noqa: BLE001  the results file is finished before the error goes on
+        status, message, unexpected = "failed", f"{type(exc).__name__}: {exc} at t = {run.state.t:.6g} s", exc
     finally:
         if bar is not None:
             bar.close()
@@ -164,12 +170,34 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats.update({k: int(v) for k, v in integ.stats.items()})
     stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
-    if recorder.times and recorder.times[-1] < run.state.t:
-        _record(recorder, system, run.state, 0.0, 0, stats)
-    results = recorder.finish(status, message, stats)
+    if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
+        try:
+            _record(recorder, system, run.state, 0.0, 0, stats)
+        except SimulationError as exc:  # the results file could not take the last sample
+            status, message = "failed", f"{message}; {exc}"
+    guards = _guards(system, recorder, stats, parameters if parameters is not None else model.parameters,
+                     run.limiting)
+    results = recorder.finish(status, message, stats, guards)
+    if unexpected is not None:
+        raise unexpected
     results.final_state = run.state
     results.system = system
     return results
+
+
+def _guards(system, recorder, stats, parameters, limiting) -> list[str]:
+    """Plausibility warnings of the run (issued as :class:`PlausibilityWarning` and stored in the results)."""
+    import warnings
+
+    from .plausibility import PlausibilityWarning, plausibility_warnings
+
+    try:
+        found = plausibility_warnings(system, recorder.extremes, stats, parameters, limiting)
+    except Exception as exc:  # noqa: BLE001  a guard must never lose a run
+        found = [f"plausibility checks could not run: {type(exc).__name__}: {exc}"]
+    for text in found:
+        warnings.warn(text, PlausibilityWarning, stacklevel=3)
+    return found
 
 
 class _Run:
@@ -180,6 +208,7 @@ class _Run:
         self.t_end, self.h, self.max_step, self.min_step = t_end, h, max_step, min_step
         self.output_interval = output_interval
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0}
+        self.limiting: dict[str, int] = {}  # equation with the largest error at each rejected step
         _record(recorder, system, state, 0.0, 0, self.stats)
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
@@ -214,6 +243,8 @@ class _Run:
     def _reject(self, new, h_try, err) -> None:
         self.stats["rejected_steps"] += 1
         self.rejected = True
+        worst = equation_names(self.system)[int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))]
+        self.limiting[worst] = self.limiting.get(worst, 0) + 1
         self.h = h_try * max(STEP_SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
         if self.h < self.min_step:
             worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))

@@ -50,6 +50,40 @@ DEFAULTS = {
     "settling_band": 0.05,            # settled when |phi2 - phi2_0| stays below this fraction of its value at t2
 }
 
+# declared metadata of the physically important parameters (checked by `flexmbs run` before any work, see
+# cases.validate_parameters)
+PARAMETERS = {
+    "friction_scale": {"unit": "1", "min": 0, "max": 100, "description": "factor on the nominal friction"},
+    "coulomb_force": {"unit": "N", "min": 0, "description": "Coulomb friction F_c*"},
+    "static_force": {"unit": "N", "min": 0, "description": "static friction F_s*"},
+    "viscous_coefficient": {"unit": "N s/m", "min": 0, "description": "viscous friction sigma_2*"},
+    "stribeck_velocity": {"unit": "m/s", "gt": 0, "description": "Stribeck velocity v_s"},
+    "L3": {"unit": "m", "gt": 0.5, "max": 10.0, "description": "coupler length (L1, L4 follow from eq. (90))"},
+    "mass_per_length": {"unit": "kg/m", "gt": 0, "description": "mass per length of the rods"},
+    "phi2_deg": {"unit": "deg", "gt": 0, "lt": 180, "description": "equilibrium input angle"},
+    "bore_diameter": {"unit": "m", "gt": 0, "max": 1.0, "description": "cylinder bore"},
+    "rod_diameter": {"unit": "m", "gt": 0, "max": 1.0, "description": "cylinder rod (smaller than the bore)"},
+    "chamber_length": {"unit": "m", "gt": 0, "max": 20.0, "description": "cylinder chamber length"},
+    "oil_density": {"unit": "kg/m^3", "min": 500, "max": 1500, "description": "oil density"},
+    "oil_bulk_modulus": {"unit": "Pa", "min": 1e7, "max": 1e10, "description": "oil bulk modulus"},
+    "oil_viscosity": {"unit": "m^2/s", "gt": 0, "description": "kinematic viscosity"},
+    "hose_bulk_modulus": {"unit": "Pa", "min": 1e7, "max": 1e12, "description": "hose bulk modulus B_h"},
+    "cylinder_bulk_modulus": {"unit": "Pa", "min": 1e7, "max": 1e12, "description": "cylinder bulk modulus B_c"},
+    **{f"hose_volume_{k}": {"unit": "m^3", "gt": 0, "max": 1.0, "description": f"hose volume V_h{k}"}
+       for k in (1, 2, 3)},
+    "transition_pressure": {"unit": "Pa", "gt": 0, "max": 1e7, "description": "laminar-turbulent dp_lim"},
+    "throttle_coefficient": {"unit": "m^3/(s Pa^0.5)", "gt": 0, "description": "throttle flow coefficient"},
+    "valve_coefficient": {"unit": "m^3/(s Pa^0.5)", "gt": 0, "description": "valve flow coefficient"},
+    "valve_time_constant": {"unit": "s", "gt": 0, "description": "spool time constant"},
+    "spool_reference": {"unit": "1", "min": -1, "max": 1, "description": "spool command U_ref"},
+    "pump_pressure": {"unit": "Pa", "gt": 0, "max": 1e8, "description": "pump pressure (1000 bar at most)"},
+    "p3_equilibrium": {"unit": "Pa", "gt": 0, "max": 1e8, "description": "equilibrium pressure p3, eq. (91)"},
+    "torque_t1": {"unit": "s", "min": 0, "description": "torque pulse start"},
+    "torque_t2": {"unit": "s", "gt": 0, "description": "torque pulse end"},
+    "t_end": {"unit": "s", "gt": 0, "description": "end time"},
+    "settling_band": {"unit": "1", "gt": 0, "lt": 1, "description": "settling band"},
+}
+
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError naming the known ones."""

@@ -10,7 +10,6 @@ Model, parameters, outputs and choices: docs/cases/slider-crank.md.
 from __future__ import annotations
 
 import os
-import tomllib
 
 NAME = "slider-crank"
 DESCRIPTION = ("Slider crank with a flexible link reduced from a beam FE model (seed 003 §2.1.3); prescribed crank "
@@ -18,9 +17,9 @@ DESCRIPTION = ("Slider crank with a flexible link reduced from a beam FE model (
 
 
 def _load_defaults() -> dict:
-    with open(os.path.join(os.path.dirname(__file__), "slider_crank.toml"), "rb") as fh:
-        raw = tomllib.load(fh)
-    return {key: value for section in raw.values() for key, value in section.items()}
+    from cases import load_toml_defaults
+
+    return load_toml_defaults(os.path.join(os.path.dirname(__file__), "slider_crank.toml"))
 
 
 DEFAULTS = _load_defaults()

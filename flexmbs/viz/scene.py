@@ -156,7 +156,7 @@ def load_scene(path: str) -> MachineScene:
     if not os.path.exists(path):
         raise FileFormatError(f"results file {path!r} does not exist")
     try:
-        fh = h5py.File(path, "r")
+        fh = h5py.File(path, "r", locking=False)
     except OSError:
         raise FileFormatError(f"{path!r} is not an HDF5 results file written by flexmbs") from None
     with fh:
