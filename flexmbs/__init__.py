@@ -21,6 +21,7 @@ from .joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, 
 from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
 from .model import Model  # noqa: E402
 from .results import Results, load_results  # noqa: E402
+from .sliding import SlidingContact  # noqa: E402
 from .solver import simulate, static_equilibrium  # noqa: E402
 from .timefunctions import Table, smooth_step  # noqa: E402
 
@@ -29,6 +30,6 @@ __all__ = [
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
-    "friction_coefficient",
+    "friction_coefficient", "SlidingContact",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]

@@ -36,6 +36,18 @@ def parse_interface(text: str) -> tuple[str, str, str, str]:
     return name.strip(), ":".join(parts), spider, dofs
 
 
+def parse_path(text: str) -> tuple[str, str, str]:
+    """``NAME=SEL[:dofs=3]`` -> (name, selector, retained translational dofs, "" for interior nodes)."""
+    name, eq, rest = text.partition("=")
+    if not eq or not name.strip() or not rest:
+        raise FlexmbsError(f"--path {text!r}: write NAME=SELECTOR[:dofs=3]")
+    selector, dofs = rest, ""
+    head, _, tail = rest.rpartition(":")
+    if head and tail.strip().lower().startswith("dofs="):
+        selector, dofs = head, tail.strip()[5:]
+    return name.strip(), selector, dofs
+
+
 def _parse_damping(text: str | None):
     if text is None:
         return 0.0
@@ -90,13 +102,16 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--modes", type=int, default=13, show_default=True, help="Fixed-interface normal modes.")
 @click.option("--output-nodes", "output_nodes", multiple=True, metavar="SEL",
               help="Interior nodes kept for stress output and contacts (repeatable).")
+@click.option("--path", "paths", multiple=True, metavar="NAME=SEL[:dofs=3]",
+              help="A sliding path of nodes for SlidingContact; dofs=3 keeps its z translations as interface dofs "
+                   "(repeatable).")
 @click.option("--material", default="steel", show_default=True, help="steel, cast-iron, aluminium or E=..,nu=..,rho=..")
 @click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping, compare, name, report_path,
+def reduce_command(mesh, out, interfaces, modes, output_nodes, paths, material, damping, compare, name, report_path,
                    as_json):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
     from fem.mesh import load_mesh
@@ -108,6 +123,7 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping
     if modes < 1:
         raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
     parsed = [parse_interface(text) for text in interfaces]
+    parsed_paths = {n: (sel, d) for n, sel, d in (parse_path(text) for text in paths)}
     ratios = _parse_damping(damping)
     fe_mesh = load_mesh(mesh)
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembling")
@@ -119,8 +135,12 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, material, damping
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
     body_name = name or os.path.basename(out).split(".")[0]
     body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
-                  name=body_name, compare_modes=compare, progress=log)
-    settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping}
+                  name=body_name, compare_modes=compare, progress=log, paths=parsed_paths)
+    for path in body.paths.values():
+        log(f"path {path.name}: {path.nodes.size} nodes, " + (f"dofs {path.retained_dofs} kept as interface dofs"
+                                                               if path.retained_dofs else "interior nodes"))
+    settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
+                "paths": list(paths)}
     write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
                                "material": material, "settings": settings})
     if report_path:
