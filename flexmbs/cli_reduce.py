@@ -160,6 +160,7 @@ def _print_reduction(body, model, out, start, as_json) -> None:
         "full_free_free_hz": r.get("full_free_free_hz", []), "mac": r.get("mac", []),
         "mass": body.invariants.mass, "center_of_mass": props["center_of_mass"], "inertia": props["inertia"],
         "output_nodes": int(body.output_nodes.size), "seconds": time.perf_counter() - start,
+        "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs} for p in body.paths.values()},
     }
     if as_json:
         emit_json(payload)
@@ -199,7 +200,8 @@ def info_command(path, as_json):
                    "damping_ratios": body.damping_ratios, "mass": body.invariants.mass,
                    "interfaces": [{"name": i.name, "spider": i.spider, "dofs": i.retained_dofs,
                                    "node_id": int(body.node_ids[i.node])} for i in body.interfaces],
-                   "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0])}
+                   "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0]),
+                   "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs} for p in body.paths.values()}}
         if as_json:
             emit_json(payload)
             return
