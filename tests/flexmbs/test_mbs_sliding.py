@@ -109,7 +109,7 @@ def test_static_slider_deflects_the_beam_like_the_full_fe_model_with_path_nodes_
         # equilibrium of the slider: the nodal forces carry the load (eq. (5-1) sums to it)
         assert forces["normal"].sum() == pytest.approx(load, rel=1e-3)
         u_fe = _full_fe_static(fe, nodes, -forces["normal"][:, None] * np.array([0.0, 0.0, 1.0]))
-        u_mbs = x - body.node_positions  # the frame stays put: the joints hold the end reference nodes
+        u_mbs = x - body.positions  # the frame stays put: the joints hold the end reference nodes
         path_fe, path_mbs = u_fe[nodes, 2], u_mbs[nodes, 2]
         errors[label] = np.max(np.abs(path_mbs - path_fe)) / np.max(np.abs(path_fe))
     print(f"x = {position} m: path-node deflection error vs full FE, interface {100 * errors['interface']:.3f} %, "
