@@ -133,14 +133,16 @@ def test_slider_at_rest_transmits_its_weight_and_the_centroid_sits_under_it(beam
 @pytest.mark.slow
 def test_slider_crossing_nodes_at_constant_speed_carries_its_weight_without_ripple(beam):
     _, interior, _ = beam
-    mass = 200.0
-    model, _, contact = beam_model(interior, L, B, H, 1.3, speed=0.5, slider_mass=mass, gravity=9.81,
-                                   stiffness=2e8, damping=4e5, shoe_length=0.2)
-    res = fm.simulate(model, 0.4, rtol=1e-4, atol=1e-8, static_start=False)
+    weight = 200.0 * 9.81
+    # the weight as a load on a light shoe and a damped (ζ = 0.9), weightless beam: what remains of the force
+    # variation is the contact's own, from the nodes passing under the shoe (ramps of one node spacing)
+    model, _, contact = beam_model(interior, L, B, H, 1.3, speed=0.5, load=weight, stiffness=2e8, damping=2e4,
+                                   shoe_length=0.2, damping_ratio=0.9)
+    res = fm.simulate(model, 0.4, rtol=1e-4, atol=1e-9, rho_inf=0.5)
     assert res.success, res.message
-    settled = res.time > 0.25  # the start transient (beam sag under the slider) decays with the contact damping
+    settled = res.time > 0.1  # the start transient (beam sag under the load) has decayed
     total = res["force/shoe/normal_force"][settled]
-    ripple = np.ptp(total) / (mass * 9.81)
+    ripple = np.ptp(total) / weight
     print(f"normal force while crossing {0.15 / 0.05:.0f} node spacings: ripple {100 * ripple:.3f} %")
     assert ripple < 0.02  # acceptance: no ripple above 2 % of the weight
 
