@@ -21,7 +21,7 @@ def bar(tmp_path_factory):
                     size=0.1, order=2, hexahedra=True)
 
 
-@pytest.mark.parametrize("spec,dofs", [(TOP, ""), (TOP + ":dofs=3", "3")])
+@pytest.mark.parametrize("spec,dofs", [pytest.param(TOP, "", marks=pytest.mark.slow), (TOP + ":dofs=3", "3")])
 def test_reduce_names_a_path_and_adds_its_static_modes(bar, tmp_path, spec, dofs):
     from reduction.io import read_flexbody
 
