@@ -201,7 +201,8 @@ def info_command(path, as_json):
                    "interfaces": [{"name": i.name, "spider": i.spider, "dofs": i.retained_dofs,
                                    "node_id": int(body.node_ids[i.node])} for i in body.interfaces],
                    "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0]),
-                   "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs} for p in body.paths.values()}}
+                   "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs}
+                             for p in body.paths.values()}}
         if as_json:
             emit_json(payload)
             return

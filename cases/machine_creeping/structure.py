@@ -116,7 +116,8 @@ def structure_model(params: dict, mesh_path: str):
              for side, y in (("l", -(W - t) / 2), ("r", (W - t) / 2))}
     r = params["tie_bar_diameter"] / 2
     for k, (y, z) in enumerate(tie_bar_axes(params)):
-        paths[f"tie_bar_{k}"] = f"box:{x0},{y - 0.5 * r},{z - r - 1e-3},{params['tie_bar_length'] - 0.05},{y + 0.5 * r},{z - 0.85 * r}"
+        x1_bar = params["tie_bar_length"] - 0.05
+        paths[f"tie_bar_{k}"] = f"box:{x0},{y - 0.5 * r},{z - r - 1e-3},{x1_bar},{y + 0.5 * r},{z - 0.85 * r}"
     return model, interfaces, paths
 
 

@@ -79,7 +79,8 @@ def fryba_midspan(t, speed, length, load, ei, mass_per_length, terms=60):
     omega_j = j**2 * np.pi**2 / length**2 * np.sqrt(ei / mass_per_length)
     alpha = omega / omega_j[0, 0]
     v0 = 2.0 * load * length**3 / (np.pi**4 * ei)
-    terms_ = (np.sin(j * omega * t) - alpha / j * np.sin(omega_j * t)) * np.sin(j * np.pi / 2) / (j**2 * (j**2 - alpha**2))
+    terms_ = ((np.sin(j * omega * t) - alpha / j * np.sin(omega_j * t)) * np.sin(j * np.pi / 2)
+              / (j**2 * (j**2 - alpha**2)))
     return v0 * terms_.sum(axis=1)
 
 

@@ -127,7 +127,8 @@ def test_slider_at_rest_transmits_its_weight_and_the_centroid_sits_under_it(beam
     res = settle(model)
     # statics: Σ F_p = m g once the damped transient has died out (1e-3: its remainder at 0.12 s)
     assert res["force/shoe/normal_force"][-1] == pytest.approx(mass * 9.81, rel=1e-3)
-    assert res["force/shoe/force_centroid"][-1] == pytest.approx(0.0, abs=2e-3)  # mid-span: no slope under the flat shoe
+    # mid-span: no slope under the flat shoe, the load centre sits under it
+    assert res["force/shoe/force_centroid"][-1] == pytest.approx(0.0, abs=2e-3)
 
 
 @pytest.mark.slow
