@@ -33,6 +33,7 @@ from .joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, 
 from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
 from .model import Model  # noqa: E402
 from .results import Results, load_results  # noqa: E402
+from .sliding import SlidingContact  # noqa: E402
 from .solver import simulate, static_equilibrium  # noqa: E402
 from .timefunctions import Table, smooth_step  # noqa: E402
 
@@ -41,6 +42,6 @@ __all__ = [
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
-    "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint",
+    "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]

@@ -277,5 +277,14 @@ class FlexibleBody(_InertialBody):
             return self.flexbody.interface(node).node
         return self.flexbody.node_index(int(node))
 
+    def path(self, name: str) -> np.ndarray:
+        """Node indices of a sliding path named in the FlexBody file (``flexmbs reduce --path``)."""
+        paths = getattr(self.flexbody, "paths", {}) or {}
+        if name not in paths:
+            known = ", ".join(paths) or "none"
+            raise ModelError(f"flexible body {self.name!r} has no path {name!r} (paths: {known}); name one with "
+                             "flexmbs reduce --path NAME=SELECTOR")
+        return np.asarray(paths[name].nodes, dtype=np.int64)
+
     def __repr__(self) -> str:
         return f"FlexibleBody({self.name!r}, mass={self.mass:g} kg, modes={self.n_modes})"

@@ -36,6 +36,18 @@ def parse_interface(text: str) -> tuple[str, str, str, str]:
     return name.strip(), ":".join(parts), spider, dofs
 
 
+def parse_path(text: str) -> tuple[str, str, str]:
+    """``NAME=SEL[:dofs=3]`` -> (name, selector, retained translational dofs, "" for interior nodes)."""
+    name, eq, rest = text.partition("=")
+    if not eq or not name.strip() or not rest:
+        raise FlexmbsError(f"--path {text!r}: write NAME=SELECTOR[:dofs=3]")
+    selector, dofs = rest, ""
+    head, _, tail = rest.rpartition(":")
+    if head and tail.strip().lower().startswith("dofs="):
+        selector, dofs = head, tail.strip()[5:]
+    return name.strip(), selector, dofs
+
+
 def _parse_damping(text: str | None):
     if text is None:
         return 0.0
@@ -92,14 +104,17 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
               help="Interior nodes kept for stress output and contacts (repeatable).")
 @click.option("--stress-field", "stress_field", multiple=True, metavar="surface|all|none|SEL",
               help="Nodes with modal stress for durability: surface (default), all, none, or node sets (repeatable).")
+@click.option("--path", "paths", multiple=True, metavar="NAME=SEL[:dofs=3]",
+              help="A sliding path of nodes for SlidingContact; dofs=3 keeps its z translations as interface dofs "
+                   "(repeatable).")
 @click.option("--material", default="steel", show_default=True, help="steel, cast-iron, aluminium or E=..,nu=..,rho=..")
 @click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, material, damping, compare, name,
-                   report_path, as_json):
+def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, paths, material, damping, compare,
+                   name, report_path, as_json):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
     from flexmbs.cli_checks import check_damping, check_outputs
     from flexmbs.safe_files import output_lock
@@ -113,18 +128,19 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, mat
     if not out.endswith(".h5"):
         raise FlexmbsError(f"-o {out!r}: a flexible-body file ends in .flex.h5")
     parsed = [parse_interface(text) for text in interfaces]
+    parsed_paths = {n: (sel, d) for n, sel, d in (parse_path(text) for text in paths)}
     ratios = _parse_damping(damping)
     check_damping(ratios)
     from fem.materials import check_solid, parse_material
 
     check_solid(parse_material(material))
     with output_lock(out):
-        _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
-                report_path, as_json, start)
+        _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material,
+                damping, ratios, compare, name, report_path, as_json, start)
 
 
-def _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, damping, ratios, compare, name,
-            report_path, as_json, start) -> None:
+def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
+            ratios, compare, name, report_path, as_json, start) -> None:
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
@@ -140,10 +156,13 @@ def _reduce(mesh, out, interfaces, parsed, modes, output_nodes, material, dampin
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
     body_name = name or os.path.basename(out).split(".")[0]
     body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
-                  name=body_name, compare_modes=compare, progress=log,
+                  name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
                   stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"))
+    for path in body.paths.values():
+        log(f"path {path.name}: {path.nodes.size} nodes, " + (f"dofs {path.retained_dofs} kept as interface dofs"
+                                                               if path.retained_dofs else "interior nodes"))
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
-                "stress_field": list(stress_field) or ["surface"]}
+                "stress_field": list(stress_field) or ["surface"], "paths": list(paths)}
     write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
                                "material": material, "settings": settings})
     if report_path:
@@ -163,6 +182,7 @@ def _print_reduction(body, model, out, start, as_json) -> None:
         "full_free_free_hz": r.get("full_free_free_hz", []), "mac": r.get("mac", []),
         "mass": body.invariants.mass, "center_of_mass": props["center_of_mass"], "inertia": props["inertia"],
         "output_nodes": int(body.output_nodes.size), "seconds": time.perf_counter() - start,
+        "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs} for p in body.paths.values()},
     }
     if as_json:
         emit_json(payload)
@@ -207,7 +227,9 @@ def info_command(path, as_json):
                    "interfaces": [{"name": i.name, "spider": i.spider, "dofs": i.retained_dofs,
                                    "node_id": int(body.node_ids[i.node])} for i in body.interfaces],
                    "output_nodes": int(body.output_nodes.size), "nodes": int(body.positions.shape[0]),
-                   "stress_field": _stress_field_info(body, path)}
+                   "stress_field": _stress_field_info(body, path),
+                   "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs}
+                             for p in body.paths.values()}}
         if as_json:
             emit_json(payload)
             return

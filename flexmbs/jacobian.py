@@ -6,6 +6,9 @@ With ``R(q, q̇, q̈, z, λ) = M q̈ - Q - Q_v + Φ_qᵀ λ`` and ``ż = g(q, q�
 * ``D_z = ∂R/∂z``, ``G_z = ∂g/∂z`` — from the element's ``jacobians()`` where it provides them
   (``D_z = -(∂y/∂q)ᵀ ∂f/∂z``), forward differences otherwise;
 * ``G_q = ∂g/∂q``, ``G_v = ∂g/∂q̇`` — forward differences (they come with the ``K``, ``C`` columns for free).
+
+Force elements with a ``jacobian(ctx)`` method (e.g. :class:`flexmbs.SlidingContact`) are left out of the
+differences and add their analytic quasi-coordinate blocks ``∂Q̄_a/∂δ_b``, ``∂Q̄_a/∂u_b`` mapped with ``L``.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .system import measure, to_coordinates_vector
+from .system import _l_matrix, measure, to_coordinates_vector
 
 __all__ = ["JacobianBlocks", "finite_difference_blocks"]
 
@@ -44,7 +47,29 @@ def _increment(x: float) -> float:
 
 
 def finite_difference_blocks(system, q, v, qdd, z, lam, t, velocity: bool = True) -> JacobianBlocks:
-    """All Jacobian blocks at one state (forward differences; ``velocity=False`` skips ``C`` and ``G_v``)."""
+    """All Jacobian blocks at one state (forward differences; ``velocity=False`` skips ``C`` and ``G_v``), with
+    the analytic blocks of force elements that provide them."""
+    analytic = [f for f in system.forces if callable(getattr(f, "jacobian", None))]
+    if not analytic:
+        return _difference_blocks(system, q, v, qdd, z, lam, t, velocity)
+    forces = system.forces
+    system.forces = [f for f in forces if f not in analytic]
+    try:
+        blocks = _difference_blocks(system, q, v, qdd, z, lam, t, velocity)
+    finally:
+        system.forces = forces
+    ctx = system.context(q, v, t, lam)
+    for element in analytic:
+        for body_a, body_b, k_ab, c_ab in element.jacobian(ctx):
+            la = _l_matrix(body_a, ctx.kin[body_a.index])
+            lb = _l_matrix(body_b, ctx.kin[body_b.index])
+            blocks.K[body_a.slice, body_b.slice] -= la.T @ k_ab @ lb  # R = M q̈ - Q: ∂R/∂q = -Lᵀ ∂Q̄/∂δ L
+            if velocity:
+                blocks.C[body_a.slice, body_b.slice] -= la.T @ c_ab @ lb
+    return blocks
+
+
+def _difference_blocks(system, q, v, qdd, z, lam, t, velocity: bool = True) -> JacobianBlocks:
     n_q, n_z = system.n_q, system.n_z
     res0, zdot0 = _dynamics(system, q, v, qdd, z, lam, t)
     K = np.empty((n_q, n_q))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Interface", "Invariants", "FlexBody", "compute_invariants", "rigid_body_fields"]
+__all__ = ["Interface", "SlidingPath", "Invariants", "FlexBody", "compute_invariants", "rigid_body_fields"]
 
 
 @dataclass
@@ -61,6 +61,25 @@ class Interface:
     spider: str = "rbe2"
     connected_node_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     retained_dofs: str = "123456"
+
+
+@dataclass
+class SlidingPath:
+    """A named chain of nodes a slider may run along (``flexmbs.SlidingContact``, seed 003 §5.1.1).
+
+    Attributes
+    ----------
+    name : str
+    nodes : (k,) int
+        Indices into :attr:`FlexBody.node_ids`, sorted along the path.
+    retained_dofs : str
+        Translational dofs of every path node kept as Craig–Bampton boundary dofs (e.g. ``"3"``: exact static
+        response to loads along z), or ``""`` for interior nodes (modal recovery only, as in the thesis).
+    """
+
+    name: str
+    nodes: np.ndarray
+    retained_dofs: str = ""
 
 
 @dataclass
@@ -146,6 +165,7 @@ class FlexBody:
     surface: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=int))
     report: dict = field(default_factory=dict)
     stress_field: object = None  # reduction.stressfield.StressField
+    paths: dict = field(default_factory=dict)  # name -> SlidingPath
 
     @property
     def n_modes(self) -> int:

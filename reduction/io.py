@@ -15,7 +15,7 @@ import h5py
 import numpy as np
 
 from fem.errors import FileFormatError
-from reduction.flexbody import FlexBody, Interface, Invariants
+from reduction.flexbody import FlexBody, Interface, Invariants, SlidingPath
 from reduction.stressfield import read_stress_field, write_stress_field
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "write_flexbody", "read_flexbody", "file_sha256"]
@@ -90,6 +90,7 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
                 g.attrs.update({"name": item.name, "node": item.node, "spider": item.spider,
                                 "retained_dofs": item.retained_dofs})
                 _dataset(g, "connected_node_ids", item.connected_node_ids, "1")
+            _write_paths(f, body)
             src = f.create_group("source")
             src.attrs.update({k: (json.dumps(v) if not isinstance(v, (str, int, float)) else v)
                               for k, v in (source or {}).items()})
@@ -150,7 +151,8 @@ def _read(f: h5py.File, path: str) -> FlexBody:
     report = {k: v[()] for k, v in f["report"].items()}
     report.update({k: (v.item() if isinstance(v, np.generic) else v) for k, v in f["report"].attrs.items()})
     report["canonical_modes_version"] = int(f.attrs.get("canonical_modes_version", 0))
-    body = FlexBody(name=str(f.attrs["name"]), invariants=inv, interfaces=interfaces, report=report, **fields)
+    body = FlexBody(name=str(f.attrs["name"]), invariants=inv, interfaces=interfaces, report=report,
+                    paths=_read_paths(f), **fields)
     body.has_rotation = body.has_rotation.astype(bool)
     _validate(body, path)
     body.stress_field = read_stress_field(f, body.positions.shape[0], body.n_modes, path)
@@ -167,8 +169,28 @@ def _validate(body: FlexBody, path: str) -> None:
         (body.invariants.inertia_qq.shape == (m, m, 3, 3), "invariant I9"),
         (body.modal_stress.shape == (body.output_nodes.size, 6, m), "modal stress"),
         (all(0 <= i.node < n for i in body.interfaces), "interface nodes"),
+        (all(p.nodes.size == 0 or (p.nodes.min() >= 0 and p.nodes.max() < n) for p in body.paths.values()),
+         "path nodes"),
     ]
     bad = [name for ok, name in checks if not ok]
     if bad:
         raise FileFormatError(f"{path!r} has inconsistent {', '.join(bad)}: the file is damaged; re-run flexmbs "
                               "reduce")
+
+
+def _write_paths(f: h5py.File, body: FlexBody) -> None:
+    """Optional group ``/paths/<name>/nodes`` (node indices, attribute ``retained_dofs``): sliding paths."""
+    if not body.paths:
+        return
+    group = f.create_group("paths")
+    for name, path in body.paths.items():
+        g = group.create_group(name)
+        g.attrs["retained_dofs"] = path.retained_dofs
+        _dataset(g, "nodes", np.asarray(path.nodes, dtype=np.int64), "1")
+
+
+def _read_paths(f: h5py.File) -> dict:
+    if "paths" not in f:
+        return {}
+    return {name: SlidingPath(name, g["nodes"][()].astype(np.int64), str(g.attrs.get("retained_dofs", "")))
+            for name, g in f["paths"].items()}

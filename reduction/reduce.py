@@ -17,7 +17,7 @@ from fem.errors import ModelError
 from fem.mesh import boundary_triangles
 from fem.model import FEModel
 from reduction.craig_bampton import craig_bampton, orthonormalize
-from reduction.flexbody import FlexBody, Interface, compute_invariants
+from reduction.flexbody import FlexBody, Interface, SlidingPath, compute_invariants
 from reduction.stressfield import modal_stress_field, stress_field_nodes
 
 __all__ = ["reduce", "damping_ratios", "mac_matrix", "paired_mac"]
@@ -89,7 +89,7 @@ def _boundary_dofs(model: FEModel, interfaces: Mapping[str, str]) -> tuple[np.nd
 def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_modes: int,
            output_nodes: np.ndarray | None = None, damping=0.0, name: str = "body",
            compare_modes: int | None = None, progress: Callable[[str], None] | None = None,
-           stress_field="surface") -> FlexBody:
+           stress_field="surface", paths: Mapping | None = None) -> FlexBody:
     """Reduce an FE model to a flexible body.
 
     Parameters
@@ -114,6 +114,11 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         Where the body keeps modal stress for durability (:mod:`reduction.stressfield`): ``"surface"`` (default,
         every surface node), ``"all"`` (every mesh node), node-set selectors (``"group:fillet"``, a list of them)
         or node indices; ``"none"``/None for no field (frame models have none).
+    paths : dict[str, selector | indices | (selector | indices, dofs)], optional
+        Sliding paths for :class:`flexmbs.SlidingContact` (seed 003 §5.1.1): chains of at least 2 mesh nodes.
+        With ``dofs`` (e.g. ``"3"``) the translations of every path node along those axes become boundary dofs
+        (static modes: exact static response to contact loads along them); without, the nodes stay interior
+        (modal recovery only, as in the thesis; add normal modes to compensate).
 
     Returns
     -------
@@ -124,6 +129,8 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     if not isinstance(interfaces, Mapping):
         interfaces = {name_: "123456" for name_ in interfaces}
     boundary, items = _boundary_dofs(model, interfaces)
+    sliding, path_boundary = _paths(model, paths or {})
+    boundary = np.concatenate([boundary, path_boundary])
     pieces = model.connected_pieces()
     if pieces > 1:
         raise ModelError(f"the mesh has {pieces} disconnected pieces; a flexible body must be one connected part "
@@ -143,10 +150,33 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         field_nodes, scope = stress_field_nodes(model, stress_field)
         if field_nodes.size:
             body.stress_field = modal_stress_field(model, modes, field_nodes, scope, say)
+    body.paths = sliding
     body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say)
     body.report.update({"n_normal_modes": n_modes, "n_boundary_dofs": int(boundary.size),
                         "physical_dofs": int(model.n_dofs), "seconds": time.perf_counter() - start})
     return body
+
+
+def _paths(model: FEModel, paths: Mapping) -> tuple[dict, np.ndarray]:
+    """Resolve sliding paths to node indices (sorted along the path) and their boundary dofs."""
+    out, dofs = {}, []
+    for name, spec in paths.items():
+        nodes, retained = (spec if isinstance(spec, tuple) else (spec, ""))
+        retained = retained or ""
+        if not set(retained) <= set("123") or len(set(retained)) != len(retained):
+            raise ModelError(f"path {name!r}: retained dofs {retained!r} must be translations from 123 (or empty)")
+        idx = model.select(nodes) if isinstance(nodes, str) else np.unique(np.asarray(nodes, dtype=np.int64))
+        if idx.size < 2:
+            raise ModelError(f"path {name!r}: the selector matches {idx.size} node(s); a sliding path needs at "
+                             "least 2 nodes")
+        pts = model.positions[idx]
+        direction = np.linalg.svd(pts - pts.mean(axis=0), full_matrices=False)[2][0]
+        direction *= np.sign(direction[np.argmax(np.abs(direction))])  # ascending along the main axis
+        idx = idx[np.argsort(pts @ direction, kind="stable")]
+        if retained:
+            dofs.append(model.independent_index(model.node_dofs(idx, "".join(sorted(retained)))))
+        out[name] = SlidingPath(name, idx, "".join(sorted(retained)))
+    return out, (np.concatenate(dofs) if dofs else np.zeros(0, dtype=np.int64))
 
 
 def _rotation_dofs_or_none(model: FEModel):

@@ -1,0 +1,310 @@
+"""Sliding contact of a rigid slider along a path of nodes of a flexible body (seed 003 §5.1.1, eq. (5-1), Fig. 5-1).
+
+A moving point load on a reduced body cannot be a joint on a node (the node is fixed a priori). The thesis' macro
+computes, for **every node p of the sliding path**, a penalty force from the penetration of the node into the
+slider's contact shoe and weights it by a smooth window of the node's position along the shoe::
+
+    DY_p = n · (x_p - x_s)        penetration of node p through the shoe face (n: slider marker z axis)
+    DZ_p = t · (x_p - x_s)        position of node p along the shoe (t: slider marker x axis)
+    VY_p = n · (v_p - v_s,p)      penetration rate (v_s,p: slider material point at the node)
+    VZ_p = t · (v_s,p - v_p)      sliding velocity of the slider relative to the node
+
+    F_p = w(DZ_p) · (K DY_p^E + step(DY_p, 0, 0, d_depth, 1) D VY_p)   for DY_p > 0, else 0   # eq. (5-1), (4-1)
+    w(DZ) = STEP(DZ, d1, 0, d3, 1) · STEP(DZ, d4, 1, d2, 0)            d1 < d3 ≤ d4 < d2    # Fig. 5-1
+    f_p = F_p n - μ(VZ_p) F_p t                                       (on the slider)      # eq. (5-2), Fig. 4-3
+
+``STEP`` is the cubic ``h0 + (h1 - h0) Δ² (3 - 2Δ)`` (C¹), so ``w`` is 0 outside (d1, d2), 1 on [d3, d4]. The
+force ``f_p`` acts on the slider at the contact point ``x_p - DY_p n`` on the shoe face and ``-f_p`` on node ``p``
+(on a flexible body the nodal load projected on the modes, ``S_pᵀ Aᵀ f``, eq. (2-145)). With ramps of exactly one
+node spacing and a plateau of a whole number of spacings, ``Σ_p w(DZ_p)`` is the same for every slider position
+(``s(u) + s(1 - u) = 1``), so the slider glides across the nodes without force ripple.
+
+Differences from the thesis (its macro measured DY, DZ along the global axes and neglected rotations): here the
+slider's own axes are used (the same when it does not rotate) and the reactions include the moment of each nodal
+force about the slider marker. The Jacobian rows of the element (``∂Q/∂q``, ``∂Q/∂q̇``) are analytic; they neglect
+the rotation of ``n`` and ``t`` (as the thesis neglects it in the force).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .forces import ForceElement
+from .markers import _skew_rows
+
+__all__ = ["SlidingContact", "window", "window_derivative", "friction_coefficients"]
+
+
+def _step01(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cubic unit step ``Δ² (3 - 2Δ)`` clipped to [0, 1] and its derivative ``6 Δ (1 - Δ)``."""
+    u = np.clip(u, 0.0, 1.0)
+    return u * u * (3.0 - 2.0 * u), 6.0 * u * (1.0 - u)
+
+
+def window(dz, d1: float, d3: float, d4: float, d2: float) -> np.ndarray:
+    """Weight ``w(DZ)`` of Fig. 5-1 (seed 003): 0 outside (d1, d2), 1 on [d3, d4], cubic STEP ramps between."""
+    return _window(np.asarray(dz, dtype=float), d1, d3, d4, d2)[0]
+
+
+def window_derivative(dz, d1: float, d3: float, d4: float, d2: float) -> np.ndarray:
+    """``dw/dDZ`` (1/m), continuous (the window is C¹)."""
+    return _window(np.asarray(dz, dtype=float), d1, d3, d4, d2)[1]
+
+
+def _window(dz, d1, d3, d4, d2):
+    up, dup = _step01((dz - d1) / (d3 - d1))
+    down, ddown = _step01((d2 - dz) / (d2 - d4))
+    return up * down, dup / (d3 - d1) * down - up * ddown / (d2 - d4)
+
+
+def friction_coefficients(velocity, static: float, dynamic: float, stiction_velocity: float,
+                          dynamic_velocity: float) -> tuple[np.ndarray, np.ndarray]:
+    """Signed friction coefficient ``μ(v)`` of seed 003 Fig. 4-3 and ``dμ/dv`` (s/m), vectorized.
+
+    Same law as :func:`flexmbs.friction_coefficient`: ``μ_s (3s/2 - s³/2)``, ``s = |v|/v_s`` up to ``v_s``, a cubic
+    step from ``μ_s`` to ``μ_d`` up to ``v_d``, ``μ_d`` above; odd in ``v``.
+    """
+    v = np.asarray(velocity, dtype=float)
+    speed = np.abs(v)
+    s = np.minimum(speed / stiction_velocity, 1.0)
+    low = static * (1.5 * s - 0.5 * s**3)
+    dlow = static * 1.5 * (1.0 - s * s) / stiction_velocity
+    blend, dblend = _step01((speed - stiction_velocity) / (dynamic_velocity - stiction_velocity))
+    high = static + (dynamic - static) * blend
+    dhigh = (dynamic - static) * dblend / (dynamic_velocity - stiction_velocity)
+    in_low = speed <= stiction_velocity
+    mu = np.where(in_low, low, high)
+    dmu = np.where(in_low, dlow, dhigh)  # d|μ|/d|v| = dμ/dv for the odd function
+    return np.sign(v) * mu, dmu
+
+
+class SlidingContact(ForceElement):
+    """A rigid slider with a contact shoe sliding along a path of nodes of a flexible body.
+
+    Parameters
+    ----------
+    slider : Marker
+        On a rigid body (or the ground: a fixed shoe under a moving flexible body). Origin on the shoe face at
+        the middle of the shoe; x axis along the path (sliding direction), z axis the shoe's outward normal,
+        pointing from the shoe face into the slider (a node above the face penetrates).
+    body : FlexibleBody
+    path : str or sequence of int
+        A path named in the FlexBody file (``flexmbs reduce --path NAME=SEL``) or node indices of the body.
+    stiffness : float, N/m^e;  exponent : float;  damping : float, N s/m reached at ``damping_depth`` (m)
+        The penalty law of eq. (5-1)/(4-1), per node.
+    shoe_length : float, m
+        Length of the plateau [d3, d4] = [-L/2, L/2] where a node carries its full force.
+    ramp : float, m, optional
+        Length of each STEP ramp (default: the median node spacing of the path, which makes the summed weights
+        independent of the slider position).
+    window : (d1, d3, d4, d2), m, optional
+        The window of Fig. 5-1 given explicitly (instead of ``shoe_length`` / ``ramp``).
+    static, dynamic : float
+        Friction coefficients of Fig. 4-3 (``μ_s``, ``μ_d``); 0 disables friction.
+    stiction_velocity, dynamic_velocity : float, m/s
+        ``v_s`` and ``v_d`` of Fig. 4-3 (default ``v_d = 2 v_s``).
+    node_outputs : bool
+        Record the force of every path node (``node_force_<k>``, N) in the results.
+    """
+
+    output_units = {"normal_force": "N", "friction_force": "N", "force_centroid": "m", "max_penetration": "m",
+                    "nodes_in_contact": "1"}
+
+    def __init__(self, slider, body, path, stiffness: float, exponent: float = 1.2, damping: float = 0.0,
+                 damping_depth: float = 1e-4, shoe_length: float | None = None, ramp: float | None = None,
+                 window: tuple | None = None, static: float = 0.0, dynamic: float = 0.0,
+                 stiction_velocity: float = 1e-3, dynamic_velocity: float | None = None,
+                 node_outputs: bool = False, name: str | None = None):
+        self.name = name or f"sliding({slider.name},{body.name})"
+        if not hasattr(body, "node_translations"):
+            raise ModelError(f"sliding contact {self.name!r}: the path must lie on a flexible body, not on "
+                             f"{body.name!r}")
+        if not slider.on_ground and (slider.node is not None or slider.body.n_modes):
+            raise ModelError(f"sliding contact {self.name!r}: the slider marker must be on a rigid body or the ground")
+        self.slider, self.body = slider, body
+        self.path_name = path if isinstance(path, str) else "nodes"
+        self.nodes = body.path(path) if isinstance(path, str) else np.unique(np.asarray(path, dtype=np.int64))
+        if self.nodes.size < 2:
+            raise ModelError(f"sliding contact {self.name!r}: path {self.path_name!r} has {self.nodes.size} node(s); "
+                             "a sliding path needs at least 2 nodes")
+        extent, spacing = _path_extent(body.node_positions[self.nodes])
+        self.window_bounds = self._window(window, shoe_length, ramp, spacing, extent)
+        for value, what in ((stiffness, "stiffness"), (exponent, "exponent"), (stiction_velocity,
+                                                                               "stiction_velocity")):
+            if not value > 0.0:
+                raise ModelError(f"sliding contact {self.name!r}: {what} must be positive, got {value}")
+        self.stiffness, self.exponent = float(stiffness), float(exponent)
+        self.damping, self.damping_depth = float(damping), float(damping_depth)
+        self.static, self.dynamic = float(static), float(dynamic)
+        self.stiction_velocity = float(stiction_velocity)
+        self.dynamic_velocity = 2.0 * self.stiction_velocity if dynamic_velocity is None else float(dynamic_velocity)
+        if not self.dynamic_velocity > self.stiction_velocity:
+            raise ModelError(f"sliding contact {self.name!r}: dynamic_velocity must exceed stiction_velocity")
+        self.local = body.node_positions[self.nodes]  # (k, 3) body frame
+        self.shapes = np.ascontiguousarray(body.node_translations[self.nodes])  # (k, 3, m)
+        self.node_outputs = bool(node_outputs)
+        if self.node_outputs:
+            self.output_units = dict(self.output_units)
+            self.output_units.update({f"node_force_{k:03d}": "N" for k in range(self.nodes.size)})
+
+    def _window(self, window, shoe_length, ramp, spacing, extent):
+        if window is not None:
+            d1, d3, d4, d2 = (float(v) for v in window)
+        else:
+            if shoe_length is None or not shoe_length >= 0.0:
+                raise ModelError(f"sliding contact {self.name!r}: give shoe_length >= 0 (m) or window=(d1, d3, d4, d2)")
+            ramp = spacing if ramp is None else float(ramp)
+            if not ramp > 0.0:
+                raise ModelError(f"sliding contact {self.name!r}: ramp must be positive (m), got {ramp}")
+            d3, d4 = -0.5 * float(shoe_length), 0.5 * float(shoe_length)
+            d1, d2 = d3 - ramp, d4 + ramp
+        if not d1 < d3:
+            raise ModelError(f"sliding contact {self.name!r}: window needs d1 < d3, got d1 = {d1:g} m >= d3 = {d3:g} m")
+        if not d3 <= d4:
+            raise ModelError(f"sliding contact {self.name!r}: window needs d3 <= d4, got d3 = {d3:g}, d4 = {d4:g} m")
+        if not d4 < d2:
+            raise ModelError(f"sliding contact {self.name!r}: window needs d4 < d2, got d4 = {d4:g} m >= d2 = {d2:g} m")
+        if d4 - d3 > extent:
+            raise ModelError(f"sliding contact {self.name!r}: shoe of {d4 - d3:g} m is longer than path "
+                             f"{self.path_name!r} ({extent:g} m); shorten the shoe or select a longer path")
+        return d1, d3, d4, d2
+
+    def markers(self):
+        return [self.slider]
+
+    # --- kinematics and forces ---------------------------------------------------------------------------
+    def _evaluate(self, ctx):
+        """Everything the forces, Jacobians and outputs need at one instant (vectorized over the path nodes)."""
+        kb = ctx.kin[self.body.index]
+        ss = ctx.marker(self.slider)
+        n_axis, t_axis = ss.R[:, 2], ss.R[:, 0]
+        u = self.local + self.shapes @ kb.qf  # (k, 3) deformed node positions, body frame (eq. 2-145)
+        au = u @ kb.A.T
+        x = kb.r + au
+        w_frame = kb.A @ kb.omega
+        v = kb.rdot + np.cross(w_frame, au) + (self.shapes @ kb.qfdot) @ kb.A.T
+        rel = x - ss.x
+        dy, dz = rel @ n_axis, rel @ t_axis
+        v_slider = ss.v + np.cross(ss.w, rel)  # slider material point at the node
+        vy, vz = (v - v_slider) @ n_axis, (v_slider - v) @ t_axis
+        d1, d3, d4, d2 = self.window_bounds
+        w, dw = _window(dz, d1, d3, d4, d2)
+        pen = np.maximum(dy, 0.0)
+        ramp, dramp = _step01(pen / self.damping_depth) if self.damping_depth > 0 else (np.ones_like(pen),
+                                                                                        np.zeros_like(pen))
+        elastic = self.stiffness * pen**self.exponent
+        raw = elastic + self.damping * ramp * vy
+        active = (dy > 0.0) & (raw > 0.0) & (w > 0.0)
+        p = np.where(active, raw, 0.0)  # eq. (5-1): never pulling
+        p_dy = np.where(active, self.exponent * self.stiffness * pen ** (self.exponent - 1.0)
+                        + self.damping * vy * dramp / max(self.damping_depth, 1e-300), 0.0)
+        p_vy = np.where(active, self.damping * ramp, 0.0)
+        force = w * p  # normal force per node, N
+        if self.static or self.dynamic:
+            mu, dmu = friction_coefficients(vz, self.static, self.dynamic, self.stiction_velocity,
+                                            self.dynamic_velocity)
+        else:
+            mu, dmu = np.zeros_like(vz), np.zeros_like(vz)
+        f_slider = force[:, None] * n_axis - (mu * force)[:, None] * t_axis  # (k, 3) on the slider
+        return dict(kb=kb, ss=ss, n=n_axis, t=t_axis, u=u, x=x, rel=rel, dy=dy, dz=dz, w=w, dw=dw, p=p, p_dy=p_dy,
+                    p_vy=p_vy, force=force, mu=mu, dmu=dmu, f=f_slider)
+
+    def generalized_forces(self, ctx):
+        e = self._evaluate(ctx)
+        if not np.any(e["force"]):
+            return []
+        kb, f = e["kb"], e["f"]
+        f_body = f @ kb.A  # (k, 3): Aᵀ f, body axes
+        q_body = np.empty(self.body.n_quasi)
+        q_body[0:3] = -f.sum(axis=0)
+        q_body[3:6] = -np.cross(e["u"], f_body).sum(axis=0)
+        q_body[6:] = -np.einsum("kam,ka->m", self.shapes, f_body)
+        out = [(self.body, q_body)]
+        if not self.slider.on_ground:
+            ks = ctx.kin[self.slider.body.index]
+            arm = (e["x"] - e["dy"][:, None] * e["n"] - ks.r) @ ks.A  # contact points, slider body axes
+            q_slider = np.zeros(self.slider.body.n_quasi)
+            q_slider[0:3] = f.sum(axis=0)
+            q_slider[3:6] = np.cross(arm, f @ ks.A).sum(axis=0)
+            out.append((self.slider.body, q_slider))
+        return out
+
+    def jacobian(self, ctx):
+        """Analytic ``(∂Q̄/∂δ, ∂Q̄/∂u)`` blocks in quasi-coordinates.
+
+        Returns a list of ``(body_a, body_b, K_ab, C_ab)`` with ``K_ab = ∂Q̄_a/∂δ_b`` (n_a, n_b), the derivative of
+        the generalized force on body ``a`` with respect to the quasi-coordinates of body ``b``, and ``C_ab`` the
+        same for the quasi-velocities. Per node, with ``D_p = J_p - J_s,p`` (node minus slider point Jacobians),
+        ``Q̄ = -Σ_p D_pᵀ f_p`` and ``∂f_p = (n - μ t)(w' P ∂DZ + w P_DY ∂DY + w P_VY ∂VY) - t F μ' ∂VZ``.
+        """
+        e = self._evaluate(ctx)
+        active = e["force"] > 0.0
+        if not np.any(active):
+            return []
+        kb, n_axis, t_axis = e["kb"], e["n"], e["t"]
+        idx = np.flatnonzero(active)
+        k, nb = idx.size, self.body.n_quasi
+        u = e["u"][idx]
+        j_node = np.zeros((k, 3, nb))
+        j_node[:, 0, 0] = j_node[:, 1, 1] = j_node[:, 2, 2] = 1.0
+        j_node[:, :, 3:6] = -(_skew_rows(u @ kb.A.T) @ kb.A)
+        j_node[:, :, 6:] = kb.A @ self.shapes[idx]
+        blocks = [(self.body, j_node)]
+        if not self.slider.on_ground:
+            ks = ctx.kin[self.slider.body.index]
+            arm = e["x"][idx] - e["dy"][idx, None] * n_axis - ks.r
+            j_s = np.zeros((k, 3, self.slider.body.n_quasi))
+            j_s[:, 0, 0] = j_s[:, 1, 1] = j_s[:, 2, 2] = 1.0
+            j_s[:, :, 3:6] = -(_skew_rows(arm) @ ks.A)
+            blocks.append((self.slider.body, -j_s))
+        w, mu = e["w"][idx], e["mu"][idx]
+        a = n_axis[None, :] - mu[:, None] * t_axis[None, :]  # (k, 3) direction of ∂F
+        b_pos = (e["dw"][idx] * e["p"][idx])[:, None] * t_axis + (w * e["p_dy"][idx])[:, None] * n_axis
+        b_vel = (w * e["p_vy"][idx])[:, None] * n_axis
+        c_fric = (e["force"][idx] * e["dmu"][idx])[:, None] * t_axis  # -t F μ' ∂VZ with ∂VZ = -tᵀ D ∂u
+        out = []
+        for body_a, d_a in blocks:
+            xa = np.einsum("kan,ka->kn", d_a, a)
+            xt = np.einsum("kan,ka->kn", d_a, np.broadcast_to(t_axis, (k, 3)))
+            for body_b, d_b in blocks:
+                yp = np.einsum("kan,ka->kn", d_b, b_pos)
+                yv = np.einsum("kan,ka->kn", d_b, b_vel)
+                yf = np.einsum("kan,ka->kn", d_b, c_fric)
+                out.append((body_a, body_b, -xa.T @ yp, -(xa.T @ yv) - xt.T @ yf))
+        return out
+
+    # --- outputs ---------------------------------------------------------------------------------------
+    def node_forces(self, ctx) -> dict:
+        """Per path node: normal force (N), friction force along the path (N, on the slider), penetration (m),
+        position along the shoe (m) and window weight, each (k,)."""
+        e = self._evaluate(ctx)
+        return {"normal": e["force"], "friction": -e["mu"] * e["force"], "penetration": e["dy"],
+                "position": e["dz"], "weight": e["w"]}
+
+    def outputs(self, ctx):
+        e = self._evaluate(ctx)
+        force = e["force"]
+        total = float(force.sum())
+        out = {"normal_force": total, "friction_force": float(-(e["mu"] * force).sum()),
+               "force_centroid": float((force * e["dz"]).sum() / total) if total > 0.0 else 0.0,
+               "max_penetration": float(e["dy"].max()), "nodes_in_contact": float(np.count_nonzero(force))}
+        if self.node_outputs:
+            out.update({f"node_force_{k:03d}": float(value) for k, value in enumerate(force)})
+        return out
+
+    def potential_energy(self, ctx):
+        """Weighted penalty energy ``Σ w k DY^(e+1)/(e+1)`` (J) stored in the contact springs."""
+        e = self._evaluate(ctx)
+        pen = np.maximum(e["dy"], 0.0)
+        return float(np.sum(e["w"] * self.stiffness * pen ** (self.exponent + 1.0)) / (self.exponent + 1.0))
+
+
+def _path_extent(points: np.ndarray) -> tuple[float, float]:
+    """Length of a path of nodes along its principal direction (m) and its median node spacing (m)."""
+    centred = points - points.mean(axis=0)
+    direction = np.linalg.svd(centred, full_matrices=False)[2][0]
+    along = np.sort(centred @ direction)
+    gaps = np.diff(along)
+    gaps = gaps[gaps > 1e-9 * max(1.0, float(np.ptp(along)))]
+    return float(np.ptp(along)), float(np.median(gaps)) if gaps.size else float(np.ptp(along))
