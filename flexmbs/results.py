@@ -337,15 +337,26 @@ def _open_results(path: str):
         raise FileFormatError(f"cannot open results file {path!r}: {_reason(exc)}") from None
 
 
+def _empty_states(fh) -> tuple:
+    """Solver state vectors of zero length (a model without state elements has no ``z``): not stored as datasets
+    (HDF5 cannot chunk a zero-width array) but read back as ``(n, 0)`` arrays, like a run kept in memory."""
+    if "states/q" not in fh:
+        return ()
+    return tuple(k for k in ("q", "v", "z") if f"states/{k}" not in fh)
+
+
 class _FileSignals(Mapping):
     """Signals of a results file, read from disk on access (memory independent of the run's length)."""
 
-    def __init__(self, path: str, names: list[str], prefix: str, n: int):
-        self.path, self.names, self.prefix, self.n = path, names, prefix, n
+    def __init__(self, path: str, names: list[str], prefix: str, n: int, empty: tuple = ()):
+        self.path, self.prefix, self.n = path, prefix, n
+        self.names, self.empty = list(names) + list(empty), tuple(empty)
 
     def __getitem__(self, name):
         if name not in self.names:
             raise KeyError(name)
+        if name in self.empty:
+            return np.zeros((self.n, 0))
         with _open_results(self.path) as fh:
             return fh[self.prefix + name][:self.n]
 
@@ -388,10 +399,12 @@ def load_results(path: str, lazy: bool = False) -> Results:
                  if "components" in ds.attrs}
         if lazy:
             data = _FileSignals(str(path), list(datasets), "signals/", n)
-            states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n)
+            states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n,
+                                  empty=_empty_states(fh))
         else:
             data = {name: ds[:n] for name, ds in datasets.items()}
             states = {k: fh[f"states/{k}"][:n] for k in ("q", "v", "z") if f"states/{k}" in fh}
+            states.update({k: np.zeros((n, 0)) for k in _empty_states(fh)})
         attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
         stats = dict(fh["solver"].attrs) if "solver" in fh else {}
         status = str(attrs.get("status", "unknown"))
