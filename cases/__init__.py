@@ -8,8 +8,10 @@ A case is a subpackage ``cases/<module_name>/`` whose ``__init__.py`` defines
 * ``run(params: dict, t_end: float | None, out: str | None, progress: bool) -> dict`` — runs the case and returns a
   JSON-able dict with at least ``case, t_end, steps, wall_s, max_constraint_violation, outputs``.
 
-:func:`registry` maps names to modules; :func:`parse_assignments` turns ``--set key=value`` strings into typed values
-and rejects keys a case does not know.
+:func:`registry` maps names to modules. The ``flexmbs`` command finds this collection through the entry point
+``builtin = "cases"`` of the group ``flexmbs.cases`` (pyproject.toml; see :mod:`flexmbs.registry`), so a new case
+subpackage here needs no registration of its own. ``parse_assignments`` and ``parse_value`` live in
+:mod:`flexmbs.registry` and are re-exported here.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import pkgutil
 import tomllib
 
 from fem.errors import ModelError
+from flexmbs.registry import parse_assignments, parse_value  # noqa: F401  (moved to flexmbs; kept importable here)
 
 __all__ = ["registry", "get_case", "parse_value", "parse_assignments"]
 
@@ -45,21 +48,6 @@ def get_case(name: str):
     return cases[name]
 
 
-def parse_value(text: str):
-    """A ``--set`` value: int, float, bool (true/false/yes/no/on/off) or the string itself."""
-    lowered = text.strip().lower()
-    if lowered in ("true", "yes", "on"):
-        return True
-    if lowered in ("false", "no", "off"):
-        return False
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def load_toml_defaults(path: str) -> dict:
     """A case's parameters from its TOML file, flattened (sections only group the keys; each key is unique)."""
     with open(path, "rb") as handle:
@@ -71,24 +59,3 @@ def load_toml_defaults(path: str) -> dict:
                 raise KeyError(f"{os.path.basename(path)}: key {key!r} appears twice")
             flat[key] = value
     return flat
-
-
-def parse_assignments(assignments, defaults: dict, case_name: str = "case") -> dict:
-    """``["key=value", ...]`` → ``{key: value}`` typed like the defaults; unknown keys are a one-line error."""
-    params = {}
-    for item in assignments:
-        if "=" not in item:
-            raise ModelError(f"--set expects key=value, got {item!r}")
-        key, text = (part.strip() for part in item.split("=", 1))
-        if key not in defaults:
-            raise ModelError(f"{case_name}: unknown parameter {key!r}; valid keys: {', '.join(sorted(defaults))}")
-        value = parse_value(text)
-        default = defaults[key]
-        if isinstance(default, bool) and not isinstance(value, bool):
-            raise ModelError(f"{case_name}: parameter {key!r} expects true or false, got {text!r}")
-        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if isinstance(default, (int, float)) and not isinstance(default, bool) and isinstance(value, str):
-            raise ModelError(f"{case_name}: parameter {key!r} expects a number, got {text!r}")
-        params[key] = value
-    return params

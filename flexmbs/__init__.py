@@ -22,6 +22,7 @@ from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E
 from .model import Model  # noqa: E402
 from .results import Results, load_results  # noqa: E402
 from .solver import simulate, static_equilibrium  # noqa: E402
+from .study import study  # noqa: E402  (the function; the module stays importable as flexmbs.study)
 from .timefunctions import Table, smooth_step  # noqa: E402
 
 __all__ = [
@@ -29,6 +30,6 @@ __all__ = [
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
-    "friction_coefficient",
+    "friction_coefficient", "study",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]

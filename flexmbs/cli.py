@@ -141,7 +141,8 @@ def _register_optional_commands() -> None:
     for module_name, names in (("flexmbs.cli_reduce", ("reduce_command", "info_command")),
                                ("flexmbs.cli_run", ("cases_command", "run_command")),
                                ("flexmbs.cli_viz", ("modes_command", "animate_command", "plot_command",
-                                                    "stress_command"))):
+                                                    "stress_command")),
+                               ("flexmbs.cli_study", ("study_command", "study_plot_command"))):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -1,4 +1,4 @@
-"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of :mod:`cases`.
+"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of the registry (:mod:`flexmbs.registry`).
 
 Registered on the ``flexmbs`` group by :mod:`flexmbs.cli`. Errors are :class:`FlexmbsError` (one line on stderr);
 ``--json`` prints exactly one JSON object on stdout, progress goes to stderr.
@@ -30,12 +30,12 @@ def _emit(payload: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def cases_command(as_json):
     """List the machine cases `flexmbs run` knows, with their parameters."""
-    from cases import registry
+    from .registry import case_registry
 
-    found = registry()
+    found = case_registry()
     if as_json:
-        _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS)}
-                         for name, mod in found.items()]})
+        _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
+                          "module": getattr(mod, "__name__", None)} for name, mod in found.items()]})
         return
     width = max((len(n) for n in found), default=4)
     for name, mod in found.items():
@@ -53,8 +53,9 @@ def cases_command(as_json):
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run_command(case, assignments, t_end, output, as_json, quiet):
     """Run a machine case and summarize it (`flexmbs cases` lists the cases)."""
-    from cases import get_case, parse_assignments
     from fem.errors import FlexmbsError
+
+    from .registry import get_case, parse_assignments
 
     module = get_case(case)
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
