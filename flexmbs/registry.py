@@ -82,7 +82,12 @@ def _add_source(found: dict, source, origin: str) -> None:
     if is_case(source):
         _add(found, source, origin)
     elif callable(getattr(source, "registry", None)):
-        for case in source.registry().values():
+        try:
+            members = source.registry()
+        except Exception as exc:  # noqa: BLE001 (one broken case module of a collection)
+            warnings.warn(f"{origin} failed to list its cases: {type(exc).__name__}: {exc}")
+            return
+        for case in members.values():
             if is_case(case):
                 _add(found, case, origin)
     else:

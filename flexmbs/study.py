@@ -199,6 +199,19 @@ def _prepare(case, variations, design, samples, seed, fixed, t_end):
     return fixed_typed, variants
 
 
+def _typed_values(case, variations: dict) -> dict:
+    """The variations as typed values where they are valid (for the manifest)."""
+    typed = {}
+    for key, values in variations.items():
+        typed[key] = []
+        for value in values:
+            try:
+                typed[key].append(typed_parameters({key: value}, case.DEFAULTS, case.NAME)[key])
+            except ModelError:
+                typed[key].append(value.item() if hasattr(value, "item") else value)
+    return typed
+
+
 def _connect(scheduler, workers, client, say):
     """``(client, cluster or None, owned)``: the given client, one to ``scheduler``, or a new LocalCluster."""
     from distributed import Client, LocalCluster
@@ -281,8 +294,7 @@ def study(case, variations: dict, *, design: str = "grid", samples: int | None =
     manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
                 "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
                 "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
-                "variations": {k: [v.item() if hasattr(v, "item") else v for v in vals]
-                               for k, vals in variations.items()},
+                "variations": _typed_values(case, variations),
                 "fixed": fixed_typed, "varied": varied,
                 "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                 "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
@@ -306,11 +318,13 @@ def study(case, variations: dict, *, design: str = "grid", samples: int | None =
     n_skipped = sum(1 for r in records.values() if r and r["status"] == "finished")
     say(f"study of {case.NAME}: {len(records)} variants, {n_skipped} done earlier, {len(todo)} to run → {out}")
     address = dashboard = None
-    if todo:
-        address, dashboard = _run_tasks(case.NAME, todo, t_end, runs, records, scheduler, workers, client, retries,
-                                        progress, say, n_done=len(records) - len(todo))
-    done = [records[vid] for vid in dict.fromkeys(v[0] for v in variants) if records[vid] is not None]
-    frame = _write_table(out, done, varied)
+    try:
+        if todo:
+            address, dashboard = _run_tasks(case.NAME, todo, t_end, runs, records, scheduler, workers, client,
+                                            retries, progress, say, n_done=len(records) - len(todo))
+    finally:  # also after Ctrl-C: the table of what finished
+        done = [records[vid] for vid in dict.fromkeys(v[0] for v in variants) if records[vid] is not None]
+        frame = _write_table(out, done, varied)
     report = _report(case, frame, manifest, out, say)
     n_finished = sum(r["status"] == "finished" for r in done)
     return StudyResult(path=out, case=case.NAME, table=frame, n_variants=len(records), n_finished=n_finished,
