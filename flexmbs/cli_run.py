@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import click
 import numpy as np
@@ -30,12 +31,17 @@ def _emit(payload: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def cases_command(as_json):
     """List the machine cases `flexmbs run` knows, with their parameters."""
-    from .registry import case_registry
+    from .registry import case_registry, case_studies_dir
 
     found = case_registry()
     if as_json:
+        def plans(mod):
+            folder = case_studies_dir(mod)
+            return sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".toml")) if folder else []
+
         _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
-                          "module": getattr(mod, "__name__", None)} for name, mod in found.items()]})
+                          "module": getattr(mod, "__name__", None), "study_plans": plans(mod)}
+                         for name, mod in found.items()]})
         return
     width = max((len(n) for n in found), default=4)
     for name, mod in found.items():

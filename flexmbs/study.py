@@ -227,7 +227,9 @@ def _connect(scheduler, workers, client, say):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers or cores
     say(f"starting a local Dask cluster: {n_workers} worker processes × 1 thread")
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
+    dashboard = ":8787" if importlib.util.find_spec("bokeh") else None  # no dashboard without bokeh: no server
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
+                           dashboard_address=dashboard)
     return Client(cluster), cluster, True
 
 
