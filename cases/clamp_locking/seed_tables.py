@@ -62,8 +62,11 @@ def valve_table(rows) -> str:
                 text += f" · {seed[0][k]:.0f} kN ({_change(seed[0][k], SEED_TABLE_3_4[0.09][0][k])})"
             cells.append(text)
         dt = _number(row["locking_time_s"]) - _number(ref["locking_time_s"])
-        lock = (f"{_number(row['locking_time_s']):.3f} s" if row["variant"] == ref["variant"]
-                else f"{dt * 1e3:+.0f} ms")
+        if dt != dt:  # no locking time: the run ended before the stroke did
+            lock = "—"
+        else:
+            lock = (f"{_number(row['locking_time_s']):.3f} s" if row["variant"] == ref["variant"]
+                    else f"{dt * 1e3:+.0f} ms")
         if seed:
             lock += " · ≈ 0.9 s" if seed[1] == 0.0 else f" · {seed[1] * 1e3:+.0f} ms"
         lines.append(f"| {t * 1e3:.0f} ms | " + " | ".join(cells) + f" | {lock} |")

@@ -282,3 +282,30 @@ def test_an_external_scheduler_gives_the_same_table_as_the_local_cluster(site, t
     for _, row in a.iterrows():
         assert row["period_s"] == pytest.approx(analytic_period(row["mass"], row["stiffness"]), rel=1e-3)
         assert row["amplitude_m"] == pytest.approx(0.05 / math.sqrt(row["stiffness"] / row["mass"]), rel=1e-3)
+
+
+def test_meshing_works_in_a_worker_thread(tmp_path):
+    """Dask workers run tasks in a thread; gmsh must not install its SIGINT handler there (it raised ValueError).
+    The bar meshed in a thread has the mass rho L w h of a 1 m x 50 mm x 50 mm steel bar (1e-9: exact volume)."""
+    import threading
+
+    from fem.materials import parse_material
+    from fem.mesh import load_mesh
+    from fem.meshing import bar_mesh
+    from fem.model import solid_model
+
+    path, errors = tmp_path / "bar.msh", []
+
+    def mesh():
+        try:
+            bar_mesh(str(path), size=0.05, order=1)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    worker = threading.Thread(target=mesh)
+    worker.start()
+    worker.join(300)
+    assert not errors, errors
+    model = solid_model(load_mesh(str(path)), "steel")
+    assert model.rigid_body_properties()["mass"] == pytest.approx(parse_material("steel").density * 0.05 * 0.05,
+                                                                  rel=1e-9)
