@@ -33,11 +33,11 @@ import time
 import numpy as np
 
 CACHE_VERSION = 2
-CACHE_STATS = {"reduced": 0, "read": 0, "reused": 0, "reduce_s": 0.0}
-_BODIES: dict = {}
 GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
                  "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
                  "stress_node_fraction")
+CACHE_STATS = {"reduced": 0, "read": 0, "reused": 0, "reduce_s": 0.0}  # this process
+_BODIES: dict = {}  # cache file → FlexBody, this process
 
 
 def cache_dir() -> str:
