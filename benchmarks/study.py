@@ -88,15 +88,17 @@ def main(argv=None) -> int:
     print(f"one run: {one_wall:.1f} s → {n_variants} × one run = {n_variants * one_wall:.1f} s; speed-up "
           f"{speedup:.2f}, parallel efficiency {speedup / args.workers:.0%}; without the one reduction "
           f"({totals['reduce_s']:.1f} s): speed-up {speedup_runs:.2f}, efficiency {speedup_runs / args.workers:.0%}")
+    busy = table["wall_s"].sum() / (args.workers * study_wall)  # Dask overhead and idle workers lower it
     print(f"per-variant wall on the workers: median {table['wall_s'].median():.1f} s "
-          f"(min {table['wall_s'].min():.1f}, max {table['wall_s'].max():.1f})")
+          f"(min {table['wall_s'].min():.1f}, max {table['wall_s'].max():.1f}); workers busy {busy:.0%} of the "
+          "study's wall time")
     print(f"bar reduction cache: {totals['reduced']} reduction(s), {totals['read']} file read(s), "
           f"{totals['reused']} in-memory reuse(s) over {len(stats)} workers: {stats}")
     print(f"load average (1 min) before {load0[0]:.1f}, after {load1[0]:.1f}")
     print(json.dumps({"benchmark": "study", "variants": n_variants, "workers": args.workers,
                       "study_wall_s": round(study_wall, 1), "one_run_wall_s": round(one_wall, 1),
                       "speedup": round(speedup, 2), "efficiency": round(speedup / args.workers, 3),
-                      "reduction_s": round(totals["reduce_s"], 1),
+                      "reduction_s": round(totals["reduce_s"], 1), "workers_busy": round(busy, 3),
                       "efficiency_without_reduction": round(speedup_runs / args.workers, 3),
                       "reductions": totals["reduced"], "cache_reads": totals["read"], "reuses": totals["reused"],
                       "load_before": round(load0[0], 1), "load_after": round(load1[0], 1),
