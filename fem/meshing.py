@@ -16,9 +16,12 @@ __all__ = ["bar_mesh", "connecting_bar_mesh", "gmsh_session", "structured_bar_me
 @contextmanager
 def gmsh_session(name: str):
     """Initialize gmsh quietly for one model and always finalize it."""
+    import threading
+
     import gmsh
 
-    gmsh.initialize(readConfigFiles=False)
+    # gmsh installs a SIGINT handler, which Python allows in the main thread only (a Dask worker meshes in a thread)
+    gmsh.initialize(readConfigFiles=False, interruptible=threading.current_thread() is threading.main_thread())
     try:
         gmsh.option.setNumber("General.Terminal", 0)
         gmsh.option.setNumber("General.NumThreads", 1)

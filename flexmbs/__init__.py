@@ -35,6 +35,7 @@ from .model import Model  # noqa: E402
 from .results import Results, load_results  # noqa: E402
 from .sliding import SlidingContact  # noqa: E402
 from .solver import simulate, static_equilibrium  # noqa: E402
+from .study import study  # noqa: E402  (the function; the module stays importable as flexmbs.study)
 from .timefunctions import Table, smooth_step  # noqa: E402
 
 __all__ = [
@@ -42,6 +43,6 @@ __all__ = [
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
-    "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact",
+    "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact", "study",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]

@@ -62,7 +62,7 @@ def _select(requested, defaults, kind: str):
 
 def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), coordinates=()):
     """Build the case's model through its ``linearization`` hook and linearize it; returns the LinearModel."""
-    from cases import get_case, parse_assignments
+    from flexmbs.registry import get_case, parse_assignments
     from fem.errors import FlexmbsError
 
     from .linearize import linearize

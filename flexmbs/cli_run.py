@@ -1,4 +1,4 @@
-"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of :mod:`cases`.
+"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of the registry (:mod:`flexmbs.registry`).
 
 Registered on the ``flexmbs`` group by :mod:`flexmbs.cli`. Errors are :class:`FlexmbsError` (one line on stderr);
 ``--json`` prints exactly one JSON object on stdout, progress goes to stderr.
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 
 import click
@@ -31,11 +32,16 @@ def _emit(payload: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def cases_command(as_json):
     """List the machine cases `flexmbs run` knows, with their parameters."""
-    from cases import registry
+    from .registry import case_registry, case_studies_dir
 
-    found = registry()
+    found = case_registry()
     if as_json:
-        _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS)}
+        def plans(mod):
+            folder = case_studies_dir(mod)
+            return sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".toml")) if folder else []
+
+        _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
+                          "module": getattr(mod, "__name__", None), "study_plans": plans(mod)}
                          for name, mod in found.items()]})
         return
     width = max((len(n) for n in found), default=4)
@@ -46,7 +52,7 @@ def cases_command(as_json):
 def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
     """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
     without ``-o``) and check the parameters against the case's declared ranges."""
-    from cases import validate_parameters
+    from flexmbs.parameters import validate_parameters
     from flexmbs.results import scratch_results
     from flexmbs.safe_files import check_writable, output_lock
 
@@ -75,8 +81,9 @@ def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run_command(case, assignments, t_end, output, as_json, quiet):
     """Run a machine case and summarize it (`flexmbs cases` lists the cases)."""
-    from cases import get_case, parse_assignments
     from fem.errors import FlexmbsError
+
+    from .registry import get_case, parse_assignments
 
     module = get_case(case)
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)

@@ -4,7 +4,9 @@ Four 1400 kg clamp pistons turned by 45° about the tie-bar axes, three 2.5 m co
 Craig–Bampton flexible bodies, reduced on first use and cached), a regenerative locking cylinder with cushions,
 a pilot-operated directional valve (first-order lag, 90 ms) or a proportional valve with a ramped command.
 Runs: locking stroke (``stroke_direction=lock``, extension) or unlocking stroke (``unlock``, retraction).
-Model, parameters, studies and the choices we had to make: docs/cases/clamp-locking.md.
+Model, parameters, studies and the choices we had to make: docs/cases/clamp-locking.md. The parameter studies of
+seed 003 §3.3 are plans in ``studies/`` (``flexmbs study clamp-locking --plan valve-timing|stiffness|proportional``);
+:func:`study_report` lays their tables out beside the seed's (``seed_tables.py``).
 """
 from __future__ import annotations
 
@@ -94,3 +96,10 @@ def linearization(params: dict | None = None) -> dict:
             "simulate_options": {"rtol": p["rtol"], "max_step": 2e-3, "output_interval": p["output_interval"]},
             "inputs": {"valve_command": "element/hydraulics/command"},
             "outputs": {"p_bore": "element/hydraulics/CA.pressure", "p_rod": "element/hydraulics/CB.pressure"}}
+
+
+def study_report(table, manifest: dict) -> str | None:
+    """The finished study beside seed 003 Table 3-4 / 3-3 / §3.3.4 (hook of ``flexmbs study``)."""
+    from .seed_tables import study_report as report
+
+    return report(table, manifest)

@@ -11,6 +11,11 @@ The reduced body is written to ``<cache>/clamp-locking-bar-<key>.flex.h5`` where
 changed parameter re-reduces and an unchanged one loads the file. The three bars share one geometry and so one
 reduction.
 
+Once per process: the reduced body read from the cache file is kept in memory (``_BODIES``), so a worker of a
+parameter study (``flexmbs study``) reduces or reads the bar once and reuses it for every later variant; a lock on the
+cache folder makes concurrent workers wait for one reduction instead of each doing their own.
+``CACHE_STATS`` counts reductions (and their wall time), file reads and in-memory reuses of this process.
+
 The stiffness study (seed 003 Table 3-3 scales the E-modulus) does not re-reduce: with the mesh, Poisson ratio and
 density unchanged, scaling E by ``s`` scales ``K`` by ``s``, so the mass-orthonormal modes and the invariants stay
 the same, the frequencies scale by ``√s`` and the modal stresses (stress per unit modal coordinate) by ``s`` —
@@ -19,10 +24,12 @@ exact, see :func:`scaled_stiffness`.
 from __future__ import annotations
 
 import copy
+import fcntl
 import hashlib
 import json
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -30,6 +37,8 @@ CACHE_VERSION = 3  # 3: canonical mode shapes (fem.canonical)
 GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
                  "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
                  "stress_node_fraction")
+CACHE_STATS = {"reduced": 0, "read": 0, "reused": 0, "reduce_s": 0.0}  # this process
+_BODIES: dict = {}  # cache file → FlexBody, this process
 
 
 def cache_dir() -> str:
@@ -93,20 +102,41 @@ def reduced_bar(params: dict, progress: bool = False):
     FlexBody
         With ``stiffness_scale`` applied (:func:`scaled_stiffness`); ``report["cache_file"]`` names the file.
     """
+    path = os.path.join(cache_dir(), f"clamp-locking-bar-{cache_key(params)}.flex.h5")
+    if path in _BODIES:
+        CACHE_STATS["reused"] += 1
+        body = _BODIES[path]
+    else:
+        body = _BODIES[path] = _cached_bar(params, path, progress)
+    return scaled_stiffness(body, params["stiffness_scale"])
+
+
+def _cached_bar(params: dict, path: str, progress: bool):
+    """Read the cache file, reducing and writing it first if it is missing (one process at a time)."""
     from reduction.io import read_flexbody, write_flexbody
 
-    path = os.path.join(cache_dir(), f"clamp-locking-bar-{cache_key(params)}.flex.h5")
-    if not os.path.exists(path):
-        def say(message):
-            if progress:
-                print(f"clamp-locking: {message}", file=sys.stderr)
+    folder = os.open(os.path.dirname(path), os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # another worker reducing a bar into this cache: wait for its file
+        if not os.path.exists(path):
+            def say(message):
+                if progress:
+                    print(f"clamp-locking: {message}", file=sys.stderr)
 
-        body = reduce_bar(params, path[:-len(".flex.h5")] + ".msh", say)
-        write_flexbody(body, path, source={"case": "clamp-locking", "settings": cache_key(params)})
-        os.remove(path[:-len(".flex.h5")] + ".msh")
+            start = time.perf_counter()
+            body = reduce_bar(params, path[:-len(".flex.h5")] + f".{os.getpid()}.msh", say)
+            part = f"{path}.{os.getpid()}.part.flex.h5"
+            write_flexbody(body, part, source={"case": "clamp-locking", "settings": cache_key(params)})
+            os.replace(part, path)
+            os.remove(path[:-len(".flex.h5")] + f".{os.getpid()}.msh")
+            CACHE_STATS["reduced"] += 1
+            CACHE_STATS["reduce_s"] += time.perf_counter() - start
+    finally:
+        os.close(folder)  # closing the descriptor releases the lock
     body = read_flexbody(path)
+    CACHE_STATS["read"] += 1
     body.report["cache_file"] = path
-    return scaled_stiffness(body, params["stiffness_scale"])
+    return body
 
 
 def scaled_stiffness(body, scale: float):

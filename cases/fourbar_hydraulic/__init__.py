@@ -3,7 +3,9 @@
 The mechanism rests at phi2 = 60° (seed 002 eq. (90)) on a closed circuit with p3 = 3.5 MPa and p1 = p2 from the
 static equilibrium (eq. (82), (91)); the torque pulse of eq. (92) deflects it, and after ``t2`` it returns to the
 equilibrium: overdamped with the nominal Brown-McPhee friction, oscillating with friction /10 and /100 (Table 3).
-Geometry, parameters and the choices we had to make are documented in docs/cases/fourbar-hydraulic.md.
+Geometry, parameters and the choices we had to make are documented in docs/cases/fourbar-hydraulic.md. The three
+friction scenarios are the study plan ``studies/friction-scenarios.toml``
+(``flexmbs study fourbar-hydraulic --plan friction-scenarios``); :func:`study_report` sets them beside Table 3.
 """
 from __future__ import annotations
 
@@ -191,3 +193,24 @@ def linearization(params: dict | None = None) -> dict:
             "inputs": {"valve_command": "element/hydraulics/valve.command", "torque": "force/M2"},
             "outputs": {"phi2": "joint/O1/rotation", "p1": "element/hydraulics/V1.pressure",
                         "p2": "element/hydraulics/V2.pressure", "p3": "element/hydraulics/V3.pressure"}}
+
+
+# seed 002 Table 3: eigenvalues of the linearized system for the three friction scenarios (real with the nominal
+# friction, complex pairs with /10 and /100) → the kind of return to equilibrium
+SEED_TABLE_3 = {1.0: "real eigenvalues: overdamped", 0.1: "complex pair: oscillatory", 0.01: "complex pair: oscillatory"}
+
+
+def study_report(table, manifest: dict) -> str | None:
+    """Markdown: a ``friction_scale`` study beside seed 002 Table 3 (hook of ``flexmbs study``)."""
+    if manifest.get("varied") != ["friction_scale"]:
+        return None
+    rows = table[table["status"] == "finished"].sort_values("friction_scale", ascending=False)
+    lines = ["| friction_scale | response after t2 | zero crossings | settling time (band) | deflection at t2 | "
+             "seed 002 Table 3 |", "|---|---|---|---|---|---|"]
+    for _, row in rows.iterrows():
+        settling = row["settling_time_s"]
+        settling = "not settled" if settling is None or settling != settling else f"{float(settling):.3f} s"
+        lines.append(f"| {float(row['friction_scale']):g} | {row['response']} | {int(row['zero_crossings_after_t2'])} "
+                     f"| {settling} | {float(row['deflection_at_t2_deg']):.4f}° | "
+                     f"{SEED_TABLE_3.get(float(row['friction_scale']), '—')} |")
+    return "### fourbar-hydraulic friction scenarios vs seed 002 Table 3\n\n" + "\n".join(lines) + "\n"

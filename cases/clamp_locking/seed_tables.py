@@ -1,0 +1,125 @@
+"""The clamp-locking studies next to seed 003's tables, row by row (the ``study_report`` hook of ``flexmbs study``).
+
+The studies themselves are plans in ``studies/*.toml`` run by ``flexmbs study clamp-locking --plan NAME``; this
+module only lays the finished table out like the seed's, with the seed's numbers beside ours:
+
+* ``valve_response_time`` → Table 3-4 (acceleration peaks and locking-time change vs valve opening time);
+* ``stiffness_scale`` → Table 3-3 (acceleration and deceleration peaks vs relative bar stiffness);
+* ``valve_type`` → §3.3.4 (directional vs ramped proportional valve).
+
+Our geometry is invented (docs/cases/clamp-locking.md), so the absolute forces are about half the seed's; the
+comparison is of the changes relative to the nominal row (90 ms, stiffness 1), which the seed prints as well.
+"""
+from __future__ import annotations
+
+BARS = ("horizontal", "vertical_op", "vertical_nonop")
+
+# seed 003 Table 3-4 (L5981-6002): opening time s → (horizontal, vertical op., vertical non-op.) kN, locking change s
+# (the nominal row's locking time is "≈ 0.9 s")
+SEED_TABLE_3_4 = {0.05: ((214.0, 72.0, 56.0), -0.022), 0.07: ((182.0, 59.0, 47.0), -0.012),
+                  0.09: ((155.0, 50.0, 43.0), 0.0), 0.11: ((150.0, 48.0, 45.0), 0.012),
+                  0.13: ((138.0, 44.0, 44.0), 0.025)}
+# seed 003 Table 3-3 (L5926-5940): relative stiffness → (acc., dec.) kN for horizontal, vertical op., vertical non-op.
+SEED_TABLE_3_3 = {0.2: ((171.0, 25.0), (63.0, 43.0), (15.0, 21.0)), 0.5: ((170.0, 39.0), (57.0, 48.0), (14.0, 29.0)),
+                  1.0: ((155.0, 41.0), (50.0, 70.0), (13.0, 30.0)), 2.0: ((147.0, 55.0), (47.0, 82.0), (13.0, 30.0)),
+                  5.0: ((145.0, 60.0), (46.0, 82.0), (12.0, 30.0))}
+LABELS = {0.2: "1/5", 0.5: "1/2", 1.0: "1", 2.0: "2", 5.0: "5"}
+
+
+def _number(value) -> float:
+    """A table cell as a float (None → nan: e.g. no locking time when the run ends before the stroke does)."""
+    return float("nan") if value is None else float(value)
+
+
+def _force(row, bar: str, phase: str) -> float:
+    return _number(row[f"bar_force_phases_kN.{bar}.{phase}"])
+
+
+def _change(value: float, reference: float) -> str:
+    change = 100.0 * (value / reference - 1.0)
+    return "/" if abs(change) < 0.05 else f"{change:+.0f} %"
+
+
+def _nominal(rows, key: str, value: float):
+    match = rows[rows[key] == value]
+    return match.iloc[0] if len(match) else rows.iloc[len(rows) // 2]
+
+
+def valve_table(rows) -> str:
+    """Table 3-4 layout: ours (change vs 90 ms) · seed (change vs 90 ms) for each bar, and the locking time."""
+    rows = rows.sort_values("valve_response_time")
+    ref = _nominal(rows, "valve_response_time", 0.09)
+    lines = ["| opening time of valve | horizontal bar: ours · seed | vertical bar op.-side: ours · seed | "
+             "vertical bar non op.-side: ours · seed | (un)locking time: ours · seed |", "|---|---|---|---|---|"]
+    for _, row in rows.iterrows():
+        t = float(row["valve_response_time"])
+        seed = SEED_TABLE_3_4.get(round(t, 4))
+        cells = []
+        for k, bar in enumerate(BARS):
+            ours, nominal = _force(row, bar, "acceleration"), _force(ref, bar, "acceleration")
+            text = f"{ours:.1f} kN ({_change(ours, nominal)})"
+            if seed:
+                text += f" · {seed[0][k]:.0f} kN ({_change(seed[0][k], SEED_TABLE_3_4[0.09][0][k])})"
+            cells.append(text)
+        dt = _number(row["locking_time_s"]) - _number(ref["locking_time_s"])
+        if dt != dt:  # no locking time: the run ended before the stroke did
+            lock = "—"
+        else:
+            lock = (f"{_number(row['locking_time_s']):.3f} s" if row["variant"] == ref["variant"]
+                    else f"{dt * 1e3:+.0f} ms")
+        if seed:
+            lock += " · ≈ 0.9 s" if seed[1] == 0.0 else f" · {seed[1] * 1e3:+.0f} ms"
+        lines.append(f"| {t * 1e3:.0f} ms | " + " | ".join(cells) + f" | {lock} |")
+    return "\n".join(lines)
+
+
+def stiffness_table(rows) -> str:
+    """Table 3-3 layout: acceleration and deceleration peaks, ours · seed, for each bar."""
+    rows = rows.sort_values("stiffness_scale")
+    head = " | ".join(f"{bar.replace('_', ' ')} {phase}: ours · seed" for bar in BARS for phase in ("acc.", "dec."))
+    lines = [f"| relative stiffness | {head} | locking time |", "|---" * 8 + "|"]
+    for _, row in rows.iterrows():
+        scale = float(row["stiffness_scale"])
+        seed = SEED_TABLE_3_3.get(scale)
+        cells = []
+        for k, bar in enumerate(BARS):
+            for j, phase in enumerate(("acceleration", "deceleration")):
+                text = f"{_force(row, bar, phase):.1f} kN"
+                cells.append(text + (f" · {seed[k][j]:.0f} kN" if seed else ""))
+        lines.append(f"| {LABELS.get(scale, f'{scale:g}')} | " + " | ".join(cells)
+                     + f" | {_number(row['locking_time_s']):.3f} s |")
+    return "\n".join(lines)
+
+
+def proportional_table(rows) -> str:
+    """§3.3.4: directional vs proportional valve (the seed: peak − over 40 %, locking time kept, up to 1000 mm/s)."""
+    ref = _nominal(rows, "valve_type", "directional")
+    lines = ["| valve | horizontal bar acc. | vertical bar op.-side acc. | vertical bar non op.-side acc. | "
+             "locking time | max. cylinder speed |", "|---|---|---|---|---|---|"]
+    for _, row in rows.iterrows():
+        cells = [f"{_force(row, bar, 'acceleration'):.1f} kN "
+                 f"({_change(_force(row, bar, 'acceleration'), _force(ref, bar, 'acceleration'))})" for bar in BARS]
+        lines.append(f"| {row['valve_type']} | " + " | ".join(cells) + f" | {_number(row['locking_time_s']):.3f} s | "
+                     f"{_number(row['max_speed_m_s']) * 1e3:.0f} mm/s |")
+    lines.append("| seed 003 §3.3.4 | over −40 % | | | unchanged | ≈ 1000 mm/s (extension) |")
+    return "\n".join(lines)
+
+
+TABLES = {"valve_response_time": ("Table 3-4", valve_table), "stiffness_scale": ("Table 3-3", stiffness_table),
+          "valve_type": ("§3.3.4", proportional_table)}
+
+
+def study_report(table, manifest: dict) -> str | None:
+    """Markdown: the finished study beside seed 003's table, if exactly one of the seed's parameters was varied."""
+    varied = manifest.get("varied", [])
+    if len(varied) != 1 or varied[0] not in TABLES:
+        return None
+    rows = table[table["status"] == "finished"]
+    if rows.empty:
+        return None
+    name, layout = TABLES[varied[0]]
+    fixed = ", ".join(f"{k} = {v}" for k, v in manifest.get("fixed", {}).items()) or "defaults"
+    failed = len(table) - len(rows)
+    note = f"\n\n{failed} variant(s) failed and are left out (see table.csv)." if failed else ""
+    return (f"### clamp-locking vs seed 003 {name} ({fixed}; t_end {manifest.get('t_end') or 'default'})\n\n"
+            f"Cells: ours · seed (changes relative to the nominal row in brackets).\n\n{layout(rows)}{note}\n")

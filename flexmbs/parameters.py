@@ -1,0 +1,104 @@
+"""Declared parameters of machine cases: values with unit, range, provenance and description, checked before
+any work (used by ``flexmbs run``, ``flexmbs study``, ``flexmbs linearize`` and by the cases' TOML files).
+
+Lives in :mod:`flexmbs` so that the command line and users' own case packages use it without importing the
+built-in :mod:`cases` (which re-exports it). The TOML form is described in :mod:`cases`.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+
+from fem.errors import ModelError
+
+__all__ = ["SPEC_FIELDS", "PROVENANCE", "Defaults", "load_toml_defaults", "parameter_specs", "check_parameter",
+           "validate_parameters"]
+
+# metadata of a declared parameter (shared with the provenance view of issue 16)
+SPEC_FIELDS = ("unit", "min", "max", "gt", "lt", "integer", "provenance", "source", "description")
+PROVENANCE = ("seed", "derived", "assumed", "calibrated")
+
+
+class Defaults(dict):
+    """A case's parameter values (a plain dict) that also carries their declared metadata in ``specs``."""
+
+    def __init__(self, values=(), specs=None):
+        super().__init__(values)
+        self.specs = dict(specs or {})
+
+
+
+def load_toml_defaults(path: str) -> Defaults:
+    """A case's parameters from its TOML file, flattened (sections only group the keys; each key is unique).
+
+    A key written as an inline table with a ``value`` is a declared parameter: the value goes to the result, the
+    metadata (:data:`SPEC_FIELDS`) to ``result.specs``.
+    """
+    with open(path, "rb") as handle:
+        raw = tomllib.load(handle)
+    flat, specs = {}, {}
+    for section in raw.values():
+        for key, value in section.items():
+            if key in flat:
+                raise KeyError(f"{os.path.basename(path)}: key {key!r} appears twice")
+            if isinstance(value, dict) and "value" in value:
+                specs[key] = _spec(os.path.basename(path), key, {k: v for k, v in value.items() if k != "value"})
+                value = value["value"]
+            flat[key] = value
+    return Defaults(flat, specs)
+
+
+def _spec(where: str, key: str, spec: dict) -> dict:
+    unknown = set(spec) - set(SPEC_FIELDS)
+    if unknown:
+        raise KeyError(f"{where}: parameter {key!r} has unknown metadata {sorted(unknown)}; allowed: {SPEC_FIELDS}")
+    if "provenance" in spec and spec["provenance"] not in PROVENANCE:
+        raise KeyError(f"{where}: parameter {key!r}: provenance must be one of {PROVENANCE}")
+    return dict(spec)
+
+
+def parameter_specs(specs: dict, where: str = "PARAMETERS") -> dict:
+    """Check and return a ``{key: metadata}`` dict for cases that declare parameters in Python."""
+    return {key: _spec(where, key, spec) for key, spec in specs.items()}
+
+
+def _range_text(spec: dict) -> str:
+    parts = [f"> {spec['gt']:g}" if "gt" in spec else None, f">= {spec['min']:g}" if "min" in spec else None,
+             f"< {spec['lt']:g}" if "lt" in spec else None, f"<= {spec['max']:g}" if "max" in spec else None]
+    return " and ".join(p for p in parts if p)
+
+
+def check_parameter(case_name: str, key: str, value, default, spec: dict | None) -> None:
+    """One-line :class:`ModelError` naming ``key`` when ``value`` is not finite, not an integer where one is
+    expected, or outside the declared range."""
+    spec = spec or {}
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    unit = f" {spec['unit']}" if spec.get("unit") not in (None, "", "1") else ""
+    about = f" ({spec['description']})" if spec.get("description") else ""
+    if not math.isfinite(value):
+        raise ModelError(f"{case_name}: parameter {key!r} = {value} is not a finite number; give a value in"
+                         f"{unit or ' SI units'}{about}")
+    wants_int = spec.get("integer") or (isinstance(default, int) and not isinstance(default, bool))
+    if wants_int and not float(value).is_integer():
+        raise ModelError(f"{case_name}: parameter {key!r} is a count and takes whole numbers, got {value}{about}")
+    bad = (("gt" in spec and not value > spec["gt"]) or ("min" in spec and not value >= spec["min"])
+           or ("lt" in spec and not value < spec["lt"]) or ("max" in spec and not value <= spec["max"]))
+    if bad:
+        raise ModelError(f"{case_name}: parameter {key!r} = {value:g}{unit} is outside its range "
+                         f"{_range_text(spec)}{unit}{about}; set a value within it")
+
+
+def validate_parameters(module, params: dict) -> dict:
+    """Check the overrides ``params`` of a case module (and its declared defaults) before any work: finite
+    numbers, integers for counts, declared ranges. Returns the merged parameters."""
+    defaults = module.DEFAULTS
+    specs = dict(getattr(defaults, "specs", {}) or {})
+    specs.update(getattr(module, "PARAMETERS", {}) or {})
+    merged = dict(defaults)
+    merged.update(params)
+    name = getattr(module, "NAME", "case")
+    for key, value in merged.items():
+        check_parameter(name, key, value, defaults.get(key), specs.get(key))
+    return merged
