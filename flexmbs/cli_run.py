@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import click
 import numpy as np
@@ -60,7 +61,14 @@ def run_command(case, assignments, t_end, output, as_json, quiet):
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
-    summary = module.run(params, t_end, output, not quiet)
+    with warnings.catch_warnings(record=True) as caught:  # solver fallbacks, added oil: into the summary
+        warnings.simplefilter("always")
+        summary = module.run(params, t_end, output, not quiet)
+    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    if notes:
+        summary["warnings"] = list(summary.get("warnings", [])) + notes
+    for line in notes:
+        click.echo(f"warning: {line}", err=True)
     if as_json:
         _emit(summary)
         return
