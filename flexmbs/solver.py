@@ -203,7 +203,13 @@ def _run_warnings(system, integrals, stats) -> list[str]:
     integrated quantity)."""
     import warnings
 
-    notes = list(getattr(system, "fallback_notes", [])) + integrals.warnings()
+    notes = list(getattr(system, "fallback_notes", []))
+    if hasattr(system, "reaction_fallbacks"):
+        first, count = system.reaction_fallbacks
+        notes.append(f"joint reactions of {count} sample(s), the first at t = {first:.6g} s, are the integrator's "
+                     "multipliers, not the acceleration-level ones: the constrained mass matrix was singular there; "
+                     "they may carry the parasitic oscillation of index-3 multipliers")
+    notes += integrals.warnings()
     for key, value in integrals.values.items():
         stats[f"integral:{key}"] = float(value)
     stats["warnings"] = "\n".join(notes)
@@ -345,9 +351,8 @@ def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool
             lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi, ctx=ctx, jac=jac)[1]
         except FlexmbsError:  # a singular instant: keep the integrator's multipliers
             lam = state.lam
-            _fallback(system, f"joint reactions at t = {state.t:.6g} s (and possibly later samples) are the "
-                      "integrator's multipliers, not the acceleration-level ones: the constrained mass matrix was "
-                      "singular there; they may carry the parasitic oscillation of index-3 multipliers")
+            first, count = getattr(system, "reaction_fallbacks", (state.t, 0))
+            system.reaction_fallbacks = (first, count + 1)
     ctx.lam = lam
     recorder.record(state.t, state.q, state.v, state.z, lam,
                     {"step_size": h, "newton_iterations": iters, "constraint_violation": violation}, ctx=ctx,
