@@ -64,10 +64,10 @@ def run_command(case, assignments, t_end, output, as_json, quiet):
     with warnings.catch_warnings(record=True) as caught:  # solver fallbacks, added oil: into the summary
         warnings.simplefilter("always")
         summary = module.run(params, t_end, output, not quiet)
-    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    notes = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UserWarning)))
     if notes:
         summary["warnings"] = list(summary.get("warnings", [])) + notes
-    for line in notes:
+    for line in dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught):
         click.echo(f"warning: {line}", err=True)
     if as_json:
         _emit(summary)
