@@ -254,6 +254,8 @@ class _Integrals:
     def warnings(self) -> list[str]:
         """The elements' own judgement of their integrals (``integral_warnings``), at the start state."""
         lines = []
+        if not self.elements:
+            return lines
         for element, args in self._arguments(self.start):
             if hasattr(element, "integral_warnings"):
                 prefix = f"element/{element.name}/"
