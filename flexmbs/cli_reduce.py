@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import click
 import h5py
@@ -62,16 +63,29 @@ def _parse_damping(text: str | None):
 
 
 def _table_rows(report: dict) -> list[tuple]:
+    """One row per full free–free mode with its reduced partner paired by shape (reduction.modes_report), or,
+    for files written before the pairing existed, by rank; reduced modes without a partner follow."""
     reduced = np.asarray(report["reduced_hz"])
     full = np.asarray(report.get("full_free_free_hz", []))
-    mac = np.asarray(report.get("mac", []))
+    if "pair_reduced" not in report:  # older file: rank pairing
+        mac = np.asarray(report.get("mac", []))
+        return [(k + 1, full[k], f, 100.0 * (f / full[k] - 1.0), mac[k], "", k + 1) if k < full.size else
+                (k + 1, None, f, None, None, "", k + 1) for k, f in enumerate(reduced)]
+    partner = np.asarray(report["pair_reduced"], dtype=int)
+    mac = np.asarray(report["pair_mac"])
+    characters = str(report.get("characters", "")).split(",")
     rows = []
-    for k, f in enumerate(reduced):
-        if k < full.size:
-            rows.append((k + 1, full[k], f, 100.0 * (f / full[k] - 1.0), mac[k]))
-        else:
-            rows.append((k + 1, None, f, None, None))
+    for k, j in enumerate(partner):
+        if j >= 0:
+            rows.append((k + 1, full[k], reduced[j], 100.0 * (reduced[j] / full[k] - 1.0), mac[k], characters[k],
+                         j + 1))
+    for j in sorted(set(range(reduced.size)) - set(partner.tolist())):
+        rows.append((None, None, reduced[j], None, None, "", j + 1))
     return rows
+
+
+def _warning_lines(report: dict) -> list[str]:
+    return [line for line in str(report.get("warnings", "")).split("\n") if line]
 
 
 def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
@@ -83,13 +97,20 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
              f"- fixed-interface normal modes: {r['n_normal_modes']}, boundary dofs: {r['n_boundary_dofs']}",
              f"- rigid-body modes removed: {r['rigid_modes_removed']}, elastic coordinates: {body.n_modes}",
              f"- mass {body.invariants.mass:.6g} kg; settings: {settings}", f"- time: {r['seconds']:.1f} s", "",
-             "| mode | full FE free–free [Hz] | reduced [Hz] | difference [%] | MAC |", "|---|---|---|---|---|"]
-    for k, full, red, diff, mac in _table_rows(r):
+             "Full free–free modes paired with reduced modes by shape (MAC, degenerate groups as subspaces; "
+             "docs/theory-fem.md):", "",
+             "| full mode | character | full FE free–free [Hz] | reduced mode | reduced [Hz] | difference [%] | MAC |",
+             "|---|---|---|---|---|---|---|"]
+    for k, full, red, diff, mac, character, j in _table_rows(r):
         if full is None:
-            lines.append(f"| {k} | / | {red:.1f} | no physical classification | |")
+            lines.append(f"| / | | / | {j} | {red:.1f} | not paired (no full mode compared or left) | |")
         else:
-            lines.append(f"| {k} | {full:.1f} | {red:.1f} | {diff:+.2f} | {mac:.4f} |")
+            lines.append(f"| {k} | {character} | {full:.1f} | {j} | {red:.1f} | {diff:+.2f} | {mac:.4f} |")
     lines += ["", "Fixed-interface frequencies [Hz]: " + ", ".join(f"{f:.1f}" for f in r["fixed_interface_hz"])]
+    if "cutoff_hz" in r:
+        lines.append(f"Cut-off criterion: fixed-interface modes up to {r['cutoff_factor']:g} × {r['max_frequency_hz']:g}"
+                     f" Hz = {r['cutoff_hz']:g} Hz retained.")
+    lines += [""] + [f"**Warning:** {line}" for line in _warning_lines(r)]
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
 
@@ -100,6 +121,9 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--interface", "interfaces", multiple=True, required=True, metavar="NAME=SEL[:rbe2|:rbe3][:dofs=..]",
               help="An interface: a reference node tied to the selected nodes (repeatable).")
 @click.option("--modes", type=int, default=13, show_default=True, help="Fixed-interface normal modes.")
+@click.option("--max-frequency", "max_frequency", type=float, default=None, metavar="F",
+              help="Cut-off criterion: retain the fixed-interface modes up to 2·F, F the highest frequency of "
+                   "interest in Hz (replaces --modes).")
 @click.option("--output-nodes", "output_nodes", multiple=True, metavar="SEL",
               help="Interior nodes kept for stress output and contacts (repeatable).")
 @click.option("--stress-field", "stress_field", multiple=True, metavar="surface|all|none|SEL",
@@ -113,8 +137,8 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, paths, material, damping, compare,
-                   name, report_path, as_json):
+def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
+                   compare, name, report_path, as_json):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
     from flexmbs.cli_checks import check_damping, check_outputs
     from flexmbs.safe_files import output_lock
@@ -122,6 +146,8 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, pat
     start = time.perf_counter()
     if modes < 1:
         raise FlexmbsError(f"--modes must be at least 1 fixed-interface normal mode (13 is typical), got {modes}")
+    if max_frequency is not None and not (max_frequency > 0.0 and np.isfinite(max_frequency)):
+        raise FlexmbsError(f"--max-frequency must be a positive frequency in Hz, got {max_frequency}")
     if compare is not None and compare < 0:
         raise FlexmbsError(f"--compare must be 0 (skip) or a number of free-free modes, got {compare}")
     check_outputs((out, "-o"), (report_path, "--report"))
@@ -136,15 +162,15 @@ def reduce_command(mesh, out, interfaces, modes, output_nodes, stress_field, pat
     check_solid(parse_material(material))
     with output_lock(out):
         _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material,
-                damping, ratios, compare, name, report_path, as_json, start)
+                damping, ratios, compare, name, report_path, as_json, start, max_frequency)
 
 
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
-            ratios, compare, name, report_path, as_json, start) -> None:
+            ratios, compare, name, report_path, as_json, start, max_frequency=None) -> None:
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
-    from reduction.reduce import reduce
+    from reduction.reduce import ReductionAccuracyWarning, reduce
 
     fe_mesh = load_mesh(mesh)
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembling")
@@ -155,14 +181,18 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
             f"({', '.join(f'{c:.4g}' for c in model.positions[ref.node])}) m")
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
     body_name = name or os.path.basename(out).split(".")[0]
-    body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
-                  name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
-                  stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"))
+    with warnings.catch_warnings():  # the accuracy warnings are printed below with the table
+        warnings.simplefilter("ignore", ReductionAccuracyWarning)
+        body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
+                      name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
+                      stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"),
+                      max_frequency=max_frequency)
     for path in body.paths.values():
         log(f"path {path.name}: {path.nodes.size} nodes, " + (f"dofs {path.retained_dofs} kept as interface dofs"
                                                                if path.retained_dofs else "interior nodes"))
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
-                "stress_field": list(stress_field) or ["surface"], "paths": list(paths)}
+                "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
+                "max_frequency": max_frequency}
     write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
                                "material": material, "settings": settings})
     if report_path:
@@ -183,18 +213,24 @@ def _print_reduction(body, model, out, start, as_json) -> None:
         "mass": body.invariants.mass, "center_of_mass": props["center_of_mass"], "inertia": props["inertia"],
         "output_nodes": int(body.output_nodes.size), "seconds": time.perf_counter() - start,
         "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs} for p in body.paths.values()},
+        "pairs": [{"full_mode": k, "character": c, "full_hz": f, "reduced_mode": j, "reduced_hz": red,
+                   "error_percent": d, "mac": m} for k, f, red, d, m, c, j in _table_rows(r) if f is not None],
+        "warnings": _warning_lines(r),
     }
+    for line in payload["warnings"]:
+        click.echo(f"warning: {line}", err=True)
     if as_json:
         emit_json(payload)
         return
     click.echo(f"{out}: {body.n_modes} elastic coordinates from {r['physical_dofs']} dofs "
                f"({r['rigid_modes_removed']} rigid-body modes removed), mass {body.invariants.mass:.6g} kg")
-    click.echo(f"{'mode':>5} {'full FE [Hz]':>13} {'reduced [Hz]':>13} {'diff [%]':>9} {'MAC':>7}")
-    for k, full, red, diff, mac in _table_rows(r):
+    click.echo(f"{'full':>5} {'character':>9} {'full FE [Hz]':>13} {'reduced':>8} {'[Hz]':>10} {'diff [%]':>9} "
+               f"{'MAC':>7}")
+    for k, full, red, diff, mac, character, j in _table_rows(r):
         if full is None:
-            click.echo(f"{k:>5} {'/':>13} {red:>13.2f} {'':>9} {'':>7}")
+            click.echo(f"{'/':>5} {'':>9} {'/':>13} {j:>8} {red:>10.2f} {'':>9} {'':>7}")
         else:
-            click.echo(f"{k:>5} {full:>13.2f} {red:>13.2f} {diff:>+9.3f} {mac:>7.4f}")
+            click.echo(f"{k:>5} {character:>9} {full:>13.2f} {j:>8} {red:>10.2f} {diff:>+9.3f} {mac:>7.4f}")
     click.echo(f"({payload['seconds']:.1f} s)")
 
 

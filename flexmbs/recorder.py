@@ -70,11 +70,14 @@ class Recorder:
                 u[f"element/{element.name}/force/{meas.name}"] = _FORCE_UNITS.get(getattr(meas, "unit", ""), "")
             for key, unit in getattr(element, "output_units", {}).items():
                 u[f"element/{element.name}/{key}"] = unit
+            for key, unit in (getattr(element, "integral_units", {}) if hasattr(element, "integrands") else {}).items():
+                u[f"element/{element.name}/{key}"] = unit  # running integral over the accepted steps
         for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
             u[f"solver/{key}"] = unit
 
-    def record(self, t, q, v, z, lam, solver_row: dict, ctx=None) -> None:
-        """Append one sample (``ctx``: a context at the same state, reused for its marker states)."""
+    def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
+        """Append one sample (``ctx``: a context at the same state, reused for its marker states; ``extra``: more
+        signals by full name, e.g. the running integrals of state elements)."""
         system = self.system
         if ctx is None:
             ctx = system.context(q, v, t, lam)
@@ -110,6 +113,8 @@ class Recorder:
             if hasattr(element, "outputs"):
                 for key, value in element.outputs(t, z_e, y, ydot).items():
                     row[f"element/{element.name}/{key}"] = float(value)
+        for key, value in (extra or {}).items():
+            row[key] = float(value)
         for key, value in solver_row.items():
             row[f"solver/{key}"] = float(value)
         for key in row:

@@ -14,9 +14,9 @@ from .initial import (assemble_positions, equation_names, initial_accelerations,
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .recorder import Recorder
 from .results import Results
-from .system import System
+from .system import System, measure
 
-__all__ = ["simulate", "static_equilibrium"]
+__all__ = ["simulate", "static_equilibrium", "SolverFallbackWarning"]
 
 # gentle step-size changes: generalized-α's algorithmic acceleration carries the step history, and abrupt changes
 # excite the parasitic root in stiff elastic modes and multipliers
@@ -51,6 +51,20 @@ def _consistent_start(system, static: bool, quasi_static_elastic: bool = True):
     return StepState(0.0, q, v, qdd.copy(), qdd, z, zd, zd.copy(), lam)
 
 
+class SolverFallbackWarning(UserWarning):
+    """The solver used a fallback (a start or a reaction computed another way than asked); stored in the results
+    (``statistics["warnings"]``) and printed."""
+
+
+def _fallback(system, text: str) -> None:
+    """Record a fallback on the system (collected into the results by :func:`_simulate`)."""
+    notes = getattr(system, "fallback_notes", None)
+    if notes is None:
+        notes = system.fallback_notes = []
+    if text not in notes:
+        notes.append(text)
+
+
 def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
     """Deform flexible bodies quasi-statically under the initial loads (inertia of the initial motion, gravity,
     forces) so that their elastic accelerations vanish at t = 0: a body placed undeformed in a loaded state would
@@ -74,7 +88,7 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
     for _ in range(max_iter):
         scale = np.abs(acc / stiffness)
         if scale.max() <= 1e-9 * max(1e-12, np.abs(qf).max()):
-            break
+            return q_now, v_now
         jac = np.empty((idx.size, idx.size))
         for j in range(idx.size):
             h = 1e-7 * max(np.abs(qf).max(), scale.max(), 1e-9)
@@ -84,8 +98,16 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
         try:
             qf = qf - np.linalg.solve(jac, acc)
             acc, q_now, v_now = elastic_accelerations(qf)
-        except (np.linalg.LinAlgError, FlexmbsError):  # keep the last good (possibly undeformed) start
-            break
+        except (np.linalg.LinAlgError, FlexmbsError) as exc:  # keep the last good (possibly undeformed) start
+            _fallback(system, f"the quasi-static elastic start failed ({type(exc).__name__}: {exc}); the flexible "
+                      "bodies start from the last good iterate (undeformed if it failed at once) and may ring at "
+                      "their natural frequencies at t = 0 (relax_elastic=False starts undeformed on purpose)")
+            return q_now, v_now
+    scale = np.abs(acc / stiffness)
+    if scale.max() > 1e-9 * max(1e-12, np.abs(qf).max()):
+        _fallback(system, f"the quasi-static elastic start did not converge in {max_iter} Newton iterations "
+                  f"(largest remaining modal displacement error {scale.max():.3g}); the flexible bodies start "
+                  "slightly out of equilibrium and may ring at t = 0")
     return q_now, v_now
 
 
@@ -172,16 +194,19 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats["wall_time_s"] = _time.perf_counter() - wall0
     if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
         try:
-            _record(recorder, system, run.state, 0.0, 0, stats)
+            _record(recorder, system, run.state, 0.0, 0, stats, integrals=run.integrals.values)
         except SimulationError as exc:  # the results file could not take the last sample
             status, message = "failed", f"{message}; {exc}"
+    notes = _run_warnings(system, run.integrals, stats)
     guards = _guards(system, recorder, stats, parameters if parameters is not None else model.parameters,
                      run.limiting)
-    results = recorder.finish(status, message, stats, guards)
+    results = recorder.finish(status, message, stats, guards + notes)
     if unexpected is not None:
         raise unexpected
     results.final_state = run.state
     results.system = system
+    results.integrals = dict(run.integrals.values)
+    results.warnings = notes
     return results
 
 
@@ -200,6 +225,73 @@ def _guards(system, recorder, stats, parameters, limiting) -> list[str]:
     return found
 
 
+def _run_warnings(system, integrals, stats) -> list[str]:
+    """Fallbacks and element warnings of a run: issued as :class:`SolverFallbackWarning`, stored in ``stats``
+    (the results file's ``solver`` attributes: ``warnings``, newline-separated, and one ``integral:NAME`` per
+    integrated quantity)."""
+    import warnings
+
+    notes = list(getattr(system, "fallback_notes", []))
+    if hasattr(system, "reaction_fallbacks"):
+        first, count = system.reaction_fallbacks
+        notes.append(f"joint reactions of {count} sample(s), the first at t = {first:.6g} s, are the integrator's "
+                     "multipliers, not the acceleration-level ones: the constrained mass matrix was singular there; "
+                     "they may carry the parasitic oscillation of index-3 multipliers")
+    notes += integrals.warnings()
+    for key, value in integrals.values.items():
+        stats[f"integral:{key}"] = float(value)
+    stats["warnings"] = "\n".join(notes)
+    for text in notes:
+        warnings.warn(text, SolverFallbackWarning, stacklevel=4)
+    return notes
+
+
+class _Integrals:
+    """Integrals over the accepted steps (trapezoid rule with the integrator's own steps, not over output samples)
+    of the quantities state elements declare with ``integral_units`` and ``integrands`` (docs/element-protocol.md):
+    no extra state, so the Newton matrices and the error control of the model are unchanged."""
+
+    def __init__(self, system, state):
+        self.system = system
+        self.elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "integrands")]
+        self.values = {f"element/{e.name}/{key}": 0.0 for _, e in self.elements for key in e.integral_units}
+        self.start = state
+        self.rates = self._rates(state) if self.elements else {}
+
+    def _arguments(self, state):
+        ctx = self.system.context(state.q, state.v, state.t)
+        for k, element in self.elements:
+            z_e = state.z[self.system.z_offsets[k]:self.system.z_offsets[k + 1]]
+            y, ydot, _ = measure(ctx, element.measurements)
+            yield element, (state.t, z_e, y, ydot)
+
+    def _rates(self, state) -> dict:
+        return {f"element/{element.name}/{key}": float(value) for element, args in self._arguments(state)
+                for key, value in element.integrands(*args).items()}
+
+    def advance(self, old, new) -> None:
+        """Add the trapezoid of the accepted step ``old → new``."""
+        if not self.elements:
+            return
+        rates = self._rates(new)
+        h = new.t - old.t
+        for key, rate in rates.items():
+            self.values[key] = self.values.get(key, 0.0) + 0.5 * h * (self.rates.get(key, 0.0) + rate)
+        self.rates = rates
+
+    def warnings(self) -> list[str]:
+        """The elements' own judgement of their integrals (``integral_warnings``), at the start state."""
+        lines = []
+        if not self.elements:
+            return lines
+        for element, args in self._arguments(self.start):
+            if hasattr(element, "integral_warnings"):
+                prefix = f"element/{element.name}/"
+                own = {k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)}
+                lines += element.integral_warnings(own, *args)
+        return lines
+
+
 class _Run:
     """One integration run: the current state, the step size and its control, statistics and output."""
 
@@ -209,7 +301,8 @@ class _Run:
         self.output_interval = output_interval
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0}
         self.limiting: dict[str, int] = {}  # equation with the largest error at each rejected step
-        _record(recorder, system, state, 0.0, 0, self.stats)
+        self.integrals = _Integrals(system, state)
+        _record(recorder, system, state, 0.0, 0, self.stats, integrals=self.integrals.values)
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
         self.fresh, self.rejected = True, False
@@ -254,6 +347,7 @@ class _Run:
                 "or a solution that blows up?)")
 
     def _accept(self, new, h_try, err, iters) -> None:
+        self.integrals.advance(self.state, new)
         previous, self.state = self.state, new
         self.stats["steps"] += 1
         self.fresh = False
@@ -272,11 +366,11 @@ class _Run:
                 f"{equation_names(self.system)[worst]} (does it blow up?)")
         end = new.t >= self.t_end * (1.0 - 1e-12)
         if self.output_interval is None or new.t >= self.next_output - 1e-12 * self.t_end or end:
-            _record(self.recorder, self.system, new, h_try, iters, self.stats)
+            _record(self.recorder, self.system, new, h_try, iters, self.stats, integrals=self.integrals.values)
             self.next_output = new.t + (self.output_interval or 0.0)
 
 
-def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool = True):
+def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool = True, integrals=None):
     """Record a sample. Reactions come from the acceleration-level equations at the sample's ``(q, q̇)``
     (``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]``): the index-3 multipliers of the integrator carry a parasitic
     oscillation after step-size changes, these do not."""
@@ -290,9 +384,12 @@ def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool
             lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi, ctx=ctx, jac=jac)[1]
         except FlexmbsError:  # a singular instant: keep the integrator's multipliers
             lam = state.lam
+            first, count = getattr(system, "reaction_fallbacks", (state.t, 0))
+            system.reaction_fallbacks = (first, count + 1)
     ctx.lam = lam
     recorder.record(state.t, state.q, state.v, state.z, lam,
-                    {"step_size": h, "newton_iterations": iters, "constraint_violation": violation}, ctx=ctx)
+                    {"step_size": h, "newton_iterations": iters, "constraint_violation": violation}, ctx=ctx,
+                    extra=integrals)
 
 
 def _newton_message(system, t, h, failure: NewtonFailure) -> str:

@@ -133,16 +133,31 @@ class Volume(Node):
         rate = net / c
         return rate, (d_inflow + dq_cav - d_volume_rate) / c - rate / c * dc
 
-    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
-        """Pressure, cavitation fill flow, total volume and the power stored by compressing the fluid
-        (``p C dp/dt = p (sum Q - dV/dt)``, W)."""
+    def fictive_flows(self, ev: Evaluation) -> tuple[float, float]:
+        """Oil flows that do not exist physically, m^3/s: the cavitation floor's fill flow ``Q_cav`` and the flow
+        taken up (> 0) or given off (< 0) by the volume the ``min_volume`` guard adds, ``(V_g - V) / B(p) dp/dt``
+        (``V_g`` the guarded, ``V`` the true volume; zero above 1.5 ``min_volume``)."""
         p = ev.pressure(self)[0]
         chambers = ev.node_chambers(self)
         q_cav = self.cavitation_flow(ev)[0]
+        true_volume = self.fixed_volume + sum(c[1] for c in chambers)
+        c, guarded, _, _ = self.capacitance(ev, chambers)
+        excess = guarded - true_volume
+        if excess <= 0.0:
+            return q_cav, 0.0
+        rate = (ev.node_inflow(self)[0] + q_cav - sum(ch[3] for ch in chambers)) / c
+        return q_cav, excess / self.fluid.effective_bulk_modulus(p)[0] * rate
+
+    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
+        """Pressure, cavitation fill flow, volume-guard flow (:meth:`fictive_flows`), total volume and the power
+        stored by compressing the fluid (``p C dp/dt = p (sum Q - dV/dt)``, W)."""
+        p = ev.pressure(self)[0]
+        chambers = ev.node_chambers(self)
+        q_cav, q_guard = self.fictive_flows(ev)
         net = ev.node_inflow(self)[0] + q_cav - sum(c[3] for c in chambers)
         volume = self.capacitance(ev, chambers)[1]
-        return {"pressure": (p, "Pa"), "cavitation_flow": (q_cav, "m^3/s"), "volume": (volume, "m^3"),
-                "compression_power": (p * net, "W")}
+        return {"pressure": (p, "Pa"), "cavitation_flow": (q_cav, "m^3/s"), "guard_flow": (q_guard, "m^3/s"),
+                "volume": (volume, "m^3"), "compression_power": (p * net, "W")}
 
 
 class Tank(Node):

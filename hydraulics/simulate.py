@@ -36,6 +36,12 @@ class CircuitResult:
         Rate evaluations, Jacobian evaluations, LU decompositions.
     cavitation : dict[str, float]
         Nodes whose cavitation floor was reached, with the first time it was reached, s.
+    added_oil : dict[str, float]
+        Per volume node, ``NODE.added_oil_cavitation`` (integral of the floor's fill flow) and
+        ``NODE.added_oil_guard`` (integral of ``|guard_flow|`` of the minimum-volume guard), m^3: oil that does not
+        exist, integrated with the trapezoid rule over the integrator's accepted steps (not over ``t``).
+    warnings : list[str]
+        The added-oil warnings (``Circuit.integral_warnings``), also issued as :class:`AddedOilWarning`.
     position, velocity : ndarray, optional
         Mass coordinate and velocity of :func:`simulate_with_mass`.
     """
@@ -54,12 +60,39 @@ class CircuitResult:
     position: np.ndarray | None = None
     velocity: np.ndarray | None = None
     solution: object = None
+    added_oil: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     def state(self, name: str) -> np.ndarray:
         """History of one state by name (``"A.pressure"``)."""
         if name not in self.state_names:
             raise ModelError(f"no state '{name}'; states are {self.state_names}")
         return self.states[:, self.state_names.index(name)]
+
+
+class AddedOilWarning(UserWarning):
+    """A cavitation floor or minimum-volume guard added more oil than ``ADDED_OIL_FRACTION`` of a node's volume."""
+
+
+def _added_oil(circuit, sol, arguments) -> tuple[dict, list]:
+    """Trapezoid integrals of ``circuit.integrands`` over the accepted steps of ``sol`` (``sol.sol.ts``; the dense
+    output reproduces the step values there); ``arguments(t, x) -> (y, ydot, z)``."""
+    import warnings
+
+    ts = np.asarray(sol.sol.ts if sol.sol is not None else sol.t)
+    keys = list(circuit.integral_units)
+    rates = np.zeros((ts.size, len(keys)))
+    for i, t in enumerate(ts):
+        y, ydot, z = arguments(t, sol.sol(t))
+        found = circuit.integrands(t, z, y, ydot)
+        rates[i] = [found[k] for k in keys]
+    values = {k: float(v) for k, v in zip(keys, np.sum(0.5 * np.diff(ts)[:, None] * (rates[1:] + rates[:-1]),
+                                                       axis=0))}
+    y0, ydot0, z0 = arguments(ts[0], sol.sol(ts[0]))
+    lines = circuit.integral_warnings(values, ts[0], z0, y0, ydot0)
+    for line in lines:
+        warnings.warn(line, AddedOilWarning, stacklevel=3)
+    return values, lines
 
 
 def _default_atol(circuit) -> np.ndarray:
@@ -137,8 +170,10 @@ def simulate_circuit(circuit, stroke_of_t=None, stroke_rate_of_t=None, t_end: fl
         raise SimulationError(f"circuit '{circuit.name}': {sol.message} at t = {sol.t[-1]:.6g} s; "
                               "check for a node without flow path or reduce max_step")
     outputs, cavitation = _collect(circuit, sol.t, sol.y.T, y_fun, ydot_fun)
+    added, lines = _added_oil(circuit, sol, lambda t, x: (y_fun(t), ydot_fun(t), x))
     return CircuitResult(sol.t, sol.y.T, outputs, dict(circuit.output_units), list(circuit.state_names),
-                         sol.success, sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, solution=sol.sol)
+                         sol.success, sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, solution=sol.sol,
+                         added_oil=added, warnings=lines)
 
 
 def simulate_with_mass(circuit, mass: float, t_end: float, initial_position: float, initial_velocity: float = 0.0,
@@ -220,5 +255,7 @@ def simulate_with_mass(circuit, mass: float, t_end: float, initial_position: flo
         return y
 
     outputs, cavitation = _collect(circuit, sol.t, sol.y[2:].T, y_fun, ydot_fun)
+    added, lines = _added_oil(circuit, sol, lambda t, x: split(t, x))
     return CircuitResult(sol.t, sol.y[2:].T, outputs, dict(circuit.output_units), list(circuit.state_names),
-                         sol.success, sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, y_hist, v_hist, sol.sol)
+                         sol.success, sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, y_hist, v_hist, sol.sol,
+                         added, lines)

@@ -57,7 +57,8 @@ class CraigBampton:
         return int(self.fixed_interface_hz.size)
 
 
-def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=None) -> CraigBampton:
+def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=None,
+                  max_frequency_hz: float | None = None) -> CraigBampton:
     """Build the Craig–Bampton basis with one factorization of ``K_ii``.
 
     Parameters
@@ -69,6 +70,9 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
         Number of fixed-interface normal modes (≥ 0).
     progress : callable(str), optional
         Receives short status messages.
+    max_frequency_hz : float, optional
+        Cut-off: retain every fixed-interface mode up to this frequency instead of ``n_modes`` (which is then only
+        the first guess of how many to solve for; more are solved with the same factor until the cut-off is passed).
     """
     say = progress or (lambda message: None)
     n = model.n_dofs
@@ -89,13 +93,20 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     try:
         say(f"constraint modes ({boundary.size} right-hand sides)")
         psi = -factor.solve(k_ib.toarray()).reshape(interior.size, boundary.size)
-        if n_modes:
-            say(f"{n_modes} fixed-interface normal modes")
+        if n_modes or max_frequency_hz is not None:
+            n_modes = max(n_modes, 1)
+            say(f"{n_modes} fixed-interface normal modes" + (f" (first guess; cut-off {max_frequency_hz:.4g} Hz)"
+                                                             if max_frequency_hz is not None else ""))
             # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
             n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
-            values, phi = block_shift_invert(k_ii, m_ii, n_solve, factor.solve)
-            order = np.argsort(values)
-            values, phi = values[order], phi[:, order]
+            values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor.solve)
+            if max_frequency_hz is not None:
+                cut = (2.0 * np.pi * max_frequency_hz) ** 2
+                while np.sum(values <= cut) + GROUP_PAD >= n_solve and n_solve < interior.size - 1:
+                    n_solve = min(max(2 * n_solve, int(np.sum(values <= cut)) + GROUP_PAD + 1), interior.size - 1)
+                    say(f"cut-off {max_frequency_hz:.4g} Hz not reached: solving {n_solve} fixed-interface modes")
+                    values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor.solve)
+                n_modes = max(1, min(int(np.sum(values <= cut)), interior.size - 2))
         else:
             values, phi = np.zeros(0), np.zeros((interior.size, 0))
     finally:
@@ -167,6 +178,12 @@ def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
     q, elastic_values, info = canonical_transform(model.expand(elastic), elastic_values, model.full_mass,
                                                   model.positions, model.translation_dofs)
     return OrthonormalBasis(elastic @ q, elastic_values, modes[:, rigid], projection, info)
+
+
+def _lowest_modes(k_ii, m_ii, n_solve: int, solve):
+    values, phi = block_shift_invert(k_ii, m_ii, n_solve, solve)
+    order = np.argsort(values)
+    return values[order], phi[:, order]
 
 
 def _rigid_projection(model: FEModel, modes: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ rigid-mode removal → expansion to all FE dofs (spiders included) → invariant
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -18,9 +19,14 @@ from fem.mesh import boundary_triangles
 from fem.model import FEModel
 from reduction.craig_bampton import craig_bampton, orthonormalize
 from reduction.flexbody import FlexBody, Interface, SlidingPath, compute_invariants
+from reduction.modes_report import CUTOFF_FACTOR, accuracy_warnings, character_names, mode_characters, pair_modes
 from reduction.stressfield import modal_stress_field, stress_field_nodes
 
-__all__ = ["reduce", "damping_ratios", "mac_matrix", "paired_mac"]
+__all__ = ["reduce", "damping_ratios", "mac_matrix", "paired_mac", "ReductionAccuracyWarning"]
+
+
+class ReductionAccuracyWarning(UserWarning):
+    """A low free–free mode of the reduced body is off by more than the tolerance (the message names the remedy)."""
 
 
 def damping_ratios(frequencies_hz: np.ndarray, damping) -> np.ndarray:
@@ -89,7 +95,8 @@ def _boundary_dofs(model: FEModel, interfaces: Mapping[str, str]) -> tuple[np.nd
 def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_modes: int,
            output_nodes: np.ndarray | None = None, damping=0.0, name: str = "body",
            compare_modes: int | None = None, progress: Callable[[str], None] | None = None,
-           stress_field="surface", paths: Mapping | None = None) -> FlexBody:
+           stress_field="surface", paths: Mapping | None = None,
+           max_frequency: float | None = None) -> FlexBody:
     """Reduce an FE model to a flexible body.
 
     Parameters
@@ -119,6 +126,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         With ``dofs`` (e.g. ``"3"``) the translations of every path node along those axes become boundary dofs
         (static modes: exact static response to contact loads along them); without, the nodes stay interior
         (modal recovery only, as in the thesis; add normal modes to compensate).
+    max_frequency : float, Hz, optional
+        Cut-off criterion: the highest frequency of interest ``F``; every fixed-interface mode up to
+        ``CUTOFF_FACTOR · F`` (:data:`reduction.modes_report.CUTOFF_FACTOR` = 2) is retained and ``n_modes`` is
+        only the first guess of how many to solve for.
 
     Returns
     -------
@@ -135,7 +146,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     if pieces > 1:
         raise ModelError(f"the mesh has {pieces} disconnected pieces; a flexible body must be one connected part "
                          "(mesh the parts separately or join them)")
-    cb = craig_bampton(model, boundary, n_modes, say)
+    if max_frequency is not None and not max_frequency > 0.0:
+        raise ModelError(f"max_frequency must be a positive frequency in Hz, got {max_frequency}")
+    cutoff = None if max_frequency is None else CUTOFF_FACTOR * float(max_frequency)
+    cb = craig_bampton(model, boundary, n_modes, say, max_frequency_hz=cutoff)
     say("orthonormalizing the Craig–Bampton basis (eq. 2-140) and removing rigid-body modes")
     ortho = orthonormalize(model, cb)
     modes = np.asarray(model.expand(ortho.elastic))  # (n_full, m)
@@ -152,7 +166,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
             body.stress_field = modal_stress_field(model, modes, field_nodes, scope, say)
     body.paths = sliding
     body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say)
-    body.report.update({"n_normal_modes": n_modes, "n_boundary_dofs": int(boundary.size),
+    if cutoff is not None:
+        body.report.update({"max_frequency_hz": float(max_frequency), "cutoff_factor": CUTOFF_FACTOR,
+                            "cutoff_hz": cutoff})
+    body.report.update({"n_normal_modes": cb.n_normal_modes, "n_boundary_dofs": int(boundary.size),
                         "physical_dofs": int(model.n_dofs), "seconds": time.perf_counter() - start})
     return body
 
@@ -234,4 +251,20 @@ def _report(model, cb, ortho, frequencies, modes, compare_modes, say) -> dict:
         report["full_free_free_hz"] = full_hz
         report["mac"] = paired_mac(reduced_shapes, frequencies[:n_compare], full_shapes, full_hz)
         report["mac_matrix"] = mac_matrix(reduced_shapes, full_shapes)
+        report.update(_paired_report(model, modes, frequencies, full.modes[:, 6:], full_hz))
     return report
+
+
+def _paired_report(model, modes, frequencies, full_modes, full_hz) -> dict:
+    """Full modes paired with reduced ones by shape (:mod:`reduction.modes_report`), error, character, warnings."""
+    trans = model.translation_dofs
+    partner, mac, member = pair_modes(modes[trans.ravel()], full_modes[trans.ravel()], full_hz)
+    fractions, participation = mode_characters(full_modes[trans], model.positions, model.nodal_masses())
+    characters = character_names(fractions, participation)
+    error = np.where(partner >= 0, frequencies[np.maximum(partner, 0)] / full_hz - 1.0, np.nan)
+    lines = accuracy_warnings(full_hz, frequencies, partner, mac, characters)
+    for line in lines:
+        warnings.warn(line, ReductionAccuracyWarning, stacklevel=4)
+    return {"pair_reduced": partner, "pair_mac": mac, "pair_member_mac": member, "pair_error": error,
+            "character_fractions": fractions, "participation": participation, "characters": ",".join(characters),
+            "warnings": "\n".join(lines)}

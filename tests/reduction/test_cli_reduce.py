@@ -26,14 +26,17 @@ def test_reduce_json_and_info(coarse_bar, tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     for key in ("physical_dofs", "interfaces", "fixed_interface_hz", "rigid_modes_removed", "elastic_modes",
-                "reduced_hz", "full_free_free_hz", "mac", "mass", "center_of_mass", "inertia", "seconds", "file"):
+                "reduced_hz", "full_free_free_hz", "mac", "mass", "center_of_mass", "inertia", "seconds", "file",
+                "pairs", "warnings"):
         assert key in data
     assert data["rigid_modes_removed"] == 6 and data["elastic_modes"] == 8 + 6 + 3 - 6
     assert data["interfaces"][1] == {"name": "b", "spider": "rbe3", "nodes": data["interfaces"][1]["nodes"],
                                      "dofs": "123"}
     assert data["reduced_hz"] == sorted(data["reduced_hz"])
     assert abs(data["reduced_hz"][0] / data["full_free_free_hz"][0] - 1) < 0.01
-    assert "| mode | full FE free–free [Hz]" in open(report).read()
+    assert "| full mode | character | full FE free–free [Hz] | reduced mode |" in open(report).read()
+    assert data["pairs"][0]["full_mode"] == 1 and data["pairs"][0]["mac"] > 0.99  # first bending: paired by shape
+    assert isinstance(data["warnings"], list)
     info = run("info", out, "--json")
     assert info.returncode == 0 and json.loads(info.stdout)["elastic_modes"] == data["elastic_modes"]
 
@@ -43,6 +46,7 @@ def test_reduce_json_and_info(coarse_bar, tmp_path):
     (["--interface", "a=group:bore_a", "--modes", "0"], "at least 1"),
     (["--interface", "a=group:nothing", "--modes", "4"], "no group"),
     (["--interface", "a", "--modes", "4"], "NAME=SELECTOR"),
+    (["--interface", "a=group:bore_a", "--max-frequency", "-5"], "--max-frequency"),
 ])
 def test_reduce_errors_are_one_line(coarse_bar, tmp_path, args, message):
     result = run("reduce", coarse_bar, "-o", str(tmp_path / "x.flex.h5"), *args)
