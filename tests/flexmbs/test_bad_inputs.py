@@ -222,12 +222,12 @@ def test_debug_shows_the_traceback(inputs):
 
 
 def test_an_unexpected_exception_is_one_line(monkeypatch):
-    import cases
+    import flexmbs.registry
 
     def boom(*args, **kwargs):
         raise np.linalg.LinAlgError("SVD did not converge")
 
-    monkeypatch.setattr(cases, "get_case", boom)
+    monkeypatch.setattr(flexmbs.registry, "get_case", boom)
     result = CliRunner().invoke(main, ["run", "excavator"])
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "SVD did not converge" in result.stderr and "Traceback" not in result.stderr
