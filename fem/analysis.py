@@ -28,7 +28,9 @@ class ModalResult:
     Attributes
     ----------
     frequencies_hz : (k,) float
-        Ascending; near-zero rigid-body modes come out with |f| ≪ the first elastic frequency (sign kept).
+        Ascending (inside a degenerate group of :mod:`fem.canonical` the Rayleigh quotients of the canonical
+        modes, equal to the group's spread); near-zero rigid-body modes come out with |f| ≪ the first elastic
+        frequency (sign kept).
     modes : (n_full_dofs, k) float
         Mass-normalized mode shapes over the full dofs (spider-dependent dofs included), in the canonical form of
         :mod:`fem.canonical` (signs and degenerate-group bases independent of the BLAS kernels).

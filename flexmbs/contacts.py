@@ -9,6 +9,9 @@
   with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``). A *line* is the same plane
   limited to ``|x| ≤ half_length`` along the marker's x axis (planar models).
 * Hard stop on a joint coordinate: the same penalty law beyond ``lower`` / ``upper``.
+
+Contacts and hard stops offer gap functions (``event_gaps``), so the integrator locates their onsets as events
+(:mod:`flexmbs.events`): time of contact and impact speed at the root of the gap, not at an output sample.
 """
 from __future__ import annotations
 
@@ -184,6 +187,16 @@ class PlaneContact(ForceElement):
             out.append((self.plane.body, apply_at_marker(so, -force, -cross(offset, force))))
         return out
 
+    def event_gaps(self, ctx):
+        """Gap function of the contact (flexmbs.events): ``−penetration`` (m) and its rate (m/s)."""
+        sp, so = ctx.marker(self.point), ctx.marker(self.plane)
+        normal = so.R[:, 2]
+        offset = sp.x - so.x
+        rate = float(normal @ (sp.v - so.v - cross(so.w, offset)))
+        if self.half_length is not None and abs(float(so.R[:, 0] @ offset)) > self.half_length:
+            return {"gap": (1.0, rate)}  # beside the line: open (as in the force law)
+        return {"gap": (float(normal @ offset), rate)}
+
     def potential_energy(self, ctx):
         """Elastic energy of the penalty spring, ``k x^(e+1) / (e+1)`` (J)."""
         penetration = self._state(ctx)[4]
@@ -244,6 +257,17 @@ class HardStop(ForceElement):
 
     def outputs(self, ctx):
         return {"load": self._load(ctx)[2]}
+
+    def event_gaps(self, ctx):
+        """Gap functions (flexmbs.events): distance to each stop (m or rad, > 0 while free) and its rate."""
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value, _, _, rate = self.joint.coordinate(self.which, si, sj)
+        gaps = {}
+        if self.lower is not None:
+            gaps["lower"] = (float(value - self.lower), float(rate))
+        if self.upper is not None:
+            gaps["upper"] = (float(self.upper - value), -float(rate))
+        return gaps
 
     def potential_energy(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)

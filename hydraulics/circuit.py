@@ -266,6 +266,19 @@ class Circuit:
             blocks[f"{key}_ydot"] = matrix[:, nz + ny:]
         return blocks
 
+    def event_gaps(self, t, z, y, ydot) -> dict[str, tuple[float, float]]:
+        """Gap functions ``{component.gap: (g, ġ)}`` of components with contacts (cylinder end stops), for the
+        event location of the multibody integrator (flexmbs.events)."""
+        if not self._final and not self._laying_out:
+            self.finalize()
+        ev = Evaluation(self, t, z, y, ydot)
+        out = {}
+        for comp in self.components:
+            if hasattr(comp, "event_gaps"):
+                for key, (g, rate) in comp.event_gaps(ev).items():
+                    out[f"{comp.name}.{key}"] = (float(g), float(rate))
+        return out
+
     def outputs(self, t, z, y, ydot) -> dict[str, float]:
         """Named output signals (SI units, see ``output_units``)."""
         ev = self.evaluate(t, z, y, ydot)

@@ -194,6 +194,14 @@ class Cylinder(Component):
         d_force = (self.stop_stiffness + self.stop_damping * ds * rate) * sign * dx + self.stop_damping * s * sign * dv
         return sign * force, sign * d_force
 
+    def event_gaps(self, ev: Evaluation) -> dict[str, tuple[float, float]]:
+        """Gap functions of the end stops (flexmbs.events): ``x`` and ``stroke − x`` (m) with their rates (m/s);
+        none when the cylinder has no end stops (zero stiffness and damping)."""
+        if self.stop_stiffness == 0.0 and self.stop_damping == 0.0:
+            return {}
+        x, v = self.position(ev)[0], self.velocity(ev)[0]
+        return {"retracted_stop": (x, v), "extended_stop": (self.stroke - x, -v)}
+
     def pressure_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
         """``p_A A_A - p_B A_B``, N (seed 001 eq. (22))."""
         pa, dpa = self.port_pressure(ev, "A")

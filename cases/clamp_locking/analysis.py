@@ -98,6 +98,19 @@ def stress_history(res, model, params: dict, bar: str = "bar_h") -> dict:
             "position": np.asarray(position), "source": source}
 
 
+def end_stop_contact(res, params: dict) -> dict | None:
+    """Time (s) and speed (m/s) at which the piston reaches the end stop at the end of the stroke, from the event
+    the integrator located at the root of the stop's gap (flexmbs.events), not from an output sample; None if the
+    stop was not reached."""
+    from flexmbs.events import read_events
+
+    name = "end_stops.upper" if params["stroke_direction"] == "lock" else "end_stops.lower"
+    hits = [e for e in read_events(res) if e["name"] == name]
+    if not hits:
+        return None
+    return {"time_s": hits[0]["time"], "speed_m_s": abs(hits[0]["gap_rate"])}
+
+
 def summary(res, model, params: dict) -> dict:
     """The ``outputs`` of a run (JSON-able), engineering units as named."""
     peaks = bar_force_peaks(res, params)
@@ -109,9 +122,7 @@ def summary(res, model, params: dict) -> dict:
     stops = res["force/end_stops/load"]
     lock_time = locking_time(res, params)
     x = stroke_position(res)
-    progress = x / params["stroke"] if params["stroke_direction"] == "lock" else 1.0 - x / params["stroke"]
-    touching = np.flatnonzero((np.abs(stops) > 0.0) & (progress > 0.5))
-    contact_speed = float(abs(velocity[touching[0]])) if touching.size else None
+    contact = end_stop_contact(res, params)
     return {
         "stroke_direction": params["stroke_direction"],
         "flexible": bool(params["flexible"]),
@@ -126,7 +137,8 @@ def summary(res, model, params: dict) -> dict:
         "max_line_pressure_bar": max(pressures[n] for n in LINE_NODES),
         "max_speed_m_s": float(np.abs(velocity).max()),
         "peak_end_stop_force_kN": float(np.abs(stops).max()) / 1e3,
-        "end_stop_contact_speed_m_s": contact_speed,
+        "end_stop_contact_speed_m_s": contact["speed_m_s"] if contact else None,
+        "end_stop_contact_time_s": contact["time_s"] if contact else None,
         "max_von_mises_MPa": float(stress["von_mises"].max()) / 1e6,
         "axial_stress_range_MPa": [float(stress["axial"].min()) / 1e6, float(stress["axial"].max()) / 1e6],
         "stress_node": {"id": stress["node_id"], "position_m": stress["position"].tolist(),

@@ -161,7 +161,10 @@ def test_reduction_is_cached_and_keyed_by_its_settings(coarse_bar):
 
 
 def test_stiffness_scaling_equals_a_reduction_with_scaled_modulus(coarse_bar):
-    """E x 2 applied to the reduced body (frequencies x sqrt 2, modal stress x 2) equals reducing with E x 2."""
+    """E x 2 applied to the reduced body (frequencies x sqrt 2, modal stress x 2) equals reducing with E x 2, sign
+    included: the two reductions are separate eigensolves, equal only because both write canonical modes
+    (fem.canonical; raw LAPACK signs differ between OpenBLAS kernels). Tolerance: 1e-6 of the largest modal stress
+    (eigensolver tolerance; measured ≈ 1e-11 across kernels)."""
     p, body, _ = coarse_bar
     scaled = reduced_bar({**p, "stiffness_scale": 2.0})
     direct = reduced_bar({**p, "youngs_modulus": 2.0 * p["youngs_modulus"]})
@@ -206,13 +209,28 @@ def test_pressures_stay_within_the_source_and_relief_limits(rigid_lock):
 
 
 def test_cushion_decelerates_before_the_end_stop(rigid_lock):
-    """The stop is touched at a small fraction of the travel speed; the cushion pressure rises before it."""
+    """The cushion brings the piston from its travel speed to the end stop at a small fraction of it, and the
+    rod-side pressure rises in the cushion before the stop.
+
+    The impact speed is the located event (root of the stop's gap, flexmbs.events), not an output sample. Tolerance
+        study (rigid bars, ``docs/cases/clamp-locking.md``): 62.78 mm/s at the case's rtol 1e-4 and 62.39 mm/s at 1e-5
+    (−0.6 %), equal to ±0.02 % under the OpenBLAS kernels Haswell (default here), Sandybridge and Prescott; contact
+    at 0.88155 s. Claims, with margins of 30 % and 5 % of the value (several times that spread): below 15 % of the travel speed (measured ≈ 11.6 %), and within 15 % of the quasi-steady speed of the cushion's
+    end orifice ``C_d A_end √(2Δp/ρ) / A_B`` with ``Δp = p_s (A_A/A_B − 1)`` (57.3 mm/s; the piston arrives a little
+    faster because the spear's area falls as √s to its end value faster than the mechanism can follow).
+    """
+    from cases.clamp_locking.analysis import end_stop_contact
+
     p, res, _, out = rigid_lock
+    contact = end_stop_contact(res, p)
+    assert contact is not None
+    assert contact["speed_m_s"] < 0.15 * out["max_speed_m_s"]
+    areas = geometry.cylinder_areas(p["push_force"], p["pull_force"], p["rated_pressure"])
+    dp = p["supply_pressure"] * (areas["piston_area"] / areas["rod_side_area"] - 1.0)
+    quasi_steady = 0.7 * p["cushion_area_end"] * math.sqrt(2.0 * dp / 835.2) / areas["rod_side_area"]  # HLP46, C_d
+    assert contact["speed_m_s"] == pytest.approx(quasi_steady, rel=0.15)
     x = res["element/hydraulics/cylinder.position"]
-    v = res["element/hydraulics/cylinder.velocity"]
-    contact = np.flatnonzero((np.abs(res["force/end_stops/load"]) > 0.0) & (x > 0.5 * p["stroke"]))[0]
-    assert abs(v[contact]) < 0.1 * out["max_speed_m_s"]
-    cushion = (x > p["stroke"] - p["cushion_length"]) & (np.arange(x.size) < contact)
+    cushion = (x > p["stroke"] - p["cushion_length"]) & (res.time < contact["time_s"])
     assert res["element/hydraulics/CB.pressure"][cushion].max() > 1.5 * p["supply_pressure"]
 
 
