@@ -99,8 +99,8 @@ def check_solid(material: Material) -> Material:
     """Values typed by a user must be those of a solid (a unit slip, E in GPa or MPa, is the usual cause); the
     CLI checks ``--material`` with it (programs may model massless or very soft parts on purpose)."""
     if not E_RANGE[0] <= material.youngs_modulus <= E_RANGE[1]:
-        raise MaterialError(f"material {material.name!r}: Young's modulus E = {material.youngs_modulus:g} Pa is outside "
-                            f"the range of structural solids ({E_RANGE[0]:g} .. {E_RANGE[1]:g} Pa); E is in Pa "
+        raise MaterialError(f"material {material.name!r}: Young's modulus E = {material.youngs_modulus:g} Pa is "
+                            f"outside the range of structural solids ({E_RANGE[0]:g} .. {E_RANGE[1]:g} Pa); E is in Pa "
                             "(steel 210e9)")
     if not RHO_RANGE[0] <= material.density <= RHO_RANGE[1]:
         raise MaterialError(f"material {material.name!r}: density {material.density:g} kg/m³ is outside the range "

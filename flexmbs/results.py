@@ -157,7 +157,9 @@ class ResultsWriter:
         try:
             with open(self._reserve, "wb") as handle:  # freed on a full disk so the file can still be closed
                 handle.write(b"\0" * reserve_bytes)
-            self.file = h5py.File(self.part, "w")
+            # a small raw-data chunk cache per dataset (default 1 MB each: hundreds of MB for hundreds of signals,
+            # filled as the file grows); written chunks are not needed again
+            self.file = h5py.File(self.part, "w", rdcc_nbytes=2 ** 15, rdcc_nslots=101)
             self.file.attrs["format"] = FORMAT_NAME
             self.file.attrs["format_version"] = FORMAT_VERSION
             self.file.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat()
