@@ -185,7 +185,8 @@ def _register_optional_commands() -> None:
                                ("flexmbs.cli_viz", ("modes_command", "animate_command", "plot_command",
                                                     "stress_command")),
                                ("flexmbs.cli_linearize", ("linearize_command",)),
-                               ("flexmbs.cli_fatigue", ("fatigue_command",))):
+                               ("flexmbs.cli_fatigue", ("fatigue_command",)),
+                               ("flexmbs.cli_validate", ("validate_command",))):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -1,0 +1,56 @@
+"""``flexmbs validate``: run the verification and seed comparisons of the cases and write the report.
+
+Registered on the ``flexmbs`` group by :mod:`flexmbs.cli`. The rows come from ``cases/<case>/validation.py``
+(:mod:`flexmbs.validation`); the cases are found through the case registry, as ``flexmbs run`` finds them.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import click
+
+__all__ = ["validate_command"]
+
+
+@click.command("validate")
+@click.option("--case", "case_names", multiple=True, metavar="NAME", help="Only this case (repeatable).")
+@click.option("--quick", is_flag=True, help="Fast checks only; slow studies are listed as 'not run (quick)'.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the report: .md (Markdown) or .html.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON object on stdout.")
+def validate_command(case_names, quick, output, as_json):
+    """Verification and seed comparisons: reference, our value, deviation, tolerance, status per check."""
+    from cases import get_case, registry
+    from fem.errors import FlexmbsError
+
+    from . import validation
+    from .safe_files import atomic_output, check_writable
+
+    if output is not None:
+        check_writable(output, "-o", suffixes=(".md", ".html"))
+    cases = {name: get_case(name) for name in case_names} if case_names else registry()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    rows = validation.run_checks(cases, quick=quick, progress=lambda text: click.echo(f"validate {text}", err=True))
+    if not rows:
+        raise FlexmbsError("no validation checks found for the selected cases")
+    command = "flexmbs validate" + "".join(f" --case {n}" for n in case_names) + (" --quick" if quick else "")
+    meta = {"quick": quick, "wall_s": time.perf_counter() - wall0, "cpu_s": time.process_time() - cpu0,
+            "command": command}
+    if output is not None:
+        text = validation.to_html(rows, meta) if output.endswith(".html") else validation.to_markdown(rows, meta)
+        with atomic_output(output) as tmp:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+    if as_json:
+        click.echo(validation.to_json(rows, meta))
+        return
+    counts = validation.summary(rows)
+    for item in rows:
+        if item["status"] == "fail":
+            click.echo(f"FAIL {item['case']}: {item['quantity']}: ours {item['value']} vs {item['reference']} "
+                       f"({item['origin']})")
+    click.echo(", ".join(f"{k}: {v}" for k, v in counts.items())
+               + f" ({meta['cpu_s']:.0f} s CPU, {meta['wall_s']:.0f} s wall)")
+    if output is not None:
+        click.echo(f"report: {os.path.abspath(output)}")
