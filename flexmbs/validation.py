@@ -153,7 +153,7 @@ def _fmt(value, unit: str = "") -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     text = f"{value:.4g}"
-    return f"{text} {unit}".strip() if unit else text
+    return f"{text} {unit}".strip() if unit and unit != "1" else text
 
 
 def _deviation(item) -> str:
