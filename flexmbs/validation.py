@@ -191,7 +191,9 @@ def to_markdown(rows: list, meta: dict) -> str:
     counts = summary(rows)
     lines = [f"# {_title(meta)}", "", f"Command: `{meta.get('command', 'flexmbs validate')}`. "
              "Status: pass (within tolerance of an independent reference), fail, calibrated (a parameter was fitted "
-             "to this reference: not a validation), not comparable (reason given), not run (quick).", "",
+             "to this reference: not a validation), not comparable (reason given), not run (quick). The rows are "
+             "defined in `cases/<case>/validation.py`; `tests/cases/test_validation.py` asserts on the same "
+             "functions.", "",
              "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
              "| " + " | ".join(str(v) for v in counts.values()) + " |", ""]
     for case_name in dict.fromkeys(item["case"] for item in rows):
