@@ -108,7 +108,8 @@ def stroke_rows(quick: bool = False) -> list:
                     note="Fig. 4-3 law above v_d"))
     rows.append(row("vertical contact force at rest", close["platen_weight_N"] / 1e3,
                     close["vertical_contact_force_at_rest_N"] / 1e3, kind="analytic", origin="m g (static load path)",
-                    unit="kN", tolerance=1e-6))
+                    unit="kN", tolerance=1e-5,
+                    note="mean over the 0.1 s rest: the penalty contacts settle to ~1e-6 of m g"))
     return rows
 
 
