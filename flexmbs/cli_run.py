@@ -12,7 +12,7 @@ import warnings
 import click
 import numpy as np
 
-__all__ = ["cases_command", "run_command", "parameter_table"]
+__all__ = ["cases_command", "run_command"]
 
 
 def _plain(value):
@@ -27,40 +27,17 @@ def _emit(payload: dict) -> None:
     click.echo(json.dumps(payload, default=_plain))
 
 
-def parameter_table(module) -> list:
-    """``[{key, value, unit, provenance, source, description, settable}]`` of a case's parameters (declared
-    metadata from its TOML inline tables or ``PARAMETERS``; ``settable``: ``--set`` accepts the key)."""
-    specs = dict(getattr(module.DEFAULTS, "specs", {}) or {})
-    for key, spec in (getattr(module, "PARAMETERS", {}) or {}).items():
-        specs[key] = {**specs.get(key, {}), **spec}
-    rows = []
-    for key, value in module.DEFAULTS.items():
-        spec = specs.get(key, {})
-        rows.append({"key": key, "value": value, "unit": spec.get("unit", ""),
-                     "provenance": spec.get("provenance", "undeclared"), "source": spec.get("source", ""),
-                     "description": spec.get("description", ""),
-                     "settable": isinstance(value, (bool, int, float, str))})
-    return rows
-
-
 @click.command("cases")
 @click.argument("case", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def cases_command(case, as_json):
     """List the machine cases `flexmbs run` knows; with CASE, its parameters with unit and provenance."""
-    from cases import get_case, registry
-
     if case is not None:
-        table = parameter_table(get_case(case))
-        if as_json:
-            _emit({"case": case, "parameters": table})
-            return
-        for item in table:
-            value = f"{item['value']:.6g}" if isinstance(item["value"], float) else str(item["value"])
-            settable = "--set" if item["settable"] else "fixed"
-            click.echo(f"{item['key']:<30} {value:>14} {item['unit']:<12} {settable:<6} {item['provenance']:<10} "
-                       f"{item['source'] or item['description']}")
-        return
+        from .cli_validate import echo_parameters
+
+        return echo_parameters(case, as_json)
+    from cases import registry
+
     found = registry()
     if as_json:
         _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS)}

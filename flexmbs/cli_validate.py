@@ -5,12 +5,52 @@ Registered on the ``flexmbs`` group by :mod:`flexmbs.cli`. The rows come from ``
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 
 import click
 
-__all__ = ["validate_command"]
+__all__ = ["validate_command", "parameter_table", "echo_parameters"]
+
+
+def _registry():
+    """``(case_registry, get_case)`` of :mod:`flexmbs.registry`, or of the built-in :mod:`cases` collection where
+    that registry does not exist (older checkouts)."""
+    try:
+        from .registry import case_registry, get_case
+    except ImportError:
+        from cases import get_case, registry as case_registry
+    return case_registry, get_case
+
+
+def parameter_table(module) -> list:
+    """``[{key, value, unit, provenance, source, description, settable}]`` of a case's parameters (declared
+    metadata from its TOML inline tables and ``PARAMETERS``; ``settable``: ``flexmbs run --set`` accepts the key)."""
+    specs = {key: dict(spec) for key, spec in (getattr(module.DEFAULTS, "specs", {}) or {}).items()}
+    for key, spec in (getattr(module, "PARAMETERS", {}) or {}).items():
+        specs[key] = {**specs.get(key, {}), **spec}
+    rows = []
+    for key, value in module.DEFAULTS.items():
+        spec = specs.get(key, {})
+        rows.append({"key": key, "value": value, "unit": spec.get("unit", ""),
+                     "provenance": spec.get("provenance", "undeclared"), "source": spec.get("source", ""),
+                     "description": spec.get("description", ""),
+                     "settable": isinstance(value, (bool, int, float, str))})
+    return rows
+
+
+def echo_parameters(case: str, as_json: bool) -> None:
+    """``flexmbs cases CASE``: one line per parameter (key, value, unit, --set or fixed, provenance, source)."""
+    table = parameter_table(_registry()[1](case))
+    if as_json:
+        click.echo(json.dumps({"case": case, "parameters": table}, default=str))
+        return
+    for item in table:
+        value = f"{item['value']:.6g}" if isinstance(item["value"], float) else str(item["value"])
+        settable = "--set" if item["settable"] else "fixed"
+        click.echo(f"{item['key']:<30} {value:>14} {item['unit']:<14} {settable:<6} {item['provenance']:<10} "
+                   f"{item['source'] or item['description']}")
 
 
 @click.command("validate")
@@ -21,7 +61,6 @@ __all__ = ["validate_command"]
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON object on stdout.")
 def validate_command(case_names, quick, output, as_json):
     """Verification and seed comparisons: reference, our value, deviation, tolerance, status per check."""
-    from cases import get_case, registry
     from fem.errors import FlexmbsError
 
     from . import validation
@@ -29,6 +68,7 @@ def validate_command(case_names, quick, output, as_json):
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".md", ".html"))
+    registry, get_case = _registry()
     cases = {name: get_case(name) for name in case_names} if case_names else registry()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     rows = validation.run_checks(cases, quick=quick, progress=lambda text: click.echo(f"validate {text}", err=True))

@@ -91,9 +91,9 @@ def test_clamp_locking_bar_rows_and_the_quick_report():
 
 @pytest.mark.slow
 def test_full_validation_report_runs_every_check():
-    from cases import registry
+    from flexmbs.cli_validate import _registry
 
-    rows = run_checks(registry(), quick=False)
+    rows = run_checks(_registry()[0](), quick=False)
     counts = summary(rows)
     assert counts["not run (quick)"] == 0
     assert not [r for r in rows if r["status"] == "calibrated" and r["status"] == "pass"]
@@ -104,7 +104,7 @@ def test_full_validation_report_runs_every_check():
                                   "compactor"])
 def test_every_parameter_of_the_landed_cases_has_its_provenance(name):
     from cases import PROVENANCE, get_case
-    from flexmbs.cli_run import parameter_table
+    from flexmbs.cli_validate import parameter_table
 
     table = parameter_table(get_case(name))
     assert {item["provenance"] for item in table} <= set(PROVENANCE)
