@@ -136,7 +136,7 @@ def table_3_3_rows(quick: bool = False) -> list:
     """Table 3-3: peak bar forces (acceleration, deceleration) at five bar stiffnesses, cylinder extension."""
     if quick:
         return skipped_rows(_table_3_3_entries(), origin=ORIGIN_33,
-                            reason="not run (quick): five flexible strokes; run `flexmbs validate --case clamp-locking`")
+                            reason="not run (quick): flexible strokes; run `flexmbs validate --case clamp-locking`")
     from . import parameters
 
     base = parameters({"flexible": True, "stroke_direction": "lock"})
@@ -167,7 +167,7 @@ def table_3_4_rows(quick: bool = False) -> list:
     """Table 3-4: acceleration peaks and locking-time change at five valve opening times, cylinder extension."""
     if quick:
         return skipped_rows(_table_3_4_entries(), origin=ORIGIN_34,
-                            reason="not run (quick): five flexible strokes; run `flexmbs validate --case clamp-locking`")
+                            reason="not run (quick): flexible strokes; run `flexmbs validate --case clamp-locking`")
     from . import parameters
 
     base = parameters({"flexible": True, "stroke_direction": "lock"})
