@@ -186,8 +186,9 @@ def _register_optional_commands() -> None:
                                                     "stress_command")),
                                ("flexmbs.cli_linearize", ("linearize_command",)),
                                ("flexmbs.cli_fatigue", ("fatigue_command",)),
+                               ("flexmbs.cli_study", ("study_command", "study_plot_command")),
 
-                               ("flexmbs.cli_study", ("study_command", "study_plot_command"))):
+                               ("flexmbs.cli_validate", ("validate_command",))):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -29,9 +29,14 @@ def _emit(payload: dict) -> None:
 
 
 @click.command("cases")
+@click.argument("case", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def cases_command(as_json):
-    """List the machine cases `flexmbs run` knows, with their parameters."""
+def cases_command(case, as_json):
+    """List the machine cases `flexmbs run` knows; with CASE, its parameters with unit and provenance."""
+    if case is not None:
+        from .cli_validate import echo_parameters
+
+        return echo_parameters(case, as_json)
     from .registry import case_registry, case_studies_dir
 
     found = case_registry()

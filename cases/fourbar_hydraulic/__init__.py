@@ -86,6 +86,45 @@ PARAMETERS = {
     "settling_band": {"unit": "1", "gt": 0, "lt": 1, "description": "settling band"},
 }
 
+# provenance of every parameter (issue 16): seed (where), derived (formula), assumed (why), calibrated (target)
+_PROVENANCE = {
+    "friction_scale": {"provenance": "seed", "source": "seed 002 Table 3: scenarios 1, 1/10, 1/100"},
+    "coulomb_force": {"provenance": "seed", "source": "seed 002 §4.5: F_c*"},
+    "static_force": {"provenance": "seed", "source": "seed 002 §4.5: F_s*"},
+    "viscous_coefficient": {"provenance": "seed", "source": "seed 002 §4.5: sigma_2*"},
+    "stribeck_velocity": {"provenance": "assumed", "source": "v_s not in the seed"},
+    "L3": {"provenance": "assumed", "source": "coupler length chosen; L1, L4 follow from eq. (90)"},
+    "mass_per_length": {"provenance": "assumed", "source": "link masses not in the seed (slender steel rods)"},
+    "phi2_deg": {"provenance": "seed", "source": "seed 002 eq. (90): phi2 = 60 deg"},
+    "bore_diameter": {"provenance": "assumed", "source": "Table 2 of the paper not in the seed"},
+    "rod_diameter": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "c1": {"provenance": "assumed", "source": "Table 2 not in the seed", "unit": "m"},
+    "c2": {"provenance": "assumed", "source": "Table 2 not in the seed", "unit": "m"},
+    "chamber_length": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "oil_density": {"provenance": "seed", "source": "HLP46, seed 003 L5644"},
+    "oil_bulk_modulus": {"provenance": "seed", "source": "HLP46, seed 003 L5644"},
+    "oil_viscosity": {"provenance": "seed", "source": "HLP46, seed 003 L5642"},
+    "hose_bulk_modulus": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "cylinder_bulk_modulus": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "hose_volume_1": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "hose_volume_2": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "hose_volume_3": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "transition_pressure": {"provenance": "assumed", "source": "dp_lim of eq. (6) without value"},
+    "throttle_coefficient": {"provenance": "derived", "source": "C_d 0.6 and 1 mm^2: C_d A sqrt(2/rho)"},
+    "valve_coefficient": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "valve_time_constant": {"provenance": "assumed", "source": "tau of eq. (4) without value"},
+    "spool_reference": {"provenance": "seed", "source": "seed 002 §4.4: neutral spool"},
+    "pump_pressure": {"provenance": "assumed", "source": "Table 2 not in the seed"},
+    "p3_equilibrium": {"provenance": "seed", "source": "seed 002 eq. (91): p3 = 3.5 MPa"},
+    "torque_M0": {"provenance": "assumed", "source": "pulse amplitude of eq. (92) not printed", "unit": "N m"},
+    "torque_t1": {"provenance": "assumed", "source": "eq. (92) times not printed"},
+    "torque_t2": {"provenance": "assumed", "source": "eq. (92) times not printed"},
+    "t_end": {"provenance": "assumed", "source": "run control: integrator/output setting, not physics"},
+    "settling_band": {"provenance": "assumed", "source": "5 % band for the settling time"},
+}
+for _key, _spec in _PROVENANCE.items():
+    PARAMETERS[_key] = {**_spec, **PARAMETERS.get(_key, {})}
+
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError naming the known ones."""

@@ -190,9 +190,10 @@ def rigid_lock():
 
 
 def test_locking_stroke_completes_in_the_seed_time_window(rigid_lock):
-    """Seed 003 §3.1: (un)locking in under 1 s (≈ 0.9 s); acceptance 0.6 - 1.2 s; full stroke reached."""
+    """Seed 003 §3.1: (un)locking in under 1 s (≈ 0.9 s); full stroke reached."""
     p, res, _, out = rigid_lock
-    assert 0.6 <= out["locking_time_s"] <= 1.2
+    # seed 003 L5286 "(un-)locking time is under 1 second", Table 3-4 "≈ 0.9 s": 0.8-1.0 s (valve, cushion assumed)
+    assert 0.8 <= out["locking_time_s"] <= 1.0
     assert out["final_stroke_mm"] == pytest.approx(p["stroke"] * 1e3, abs=1.0)
     assert res.statistics["max_constraint_violation"] < 1e-6
 
@@ -313,7 +314,8 @@ def test_valve_timing_study_plan_reproduces_the_trend_of_table_3_4(tmp_path):
 @pytest.mark.slow
 def test_unlocking_stroke_completes():
     out = run({"flexible": False, "stroke_direction": "unlock"})["outputs"]
-    assert 0.6 <= out["locking_time_s"] <= 1.2
+    # seed 003 L5286 "(un-)locking time is under 1 second", Table 3-4 "≈ 0.9 s": 0.8-1.0 s (valve, cushion assumed)
+    assert 0.8 <= out["locking_time_s"] <= 1.0
 
 
 @pytest.mark.slow

@@ -241,8 +241,10 @@ def test_closing_stroke_covers_the_stroke_and_settles_against_the_stationary_pla
     a_bore, a_rod = cylinder_areas(p)
     assert out["final_mould_contact_force_N"] == pytest.approx(p["supply_pressure"] * 2 * a_rod, rel=0.01)
     # static load path and friction (seed 003:L6888): weight on the four shoes, μ_d m g while cruising
-    assert out["vertical_contact_force_at_rest_N"] == pytest.approx(weight(p), rel=0.01)
-    assert out["friction_at_constant_speed_N"] == pytest.approx(0.09 * 62400 * 9.81, rel=0.02)
+    # 1e-5: the penalty contacts settle to ~1e-6 of m g during the 0.1 s rest (was 1 %)
+    assert out["vertical_contact_force_at_rest_N"] == pytest.approx(weight(p), rel=1e-5)
+    # 1e-3: the cruise window (speed within 2 % of the plateau) is above v_d, where Fig. 4-3 gives exactly μ_d m g
+    assert out["friction_at_constant_speed_N"] == pytest.approx(0.09 * 62400 * 9.81, rel=1e-3)
     assert 4.5 < out["stroke_time_s"] < 5.6  # seed 003:L6485: 5.2 s (a trend check: stand-in valve and table)
 
 

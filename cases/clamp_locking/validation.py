@@ -1,0 +1,210 @@
+"""Validation rows of the clamp locking mechanism (``flexmbs validate``): seed 003 ch. 3, Tables 3-1..3-4.
+
+Table 3-1 (L5486-5519): free-free frequencies of the vertical connecting bar, full FE and Craig-Bampton. The bar's
+shank section (``bar_width``, ``bar_height``) was *fitted* to its first two FE frequencies, so those rows are
+``calibrated``; the higher modes are paired by rank only (our shank is prismatic, the seed's has a machined profile),
+so they are ``not comparable``. Our reduction against our full FE model is a verification row (kind ``full FE``).
+
+Tables 3-3 (L5926-5940) and 3-4 (L5981-6002, wave2-spec §E): every point of both studies, both columns, from runs of
+this code in this call (nine strokes, slow); with ``--quick`` the rows are listed as ``not run (quick)``. Absolute
+forces are compared with the seed's (our crank geometry is invented: ≈ half the seed's forces); the changes against
+the nominal point and the trends are the comparable content. The cushion areas were set to bring out the Table 3-3
+deceleration trend, so that trend is ``calibrated``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from flexmbs.validation import row, skipped_rows, trend_row
+
+ORIGIN_31 = "seed 003 Table 3-1 (L5486-5519)"
+ORIGIN_32 = "seed 003 Table 3-2 (L5550-5575)"
+ORIGIN_33 = "seed 003 Table 3-3 (L5926-5940)"
+ORIGIN_34 = "seed 003 Table 3-4 (L5981-6002)"
+# seed 003 Table 3-1: (FE Hz, Craig-Bampton Hz, comment); rigid-body modes omitted
+TABLE_3_1 = ((44.2, 44.2, "1st bending z"), (65.4, 65.4, "1st bending x"), (138.1, 138.0, "2nd bending z"),
+             (158.1, 154.3, "1st torsion"), (197.3, 197.2, "2nd bending x"), (288.6, 288.4, "3rd bending z"),
+             (392.0, 391.7, "3rd bending x"), (500.6, 500.3, "4th bending z"), (528.5, 512.1, "local"),
+             (652.4, 652.9, "4th bending x"), (771.6, 771.4, "5th bending z"), (896.1, 923.5, "1st longitudinal"),
+             (990.6, 991.1, "5th bending x"), (996.7, 966.4, "local"), (1085.0, 1085.0, "6th bending z"))
+TABLE_3_1_EXTRA_CB = (2074.0, 2141.0, 2685.0, 3074.0)  # "no physical classification"
+# seed 003 Table 3-2 (constrained bar): (FE Hz, flexible MBS Hz, measured Hz or None, comment)
+TABLE_3_2 = ((26.8, 26.7, 25.6, "1st bending z"), (39.5, 39.4, 39.4, "1st bending x"),
+             (106.4, 103.6, None, "1st long. rotation"), (106.5, 106.5, 100.5, "2nd bending z"),
+             (151.1, 151.2, 149.1, "2nd bending x"), (244.7, 244.7, None, "3rd bending z"),
+             (331.4, 331.4, 321.8, "3rd bending x"), (447.5, 447.5, None, "4th bending z"),
+             (589.5, 591.8, 562.3, "4th bending x"))
+BARS = ("horizontal", "vertical_op", "vertical_nonop")
+STIFFNESS = ((0.2, "1/5"), (0.5, "1/2"), (1.0, "1"), (2.0, "2"), (5.0, "5"))
+# seed 003 Table 3-3, kN: {label: {bar: (acceleration, deceleration)}}
+TABLE_3_3 = {"1/5": {"horizontal": (171, 25), "vertical_op": (63, 43), "vertical_nonop": (15, 21)},
+             "1/2": {"horizontal": (170, 39), "vertical_op": (57, 48), "vertical_nonop": (14, 29)},
+             "1": {"horizontal": (155, 41), "vertical_op": (50, 70), "vertical_nonop": (13, 30)},
+             "2": {"horizontal": (147, 55), "vertical_op": (47, 82), "vertical_nonop": (13, 30)},
+             "5": {"horizontal": (145, 60), "vertical_op": (46, 82), "vertical_nonop": (12, 30)}}
+VALVE_TIMES = (0.05, 0.07, 0.09, 0.11, 0.13)
+# seed 003 Table 3-4: {opening time s: ({bar: (kN, % vs 90 ms)}, locking time change s)}
+TABLE_3_4 = {0.05: ({"horizontal": (214, 38), "vertical_op": (72, 44), "vertical_nonop": (56, 30)}, -0.022),
+             0.07: ({"horizontal": (182, 17), "vertical_op": (59, 18), "vertical_nonop": (47, 9)}, -0.012),
+             0.09: ({"horizontal": (155, 0), "vertical_op": (50, 0), "vertical_nonop": (43, 0)}, 0.0),
+             0.11: ({"horizontal": (150, -3), "vertical_op": (48, -4), "vertical_nonop": (45, 5)}, 0.012),
+             0.13: ({"horizontal": (138, -11), "vertical_op": (44, -12), "vertical_nonop": (44, 2)}, 0.025)}
+SEED_NOMINAL_LOCKING_TIME = 0.9  # s, Table 3-4 "≈ 0.9 s"
+GEOMETRY = ("our crank radii, lug positions and cylinder layout are invented (the seed gives none): forces come out "
+            "at about half the seed's")
+INCONSISTENT = ("; the seed prints 13 kN (Table 3-3) and 43 kN (Table 3-4) for this same nominal point "
+                "(wave2-spec §F, unresolved)")
+SECTION_FIT = "calibrated: bar_width x bar_height (91 x 61 mm) fitted to Table 3-1 modes 1-2"
+CUSHION_FIT = ("calibrated: cushion_entry_area_b / cushion_area_end set to bring out the Table 3-3 deceleration "
+               "trend")
+
+
+def bar_frequency_rows(quick: bool = True) -> list:
+    """Table 3-1 (both columns) and Table 3-2 against our reduced bar and our full FE model."""
+    from . import parameters
+    from .flexbars import reduced_bar
+
+    p = parameters({"flexible": True})
+    body = reduced_bar(p)
+    reduced = np.asarray(body.report["reduced_hz"], dtype=float)
+    full = np.asarray(body.report["full_free_free_hz"], dtype=float)
+    rows = []
+    rank = "paired by rank only: mode characters of our prismatic shank and the seed's machined bar differ"
+    for i, (fe, cb, comment) in enumerate(TABLE_3_1):
+        for column, ref, ours in (("full FE", fe, full), ("Craig-Bampton", cb, reduced)):
+            value = float(ours[i]) if i < ours.size else None
+            quantity = f"free-free mode {i + 1} ({comment}), {column}"
+            if i < 2:
+                rows.append(row(quantity, ref, value, kind="seed", origin=ORIGIN_31, unit="Hz", calibrated=SECTION_FIT))
+            elif value is None:
+                rows.append(row(quantity, ref, None, kind="seed", origin=ORIGIN_31, unit="Hz",
+                                not_comparable=f"our reduction report lists {ours.size} modes"))
+            else:
+                rows.append(row(quantity, ref, value, kind="seed", origin=ORIGIN_31, unit="Hz", not_comparable=rank))
+    for j, ref in enumerate(TABLE_3_1_EXTRA_CB):
+        rows.append(row(f"Craig-Bampton mode {len(TABLE_3_1) + j + 1} (no physical classification)", ref, None,
+                        kind="seed", origin=ORIGIN_31, unit="Hz",
+                        not_comparable="a mode of the seed's basis without physical meaning"))
+    for i in range(min(7, reduced.size, full.size)):
+        rows.append(row(f"our reduced vs our full FE, free-free mode {i + 1}", float(full[i]), float(reduced[i]),
+                        kind="full FE", origin="full FE modal analysis of the same bar mesh", unit="Hz",
+                        tolerance=0.01, note="13 fixed-interface modes; 1 % is the project's reduction acceptance"))
+    seed_cb_error = [(cb - fe) / fe for fe, cb, _ in TABLE_3_1]
+    rows.append(trend_row("seed's own reduction error (CB vs FE), Table 3-1", "torsion -2.4 %, local -3.1 %/-3.0 %, "
+                          "longitudinal +3.1 %", f"largest |error| {100 * max(map(abs, seed_cb_error)):.1f} %",
+                          True, origin=ORIGIN_31, note="reduced torsion and local modes are softer than full FE"))
+    for fe, mbs, measured, comment in TABLE_3_2:
+        for column, ref in (("FE", fe), ("flexible MBS", mbs), ("measured", measured)):
+            if ref is None:
+                continue
+            rows.append(row(f"constrained bar, {comment}, {column}", ref, None, kind="seed", origin=ORIGIN_32,
+                            unit="Hz", not_comparable="not computed: needs the bar held in its spherical bearings "
+                                                      "(installed bar); our model gives free-free modes only"))
+    return rows
+
+
+_RUNS: dict = {}  # outputs of the strokes run in this process (the nominal point serves both studies)
+
+
+def _study_run(base: dict, **changes) -> dict:
+    from . import run
+
+    params = dict(base)
+    params.update(changes)
+    key = tuple(sorted((k, str(v)) for k, v in params.items()))
+    if key not in _RUNS:
+        _RUNS[key] = run(params)["outputs"]
+    return _RUNS[key]
+
+
+def _table_3_3_entries():
+    return [(f"{bar} {phase}, stiffness {label}", TABLE_3_3[label][bar][k], "kN")
+            for _, label in STIFFNESS for bar in BARS for k, phase in enumerate(("acc.", "dec."))]
+
+
+def _table_3_4_entries():
+    out = []
+    for t in VALVE_TIMES:
+        forces, dlock = TABLE_3_4[t]
+        out += [(f"{bar} acc. peak, valve {t * 1e3:.0f} ms", forces[bar][0], "kN") for bar in BARS]
+        out += [(f"{bar} change vs 90 ms, valve {t * 1e3:.0f} ms", float(forces[bar][1]), "%") for bar in BARS]
+        out.append((f"locking time change vs 90 ms, valve {t * 1e3:.0f} ms", dlock, "s"))
+    return out
+
+
+def table_3_3_rows(quick: bool = False) -> list:
+    """Table 3-3: peak bar forces (acceleration, deceleration) at five bar stiffnesses, cylinder extension."""
+    if quick:
+        return skipped_rows(_table_3_3_entries(), origin=ORIGIN_33,
+                            reason="not run (quick): flexible strokes; run `flexmbs validate --case clamp-locking`")
+    from . import parameters
+
+    base = parameters({"flexible": True, "stroke_direction": "lock"})
+    outs = {label: _study_run(base, stiffness_scale=factor) for factor, label in STIFFNESS}
+    rows = []
+    for _, label in STIFFNESS:
+        for bar in BARS:
+            for k, phase in enumerate(("acceleration", "deceleration")):
+                value = outs[label]["bar_force_phases_kN"][bar][phase]
+                note = GEOMETRY + (INCONSISTENT if (bar, label, k) == ("vertical_nonop", "1", 0) else "")
+                rows.append(row(f"{bar} {phase[:3]}., stiffness {label}", TABLE_3_3[label][bar][k], value,
+                                kind="seed", origin=ORIGIN_33, unit="kN", tolerance=0.25, note=note))
+    for bar in BARS:
+        acc = [outs[label]["bar_force_phases_kN"][bar]["acceleration"] for _, label in STIFFNESS]
+        dec = [outs[label]["bar_force_phases_kN"][bar]["deceleration"] for _, label in STIFFNESS]
+        seed_acc = [TABLE_3_3[label][bar][0] for _, label in STIFFNESS]
+        rows.append(trend_row(f"{bar} acceleration peak falls with stiffness (1/5 -> 5)",
+                              " >= ".join(f"{v}" for v in seed_acc), " , ".join(f"{v:.1f}" for v in acc),
+                              bool(np.all(np.diff(acc) <= 0.0)), origin=ORIGIN_33))
+        rows.append(trend_row(f"{bar} deceleration peak rises with stiffness (1/5 -> 5)",
+                              " <= ".join(f"{TABLE_3_3[label][bar][1]}" for _, label in STIFFNESS),
+                              " , ".join(f"{v:.1f}" for v in dec), bool(np.all(np.diff(dec) >= 0.0)),
+                              origin=ORIGIN_33, calibrated=CUSHION_FIT))
+    return rows
+
+
+def table_3_4_rows(quick: bool = False) -> list:
+    """Table 3-4: acceleration peaks and locking-time change at five valve opening times, cylinder extension."""
+    if quick:
+        return skipped_rows(_table_3_4_entries(), origin=ORIGIN_34,
+                            reason="not run (quick): flexible strokes; run `flexmbs validate --case clamp-locking`")
+    from . import parameters
+
+    base = parameters({"flexible": True, "stroke_direction": "lock"})
+    outs = {t: _study_run(base, valve_response_time=t) for t in VALVE_TIMES}
+    ref = outs[0.09]
+    rows = []
+    for t in VALVE_TIMES:
+        forces, dlock = TABLE_3_4[t]
+        for bar in BARS:
+            value = outs[t]["bar_force_phases_kN"][bar]["acceleration"]
+            note = GEOMETRY + (INCONSISTENT if (bar, t) == ("vertical_nonop", 0.09) else "")
+            rows.append(row(f"{bar} acc. peak, valve {t * 1e3:.0f} ms", forces[bar][0], value, kind="seed",
+                            origin=ORIGIN_34, unit="kN", tolerance=0.25, note=note))
+        for bar in BARS:
+            value = outs[t]["bar_force_phases_kN"][bar]["acceleration"]
+            change = 100.0 * (value / ref["bar_force_phases_kN"][bar]["acceleration"] - 1.0)
+            rows.append(row(f"{bar} change vs 90 ms, valve {t * 1e3:.0f} ms", float(forces[bar][1]), change,
+                            kind="seed", origin=ORIGIN_34, unit="%", relative=False, tolerance=10.0,
+                            note="percentage points; the change is the geometry-independent content"))
+        unfinished = None if None not in (outs[t]["locking_time_s"], ref["locking_time_s"]) else \
+            "the stroke did not reach its end within t_end"
+        if t == 0.09:
+            rows.append(row("locking time, valve 90 ms", SEED_NOMINAL_LOCKING_TIME, ref["locking_time_s"],
+                            kind="seed", origin=ORIGIN_34, unit="s", tolerance=0.15, not_comparable=unfinished,
+                            note="seed prints '≈ 0.9 s'; 15 % covers its rounding and our invented stroke geometry"))
+        else:
+            change = None if unfinished else outs[t]["locking_time_s"] - ref["locking_time_s"]
+            rows.append(row(f"locking time change vs 90 ms, valve {t * 1e3:.0f} ms", dlock, change, kind="seed",
+                            origin=ORIGIN_34, unit="s", relative=False, tolerance=0.015, not_comparable=unfinished,
+                            note="15 ms: the seed's changes are 12-25 ms over the whole range"))
+    horizontal = [outs[t]["bar_force_phases_kN"]["horizontal"]["acceleration"] for t in VALVE_TIMES]
+    rows.append(trend_row("horizontal acc. peak falls with the opening time (50 -> 130 ms)",
+                          "214 > 182 > 155 > 150 > 138", " , ".join(f"{v:.1f}" for v in horizontal),
+                          bool(np.all(np.diff(horizontal) < 0.0)), origin=ORIGIN_34))
+    return rows
+
+
+CHECKS = [("Tables 3-1, 3-2 (connecting bar)", bar_frequency_rows, True),
+          ("Table 3-3 (bar stiffness study)", table_3_3_rows, False),
+          ("Table 3-4 (valve opening time study)", table_3_4_rows, False)]
