@@ -152,10 +152,13 @@ def character_names(fractions: np.ndarray, participation: np.ndarray) -> list[st
 
 
 def accuracy_warnings(full_hz, reduced_hz, partner, mac, characters, n_check: int = CHECK_MODES,
-                      tolerance: float = FREQUENCY_TOLERANCE) -> list[str]:
-    """One line per paired mode among the first ``n_check`` full modes that is off by more than ``tolerance``."""
+                      tolerance: float = FREQUENCY_TOLERANCE, max_frequency: float | None = None) -> list[str]:
+    """One line per paired mode among the first ``n_check`` full modes that is off by more than ``tolerance``;
+    with the cut-off criterion (``max_frequency``, Hz, the highest frequency of interest) only modes up to it."""
     lines = []
     for k in range(min(n_check, len(full_hz))):
+        if max_frequency is not None and full_hz[k] > max_frequency:
+            break
         j = int(partner[k])
         if j < 0:
             lines.append(f"full free–free mode {k + 1} ({characters[k]}, {full_hz[k]:.2f} Hz) has no reduced "

@@ -165,7 +165,7 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         if field_nodes.size:
             body.stress_field = modal_stress_field(model, modes, field_nodes, scope, say)
     body.paths = sliding
-    body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say)
+    body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say, max_frequency)
     if cutoff is not None:
         body.report.update({"max_frequency_hz": float(max_frequency), "cutoff_factor": CUTOFF_FACTOR,
                             "cutoff_hz": cutoff})
@@ -233,7 +233,7 @@ def _canonical_report(info: dict | None, n_modes: int) -> dict:
             "canonical_incomplete_groups": len((info or {}).get("incomplete", []))}
 
 
-def _report(model, cb, ortho, frequencies, modes, compare_modes, say) -> dict:
+def _report(model, cb, ortho, frequencies, modes, compare_modes, say, max_frequency=None) -> dict:
     report = {
         "fixed_interface_hz": cb.fixed_interface_hz,
         "rigid_modes_removed": int(ortho.rigid.shape[1]),
@@ -251,18 +251,18 @@ def _report(model, cb, ortho, frequencies, modes, compare_modes, say) -> dict:
         report["full_free_free_hz"] = full_hz
         report["mac"] = paired_mac(reduced_shapes, frequencies[:n_compare], full_shapes, full_hz)
         report["mac_matrix"] = mac_matrix(reduced_shapes, full_shapes)
-        report.update(_paired_report(model, modes, frequencies, full.modes[:, 6:], full_hz))
+        report.update(_paired_report(model, modes, frequencies, full.modes[:, 6:], full_hz, max_frequency))
     return report
 
 
-def _paired_report(model, modes, frequencies, full_modes, full_hz) -> dict:
+def _paired_report(model, modes, frequencies, full_modes, full_hz, max_frequency=None) -> dict:
     """Full modes paired with reduced ones by shape (:mod:`reduction.modes_report`), error, character, warnings."""
     trans = model.translation_dofs
     partner, mac, member = pair_modes(modes[trans.ravel()], full_modes[trans.ravel()], full_hz)
     fractions, participation = mode_characters(full_modes[trans], model.positions, model.nodal_masses())
     characters = character_names(fractions, participation)
     error = np.where(partner >= 0, frequencies[np.maximum(partner, 0)] / full_hz - 1.0, np.nan)
-    lines = accuracy_warnings(full_hz, frequencies, partner, mac, characters)
+    lines = accuracy_warnings(full_hz, frequencies, partner, mac, characters, max_frequency=max_frequency)
     for line in lines:
         warnings.warn(line, ReductionAccuracyWarning, stacklevel=4)
     return {"pair_reduced": partner, "pair_mac": mac, "pair_member_mac": member, "pair_error": error,
