@@ -173,13 +173,16 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     from reduction.reduce import ReductionAccuracyWarning, reduce
 
     fe_mesh = load_mesh(mesh)
-    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembling")
     model = solid_model(fe_mesh, material)
+    said = []  # progress lines wait until every selection is resolved: a bad selector is one error line alone
     for itf_name, selector, spider, _ in parsed:
         ref = model.add_reference_node(itf_name, selector, spider)
-        log(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
-            f"({', '.join(f'{c:.4g}' for c in model.positions[ref.node])}) m")
+        said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
+                    f"({', '.join(f'{c:.4g}' for c in model.positions[ref.node])}) m")
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
+    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembled")
+    for line in said:
+        log(line)
     body_name = name or os.path.basename(out).split(".")[0]
     with warnings.catch_warnings():  # the accuracy warnings are printed below with the table
         warnings.simplefilter("ignore", ReductionAccuracyWarning)

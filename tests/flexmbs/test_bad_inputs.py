@@ -140,7 +140,6 @@ BAD = [
 ]
 
 
-NEEDS_THE_MESH = {"modal-bad-selector", "reduce-overlap", "reduce-interface-empty"}
 
 
 @pytest.fixture(scope="module")
@@ -190,10 +189,8 @@ def test_bad_input_is_one_line_exit_2_and_touches_nothing(inputs, name, command,
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error: ")]
     assert result.exit_code == 2, (result.exit_code, result.stderr, result.exception)
-    # one error line, the last one; progress lines before it only where the error needs the mesh itself
-    # (a selector that matches nothing, overlapping interfaces)
-    assert len(errors) == 1 and lines[-1] == errors[0], result.stderr
-    assert len(lines) == 1 or name in NEEDS_THE_MESH, result.stderr
+    # one error line and nothing else (reduce holds its progress lines until every selection is resolved)
+    assert len(errors) == 1 and lines == errors, result.stderr
     assert "Traceback" not in result.stderr + result.output
     assert expected.lower() in errors[0].lower(), errors[0]
     assert _snapshot(inputs["d"]) == before  # no output replaced, no stray .part/.lock/temporary left
