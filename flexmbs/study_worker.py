@@ -15,6 +15,7 @@ import time
 from distributed import WorkerPlugin
 
 from fem.errors import FlexmbsError
+from flexmbs.parameters import validate_parameters
 
 __all__ = ["CasePlugin", "run_variant", "load_case"]
 
@@ -59,6 +60,7 @@ def run_variant(case_name: str, variant: str, params: dict, t_end: float | None,
               "worker": f"{socket.gethostname()}:{os.getpid()}", "results_file": os.path.basename(results_path)}
     start = time.perf_counter()
     try:
+        validate_parameters(case, dict(params))  # declared ranges, as `flexmbs run` checks them
         summary = case.run(dict(params), t_end, results_path, False)
     except FlexmbsError as exc:
         record.update(status="failed", error=one_line(exc), wall_s=time.perf_counter() - start, summary={})
