@@ -5,7 +5,8 @@ functions*: ``g > 0`` while the contact is open, ``g ≤ 0`` once it is closed, 
 implements ``event_gaps(ctx) -> {name: (g, ġ)}``, a state element ``event_gaps(t, z, y, ẏ) -> {name: (g, ġ)}``
 (both optional; see docs/element-protocol.md).
 
-After every accepted step ``[t₀, t₁]`` the solver evaluates the gaps at ``t₁``. If one went from open to closed,
+After every accepted step ``[t₀, t₁]`` the solver evaluates the gaps at ``t₁``. If one went from open (by more than
+:data:`REARM_GAP` since its last closure, so round-off chatter of a contact resting at zero gap is no impact) to closed,
 the onset time is the root of ``g`` along the step's interpolant (cubic Hermite in ``q`` with ``q̇``, and in ``z``
 with ``ż``; Brent's method to ``tolerance / 4``). If the step ends more than ``tolerance`` after the root, the step is
 discarded and repeated with its end placed ``tolerance / 2`` after the root (step-size control onto the root); the
@@ -26,6 +27,7 @@ from .system import measure
 __all__ = ["EventLocator", "read_events", "interpolate_state", "MAX_RESTEPS"]
 
 MAX_RESTEPS = 8  # re-steps onto one root before the event is taken from the interpolant of a longer step
+REARM_GAP = 1.0e-6  # m (rad for angular stops): a contact must open this far before its next onset counts
 
 
 def _hermite(t0, t1, y0, y1, d0, d1, t):
@@ -55,7 +57,7 @@ class EventLocator:
         self.forces = [f for f in system.forces if hasattr(f, "event_gaps")]
         self.elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "event_gaps")]
         self.events: list[dict] = []
-        self._last: dict | None = None
+        self._armed: dict[str, bool] = {}
 
     @property
     def active(self) -> bool:
@@ -76,12 +78,19 @@ class EventLocator:
         return out
 
     def start(self, state) -> None:
-        self._last = self.gaps(state.t, state.q, state.v, state.z)
+        self._rearm(self.gaps(state.t, state.q, state.v, state.z))
+
+    def _rearm(self, gaps: dict) -> None:
+        """A gap is armed once it is open by more than :data:`REARM_GAP` and stays armed while it is open: a
+        contact resting at zero gap (an unloaded guide, a settled stop) chatters around ``g = 0`` by round-off, and
+        each of those sign changes would otherwise be located as an impact (thousands of re-steps)."""
+        for name, (g, _) in gaps.items():
+            self._armed[name] = g > REARM_GAP or (g > 0.0 and self._armed.get(name, False))
 
     def check(self, old, new) -> tuple[float | None, dict]:
         """Earliest onset in the step ``old → new``: ``(t_root, event)`` or ``(None, gaps at new)``."""
         now = self.gaps(new.t, new.q, new.v, new.z)
-        closing = [name for name, (g, _) in now.items() if g <= 0.0 < self._last.get(name, (1.0, 0.0))[0]]
+        closing = [name for name, (g, _) in now.items() if g <= 0.0 and self._armed.get(name, False)]
         if not closing:
             return None, now
         best = None
@@ -104,7 +113,7 @@ class EventLocator:
         return root, {"event": event, "gaps": now}
 
     def accept(self, gaps: dict, event: dict | None = None) -> None:
-        self._last = gaps
+        self._rearm(gaps)
         if event is not None:
             self.events.append(event)
 
