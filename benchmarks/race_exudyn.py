@@ -8,7 +8,8 @@ are projections of the same FE ``K`` on the same subspace - so that the start tr
 flexmbs quasi-statically relaxed) has decayed in the steady-state window instead of ringing on undamped.
 
 * flexmbs: Craig–Bampton body from ``reduction.reduce`` (RBE2 spiders at both rod ends, 8 fixed-interface modes →
-  14 elastic coordinates), variable-step generalized-α (ρ∞ = 0.4), accuracy set by ``rtol``.
+  14 elastic coordinates), variable-step generalized-α (ρ∞ = 0.4), accuracy set by ``rtol`` (with
+  ``atol = 1e-3 rtol``) and, as ``flexmbs-atol``, by a purely absolute ``atol`` (``rtol = 1e-9``).
 * Exudyn 1.13: ``ObjectFFRFreducedOrder`` from ``FEMinterface.ComputeHurtyCraigBamptonModes`` on the *same* M and K
   with RBE2 interfaces at the same two end faces and 8 eigenmodes (first interface excluded as the reference
   frame → 6 + 8 = 14 modes: the same Craig–Bampton subspace), joints on ``MarkerSuperElementRigid`` markers of the
@@ -51,17 +52,20 @@ def _timed(func, *args, **kwargs):
 
 
 # --- flexmbs ------------------------------------------------------------------------------------------------
-def flexmbs_run(rod, rtol: float, beta: float) -> dict:
+def flexmbs_run(rod, rtol: float, beta: float, atol: float | None = None) -> dict:
     import flexmbs as fm
 
     model = bench.build(rod)
     link = next(b for b in model.bodies if b.name == "rod")
     link.modal_damping = beta * link.modal_stiffness  # D_ff = β K_ff (diagonal modal stiffness)
-    res, wall, cpu = _timed(fm.simulate, model, bench.T_END, rtol=rtol, atol=rtol * 1e-3, rho_inf=0.4)
+    atol = rtol * 1e-3 if atol is None else atol
+    res, wall, cpu = _timed(fm.simulate, model, bench.T_END, rtol=rtol, atol=atol, rho_inf=0.4)
     if not res.success:
         raise SystemExit(f"flexmbs failed at rtol={rtol}: {res.message}")
     st = res.statistics
-    return {"code": "flexmbs", "setting": f"rtol={rtol:g}", "param": rtol, "wall_s": wall, "cpu_s": cpu,
+    setting = f"rtol={rtol:g}" if atol == rtol * 1e-3 else f"atol={atol:g}"
+    return {"code": "flexmbs" if atol == rtol * 1e-3 else "flexmbs-atol", "setting": setting, "param": rtol,
+            "wall_s": wall, "cpu_s": cpu,
             "steps": int(st["steps"]), "newton": int(st["newton_iterations"]),
             "t": res.time, "force": res["joint/piston_pin/force"][:, 0]}
 
@@ -171,7 +175,7 @@ def plot(runs: list, path: str, targets) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, key in zip(axes, ("wall_s", "cpu_s")):
-        for code, mk in (("flexmbs", "o-"), ("exudyn", "s-")):
+        for code, mk in (("flexmbs", "o-"), ("flexmbs-atol", "^--"), ("exudyn", "s-")):
             pts = sorted((r[key], r["error_N"], r["setting"]) for r in runs if r["code"] == code)
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], mk, label=code)
             for x, y, s in pts:
@@ -195,15 +199,16 @@ def main(argv=None):
     parser.add_argument("--beta", type=float, default=1e-5, help="stiffness-proportional damping of the rod, s")
     args = parser.parse_args(argv)
     try:
-        import exudyn  # noqa: F401
+        import exudyn  # noqa: F401 (only its presence is checked here)
     except ImportError:
         raise SystemExit("error: Exudyn is not installed; pip install 'flexmbs[bench]' (or pip install exudyn)")
     from fem.model import solid_model
 
     if args.quick:
-        rtols, rtol_ref, steps, h_ref = [3e-4, 3e-5], 1e-6, [4e-4, 2e-4], 5e-5
+        rtols, rtol_ref, steps, h_ref, atols = [3e-4, 3e-5], 1e-6, [4e-4, 2e-4], 5e-5, [3e-6]
     else:
         rtols, rtol_ref, steps, h_ref = [3e-4, 1e-4, 3e-5, 1e-5, 1e-6], 1e-7, [4e-4, 2e-4, 1e-4, 5e-5], 2.5e-5
+        atols = [3e-6, 1e-6, 3e-7, 1e-7]
     rod = bench.reduced_rod()
     cms = exudyn_cms(solid_model(bench.hexahedral_rod(), "aluminium"))
     runs = []
@@ -218,24 +223,28 @@ def main(argv=None):
     for rtol in rtols:
         runs.append(flexmbs_run(rod, rtol, args.beta))
         runs[-1]["error_N"] = force_error(runs[-1], ref_f)
+    for atol in atols:  # purely absolute position tolerances (m; modal: m·√kg): rtol·|q| off
+        runs.append(flexmbs_run(rod, 1e-9, args.beta, atol))
+        runs[-1]["error_N"] = force_error(runs[-1], ref_f)
     for h in steps:
         runs.append(exudyn_run(cms, h, args.beta))
         runs[-1]["error_N"] = force_error(runs[-1], ref_e)
-    print(f"{'code':8s} {'setting':12s} {'steps':>6s} {'error N':>9s} {'wall s':>7s} {'CPU s':>6s} "
+    print(f"{'code':12s} {'setting':12s} {'steps':>6s} {'error N':>9s} {'wall s':>7s} {'CPU s':>6s} "
           f"{'CPU ms/step':>11s}")
     for r in runs:
-        print(f"{r['code']:8s} {r['setting']:12s} {r['steps']:6d} {r['error_N']:9.4f} {r['wall_s']:7.2f} "
+        print(f"{r['code']:12s} {r['setting']:12s} {r['steps']:6d} {r['error_N']:9.4f} {r['wall_s']:7.2f} "
               f"{r['cpu_s']:6.2f} {1e3 * r['cpu_s'] / r['steps']:11.3f}")
     targets = (0.02, 0.005, 0.08)
     summary = {"runs": [{k: v for k, v in r.items() if k not in ("t", "force")} for r in runs],
                "reference_difference_N": cross, "ratios": {}}
     for e in targets:
-        for key in ("wall_s", "cpu_s"):
-            tf = time_at_error([r for r in runs if r["code"] == "flexmbs"], e, key)
+        for key, code in (("wall_s", "flexmbs"), ("cpu_s", "flexmbs"), ("wall_s", "flexmbs-atol"),
+                          ("cpu_s", "flexmbs-atol")):
+            tf = time_at_error([r for r in runs if r["code"] == code], e, key)
             te = time_at_error([r for r in runs if r["code"] == "exudyn"], e, key)
             ratio = tf / te if tf and te else None
-            summary["ratios"][f"{key}@{e}N"] = ratio
-            print(f"at {e:g} N error: flexmbs {key} {tf if tf is None else round(tf, 2)}, Exudyn "
+            summary["ratios"][f"{code}:{key}@{e}N"] = ratio
+            print(f"at {e:g} N error: {code} {key} {tf if tf is None else round(tf, 2)}, Exudyn "
                   f"{te if te is None else round(te, 2)} → ratio flexmbs/Exudyn "
                   f"{'outside the measured range' if ratio is None else f'{ratio:.1f}'}")
     exu_2e4 = [r for r in runs if r["code"] == "exudyn" and r["param"] == 2e-4]
