@@ -27,7 +27,8 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .rotations import cross, g_matrix, orientation_matrix, quaternion_from_matrix, rotation_matrix, skew
+from .kernels import ffrf_mass_and_force as _ffrf
+from .rotations import g_matrix, orientation_matrix, quaternion_from_matrix, rotation_matrix
 
 __all__ = ["Ground", "RigidBody", "FlexibleBody", "BodyKinematics"]
 
@@ -93,6 +94,9 @@ class _InertialBody:
         self.n_modes = int(self.modal_stiffness.size)
         self.n_coordinates = 7 + self.n_modes
         self.n_quasi = 6 + self.n_modes
+        c64 = np.ascontiguousarray
+        self._ffrf_args = tuple(c64(x, dtype=float) for x in (
+            self.first_moment, self.inertia_origin, i3, i4, i5, i6, i8, self.i8_sym, i9, self.i9_sym))
 
     @property
     def slice(self) -> slice:
@@ -130,38 +134,12 @@ class _InertialBody:
 
     def mass_and_quadratic_velocity(self, kin: BodyKinematics) -> tuple[np.ndarray, np.ndarray]:
         """Mass matrix ``M̄`` (6+m, 6+m) and quadratic-velocity vector ``Q̄v`` (6+m,) in quasi-velocities."""
-        A, w, m = kin.A, kin.omega, self.n_modes
-        c = self.first_moment_deformed(kin.qf)
-        wc = cross(w, c)
-        mbar = np.empty((6 + m, 6 + m))
-        qv = np.empty(6 + m)
-        mbar[0:3, 0:3] = self.mass * np.eye(3)
-        m_rw = -A @ skew(c)
-        mbar[0:3, 3:6] = m_rw
-        mbar[3:6, 0:3] = m_rw.T
-        if m == 0:
-            J = self.inertia_origin
-            mbar[3:6, 3:6] = J
-            qv[0:3] = -A @ cross(w, wc)
-            qv[3:6] = -cross(w, J @ w)
-            return mbar, qv
-        q, qd = kin.qf, kin.qfdot
-        i9q = self._i9_last @ q  # (m, 3, 3): Σ_k q_k I9_jk
-        J = self.inertia_origin + ((q @ self._i8_sym_flat) + q @ i9q.reshape(m, 9)).reshape(3, 3)
-        i_wq = self.i4 + (q @ self._i5_flat).reshape(3, m)  # (3, m)
-        m_rq = A @ self.i3
-        mbar[3:6, 3:6] = J
-        mbar[0:3, 6:] = m_rq
-        mbar[6:, 0:3] = m_rq.T
-        mbar[3:6, 6:] = i_wq
-        mbar[6:, 3:6] = i_wq.T
-        mbar[6:, 6:] = self.i6
-        jdot = ((qd @ self._i8_sym_flat) + qd @ (self._i9_sym_last @ q).reshape(m, 9)).reshape(3, 3)
-        qv[0:3] = -A @ (cross(w, wc) + 2.0 * cross(w, self.i3 @ qd))
-        qv[3:6] = -cross(w, J @ w) - jdot @ w - cross(w, i_wq @ qd)
-        centrifugal = np.einsum("a,jab,b->j", w, self.i8 + i9q, w)
-        coriolis = -2.0 * np.einsum("k,a,kaj->j", qd, w, self.i5)
-        qv[6:] = centrifugal + coriolis
+        n = 6 + self.n_modes
+        mbar = np.empty((n, n))
+        qv = np.empty(n)
+        first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9, i9_sym = self._ffrf_args
+        _ffrf(kin.A, kin.omega, np.ascontiguousarray(kin.qf, dtype=float), np.ascontiguousarray(kin.qfdot, dtype=float),
+              self.mass, first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9, i9_sym, mbar, qv)
         return mbar, qv
 
     def elastic_forces(self, kin: BodyKinematics) -> np.ndarray:

@@ -15,8 +15,10 @@ import numpy as np
 from fem.errors import ModelError
 
 from .joints import Planar
-from .constraint_kernels import CompiledConstraints, _cross
-from .markers import Marker, MarkerGroup, MarkerState, _skew_rows
+from .constraint_kernels import CompiledConstraints
+from . import kernels as _k
+from .bodies import BodyKinematics
+from .markers import Marker, MarkerGroup, MarkerState
 from .rotations import cross
 
 __all__ = ["System", "Context"]
@@ -25,11 +27,20 @@ __all__ = ["System", "Context"]
 class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
-    __slots__ = ("t", "q", "v", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks")
+    __slots__ = ("t", "q", "v", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
+                 "A", "G", "omega")
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
-        self.kin = [b.kinematics(q[b.slice], v[b.slice]) for b in system.bodies]
+        # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
+        n_b = len(system.bodies)
+        self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
+        qc = np.ascontiguousarray(q, dtype=float)
+        vc = np.ascontiguousarray(v, dtype=float)
+        _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+        self.kin = [BodyKinematics(r=q[o:o + 3], p=q[o + 3:o + 7], A=self.A[k], G=self.G[k], qf=q[o + 7:o + n],
+                                   rdot=v[o:o + 3], omega=self.omega[k], qfdot=v[o + 7:o + n])
+                    for k, (o, n) in enumerate(system.body_ranges)]
         self._markers = [None] * len(system.markers)
         self._arrays = None
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
@@ -44,26 +55,10 @@ class Context:
             X, R = sys_.ground_positions.copy(), sys_.ground_axes.copy()
             JX, JTH = np.zeros((n_m, 3, n_max)), np.zeros((n_m, 3, n_max))
             V, W = np.zeros((n_m, 3)), np.zeros((n_m, 3))
-            rigid = sys_.rigid_markers
-            if rigid is not None:
-                idx, body, local, orient = rigid
-                A_all = np.array([k.A for k in self.kin])
-                A = A_all[body]  # (k, 3, 3)
-                w_all = np.einsum("bij,bj->bi", A_all, np.array([k.omega for k in self.kin]))
-                au = np.einsum("kij,kj->ki", A, local)
-                X[idx] = np.array([k.r for k in self.kin])[body] + au
-                R[idx] = A @ orient
-                JX[idx, 0, 0] = JX[idx, 1, 1] = JX[idx, 2, 2] = 1.0
-                JX[idx, :, 3:6] = -(_skew_rows(au) @ A)
-                JTH[idx, :, 3:6] = A
-                w = w_all[body]
-                V[idx] = np.array([k.rdot for k in self.kin])[body] + _cross(w, au)
-                W[idx] = w
-            for group, idx, kin in zip(sys_.flexible_groups, sys_.flexible_indices, sys_.flexible_kin(self.kin)):
-                x, rot, jx, jth, vel, ang = group.evaluate_arrays(kin)
-                n = jx.shape[2]
-                X[idx], R[idx], V[idx], W[idx] = x, rot, vel, ang
-                JX[idx, :, :n], JTH[idx, :, :n] = jx, jth
+            _k.marker_states(np.ascontiguousarray(self.q, dtype=float), np.ascontiguousarray(self.v, dtype=float),
+                             self.A, self.omega, sys_.marker_body, sys_.body_offsets, sys_.body_n_modes,
+                             sys_.marker_local, sys_.marker_orient, sys_.marker_s_t, sys_.marker_s_r,
+                             X, R, JX, JTH, V, W)
             self._arrays = (X, R, JX, JTH, V, W)
         return self._arrays
 
@@ -143,6 +138,11 @@ class System:
             body.offset = offset
             offset += body.n_coordinates
         self.n_q = offset
+        self.body_offsets = np.array([b.offset for b in self.bodies], dtype=np.int64)
+        self.body_n_modes = np.array([b.n_modes for b in self.bodies], dtype=np.int64)
+        self.body_n_coordinates = self.body_n_modes + 7
+        self.body_ranges = [(b.offset, b.n_coordinates) for b in self.bodies]
+        self._p_index = (np.arange(len(self.bodies))[:, None], self.body_offsets[:, None] + np.arange(3, 7))
         self.markers = list(model.markers)
         self.joints = list(model.joints)
         for joint in self.joints:  # a previous planar run may have masked rows
@@ -178,6 +178,16 @@ class System:
         self.n_quasi_max = max(b.n_quasi for b in self.bodies)
         n_m = len(self.markers)
         self.ground_positions, self.ground_axes = np.zeros((n_m, 3)), np.zeros((n_m, 3, 3))
+        # stacked marker data for the compiled marker kernel (node shapes zero-padded to the largest body)
+        m_max = max(b.n_modes for b in self.bodies)
+        self.marker_body = np.array([m.body.index for m in self.markers], dtype=np.int64)
+        self.marker_local = np.array([m.local_position for m in self.markers], dtype=float).reshape(n_m, 3)
+        self.marker_orient = np.array([m.local_orientation for m in self.markers], dtype=float).reshape(n_m, 3, 3)
+        self.marker_s_t, self.marker_s_r = np.zeros((n_m, 3, m_max)), np.zeros((n_m, 3, m_max))
+        for m in self.markers:
+            if m.node is not None and not m.on_ground and m.body.n_modes:
+                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
+                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
         for m in self.markers:
             if m.on_ground:
                 self.ground_positions[m.index] = m.local_position
@@ -237,10 +247,10 @@ class System:
         """``Φ`` (n_c,) and ``Φ_q`` (n_c, n_q)."""
         phi = np.empty(self.n_c)
         jac = np.zeros((self.n_c, self.n_q)) if jacobian else None
-        for k, (body, kin) in enumerate(zip(self.bodies, ctx.kin)):
-            phi[k] = 0.5 * (kin.p @ kin.p - 1.0)
-            if jacobian:
-                jac[k, body.offset + 3:body.offset + 7] = kin.p
+        p = ctx.q[self._p_index[1]]  # (n_b, 4) Euler parameters
+        phi[:p.shape[0]] = 0.5 * (np.einsum("bi,bi->b", p, p) - 1.0)
+        if jacobian:
+            jac[self._p_index] = p
         t = ctx.t
         ctx.constraint_blocks = self.compiled.evaluate(ctx, phi, jac)
         for joint in self.fallback_joints:
@@ -286,22 +296,25 @@ class System:
         force = np.zeros(n_q)
         gravity = self.model.gravity
         qbars = []
-        for body, kin in zip(self.bodies, ctx.kin):
+        has_gravity = bool(np.any(gravity))
+        for k, (body, kin) in enumerate(zip(self.bodies, ctx.kin)):
             mbar, qbar = body.mass_and_quadratic_velocity(kin)
-            g_body = kin.A.T @ gravity
-            qbar[0:3] += body.mass * gravity
-            qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
+            if has_gravity:
+                g_body = kin.A.T @ gravity
+                qbar[0:3] += body.mass * gravity
+                qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
+                if body.n_modes:
+                    qbar[6:] += body.i3.T @ g_body
             if body.n_modes:
-                qbar[6:] += body.i3.T @ g_body + body.elastic_forces(kin)
-            lmat = _l_matrix(body, kin)
-            mass[body.slice, body.slice] = lmat.T @ mbar @ lmat
+                qbar[6:] += body.elastic_forces(kin)
+            _k.map_mass(mbar, ctx.G[k], mass, body.offset)
             qbars.append(qbar)
         for element in self.forces:
             for body, gen in element.generalized_forces(ctx):
                 qbars[body.index] += gen
         zdot = self._state_elements(ctx, z, qbars)
-        for body, kin, qbar in zip(self.bodies, ctx.kin, qbars):
-            force[body.slice] = to_coordinates_vector(qbar, kin)
+        for k, (body, qbar) in enumerate(zip(self.bodies, qbars)):
+            _k.map_force(qbar, ctx.G[k], force, body.offset)
         return mass, force, zdot
 
     def _state_elements(self, ctx: Context, z: np.ndarray, qbars: list) -> np.ndarray:
