@@ -13,7 +13,10 @@ from cases.slider_crank.model import (build_model, link_flexbody, midpoint_defle
 def test_stiff_link_reproduces_rigid_slider_crank_kinematics_and_slider_force():
     # link 10x stiffer than steel: first bending ~1.35 kHz against 20 Hz crank rotation, i.e. rigid within ~0.1 %
     p = parameters({"link_youngs_modulus": 2.1e12})
-    res = fm.simulate(build_model(p, link_flexbody(p)), 0.05, rtol=1e-4, atol=1e-8)
+    # rtol 1e-5: at 1e-4 the peak force error moved between 1.6 % and 2.0 % with the round-off of the step
+    # sequence (different BLAS kernels, compiled kernels); at 1e-5 it is converged (1.76 % max, 0.39 % RMS): what is
+    # left is the 1.35 kHz bending of the nearly rigid link, not integration error
+    res = fm.simulate(build_model(p, link_flexbody(p)), 0.05, rtol=1e-5, atol=1e-8)
     assert res.success, res.message
     omega, r, length = p["crank_speed"], p["crank_length"], p["link_length"]
     theta = omega * res.time
