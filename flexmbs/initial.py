@@ -74,6 +74,9 @@ def correction_weights(system) -> np.ndarray:
     return inverse
 
 
+ROUND_OFF_STALL = 1e-9  # m: a Newton stalled below this is at round-off (large coordinates), not inconsistent
+
+
 def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-12, max_iter: int = 50):
     """Closest ``q`` to ``q0`` with ``Φ(q, t) = 0``; raises :class:`ModelError` if the constraints cannot be met."""
     q = q0.copy()
@@ -83,9 +86,13 @@ def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-1
     phi, jac = system.constraints(system.context(q, v, t))
     check_constraints(system, jac)
     kkt = np.zeros((n_q + n_c, n_q + n_c))
+    previous = np.inf
     for _ in range(max_iter):
-        if np.max(np.abs(phi), initial=0.0) < tol:
+        residual = np.max(np.abs(phi), initial=0.0)
+        # converged, or stalled at round-off (no further decrease) below ROUND_OFF_STALL: also satisfied
+        if residual < tol or (residual < ROUND_OFF_STALL and residual >= 0.5 * previous):
             return q
+        previous = residual
         kkt[:n_q, :n_q] = np.diag(weight)
         kkt[:n_q, n_q:] = jac.T
         kkt[n_q:, :n_q] = jac
