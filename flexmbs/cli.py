@@ -12,9 +12,10 @@ import time
 import warnings
 
 import click
-import numpy as np
 
 from fem.errors import FlexmbsError
+
+from .safe_files import json_default
 
 __all__ = ["main"]
 
@@ -81,15 +82,9 @@ def main(debug):
 
 def emit_json(payload: dict) -> None:
     """Print one JSON object on stdout (numpy values converted)."""
-    click.echo(json.dumps(payload, default=_to_builtin))
+    click.echo(json.dumps(payload, default=json_default))
 
 
-def _to_builtin(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.floating, np.integer)):
-        return value.item()
-    raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
 def log(message: str) -> None:

@@ -16,19 +16,11 @@ import math
 import click
 import numpy as np
 
+from .safe_files import json_default
+
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
 
 
-def _plain(value):
-    if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()] if value.dtype.kind == "c" else value.tolist()
-    if isinstance(value, complex):
-        return [value.real, value.imag]
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return value.item()
-    if isinstance(value, np.complexfloating):
-        return [float(value.real), float(value.imag)]
-    raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
 def _pairs(values) -> list:
@@ -152,7 +144,7 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd with K in 1..{lin.n_states}, got {mode_vtk!r}")
         payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
     if as_json:
-        click.echo(json.dumps(payload, default=_plain))
+        click.echo(json.dumps(payload, default=json_default))
         return
     _print_table(payload)
     if out:

@@ -11,21 +11,16 @@ import os
 import warnings
 
 import click
-import numpy as np
+
+from .safe_files import json_default
 
 __all__ = ["cases_command", "run_command"]
 
 
-def _plain(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return value.item()
-    raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
 def _emit(payload: dict) -> None:
-    click.echo(json.dumps(payload, default=_plain))
+    click.echo(json.dumps(payload, default=json_default))
 
 
 @click.command("cases")
@@ -102,7 +97,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet):
                f"{summary.get('steps', 0)} steps, {summary.get('wall_s', float('nan')):.2f} s wall, max constraint "
                f"violation {summary.get('max_constraint_violation', float('nan')):.2e}")
     for key, value in summary.get("outputs", {}).items():
-        text = f"{value:.6g}" if isinstance(value, float) else json.dumps(value, default=_plain)
+        text = f"{value:.6g}" if isinstance(value, float) else json.dumps(value, default=json_default)
         click.echo(f"  {key}: {text}")
     if output:
         click.echo(f"results: {output}")

@@ -13,6 +13,8 @@ import glob
 import os
 import tempfile
 
+import numpy as np
+
 from fem.errors import FlexmbsError
 
 __all__ = ["check_writable", "output_lock", "atomic_output", "partial_files", "part_path"]
@@ -160,3 +162,17 @@ def resolve_results(path: str, log=None) -> str:
         log(f"warning: {path!r} does not exist; reading {partial[0]!r}, the partial file of an unfinished run "
             "(killed, failed to finish, or still running)")
     return partial[0]
+
+
+def json_default(value):
+    """``json.dump(..., default=json_default)``: numpy arrays and scalars as lists and numbers, complex numbers as
+    ``[real, imag]`` (the one converter of every JSON the project writes)."""
+    if isinstance(value, np.ndarray):
+        return [json_default(v) for v in value.tolist()] if value.dtype.kind == "c" else value.tolist()
+    if isinstance(value, complex):
+        return [value.real, value.imag]
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    if isinstance(value, np.complexfloating):
+        return [float(value.real), float(value.imag)]
+    raise TypeError(f"cannot serialize {type(value).__name__}")

@@ -30,6 +30,7 @@ from fem.errors import FlexmbsError, ModelError
 
 from .registry import get_case, typed_parameters
 from .study_design import design_variants, parse_design, variant_id
+from .safe_files import json_default
 
 __all__ = ["study", "StudyResult", "load_table", "load_manifest"]
 
@@ -67,19 +68,13 @@ class StudyResult:
                 f"({self.n_skipped} earlier), {self.n_failed} failed, {self.n_pending} pending; {self.path})")
 
 
-def _plain(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return value.item()
-    raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
 def _write_json(path: str, payload: dict) -> None:
     """Atomic: a temporary file, then rename."""
     part = f"{path}.{os.getpid()}.part"
     with open(part, "w") as handle:
-        json.dump(payload, handle, indent=1, default=_plain)
+        json.dump(payload, handle, indent=1, default=json_default)
     os.replace(part, path)
 
 
