@@ -102,3 +102,38 @@ def validate_parameters(module, params: dict) -> dict:
     for key, value in merged.items():
         check_parameter(name, key, value, defaults.get(key), specs.get(key))
     return merged
+
+
+def _convert(value, default):
+    """``value`` as the type of ``default`` (booleans from true/false/1/0/yes/no/on/off)."""
+    if isinstance(default, bool):
+        if isinstance(value, str):
+            text = value.lower()
+            if text in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+                return text in ("true", "1", "yes", "on")
+            raise ValueError(value)
+        return bool(value)
+    if isinstance(default, str):
+        return str(value)
+    if isinstance(default, (int, float)):
+        return type(default)(value)
+    return value
+
+
+def override_defaults(case_name: str, defaults: dict, params: dict | None, choices: dict | None = None) -> dict:
+    """A case's ``DEFAULTS`` updated with ``params``, each value converted to its default's type; unknown keys,
+    unconvertible values and values outside ``choices`` (``{key: allowed values}``) are a one-line ModelError."""
+    merged = dict(defaults)
+    for key, value in (params or {}).items():
+        if key not in defaults:
+            raise ModelError(f"{case_name}: unknown parameter {key!r}; known: {', '.join(sorted(defaults))}")
+        try:
+            merged[key] = _convert(value, defaults[key])
+        except (TypeError, ValueError):
+            raise ModelError(f"{case_name}: parameter {key!r} expects a {type(defaults[key]).__name__}, "
+                             f"got {value!r}") from None
+    for key, allowed in (choices or {}).items():
+        if merged[key] not in allowed:
+            raise ModelError(f"{case_name}: unknown {key} {merged[key]!r}; it must be one of "
+                             f"{', '.join(map(str, allowed))}")
+    return merged

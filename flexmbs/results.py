@@ -378,38 +378,47 @@ def load_results(path: str, lazy: bool = False) -> Results:
     ``lazy``: signals are read from the file when accessed instead of all at once.
     """
     fh = _open_results(path)
-    with fh:
-        if fh.attrs.get("format") != FORMAT_NAME:
-            raise FileFormatError(f"{path!r} is not a flexmbs results file (format attribute missing)")
-        if int(fh.attrs.get("format_version", -1)) > FORMAT_VERSION:
-            raise FileFormatError(f"{path!r} has results format version {fh.attrs['format_version']}, this flexmbs "
-                                  f"reads up to {FORMAT_VERSION}; upgrade flexmbs")
-        datasets = {}
+    try:
+        with fh:
+            return _read_results(fh, path, lazy)
+    except (KeyError, OSError, RuntimeError, ValueError) as exc:  # h5py's view of a file caught mid-write
+        raise FileFormatError(f"{path!r} could not be read ({exc}): it is damaged or still being written; read it "
+                              f"again when the run has ended") from None
 
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                datasets[name] = obj
 
-        if "signals" in fh:
-            fh["signals"].visititems(visit)
-        lengths = [fh["time"].shape[0]] if "time" in fh else [0]
-        lengths += [ds.shape[0] for ds in datasets.values()]
-        n = min(lengths)  # a run killed while writing may leave datasets one chunk apart
-        time = fh["time"][:n] if "time" in fh else np.zeros(0)
-        units = {name: str(ds.attrs.get("unit", "")) for name, ds in datasets.items()}
-        comps = {name: str(ds.attrs["components"]).split(",") for name, ds in datasets.items()
-                 if "components" in ds.attrs}
-        if lazy:
-            data = _FileSignals(str(path), list(datasets), "signals/", n)
-            states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n,
-                                  empty=_empty_states(fh))
-        else:
-            data = {name: ds[:n] for name, ds in datasets.items()}
-            states = {k: fh[f"states/{k}"][:n] for k in ("q", "v", "z") if f"states/{k}" in fh}
-            states.update({k: np.zeros((n, 0)) for k in _empty_states(fh)})
-        attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
-        stats = dict(fh["solver"].attrs) if "solver" in fh else {}
-        status = str(attrs.get("status", "unknown"))
+def _read_results(fh, path: str, lazy: bool) -> Results:
+    """The body of :func:`load_results` on an open file."""
+    if fh.attrs.get("format") != FORMAT_NAME:
+        raise FileFormatError(f"{path!r} is not a flexmbs results file (format attribute missing)")
+    if int(fh.attrs.get("format_version", -1)) > FORMAT_VERSION:
+        raise FileFormatError(f"{path!r} has results format version {fh.attrs['format_version']}, this flexmbs "
+                              f"reads up to {FORMAT_VERSION}; upgrade flexmbs")
+    datasets = {}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            datasets[name] = obj
+
+    if "signals" in fh:
+        fh["signals"].visititems(visit)
+    lengths = [fh["time"].shape[0]] if "time" in fh else [0]
+    lengths += [ds.shape[0] for ds in datasets.values()]
+    n = min(lengths)  # a run killed while writing may leave datasets one chunk apart
+    time = fh["time"][:n] if "time" in fh else np.zeros(0)
+    units = {name: str(ds.attrs.get("unit", "")) for name, ds in datasets.items()}
+    comps = {name: str(ds.attrs["components"]).split(",") for name, ds in datasets.items()
+             if "components" in ds.attrs}
+    if lazy:
+        data = _FileSignals(str(path), list(datasets), "signals/", n)
+        states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n,
+                              empty=_empty_states(fh))
+    else:
+        data = {name: ds[:n] for name, ds in datasets.items()}
+        states = {k: fh[f"states/{k}"][:n] for k in ("q", "v", "z") if f"states/{k}" in fh}
+        states.update({k: np.zeros((n, 0)) for k in _empty_states(fh)})
+    attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
+    stats = dict(fh["solver"].attrs) if "solver" in fh else {}
+    status = str(attrs.get("status", "unknown"))
     for key in ("parameters", "warnings"):
         if isinstance(attrs.get(key), str):
             try:

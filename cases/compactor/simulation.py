@@ -13,6 +13,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
+from flexmbs.parameters import override_defaults
 
 from .estimator import add_noise, estimate_contact, identified_parameters
 from .machine import GRAVITY, build_machine, static_front_load
@@ -25,11 +26,7 @@ SCENARIOS = ("static", "vibrating", "driving")
 def parameters(overrides: dict) -> dict:
     from . import DEFAULTS, NAME
 
-    p = dict(DEFAULTS)
-    for key, value in overrides.items():
-        if key not in DEFAULTS:
-            raise ModelError(f"{NAME}: unknown parameter {key!r}; valid keys: {', '.join(sorted(DEFAULTS))}")
-        p[key] = value
+    p = override_defaults(NAME, DEFAULTS, overrides)
     if p["scenario"] not in SCENARIOS:
         raise ModelError(f"{NAME}: scenario must be one of {', '.join(SCENARIOS)}, got {p['scenario']!r}")
     if p["surface"] not in ("flat", "step"):

@@ -28,20 +28,9 @@ DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "excavator
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params`` (values converted to the default's type); unknown keys are an error."""
-    from fem.errors import ModelError
+    from flexmbs.parameters import override_defaults
 
-    p = dict(DEFAULTS)
-    for key, value in (params or {}).items():
-        if key not in DEFAULTS:
-            raise ModelError(f"{NAME}: unknown parameter {key!r}; known: {', '.join(sorted(DEFAULTS))}")
-        default = DEFAULTS[key]
-        try:
-            p[key] = type(default)(value) if not isinstance(default, str) else str(value)
-        except ValueError:
-            raise ModelError(f"{NAME}: parameter {key!r} expects a {type(default).__name__}, got {value!r}") from None
-    if p["scenario"] not in SCENARIOS:
-        raise ModelError(f"{NAME}: unknown scenario {p['scenario']!r}; known: {', '.join(SCENARIOS)}")
-    return p
+    return override_defaults(NAME, DEFAULTS, params, {"scenario": SCENARIOS})
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

@@ -128,14 +128,9 @@ for _key, _spec in _PROVENANCE.items():
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError naming the known ones."""
-    from fem.errors import ModelError
+    from flexmbs.parameters import override_defaults
 
-    p = dict(DEFAULTS)
-    for key, value in (params or {}).items():
-        if key not in DEFAULTS:
-            raise ModelError(f"{NAME}: unknown parameter {key!r}; known: {', '.join(DEFAULTS)}")
-        p[key] = type(DEFAULTS[key])(value) if isinstance(DEFAULTS[key], float) else value
-    return p
+    return override_defaults(NAME, DEFAULTS, params)
 
 
 def simulate_case(params: dict | None = None, t_end: float | None = None, out: str | None = None,

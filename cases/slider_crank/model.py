@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from fem.errors import ModelError, SimulationError
+from flexmbs.parameters import override_defaults
 
 __all__ = ["parameters", "link_flexbody", "build_model", "run_case", "slider_position", "slider_acceleration"]
 
@@ -16,11 +17,7 @@ __all__ = ["parameters", "link_flexbody", "build_model", "run_case", "slider_pos
 def parameters(overrides: dict) -> dict:
     from . import DEFAULTS, NAME
 
-    p = dict(DEFAULTS)
-    for key, value in overrides.items():
-        if key not in DEFAULTS:
-            raise ModelError(f"{NAME}: unknown parameter {key!r}; valid keys: {', '.join(sorted(DEFAULTS))}")
-        p[key] = value
+    p = override_defaults(NAME, DEFAULTS, overrides)
     if p["drive"] not in ("speed", "torque"):
         raise ModelError(f"{NAME}: drive must be 'speed' or 'torque', got {p['drive']!r}")
     if int(p["link_elements"]) < 2 or int(p["link_elements"]) % 2:
