@@ -91,15 +91,27 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
         scale = np.abs(acc / stiffness)
         if scale.max() <= 1e-9 * max(1e-12, np.abs(qf).max()):
             return q_now, v_now
-        jac = np.empty((idx.size, idx.size))
-        for j in range(idx.size):
-            h = 1e-7 * max(np.abs(qf).max(), scale.max(), 1e-9)
-            trial = qf.copy()
-            trial[j] += h
-            jac[:, j] = (elastic_accelerations(trial)[0] - acc) / h
         try:
-            qf = qf - np.linalg.solve(jac, acc)
-            acc, q_now, v_now = elastic_accelerations(qf)
+            jac = np.empty((idx.size, idx.size))
+            for j in range(idx.size):
+                h = 1e-7 * max(np.abs(qf).max(), scale.max(), 1e-9)
+                trial = qf.copy()
+                trial[j] += h
+                jac[:, j] = (elastic_accelerations(trial)[0] - acc) / h
+            # least squares: combinations of modes that the supports leave free (a rigid motion spelled in modes)
+            # have no stiffness and get no step; halved steps until the modal error decreases
+            step = np.linalg.lstsq(jac, acc, rcond=1e-10)[0]
+            for alpha in (1.0, 0.5, 0.25, 0.125):
+                try:
+                    new = elastic_accelerations(qf - alpha * step)
+                except FlexmbsError:
+                    continue
+                if np.abs(new[0] / stiffness).max() < scale.max():
+                    break
+            else:
+                raise FlexmbsError(f"no decrease of the modal error {scale.max():.3g} along the Newton step")
+            qf = qf - alpha * step
+            acc, q_now, v_now = new
         except (np.linalg.LinAlgError, FlexmbsError) as exc:  # keep the last good (possibly undeformed) start
             _fallback(system, f"the quasi-static elastic start failed ({type(exc).__name__}: {exc}); the flexible "
                       "bodies start from the last good iterate (undeformed if it failed at once) and may ring at "
