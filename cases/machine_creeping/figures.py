@@ -1,5 +1,5 @@
 """Figure of the machine-creeping results: R(t) of the three scenarios (seed 003 Fig. 5-7 b, 5-8, 5-9), the
-spectrum of the lateral pad force of the normal cycle, and the displacement per cycle vs μ (Table 5-2).
+spectra of the lateral pad force (normal cycle, impact), and the displacement per cycle vs μ (Table 5-2).
 
 ``python -m cases.machine_creeping.figures HIST_DIR OUT.png``: reads ``hist_<scenario>.npz`` files (time, Fx, Fz)
 written by :func:`save_histories` and the scenarios' JSON summaries ``<scenario>.json``.
@@ -46,7 +46,7 @@ def figure(folder: str, out: str, start_time: float) -> None:
         t, fx, fz = h["time"][keep], h["Fx"][keep], h["Fz"][keep]
         axes[0].plot(t, force_ratio(fx, fz), colour, lw=0.8,
                      label=f"{scenario} (seed peak {SEED_PEAKS[scenario]:g})")
-        if scenario == "normal-cycle":
+        if scenario in ("normal-cycle", "impact"):
             dt = float(np.median(np.diff(t)))
             grid = np.arange(t[0], t[-1], dt)
             x = sosfiltfilt(butter(4, HIGH_PASS_HZ, "highpass", fs=1 / dt, output="sos"), np.interp(grid, t, fx))
@@ -54,7 +54,7 @@ def figure(folder: str, out: str, start_time: float) -> None:
             f = np.fft.rfftfreq(n, dt)
             spec = np.abs(np.fft.rfft(x * np.hanning(grid.size), n))
             band = f <= 40.0
-            axes[1].plot(f[band], spec[band] / spec[band].max(), colour, lw=0.9)
+            axes[1].plot(f[band], spec[band] / spec[band].max(), colour, lw=0.9, label=scenario)
         summary = os.path.join(folder, f"{scenario}.json")
         if os.path.exists(summary) and scenario != "normal-cycle":
             with open(summary) as fh:
@@ -68,7 +68,8 @@ def figure(folder: str, out: str, start_time: float) -> None:
     axes[0].legend(fontsize=7)
     axes[1].axvline(8.2, color="k", lw=0.6, ls=":")
     axes[1].set(xlabel="frequency [Hz]", ylabel="normalized |FFT|",
-                title=f"lateral pad force, normal cycle (>{HIGH_PASS_HZ:g} Hz)")
+                title=f"spectrum of ΣF_lateral (high-pass {HIGH_PASS_HZ:g} Hz)")
+    axes[1].legend(fontsize=7)
     axes[2].set(xlabel="floor μ", ylabel="displacement per cycle [mm] (0 drawn at 1e-3)", title="Table 5-2 form")
     axes[2].legend(fontsize=7)
     fig.tight_layout()
