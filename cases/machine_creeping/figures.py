@@ -1,5 +1,5 @@
 """Figure of the machine-creeping results: R(t) of the three scenarios (seed 003 Fig. 5-7 b, 5-8, 5-9), the
-spectra of the lateral pad force (normal cycle, impact), and the displacement per cycle vs μ (Table 5-2).
+spectra of the lateral pad force, and the displacement per cycle vs μ (Table 5-2).
 
 ``python -m cases.machine_creeping.figures HIST_DIR OUT.png``: reads ``hist_<scenario>.npz`` files (time, Fx, Fz)
 written by :func:`save_histories` and the scenarios' JSON summaries ``<scenario>.json``.
@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from .creep import force_ratio
-from .simulation import HIGH_PASS_HZ, TABLE_MU
+from .simulation import HIGH_PASS_HZ, PEAK_SEARCH_HZ, TABLE_MU
 
 SEED_PEAKS = {"normal-cycle": 0.2, "emergency-stop": 0.5, "impact": 1.4}  # seed 003 L7759-7765
 SEED_TABLE = {"emergency-stop": (0.0, 0.0, 0.0, 0.0, 0.9, 7.0, 17.2), "impact": (0.4, 1.0, 3.0, 6.1, 10.2, 15.6, 25.5)}
@@ -46,15 +46,14 @@ def figure(folder: str, out: str, start_time: float) -> None:
         t, fx, fz = h["time"][keep], h["Fx"][keep], h["Fz"][keep]
         axes[0].plot(t, force_ratio(fx, fz), colour, lw=0.8,
                      label=f"{scenario} (seed peak {SEED_PEAKS[scenario]:g})")
-        if scenario in ("normal-cycle", "impact"):
-            dt = float(np.median(np.diff(t)))
-            grid = np.arange(t[0], t[-1], dt)
-            x = sosfiltfilt(butter(4, HIGH_PASS_HZ, "highpass", fs=1 / dt, output="sos"), np.interp(grid, t, fx))
-            n = 8 * grid.size
-            f = np.fft.rfftfreq(n, dt)
-            spec = np.abs(np.fft.rfft(x * np.hanning(grid.size), n))
-            band = f <= 40.0
-            axes[1].plot(f[band], spec[band] / spec[band].max(), colour, lw=0.9, label=scenario)
+        dt = float(np.median(np.diff(t)))
+        grid = np.arange(t[0], t[-1], dt)
+        x = sosfiltfilt(butter(4, HIGH_PASS_HZ, "highpass", fs=1 / dt, output="sos"), np.interp(grid, t, fx))
+        n = 8 * grid.size
+        f = np.fft.rfftfreq(n, dt)
+        spec = np.abs(np.fft.rfft(x * np.hanning(grid.size), n))
+        band = f <= 40.0
+        axes[1].plot(f[band], spec[band] / spec[band].max(), colour, lw=0.9, label=scenario)
         summary = os.path.join(folder, f"{scenario}.json")
         if os.path.exists(summary) and scenario != "normal-cycle":
             with open(summary) as fh:
@@ -67,6 +66,7 @@ def figure(folder: str, out: str, start_time: float) -> None:
     axes[0].set(xlabel="time [s]", ylabel="R = ΣF_lateral / ΣF_vertical", title="pad force ratio")
     axes[0].legend(fontsize=7)
     axes[1].axvline(8.2, color="k", lw=0.6, ls=":")
+    axes[1].axvline(PEAK_SEARCH_HZ, color="0.6", lw=0.6, ls="--")
     axes[1].set(xlabel="frequency [Hz]", ylabel="normalized |FFT|",
                 title=f"spectrum of ΣF_lateral (high-pass {HIGH_PASS_HZ:g} Hz)")
     axes[1].legend(fontsize=7)
