@@ -81,3 +81,43 @@ def test_a_run_with_local_newton_matrices_conserves_energy_and_follows_the_dense
     tip = {k: np.column_stack([np.interp(t, r.time, r["marker/tip/position"][:, a]) for a in range(2)])
            for k, r in results.items()}
     assert np.abs(tip[True] - tip[False]).max() < 1e-4  # m, on a 1 m link
+
+
+class _ServoLag:
+    """State element: ``τ u̇ = -k_p y - k_d ẏ - u`` pushing the measured marker along x with the force ``u``."""
+
+    state_names = ["u"]
+    state_units = ["N"]
+    output_units: dict = {}
+
+    def __init__(self, marker):
+        self.name = "servo"
+        self.measurements = [fm.MarkerCoordinate(marker, "x")]
+        self.jacobians = None  # differenced
+
+    def initial_state(self):
+        return np.array([3.0])
+
+    def rates(self, t, z, y, ydot):
+        return np.array([(-400.0 * y[0] - 20.0 * ydot[0] - z[0]) / 0.01])
+
+    def forces(self, t, z, y, ydot):
+        return np.array([z[0]])
+
+    def outputs(self, t, z, y, ydot):
+        return {}
+
+
+def test_state_element_blocks_match_the_dense_difference_jacobian():
+    model = _model(1.0)
+    tip = next(m for m in model.markers if m.name == "tip")
+    model.add_element(_ServoLag(tip))
+    system, q, v, qdd, z, lam = _state(model)
+    z = np.array([3.0])
+    model.local_jacobian = False
+    dense = finite_difference_blocks(system, q, v, qdd, z, lam, 0.0)
+    model.local_jacobian = True
+    local = finite_difference_blocks(system, q, v, qdd, z, lam, 0.0)
+    for name in ("Gq", "Gv", "Dz", "Gz"):  # the element is differenced over the bodies its measurement sees: exact
+        ref, got = getattr(dense, name), getattr(local, name)
+        assert np.linalg.norm(got - ref) <= 1e-5 * np.linalg.norm(ref), name
