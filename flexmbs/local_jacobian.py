@@ -41,6 +41,7 @@ __all__ = ["local_difference_blocks", "MARKER_LOCAL_TYPES"]
 MARKER_LOCAL_TYPES = (Bushing, SpringDamper, PointForce, PlaneContact, RotationalSpringDamper, JointActuator)
 
 _EPS = 1e-7
+LOCAL_MIN_COORDINATES = 60  # flexible bodies above this many coordinates switch a model to local differences
 
 
 def _increment(x: float) -> float:
@@ -219,7 +220,7 @@ def _loads(element, ctx) -> dict:
     return out
 
 
-def _difference(base: dict, new: dict, h: float, bodies) -> dict:
+def _difference(base: dict, new: dict, h: float) -> dict:
     keys = set(base) | set(new)
     return {k: (new.get(k, 0.0) - base.get(k, 0.0)) / h for k in keys}
 
@@ -231,7 +232,6 @@ def _marker_blocks(element, ctx, velocity) -> list:
     if not markers:
         return []
     base = _loads(element, ctx)
-    bodies = {m.body.index: m.body for m in markers}
     k_acc: dict = {}
     c_acc: dict = {}
     for marker in markers:
@@ -251,19 +251,15 @@ def _marker_blocks(element, ctx, velocity) -> list:
                     trial = MarkerState(s.x, s.R, s.Jx, s.Jth, s.v + e, s.w)
                 else:
                     trial = MarkerState(s.x, s.R, s.Jx, s.Jth, s.v, s.w + e)
-                diff = _difference(base, _loads(element, _PerturbedContext(ctx, {marker.index: trial})), h, bodies)
+                diff = _difference(base, _loads(element, _PerturbedContext(ctx, {marker.index: trial})), h)
                 acc = k_acc if kind in ("x", "th") else c_acc
                 for a, dq in diff.items():
                     key = (a, b)
                     block = np.outer(dq, rows[k])
                     acc[key] = acc[key] + block if key in acc else block
-    all_bodies = {**bodies, **{m.body.index: m.body for m in element.markers() if not m.on_ground}}
-    out = []
-    for (a, b), k_ab in k_acc.items():
-        out.append((all_bodies[a], all_bodies[b], k_ab, c_acc.get((a, b))))
-    for (a, b), c_ab in c_acc.items():
-        if (a, b) not in k_acc:
-            out.append((all_bodies[a], all_bodies[b], np.zeros_like(c_ab), c_ab))
+    bodies = ctx.system.bodies  # loads may also act on bodies of the element that carry no perturbed marker
+    out = [(bodies[a], bodies[b], k_ab, c_acc.get((a, b))) for (a, b), k_ab in k_acc.items()]
+    out += [(bodies[a], bodies[b], np.zeros_like(c_ab), c_ab) for (a, b), c_ab in c_acc.items() if (a, b) not in k_acc]
     return out
 
 
@@ -391,5 +387,3 @@ def uses_local_blocks(system) -> bool:
         return bool(flag)
     return any(isinstance(b, FlexibleBody) and b.n_coordinates > LOCAL_MIN_COORDINATES for b in system.bodies)
 
-
-LOCAL_MIN_COORDINATES = 60
