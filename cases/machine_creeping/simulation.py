@@ -37,6 +37,7 @@ def run_scenario(p: dict, t_end: float | None = None, out: str | None = None, pr
     mass = structure.invariants.mass + p["moving_platen_mass"] + p["injection_unit_mass"]
     outputs = analyse(res.time, res["force/pads/Fx"], res["force/pads/Fz"], p["start_time"], mass)
     outputs.update(contact_outputs(res, h))
+    outputs.update(pad_extremes(res, h["pads"].names, p["start_time"]))
     stats = res.statistics
     return {"case": "machine-creeping", "scenario": scenario, "t_end": float(res.time[-1]),
             "steps": int(stats.get("steps", 0)), "wall_s": time.perf_counter() - wall0, "structure_load_s": load_s,
@@ -94,6 +95,16 @@ def dominant_frequency(t, signal, f_min: float = PEAK_SEARCH_HZ, f_max: float = 
     order = idx[np.argsort(spec[band][idx])[::-1]]
     peaks = [float(v) for v in f[band][order[:3]]]
     return peaks[0], peaks
+
+
+def pad_extremes(res, names, t_from: float) -> dict:
+    """Smallest vertical force of each pad over the window (N; negative = the linear pad pulls the machine down,
+    i.e. it would lift off, seed 003 L7611-7623), the smallest one and the pads that go negative."""
+    keep = res.time >= t_from
+    lowest = {name: float(res[f"force/pads/{name}_Fz"][keep].min()) for name in names}
+    worst = min(lowest, key=lowest.get)
+    return {"min_pad_vertical_force_N": lowest[worst], "min_pad": worst,
+            "pads_going_negative": [name for name, value in lowest.items() if value < 0.0]}
 
 
 def contact_outputs(res, handles) -> dict:
