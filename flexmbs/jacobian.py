@@ -48,7 +48,12 @@ def _increment(x: float) -> float:
 
 def finite_difference_blocks(system, q, v, qdd, z, lam, t, velocity: bool = True) -> JacobianBlocks:
     """All Jacobian blocks at one state (forward differences; ``velocity=False`` skips ``C`` and ``G_v``), with
-    the analytic blocks of force elements that provide them."""
+    the analytic blocks of force elements that provide them. Models with a large flexible body take the local
+    differences of :mod:`flexmbs.local_jacobian` instead."""
+    from .local_jacobian import local_difference_blocks, uses_local_blocks
+
+    if uses_local_blocks(system):
+        return local_difference_blocks(system, q, v, qdd, z, lam, t, velocity)
     analytic = [f for f in system.forces if callable(getattr(f, "jacobian", None))]
     if not analytic:
         return _difference_blocks(system, q, v, qdd, z, lam, t, velocity)

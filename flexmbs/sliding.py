@@ -31,9 +31,13 @@ import numpy as np
 from fem.errors import ModelError
 
 from .forces import ForceElement
-from .markers import _skew_rows
+from .markers import _cross_rows, _skew_rows
 
 __all__ = ["SlidingContact", "window", "window_derivative", "friction_coefficients"]
+
+# m: path nodes farther than this outside the window (undeformed, along the shoe) are not evaluated (the elastic
+# displacement of a node along the path is far below it)
+WINDOW_MARGIN = 0.05
 
 
 def _step01(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,19 +178,29 @@ class SlidingContact(ForceElement):
         return [self.slider]
 
     # --- kinematics and forces ---------------------------------------------------------------------------
-    def _evaluate(self, ctx):
-        """Everything the forces, Jacobians and outputs need at one instant (vectorized over the path nodes)."""
+    def _near(self, kb, ss, t_axis) -> np.ndarray:
+        """Indices of the path nodes whose undeformed position lies within the window (plus a margin of
+        ``WINDOW_MARGIN``): only these can carry force, the others are skipped (their weight is 0)."""
+        along = (kb.r + self.local @ kb.A.T - ss.x) @ t_axis
+        d1, _, _, d2 = self.window_bounds
+        return np.flatnonzero((along > d1 - WINDOW_MARGIN) & (along < d2 + WINDOW_MARGIN))
+
+    def _evaluate(self, ctx, all_nodes: bool = False):
+        """Everything the forces, Jacobians and outputs need at one instant (vectorized over the path nodes near
+        the shoe, ``idx``; all nodes with ``all_nodes``)."""
         kb = ctx.kin[self.body.index]
         ss = ctx.marker(self.slider)
         n_axis, t_axis = ss.R[:, 2], ss.R[:, 0]
-        u = self.local + self.shapes @ kb.qf  # (k, 3) deformed node positions, body frame (eq. 2-145)
+        idx = np.arange(self.nodes.size) if all_nodes else self._near(kb, ss, t_axis)
+        shapes = self.shapes[idx]
+        u = self.local[idx] + shapes @ kb.qf  # (k, 3) deformed node positions, body frame (eq. 2-145)
         au = u @ kb.A.T
         x = kb.r + au
         w_frame = kb.A @ kb.omega
-        v = kb.rdot + np.cross(w_frame, au) + (self.shapes @ kb.qfdot) @ kb.A.T
+        v = kb.rdot + _cross_rows(w_frame, au) + (shapes @ kb.qfdot) @ kb.A.T
         rel = x - ss.x
         dy, dz = rel @ n_axis, rel @ t_axis
-        v_slider = ss.v + np.cross(ss.w, rel)  # slider material point at the node
+        v_slider = ss.v + _cross_rows(ss.w, rel)  # slider material point at the node
         vy, vz = (v - v_slider) @ n_axis, (v_slider - v) @ t_axis
         d1, d3, d4, d2 = self.window_bounds
         w, dw = _window(dz, d1, d3, d4, d2)
@@ -208,7 +222,7 @@ class SlidingContact(ForceElement):
             mu, dmu = np.zeros_like(vz), np.zeros_like(vz)
         f_slider = force[:, None] * n_axis - (mu * force)[:, None] * t_axis  # (k, 3) on the slider
         return dict(kb=kb, ss=ss, n=n_axis, t=t_axis, u=u, x=x, rel=rel, dy=dy, dz=dz, w=w, dw=dw, p=p, p_dy=p_dy,
-                    p_vy=p_vy, force=force, mu=mu, dmu=dmu, f=f_slider)
+                    p_vy=p_vy, force=force, mu=mu, dmu=dmu, f=f_slider, idx=idx, shapes=shapes)
 
     def generalized_forces(self, ctx):
         e = self._evaluate(ctx)
@@ -219,7 +233,7 @@ class SlidingContact(ForceElement):
         q_body = np.empty(self.body.n_quasi)
         q_body[0:3] = -f.sum(axis=0)
         q_body[3:6] = -np.cross(e["u"], f_body).sum(axis=0)
-        q_body[6:] = -np.einsum("kam,ka->m", self.shapes, f_body)
+        q_body[6:] = -np.einsum("kam,ka->m", e["shapes"], f_body)
         out = [(self.body, q_body)]
         if not self.slider.on_ground:
             ks = ctx.kin[self.slider.body.index]
@@ -249,7 +263,7 @@ class SlidingContact(ForceElement):
         j_node = np.zeros((k, 3, nb))
         j_node[:, 0, 0] = j_node[:, 1, 1] = j_node[:, 2, 2] = 1.0
         j_node[:, :, 3:6] = -(_skew_rows(u @ kb.A.T) @ kb.A)
-        j_node[:, :, 6:] = kb.A @ self.shapes[idx]
+        j_node[:, :, 6:] = kb.A @ e["shapes"][idx]
         blocks = [(self.body, j_node)]
         if not self.slider.on_ground:
             ks = ctx.kin[self.slider.body.index]
@@ -278,12 +292,12 @@ class SlidingContact(ForceElement):
     def node_forces(self, ctx) -> dict:
         """Per path node: normal force (N), friction force along the path (N, on the slider), penetration (m),
         position along the shoe (m) and window weight, each (k,)."""
-        e = self._evaluate(ctx)
+        e = self._evaluate(ctx, all_nodes=True)
         return {"normal": e["force"], "friction": -e["mu"] * e["force"], "penetration": e["dy"],
                 "position": e["dz"], "weight": e["w"]}
 
     def outputs(self, ctx):
-        e = self._evaluate(ctx)
+        e = self._evaluate(ctx, all_nodes=True)
         force = e["force"]
         total = float(force.sum())
         out = {"normal_force": total, "friction_force": float(-(e["mu"] * force).sum()),
@@ -295,7 +309,7 @@ class SlidingContact(ForceElement):
 
     def potential_energy(self, ctx):
         """Weighted penalty energy ``Σ w k DY^(e+1)/(e+1)`` (J) stored in the contact springs."""
-        e = self._evaluate(ctx)
+        e = self._evaluate(ctx, all_nodes=True)
         pen = np.maximum(e["dy"], 0.0)
         return float(np.sum(e["w"] * self.stiffness * pen ** (self.exponent + 1.0)) / (self.exponent + 1.0))
 

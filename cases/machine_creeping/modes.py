@@ -1,0 +1,77 @@
+"""Natural frequencies of the whole machine on its pads at rest (the "clamp-unit mode" of seed 003 L7568-7582,
+measured at 8.2 Hz): the undamped eigenproblem ``K x = ω² M x`` of the model linearized at a state, on the
+tangent space of its constraints (``x = T y``, ``Φ_q T = 0``), with the Newton matrices of
+:mod:`flexmbs.local_jacobian`.
+
+``python -m cases.machine_creeping.modes [--set key=value]...`` prints the first frequencies with the share of
+kinetic energy per body and the share of the mode's pad force in the machine direction.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+__all__ = ["machine_frequencies"]
+
+
+def machine_frequencies(system, state, f_max: float = 30.0) -> list[dict]:
+    """Frequencies (Hz) up to ``f_max`` of the machine linearized at ``state`` (a solver StepState at rest), each
+    with ``energy`` (share of the mode's kinetic energy per body)."""
+    from flexmbs.local_jacobian import local_difference_blocks
+
+    q, v, qdd, z, lam, t = state.q, np.zeros_like(state.v), np.zeros_like(state.qdd), state.z, state.lam, state.t
+    blocks = local_difference_blocks(system, q, v, qdd, z, lam, t, velocity=False)
+    ctx = system.context(q, v, t, lam)
+    mass = system.forces_and_mass(ctx, z)[0]
+    basis = sla.null_space(system.constraints(ctx)[1])
+    k_r = basis.T @ blocks.K @ basis
+    m_r = basis.T @ mass @ basis
+    w2, vec = sla.eig(0.5 * (k_r + k_r.T), 0.5 * (m_r + m_r.T))
+    w2 = np.real(w2)
+    order = np.argsort(w2)
+    out = []
+    for k in order:
+        if not w2[k] > 0.0:
+            continue
+        f = float(np.sqrt(w2[k]) / (2.0 * np.pi))
+        if f > f_max:
+            break
+        x = basis @ np.real(vec[:, k])
+        total = float(x @ mass @ x)
+        energy = {b.name: float(x[b.slice] @ mass[b.slice, b.slice] @ x[b.slice]) / total for b in system.bodies}
+        out.append({"frequency_hz": f, "energy": energy})
+    return out
+
+
+def main(argv=None) -> None:
+    import argparse
+
+    import flexmbs as fm
+    from flexmbs.initial import initial_accelerations
+    from flexmbs.system import System
+
+    from . import parameters
+    from .machine import build_machine
+    from .structure import reduced_structure
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--settle", type=float, default=0.3, help="s of rest before the linearization")
+    args = parser.parse_args(argv)
+    p = parameters(dict(item.split("=", 1) for item in args.set))
+    p["start_time"] = 1e9  # the drive stays idle
+    model, _ = build_machine(reduced_structure(p), p, "normal-cycle")
+    res = fm.simulate(model, args.settle, rtol=p["rtol"], atol=1e-6)
+    system = System(model)
+    state = res.final_state
+    qdd, lam, _ = initial_accelerations(system, state.q, np.zeros_like(state.v), state.z)
+    state.lam = lam
+    print("| f [Hz] | " + " | ".join(f"{b.name} [%]" for b in system.bodies) + " |")
+    print("|---" * (len(system.bodies) + 1) + "|")
+    for mode in machine_frequencies(system, state):
+        print(f"| {mode['frequency_hz']:.2f} | "
+              + " | ".join(f"{100 * mode['energy'][b.name]:.0f}" for b in system.bodies) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""The machine model of case machine-creeping (seed 003 ch. 5) on a coarse stand-in structure: the pad element
+against the library's bushing, the machine at rest against its weight, and the scenarios' force ratios and
+displacements per cycle against the physics they must obey."""
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from cases.machine_creeping import parameters
+from cases.machine_creeping.pads import PadSet
+
+G = 9.81
+COARSE = {"mesh_size": 0.45, "fixed_interface_modes": 20}  # 77 coordinates, reduced in about a minute
+
+
+def _block_on_pads(use_set: bool):
+    model = fm.Model("block on pads", gravity=(0.0, 0.0, -G))
+    block = model.add_rigid_body("block", 1000.0, (300.0, 400.0, 500.0), position=(0.1, -0.05, 0.52),
+                                 velocity=(0.3, -0.2, 0.1), angular_velocity=(0.2, -0.4, 0.3))
+    corners = [(x, y, 0.0) for x in (-1.0, 1.0) for y in (-0.6, 0.6)]
+    k, c = (4e7, 4e7, 6e8), (8e5, 8e5, 4e6)
+    marks = [model.add_marker(block, f"pad{n}", position=np.subtract(xyz, (0.0, 0.0, 0.5)))
+             for n, xyz in enumerate(corners)]
+    if use_set:
+        model.add_force(PadSet(marks, np.add(corners, (0.0, 0.0, 0.0)), k, c, [f"pad{n}" for n in range(4)]))
+    else:
+        for n, (m, xyz) in enumerate(zip(marks, corners)):
+            model.add_force(fm.Bushing(model.add_marker(model.ground, f"floor{n}", position=xyz), m, k, (0, 0, 0), c,
+                                       (0, 0, 0)))
+    return model
+
+
+def test_pad_set_loads_equal_the_library_bushings_on_a_moving_block():
+    from flexmbs.system import System
+
+    loads = []
+    for use_set in (True, False):
+        model = _block_on_pads(use_set)
+        system = System(model)
+        q, v, _ = system.initial_state()
+        ctx = system.context(q, v, 0.0)
+        total = sum(gen for f in system.forces for _, gen in f.generalized_forces(ctx))
+        loads.append(total)
+    # the same spring-damper law (global axes, floor point = initial marker position): equal to round-off
+    np.testing.assert_allclose(loads[0], loads[1], rtol=1e-12, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def coarse(tmp_path_factory):
+    from cases.machine_creeping.structure import reduced_structure
+
+    p = parameters(COARSE)
+    return p, reduced_structure(p, cache=str(tmp_path_factory.mktemp("machine_cache")))
+
+
+def _run(p, structure, scenario, t_end, **over):
+    from cases.machine_creeping.machine import build_machine
+
+    q = dict(p, scenario=scenario, **over)
+    model, handles = build_machine(structure, q, scenario)
+    res = fm.simulate(model, t_end, rtol=q["rtol"], atol=1e-6, output_interval=q["output_interval"])
+    assert res.success, res.message
+    return res, handles
+
+
+@pytest.mark.slow
+def test_machine_at_rest_stands_on_its_pads_with_its_weight(coarse):
+    p, structure = coarse
+    res, _ = _run(p, structure, "normal-cycle", 0.3, start_time=1.0)  # the drive stays idle
+    weight = (structure.invariants.mass + p["moving_platen_mass"] + p["injection_unit_mass"]) * G
+    late = res.time > 0.2
+    fz, fx = res["force/pads/Fz"][late], res["force/pads/Fx"][late]
+    # statics: the pads carry the whole machine (settled placement, 5 % modal damping: within 0.5 %)
+    assert np.abs(fz / weight - 1.0).max() < 5e-3
+    assert np.abs(fx).max() < 1e-3 * weight  # no lateral load at rest
+
+
+@pytest.mark.slow
+def test_force_ratio_grows_from_normal_cycle_to_emergency_stop_to_impact_and_slip_falls_with_mu(coarse):
+    from cases.machine_creeping.simulation import analyse
+
+    p, structure = coarse
+    mass = structure.invariants.mass + p["moving_platen_mass"] + p["injection_unit_mass"]
+    peaks, tables = {}, {}
+    # short windows: the normal cycle's start (the cylinder force impulse of mould-close start, seed 003 L7574)
+    # and acceleration, the stop at full speed, the impact at full speed
+    for scenario, t_end, over in (("normal-cycle", 1.4, {}), ("emergency-stop", 1.9, {"stop_time": 1.3}),
+                                  ("impact", 1.6, {"impact_run_up": 0.45})):
+        res, _ = _run(p, structure, scenario, t_end, **over)
+        out = analyse(res.time, res["force/pads/Fx"], res["force/pads/Fz"], p["start_time"], mass)
+        peaks[scenario], tables[scenario] = out["peak_force_ratio"], out["displacement_per_cycle_mm"]
+    assert peaks["normal-cycle"] < peaks["emergency-stop"] < peaks["impact"]
+    # the normal cycle never exceeds the pads' μ = 0.8 (seed 003 L7641): no slip; the impact does (L7676)
+    assert peaks["normal-cycle"] < 0.8 and tables["normal-cycle"]["0.8"] == 0.0
+    assert peaks["impact"] > 0.8 and tables["impact"]["0.8"] > 0.0
+    for table in tables.values():  # Coulomb: a larger μ never lets the machine slide farther
+        values = [table[f"{mu:.1f}"] for mu in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)]
+        assert all(a >= b for a, b in zip(values, values[1:]))
