@@ -34,6 +34,7 @@ def pid_ti_study(params: dict, out: str | None = None) -> dict:
     zn = linear.closed_loop_poles(plant, kp0, ti0, td0, tf)
     num, den = linear.closed_loop(plant, linear.pid_transfer_function(kp0, ti0, td0, tf))
     kp1, ti1 = params["pid_gain"], params["pid_integral_time"]
+    w_spool, z_spool = params["spool_frequency"], params["spool_damping"]
     optima = []
     for kp, printed in APPENDIX_D.items():
         ti = linear.ise_optimal_integral_time(plant, kp, td, tf)
@@ -47,6 +48,13 @@ def pid_ti_study(params: dict, out: str | None = None) -> dict:
                   "zero": float(-coeff["b"] / coeff["a"]), "dc_gain_m_s_per_V": coeff["b"] / coeff["e"]},
         "case_pid_loop": {"K_P": kp1, "T_I": ti1, "T_D": td, "T": tf,
                           "poles": linear.pole_summary(linear.closed_loop_poles(plant, kp1, ti1, td, tf))},
+        # the same loop behind the case's valve lag (the nonlinear runs have it; eq. (4-4) assumes a stiff valve)
+        "case_pid_loop_with_valve_lag": {
+            "spool_frequency_rad_s": w_spool, "spool_damping": z_spool,
+            "poles": linear.pole_summary(linear.closed_loop_poles(linear.with_spool_lag(plant, w_spool, z_spool),
+                                                                  kp1, ti1, td, tf)),
+            "stable_above_spool_frequency_rad_s": linear.spool_frequency_stability_limit(plant, kp1, ti1, td, tf,
+                                                                                         z_spool)},
         "ziegler_nichols_loop": {"K_P": kp0, "T_I": ti0, "T_D": td0, "T": tf,
                                  "denominator": den.tolist(), "numerator": num.tolist(),
                                  "poles": linear.pole_summary(zn)},
