@@ -375,6 +375,18 @@ def test_case_pid_needs_a_faster_valve_than_the_case_valve_lag():
     assert max_real(0.99 * limit) > 0.0 > max_real(1.01 * limit)  # the limit (≈ 160 rad/s) within 1 %
 
 
+def test_stroke_plant_with_the_seed_simplifications_is_eq_4_11():
+    # the plant used for the loop analysis along the stroke (case valve edges, chambers at a distance from the
+    # mould), with flows linear in u, E = 1.4e9 Pa, PP = 180 bar at the mould: eq. (4-9)/(4-10) from the printed
+    # parameters (0.3 %: areas from the diameters and F_r = μ_d m g vs the printed 0.01508, 0.03079 m², 55.1 kN)
+    from cases.platen_stroke.studies import stroke_plant
+
+    num_ref, den_ref = linear.plant_transfer_function(linear.plant_coefficients(**SEED_PLANT))
+    num, den = stroke_plant(DEFAULTS, 1.0, 1, 0.0, linear_flows=True)
+    np.testing.assert_allclose(den, den_ref, rtol=3e-3)
+    np.testing.assert_allclose(num, num_ref, rtol=3e-3)
+
+
 @pytest.mark.slow
 def test_acceleration_profile_as_deceleration_reverses_the_platen_and_cavitates():
     # seed 003 Fig. 4-10 a, L6532-6542: the acceleration profile used for the deceleration -> the valve closes fast,
