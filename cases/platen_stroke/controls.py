@@ -35,6 +35,7 @@ import math
 
 import numpy as np
 
+from fem.errors import ModelError
 from hydraulics.core import Evaluation, Signal
 from hydraulics.smooth import interp_with_slope
 
@@ -159,7 +160,8 @@ class StrokeCommand(Signal):
                  deceleration_time: float | None = None):
         super().__init__(name)
         if deceleration_profile not in DECELERATION_PROFILES:
-            raise ValueError(f"deceleration_profile must be one of {DECELERATION_PROFILES}")
+            raise ModelError(f"{name}: deceleration_profile must be one of {', '.join(DECELERATION_PROFILES)}, "
+                             f"got {deceleration_profile!r}")
         self.profile = deceleration_profile
         self.deceleration_time = float(deceleration_time) if deceleration_time is not None else math.nan
         self.gap, self.direction, self.pid = gap, int(direction), bool(pid)
