@@ -176,6 +176,8 @@ def test_mould_contact_rebound_matches_the_quadrature_of_eq_4_1():
 def test_parameters_reject_unknown_scenarios():
     with pytest.raises(fm.ModelError):
         parameters({"scenario": "fly"})
+    with pytest.raises(fm.ModelError):
+        parameters({"pid_deceleration_profile": "quintic"})
     assert weight(DEFAULTS) == pytest.approx(62400 * 9.81)
 
 
