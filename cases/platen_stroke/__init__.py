@@ -6,7 +6,8 @@ Coulomb law of Fig. 4-3) and closes against the stationary-platen assembly (moul
 spool lag, metering edges from eq. (4-3)) from an ideal 185 bar source, HLP46 oil. Controls: the open-loop velocity
 profile with its velocity–voltage table, the fully-open-valve variants and the PID of eq. (4-12).
 Scenarios ``--set scenario=close|open|close-full-valve|open-full-valve|close-pid|open-pid`` (and the Fig. 4-10 b
-variants ``close-full-acceleration|open-full-acceleration``); the appendix D study on
+variants ``close-full-acceleration|open-full-acceleration``, the Fig. 4-10 a variant ``close-abrupt-deceleration``;
+PID deceleration ``pid_deceleration_profile=cubic-spline|constant``); the appendix D study on
 the linear model ``--set study=pid-ti``; ``flexmbs linearize platen-stroke`` linearizes at the seed's working point.
 Model, parameters and results: docs/cases/platen-stroke.md.
 """
@@ -19,12 +20,14 @@ from cases import load_toml_defaults
 NAME = "platen-stroke"
 DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts with friction, stroke cylinders, "
                "proportional valve, velocity profile or PID (--set scenario=close|open|close-full-valve|"
-               "open-full-valve|close-pid|open-pid|close-full-acceleration|open-full-acceleration, study=pid-ti)")
+               "open-full-valve|close-pid|open-pid|close-full-acceleration|open-full-acceleration|"
+               "close-abrupt-deceleration, study=pid-ti)")
 
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "platen_stroke.toml"))
 LINEARIZATION_TIME = 0.3  # s, steady motion from the eq. (4-7) start to the linearization point (assumed)
 CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid",
-                        "close-full-acceleration", "open-full-acceleration"),
+                        "close-full-acceleration", "open-full-acceleration", "close-abrupt-deceleration"),
+           "pid_deceleration_profile": ("cubic-spline", "constant"),
            "study": ("none", "pid-ti")}
 
 

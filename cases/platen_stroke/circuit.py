@@ -52,7 +52,8 @@ def valve_paths(params: dict, linear: bool):
 
 
 def build_circuit(params: dict, handles: dict, direction: int, max_velocity: float, deceleration: float,
-                  pid: bool = False, command=None, full_acceleration: bool = False) -> h.Circuit:
+                  pid: bool = False, command=None, full_acceleration: bool = False,
+                  deceleration_profile: str = "constant", deceleration_time: float | None = None) -> h.Circuit:
     """The stroke circuit with its controls; ``command`` (V, number/callable/Signal) overrides the profile."""
     linear = bool(params["linear_model"])
     modulus = params["linear_bulk_modulus"] if linear else params["oil_bulk_modulus"]
@@ -72,7 +73,7 @@ def build_circuit(params: dict, handles: dict, direction: int, max_velocity: flo
                                retracted_length=handles["cylinder_length_closed"] - margin), A="bore", B="rod")
     if command is None:
         command = StrokeCommand("controller", handles["gap"], params, direction, max_velocity, deceleration, pid,
-                                full_acceleration)
+                                full_acceleration, deceleration_profile, deceleration_time)
     else:
         command = h.as_signal(command, "controller", unit="V")
     spool_ref = h.Sum("spool_reference", [command], [1.0 / params["command_limit"]])

@@ -12,6 +12,20 @@ last PID command is held constant until impact).
 While off, the integral state tracks the open-loop command (bumpless transfer, assumed). Output saturated at ±10 V
 with back-calculation anti-windup.
 
+Deceleration profiles (the ``√`` term above is ``"constant"``):
+
+* ``"cubic-spline"`` (seed 003 L7047–7049, the PID runs): in time, ``v(τ) = v_max − Δv (3σ² − 2σ³)``, ``σ = τ/T_d``,
+  ``Δv = v_max − v_f`` — C¹, zero slope at both ends, from ``v_max`` to ``v_f`` in ``T_d``. It covers
+  ``s(σ) = T_d (v_max σ − Δv σ³ + Δv σ⁴/2)``, in total ``D = s(1) = T_d (v_max + v_f)/2`` (the cubic's mean is the
+  mean of its end values). Position-based like the seed's deceleration (L6430): it starts at the remaining travel
+  ``r = D`` to the safety distance and ``σ(r)`` solves ``s(σ) = D − r``, so a platen that follows it exactly
+  decelerates along the cubic in time and reaches ``v_f`` at the safety distance. ``dv/dr = 6 Δv σ(1−σ)/(T_d v)``.
+* ``"time-ramp"`` (seed 003 Fig. 4-10 a, L6532–6542: the acceleration profile used for the deceleration): the
+  time-based linear ramp of the acceleration phase run backwards, ``v = v_max − Δv τ/T_d``, its clock ``τ`` started
+  by position where the standard profile starts to decelerate, ``r = (v_max² − v_f²)/(2 a_dec)``: only the form of
+  the deceleration changes, not where it begins. A ramp shorter than the standard deceleration reaches ``v_f``
+  before the safety distance (the platen then creeps at ``v_f``).
+
 Full-acceleration variant (seed 003 Fig. 4-10 b, L6526–6532): the valve is fully open from the start until the platen
 reaches ``v_max`` (a latch state), then the profile without its time ramp.
 """
@@ -21,10 +35,12 @@ import math
 
 import numpy as np
 
+from fem.errors import ModelError
 from hydraulics.core import Evaluation, Signal
 from hydraulics.smooth import interp_with_slope
 
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
+DECELERATION_PROFILES = ("constant", "cubic-spline", "time-ramp")
 PHASES = {"rest": 0, "acceleration": 1, "pid": 2, "open_loop": 3, "final": 4, "stop": 5, "full_open": 6}
 
 
@@ -65,6 +81,51 @@ def steady_velocity(command, params: dict, direction: int, supply_pressure: floa
     return np.nan_to_num(v)
 
 
+def spline_travel(sigma, v_max: float, v_final: float, duration: float):
+    """Travel (m) covered along the cubic-spline deceleration after the normalised time ``σ = τ/T_d``.
+
+    ``s(σ) = T_d (v_max σ − Δv σ³ + Δv σ⁴/2)``, the integral of ``v(τ) = v_max − Δv (3σ² − 2σ³)`` (module docstring).
+    """
+    dv = v_max - v_final
+    return duration * (v_max * sigma - dv * sigma**3 + 0.5 * dv * sigma**4)
+
+
+def spline_deceleration(remaining, v_max: float, v_final: float, duration: float):
+    """Cubic-spline deceleration reference over the remaining travel ``r`` (m) to the safety distance.
+
+    Returns ``(v, dv/dr)`` (m/s, 1/s): ``v_max`` for ``r ≥ D = T_d (v_max + v_f)/2``, ``v_f`` for ``r ≤ 0``, between
+    them ``v(σ)`` with ``σ`` from ``s(σ) = D − r`` (Newton from ``σ = 0``: ``s`` is increasing and concave, so the
+    iterates rise monotonically to the root). Seed 003 L7047–7049 (cubic spline, T_d = 0.5 s at L7043).
+    """
+    if np.ndim(remaining):
+        v, slope = np.vectorize(lambda r: spline_deceleration(r, v_max, v_final, duration))(remaining)
+        return v, slope
+    dv = v_max - v_final
+    total = 0.5 * duration * (v_max + v_final)
+    target = min(max(total - float(remaining), 0.0), total)
+    sigma = 0.0
+    for _ in range(100):
+        v = v_max - dv * sigma * sigma * (3.0 - 2.0 * sigma)
+        step = (float(spline_travel(sigma, v_max, v_final, duration)) - target) / (duration * v)
+        sigma = min(sigma - step, 1.0)
+        if abs(step) < 1e-14:
+            break
+    v = v_max - dv * sigma * sigma * (3.0 - 2.0 * sigma)
+    return v, 6.0 * dv * sigma * (1.0 - sigma) / (duration * v)
+
+
+def trigger_distance(profile: str, v_max: float, v_final: float, deceleration: float,
+                     duration: float | None) -> float:
+    """Remaining travel (m) to the safety distance at which a deceleration profile leaves ``v_max``.
+
+    ``constant`` and ``time-ramp``: ``(v_max² − v_f²)/(2 a)`` (where the √-profile leaves ``v_max``);
+    ``cubic-spline``: ``T_d (v_max + v_f)/2`` (the spline's mean speed is ``(v_max + v_f)/2`` over ``T_d``).
+    """
+    if profile in ("constant", "time-ramp"):
+        return (v_max**2 - v_final**2) / (2.0 * deceleration)
+    return 0.5 * duration * (v_max + v_final)
+
+
 def command_table(params: dict, direction: int, n: int = 81) -> tuple[np.ndarray, np.ndarray]:
     """Velocity–voltage table (m/s → V, magnitudes), the stand-in for seed Fig. 4-6."""
     u = np.linspace(0.0, params["command_limit"], n)
@@ -85,15 +146,24 @@ class StrokeCommand(Signal):
     deceleration : float, m/s²
     pid : bool
         PID active in the constant-velocity and deceleration phases.
+    deceleration_profile : "constant" | "cubic-spline" | "time-ramp"
+        See the module docstring; the last two use ``deceleration_time`` (s); ``time-ramp`` is triggered where the
+        ``deceleration`` (m/s²) profile would start.
     """
 
-    state_names = ("integral", "derivative_filter", "held_command", "latch")
-    state_units = ("V", "m/s", "V", "1")
+    state_names = ("integral", "derivative_filter", "held_command", "latch", "deceleration_clock")
+    state_units = ("V", "m/s", "V", "1", "s")
     unit = "V"
 
     def __init__(self, name: str, gap, params: dict, direction: int, max_velocity: float, deceleration: float,
-                 pid: bool = False, full_acceleration: bool = False):
+                 pid: bool = False, full_acceleration: bool = False, deceleration_profile: str = "constant",
+                 deceleration_time: float | None = None):
         super().__init__(name)
+        if deceleration_profile not in DECELERATION_PROFILES:
+            raise ModelError(f"{name}: deceleration_profile must be one of {', '.join(DECELERATION_PROFILES)}, "
+                             f"got {deceleration_profile!r}")
+        self.profile = deceleration_profile
+        self.deceleration_time = float(deceleration_time) if deceleration_time is not None else math.nan
         self.gap, self.direction, self.pid = gap, int(direction), bool(pid)
         self.full_acceleration = bool(full_acceleration)
         self.stroke = params["stroke"]
@@ -130,9 +200,8 @@ class StrokeCommand(Signal):
                 return 0.0, ev.zero(), "stop"
         if remaining <= 0.0:
             return self.final_velocity, ev.zero(), "final"
-        v_dec = math.sqrt(self.final_velocity**2 + 2.0 * self.deceleration * remaining)
         candidates = [(self.acceleration * (ev.t - self.start_time), ev.zero()), (self.max_velocity, ev.zero()),
-                      (v_dec, self.deceleration / v_dec * d_remaining)]
+                      self._deceleration(ev, remaining, d_remaining)]
         if self.full_acceleration and ev.t < self.acceleration_end:
             if self.own_state(ev, 3)[0] < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
                 return candidates[0][0], ev.zero(), "full_open"
@@ -140,6 +209,26 @@ class StrokeCommand(Signal):
         v, dv = min(candidates, key=lambda c: c[0])
         phase = "acceleration" if ev.t < self.acceleration_end else ("pid" if self.pid else "open_loop")
         return v, dv, phase
+
+    def trigger_distance(self) -> float:
+        """Remaining travel (m) to the safety distance at which the deceleration starts."""
+        return trigger_distance(self.profile, self.max_velocity, self.final_velocity, self.deceleration,
+                                self.deceleration_time)
+
+    def _deceleration(self, ev: Evaluation, remaining: float, d_remaining):
+        """``(v, gradient)`` of the deceleration profile at the remaining travel (m)."""
+        if self.profile == "cubic-spline":
+            v, slope = spline_deceleration(remaining, self.max_velocity, self.final_velocity, self.deceleration_time)
+            return v, slope * d_remaining
+        if self.profile == "time-ramp":
+            tau, d_tau = self.own_state(ev, 4)
+            frac = tau / self.deceleration_time
+            if frac >= 1.0:
+                return self.final_velocity, ev.zero()
+            dv = self.max_velocity - self.final_velocity
+            return self.max_velocity - dv * frac, -dv / self.deceleration_time * d_tau
+        v_dec = math.sqrt(self.final_velocity**2 + 2.0 * self.deceleration * remaining)
+        return v_dec, self.deceleration / v_dec * d_remaining
 
     def feed_forward(self, v: float, dv):
         """Open-loop command (V, signed: closing negative) from the velocity–voltage table."""
@@ -191,8 +280,13 @@ class StrokeCommand(Signal):
         latch, d_latch = self.own_state(ev, 3)
         _, _, sdot, _ = self._travel(ev)
         target = 1.0 if self.full_acceleration and (latch >= 0.5 or self.direction * sdot >= self.max_velocity) else 0.0
+        clock = 0.0  # the time-ramp deceleration's clock runs once the platen has passed its trigger position
+        if self.profile == "time-ramp" and ev.t > self.start_time:
+            s, _, _, _ = self._travel(ev)
+            remaining = self.stroke - self.safety_distance - s if self.direction > 0 else s - self.safety_distance
+            clock = 1.0 if remaining <= self.trigger_distance() else 0.0
         return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold,
-                ((target - latch) / HOLD_TIME, -d_latch / HOLD_TIME)]
+                ((target - latch) / HOLD_TIME, -d_latch / HOLD_TIME), (clock, ev.zero())]
 
     def outputs(self, ev: Evaluation):
         v, _, phase = self.reference(ev)

@@ -19,7 +19,8 @@ import scipy.signal as ssig
 
 __all__ = ["working_point", "plant_coefficients", "plant_transfer_function", "pid_transfer_function",
            "open_loop", "closed_loop", "closed_loop_poles", "integral_time_stability_limit",
-           "integrated_squared_error", "ise_optimal_integral_time", "pole_summary"]
+           "integrated_squared_error", "ise_optimal_integral_time", "pole_summary", "with_spool_lag",
+           "spool_frequency_stability_limit"]
 
 
 def working_point(u0: float, supply_pressure: float, tank_pressure: float, friction_force: float,
@@ -159,6 +160,28 @@ def ise_optimal_integral_time(plant, gain, derivative_time, filter_time, upper: 
     result = sopt.minimize_scalar(lambda ti: integrated_squared_error(plant, gain, ti, derivative_time, filter_time),
                                   bounds=(lower, upper), method="bounded", options={"xatol": 1e-7})
     return float(result.x)
+
+
+def with_spool_lag(plant, frequency: float, damping: float) -> tuple[np.ndarray, np.ndarray]:
+    """The plant behind a second-order valve lag ``ω²/(s² + 2ζω s + ω²)`` (rad/s, 1), seed 003 L6360.
+
+    Eq. (4-4) assumes an infinitely fast valve (L6658-6664); the case's valve has this lag (parameters assumed).
+    """
+    w = frequency
+    return np.polymul(plant[0], [w * w]), np.polymul(plant[1], [1.0, 2.0 * damping * w, w * w])
+
+
+def spool_frequency_stability_limit(plant, gain, integral_time, derivative_time, filter_time, damping: float,
+                                    bracket=(1.0, 1e4)) -> float:
+    """Smallest valve natural frequency (rad/s) for which the PID loop of eq. (4-14) with the lag is stable."""
+    def margin(w):
+        lagged = with_spool_lag(plant, w, damping)
+        return float(np.max(closed_loop_poles(lagged, gain, integral_time, derivative_time, filter_time).real))
+
+    lo, hi = bracket
+    if margin(hi) >= 0.0 or margin(lo) < 0.0:
+        raise ValueError("the stability limit of the valve frequency is not inside the bracket")
+    return float(sopt.brentq(margin, lo, hi, xtol=1e-6))
 
 
 def pole_summary(poles) -> list[dict]:

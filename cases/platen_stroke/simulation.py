@@ -9,11 +9,11 @@ import numpy as np
 import flexmbs as fm
 
 from .circuit import build_circuit
-from .controls import steady_velocity
+from .controls import steady_velocity, trigger_distance
 from .model import build_mechanism, friction_at_speed, travel, weight
 
 SCENARIOS = ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid",
-             "close-full-acceleration", "open-full-acceleration")
+             "close-full-acceleration", "open-full-acceleration", "close-abrupt-deceleration")
 
 
 def scenario_settings(params: dict) -> dict:
@@ -21,7 +21,10 @@ def scenario_settings(params: dict) -> dict:
 
     Full-valve variants (seed 003 L6546–6559): the profile's maximum speed is the full-open steady speed of the
     valve (so the table command reaches 10 V); PID variants (L7041–7049): deceleration shortened to
-    ``pid_deceleration_time``.
+    ``pid_deceleration_time`` along ``pid_deceleration_profile`` (the seed's cubic spline, or ``constant``: the
+    √-profile with the constant deceleration ``(v_max − v_f)/T_d``); ``close-abrupt-deceleration`` (Fig. 4-10 a,
+    L6532–6542): the time-based linear ramp of the acceleration profile as deceleration, over
+    ``abrupt_deceleration_time``, started where the standard profile starts to decelerate.
     """
     name = params["scenario"]
     direction = -1 if name.startswith("open") else 1
@@ -31,10 +34,15 @@ def scenario_settings(params: dict) -> dict:
     deceleration = params["deceleration"]
     pid = name.endswith("pid")
     full_acceleration = name.endswith("full-acceleration")
+    profile, duration = "constant", None
     if pid:
-        deceleration = (v_max - params["final_velocity"]) / params["pid_deceleration_time"]
+        duration = params["pid_deceleration_time"]
+        deceleration = (v_max - params["final_velocity"]) / duration
+        profile = params["pid_deceleration_profile"]
+    if name.endswith("abrupt-deceleration"):
+        duration, profile = params["abrupt_deceleration_time"], "time-ramp"  # triggered where `deceleration` starts
     return {"direction": direction, "max_velocity": v_max, "deceleration": deceleration, "pid": pid,
-            "full_acceleration": full_acceleration}
+            "full_acceleration": full_acceleration, "deceleration_profile": profile, "deceleration_time": duration}
 
 
 def build_model(params: dict):
@@ -42,7 +50,9 @@ def build_model(params: dict):
     settings = scenario_settings(params)
     model, handles = build_mechanism(params, open_position=settings["direction"] > 0)
     circuit = build_circuit(params, handles, settings["direction"], settings["max_velocity"],
-                            settings["deceleration"], settings["pid"], full_acceleration=settings["full_acceleration"])
+                            settings["deceleration"], settings["pid"], full_acceleration=settings["full_acceleration"],
+                            deceleration_profile=settings["deceleration_profile"],
+                            deceleration_time=settings["deceleration_time"])
     model.add_element(circuit)
     handles["circuit"] = circuit
     return model, handles, settings
@@ -92,6 +102,13 @@ def summary(res, handles: dict, params: dict, settings: dict) -> dict:
     lateral = sum(res[f"force/guide{i}/normal_force"] for i in range(1, 5))
     friction = sum(res[f"force/shoe{i}/friction_force"] for i in range(1, 5)) + \
         sum(res[f"force/guide{i}/friction_force"] for i in range(1, 5))
+    # deceleration: from the position where the profile leaves v_max to the stroke end (the seed's "about 1 s",
+    # L6571, L7041); reverse motion and cavitation before the stroke end (Fig. 4-10 a, L6532-6542)
+    trigger = trigger_distance(settings["deceleration_profile"], settings["max_velocity"], params["final_velocity"],
+                               settings["deceleration"], settings["deceleration_time"])
+    t_dec = crossing_time(t, progress_along, params["stroke"] - params["safety_distance"] - trigger)
+    moving = (t > t0) & (t < (t_end_stroke if t_end_stroke is not None else np.inf))
+    v_along = res["body/platen/velocity"][:, 0] * direction
     rest = t < t0
     v_plateau = settings["max_velocity"]
     cruise = (np.abs(speed - v_plateau) < 0.02 * v_plateau)
@@ -103,6 +120,12 @@ def summary(res, handles: dict, params: dict, settings: dict) -> dict:
         "peak_velocity_m_s": float(speed.max()),
         "profile_max_velocity_m_s": v_plateau,
         "profile_deceleration_m_s2": settings["deceleration"],
+        "deceleration_profile": settings["deceleration_profile"],
+        "deceleration_profile_time_s": settings["deceleration_time"],
+        "deceleration_trigger_travel_m": trigger,
+        "deceleration_time_s": None if t_end_stroke is None or t_dec is None else t_end_stroke - t_dec,
+        "min_speed_before_end_m_s": float(v_along[moving].min()) if moving.any() else None,
+        "cavitation_before_end": bool(moving.any() and min(p_rod[moving].min(), p_bore[moving].min()) < floor),
         "command_range_V": [float(cmd.min()), float(cmd.max())],
         "command_within_limits": bool(np.max(np.abs(cmd)) <= params["command_limit"] + 1e-9),
         "max_pressure_bar": {"rod": float(p_rod.max()) / 1e5, "bore": float(p_bore.max()) / 1e5},

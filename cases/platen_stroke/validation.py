@@ -1,8 +1,8 @@
 """Validation rows of the moving platen stroke (``flexmbs validate``): seed 003 ch. 4.
 
 Quick: the linear model and PID design of eq. (4-7)..(4-14) from the seed's printed parameters (L6883-6896) against
-the printed numbers. Full: the stroke runs (close, open, full valve variants) against the printed stroke times and
-speeds (L6479-6559); the full-valve closing speed is ``calibrated`` (the full-open edge area was fitted to it).
+the printed numbers. Full: the stroke runs (close, open, full valve and PID variants) against the printed stroke times
+and speeds (L6479-6559, L7051-7053); the full-valve closing speed is ``calibrated`` (the full-open edge area was fitted to it).
 """
 from __future__ import annotations
 
@@ -75,7 +75,11 @@ def linear_rows(quick: bool = True) -> list:
 STROKES = (("close", "mould-close stroke time", 5.2, "seed 003 L6485", None),
            ("open", "mould-open stroke time", 4.6, "seed 003 L6487", None),
            ("close-full-valve", "full valve closing stroke time", 5.2 - 0.5, "seed 003 L6555 (-0.5 s)", None),
-           ("open-full-valve", "full valve opening stroke time", 4.6 - 0.8, "seed 003 L6559 (-0.8 s)", None))
+           ("open-full-valve", "full valve opening stroke time", 4.6 - 0.8, "seed 003 L6559 (-0.8 s)", None),
+           ("close-pid", "PID closing stroke time (cubic-spline 0.5 s deceleration)", 5.2 - 0.36,
+            "seed 003 L7051 (-0.36 s)", None),
+           ("open-pid", "PID opening stroke time (cubic-spline 0.5 s deceleration)", 4.6 - 0.26,
+            "seed 003 L7053 (-0.26 s)", None))
 SPEEDS = (("close", "peak speed, closing", 760.0, "seed 003 L6479 (profile)", None),
           ("open", "peak speed, opening", 880.0, "seed 003 L6479 (profile)", None),
           ("close-full-valve", "full valve closing max speed", 882.0, "seed 003 L6553",
@@ -84,14 +88,14 @@ SPEEDS = (("close", "peak speed, closing", 760.0, "seed 003 L6479 (profile)", No
 
 
 def stroke_rows(quick: bool = False) -> list:
-    """Stroke times and speeds of the closing/opening runs (four strokes of 6.5 s)."""
+    """Stroke times and speeds of the closing/opening runs (six strokes of 6.5 s)."""
     if quick:
         entries = [(q, ref, "s") for _, q, ref, _, _ in STROKES] + [(q, ref, "mm/s") for _, q, ref, _, _ in SPEEDS]
         return skipped_rows(entries, origin="seed 003 L6479-6559",
-                            reason="not run (quick): four 6.5 s strokes; run `flexmbs validate --case platen-stroke`")
+                            reason="not run (quick): six 6.5 s strokes; run `flexmbs validate --case platen-stroke`")
     from . import run
 
-    outs = {s: run({"scenario": s})["outputs"] for s in ("close", "open", "close-full-valve", "open-full-valve")}
+    outs = {s: run({"scenario": s})["outputs"] for s, *_ in STROKES}
     rows = []
     for scenario, quantity, ref, origin, calibrated in STROKES:
         value = outs[scenario]["stroke_time_s"]

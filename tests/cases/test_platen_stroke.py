@@ -176,6 +176,8 @@ def test_mould_contact_rebound_matches_the_quadrature_of_eq_4_1():
 def test_parameters_reject_unknown_scenarios():
     with pytest.raises(fm.ModelError):
         parameters({"scenario": "fly"})
+    with pytest.raises(fm.ModelError):
+        parameters({"pid_deceleration_profile": "quintic"})
     assert weight(DEFAULTS) == pytest.approx(62400 * 9.81)
 
 
@@ -315,3 +317,95 @@ def test_full_valve_closing_is_faster_at_the_calibrated_speed(closing_stroke):
     gain = out["stroke_time_s"] - base["stroke_time_s"]
     # seed 003 L6555: -0.5 s; trapezoid estimate with the same ramps -0.47 s (wave2-spec B.3)
     assert -0.6 < gain < -0.35
+
+
+def test_cubic_spline_deceleration_followed_in_position_is_the_cubic_in_time():
+    # seed 003 L7047-7049: cubic-spline deceleration reference, T_d = 0.5 s (L7043). Our position-based form must,
+    # when followed exactly (ds/dt = v(r)), give v(τ) = v_max − Δv (3σ² − 2σ³) (written here from the definition of
+    # a C¹ cubic with zero end slopes) and reach v_f after exactly T_d at the safety distance: trigger distance
+    # = ∫ v dτ = T_d (v_max + v_f)/2.
+    from cases.platen_stroke.controls import spline_deceleration, trigger_distance
+
+    v_max, v_f, t_d = 0.76, 0.025, 0.5
+    total = trigger_distance("cubic-spline", v_max, v_f, 0.0, t_d)
+    assert total == pytest.approx(sint.quad(lambda tau: v_max - (v_max - v_f) * (
+        3 * (tau / t_d) ** 2 - 2 * (tau / t_d) ** 3), 0.0, t_d)[0], rel=1e-12)
+    sol = sint.solve_ivp(lambda _, y: [spline_deceleration(total - y[0], v_max, v_f, t_d)[0]], (0.0, t_d), [0.0],
+                         rtol=1e-11, atol=1e-13, dense_output=True)
+    tau = np.linspace(0.0, t_d, 11)
+    v_follow = [spline_deceleration(total - sol.sol(x)[0], v_max, v_f, t_d)[0] for x in tau]
+    sigma = tau / t_d
+    np.testing.assert_allclose(v_follow, v_max - (v_max - v_f) * (3 * sigma**2 - 2 * sigma**3), atol=1e-8)
+    assert sol.y[0, -1] == pytest.approx(total, abs=1e-9)  # ends at the safety distance after T_d
+    # outside the profile: v_max before the trigger, v_f after the safety distance; slope zero at both ends (C¹)
+    assert spline_deceleration(total + 0.1, v_max, v_f, t_d) == (v_max, 0.0)
+    assert spline_deceleration(-1e-3, v_max, v_f, t_d)[0] == pytest.approx(v_f, abs=1e-12)
+    r = np.linspace(1e-4, total - 1e-4, 9)
+    v, slope = spline_deceleration(r, v_max, v_f, t_d)
+    h = 1e-7
+    fd = (spline_deceleration(r + h, v_max, v_f, t_d)[0] - spline_deceleration(r - h, v_max, v_f, t_d)[0]) / (2 * h)
+    np.testing.assert_allclose(slope, fd, rtol=1e-5, atol=1e-6)  # central difference, h = 1e-7 m
+    assert abs(spline_deceleration(total - 1e-9, v_max, v_f, t_d)[1]) < 1e-2  # dv/dr -> 0 at the trigger
+    assert abs(spline_deceleration(1e-9, v_max, v_f, t_d)[1]) < 1e-2  # and at the safety distance
+
+
+def test_case_pid_needs_a_faster_valve_than_the_case_valve_lag():
+    # the seed designed K_P = -20, T_I = 0.048, T_D = 0.015 (L7047) on eq. (4-11), which assumes an infinitely fast
+    # valve (L6658-6664). Behind a second-order valve lag the loop is unstable unless the lag is fast enough.
+    # Reference: the characteristic polynomial of eq. (4-8) (state space, built independently in this file) with
+    # the lag and eq. (4-12) in closed form, its roots by numpy.
+    from cases.platen_stroke.studies import seed_plant
+
+    a, b, c, *_ = plant_from_state_space()
+    num, den = ssig.ss2tf(a, b, c, np.zeros((1, 1)))
+    num = np.trim_zeros(num[0], "f")
+    kp, ti, td, tf = DEFAULTS["pid_gain"], DEFAULTS["pid_integral_time"], DEFAULTS["pid_derivative_time"], \
+        DEFAULTS["pid_filter_time"]
+    zeta = DEFAULTS["spool_damping"]
+
+    def max_real(w):
+        c_num = kp * np.poly1d([ti * tf + td * ti, ti + tf, 1.0])  # K_P (T_I s (1 + T s) + (1 + T s) + T_D T_I s²)
+        c_den = np.poly1d([ti * tf, ti, 0.0])  # T_I s (1 + T s)
+        lag_den = np.poly1d([1.0, 2 * zeta * w, w * w])
+        char = c_den * np.poly1d(den) * lag_den + c_num * np.poly1d(num) * w * w
+        return np.max(np.roots(char.coeffs).real)
+
+    assert max_real(1e6) < 0.0  # the seed's stiff-valve loop is stable (its closed-loop poles, wave2-spec B.5)
+    assert max_real(DEFAULTS["spool_frequency"]) > 0.0  # the case's assumed 60 rad/s lag: unstable
+    plant, _ = seed_plant(DEFAULTS)
+    limit = linear.spool_frequency_stability_limit(plant, kp, ti, td, tf, zeta)
+    assert max_real(0.99 * limit) > 0.0 > max_real(1.01 * limit)  # the limit (≈ 160 rad/s) within 1 %
+
+
+def test_stroke_plant_with_the_seed_simplifications_is_eq_4_11():
+    # the plant used for the loop analysis along the stroke (case valve edges, chambers at a distance from the
+    # mould), with flows linear in u, E = 1.4e9 Pa, PP = 180 bar at the mould: eq. (4-9)/(4-10) from the printed
+    # parameters (0.3 %: areas from the diameters and F_r = μ_d m g vs the printed 0.01508, 0.03079 m², 55.1 kN)
+    from cases.platen_stroke.studies import stroke_plant
+
+    num_ref, den_ref = linear.plant_transfer_function(linear.plant_coefficients(**SEED_PLANT))
+    num, den = stroke_plant(DEFAULTS, 1.0, 1, 0.0, linear_flows=True)
+    np.testing.assert_allclose(den, den_ref, rtol=3e-3)
+    np.testing.assert_allclose(num, num_ref, rtol=3e-3)
+
+
+@pytest.mark.slow
+def test_acceleration_profile_as_deceleration_reverses_the_platen_and_cavitates():
+    # seed 003 Fig. 4-10 a, L6532-6542: the acceleration profile used for the deceleration -> the valve closes fast,
+    # the bore-side pressure rises, the platen moves backwards briefly and the pressure at port A drops to 0 bar
+    # (trends: the seed's curves are not printed). The platen is far from the mould when this happens (0.24 m).
+    from cases.platen_stroke.simulation import simulate_stroke, summary
+
+    p = parameters({"scenario": "close-abrupt-deceleration"})
+    res, handles, settings = simulate_stroke(p, t_end=5.6)
+    out = summary(res, handles, p, settings)
+    assert out["min_speed_before_end_m_s"] < -1e-3  # reverse motion before the mould is reached (> 1 mm/s)
+    assert out["cavitation_before_end"]  # a chamber at the cavitation floor of hydraulics.Volume
+    # the bore side (meter-out while closing) is pressurised beyond the supply pressure by the platen's inertia
+    # (no relief valve in the model, L6315): only the deceleration of the 62.4 t mass can do that
+    assert out["max_pressure_bar"]["bore"] > p["supply_pressure"] / 1e5
+    t, floor = res.time, -0.9e5  # within 0.1 bar of the -1 bar cavitation floor
+    moving = (t > p["start_time"]) & (t < p["start_time"] + out["stroke_time_s"]) if out["stroke_completed"] \
+        else t > p["start_time"]
+    assert res["element/hydraulics/bore.pressure"][moving].min() < floor  # it is the bore side that cavitates
+    assert out["command_within_limits"]
