@@ -1,9 +1,21 @@
 """Friction, one-sided penalty contact and hard stops.
 
-* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the friction force (prismatic) or torque (revolute) follows from the
-  joint reaction, ``F_f = μ(v) N`` with ``N`` the reaction transverse to the joint axis (times the pin radius for a
-  revolute joint). ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized
-  stiction: a stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
+* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the seed's MBS tool "computes the instantaneous friction forces from
+  the forces and moments applied to the joint, the geometric properties of the joint and the actual friction
+  coefficient" — the joint friction of MSC Adams (FRICTION statement). Revolute joint (pin radius ``R_p``, friction
+  arm ``R_n``, bending reaction arm ``R_b``, preload ``F_pre``)::
+
+      T_f = -μ(v) [R_p (F_pre + |F_r| + |T_b| / R_b) + R_n |F_a|],   v = ω R_p
+
+  with the joint reaction split into the radial force ``F_r`` (transverse to the axis), the axial force ``F_a`` and
+  the bending moment ``T_b`` (reaction torque transverse to the axis, about the joint point). Prismatic joint
+  (overlap ``X_s``, reaction arm ``R_n`` of the torsional moment ``T_t``)::
+
+      F_f = -μ(v) (F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n)
+
+  A term is left out when its arm is not given (``None`` / 0), which gives the radial-force-only law of earlier
+  versions. ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized stiction: a
+  stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
 * Contact (seed 003 eq. (4-1)): a marker point against the plane ``z = 0`` of another marker, penetration ``x``,
   ``F_n = k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0`` (never pulling), Coulomb friction ``μ(v_slip) F_n``
   with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``). A *line* is the same plane
@@ -24,7 +36,8 @@ from fem.errors import ModelError
 from .forces import ForceElement, apply_at_marker
 from .rotations import cross
 
-__all__ = ["friction_coefficient", "JointFriction", "PlaneContact", "HardStop", "penalty_force"]
+__all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
+           "HardStop", "penalty_force"]
 
 
 def _cubic_step(s: float) -> float:
@@ -60,8 +73,50 @@ def penalty_force(penetration: float, rate: float, stiffness: float, exponent: f
     return max(0.0, stiffness * penetration**exponent + damp * rate)
 
 
+def _split(force, torque, axis):
+    """Axial and transverse parts of a reaction: ``|F_a|``, ``|F_r|``, ``|T_axial|``, ``|T_b|`` (N, N m)."""
+    f_axial = float(force @ axis)
+    t_axial = float(torque @ axis)
+    f_radial = float(np.linalg.norm(force - f_axial * axis))
+    t_bending = float(np.linalg.norm(torque - t_axial * axis))
+    return abs(f_axial), f_radial, abs(t_axial), t_bending
+
+
+def revolute_friction_load(force, torque, axis, pin_radius: float, friction_arm: float = 0.0,
+                           bending_arm: float | None = None, preload: float = 0.0) -> dict:
+    """Friction torque per unit friction coefficient of a revolute joint (N m), MSC Adams form (module docstring).
+
+    Parameters
+    ----------
+    force, torque : (3,) arrays, N and N m
+        Joint reaction (any consistent sign) and its moment about the joint point, global axes.
+    axis : (3,) unit vector of the joint axis
+    pin_radius : float, m (``R_p``);  friction_arm : float, m (``R_n``, 0: axial force left out)
+    bending_arm : float or None, m (``R_b``, None: bending moment left out);  preload : float, N (``F_pre``)
+
+    Returns
+    -------
+    dict with ``load`` = ``R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|`` (N m), ``radial``, ``axial`` (N),
+    ``bending`` (N m) and ``normal`` = ``load / R_p`` (N, the equivalent normal force).
+    """
+    axial, radial, _, bending = _split(np.asarray(force, float), np.asarray(torque, float), np.asarray(axis, float))
+    load = pin_radius * (preload + radial + (bending / bending_arm if bending_arm else 0.0)) + friction_arm * axial
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "normal": load / pin_radius}
+
+
+def prismatic_friction_load(force, torque, axis, overlap: float | None = None, reaction_arm: float | None = None,
+                            preload: float = 0.0) -> dict:
+    """Friction force per unit friction coefficient of a prismatic joint (N), MSC Adams form (module docstring):
+    ``F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n`` with ``X_s`` = ``overlap`` and ``R_n`` = ``reaction_arm`` (m, None:
+    the term left out). Returns ``load``, ``radial``, ``axial`` (N), ``bending``, ``torsion`` (N m), ``normal``."""
+    axial, radial, torsion, bending = _split(np.asarray(force, float), np.asarray(torque, float),
+                                             np.asarray(axis, float))
+    load = preload + radial + (bending / overlap if overlap else 0.0) + (torsion / reaction_arm if reaction_arm else 0.0)
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": load}
+
+
 class JointFriction(ForceElement):
-    """Friction in a revolute or prismatic joint computed from its reaction.
+    """Friction in a revolute or prismatic joint computed from the forces and moments the joint carries.
 
     Parameters
     ----------
@@ -71,15 +126,26 @@ class JointFriction(ForceElement):
     stiction_velocity : float, m/s
         Transition velocity ``v_s`` (Fig. 3-4); the coefficient is ``μ_d`` above ``1.5 v_s``.
     pin_radius : float, m
-        Friction arm of a revolute joint (sliding velocity ``ω R``, torque ``μ R N``).
+        Revolute joint: pin radius ``R_p`` (sliding velocity ``ω R_p``; arm of the radial force, the preload and the
+        bending term).
     preload : float, N
         Normal force added to the reaction (seals, preloaded bearings).
+    friction_arm : float, m
+        Revolute joint: arm ``R_n`` of the axial reaction force (0: left out).
+    bending_arm : float, m, optional
+        Revolute joint: bending reaction arm ``R_b``; the bending moment enters as the force ``|T_b| / R_b``
+        (None: left out). For a pin of bearing length ``L`` held at its two edges, ``R_b = L / 2``.
+    overlap, reaction_arm : float, m, optional
+        Prismatic joint: overlap ``X_s`` of the sliding parts (bending moment ``|T_b| / X_s``) and arm ``R_n`` of the
+        torsional moment (``|T_t| / R_n``); None leaves the term out.
     """
 
-    output_units = {"friction": "N or N m", "normal_force": "N", "sliding_velocity": "m/s", "coefficient": "1"}
+    output_units = {"friction": "N or N m", "normal_force": "N", "radial_force": "N", "axial_force": "N",
+                    "bending_moment": "N m", "sliding_velocity": "m/s", "coefficient": "1"}
 
     def __init__(self, joint, static: float, dynamic: float, stiction_velocity: float, pin_radius: float = 0.0,
-                 preload: float = 0.0, name: str | None = None):
+                 preload: float = 0.0, name: str | None = None, friction_arm: float = 0.0,
+                 bending_arm: float | None = None, overlap: float | None = None, reaction_arm: float | None = None):
         if "translation" in joint.coordinates:
             self.which = "translation"
         elif "rotation" in joint.coordinates:
@@ -90,9 +156,15 @@ class JointFriction(ForceElement):
             raise ModelError(f"joint {joint.name!r} has no coordinate to carry friction")
         if not stiction_velocity > 0.0:
             raise ModelError("the stiction transition velocity must be positive (m/s)")
+        for label, value in (("friction_arm", friction_arm), ("bending_arm", bending_arm), ("overlap", overlap),
+                             ("reaction_arm", reaction_arm), ("preload", preload)):
+            if value is not None and not value >= 0.0:
+                raise ModelError(f"friction in joint {joint.name!r}: {label} must be >= 0, got {value!r}")
         self.joint = joint
         self.static, self.dynamic, self.stiction_velocity = float(static), float(dynamic), float(stiction_velocity)
         self.pin_radius, self.preload = float(pin_radius), float(preload)
+        self.friction_arm = float(friction_arm)
+        self.bending_arm, self.overlap, self.reaction_arm = bending_arm, overlap, reaction_arm
         self.name = name or f"friction({joint.name})"
 
     def markers(self):
@@ -101,13 +173,18 @@ class JointFriction(ForceElement):
     def _state(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         _, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
-        force, _ = ctx.joint_reaction(self.joint)
+        force, torque = ctx.joint_reaction(self.joint)
         axis = si.R[:, 2]
-        normal = float(np.linalg.norm(force - (force @ axis) * axis)) + self.preload
-        arm = self.pin_radius if self.which == "rotation" else 1.0
+        if self.which == "rotation":  # seed 003 §3.2.1.1: friction from the joint's forces and moments (Adams form)
+            parts = revolute_friction_load(force, torque, axis, self.pin_radius, self.friction_arm,
+                                           self.bending_arm, self.preload)
+            arm = self.pin_radius
+        else:
+            parts = prismatic_friction_load(force, torque, axis, self.overlap, self.reaction_arm, self.preload)
+            arm = 1.0
         sliding = rate * arm
-        mu = friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)
-        return gi, gj, -mu * normal * arm, normal, sliding, mu
+        mu = friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)  # Fig. 3-4
+        return gi, gj, -mu * parts["load"], parts, sliding, mu
 
     def generalized_forces(self, ctx):
         gi, gj, load, _, _, _ = self._state(ctx)
@@ -119,8 +196,10 @@ class JointFriction(ForceElement):
         return out
 
     def outputs(self, ctx):
-        _, _, load, normal, sliding, mu = self._state(ctx)
-        return {"friction": load, "normal_force": normal, "sliding_velocity": sliding, "coefficient": mu}
+        _, _, load, parts, sliding, mu = self._state(ctx)
+        return {"friction": load, "normal_force": parts["normal"], "radial_force": parts["radial"],
+                "axial_force": parts["axial"], "bending_moment": parts["bending"], "sliding_velocity": sliding,
+                "coefficient": mu}
 
 
 class PlaneContact(ForceElement):
