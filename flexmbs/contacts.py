@@ -37,7 +37,7 @@ from .forces import ForceElement, apply_at_marker
 from .rotations import cross
 
 __all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
-           "HardStop", "penalty_force"]
+           "HardStop", "penalty_force", "StictionState", "steady_friction_coefficient"]
 
 
 def _cubic_step(s: float) -> float:
@@ -111,7 +111,8 @@ def prismatic_friction_load(force, torque, axis, overlap: float | None = None, r
     the term left out). Returns ``load``, ``radial``, ``axial`` (N), ``bending``, ``torsion`` (N m), ``normal``."""
     axial, radial, torsion, bending = _split(np.asarray(force, float), np.asarray(torque, float),
                                              np.asarray(axis, float))
-    load = preload + radial + (bending / overlap if overlap else 0.0) + (torsion / reaction_arm if reaction_arm else 0.0)
+    load = (preload + radial + (bending / overlap if overlap else 0.0)
+            + (torsion / reaction_arm if reaction_arm else 0.0))
     return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": load}
 
 
@@ -138,6 +139,16 @@ class JointFriction(ForceElement):
     overlap, reaction_arm : float, m, optional
         Prismatic joint: overlap ``X_s`` of the sliding parts (bending moment ``|T_b| / X_s``) and arm ``R_n`` of the
         torsional moment (``|T_t| / R_n``); None leaves the term out.
+    stiction_deformation : float, m, optional
+        Stick state instead of the regularized stiction: the largest elastic deflection ``δ`` of the contact before
+        it slides (Adams' MAX_STICTION_DEFORMATION). A state ``s`` (m, the deflection at the sliding surface;
+        :class:`StictionState`, added to the model with the force) follows ``ṡ = v - |v| s / s_ss(v)``,
+        ``s_ss = δ μ_ss(v) / μ_s``, and the coefficient is ``μ = μ_s s / δ + σ_1 ṡ`` (a LuGre bristle
+        normalized by the normal load). Stuck (``v → 0``) the joint holds elastically with ``|μ| ≤ μ_s`` and does
+        not creep; sliding steadily it gives ``μ_ss(v)``: ``μ_s`` up to ``v_s``, the cubic step of Fig. 3-4 to
+        ``μ_d`` at ``1.5 v_s``.
+    stiction_damping : float, s/m
+        ``σ_1`` of the stick state (damping of the stuck contact per unit normal load).
     """
 
     output_units = {"friction": "N or N m", "normal_force": "N", "radial_force": "N", "axial_force": "N",
@@ -145,7 +156,8 @@ class JointFriction(ForceElement):
 
     def __init__(self, joint, static: float, dynamic: float, stiction_velocity: float, pin_radius: float = 0.0,
                  preload: float = 0.0, name: str | None = None, friction_arm: float = 0.0,
-                 bending_arm: float | None = None, overlap: float | None = None, reaction_arm: float | None = None):
+                 bending_arm: float | None = None, overlap: float | None = None, reaction_arm: float | None = None,
+                 stiction_deformation: float | None = None, stiction_damping: float = 0.0):
         if "translation" in joint.coordinates:
             self.which = "translation"
         elif "rotation" in joint.coordinates:
@@ -166,9 +178,30 @@ class JointFriction(ForceElement):
         self.friction_arm = float(friction_arm)
         self.bending_arm, self.overlap, self.reaction_arm = bending_arm, overlap, reaction_arm
         self.name = name or f"friction({joint.name})"
+        self.stick = None
+        if stiction_deformation is not None:
+            if not (stiction_deformation > 0.0 and self.static > 0.0 and self.dynamic > 0.0):
+                raise ModelError(f"friction in joint {joint.name!r}: a stick state needs stiction_deformation > 0 (m) "
+                                 "and both friction coefficients > 0")
+            self.stick = StictionState(self, float(stiction_deformation), float(stiction_damping))
+
+    @property
+    def state_elements(self) -> list:
+        """State elements the model adds with this force (the stick state, if any)."""
+        return [] if self.stick is None else [self.stick]
 
     def markers(self):
         return [self.joint.marker_i, self.joint.marker_j]
+
+    def _coefficient(self, ctx, sliding: float) -> float:
+        if self.stick is None:
+            return friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)  # Fig. 3-4
+        z = getattr(ctx, "z", None)
+        if z is None:
+            raise ModelError(f"{self.name}: the stick state needs the element states (evaluate through the System)")
+        system = ctx.system
+        deflection = float(z[system.z_offsets[system.elements.index(self.stick)]])
+        return self.stick.coefficient(deflection, sliding)
 
     def _state(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
@@ -183,7 +216,7 @@ class JointFriction(ForceElement):
             parts = prismatic_friction_load(force, torque, axis, self.overlap, self.reaction_arm, self.preload)
             arm = 1.0
         sliding = rate * arm
-        mu = friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)  # Fig. 3-4
+        mu = self._coefficient(ctx, sliding)
         return gi, gj, -mu * parts["load"], parts, sliding, mu
 
     def generalized_forces(self, ctx):
@@ -200,6 +233,49 @@ class JointFriction(ForceElement):
         return {"friction": load, "normal_force": parts["normal"], "radial_force": parts["radial"],
                 "axial_force": parts["axial"], "bending_moment": parts["bending"], "sliding_velocity": sliding,
                 "coefficient": mu}
+
+
+def steady_friction_coefficient(speed: float, static: float, dynamic: float, stiction_velocity: float) -> float:
+    """Coefficient (> 0) of steady sliding at ``speed`` (m/s) of the stick-state model: ``μ_s`` up to ``v_s``, the
+    cubic step of seed 003 Fig. 3-4 to ``μ_d`` at ``1.5 v_s``, ``μ_d`` above."""
+    return static + (dynamic - static) * _cubic_step((abs(speed) - stiction_velocity) / (0.5 * stiction_velocity))
+
+
+class StictionState:
+    """State element (docs/element-protocol.md) of a :class:`JointFriction` with a stick state: the deflection ``s``
+    (m) of the contact at the sliding surface; it applies no force itself (the friction element reads ``s``)."""
+
+    state_units = ["m"]
+    output_units: dict[str, str] = {}
+
+    def __init__(self, friction, deformation: float, damping: float):
+        from .measurements import JointCoordinate
+
+        self.friction, self.deformation, self.damping = friction, deformation, damping
+        self.name = f"{friction.name}.stick"
+        self.measurements = [JointCoordinate(friction.joint, friction.which)]
+        self.state_names = ["deflection"]
+        self.arm = friction.pin_radius if friction.which == "rotation" else 1.0
+
+    def initial_state(self) -> np.ndarray:
+        return np.zeros(1)
+
+    def _rate(self, deflection: float, sliding: float) -> float:
+        f = self.friction
+        steady = self.deformation * steady_friction_coefficient(sliding, f.static, f.dynamic,
+                                                                f.stiction_velocity) / f.static
+        return sliding - abs(sliding) * deflection / steady
+
+    def rates(self, t, z, y, ydot) -> np.ndarray:
+        return np.array([self._rate(float(z[0]), float(ydot[0]) * self.arm)])
+
+    def forces(self, t, z, y, ydot) -> np.ndarray:
+        return np.zeros(1)
+
+    def coefficient(self, deflection: float, sliding: float) -> float:
+        """Signed coefficient ``μ_s s / δ + σ_1 ṡ`` at deflection ``s`` (m) and sliding velocity (m/s)."""
+        return (self.friction.static * deflection / self.deformation
+                + self.damping * self._rate(deflection, sliding))
 
 
 class PlaneContact(ForceElement):

@@ -81,8 +81,8 @@ def test_friction_torque_of_a_wheel_under_an_offset_load_equals_the_hand_calcula
     np.testing.assert_allclose(res["force/friction/radial_force"], radial, rtol=1e-6)
     np.testing.assert_allclose(res["force/friction/axial_force"], p["Fa"], rtol=1e-6)
     # the wheel decelerates at T_f / J. 1e-4: inside a step the friction is evaluated with the integrator's
-    # index-3 multipliers, which differ from the consistent ones by ~1e-5 relative at rtol 1e-8 (2e-4 at 1e-6) (the recorded friction above
-    # uses the consistent multipliers and is exact)
+    # index-3 multipliers, which differ from the consistent ones by ~1e-5 relative at rtol 1e-8 (2e-4 at 1e-6);
+    # the recorded friction above uses the consistent multipliers and is exact
     omega = res["body/wheel/angular_velocity"][:, 2]
     assert -np.polyfit(res.time, omega, 1)[0] == pytest.approx(torque / p["inertia"], rel=1e-4)
 
@@ -96,3 +96,58 @@ def test_bending_term_leaves_the_radial_only_law_when_the_arm_is_not_given():
     radial = np.hypot(p["m"] * G, p["P"])
     np.testing.assert_allclose(-res["force/friction/friction"][1:], p["mu_d"] * p["Rp"] * (p["Fpre"] + radial),
                                rtol=1e-6)  # closed form from exact reactions, as above
+
+
+def wheel_with_torque(torque, stick: bool):
+    """4 kg wheel on a horizontal axle (pin radius 20 mm, J = 0.05 kg m^2) under a constant torque; breakaway
+    torque μ_s R m g = 0.8 * 0.02 * 39.24 = 0.628 N m; transition velocity 10 mm/s. With ``stick`` the friction
+    has a stick state with δ = 10 µm, damped so that the stuck wheel does not swing back (below)."""
+    mass, radius, inertia, mu_s, mu_d, delta = 4.0, 0.02, 0.05, 0.8, 0.6, 1e-5
+    normal = mass * G
+    sigma0 = mu_s / delta
+    # stuck: rotational stiffness k (1 - s/δ), damping c (1 - s/δ), k = σ0 N R², c = σ1 N R²: damping ratio
+    # ζ sqrt(1 - s/δ); ζ = 3 keeps it above 1 up to s = 0.89 δ (the hold point below is 0.80 δ): no swing back
+    sigma1 = 3.0 * 2.0 * np.sqrt(sigma0 * inertia / (normal * radius**2)) if stick else 0.0
+    model = fm.Model("wheel", gravity=(0.0, -G, 0.0))
+    wheel = model.add_rigid_body("wheel", mass=mass, inertia=(0.03, 0.03, inertia))
+    axle = model.add_joint("revolute", model.add_marker(model.ground, "axle"), model.add_marker(wheel, "hub"),
+                           name="axle")
+    model.add_force(fm.JointFriction(axle, mu_s, mu_d, stiction_velocity=1e-2, pin_radius=radius,
+                                     stiction_deformation=delta if stick else None, stiction_damping=sigma1))
+    model.add_force(fm.JointActuator(axle, torque, name="motor"))
+    return model, dict(mu_s=mu_s, normal=normal, radius=radius, delta=delta,
+                       alpha=(torque - mu_d * radius * normal) / inertia)
+
+
+def test_stick_state_holds_a_wheel_below_breakaway_without_creep():
+    model, p = wheel_with_torque(0.5, stick=True)
+    res = fm.simulate(model, 2.0, rtol=1e-6, atol=1e-10)
+    assert res.success, res.message
+    t, angle = res.time, res["joint/axle/rotation"]
+    # hand calculation: held at rest, μ_s s/δ N R = T  ->  s* = T δ / (μ_s N R) = 0.5e-5 / (0.8 * 39.24 * 0.02)
+    #   = 7.963 µm.  Loading monotonically below v_s (s_ss = δ), ds/dx = 1 - s/δ along the sliding-surface travel
+    #   x = R θ, so x* = -δ ln(1 - s*/δ) = 15.91 µm and θ* = x*/R = 7.955e-4 rad
+    s_star = 0.5 * p["delta"] / (p["mu_s"] * p["normal"] * p["radius"])
+    expected = -p["delta"] * np.log(1.0 - s_star / p["delta"]) / p["radius"]
+    assert np.all(np.diff(angle) >= -1e-9)  # monotonic loading (the hand calculation's path), up to the Newton noise
+    late = t > 1.0  # overdamped approach, slowest time constant ≈ c/k_min = 0.1 s
+    # deflection: 1e-6 relative, at rest the held state is an exact equilibrium of the stick-state equations (the
+    # approach has decayed by e^-10 at 1 s)
+    np.testing.assert_allclose(res["element/friction(axle).stick/deflection"][late], s_star, rtol=1e-6)
+    # angle: 1e-3, the travel integrates the loading path (hysteretic), integrated at rtol 1e-6
+    np.testing.assert_allclose(angle[late], expected, rtol=1e-3)
+    assert np.ptp(angle[late]) < 1e-8 * expected  # held: no creep over the last second (bound: Newton noise)
+    # no creep: the regularized law drifts at the creep velocity (μ(v) N R = T below v_s), here ≈ 2e-3 rad/s
+    model_reg, _ = wheel_with_torque(0.5, stick=False)
+    reg = fm.simulate(model_reg, 2.0, rtol=1e-6, atol=1e-10)["joint/axle/rotation"]
+    assert abs(reg[-1]) > 100 * abs(angle[-1] - angle[late][0]) + 1e-4
+
+
+def test_stick_state_breaks_away_above_the_static_torque_and_slides_at_mu_d():
+    model, p = wheel_with_torque(2.0, stick=True)
+    res = fm.simulate(model, 1.0, rtol=1e-6, atol=1e-10)
+    assert res.success, res.message
+    t, angle = res.time, np.unwrap(res["joint/axle/rotation"])
+    fit = np.polyfit(t[t > 0.2], angle[t > 0.2], 2)
+    # α = (T - μ_d R m g) / J; 1e-3: the steady bristle deflection follows v within δ/v ≈ 1e-4 s
+    assert 2.0 * fit[0] == pytest.approx(p["alpha"], rel=1e-3)
