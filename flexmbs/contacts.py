@@ -2,8 +2,8 @@
 
 * Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the seed's MBS tool "computes the instantaneous friction forces from
   the forces and moments applied to the joint, the geometric properties of the joint and the actual friction
-  coefficient" — the joint friction of MSC Adams (FRICTION statement). Revolute joint (pin radius ``R_p``, friction
-  arm ``R_n``, bending reaction arm ``R_b``, preload ``F_pre``)::
+  coefficient" — the joint friction of ADAMS (seed 003 L64; its FRICTION statement). Revolute joint (pin radius
+  ``R_p``, friction arm ``R_n``, bending reaction arm ``R_b``, preload ``F_pre``)::
 
       T_f = -μ(v) [R_p (F_pre + |F_r| + |T_b| / R_b) + R_n |F_a|],   v = ω R_p
 
