@@ -58,7 +58,9 @@ def _add_pistons(model, params, lay):
                                       params["friction_transition_velocity"], pin_radius=params["friction_pin_radius"],
                                       friction_arm=params["friction_arm"],
                                       bending_arm=params["friction_bending_arm"],
-                                      preload=params["friction_preload"], name=f"friction_{name}"))
+                                      preload=params["friction_preload"], name=f"friction_{name}",
+                                      stiction_deformation=params["friction_stiction_deformation"] or None,
+                                      stiction_damping=params["friction_stiction_damping"]))
         pistons[name], revolutes[name] = body, joint
     return pistons, revolutes
 
