@@ -146,7 +146,7 @@ class JointFriction(ForceElement):
         ``s_ss = δ μ_ss(v) / μ_s``, and the coefficient is ``μ = μ_s s / δ + σ_1 ṡ`` (a LuGre bristle
         normalized by the normal load). Stuck (``v → 0``) the joint holds elastically with ``|μ| ≤ μ_s`` and does
         not creep; sliding steadily it gives ``μ_ss(v)``: ``μ_s`` up to ``v_s``, the cubic step of Fig. 3-4 to
-        ``μ_d`` at ``1.5 v_s``.
+        ``μ_d`` at ``1.5 v_s``; in transients the ``σ_1 ṡ`` term can take ``|μ|`` above ``μ_s``.
     stiction_damping : float, s/m
         ``σ_1`` of the stick state (damping of the stuck contact per unit normal load).
     """
