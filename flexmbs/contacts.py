@@ -1,9 +1,21 @@
 """Friction, one-sided penalty contact and hard stops.
 
-* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the friction force (prismatic) or torque (revolute) follows from the
-  joint reaction, ``F_f = μ(v) N`` with ``N`` the reaction transverse to the joint axis (times the pin radius for a
-  revolute joint). ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized
-  stiction: a stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
+* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the seed's MBS tool "computes the instantaneous friction forces from
+  the forces and moments applied to the joint, the geometric properties of the joint and the actual friction
+  coefficient" — the joint friction of ADAMS (seed 003 L64; its FRICTION statement). Revolute joint (pin radius
+  ``R_p``, friction arm ``R_n``, bending reaction arm ``R_b``, preload ``F_pre``)::
+
+      T_f = -μ(v) [R_p (F_pre + |F_r| + |T_b| / R_b) + R_n |F_a|],   v = ω R_p
+
+  with the joint reaction split into the radial force ``F_r`` (transverse to the axis), the axial force ``F_a`` and
+  the bending moment ``T_b`` (reaction torque transverse to the axis, about the joint point). Prismatic joint
+  (overlap ``X_s``, reaction arm ``R_n`` of the torsional moment ``T_t``)::
+
+      F_f = -μ(v) (F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n)
+
+  A term is left out when its arm is not given (``None`` / 0), which gives the radial-force-only law of earlier
+  versions. ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized stiction: a
+  stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
 * Contact (seed 003 eq. (4-1)): a marker point against the plane ``z = 0`` of another marker, penetration ``x``,
   ``F_n = k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0`` (never pulling), Coulomb friction ``μ(v_slip) F_n``
   with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``). A *line* is the same plane
@@ -24,7 +36,8 @@ from fem.errors import ModelError
 from .forces import ForceElement, apply_at_marker
 from .rotations import cross
 
-__all__ = ["friction_coefficient", "JointFriction", "PlaneContact", "HardStop", "penalty_force"]
+__all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
+           "HardStop", "penalty_force", "StictionState", "steady_friction_coefficient"]
 
 
 def _cubic_step(s: float) -> float:
@@ -60,8 +73,51 @@ def penalty_force(penetration: float, rate: float, stiffness: float, exponent: f
     return max(0.0, stiffness * penetration**exponent + damp * rate)
 
 
+def _split(force, torque, axis):
+    """Axial and transverse parts of a reaction: ``|F_a|``, ``|F_r|``, ``|T_axial|``, ``|T_b|`` (N, N m)."""
+    f_axial = float(force @ axis)
+    t_axial = float(torque @ axis)
+    f_radial = float(np.linalg.norm(force - f_axial * axis))
+    t_bending = float(np.linalg.norm(torque - t_axial * axis))
+    return abs(f_axial), f_radial, abs(t_axial), t_bending
+
+
+def revolute_friction_load(force, torque, axis, pin_radius: float, friction_arm: float = 0.0,
+                           bending_arm: float | None = None, preload: float = 0.0) -> dict:
+    """Friction torque per unit friction coefficient of a revolute joint (N m), MSC Adams form (module docstring).
+
+    Parameters
+    ----------
+    force, torque : (3,) arrays, N and N m
+        Joint reaction (any consistent sign) and its moment about the joint point, global axes.
+    axis : (3,) unit vector of the joint axis
+    pin_radius : float, m (``R_p``);  friction_arm : float, m (``R_n``, 0: axial force left out)
+    bending_arm : float or None, m (``R_b``, None: bending moment left out);  preload : float, N (``F_pre``)
+
+    Returns
+    -------
+    dict with ``load`` = ``R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|`` (N m), ``radial``, ``axial`` (N),
+    ``bending`` (N m) and ``normal`` = ``load / R_p`` (N, the equivalent normal force).
+    """
+    axial, radial, _, bending = _split(np.asarray(force, float), np.asarray(torque, float), np.asarray(axis, float))
+    load = pin_radius * (preload + radial + (bending / bending_arm if bending_arm else 0.0)) + friction_arm * axial
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "normal": load / pin_radius}
+
+
+def prismatic_friction_load(force, torque, axis, overlap: float | None = None, reaction_arm: float | None = None,
+                            preload: float = 0.0) -> dict:
+    """Friction force per unit friction coefficient of a prismatic joint (N), MSC Adams form (module docstring):
+    ``F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n`` with ``X_s`` = ``overlap`` and ``R_n`` = ``reaction_arm`` (m, None:
+    the term left out). Returns ``load``, ``radial``, ``axial`` (N), ``bending``, ``torsion`` (N m), ``normal``."""
+    axial, radial, torsion, bending = _split(np.asarray(force, float), np.asarray(torque, float),
+                                             np.asarray(axis, float))
+    load = (preload + radial + (bending / overlap if overlap else 0.0)
+            + (torsion / reaction_arm if reaction_arm else 0.0))
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": load}
+
+
 class JointFriction(ForceElement):
-    """Friction in a revolute or prismatic joint computed from its reaction.
+    """Friction in a revolute or prismatic joint computed from the forces and moments the joint carries.
 
     Parameters
     ----------
@@ -71,15 +127,37 @@ class JointFriction(ForceElement):
     stiction_velocity : float, m/s
         Transition velocity ``v_s`` (Fig. 3-4); the coefficient is ``μ_d`` above ``1.5 v_s``.
     pin_radius : float, m
-        Friction arm of a revolute joint (sliding velocity ``ω R``, torque ``μ R N``).
+        Revolute joint: pin radius ``R_p`` (sliding velocity ``ω R_p``; arm of the radial force, the preload and the
+        bending term).
     preload : float, N
         Normal force added to the reaction (seals, preloaded bearings).
+    friction_arm : float, m
+        Revolute joint: arm ``R_n`` of the axial reaction force (0: left out).
+    bending_arm : float, m, optional
+        Revolute joint: bending reaction arm ``R_b``; the bending moment enters as the force ``|T_b| / R_b``
+        (None: left out). For a pin of bearing length ``L`` held at its two edges, ``R_b = L / 2``.
+    overlap, reaction_arm : float, m, optional
+        Prismatic joint: overlap ``X_s`` of the sliding parts (bending moment ``|T_b| / X_s``) and arm ``R_n`` of the
+        torsional moment (``|T_t| / R_n``); None leaves the term out.
+    stiction_deformation : float, m, optional
+        Stick state instead of the regularized stiction: the largest elastic deflection ``δ`` of the contact before
+        it slides (Adams' MAX_STICTION_DEFORMATION). A state ``s`` (m, the deflection at the sliding surface;
+        :class:`StictionState`, added to the model with the force) follows ``ṡ = v - |v| s / s_ss(v)``,
+        ``s_ss = δ μ_ss(v) / μ_s``, and the coefficient is ``μ = μ_s s / δ + σ_1 ṡ`` (a LuGre bristle
+        normalized by the normal load). Stuck (``v → 0``) the joint holds elastically with ``|μ| ≤ μ_s`` and does
+        not creep; sliding steadily it gives ``μ_ss(v)``: ``μ_s`` up to ``v_s``, the cubic step of Fig. 3-4 to
+        ``μ_d`` at ``1.5 v_s``; in transients the ``σ_1 ṡ`` term can take ``|μ|`` above ``μ_s``.
+    stiction_damping : float, s/m
+        ``σ_1`` of the stick state (damping of the stuck contact per unit normal load).
     """
 
-    output_units = {"friction": "N or N m", "normal_force": "N", "sliding_velocity": "m/s", "coefficient": "1"}
+    output_units = {"friction": "N or N m", "normal_force": "N", "radial_force": "N", "axial_force": "N",
+                    "bending_moment": "N m", "sliding_velocity": "m/s", "coefficient": "1"}
 
     def __init__(self, joint, static: float, dynamic: float, stiction_velocity: float, pin_radius: float = 0.0,
-                 preload: float = 0.0, name: str | None = None):
+                 preload: float = 0.0, name: str | None = None, friction_arm: float = 0.0,
+                 bending_arm: float | None = None, overlap: float | None = None, reaction_arm: float | None = None,
+                 stiction_deformation: float | None = None, stiction_damping: float = 0.0):
         if "translation" in joint.coordinates:
             self.which = "translation"
         elif "rotation" in joint.coordinates:
@@ -90,24 +168,56 @@ class JointFriction(ForceElement):
             raise ModelError(f"joint {joint.name!r} has no coordinate to carry friction")
         if not stiction_velocity > 0.0:
             raise ModelError("the stiction transition velocity must be positive (m/s)")
+        for label, value in (("friction_arm", friction_arm), ("bending_arm", bending_arm), ("overlap", overlap),
+                             ("reaction_arm", reaction_arm), ("preload", preload)):
+            if value is not None and not value >= 0.0:
+                raise ModelError(f"friction in joint {joint.name!r}: {label} must be >= 0, got {value!r}")
         self.joint = joint
         self.static, self.dynamic, self.stiction_velocity = float(static), float(dynamic), float(stiction_velocity)
         self.pin_radius, self.preload = float(pin_radius), float(preload)
+        self.friction_arm = float(friction_arm)
+        self.bending_arm, self.overlap, self.reaction_arm = bending_arm, overlap, reaction_arm
         self.name = name or f"friction({joint.name})"
+        self.stick = None
+        if stiction_deformation is not None:
+            if not (stiction_deformation > 0.0 and self.static > 0.0 and self.dynamic > 0.0):
+                raise ModelError(f"friction in joint {joint.name!r}: a stick state needs stiction_deformation > 0 (m) "
+                                 "and both friction coefficients > 0")
+            self.stick = StictionState(self, float(stiction_deformation), float(stiction_damping))
+
+    @property
+    def state_elements(self) -> list:
+        """State elements the model adds with this force (the stick state, if any)."""
+        return [] if self.stick is None else [self.stick]
 
     def markers(self):
         return [self.joint.marker_i, self.joint.marker_j]
 
+    def _coefficient(self, ctx, sliding: float) -> float:
+        if self.stick is None:
+            return friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)  # Fig. 3-4
+        z = getattr(ctx, "z", None)
+        if z is None:
+            raise ModelError(f"{self.name}: the stick state needs the element states (evaluate through the System)")
+        system = ctx.system
+        deflection = float(z[system.z_offsets[system.elements.index(self.stick)]])
+        return self.stick.coefficient(deflection, sliding)
+
     def _state(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         _, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
-        force, _ = ctx.joint_reaction(self.joint)
+        force, torque = ctx.joint_reaction(self.joint)
         axis = si.R[:, 2]
-        normal = float(np.linalg.norm(force - (force @ axis) * axis)) + self.preload
-        arm = self.pin_radius if self.which == "rotation" else 1.0
+        if self.which == "rotation":  # seed 003 §3.2.1.1: friction from the joint's forces and moments (Adams form)
+            parts = revolute_friction_load(force, torque, axis, self.pin_radius, self.friction_arm,
+                                           self.bending_arm, self.preload)
+            arm = self.pin_radius
+        else:
+            parts = prismatic_friction_load(force, torque, axis, self.overlap, self.reaction_arm, self.preload)
+            arm = 1.0
         sliding = rate * arm
-        mu = friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)
-        return gi, gj, -mu * normal * arm, normal, sliding, mu
+        mu = self._coefficient(ctx, sliding)
+        return gi, gj, -mu * parts["load"], parts, sliding, mu
 
     def generalized_forces(self, ctx):
         gi, gj, load, _, _, _ = self._state(ctx)
@@ -119,8 +229,53 @@ class JointFriction(ForceElement):
         return out
 
     def outputs(self, ctx):
-        _, _, load, normal, sliding, mu = self._state(ctx)
-        return {"friction": load, "normal_force": normal, "sliding_velocity": sliding, "coefficient": mu}
+        _, _, load, parts, sliding, mu = self._state(ctx)
+        return {"friction": load, "normal_force": parts["normal"], "radial_force": parts["radial"],
+                "axial_force": parts["axial"], "bending_moment": parts["bending"], "sliding_velocity": sliding,
+                "coefficient": mu}
+
+
+def steady_friction_coefficient(speed: float, static: float, dynamic: float, stiction_velocity: float) -> float:
+    """Coefficient (> 0) of steady sliding at ``speed`` (m/s) of the stick-state model: ``μ_s`` up to ``v_s``, the
+    cubic step of seed 003 Fig. 3-4 to ``μ_d`` at ``1.5 v_s``, ``μ_d`` above."""
+    return static + (dynamic - static) * _cubic_step((abs(speed) - stiction_velocity) / (0.5 * stiction_velocity))
+
+
+class StictionState:
+    """State element (docs/element-protocol.md) of a :class:`JointFriction` with a stick state: the deflection ``s``
+    (m) of the contact at the sliding surface; it applies no force itself (the friction element reads ``s``)."""
+
+    state_units = ["m"]
+    output_units: dict[str, str] = {}
+
+    def __init__(self, friction, deformation: float, damping: float):
+        from .measurements import JointCoordinate
+
+        self.friction, self.deformation, self.damping = friction, deformation, damping
+        self.name = f"{friction.name}.stick"
+        self.measurements = [JointCoordinate(friction.joint, friction.which)]
+        self.state_names = ["deflection"]
+        self.arm = friction.pin_radius if friction.which == "rotation" else 1.0
+
+    def initial_state(self) -> np.ndarray:
+        return np.zeros(1)
+
+    def _rate(self, deflection: float, sliding: float) -> float:
+        f = self.friction
+        steady = self.deformation * steady_friction_coefficient(sliding, f.static, f.dynamic,
+                                                                f.stiction_velocity) / f.static
+        return sliding - abs(sliding) * deflection / steady
+
+    def rates(self, t, z, y, ydot) -> np.ndarray:
+        return np.array([self._rate(float(z[0]), float(ydot[0]) * self.arm)])
+
+    def forces(self, t, z, y, ydot) -> np.ndarray:
+        return np.zeros(1)
+
+    def coefficient(self, deflection: float, sliding: float) -> float:
+        """Signed coefficient ``μ_s s / δ + σ_1 ṡ`` at deflection ``s`` (m) and sliding velocity (m/s)."""
+        return (self.friction.static * deflection / self.deformation
+                + self.damping * self._rate(deflection, sliding))
 
 
 class PlaneContact(ForceElement):

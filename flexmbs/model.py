@@ -138,6 +138,8 @@ class Model:
             self._check_marker(m, f"force {force.name!r}")
         self._claim("force", force.name)
         self.forces.append(force)
+        for element in getattr(force, "state_elements", ()):  # e.g. the stick state of a JointFriction
+            self.add_element(element)
         return force
 
     def add_element(self, element):

@@ -27,11 +27,12 @@ __all__ = ["System", "Context"]
 class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
-    __slots__ = ("t", "q", "v", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
+    __slots__ = ("t", "q", "v", "z", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
                  "A", "G", "omega")
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
+        self.z = None  # element states, set by System.forces_and_mass (force elements with a state read them)
         # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
         n_b = len(system.bodies)
         self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
@@ -292,6 +293,7 @@ class System:
     def forces_and_mass(self, ctx: Context, z: np.ndarray):
         """Mass matrix (n_q, n_q), total generalized force ``Q + Q_v`` (n_q,), state rates ``ż`` (n_z,)."""
         n_q = self.n_q
+        ctx.z = z
         mass = np.zeros((n_q, n_q))
         force = np.zeros(n_q)
         gravity = self.model.gravity

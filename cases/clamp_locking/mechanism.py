@@ -53,9 +53,14 @@ def _add_pistons(model, params, lay):
         on_platen = model.add_marker(model.ground, f"platen.{name}", position=(axis[0], axis[1], z_c))
         on_piston = model.add_marker(body, f"{name}.axis", position=(0.0, 0.0, z_c))
         joint = model.add_joint("revolute", on_platen, on_piston, name=f"rev_{name}")
+        # seed 003 §3.2.1.1: friction "from the forces and moments applied to the joint" (Adams form, contacts.py)
         model.add_force(JointFriction(joint, params["friction_static"], params["friction_dynamic"],
-                                      params["friction_transition_velocity"], pin_radius=params["friction_radius"],
-                                      name=f"friction_{name}"))
+                                      params["friction_transition_velocity"], pin_radius=params["friction_pin_radius"],
+                                      friction_arm=params["friction_arm"],
+                                      bending_arm=params["friction_bending_arm"],
+                                      preload=params["friction_preload"], name=f"friction_{name}",
+                                      stiction_deformation=params["friction_stiction_deformation"] or None,
+                                      stiction_damping=params["friction_stiction_damping"]))
         pistons[name], revolutes[name] = body, joint
     return pistons, revolutes
 

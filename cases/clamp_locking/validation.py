@@ -50,8 +50,8 @@ TABLE_3_4 = {0.05: ({"horizontal": (214, 38), "vertical_op": (72, 44), "vertical
              0.11: ({"horizontal": (150, -3), "vertical_op": (48, -4), "vertical_nonop": (45, 5)}, 0.012),
              0.13: ({"horizontal": (138, -11), "vertical_op": (44, -12), "vertical_nonop": (44, 2)}, 0.025)}
 SEED_NOMINAL_LOCKING_TIME = 0.9  # s, Table 3-4 "≈ 0.9 s"
-GEOMETRY = ("our crank radii, lug positions and cylinder layout are invented (the seed gives none): forces come out "
-            "at about half the seed's")
+GEOMETRY = ("our crank radii, lug positions, cylinder layout and piston-joint geometry (pin radius, bending arm) are "
+            "assumed (the seed gives none): forces come out at about half the seed's")
 INCONSISTENT = ("; the seed prints 13 kN (Table 3-3) and 43 kN (Table 3-4) for this same nominal point "
                 "(wave2-spec §F, unresolved)")
 SECTION_FIT = "calibrated: bar_width x bar_height (91 x 61 mm) fitted to Table 3-1 modes 1-2"
