@@ -117,7 +117,8 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
              initial_step: float | None = None, max_step: float | None = None, min_step: float = 1e-12,
              output: str | None = None, output_interval: float | None = None, progress: bool = False,
              static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
-             parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6) -> Results:
+             parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
+             tolerances: dict | None = None) -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -125,8 +126,22 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     model : flexmbs.Model
     t_end : float, s
     rtol, atol : float
-        Local error tolerances (atol in m for positions, scaled by √mass for modal coordinates, in state units
-        for state elements).
+        Local error tolerances, per kind of unknown (:func:`flexmbs.integrator.tolerance_kinds`):
+
+        * body frames: **absolute only**, ``atol`` metres of frame translation and ``atol`` metres of marker
+          motion through rotations (``atol / L`` rad, L the body's extent). No ``rtol·|q|``: a position's size
+          depends on where the origin is, and the relative term let a rod 0.35 m off the origin move by 1e-4 m per
+          step (force error 60 × a compiled peer's, docs/benchmarks.md);
+        * modal coordinates: ``atol`` metres of nodal deflection (divided by the mode's largest nodal
+          translation) plus ``rtol`` × the body's deformation amplitude (running maximum of ``|q_f|``);
+        * element states: ``atol`` in the state's unit (pressures: ``1e8 atol`` Pa, i.e. 100 Pa at the default)
+          plus ``rtol·|z|``.
+
+        The defaults (1e-4, 1e-6) put the steady-state piston-pin force error of the flexible slider crank of
+        ``benchmarks/race_exudyn.py`` at ≈ 0.09 N (Exudyn at h = 2e-4: 0.026 N; 160 N amplitude).
+    tolerances : dict, optional
+        Absolute tolerances by kind, overriding the defaults above: ``"position"`` (m), ``"rotation"`` (rad),
+        ``"deflection"`` (m) and element-state units (``"Pa"``, ``"1"``, ``"m^3/s"``, ...).
     rho_inf : float
         Spectral radius of the generalized-α method at infinite frequency (1: no numerical damping, 0: maximal).
     initial_step, max_step, min_step : float, s
@@ -159,15 +174,16 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     with threadpool_limits(1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
-                         event_tolerance)
+                         event_tolerance, tolerances)
 
 
 def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
-              progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance) -> Results:
+              progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance,
+              tolerances=None) -> Results:
     wall0 = _time.perf_counter()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
-    integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol)
+    integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
     max_step = max_step or t_end / 20.0
     recorder = Recorder(system, output, _attributes(model, case, parameters))
     try:
@@ -205,7 +221,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
             status, message = "failed", f"{message}; {exc}"
     notes = _run_warnings(system, run.integrals, stats)
     guards = _guards(system, recorder, stats, parameters if parameters is not None else model.parameters,
-                     run.limiting)
+                     run.limiting_names())
     if run.events.events:
         stats["events"] = json.dumps(run.events.events)  # solver attribute of the results file
     results = recorder.finish(status, message, stats, guards + notes)
@@ -310,15 +326,24 @@ class _Run:
         self.output_interval = output_interval
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
-        self.limiting: dict[str, int] = {}  # equation with the largest error at each rejected step
+        self.limiting: dict[int, int] = {}  # equation index with the largest error at each rejected step
         self.events, self.resteps = events, 0
         if events.active:
             events.start(state)
         self.integrals = _Integrals(system, state)
+        integ.observe(state)
         _record(recorder, system, state, 0.0, 0, self.stats, integrals=self.integrals.values)
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
         self.fresh, self.rejected = True, False
+
+    def limiting_names(self) -> dict[str, int]:
+        """Rejected steps per limiting equation, by equation name."""
+        names = equation_names(self.system) if self.limiting else []
+        out: dict[str, int] = {}
+        for index, count in self.limiting.items():
+            out[names[index]] = out.get(names[index], 0) + count
+        return out
 
     def attempt(self) -> None:
         """Try one step from the current state; accept it or shrink the step (SimulationError when hopeless)."""
@@ -368,11 +393,10 @@ class _Run:
     def _reject(self, new, h_try, err) -> None:
         self.stats["rejected_steps"] += 1
         self.rejected = True
-        worst = equation_names(self.system)[int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))]
-        self.limiting[worst] = self.limiting.get(worst, 0) + 1
+        worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
+        self.limiting[worst] = self.limiting.get(worst, 0) + 1  # index only: names are output work (at the end)
         self.h = h_try * max(STEP_SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
         if self.h < self.min_step:
-            worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
             raise SimulationError(
                 f"step size fell below {self.min_step:g} s at t = {self.state.t:.6g} s: the error test keeps "
                 f"failing, largest error in {equation_names(self.system)[worst]} (an impact, a discontinuous force "
@@ -380,6 +404,7 @@ class _Run:
 
     def _accept(self, new, h_try, err, iters) -> None:
         self.integrals.advance(self.state, new)
+        self.integ.observe(new)
         previous, self.state = self.state, new
         self.stats["steps"] += 1
         self.fresh = False
