@@ -335,7 +335,7 @@ class _Run:
         _record(recorder, system, state, 0.0, 0, self.stats, integrals=self.integrals.values)
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
-        self.fresh, self.rejected = True, False
+        self.fresh, self.rejected, self.halved = True, False, False
 
     def limiting_names(self) -> dict[str, int]:
         """Rejected steps per limiting equation, by equation name."""
@@ -382,7 +382,14 @@ class _Run:
 
     def _newton_failed(self, h_try, failure) -> None:
         self.stats["newton_failures"] += 1
-        if not self.fresh:  # first try a fresh Jacobian with the same step
+        if not self.fresh and not self.halved and 0.5 * h_try >= self.min_step:
+            # first the same Jacobian with half the step (a failure at a sudden change - a valve switching, a
+            # contact - is usually the step, not the Jacobian: one more attempt costs a few residuals, a fresh
+            # difference Jacobian 2 n_q + 1)
+            self.halved = True
+            self.h = 0.5 * h_try
+            return
+        if not self.fresh:  # then a fresh Jacobian with that step
             self.integ.refresh_jacobian(self.state)
             self.fresh = True
             return
@@ -407,7 +414,7 @@ class _Run:
         self.integ.observe(new)
         previous, self.state = self.state, new
         self.stats["steps"] += 1
-        self.fresh = False
+        self.fresh, self.halved = False, False
         if iters > 3:
             self.integ.refresh_jacobian(new)
             self.fresh = True
