@@ -217,26 +217,31 @@ class Circuit:
     def evaluate(self, t, z, y, ydot) -> Evaluation:
         """Evaluate every component at one point; returns the :class:`Evaluation` with rates and forces.
 
-        The last evaluation is kept and returned again for the same ``(t, z, y, ydot)`` (the multibody solver asks
-        for rates, forces, Jacobians and outputs at one point separately); :meth:`clear_cache` drops it after a
-        parameter was changed in place."""
+        The evaluation is also handed, once, to the next :meth:`rates`, :meth:`outputs` or :meth:`integrands` call at
+        the same ``(t, z, y, ydot)`` (the multibody solver asks for forces, then rates of one point; the recorder for
+        forces, then outputs). One-shot, so that a parameter or signal changed in place between two calls (the
+        input offsets of flexmbs.linearize) is never served from an older evaluation."""
         if not self._final and not self._laying_out:
             self.finalize()
         z = np.array(z, dtype=float).reshape(-1)
         y = np.array(y, dtype=float).reshape(-1)
         ydot = np.array(ydot, dtype=float).reshape(-1)
-        key = (float(t), z.tobytes(), y.tobytes(), ydot.tobytes())
-        last = getattr(self, "_last", None)
-        if last is not None and last[0] == key:
-            return last[1]
         ev = self._evaluate(t, z, y, ydot)
-        if self._final:
-            self._last = (key, ev)
+        self._handed = ((float(t), z.tobytes(), y.tobytes(), ydot.tobytes()), ev) if self._final else None
         return ev
 
-    def clear_cache(self) -> None:
-        """Forget the last evaluation (call after changing a component's parameters in place)."""
-        self._last = None
+    def _reuse(self, t, z, y, ydot) -> Evaluation:
+        """The evaluation handed on by the last :meth:`evaluate` if it was at this point (then dropped), else a
+        fresh one (not handed on)."""
+        handed, self._handed = getattr(self, "_handed", None), None
+        if handed is not None:
+            key = (float(t), np.asarray(z, dtype=float).tobytes(), np.asarray(y, dtype=float).reshape(-1).tobytes(),
+                   np.asarray(ydot, dtype=float).reshape(-1).tobytes())
+            if handed[0] == key:
+                return handed[1]
+        ev = self.evaluate(t, z, y, ydot)
+        self._handed = None
+        return ev
 
     def _roles(self) -> tuple:
         """Components that contribute port flows/chambers, state rates and forces (those overriding the hooks of
@@ -288,7 +293,7 @@ class Circuit:
 
     def rates(self, t, z, y, ydot) -> np.ndarray:
         """``zdot``, shape (n_z,)."""
-        return self.evaluate(t, z, y, ydot).rates.copy()
+        return self._reuse(t, z, y, ydot).rates.copy()
 
     def forces(self, t, z, y, ydot) -> np.ndarray:
         """Forces conjugate to the measurements, shape (n_y,) (N for distances)."""
@@ -320,7 +325,7 @@ class Circuit:
 
     def outputs(self, t, z, y, ydot) -> dict[str, float]:
         """Named output signals (SI units, see ``output_units``)."""
-        ev = self.evaluate(t, z, y, ydot)
+        ev = self._reuse(t, z, y, ydot)
         out = {}
         for comp in self.components:
             for key, (value, _) in comp.outputs(ev).items():
@@ -341,7 +346,7 @@ class Circuit:
 
     def integrands(self, t, z, y, ydot) -> dict[str, float]:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
-        ev = self.evaluate(t, z, y, ydot)
+        ev = self._reuse(t, z, y, ydot)
         out = {}
         for volume in self.volumes:
             q_cav, q_guard = volume.fictive_flows(ev)
