@@ -156,8 +156,9 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
         raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or inertia "
                          "in a free direction?")
     qdd, lam = sol[:n_q], sol[n_q:]
-    # with λ known, joint-reaction-dependent forces (friction) can be evaluated: one refinement pass
-    if system.forces:
+    # with λ known, joint-reaction-dependent forces (friction) can be evaluated: one refinement pass (skipped when
+    # no force read the multipliers: it would return the same numbers)
+    if system.forces and ctx.multipliers_read:
         ctx.lam = lam
         mass, force, zdot = system.forces_and_mass(ctx, z)
         sol = sla.lu_solve(lu, np.concatenate([force, rhs[n_q:]]), check_finite=False)

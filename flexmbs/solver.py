@@ -87,9 +87,14 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
 
     qf = q[idx].copy()
     acc, q_now, v_now = elastic_accelerations(qf)
+    first = np.abs(acc / stiffness).max()
+
+    def converged(error):  # relative to the deformation, or the start's error reduced to round-off
+        return error <= 1e-9 * max(1e-12, np.abs(qf).max()) or error <= 1e-10 * first
+
     for _ in range(max_iter):
         scale = np.abs(acc / stiffness)
-        if scale.max() <= 1e-9 * max(1e-12, np.abs(qf).max()):
+        if converged(scale.max()):
             return q_now, v_now
         try:
             jac = np.empty((idx.size, idx.size))
@@ -118,7 +123,7 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
                       "their natural frequencies at t = 0 (relax_elastic=False starts undeformed on purpose)")
             return q_now, v_now
     scale = np.abs(acc / stiffness)
-    if scale.max() > 1e-9 * max(1e-12, np.abs(qf).max()):
+    if not converged(scale.max()):
         _fallback(system, f"the quasi-static elastic start did not converge in {max_iter} Newton iterations "
                   f"(largest remaining modal displacement error {scale.max():.3g}); the flexible bodies start "
                   "slightly out of equilibrium and may ring at t = 0")
@@ -129,7 +134,8 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
              initial_step: float | None = None, max_step: float | None = None, min_step: float = 1e-12,
              output: str | None = None, output_interval: float | None = None, progress: bool = False,
              static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
-             parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6) -> Results:
+             parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
+             tolerances: dict | None = None) -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -137,8 +143,22 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     model : flexmbs.Model
     t_end : float, s
     rtol, atol : float
-        Local error tolerances (atol in m for positions, scaled by √mass for modal coordinates, in state units
-        for state elements).
+        Local error tolerances, per kind of unknown (:func:`flexmbs.integrator.tolerance_kinds`):
+
+        * body frames: **absolute only**, ``atol`` metres of frame translation and ``atol`` metres of marker
+          motion through rotations (``atol / L`` rad, L the body's extent). No ``rtol·|q|``: a position's size
+          depends on where the origin is, and the relative term let a rod 0.35 m off the origin move by 1e-4 m per
+          step (force error 60 × a compiled peer's, docs/benchmarks.md);
+        * modal coordinates: ``atol`` metres of nodal deflection (divided by the mode's largest nodal
+          translation) plus ``rtol`` × the body's deformation amplitude (running maximum of ``|q_f|``);
+        * element states: ``atol`` in the state's unit (pressures: ``1e8 atol`` Pa, i.e. 100 Pa at the default)
+          plus ``rtol·|z|``.
+
+        The defaults (1e-4, 1e-6) put the steady-state piston-pin force error of the flexible slider crank of
+        ``benchmarks/race_exudyn.py`` at ≈ 0.09 N (Exudyn at h = 2e-4: 0.026 N; 160 N amplitude).
+    tolerances : dict, optional
+        Absolute tolerances by kind, overriding the defaults above: ``"position"`` (m), ``"rotation"`` (rad),
+        ``"deflection"`` (m) and element-state units (``"Pa"``, ``"1"``, ``"m^3/s"``, ...).
     rho_inf : float
         Spectral radius of the generalized-α method at infinite frequency (1: no numerical damping, 0: maximal).
     initial_step, max_step, min_step : float, s
@@ -171,15 +191,16 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     with threadpool_limits(1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
-                         event_tolerance)
+                         event_tolerance, tolerances)
 
 
 def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
-              progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance) -> Results:
+              progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance,
+              tolerances=None) -> Results:
     wall0 = _time.perf_counter()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
-    integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol)
+    integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
     max_step = max_step or t_end / 20.0
     recorder = Recorder(system, output, _attributes(model, case, parameters))
     try:
@@ -217,7 +238,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
             status, message = "failed", f"{message}; {exc}"
     notes = _run_warnings(system, run.integrals, stats)
     guards = _guards(system, recorder, stats, parameters if parameters is not None else model.parameters,
-                     run.limiting)
+                     run.limiting_names())
     if run.events.events:
         stats["events"] = json.dumps(run.events.events)  # solver attribute of the results file
     results = recorder.finish(status, message, stats, guards + notes)
@@ -322,15 +343,24 @@ class _Run:
         self.output_interval = output_interval
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
-        self.limiting: dict[str, int] = {}  # equation with the largest error at each rejected step
+        self.limiting: dict[int, int] = {}  # equation index with the largest error at each rejected step
         self.events, self.resteps = events, 0
         if events.active:
             events.start(state)
         self.integrals = _Integrals(system, state)
+        integ.observe(state)
         _record(recorder, system, state, 0.0, 0, self.stats, integrals=self.integrals.values)
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
-        self.fresh, self.rejected = True, False
+        self.fresh, self.rejected, self.halved = True, False, False
+
+    def limiting_names(self) -> dict[str, int]:
+        """Rejected steps per limiting equation, by equation name."""
+        names = equation_names(self.system) if self.limiting else []
+        out: dict[str, int] = {}
+        for index, count in self.limiting.items():
+            out[names[index]] = out.get(names[index], 0) + count
+        return out
 
     def attempt(self) -> None:
         """Try one step from the current state; accept it or shrink the step (SimulationError when hopeless)."""
@@ -369,7 +399,14 @@ class _Run:
 
     def _newton_failed(self, h_try, failure) -> None:
         self.stats["newton_failures"] += 1
-        if not self.fresh:  # first try a fresh Jacobian with the same step
+        if not self.fresh and not self.halved and 0.5 * h_try >= self.min_step:
+            # first the same Jacobian with half the step (a failure at a sudden change - a valve switching, a
+            # contact - is usually the step, not the Jacobian: one more attempt costs a few residuals, a fresh
+            # difference Jacobian 2 n_q + 1)
+            self.halved = True
+            self.h = 0.5 * h_try
+            return
+        if not self.fresh:  # then a fresh Jacobian with that step
             self.integ.refresh_jacobian(self.state)
             self.fresh = True
             return
@@ -380,11 +417,10 @@ class _Run:
     def _reject(self, new, h_try, err) -> None:
         self.stats["rejected_steps"] += 1
         self.rejected = True
-        worst = equation_names(self.system)[int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))]
-        self.limiting[worst] = self.limiting.get(worst, 0) + 1
+        worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
+        self.limiting[worst] = self.limiting.get(worst, 0) + 1  # index only: names are output work (at the end)
         self.h = h_try * max(STEP_SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
         if self.h < self.min_step:
-            worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
             raise SimulationError(
                 f"step size fell below {self.min_step:g} s at t = {self.state.t:.6g} s: the error test keeps "
                 f"failing, largest error in {equation_names(self.system)[worst]} (an impact, a discontinuous force "
@@ -392,9 +428,10 @@ class _Run:
 
     def _accept(self, new, h_try, err, iters) -> None:
         self.integrals.advance(self.state, new)
+        self.integ.observe(new)
         previous, self.state = self.state, new
         self.stats["steps"] += 1
-        self.fresh = False
+        self.fresh, self.halved = False, False
         if iters > 3:
             self.integ.refresh_jacobian(new)
             self.fresh = True

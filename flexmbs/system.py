@@ -28,7 +28,7 @@ class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
     __slots__ = ("t", "q", "v", "z", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
-                 "A", "G", "omega")
+                 "A", "G", "omega", "multipliers_read")
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
@@ -46,6 +46,7 @@ class Context:
         self._arrays = None
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
+        self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
 
     def marker_arrays(self):
         """All markers at once: positions (n_m, 3), axes (n_m, 3, 3), Jacobians (n_m, 3, n_max) ×2, velocities and
@@ -73,7 +74,9 @@ class Context:
         return state
 
     def joint_multipliers(self, joint) -> np.ndarray:
-        """Lagrange multipliers of ``joint``'s rows (zeros before the first solve)."""
+        """Lagrange multipliers of ``joint``'s rows (zeros before the first solve). Forces that depend on joint
+        reactions must read them here (or through :meth:`joint_reaction`), not from ``lam`` directly."""
+        self.multipliers_read = True
         if self.lam is None:
             return np.zeros(joint.n_equations)
         return self.lam[joint.offset:joint.offset + joint.n_equations]

@@ -215,20 +215,64 @@ class Circuit:
         self.component(owner).set_initial(local, value)
 
     def evaluate(self, t, z, y, ydot) -> Evaluation:
-        """Evaluate every component at one point; returns the :class:`Evaluation` with rates and forces."""
+        """Evaluate every component at one point; returns the :class:`Evaluation` with rates and forces.
+
+        The evaluation is also handed, once, to the next :meth:`rates`, :meth:`outputs` or :meth:`integrands` call at
+        the same ``(t, z, y, ydot)`` (the multibody solver asks for forces, then rates of one point; the recorder for
+        forces, then outputs). One-shot, so that a parameter or signal changed in place between two calls (the
+        input offsets of flexmbs.linearize) is never served from an older evaluation."""
         if not self._final and not self._laying_out:
             self.finalize()
+        z = np.array(z, dtype=float).reshape(-1)
+        y = np.array(y, dtype=float).reshape(-1)
+        ydot = np.array(ydot, dtype=float).reshape(-1)
+        ev = self._evaluate(t, z, y, ydot)
+        self._handed = ((float(t), z.tobytes(), y.tobytes(), ydot.tobytes()), ev) if self._final else None
+        return ev
+
+    def _reuse(self, t, z, y, ydot) -> Evaluation:
+        """The evaluation handed on by the last :meth:`evaluate` if it was at this point (then dropped), else a
+        fresh one (not handed on)."""
+        handed, self._handed = getattr(self, "_handed", None), None
+        if handed is not None:
+            key = (float(t), np.asarray(z, dtype=float).tobytes(), np.asarray(y, dtype=float).reshape(-1).tobytes(),
+                   np.asarray(ydot, dtype=float).reshape(-1).tobytes())
+            if handed[0] == key:
+                return handed[1]
+        ev = self.evaluate(t, z, y, ydot)
+        self._handed = None
+        return ev
+
+    def _roles(self) -> tuple:
+        """Components that contribute port flows/chambers, state rates and forces (those overriding the hooks of
+        :class:`Component`; the others return nothing), in circuit order: the evaluation skips the rest."""
+        if getattr(self, "_role_lists", None) is None or self._role_lists[0] != len(self.components):
+            def overrides(comp, hook):
+                return getattr(type(comp), hook) is not getattr(Component, hook)
+
+            comps = self.components
+            self._role_lists = (len(comps),
+                                [c for c in comps if overrides(c, "port_flows") or overrides(c, "chambers")],
+                                [c for c in comps if isinstance(c, Volume) or overrides(c, "state_rates")],
+                                [c for c in comps if overrides(c, "forces")])
+        return self._role_lists[1:]
+
+    def _evaluate(self, t, z, y, ydot) -> Evaluation:
         ev = Evaluation(self, t, z, y, ydot)
         inflow, chambers = ev.inflow, ev.chamber_map
-        for comp in self.components:
+        flowing, with_rates, with_forces = self._roles()
+        for comp in flowing:
             for port, (q, dq) in comp.port_flows(ev).items():
                 key = id(comp.nodes[port])
-                v, g = inflow.get(key, (0.0, ev.zero()))
-                inflow[key] = (v + q, g + dq)
+                if key in inflow:
+                    v, g = inflow[key]
+                    inflow[key] = (v + q, g + dq)
+                else:
+                    inflow[key] = (0.0 + q, ev.zero() + dq)
             for chamber in comp.chambers(ev):
                 chambers.setdefault(id(comp.nodes[chamber[0]]), []).append(chamber)
         rates, d_rates = np.zeros(ev.n_z), np.zeros((ev.n_z, ev.n_w))
-        for comp in self.components:
+        for comp in with_rates:
             if isinstance(comp, Volume):
                 q, dq = inflow.get(id(comp), (0.0, ev.zero()))
                 own = [comp.pressure_rate(ev, q, dq, chambers.get(id(comp), []))]
@@ -239,7 +283,7 @@ class Circuit:
                 d_rates[comp.state_offset + k] = grad
         n_y = ev.n_y
         forces, d_forces = np.zeros(n_y), np.zeros((n_y, ev.n_w))
-        for comp in self.components:
+        for comp in with_forces:
             for measurement, value, grad in comp.forces(ev):
                 k = self.measurement_index(measurement)
                 forces[k] += value
@@ -249,11 +293,11 @@ class Circuit:
 
     def rates(self, t, z, y, ydot) -> np.ndarray:
         """``zdot``, shape (n_z,)."""
-        return self.evaluate(t, z, y, ydot).rates
+        return self._reuse(t, z, y, ydot).rates.copy()
 
     def forces(self, t, z, y, ydot) -> np.ndarray:
         """Forces conjugate to the measurements, shape (n_y,) (N for distances)."""
-        return self.evaluate(t, z, y, ydot).forces
+        return self.evaluate(t, z, y, ydot).forces.copy()
 
     def jacobians(self, t, z, y, ydot) -> dict[str, np.ndarray]:
         """Analytic Jacobian blocks ``rates_z, rates_y, rates_ydot, forces_z, forces_y, forces_ydot``."""
@@ -261,9 +305,9 @@ class Circuit:
         nz, ny = ev.n_z, ev.n_y
         blocks = {}
         for key, matrix in (("rates", ev.d_rates), ("forces", ev.d_forces)):
-            blocks[f"{key}_z"] = matrix[:, :nz]
-            blocks[f"{key}_y"] = matrix[:, nz:nz + ny]
-            blocks[f"{key}_ydot"] = matrix[:, nz + ny:]
+            blocks[f"{key}_z"] = matrix[:, :nz].copy()
+            blocks[f"{key}_y"] = matrix[:, nz:nz + ny].copy()
+            blocks[f"{key}_ydot"] = matrix[:, nz + ny:].copy()
         return blocks
 
     def event_gaps(self, t, z, y, ydot) -> dict[str, tuple[float, float]]:
@@ -281,7 +325,7 @@ class Circuit:
 
     def outputs(self, t, z, y, ydot) -> dict[str, float]:
         """Named output signals (SI units, see ``output_units``)."""
-        ev = self.evaluate(t, z, y, ydot)
+        ev = self._reuse(t, z, y, ydot)
         out = {}
         for comp in self.components:
             for key, (value, _) in comp.outputs(ev).items():
@@ -302,7 +346,7 @@ class Circuit:
 
     def integrands(self, t, z, y, ydot) -> dict[str, float]:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
-        ev = self.evaluate(t, z, y, ydot)
+        ev = self._reuse(t, z, y, ydot)
         out = {}
         for volume in self.volumes:
             q_cav, q_guard = volume.fictive_flows(ev)

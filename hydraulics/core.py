@@ -12,6 +12,21 @@ import numpy as np
 from fem.errors import ModelError
 
 
+_MISSING = object()
+_UNIT_ROWS: dict = {}
+
+
+def _unit_rows(n: int) -> list:
+    """Read-only unit gradients ``e_0 … e_{n-1}`` and the zero gradient (last), shape (n,) each, built once per n:
+    the evaluation asks for them tens of times per point."""
+    rows = _UNIT_ROWS.get(n)
+    if rows is None:
+        table = np.vstack([np.eye(n), np.zeros((1, n))])
+        table.setflags(write=False)
+        rows = _UNIT_ROWS[n] = list(table)
+    return rows
+
+
 class Evaluation:
     """One evaluation point ``(t, z, y, ydot)`` of a circuit, with cached node pressures and signals.
 
@@ -48,14 +63,12 @@ class Evaluation:
         return self.chamber_map.get(id(node), [])
 
     def zero(self) -> np.ndarray:
-        """A zero gradient, shape (n_w,)."""
-        return np.zeros(self.n_w)
+        """A zero gradient, shape (n_w,); shared and read-only (combine gradients with ``+``, ``*``, not in place)."""
+        return _unit_rows(self.n_w)[self.n_w]
 
     def unit(self, index: int) -> np.ndarray:
-        """The gradient of the variable at ``index`` of ``w``."""
-        g = np.zeros(self.n_w)
-        g[index] = 1.0
-        return g
+        """The gradient of the variable at ``index`` of ``w``; shared and read-only like :meth:`zero`."""
+        return _unit_rows(self.n_w)[index]
 
     def state(self, index: int) -> tuple[float, np.ndarray]:
         """State ``z[index]`` and its gradient."""
@@ -73,8 +86,9 @@ class Evaluation:
 
     def cached(self, key, compute):
         """Evaluate ``compute(self)`` once per evaluation point; detect algebraic loops."""
-        if key in self._cache:
-            return self._cache[key]
+        found = self._cache.get(key, _MISSING)
+        if found is not _MISSING:
+            return found
         if key in self._busy:
             raise ModelError(f"algebraic loop through '{getattr(key, 'name', key)}': "
                              "break it with a state (a filter, a spool lag or a PID)")

@@ -6,6 +6,7 @@ implicit (Newton-based) integrator needs.
 """
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -54,6 +55,9 @@ def smooth_sign(x: float, width: float) -> tuple[float, float]:
     return th, (1.0 - th * th) / width
 
 
+_SHORT_TABLE = 32
+
+
 def interp_with_slope(x: float, xs: np.ndarray, ys: np.ndarray) -> tuple[float, float]:
     """Piecewise-linear interpolation (constant beyond the ends) and its exact slope.
 
@@ -66,6 +70,16 @@ def interp_with_slope(x: float, xs: np.ndarray, ys: np.ndarray) -> tuple[float, 
     ys : ndarray, shape (n,)
         Values at the breakpoints.
     """
+    if len(xs) <= _SHORT_TABLE:  # Python floats: ~5x faster than NumPy scalars for the short tables of valves
+        xl, yl = xs.tolist() if hasattr(xs, "tolist") else list(xs), ys.tolist() if hasattr(ys, "tolist") else list(ys)
+        x = float(x)
+        if x <= xl[0]:
+            return float(yl[0]), 0.0
+        if x >= xl[-1]:
+            return float(yl[-1]), 0.0
+        i = bisect.bisect_right(xl, x) - 1
+        slope = (yl[i + 1] - yl[i]) / (xl[i + 1] - xl[i])
+        return float(yl[i] + slope * (x - xl[i])), float(slope)
     if x <= xs[0]:
         return float(ys[0]), 0.0
     if x >= xs[-1]:
