@@ -18,7 +18,7 @@ NAME = "machine-creeping"
 DESCRIPTION = ("Machine creeping on its pads (seed 003 ch. 5): flexible clamp unit (~150 modes) on 22 pads, moving "
                "platen on sliding contacts, stand-in stroke servo (--set scenario=normal-cycle|emergency-stop|impact)")
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "machine_creeping.toml"))
-CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact")}
+CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_drive": ("hydraulic", "servo")}
 
 
 def parameters(params: dict | None = None) -> dict:

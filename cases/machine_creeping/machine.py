@@ -22,7 +22,8 @@ import flexmbs as fm
 from flexmbs.forces import ForceElement, apply_at_marker
 
 from .pads import PadSet
-from .structure import pad_positions, tie_bar_axes
+from .hydraulic import add_hydraulic_drive
+from .structure import CYLINDER_MOUNT_Y, pad_positions, tie_bar_axes
 
 _ALONG_X = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # marker z = global x
 _FLIP_Z = np.diag([1.0, -1.0, -1.0])  # marker z = -global z (a shoe face whose slider lies below it)
@@ -163,16 +164,20 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
         contacts.append(model.add_force(fm.SlidingContact(seat, body, f"tie_bar_{k}", shoe_length=thick,
                                                           name=f"tie_bar_{k}", **law)))
     # stroke drive between the platens (cylinder height), and the mould impact contact (seed 003 L6297-6305)
-    mounts = [model.add_marker(body, name, node=name) for name in ("cylinder_l", "cylinder_r")]
+    mounts = [model.add_marker(body, name, node=name) for name in CYLINDER_MOUNT_Y]
     z_cyl = H + 0.25 - zc
-    drive_marker = model.add_marker(platen, "drive", position=(-thick / 2, 0.0, z_cyl))
-    area_bore = 2 * math.pi / 4 * p["bore_diameter"] ** 2
-    area_rod = area_bore - 2 * math.pi / 4 * p["rod_diameter"] ** 2
     contact_x = contact_front
-    reference = stroke_reference(p, scenario, contact_x)
-    drive = model.add_force(StrokeDrive(drive_marker, mounts, m_p, p["drive_time_constant"],
-                                        p["supply_pressure"] * area_rod, p["supply_pressure"] * area_bore, reference,
-                                        friction_force=p["rail_dynamic_friction"] * m_p * g))
+    if p["stroke_drive"] == "hydraulic":  # the ch. 4 cylinders, valve, circuit and controller (.hydraulic)
+        drive, _ = add_hydraulic_drive(model, platen, mounts, list(CYLINDER_MOUNT_Y.values()), p, scenario,
+                                       -thick / 2, z_cyl, -thick / 2 - mould, contact_x - mould, zc)
+    else:
+        drive_marker = model.add_marker(platen, "drive", position=(-thick / 2, 0.0, z_cyl))
+        area_bore = 2 * math.pi / 4 * p["bore_diameter"] ** 2
+        area_rod = area_bore - 2 * math.pi / 4 * p["rod_diameter"] ** 2
+        reference = stroke_reference(p, scenario, contact_x)
+        drive = model.add_force(StrokeDrive(drive_marker, mounts, m_p, p["drive_time_constant"],
+                                            p["supply_pressure"] * area_rod, p["supply_pressure"] * area_bore,
+                                            reference, friction_force=p["rail_dynamic_friction"] * m_p * g))
     face_node = int(np.argmin(np.linalg.norm(structure.positions - [tp, 0.0, zc], axis=1)))
     plane = model.add_marker(body, "stationary_face", node=int(structure.node_ids[face_node]), orientation=_ALONG_X)
     point = model.add_marker(platen, "mould_face", position=(-thick / 2 - mould, 0.0, 0.0))
