@@ -3,8 +3,9 @@ bars, :mod:`.structure`) on 18 pads, the rigid injection unit on 4 pads and a sp
 platen sliding on the base's rails and carrying the tie bars (six :class:`flexmbs.SlidingContact`), a stroke drive
 between the platens and the platen–platen (mould) impact contact.
 
-**Stroke drive: a stand-in.** The ch. 4 cylinders, valve and circuit (``cases/platen_stroke``) are *not* coupled
-here; the drive is an ideal velocity servo :class:`StrokeDrive`, ``F = clip(m (v_ref − v)/τ, −F_close, F_brake)``
+**Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` couples the ch. 4 cylinders, valve, circuit and
+open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the default, see
+docs/cases/machine-creeping.md for why) is a stand-in, an ideal velocity servo :class:`StrokeDrive`, ``F = clip(m (v_ref − v)/τ, −F_close, F_brake)``
 along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
 are the ch. 4 cylinders at supply pressure (derived: 185 bar × rod / bore area of two Ø140/Ø100 cylinders); the
 reference is the ch. 4 velocity profile (time-based acceleration, position-based deceleration to the final
