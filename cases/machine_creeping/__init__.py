@@ -33,7 +33,10 @@ def parameters(params: dict | None = None) -> dict:
             raise ModelError(f"{NAME}: unknown parameter {key!r}; known: {', '.join(sorted(DEFAULTS))}")
         default = DEFAULTS[key]
         try:
-            p[key] = type(default)(value) if isinstance(default, (int, float, str)) else value
+            if isinstance(default, bool):
+                p[key] = value if isinstance(value, bool) else str(value).lower() in ("true", "1", "yes", "on")
+            else:
+                p[key] = type(default)(value) if isinstance(default, (int, float, str)) else value
         except (TypeError, ValueError):
             raise ModelError(f"{NAME}: parameter {key!r} expects a {type(default).__name__}, got {value!r}") from None
     for key, allowed in CHOICES.items():
