@@ -3,7 +3,8 @@
 One flexible body (clamp base + stationary platen + tie bars, :mod:`.structure`, reduced to ≈ 150 coordinates) on
 18 linear pads, the rigid injection unit (spherical joint, 4 pads), the rigid 65 t moving platen sliding on the
 base's rails and carrying the tie bars through six :class:`flexmbs.SlidingContact`, a velocity-servo **stand-in** of
-the ch. 4 stroke drive (:mod:`.machine`), the mould impact contact. Scenarios ``--set scenario=normal-cycle|
+the ch. 4 stroke drive (:mod:`.machine`) or the ch. 4 cylinders, valve and circuit (``stroke_drive=hydraulic``,
+:mod:`.hydraulic`), the mould impact contact. Scenarios ``--set scenario=normal-cycle|
 emergency-stop|impact``; outputs: the pad force ratio R(t) peak, the dominant lateral-force frequency, the
 displacement per cycle vs floor μ (:mod:`.creep`, Table 5-2). Model, parameters and results:
 docs/cases/machine-creeping.md.
@@ -16,9 +17,10 @@ from cases import load_toml_defaults
 
 NAME = "machine-creeping"
 DESCRIPTION = ("Machine creeping on its pads (seed 003 ch. 5): flexible clamp unit (~150 modes) on 22 pads, moving "
-               "platen on sliding contacts, stand-in stroke servo (--set scenario=normal-cycle|emergency-stop|impact)")
+               "platen on sliding contacts, stand-in stroke servo or the ch. 4 hydraulics (--set scenario=normal-cycle|"
+               "emergency-stop|impact, stroke_drive=servo|hydraulic)")
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "machine_creeping.toml"))
-CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact")}
+CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_drive": ("hydraulic", "servo")}
 
 
 def parameters(params: dict | None = None) -> dict:
@@ -31,7 +33,10 @@ def parameters(params: dict | None = None) -> dict:
             raise ModelError(f"{NAME}: unknown parameter {key!r}; known: {', '.join(sorted(DEFAULTS))}")
         default = DEFAULTS[key]
         try:
-            p[key] = type(default)(value) if isinstance(default, (int, float, str)) else value
+            if isinstance(default, bool):
+                p[key] = value if isinstance(value, bool) else str(value).lower() in ("true", "1", "yes", "on")
+            else:
+                p[key] = type(default)(value) if isinstance(default, (int, float, str)) else value
         except (TypeError, ValueError):
             raise ModelError(f"{NAME}: parameter {key!r} expects a {type(default).__name__}, got {value!r}") from None
     for key, allowed in CHOICES.items():

@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .creep import displacement_table, force_ratio
+from .hydraulic import drive_histories
 from .machine import SCENARIOS, build_machine
 from .structure import reduced_structure
 
@@ -36,17 +37,18 @@ def run_scenario(p: dict, t_end: float | None = None, out: str | None = None, pr
                       progress=progress, case="machine-creeping", parameters=p)
     mass = structure.invariants.mass + p["moving_platen_mass"] + p["injection_unit_mass"]
     outputs = analyse(res.time, res["force/pads/Fx"], res["force/pads/Fz"], p["start_time"], mass)
-    outputs.update(contact_outputs(res, h))
+    drive = drive_histories(res) if p["stroke_drive"] == "hydraulic" else \
+        {"force": res["force/stroke_drive/force"], "velocity": res["force/stroke_drive/velocity"]}
+    outputs.update(contact_outputs(res, drive))
     outputs.update(pad_extremes(res, h["pads"].names, p["start_time"]))
     stats = res.statistics
-    return {"case": "machine-creeping", "scenario": scenario, "t_end": float(res.time[-1]),
+    return {"case": "machine-creeping", "scenario": scenario, "stroke_drive": p["stroke_drive"], "t_end": float(res.time[-1]),
             "steps": int(stats.get("steps", 0)), "wall_s": time.perf_counter() - wall0, "structure_load_s": load_s,
             "simulation_wall_s": float(stats.get("wall_time_s", 0.0)), "success": bool(res.success),
             "message": res.message, "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
             "elastic_coordinates": int(structure.n_modes), "machine_mass_kg": float(mass), "outputs": outputs,
             "histories": {"time": res.time, "Fx": res["force/pads/Fx"], "Fz": res["force/pads/Fz"],
-                          "velocity": res["force/stroke_drive/velocity"],
-                          "drive_force": res["force/stroke_drive/force"],
+                          "velocity": drive["velocity"], "drive_force": drive["force"],
                           "impact_force": res["force/impact/normal_force"]}}
 
 
@@ -107,7 +109,7 @@ def pad_extremes(res, names, t_from: float) -> dict:
             "pads_going_negative": [name for name, value in lowest.items() if value < 0.0]}
 
 
-def contact_outputs(res, handles) -> dict:
+def contact_outputs(res, drive: dict) -> dict:
     """Impact peak, mould contact time and speed (the located contact event, flexmbs.events) and drive extremes."""
     impact = res["force/impact/normal_force"]
     onsets = [e for e in getattr(res, "events", []) if e.get("kind") == "contact_onset"
@@ -115,8 +117,8 @@ def contact_outputs(res, handles) -> dict:
     return {"peak_impact_force_N": float(impact.max()),
             "mould_contact_time_s": float(onsets[0]["time"]) if onsets else float("nan"),
             "mould_contact_speed_m_s": float(abs(onsets[0]["gap_rate"])) if onsets else float("nan"),
-            "peak_drive_force_N": float(np.abs(res["force/stroke_drive/force"]).max()),
-            "peak_platen_speed_m_s": float(np.abs(res["force/stroke_drive/velocity"]).max())}
+            "peak_drive_force_N": float(np.abs(drive["force"]).max()),
+            "peak_platen_speed_m_s": float(np.abs(drive["velocity"]).max())}
 
 
 __all__ = ["run_scenario", "analyse", "dominant_frequency", "SCENARIOS", "T_END"]

@@ -27,6 +27,8 @@ import numpy as np
 
 CACHE_VERSION = 1
 
+CYLINDER_MOUNT_Y = {"cylinder_l": -1.5, "cylinder_r": 1.5}  # m, assumed: y of the two stroke-cylinder mounts
+
 
 def pad_positions(params: dict) -> np.ndarray:
     """Pad centres (n, 3) m under the two girders, evenly spaced along x."""
@@ -107,7 +109,7 @@ def structure_model(params: dict, mesh_path: str):
                              point=(0.0, 0.0, zc))
     interfaces["injection"] = "123"
     tp = params["platen_thickness"]
-    for name, y in (("cylinder_l", -1.5), ("cylinder_r", 1.5)):
+    for name, y in CYLINDER_MOUNT_Y.items():
         model.add_reference_node(name, f"box:{tp - 1e-3},{y - 0.12},{H + 0.1},{tp + 1e-3},{y + 0.12},{H + 0.4}",
                                  "rbe2", point=(tp, y, H + 0.25))
         interfaces[name] = "123"

@@ -95,3 +95,38 @@ def test_force_ratio_grows_from_normal_cycle_to_emergency_stop_to_impact_and_sli
     for table in tables.values():  # Coulomb: a larger μ never lets the machine slide farther
         values = [table[f"{mu:.1f}"] for mu in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)]
         assert all(a >= b for a, b in zip(values, values[1:]))
+
+
+@pytest.mark.slow
+def test_hydraulic_drive_balances_friction_at_constant_speed_and_completes_the_stroke(coarse):
+    """The ch. 4 cylinders, valve, circuit and open-loop controller between the moving platen and the structure's
+    cylinder mounts (stroke_drive = "hydraulic"), a 1.5 m closing stroke (shortened for time)."""
+    from cases.platen_stroke.circuit import cylinder_areas
+
+    p, structure = coarse
+    res, h = _run(p, structure, "normal-cycle", 4.0, stroke_drive="hydraulic", stroke=1.5)
+    t, v = res.time, res["body/moving_platen/velocity"][:, 0]
+    a_bore, a_rod = cylinder_areas(p)
+    p_rod, p_bore = res["element/hydraulics/rod.pressure"], res["element/hydraulics/bore.pressure"]
+    pressure_force = 2.0 * (p_bore * a_bore - p_rod * a_rod)  # two cylinders, + = pushing the platen open (+x)
+    cylinder_force = res["element/hydraulics/cylinder1.force"] + res["element/hydraulics/cylinder2.force"]
+    # the cylinders carry no friction of their own: their force is the pressure difference times the areas
+    np.testing.assert_allclose(cylinder_force, pressure_force, rtol=0, atol=1e-6 * np.abs(pressure_force).max())
+    # constant speed (the plateau of the profile, |a| < 0.05 m/s² over 0.1 s): the platen's x balance is the
+    # cylinder force against the Coulomb friction μ_d ΣN of its six sliding contacts (rails and tie-bar seats: the
+    # seats also lift the tie bars, so ΣN exceeds the platen's weight); 5 %: the residual acceleration
+    # (≤ 0.05 m/s² × 65 t = 3.3 kN of ≈ 100 kN) and the friction law's viscous band
+    accel = np.gradient(v, t)
+    window = (res["element/hydraulics/controller.phase"] == 3.0) & (np.abs(v) > 0.5)
+    steady = window & (np.abs(np.convolve(accel, np.ones(50) / 50, mode="same")) < 0.05)
+    assert steady.sum() > 20
+    names = ["rail_l", "rail_r"] + [f"tie_bar_{k}" for k in range(4)]
+    normal = sum(res[f"force/{name}/normal_force"] for name in names)
+    np.testing.assert_allclose(np.mean(pressure_force[steady]), -p["rail_dynamic_friction"] * np.mean(normal[steady]),
+                               rtol=0.05)
+    # the stroke completes: the mould face meets the stationary platen (located contact event) after the profile's
+    # deceleration (slower than half the cruise speed), and the platen then rests against it
+    onsets = [e for e in res.events if e.get("kind") == "contact_onset" and str(e.get("name")).startswith("impact")]
+    assert onsets, "the mould never closed"
+    assert abs(onsets[0]["gap_rate"]) < 0.5 * p["max_velocity"]
+    assert res["force/impact/normal_force"][-1] > 0.0
