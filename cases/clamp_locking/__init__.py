@@ -24,37 +24,11 @@ DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "clamp_loc
 CHOICES = {"stroke_direction": ("lock", "unlock"), "valve_type": ("directional", "proportional")}
 
 
-def _convert(key: str, value, default):
-    if isinstance(default, bool):
-        if isinstance(value, str):
-            if value.lower() in ("true", "1", "yes", "on"):
-                return True
-            if value.lower() in ("false", "0", "no", "off"):
-                return False
-            raise ValueError(value)
-        return bool(value)
-    if isinstance(default, str):
-        return str(value)
-    return type(default)(value)
-
-
 def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params`` (values converted to the default's type); unknown keys are an error."""
-    from fem.errors import ModelError
+    """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
+    from flexmbs.parameters import override_defaults
 
-    p = dict(DEFAULTS)
-    for key, value in (params or {}).items():
-        if key not in DEFAULTS:
-            raise ModelError(f"{NAME}: unknown parameter {key!r}; known: {', '.join(sorted(DEFAULTS))}")
-        try:
-            p[key] = _convert(key, value, DEFAULTS[key])
-        except (TypeError, ValueError):
-            raise ModelError(f"{NAME}: parameter {key!r} expects a {type(DEFAULTS[key]).__name__}, "
-                             f"got {value!r}") from None
-    for key, allowed in CHOICES.items():
-        if p[key] not in allowed:
-            raise ModelError(f"{NAME}: {key} must be one of {', '.join(allowed)}, got {p[key]!r}")
-    return p
+    return override_defaults(NAME, DEFAULTS, params, CHOICES)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

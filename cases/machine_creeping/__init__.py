@@ -25,24 +25,9 @@ CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_dri
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
-    from fem.errors import ModelError
+    from flexmbs.parameters import override_defaults
 
-    p = dict(DEFAULTS)
-    for key, value in (params or {}).items():
-        if key not in DEFAULTS:
-            raise ModelError(f"{NAME}: unknown parameter {key!r}; known: {', '.join(sorted(DEFAULTS))}")
-        default = DEFAULTS[key]
-        try:
-            if isinstance(default, bool):
-                p[key] = value if isinstance(value, bool) else str(value).lower() in ("true", "1", "yes", "on")
-            else:
-                p[key] = type(default)(value) if isinstance(default, (int, float, str)) else value
-        except (TypeError, ValueError):
-            raise ModelError(f"{NAME}: parameter {key!r} expects a {type(default).__name__}, got {value!r}") from None
-    for key, allowed in CHOICES.items():
-        if p[key] not in allowed:
-            raise ModelError(f"{NAME}: {key} must be one of {', '.join(allowed)}, got {p[key]!r}")
-    return p
+    return override_defaults(NAME, DEFAULTS, params, CHOICES)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
