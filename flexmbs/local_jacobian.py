@@ -32,8 +32,7 @@ from .contacts import PlaneContact
 from .forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper
 from .kernels import map_force, map_mass
 from .markers import MarkerState
-from .rotations import cross
-from .system import _l_matrix, measure
+from .system import _l_matrix, body_terms, measure
 
 __all__ = ["local_difference_blocks", "MARKER_LOCAL_TYPES"]
 
@@ -93,16 +92,8 @@ def _full_residual(system, q, v, qdd, z, lam, t):
 def _body_residual(system, body, q_b, v_b, qdd_b, with_mass: bool = True) -> np.ndarray:
     """``Lᵀ M̄ L q̈_b - Lᵀ (Q̄_v + Q̄_gravity + Q̄_elastic)`` (7+m,) of one body alone (as System.forces_and_mass)."""
     kin = body.kinematics(q_b, v_b)
-    mbar, qbar = body.mass_and_quadratic_velocity(kin)
     gravity = system.model.gravity
-    if np.any(gravity):
-        g_body = kin.A.T @ gravity
-        qbar[0:3] += body.mass * gravity
-        qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
-        if body.n_modes:
-            qbar[6:] += body.i3.T @ g_body
-    if body.n_modes:
-        qbar[6:] += body.elastic_forces(kin)
+    mbar, qbar = body_terms(body, kin, gravity if np.any(gravity) else None)
     n = body.n_coordinates
     force = np.empty(n)
     map_force(qbar, kin.G, force, 0)

@@ -303,15 +303,7 @@ class System:
         qbars = []
         has_gravity = bool(np.any(gravity))
         for k, (body, kin) in enumerate(zip(self.bodies, ctx.kin)):
-            mbar, qbar = body.mass_and_quadratic_velocity(kin)
-            if has_gravity:
-                g_body = kin.A.T @ gravity
-                qbar[0:3] += body.mass * gravity
-                qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
-                if body.n_modes:
-                    qbar[6:] += body.i3.T @ g_body
-            if body.n_modes:
-                qbar[6:] += body.elastic_forces(kin)
+            mbar, qbar = body_terms(body, kin, gravity if has_gravity else None)
             _k.map_mass(mbar, ctx.G[k], mass, body.offset)
             qbars.append(qbar)
         for element in self.forces:
@@ -354,6 +346,21 @@ class System:
         springs = sum(f.potential_energy(ctx) for f in self.forces)
         total = kinetic + potential + strain + springs
         return {"kinetic": kinetic, "gravity": potential, "strain": strain, "springs": springs, "total": total}
+
+
+def body_terms(body, kin, gravity) -> tuple[np.ndarray, np.ndarray]:
+    """A body's mass matrix and its own loads in quasi-coordinates: quadratic-velocity vector, gravity (``None``:
+    none) and, for a flexible body, the elastic forces."""
+    mbar, qbar = body.mass_and_quadratic_velocity(kin)
+    if gravity is not None:
+        g_body = kin.A.T @ gravity
+        qbar[0:3] += body.mass * gravity
+        qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
+        if body.n_modes:
+            qbar[6:] += body.i3.T @ g_body
+    if body.n_modes:
+        qbar[6:] += body.elastic_forces(kin)
+    return mbar, qbar
 
 
 def _l_matrix(body, kin) -> np.ndarray:
