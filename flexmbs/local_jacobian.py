@@ -277,6 +277,17 @@ def _coordinate_loads(system, element, ctx) -> np.ndarray:
     return out
 
 
+def _perturbed(system, ctx, body, which: str):
+    """``(j, h, context)`` with coordinate (``which = "q"``) or velocity (``"v"``) ``j`` of ``body`` moved by the
+    forward-difference increment ``h``."""
+    for j in range(body.slice.start, body.slice.stop):
+        qp, vp = ctx.q.copy(), ctx.v.copy()
+        x = qp if which == "q" else vp
+        h = _increment(x[j])
+        x[j] += h
+        yield j, h, system.context(qp, vp, ctx.t, ctx.lam)
+
+
 def _element_blocks(system, element, ctx, K, C, velocity) -> int:
     """An element without a declared structure: differenced over the coordinates of its markers' bodies (or of
     all bodies if it names no markers), evaluating only the element."""
@@ -285,12 +296,7 @@ def _element_blocks(system, element, ctx, K, C, velocity) -> int:
     count = 0
     for which, matrix in (("q", K), ("v", C)) if velocity else (("q", K),):
         for body in bodies:
-            for j in range(body.slice.start, body.slice.stop):
-                qp, vp = ctx.q.copy(), ctx.v.copy()
-                x = qp if which == "q" else vp
-                h = _increment(x[j])
-                x[j] += h
-                trial = system.context(qp, vp, ctx.t, ctx.lam)
+            for j, h, trial in _perturbed(system, ctx, body, which):
                 matrix[:, j] -= (_coordinate_loads(system, element, trial) - base) / h
                 count += 1
     return count
@@ -356,12 +362,7 @@ def _state_element_blocks(system, ctx, z, K, C, Gq, Gv, velocity) -> int:
         bodies = {body.index: body for grad in grads for body, _ in grad}
         for body in bodies.values():
             for which, matrix, gmat in (("q", K, Gq), ("v", C, Gv)) if velocity else (("q", K, Gq),):
-                for j in range(body.slice.start, body.slice.stop):
-                    qp, vp = ctx.q.copy(), ctx.v.copy()
-                    x = qp if which == "q" else vp
-                    h = _increment(x[j])
-                    x[j] += h
-                    trial = system.context(qp, vp, ctx.t, ctx.lam)
+                for j, h, trial in _perturbed(system, ctx, body, which):
                     loads, rates, _, _ = _state_element_terms(system, trial, z, k, element)
                     matrix[:, j] -= (loads - base) / h
                     gmat[cols, j] += (rates - rates0) / h
