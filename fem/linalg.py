@@ -14,20 +14,42 @@ from fem.errors import ModelError
 
 __all__ = ["SPDFactor", "backend_name"]
 
-try:  # pragma: no cover - depends on the platform
-    import os as _os
+_pypardiso = None
+_backend_checked = False
 
-    import pypardiso as _pypardiso
 
-    _probe = _pypardiso.PyPardisoSolver(mtype=2)
-    # pypardiso globs site-packages for mkl_rt on every solver it creates (0.6 s); remember the library found
-    _os.environ.setdefault("PYPARDISO_MKL_RT", _probe.libmkl._name)
-except Exception:  # ImportError, or mkl_rt missing
-    _pypardiso = None
+def _pardiso():
+    """The ``pypardiso`` module, imported on first use (None where it or MKL's ``mkl_rt`` is missing).
+
+    Lazy, so that runs that never factorize a sparse matrix (a cached reduction, a multibody run) do not pay for
+    it, and with ``PYPARDISO_MKL_RT`` pointed at ``<prefix>/lib/libmkl_rt.so*`` first where it is there: without
+    it pypardiso globs the whole of ``sys.prefix`` recursively for every solver it creates, including one at its
+    own import (about 1 s each on this machine).
+    """
+    global _pypardiso, _backend_checked
+    if not _backend_checked:
+        _backend_checked = True
+        try:  # pragma: no cover - depends on the platform
+            import glob
+            import os
+            import sys
+
+            if "PYPARDISO_MKL_RT" not in os.environ:
+                found = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*")), key=len)
+                if found:
+                    os.environ["PYPARDISO_MKL_RT"] = found[0]
+            import pypardiso
+
+            probe = pypardiso.PyPardisoSolver(mtype=2)
+            os.environ.setdefault("PYPARDISO_MKL_RT", probe.libmkl._name)  # later solvers: no search
+            _pypardiso = pypardiso
+        except Exception:  # ImportError, or mkl_rt missing
+            _pypardiso = None
+    return _pypardiso
 
 
 def backend_name() -> str:
-    return "MKL PARDISO" if _pypardiso is not None else "SuperLU"
+    return "MKL PARDISO" if _pardiso() is not None else "SuperLU"
 
 
 class SPDFactor:
@@ -49,10 +71,11 @@ class SPDFactor:
     def __init__(self, matrix: sp.spmatrix, what: str = "matrix"):
         self.shape = matrix.shape
         self.what = what
-        if _pypardiso is not None:
+        pardiso = _pardiso()
+        if pardiso is not None:
             self._upper = sp.triu(matrix, format="csr")
             self._upper.sort_indices()
-            self._solver = _pypardiso.PyPardisoSolver(mtype=2)
+            self._solver = pardiso.PyPardisoSolver(mtype=2)
             try:
                 self._solver.factorize(self._upper)
             except Exception:
