@@ -16,6 +16,7 @@ class RollLock(Joint):
     the bar may swing in and out of the platen plane but cannot roll about its own axis.
     """
 
+    PRIMITIVES = (("dot1", 2, 1),)  # evaluated with the system's vectorized joint rows
     n_base = 1
 
     def base_rows(self, si, sj):
