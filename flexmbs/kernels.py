@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows"]
+__all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
+           "rigid_terms", "map_forces"]
 
 
 @njit(cache=True)
@@ -273,3 +274,75 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
                                                 + src[k, 5] * G[bd, 2, c])
                 for c in range(7, nc):
                     jac[r, o + c] += src[k, c - 1]
+
+
+@njit(cache=True)
+def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
+    """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
+    ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
+    ``m = 0`` case of :func:`ffrf_mass_and_force` plus the gravity terms of :func:`flexmbs.system.body_terms` and
+    the mapping of :func:`map_mass` (same formulas), one call for all rigid bodies of a model.
+
+    ``mass``, ``first_moment`` (n_r, 3) and ``inertia`` (n_r, 3, 3, about the body origin) are stacked in the order
+    of ``index``."""
+    for k in range(index.size):
+        b = index[k]
+        o = offsets[b]
+        c = first_moment[k]
+        J = inertia[k]
+        w = w_all[b]
+        G = G_all[b]
+        m = mass[k]
+        # M̄_rω = -A c̃ (3, 3)
+        mrw = np.empty((3, 3))
+        for r in range(3):
+            a0, a1, a2 = A[b, r, 0], A[b, r, 1], A[b, r, 2]
+            mrw[r, 0] = -(a1 * c[2] - a2 * c[1])
+            mrw[r, 1] = -(-a0 * c[2] + a2 * c[0])
+            mrw[r, 2] = -(a0 * c[1] - a1 * c[0])
+        # L = diag(1, 2G): translation block, coupling M̄_rω 2G, rotation block 4 Gᵀ J G
+        for r in range(3):
+            for cc in range(3):
+                mass_out[o + r, o + cc] = m if r == cc else 0.0
+            for cc in range(4):
+                val = 2.0 * (mrw[r, 0] * G[0, cc] + mrw[r, 1] * G[1, cc] + mrw[r, 2] * G[2, cc])
+                mass_out[o + r, o + 3 + cc] = val
+                mass_out[o + 3 + cc, o + r] = val
+        jg = np.empty((3, 4))
+        for r in range(3):
+            for cc in range(4):
+                jg[r, cc] = J[r, 0] * G[0, cc] + J[r, 1] * G[1, cc] + J[r, 2] * G[2, cc]
+        for r in range(4):
+            for cc in range(4):
+                mass_out[o + 3 + r, o + 3 + cc] = 4.0 * (G[0, r] * jg[0, cc] + G[1, r] * jg[1, cc]
+                                                         + G[2, r] * jg[2, cc])
+        # Q̄v: -A (ω × (ω × c)), -ω × J ω
+        wc0 = w[1] * c[2] - w[2] * c[1]
+        wc1 = w[2] * c[0] - w[0] * c[2]
+        wc2 = w[0] * c[1] - w[1] * c[0]
+        t0 = w[1] * wc2 - w[2] * wc1
+        t1 = w[2] * wc0 - w[0] * wc2
+        t2 = w[0] * wc1 - w[1] * wc0
+        jw0 = J[0, 0] * w[0] + J[0, 1] * w[1] + J[0, 2] * w[2]
+        jw1 = J[1, 0] * w[0] + J[1, 1] * w[1] + J[1, 2] * w[2]
+        jw2 = J[2, 0] * w[0] + J[2, 1] * w[1] + J[2, 2] * w[2]
+        g_b = np.empty(3)
+        for r in range(3):
+            qbar[b, r] = -(A[b, r, 0] * t0 + A[b, r, 1] * t1 + A[b, r, 2] * t2) + m * gravity[r]
+            g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
+        qbar[b, 3] = -(w[1] * jw2 - w[2] * jw1) + (c[1] * g_b[2] - c[2] * g_b[1])
+        qbar[b, 4] = -(w[2] * jw0 - w[0] * jw2) + (c[2] * g_b[0] - c[0] * g_b[2])
+        qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b[1] - c[1] * g_b[0])
+
+
+@njit(cache=True)
+def map_forces(qbar, G, offsets, n_modes, out):
+    """``out[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``qbar``, (n_b, 6+m_max))."""
+    for b in range(offsets.size):
+        o = offsets[b]
+        for r in range(3):
+            out[o + r] = qbar[b, r]
+        for r in range(4):
+            out[o + 3 + r] = 2.0 * (G[b, 0, r] * qbar[b, 3] + G[b, 1, r] * qbar[b, 4] + G[b, 2, r] * qbar[b, 5])
+        for r in range(n_modes[b]):
+            out[o + 7 + r] = qbar[b, 6 + r]

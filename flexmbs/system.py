@@ -27,7 +27,7 @@ __all__ = ["System", "Context"]
 class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
-    __slots__ = ("t", "q", "v", "z", "kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
+    __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
                  "A", "G", "omega", "multipliers_read")
 
     def __init__(self, system, q, v, t, lam=None):
@@ -39,14 +39,23 @@ class Context:
         qc = np.ascontiguousarray(q, dtype=float)
         vc = np.ascontiguousarray(v, dtype=float)
         _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
-        self.kin = [BodyKinematics(r=q[o:o + 3], p=q[o + 3:o + 7], A=self.A[k], G=self.G[k], qf=q[o + 7:o + n],
-                                   rdot=v[o:o + 3], omega=self.omega[k], qfdot=v[o + 7:o + n])
-                    for k, (o, n) in enumerate(system.body_ranges)]
+        self._kin = None
         self._markers = [None] * len(system.markers)
         self._arrays = None
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
+
+    @property
+    def kin(self) -> list:
+        """Per-body :class:`flexmbs.bodies.BodyKinematics` (views of ``q``, ``q̇`` and of the compiled ``A``, ``G``,
+        ``ω'``), built on first use: the compiled paths (rigid-body terms, markers, joints) do not need them."""
+        if self._kin is None:
+            q, v = self.q, self.v
+            self._kin = [BodyKinematics(r=q[o:o + 3], p=q[o + 3:o + 7], A=self.A[k], G=self.G[k], qf=q[o + 7:o + n],
+                                        rdot=v[o:o + 3], omega=self.omega[k], qfdot=v[o + 7:o + n])
+                         for k, (o, n) in enumerate(self.system.body_ranges)]
+        return self._kin
 
     def marker_arrays(self):
         """All markers at once: positions (n_m, 3), axes (n_m, 3, 3), Jacobians (n_m, 3, n_max) ×2, velocities and
@@ -147,6 +156,13 @@ class System:
         self.body_n_coordinates = self.body_n_modes + 7
         self.body_ranges = [(b.offset, b.n_coordinates) for b in self.bodies]
         self._p_index = (np.arange(len(self.bodies))[:, None], self.body_offsets[:, None] + np.arange(3, 7))
+        # rigid bodies' inertia stacked for the one-call kernel of forces_and_mass; flexible bodies one by one
+        rigid = [b for b in self.bodies if not b.n_modes]
+        self._rigid_index = np.array([b.index for b in rigid], dtype=np.int64)
+        self._rigid_mass = np.array([b.mass for b in rigid], dtype=float)
+        self._rigid_first_moment = np.array([b.first_moment for b in rigid], dtype=float).reshape(-1, 3)
+        self._rigid_inertia = np.array([b.inertia_origin for b in rigid], dtype=float).reshape(-1, 3, 3)
+        self._flexible = [b for b in self.bodies if b.n_modes]
         self.markers = list(model.markers)
         self.joints = list(model.joints)
         for joint in self.joints:  # a previous planar run may have masked rows
@@ -294,24 +310,33 @@ class System:
         return mass
 
     def forces_and_mass(self, ctx: Context, z: np.ndarray):
-        """Mass matrix (n_q, n_q), total generalized force ``Q + Q_v`` (n_q,), state rates ``ż`` (n_z,)."""
+        """Mass matrix (n_q, n_q), total generalized force ``Q + Q_v`` (n_q,), state rates ``ż`` (n_z,).
+
+        The rigid bodies' terms come from one compiled call (:func:`flexmbs.kernels.rigid_terms`), the flexible
+        bodies' one by one (:func:`body_terms`); the loads of all bodies are collected in quasi-coordinates, one
+        row per body, and mapped to coordinates in one call at the end."""
         n_q = self.n_q
         ctx.z = z
         mass = np.zeros((n_q, n_q))
         force = np.zeros(n_q)
         gravity = self.model.gravity
-        qbars = []
         has_gravity = bool(np.any(gravity))
-        for k, (body, kin) in enumerate(zip(self.bodies, ctx.kin)):
-            mbar, qbar = body_terms(body, kin, gravity if has_gravity else None)
+        packed = np.zeros((len(self.bodies), self.n_quasi_max))
+        if self._rigid_index.size:
+            _k.rigid_terms(ctx.A, ctx.omega, ctx.G, self._rigid_index, self.body_offsets, self._rigid_mass,
+                           self._rigid_first_moment, self._rigid_inertia, np.asarray(gravity, dtype=float), mass,
+                           packed)
+        for body in self._flexible:
+            k = body.index
+            mbar, qbar = body_terms(body, ctx.kin[k], gravity if has_gravity else None)
             _k.map_mass(mbar, ctx.G[k], mass, body.offset)
-            qbars.append(qbar)
+            packed[k, :qbar.size] = qbar
+        qbars = [packed[k, :body.n_quasi] for k, body in enumerate(self.bodies)]  # views: elements add in place
         for element in self.forces:
             for body, gen in element.generalized_forces(ctx):
                 qbars[body.index] += gen
         zdot = self._state_elements(ctx, z, qbars)
-        for k, (body, qbar) in enumerate(zip(self.bodies, qbars)):
-            _k.map_force(qbar, ctx.G[k], force, body.offset)
+        _k.map_forces(packed, ctx.G, self.body_offsets, self.body_n_modes, force)
         return mass, force, zdot
 
     def _state_elements(self, ctx: Context, z: np.ndarray, qbars: list) -> np.ndarray:
