@@ -338,12 +338,15 @@ def _constraint_blocks(system, ctx, K) -> int:
 
 
 # --- state elements --------------------------------------------------------------------------------------
-def _state_element_terms(system, ctx, z, k, element):
-    """Coordinate loads (n_q,) and rates of one state element."""
+def _state_element_terms(system, ctx, z, k, element, f=None, measured=None):
+    """Coordinate loads (n_q,) and rates of one state element (``f``: given element forces instead of evaluating
+    them, rates then ``None``; ``measured``: ``measure(ctx, element.measurements)`` if already done)."""
     cols = slice(system.z_offsets[k], system.z_offsets[k + 1])
-    y, ydot, grads = measure(ctx, element.measurements)
-    f = np.asarray(element.forces(ctx.t, z[cols], y, ydot), dtype=float).reshape(-1)
-    rates = np.asarray(element.rates(ctx.t, z[cols], y, ydot), dtype=float).reshape(-1)
+    y, ydot, grads = measured if measured is not None else measure(ctx, element.measurements)
+    rates = None
+    if f is None:
+        f = np.asarray(element.forces(ctx.t, z[cols], y, ydot), dtype=float).reshape(-1)
+        rates = np.asarray(element.rates(ctx.t, z[cols], y, ydot), dtype=float).reshape(-1)
     qbars = {}
     for f_k, grad in zip(f, grads):
         for body, g in grad:
@@ -357,18 +360,51 @@ def _state_element_terms(system, ctx, z, k, element):
     return out, rates, cols, grads
 
 
+_MEASURED_BLOCKS = ("rates_y", "rates_ydot", "forces_y", "forces_ydot")
+
+
+def _analytic_measured_blocks(element, ctx, z_e):
+    """The element's own ``∂(forces, rates)/∂(y, ẏ)`` (its ``jacobians``) if it gives all four, else ``None``."""
+    jac_fn = getattr(element, "jacobians", None)
+    if not callable(jac_fn):
+        return None
+    y, ydot, _ = measure(ctx, element.measurements)
+    blocks = jac_fn(ctx.t, z_e, y, ydot)
+    if blocks is None or any(key not in blocks for key in _MEASURED_BLOCKS):
+        return None
+    return {key: np.atleast_2d(np.asarray(blocks[key], dtype=float)) for key in _MEASURED_BLOCKS}
+
+
 def _state_element_blocks(system, ctx, z, K, C, Gq, Gv, velocity) -> int:
+    """Blocks of the state elements (circuits, controllers) over the coordinates of the bodies they measure.
+
+    An element that gives ``∂/∂y`` and ``∂/∂ẏ`` of its forces and rates (``jacobians``, e.g. a hydraulic circuit)
+    is evaluated once: a coordinate step moves only its measurements ``y``, ``ẏ`` and their gradients (cheap
+    kinematics), and its forces and rates follow by the chain rule, ``Δf = F_y Δy + F_ẏ Δẏ`` - exact to first
+    order like the difference itself, at one circuit evaluation instead of ``2 (7 + m)`` per measured body.
+    Other elements are evaluated at every step."""
     count = 0
     for k, element in enumerate(system.elements):
         base, rates0, cols, grads = _state_element_terms(system, ctx, z, k, element)
         bodies = {body.index: body for grad in grads for body, _ in grad}
+        analytic = _analytic_measured_blocks(element, ctx, z[cols])
+        if analytic is not None:
+            y0, ydot0, _ = measure(ctx, element.measurements)
+            f0 = np.asarray(element.forces(ctx.t, z[cols], y0, ydot0), dtype=float).reshape(-1)
         for body in bodies.values():
             for which, matrix, gmat in (("q", K, Gq), ("v", C, Gv)) if velocity else (("q", K, Gq),):
                 for j, h, trial in _perturbed(system, ctx, body, which):
-                    loads, rates, _, _ = _state_element_terms(system, trial, z, k, element)
+                    if analytic is None:
+                        loads, rates, _, _ = _state_element_terms(system, trial, z, k, element)
+                        gmat[cols, j] += (rates - rates0) / h
+                        count += 1
+                    else:
+                        measured = measure(trial, element.measurements)
+                        dy, dydot = measured[0] - y0, measured[1] - ydot0
+                        f = f0 + analytic["forces_y"] @ dy + analytic["forces_ydot"] @ dydot
+                        loads = _state_element_terms(system, trial, z, k, element, f=f, measured=measured)[0]
+                        gmat[cols, j] += (analytic["rates_y"] @ dy + analytic["rates_ydot"] @ dydot) / h
                     matrix[:, j] -= (loads - base) / h
-                    gmat[cols, j] += (rates - rates0) / h
-                    count += 1
     return count
 
 
