@@ -74,11 +74,19 @@ def penalty_force(penetration: float, rate: float, stiffness: float, exponent: f
 
 
 def _split(force, torque, axis):
-    """Axial and transverse parts of a reaction: ``|F_a|``, ``|F_r|``, ``|T_axial|``, ``|T_b|`` (N, N m)."""
-    f_axial = float(force @ axis)
-    t_axial = float(torque @ axis)
-    f_radial = float(np.linalg.norm(force - f_axial * axis))
-    t_bending = float(np.linalg.norm(torque - t_axial * axis))
+    """Axial and transverse parts of a reaction: ``|F_a|``, ``|F_r|``, ``|T_axial|``, ``|T_b|`` (N, N m).
+
+    Scalar arithmetic on the three components (this runs for every friction joint in every residual; NumPy's
+    per-call overhead on 3-vectors was most of its cost)."""
+    a0, a1, a2 = float(axis[0]), float(axis[1]), float(axis[2])
+    f0, f1, f2 = float(force[0]), float(force[1]), float(force[2])
+    t0, t1, t2 = float(torque[0]), float(torque[1]), float(torque[2])
+    f_axial = f0 * a0 + f1 * a1 + f2 * a2
+    t_axial = t0 * a0 + t1 * a1 + t2 * a2
+    r0, r1, r2 = f0 - f_axial * a0, f1 - f_axial * a1, f2 - f_axial * a2
+    b0, b1, b2 = t0 - t_axial * a0, t1 - t_axial * a1, t2 - t_axial * a2
+    f_radial = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    t_bending = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
     return abs(f_axial), f_radial, abs(t_axial), t_bending
 
 
@@ -99,7 +107,7 @@ def revolute_friction_load(force, torque, axis, pin_radius: float, friction_arm:
     dict with ``load`` = ``R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|`` (N m), ``radial``, ``axial`` (N),
     ``bending`` (N m) and ``normal`` = ``load / R_p`` (N, the equivalent normal force).
     """
-    axial, radial, _, bending = _split(np.asarray(force, float), np.asarray(torque, float), np.asarray(axis, float))
+    axial, radial, _, bending = _split(force, torque, axis)
     load = pin_radius * (preload + radial + (bending / bending_arm if bending_arm else 0.0)) + friction_arm * axial
     return {"load": load, "radial": radial, "axial": axial, "bending": bending, "normal": load / pin_radius}
 
@@ -109,8 +117,7 @@ def prismatic_friction_load(force, torque, axis, overlap: float | None = None, r
     """Friction force per unit friction coefficient of a prismatic joint (N), MSC Adams form (module docstring):
     ``F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n`` with ``X_s`` = ``overlap`` and ``R_n`` = ``reaction_arm`` (m, None:
     the term left out). Returns ``load``, ``radial``, ``axial`` (N), ``bending``, ``torsion`` (N m), ``normal``."""
-    axial, radial, torsion, bending = _split(np.asarray(force, float), np.asarray(torque, float),
-                                             np.asarray(axis, float))
+    axial, radial, torsion, bending = _split(force, torque, axis)
     load = (preload + radial + (bending / overlap if overlap else 0.0)
             + (torsion / reaction_arm if reaction_arm else 0.0))
     return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": load}
