@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 
 def measure(func, *args) -> dict:
     """Time ``func(*args)`` in this process; peak resident memory of the process (MB)."""
@@ -33,3 +35,14 @@ def repeat_in_subprocesses(script: str, args: list[str], runs: int) -> dict:
     summary["runs"] = runs
     summary["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     return summary
+
+
+def time_at_error(runs: list, error: float, key: str) -> float | None:
+    """log-log interpolation of the work–precision curve at ``error``; None outside the measured range."""
+    pts = sorted((r["error_N"], r[key]) for r in runs)
+    e = np.log([p[0] for p in pts])
+    w = np.log([p[1] for p in pts])
+    le = np.log(error)
+    if le < e.min() or le > e.max():
+        return None
+    return float(np.exp(np.interp(le, e, w)))

@@ -47,6 +47,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import slider_crank_flex as bench  # noqa: E402
+from _harness import time_at_error  # noqa: E402
 
 STEADY = (0.25, 0.5)  # s, window of the force error (start transients have decayed)
 OUTPUT_INTERVAL = 5e-4  # s, common output grid of both codes (500 samples in the steady window)
@@ -164,17 +165,6 @@ def force_error(run: dict, ref: dict) -> float:
     t, f = run["t"], run["force"]
     mask = (t >= STEADY[0]) & (t <= STEADY[1])
     return float(np.sqrt(np.mean((f[mask] - np.interp(t[mask], ref["t"], ref["force"])) ** 2)))
-
-
-def time_at_error(runs: list, error: float, key: str) -> float | None:
-    """log-log interpolation of the work–precision curve at ``error``; None outside the measured range."""
-    pts = sorted((r["error_N"], r[key]) for r in runs)
-    e = np.log([p[0] for p in pts])
-    w = np.log([p[1] for p in pts])
-    le = np.log(error)
-    if le < e.min() or le > e.max():
-        return None
-    return float(np.exp(np.interp(le, e, w)))
 
 
 def plot(runs: list, path: str, targets) -> None:

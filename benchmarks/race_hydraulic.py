@@ -74,6 +74,8 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import time_at_error  # noqa: E402
 
 # Exudyn example hydraulicActuatorSimpleTest.py / HydraulicActuatorStaticInitialization.py (commit e44aca1b)
 ARM_LENGTH = 1.0  # m, L
@@ -256,17 +258,6 @@ def rms_difference(run: dict, ref: dict, key: str = "force") -> float:
     t = run["t"]
     mask = (t >= 0.0) & (t <= T_END)
     return float(np.sqrt(np.mean((run[key][mask] - np.interp(t[mask], ref["t"], ref[key])) ** 2)))
-
-
-def time_at_error(runs: list, error: float, key: str) -> float | None:
-    """log-log interpolation of the work–precision curve at ``error``; None outside the measured range."""
-    pts = sorted((r["error_N"], r[key]) for r in runs)
-    e = np.log([p[0] for p in pts])
-    w = np.log([p[1] for p in pts])
-    le = np.log(error)
-    if le < e.min() or le > e.max():
-        return None
-    return float(np.exp(np.interp(le, e, w)))
 
 
 def repeated(func, repeat: int, *args, **kwargs) -> dict:
