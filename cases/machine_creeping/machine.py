@@ -3,13 +3,16 @@ bars, :mod:`.structure`) on 18 pads, the rigid injection unit on 4 pads and a sp
 platen sliding on the base's rails and carrying the tie bars (six :class:`flexmbs.SlidingContact`), a stroke drive
 between the platens and the platen–platen (mould) impact contact.
 
-**Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` couples the ch. 4 cylinders, valve, circuit and
-open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the default, see
-docs/cases/machine-creeping.md for why) is a stand-in, an ideal velocity servo :class:`StrokeDrive`, ``F = clip(m (v_ref − v)/τ, −F_close, F_brake)``
-along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
+**Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` (the default) couples the ch. 4 cylinders, valve,
+circuit and open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the sensitivity row of
+docs/cases/machine-creeping.md) is a stand-in, an ideal velocity servo :class:`StrokeDrive`,
+``F = clip(m (v_ref − v)/τ, −F_close, F_brake)`` along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
 are the ch. 4 cylinders at supply pressure (derived: 185 bar × rod / bore area of two Ø140/Ø100 cylinders); the
 reference is the ch. 4 velocity profile (time-based acceleration, position-based deceleration to the final
 velocity before the mould, seed 003 §4.2.3 as in ``cases/platen_stroke/controls.py``).
+
+**Lateral guides** (``p["platen_guides"]``, default true): four bilateral guides between the platen and the
+structure's floating frame (:mod:`.guides`), against the platen's yaw.
 
 Axes: x machine direction (the moving platen closes towards −x), z up, z = 0 the floor.
 """
