@@ -2,11 +2,11 @@
 
 One flexible body (clamp base + stationary platen + tie bars, :mod:`.structure`, reduced to ≈ 150 coordinates) on
 18 linear pads, the rigid injection unit (spherical joint, 4 pads), the rigid 65 t moving platen sliding on the
-base's rails and carrying the tie bars through six :class:`flexmbs.SlidingContact`, a velocity-servo **stand-in** of
-the ch. 4 stroke drive (:mod:`.machine`) or the ch. 4 cylinders, valve and circuit (``stroke_drive=hydraulic``,
-:mod:`.hydraulic`), the mould impact contact. Scenarios ``--set scenario=normal-cycle|
-emergency-stop|impact``; outputs: the pad force ratio R(t) peak, the dominant lateral-force frequency, the
-displacement per cycle vs floor μ (:mod:`.creep`, Table 5-2). Model, parameters and results:
+base's rails and carrying the tie bars through six :class:`flexmbs.SlidingContact`, guided laterally by four
+guides (:mod:`.guides`), the ch. 4 cylinders, valve and circuit (:mod:`.hydraulic`, default) or a velocity-servo
+**stand-in** of them (``stroke_drive=servo``, :mod:`.machine`), the mould impact contact. Scenarios
+``--set scenario=normal-cycle|emergency-stop|impact``; outputs: the pad force ratio R(t) peak, the dominant
+lateral-force frequency, the displacement per cycle vs floor μ (:mod:`.creep`, Table 5-2). Model, parameters and results:
 docs/cases/machine-creeping.md.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from cases import load_toml_defaults
 
 NAME = "machine-creeping"
 DESCRIPTION = ("Machine creeping on its pads (seed 003 ch. 5): flexible clamp unit (~150 modes) on 22 pads, moving "
-               "platen on sliding contacts, stand-in stroke servo or the ch. 4 hydraulics (--set scenario=normal-cycle|"
-               "emergency-stop|impact, stroke_drive=servo|hydraulic)")
+               "platen on sliding contacts and guides, the ch. 4 hydraulics or a stand-in stroke servo "
+               "(--set scenario=normal-cycle|emergency-stop|impact, stroke_drive=hydraulic|servo)")
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "machine_creeping.toml"))
 CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_drive": ("hydraulic", "servo")}
 

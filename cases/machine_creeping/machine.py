@@ -3,13 +3,16 @@ bars, :mod:`.structure`) on 18 pads, the rigid injection unit on 4 pads and a sp
 platen sliding on the base's rails and carrying the tie bars (six :class:`flexmbs.SlidingContact`), a stroke drive
 between the platens and the platen–platen (mould) impact contact.
 
-**Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` couples the ch. 4 cylinders, valve, circuit and
-open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the default, see
-docs/cases/machine-creeping.md for why) is a stand-in, an ideal velocity servo :class:`StrokeDrive`, ``F = clip(m (v_ref − v)/τ, −F_close, F_brake)``
-along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
+**Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` (the default) couples the ch. 4 cylinders, valve,
+circuit and open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the sensitivity row of
+docs/cases/machine-creeping.md) is a stand-in, an ideal velocity servo :class:`StrokeDrive`,
+``F = clip(m (v_ref − v)/τ, −F_close, F_brake)`` along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
 are the ch. 4 cylinders at supply pressure (derived: 185 bar × rod / bore area of two Ø140/Ø100 cylinders); the
 reference is the ch. 4 velocity profile (time-based acceleration, position-based deceleration to the final
 velocity before the mould, seed 003 §4.2.3 as in ``cases/platen_stroke/controls.py``).
+
+**Lateral guides** (``p["platen_guides"]``, default true): four bilateral guides between the platen and the
+structure's floating frame (:mod:`.guides`), against the platen's yaw.
 
 Axes: x machine direction (the moving platen closes towards −x), z up, z = 0 the floor.
 """
@@ -23,6 +26,7 @@ import flexmbs as fm
 from flexmbs.forces import ForceElement, apply_at_marker
 
 from .pads import PadSet
+from .guides import add_guides
 from .hydraulic import add_hydraulic_drive
 from .structure import CYLINDER_MOUNT_Y, pad_positions, tie_bar_axes
 
@@ -164,21 +168,8 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
         seat = model.add_marker(platen, f"bore_{k}", position=(0.0, y, z - r - zc), orientation=_FLIP_Z)
         contacts.append(model.add_force(fm.SlidingContact(seat, body, f"tie_bar_{k}", shoe_length=thick,
                                                           name=f"tie_bar_{k}", **law)))
-    if p["platen_guides"]:  # lateral guides as platen-stroke's: zero clearance, ch. 4 contact law with friction
-        n_pad = int(p["n_pads_per_girder"])
-        for i, (dx, side) in enumerate([(thick / 2 - 0.1, -1.0), (thick / 2 - 0.1, 1.0), (-thick / 2 + 0.1, -1.0),
-                                        (-thick / 2 + 0.1, 1.0)]):
-            normal = np.array([0.0, -side, 0.0])  # into the guideway, towards the platen
-            axes = np.column_stack([[1.0, 0.0, 0.0], np.cross(normal, [1.0, 0.0, 0.0]), normal])
-            y = side * (W - t) / 2  # the girder's mid-plane (a plane on the girder's middle pad node)
-            node = f"pad_{(n_pad // 2) + (n_pad if side > 0 else 0):02d}"
-            plane = model.add_marker(body, f"guide_plane_{i}", node=node, orientation=axes)
-            point = model.add_marker(platen, f"guide_{i}", position=(dx, y, H + 0.1 - zc))
-            contacts.append(model.add_force(fm.PlaneContact(
-                point, plane, stiffness=p["rail_stiffness"], exponent=p["rail_exponent"], damping=p["rail_damping"],
-                damping_depth=p["rail_damping_depth"], static=p["rail_static_friction"],
-                dynamic=p["rail_dynamic_friction"], stiction_velocity=p["rail_stiction_velocity"],
-                dynamic_velocity=p["rail_dynamic_velocity"], name=f"guide_{i}")))
+    if p["platen_guides"]:  # lateral guides in the structure's floating frame (.guides: why not on a node)
+        contacts += add_guides(model, platen, body, p, thick, W, t, H + 0.1 - zc)
     # stroke drive between the platens (cylinder height), and the mould impact contact (seed 003 L6297-6305)
     mounts = [model.add_marker(body, name, node=name) for name in CYLINDER_MOUNT_Y]
     z_cyl = H + 0.25 - zc

@@ -13,8 +13,8 @@ from .hydraulic import drive_histories
 from .machine import SCENARIOS, build_machine
 from .structure import reduced_structure
 
-# s, simulated time of each scenario (assumed: the event plus ≈ 0.4 s of ringing; the normal cycle's mould contact
-# is at ≈ 5.5 s with the stand-in drive, see docs/cases/machine-creeping.md)
+# s, simulated time of each scenario (assumed: the event plus ≥ 0.2 s of ringing; the normal cycle's mould contact
+# is at 5.70 s with the hydraulic drive, 5.4 s with the servo stand-in, see docs/cases/machine-creeping.md)
 T_END = {"normal-cycle": 5.9, "emergency-stop": 2.5, "impact": 2.3}
 TABLE_MU = (0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)  # seed 003 Table 5-2 rows
 HIGH_PASS_HZ = 2.0  # Hz, assumed: removes the stroke profile (< 1 Hz) before the spectrum

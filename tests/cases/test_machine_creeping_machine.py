@@ -1,6 +1,7 @@
 """The machine model of case machine-creeping (seed 003 ch. 5) on a coarse stand-in structure: the pad element
 against the library's bushing, the machine at rest against its weight, and the scenarios' force ratios and
-displacements per cycle against the physics they must obey."""
+displacements per cycle against the physics they must obey. The runs use the case's default model (the ch. 4
+hydraulic stroke drive, the guided moving platen)."""
 import numpy as np
 import pytest
 
@@ -97,14 +98,20 @@ def test_force_ratio_grows_from_normal_cycle_to_emergency_stop_to_impact_and_sli
         assert all(a >= b for a, b in zip(values, values[1:]))
 
 
+def test_default_model_is_the_hydraulic_drive_with_a_guided_platen():
+    p = parameters()
+    assert p["stroke_drive"] == "hydraulic" and p["platen_guides"] is True
+
+
 @pytest.mark.slow
 def test_hydraulic_drive_balances_friction_at_constant_speed_and_completes_the_stroke(coarse):
     """The ch. 4 cylinders, valve, circuit and open-loop controller between the moving platen and the structure's
-    cylinder mounts (stroke_drive = "hydraulic"), a 1.5 m closing stroke (shortened for time)."""
+    cylinder mounts (the default drive) with the default guides, a 1.5 m closing stroke (shortened for time)."""
     from cases.platen_stroke.circuit import cylinder_areas
 
     p, structure = coarse
-    res, h = _run(p, structure, "normal-cycle", 4.0, stroke_drive="hydraulic", stroke=1.5)
+    assert p["stroke_drive"] == "hydraulic" and p["platen_guides"]
+    res, h = _run(p, structure, "normal-cycle", 4.0, stroke=1.5)
     t, v = res.time, res["body/moving_platen/velocity"][:, 0]
     a_bore, a_rod = cylinder_areas(p)
     p_rod, p_bore = res["element/hydraulics/rod.pressure"], res["element/hydraulics/bore.pressure"]
@@ -114,14 +121,15 @@ def test_hydraulic_drive_balances_friction_at_constant_speed_and_completes_the_s
     np.testing.assert_allclose(cylinder_force, pressure_force, rtol=0, atol=1e-6 * np.abs(pressure_force).max())
     # constant speed (the plateau of the profile, |a| < 0.05 m/s² over 0.1 s): the platen's x balance is the
     # cylinder force against the Coulomb friction μ_d ΣN of its six sliding contacts (rails and tie-bar seats: the
-    # seats also lift the tie bars, so ΣN exceeds the platen's weight); 5 %: the residual acceleration
-    # (≤ 0.05 m/s² × 65 t = 3.3 kN of ≈ 100 kN) and the friction law's viscous band
+    # seats also lift the tie bars, so ΣN exceeds the platen's weight) and its four guides (|lateral force|);
+    # 5 %: the residual acceleration (≤ 0.05 m/s² × 65 t = 3.3 kN of ≈ 100 kN) and the friction law's viscous band
     accel = np.gradient(v, t)
     window = (res["element/hydraulics/controller.phase"] == 3.0) & (np.abs(v) > 0.5)
     steady = window & (np.abs(np.convolve(accel, np.ones(50) / 50, mode="same")) < 0.05)
     assert steady.sum() > 20
     names = ["rail_l", "rail_r"] + [f"tie_bar_{k}" for k in range(4)]
     normal = sum(res[f"force/{name}/normal_force"] for name in names)
+    normal = normal + sum(np.abs(res[f"force/guide_{k}/lateral_force"]) for k in range(4))
     np.testing.assert_allclose(np.mean(pressure_force[steady]), -p["rail_dynamic_friction"] * np.mean(normal[steady]),
                                rtol=0.05)
     # the stroke completes: the mould face meets the stationary platen (located contact event) after the profile's
@@ -130,3 +138,9 @@ def test_hydraulic_drive_balances_friction_at_constant_speed_and_completes_the_s
     assert onsets, "the mould never closed"
     assert abs(onsets[0]["gap_rate"]) < 0.5 * p["max_velocity"]
     assert res["force/impact/normal_force"][-1] > 0.0
+    # guided platen, no yaw: the two cylinders (rod eyes 3 m apart) stay equally long — 1 mm is a yaw of 0.02°
+    # (the unguided platen yawed ≈ 1°, 29 mm of eye offset); so neither reaches its end stop before the other
+    pos1, pos2 = res["element/hydraulics/cylinder1.position"], res["element/hydraulics/cylinder2.position"]
+    assert np.abs(pos1 - pos2).max() < 1e-3
+    for k in (1, 2):
+        assert np.all(res[f"element/hydraulics/cylinder{k}.stop_force"] == 0.0)

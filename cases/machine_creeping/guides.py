@@ -1,0 +1,104 @@
+"""Lateral guides of the moving platen (``platen_guides = true``): a bilateral, linear spring-damper across the
+machine axis between a point of the moving platen and a line fixed in the structure's *floating frame*, with the
+Coulomb friction of the ch. 4 contact law (seed 003 Fig. 4-3) along the guide.
+
+Why the frame and not a node: a marker on a node of the reduced structure carries that node's local rotation, and
+the pad footprints (RBE2 spiders) rotate up to ≈ 26 rad per metre of their own modal translation in the
+kHz modes; a guide plane hung on one such node and reaching 1–3 m to the sliding platen turns those rotations
+into lateral gap motion. The earlier zero-clearance ``PlaneContact`` guides on the girders' middle pad nodes did
+exactly that: on the default mesh (147 coordinates) they opened and closed hundreds of times in the first 0.3 s
+and the run diverged at 0.39 s. The floating frame carries the structure's rigid motion (the reduction removed
+the six rigid-body modes from the elastic coordinates); the guide's loads therefore enter the structure's frame
+coordinates only (their momentum and moment are exact; the girders' local elastic response to them is left out).
+
+Law per guide (global forces on the platen point; the opposite force and its moment act on the frame):
+``e = n · (x_p − x_o) − y0`` with ``n`` the frame's y axis, ``F_n = −(k e + c ė)`` along ``n``, friction
+``−μ(|v_t|) |F_n| v_t/|v_t|`` with ``v_t`` the slip velocity in the guide's plane.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from flexmbs.contacts import friction_coefficient
+from flexmbs.forces import ForceElement, apply_at_marker
+
+
+class LateralGuide(ForceElement):
+    """Bilateral lateral guide (N/m, N s/m) between a platen point and the structure's frame (module docstring).
+
+    Parameters
+    ----------
+    point : Marker on the moving platen (the guide shoe)
+    frame : Marker on the structure without a node (its floating frame), identity orientation (or on ground)
+    lateral_offset : m, ``y0``: the guide line's y in the frame (the point's y at zero load)
+    stiffness : N/m;  damping : N s/m
+    static, dynamic : friction coefficients;  stiction_velocity, dynamic_velocity : m/s (Fig. 4-3)
+    """
+
+    output_units = {"lateral_force": "N", "friction_force": "N", "deflection": "m"}
+    marker_local = True  # loads depend on its two markers only (flexmbs.local_jacobian)
+
+    def __init__(self, point, frame, lateral_offset: float, stiffness: float, damping: float, static: float = 0.0,
+                 dynamic: float = 0.0, stiction_velocity: float = 1e-3, dynamic_velocity: float | None = None,
+                 name: str = "guide"):
+        self.point, self.frame = point, frame
+        self.offset, self.stiffness, self.damping = float(lateral_offset), float(stiffness), float(damping)
+        self.static, self.dynamic = float(static), float(dynamic)
+        self.stiction_velocity = float(stiction_velocity)
+        self.dynamic_velocity = dynamic_velocity
+        self.name = name
+
+    def markers(self):
+        return [self.point, self.frame]
+
+    def _state(self, ctx):
+        sp, so = ctx.marker(self.point), ctx.marker(self.frame)
+        n = so.R[:, 1]
+        arm = sp.x - so.x
+        v_rel = sp.v - so.v - np.cross(so.w, arm)
+        deflection = float(n @ arm) - self.offset
+        f_n = -(self.stiffness * deflection + self.damping * float(n @ v_rel))
+        slip = v_rel - (n @ v_rel) * n
+        speed = float(np.linalg.norm(slip))
+        friction = np.zeros(3)
+        if speed > 0.0 and (self.static or self.dynamic):
+            mu = friction_coefficient(speed, self.static, self.dynamic, self.stiction_velocity, self.dynamic_velocity)
+            friction = -mu * abs(f_n) * slip / speed
+        return sp, so, arm, f_n * n + friction, deflection, f_n, friction
+
+    def generalized_forces(self, ctx):
+        sp, so, arm, force, _, _, _ = self._state(ctx)
+        out = [] if self.point.on_ground else [(self.point.body, apply_at_marker(sp, force))]
+        if not self.frame.on_ground:
+            out.append((self.frame.body, apply_at_marker(so, -force, -np.cross(arm, force))))
+        return out
+
+    def outputs(self, ctx):
+        _, _, _, _, deflection, f_n, friction = self._state(ctx)
+        return {"lateral_force": f_n, "friction_force": float(np.linalg.norm(friction)), "deflection": deflection}
+
+    def potential_energy(self, ctx):
+        """``k e² / 2`` (J)."""
+        return 0.5 * self.stiffness * self._state(ctx)[4] ** 2
+
+
+def add_guides(model, platen, structure_body, p: dict, thick: float, width: float, girder: float, z_local: float):
+    """Four guides (front and back of the platen, both girders) on ``model``; returns the elements.
+
+    ``thick``: m, the platen's length along x; ``width``, ``girder``: m, base width and girder thickness (the guide
+    lines lie on the girders' mid-planes, y = ±(W − t)/2); ``z_local``: m, platen-local height of the guide shoes.
+    """
+    frame = model.add_marker(structure_body, "structure_frame")
+    guides = []
+    for i, (dx, side) in enumerate([(thick / 2 - 0.1, -1.0), (thick / 2 - 0.1, 1.0), (-thick / 2 + 0.1, -1.0),
+                                    (-thick / 2 + 0.1, 1.0)]):
+        y = side * (width - girder) / 2
+        point = model.add_marker(platen, f"guide_{i}", position=(dx, y, z_local))
+        guides.append(model.add_force(LateralGuide(
+            point, frame, y, p["guide_stiffness"], p["guide_damping"], static=p["rail_static_friction"],
+            dynamic=p["rail_dynamic_friction"], stiction_velocity=p["rail_stiction_velocity"],
+            dynamic_velocity=p["rail_dynamic_velocity"], name=f"guide_{i}")))
+    return guides
+
+
+__all__ = ["LateralGuide", "add_guides"]
