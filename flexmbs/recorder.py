@@ -34,6 +34,7 @@ class Recorder:
         self.attributes = attributes or {}
         self.states: list = []
         self.n_samples, self.last_time, self._first = 0, None, None
+        self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
         self.extremes = Extremes()  # running extremes for the plausibility guards
         self.scratch = path is None and scratch_folder() is not None
         if self.scratch:
@@ -75,55 +76,87 @@ class Recorder:
         for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
             u[f"solver/{key}"] = unit
 
+    def _layout(self) -> tuple:
+        """Signal names per source, built once (the row's key order is the one of :meth:`_declare`)."""
+        system = self.system
+        bodies = [(body.offset, body.n_coordinates, bool(body.n_modes),
+                   *(f"body/{body.name}/{key}" for key in ("position", "orientation", "velocity", "angular_velocity",
+                                                           "modal_coordinates")))
+                  for body in system.bodies]
+        markers = [(marker.index, f"marker/{marker.name}/position") for marker in system.model.markers]
+        joints = [(joint, f"joint/{joint.name}/force", f"joint/{joint.name}/torque",
+                   [(which, f"joint/{joint.name}/{which}") for which in joint.coordinates])
+                  for joint in system.model.joints]
+        forces = [(force, f"force/{force.name}/") for force in system.forces]
+        elements = [(element, system.z_offsets[k], system.z_offsets[k + 1], f"element/{element.name}/",
+                     [f"element/{element.name}/{name}" for name in element.state_names],
+                     [(f"element/{element.name}/y/{meas.name}", f"element/{element.name}/force/{meas.name}")
+                      for meas in element.measurements])
+                    for k, element in enumerate(system.elements)]
+        return bodies, markers, joints, forces, elements
+
     def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
-        """Append one sample (``ctx``: a context at the same state, reused for its marker states; ``extra``: more
-        signals by full name, e.g. the running integrals of state elements)."""
+        """Append one sample (``ctx``: a context at the same state, reused for its marker states and for the
+        state elements' ``(z_e, y, ẏ, f)`` that :meth:`flexmbs.system.System._state_elements` left on it;
+        ``extra``: more signals by full name, e.g. the running integrals of state elements)."""
         system = self.system
         if ctx is None:
             ctx = system.context(q, v, t, lam)
+        if self._plan is None:
+            self._plan = self._layout()
+        bodies, markers, joints, forces, elements = self._plan
         row = {}
-        for body, kin in zip(system.bodies, ctx.kin):
-            base = f"body/{body.name}/"
-            row[base + "position"] = kin.r.copy()
-            row[base + "orientation"] = kin.p.copy()
-            row[base + "velocity"] = kin.rdot.copy()
-            row[base + "angular_velocity"] = kin.A @ kin.omega
-            if body.n_modes:
-                row[base + "modal_coordinates"] = kin.qf.copy()
-        for marker in system.model.markers:
-            row[f"marker/{marker.name}/position"] = ctx.marker(marker).x.copy()
-        for joint in system.model.joints:
-            force, torque = ctx.joint_reaction(joint)
-            row[f"joint/{joint.name}/force"], row[f"joint/{joint.name}/torque"] = force, torque
-            for which in joint.coordinates:
-                row[f"joint/{joint.name}/{which}"] = float(
-                    joint.coordinate(which, ctx.marker(joint.marker_i), ctx.marker(joint.marker_j))[0])
-        for force in system.forces:
+        qc, vc = np.array(q, dtype=float), np.array(v, dtype=float)  # one copy each; the rows hold views of them
+        omega = np.matmul(ctx.A, ctx.omega[:, :, None])[:, :, 0]  # global angular velocities (n_b, 3)
+        for k, (o, n, flexible, position, orientation, velocity, angular, modal) in enumerate(bodies):
+            row[position] = qc[o:o + 3]
+            row[orientation] = qc[o + 3:o + 7]
+            row[velocity] = vc[o:o + 3]
+            row[angular] = omega[k]
+            if flexible:
+                row[modal] = qc[o + 7:o + n]
+        if markers:
+            positions = ctx.marker_arrays()[0].copy()
+            for index, key in markers:
+                row[key] = positions[index]
+        for joint, force_key, torque_key, coordinates in joints:
+            row[force_key], row[torque_key] = ctx.joint_reaction(joint)
+            if coordinates:
+                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+                for which, key in coordinates:
+                    row[key] = float(joint.coordinate(which, si, sj)[0])
+        for force, prefix in forces:
             for key, value in force.outputs(ctx).items():
-                row[f"force/{force.name}/{key}"] = float(value)
-        for k, element in enumerate(system.elements):
-            z_e = z[system.z_offsets[k]:system.z_offsets[k + 1]]
-            for name, value in zip(element.state_names, z_e):
-                row[f"element/{element.name}/{name}"] = float(value)
-            y, ydot, _ = measure(ctx, element.measurements)
-            forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
-            for meas, value, force in zip(element.measurements, y, forces):
-                row[f"element/{element.name}/y/{meas.name}"] = float(value)
-                row[f"element/{element.name}/force/{meas.name}"] = float(force)
+                row[prefix + key] = float(value)
+        kept = ctx.element_values or [None] * len(elements)
+        for (element, lo, hi, prefix, state_keys, meas_keys), values in zip(elements, kept):
+            z_e = z[lo:hi]
+            for key, value in zip(state_keys, z_e.tolist()):
+                row[key] = value
+            if values is not None and np.array_equal(values[0], z_e):  # left by System._state_elements
+                _, y, ydot, element_forces = values
+            else:
+                y, ydot, _ = measure(ctx, element.measurements)
+                element_forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+            for (y_key, force_key), value, force in zip(meas_keys, y.tolist(), element_forces.tolist()):
+                row[y_key] = value
+                row[force_key] = force
             if hasattr(element, "outputs"):
                 for key, value in element.outputs(t, z_e, y, ydot).items():
-                    row[f"element/{element.name}/{key}"] = float(value)
+                    row[prefix + key] = float(value)
         for key, value in (extra or {}).items():
             row[key] = float(value)
         for key, value in solver_row.items():
             row[f"solver/{key}"] = float(value)
-        for key in row:
-            if key not in self.units:
-                self.units[key] = ""
+        if self.n_samples == 0 or len(row) != self._n_keys:
+            for key in row:
+                if key not in self.units:
+                    self.units[key] = ""
+            self._n_keys = len(row)
         self.n_samples += 1
         self.last_time = float(t)
         self.extremes.update(float(t), row, self.units)
-        states = (q.copy(), v.copy(), z.copy())
+        states = (qc, vc, z.copy())
         if self.writer is None:
             self.times.append(float(t))
             self.rows.append(row)
