@@ -35,6 +35,7 @@ class Recorder:
         self.states: list = []
         self.n_samples, self.last_time, self._first = 0, None, None
         self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
+        self._reactions = None
         self.extremes = Extremes()  # running extremes for the plausibility guards
         self.scratch = path is None and scratch_folder() is not None
         if self.scratch:
@@ -104,6 +105,7 @@ class Recorder:
             ctx = system.context(q, v, t, lam)
         if self._plan is None:
             self._plan = self._layout()
+            self._reactions = _Reactions.build(system)
         bodies, markers, joints, forces, elements = self._plan
         row = {}
         qc, vc = np.array(q, dtype=float), np.array(v, dtype=float)  # one copy each; the rows hold views of them
@@ -119,8 +121,13 @@ class Recorder:
             positions = ctx.marker_arrays()[0].copy()
             for index, key in markers:
                 row[key] = positions[index]
-        for joint, force_key, torque_key, coordinates in joints:
-            row[force_key], row[torque_key] = ctx.joint_reaction(joint)
+        together = self._reactions.evaluate(ctx, q) if self._reactions is not None else None
+        for k, (joint, force_key, torque_key, coordinates) in enumerate(joints):
+            if together is not None and together[0][k] >= 0:
+                n = together[0][k]
+                row[force_key], row[torque_key] = together[1][n], together[2][n]
+            else:
+                row[force_key], row[torque_key] = ctx.joint_reaction(joint)
             if coordinates:
                 si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
                 for which, key in coordinates:
@@ -194,6 +201,62 @@ class Recorder:
         if self.states:
             results.states = {key: np.array([s[k] for s in self.states]) for k, key in enumerate(("q", "v", "z"))}
         return results
+
+
+class _Reactions:
+    """Reactions of the joints whose rows are all vectorized (:class:`flexmbs.constraint_kernels.CompiledConstraints`,
+    no drivers) in one pass over the context's constraint blocks: the numbers of
+    :meth:`flexmbs.system.Context.joint_reaction`, summed in another order (round-off)."""
+
+    def __init__(self, system, selected):
+        compiled = system.compiled
+        self.index = np.full(len(system.model.joints), -1)  # model joint -> row of the result (-1: joint by joint)
+        positions, owner = [], []
+        for n, (k, joint) in enumerate(selected):
+            self.index[k] = n
+            positions.append(compiled.positions[joint])
+            owner.append(np.full(len(compiled.positions[joint]), n))
+        self.positions = np.concatenate(positions)
+        owner = np.concatenate(owner)
+        self.lam_rows = compiled.rows[self.positions]
+        self.sums = np.zeros((len(selected), self.positions.size))  # sums the rows of each joint
+        self.sums[owner, np.arange(self.positions.size)] = 1.0
+        joints = [joint for _, joint in selected]
+        # the side of marker j unless it is on the ground (then marker i's, with the force reversed)
+        self.on_j = np.array([not joint.marker_j.on_ground for joint in joints])
+        self.row_on_j = self.on_j[owner][:, None]
+        side = [joint.marker_j if j_side else joint.marker_i for joint, j_side in zip(joints, self.on_j)]
+        self.body = np.array([marker.body.index for marker in side])
+        self.r_index = np.array([marker.body.offset for marker in side])[:, None] + np.arange(3)
+        self.marker = np.array([marker.index for marker in side])
+        self.marker_i = np.array([joint.marker_i.index for joint in joints])
+        self.marker_j = np.array([joint.marker_j.index for joint in joints])
+
+    @classmethod
+    def build(cls, system):
+        compiled = getattr(system, "compiled", None)
+        selected = [(k, joint) for k, joint in enumerate(system.model.joints)
+                    if compiled is not None and joint in compiled.positions and not joint.drivers
+                    and len(compiled.positions[joint]) == joint.n_equations
+                    and not (joint.marker_i.on_ground and joint.marker_j.on_ground)]
+        return cls(system, selected) if selected else None
+
+    def evaluate(self, ctx, q):
+        """``(index, forces (n, 3) N, torques (n, 3) N m)`` on marker j's body, global axes, about marker j; ``None``
+        without the context's constraint blocks or multipliers (then joint by joint)."""
+        blocks = ctx.constraint_blocks
+        if blocks is None or ctx.lam is None:
+            return None
+        rows = np.where(self.row_on_j, blocks[1][self.positions, :6], blocks[0][self.positions, :6])
+        gen = -(self.sums @ (rows * ctx.lam[self.lam_rows][:, None]))
+        force = gen[:, 0:3]
+        X = ctx.marker_arrays()[0]
+        torque = np.einsum("kij,kj->ki", ctx.A[self.body], gen[:, 3:6]) - np.cross(
+            X[self.marker] - np.asarray(q)[self.r_index], force)
+        on_j = self.on_j[:, None]
+        force_j = np.where(on_j, force, -force)
+        torque_j = np.where(on_j, torque, -torque - np.cross(X[self.marker_i] - X[self.marker_j], force))
+        return self.index, force_j, torque_j
 
 
 def model_description(system) -> dict:
