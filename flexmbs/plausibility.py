@@ -32,20 +32,21 @@ class Extremes:
     def __init__(self):
         self.pressure = (-np.inf, "", 0.0)
         self.modal: dict[str, tuple[float, np.ndarray, float]] = {}
-        self._pressure_keys = None
+        self._pressure_keys = self._modal_keys = None
 
     def update(self, t: float, row: dict, units: dict) -> None:
-        if self._pressure_keys is None:
+        if self._pressure_keys is None:  # the rows of a run have one set of keys: found at the first row
             self._pressure_keys = [k for k in row if units.get(k) == "Pa" and k.startswith("element/")]
+            self._modal_keys = [k for k in row if k.endswith("/modal_coordinates")]
         for key in self._pressure_keys:
             value = row[key]
             if value > self.pressure[0]:
                 self.pressure = (float(value), key, t)
-        for key, value in row.items():
-            if key.endswith("/modal_coordinates"):
-                norm = float(np.linalg.norm(value))
-                if norm > self.modal.get(key, (-1.0,))[0]:
-                    self.modal[key] = (norm, np.array(value), t)
+        for key in self._modal_keys:
+            value = row[key]
+            norm = float(np.sqrt(np.dot(value, value)))
+            if norm > self.modal.get(key, (-1.0,))[0]:
+                self.modal[key] = (norm, np.array(value), t)
 
 
 def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:

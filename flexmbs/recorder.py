@@ -34,6 +34,8 @@ class Recorder:
         self.attributes = attributes or {}
         self.states: list = []
         self.n_samples, self.last_time, self._first = 0, None, None
+        self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
+        self._reactions = None
         self.extremes = Extremes()  # running extremes for the plausibility guards
         self.scratch = path is None and scratch_folder() is not None
         if self.scratch:
@@ -75,55 +77,93 @@ class Recorder:
         for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
             u[f"solver/{key}"] = unit
 
+    def _layout(self) -> tuple:
+        """Signal names per source, built once (the row's key order is the one of :meth:`_declare`)."""
+        system = self.system
+        bodies = [(body.offset, body.n_coordinates, bool(body.n_modes),
+                   *(f"body/{body.name}/{key}" for key in ("position", "orientation", "velocity", "angular_velocity",
+                                                           "modal_coordinates")))
+                  for body in system.bodies]
+        markers = [(marker.index, f"marker/{marker.name}/position") for marker in system.model.markers]
+        joints = [(joint, f"joint/{joint.name}/force", f"joint/{joint.name}/torque",
+                   [(which, f"joint/{joint.name}/{which}") for which in joint.coordinates])
+                  for joint in system.model.joints]
+        forces = [(force, f"force/{force.name}/") for force in system.forces]
+        elements = [(element, system.z_offsets[k], system.z_offsets[k + 1], f"element/{element.name}/",
+                     [f"element/{element.name}/{name}" for name in element.state_names],
+                     [(f"element/{element.name}/y/{meas.name}", f"element/{element.name}/force/{meas.name}")
+                      for meas in element.measurements])
+                    for k, element in enumerate(system.elements)]
+        return bodies, markers, joints, forces, elements
+
     def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
-        """Append one sample (``ctx``: a context at the same state, reused for its marker states; ``extra``: more
-        signals by full name, e.g. the running integrals of state elements)."""
+        """Append one sample (``ctx``: a context at the same state, reused for its marker states and for the
+        state elements' ``(z_e, y, ẏ, f)`` that :meth:`flexmbs.system.System._state_elements` left on it;
+        ``extra``: more signals by full name, e.g. the running integrals of state elements)."""
         system = self.system
         if ctx is None:
             ctx = system.context(q, v, t, lam)
+        if self._plan is None:
+            self._plan = self._layout()
+            self._reactions = _Reactions.build(system)
+        bodies, markers, joints, forces, elements = self._plan
         row = {}
-        for body, kin in zip(system.bodies, ctx.kin):
-            base = f"body/{body.name}/"
-            row[base + "position"] = kin.r.copy()
-            row[base + "orientation"] = kin.p.copy()
-            row[base + "velocity"] = kin.rdot.copy()
-            row[base + "angular_velocity"] = kin.A @ kin.omega
-            if body.n_modes:
-                row[base + "modal_coordinates"] = kin.qf.copy()
-        for marker in system.model.markers:
-            row[f"marker/{marker.name}/position"] = ctx.marker(marker).x.copy()
-        for joint in system.model.joints:
-            force, torque = ctx.joint_reaction(joint)
-            row[f"joint/{joint.name}/force"], row[f"joint/{joint.name}/torque"] = force, torque
-            for which in joint.coordinates:
-                row[f"joint/{joint.name}/{which}"] = float(
-                    joint.coordinate(which, ctx.marker(joint.marker_i), ctx.marker(joint.marker_j))[0])
-        for force in system.forces:
+        qc, vc = np.array(q, dtype=float), np.array(v, dtype=float)  # one copy each; the rows hold views of them
+        omega = np.matmul(ctx.A, ctx.omega[:, :, None])[:, :, 0]  # global angular velocities (n_b, 3)
+        for k, (o, n, flexible, position, orientation, velocity, angular, modal) in enumerate(bodies):
+            row[position] = qc[o:o + 3]
+            row[orientation] = qc[o + 3:o + 7]
+            row[velocity] = vc[o:o + 3]
+            row[angular] = omega[k]
+            if flexible:
+                row[modal] = qc[o + 7:o + n]
+        if markers:
+            positions = ctx.marker_arrays()[0].copy()
+            for index, key in markers:
+                row[key] = positions[index]
+        together = self._reactions.evaluate(ctx, q) if self._reactions is not None else None
+        for k, (joint, force_key, torque_key, coordinates) in enumerate(joints):
+            if together is not None and together[0][k] >= 0:
+                n = together[0][k]
+                row[force_key], row[torque_key] = together[1][n], together[2][n]
+            else:
+                row[force_key], row[torque_key] = ctx.joint_reaction(joint)
+            if coordinates:
+                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+                for which, key in coordinates:
+                    row[key] = float(joint.coordinate(which, si, sj)[0])
+        for force, prefix in forces:
             for key, value in force.outputs(ctx).items():
-                row[f"force/{force.name}/{key}"] = float(value)
-        for k, element in enumerate(system.elements):
-            z_e = z[system.z_offsets[k]:system.z_offsets[k + 1]]
-            for name, value in zip(element.state_names, z_e):
-                row[f"element/{element.name}/{name}"] = float(value)
-            y, ydot, _ = measure(ctx, element.measurements)
-            forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
-            for meas, value, force in zip(element.measurements, y, forces):
-                row[f"element/{element.name}/y/{meas.name}"] = float(value)
-                row[f"element/{element.name}/force/{meas.name}"] = float(force)
+                row[prefix + key] = float(value)
+        kept = ctx.element_values or [None] * len(elements)
+        for (element, lo, hi, prefix, state_keys, meas_keys), values in zip(elements, kept):
+            z_e = z[lo:hi]
+            for key, value in zip(state_keys, z_e.tolist()):
+                row[key] = value
+            if values is not None and np.array_equal(values[0], z_e):  # left by System._state_elements
+                _, y, ydot, element_forces = values
+            else:
+                y, ydot, _ = measure(ctx, element.measurements)
+                element_forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+            for (y_key, force_key), value, force in zip(meas_keys, y.tolist(), element_forces.tolist()):
+                row[y_key] = value
+                row[force_key] = force
             if hasattr(element, "outputs"):
                 for key, value in element.outputs(t, z_e, y, ydot).items():
-                    row[f"element/{element.name}/{key}"] = float(value)
+                    row[prefix + key] = float(value)
         for key, value in (extra or {}).items():
             row[key] = float(value)
         for key, value in solver_row.items():
             row[f"solver/{key}"] = float(value)
-        for key in row:
-            if key not in self.units:
-                self.units[key] = ""
+        if self.n_samples == 0 or len(row) != self._n_keys:
+            for key in row:
+                if key not in self.units:
+                    self.units[key] = ""
+            self._n_keys = len(row)
         self.n_samples += 1
         self.last_time = float(t)
         self.extremes.update(float(t), row, self.units)
-        states = (q.copy(), v.copy(), z.copy())
+        states = (qc, vc, z.copy())
         if self.writer is None:
             self.times.append(float(t))
             self.rows.append(row)
@@ -161,6 +201,62 @@ class Recorder:
         if self.states:
             results.states = {key: np.array([s[k] for s in self.states]) for k, key in enumerate(("q", "v", "z"))}
         return results
+
+
+class _Reactions:
+    """Reactions of the joints whose rows are all vectorized (:class:`flexmbs.constraint_kernels.CompiledConstraints`,
+    no drivers) in one pass over the context's constraint blocks: the numbers of
+    :meth:`flexmbs.system.Context.joint_reaction`, summed in another order (round-off)."""
+
+    def __init__(self, system, selected):
+        compiled = system.compiled
+        self.index = np.full(len(system.model.joints), -1)  # model joint -> row of the result (-1: joint by joint)
+        positions, owner = [], []
+        for n, (k, joint) in enumerate(selected):
+            self.index[k] = n
+            positions.append(compiled.positions[joint])
+            owner.append(np.full(len(compiled.positions[joint]), n))
+        self.positions = np.concatenate(positions)
+        owner = np.concatenate(owner)
+        self.lam_rows = compiled.rows[self.positions]
+        self.sums = np.zeros((len(selected), self.positions.size))  # sums the rows of each joint
+        self.sums[owner, np.arange(self.positions.size)] = 1.0
+        joints = [joint for _, joint in selected]
+        # the side of marker j unless it is on the ground (then marker i's, with the force reversed)
+        self.on_j = np.array([not joint.marker_j.on_ground for joint in joints])
+        self.row_on_j = self.on_j[owner][:, None]
+        side = [joint.marker_j if j_side else joint.marker_i for joint, j_side in zip(joints, self.on_j)]
+        self.body = np.array([marker.body.index for marker in side])
+        self.r_index = np.array([marker.body.offset for marker in side])[:, None] + np.arange(3)
+        self.marker = np.array([marker.index for marker in side])
+        self.marker_i = np.array([joint.marker_i.index for joint in joints])
+        self.marker_j = np.array([joint.marker_j.index for joint in joints])
+
+    @classmethod
+    def build(cls, system):
+        compiled = getattr(system, "compiled", None)
+        selected = [(k, joint) for k, joint in enumerate(system.model.joints)
+                    if compiled is not None and joint in compiled.positions and not joint.drivers
+                    and len(compiled.positions[joint]) == joint.n_equations
+                    and not (joint.marker_i.on_ground and joint.marker_j.on_ground)]
+        return cls(system, selected) if selected else None
+
+    def evaluate(self, ctx, q):
+        """``(index, forces (n, 3) N, torques (n, 3) N m)`` on marker j's body, global axes, about marker j; ``None``
+        without the context's constraint blocks or multipliers (then joint by joint)."""
+        blocks = ctx.constraint_blocks
+        if blocks is None or ctx.lam is None:
+            return None
+        rows = np.where(self.row_on_j, blocks[1][self.positions, :6], blocks[0][self.positions, :6])
+        gen = -(self.sums @ (rows * ctx.lam[self.lam_rows][:, None]))
+        force = gen[:, 0:3]
+        X = ctx.marker_arrays()[0]
+        torque = np.einsum("kij,kj->ki", ctx.A[self.body], gen[:, 3:6]) - np.cross(
+            X[self.marker] - np.asarray(q)[self.r_index], force)
+        on_j = self.on_j[:, None]
+        force_j = np.where(on_j, force, -force)
+        torque_j = np.where(on_j, torque, -torque - np.cross(X[self.marker_i] - X[self.marker_j], force))
+        return self.index, force_j, torque_j
 
 
 def model_description(system) -> dict:

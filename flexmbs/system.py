@@ -28,7 +28,7 @@ class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
     __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
-                 "A", "G", "omega", "multipliers_read")
+                 "A", "G", "omega", "multipliers_read", "element_values")
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
@@ -45,6 +45,7 @@ class Context:
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
+        self.element_values = None  # [None] * n_elements opts in to System._state_elements keeping its values
 
     @property
     def kin(self) -> list:
@@ -340,13 +341,30 @@ class System:
         return mass, force, zdot
 
     def _state_elements(self, ctx: Context, z: np.ndarray, qbars: list) -> np.ndarray:
+        """Add the state elements' forces to ``qbars``; returns their rates ``ż`` (n_z,).
+
+        With ``ctx.element_values`` a list (output samples, :func:`flexmbs.solver._record`) each element's
+        ``(z_e, y, ẏ, f)`` is left there, the forces are taken from it when the element is asked again at the same
+        ``(z_e, y, ẏ)`` (the refinement pass of joint friction), and the rates are not evaluated (NaN): a
+        ``hydraulics`` circuit then hands its evaluation on to the recorder's ``outputs`` call."""
         zdot = np.empty(self.n_z)
+        keep = ctx.element_values
         for k, element in enumerate(self.elements):
             y, ydot, grads = measure(ctx, element.measurements)
             z_e = z[self.z_offsets[k]:self.z_offsets[k + 1]]
-            f = np.asarray(element.forces(ctx.t, z_e, y, ydot), dtype=float).reshape(-1)
-            zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.asarray(element.rates(ctx.t, z_e, y, ydot),
-                                                                        dtype=float).reshape(-1)
+            if keep is None:
+                f = np.asarray(element.forces(ctx.t, z_e, y, ydot), dtype=float).reshape(-1)
+                zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.asarray(element.rates(ctx.t, z_e, y, ydot),
+                                                                            dtype=float).reshape(-1)
+            else:
+                kept = keep[k]
+                if (kept is None or not np.array_equal(kept[0], z_e) or not np.array_equal(kept[1], y)
+                        or not np.array_equal(kept[2], ydot)):
+                    kept = (z_e.copy(), y, ydot, np.asarray(element.forces(ctx.t, z_e, y, ydot),
+                                                            dtype=float).reshape(-1))
+                    keep[k] = kept
+                f = kept[3]
+                zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.nan
             for f_k, grad in zip(f, grads):
                 for body, g in grad:
                     qbars[body.index] += f_k * g
