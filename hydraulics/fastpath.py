@@ -36,9 +36,12 @@ from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 _EMPTY: dict = {}
 
 
-# -- sparse gradient arithmetic (dicts are never modified after creation) ----------------------------------------
+# -- sparse gradient arithmetic -----------------------------------------------------------------------------------
+# A gradient is a dict {index in w: value} of its entries that may be non-zero. Node pressures whose gradient is a
+# unit vector (a Volume's state) or zero (a tank, a source set by a time function) carry its index in ``_Point.unit``
+# (-1 for zero, -2 for any other gradient), so that the kernels write ``c * (grad p_a - grad p_b)`` directly.
 def _add(a: dict, b: dict) -> dict:
-    """``a + b`` elementwise."""
+    """``a + b`` elementwise (new dict unless one is empty)."""
     if not b:
         return a
     if not a:
@@ -60,8 +63,27 @@ def _scale(c: float, a: dict) -> dict:
     return {j: c * v for j, v in a.items()}
 
 
-def _neg(a: dict) -> dict:
-    return {j: -v for j, v in a.items()}
+def _axpy(d: dict, c: float, g: dict) -> dict:
+    """``d + c * g`` into ``d`` (a dict the caller owns)."""
+    for j, v in g.items():
+        d[j] = d.get(j, 0.0) + c * v
+    return d
+
+
+def _pair(pt, c: float, a: int, b: int) -> dict:
+    """``c * (grad p_a - grad p_b)`` for the pressures of nodes ``a`` and ``b`` (a new dict)."""
+    unit = pt.unit
+    ia, ib = unit[a], unit[b]
+    if ia > -2 and ib > -2 and (ia != ib or ia == -1):
+        if ia >= 0:
+            if ib >= 0:
+                return {ia: c * 1.0, ib: c * -1.0}
+            return {ia: c * 1.0}
+        if ib >= 0:
+            return {ib: c * -1.0}
+        return {}
+    pressures = pt.pressures
+    return _scale(c, _sub(pressures[a][1], pressures[b][1]))
 
 
 def _dense_to_sparse(g) -> dict:
@@ -106,7 +128,7 @@ def _is_node(comp) -> bool:
 class _Point:
     """Values shared by the kernels at one evaluation point."""
 
-    __slots__ = ("ev", "t", "z", "y", "ydot", "n_z", "n_y", "pressures", "signals", "plan")
+    __slots__ = ("ev", "t", "z", "y", "ydot", "n_z", "n_y", "pressures", "unit", "signals", "plan")
 
     def __init__(self, ev: Evaluation, plan: Plan):
         self.ev, self.plan = ev, plan
@@ -114,19 +136,26 @@ class _Point:
         self.z, self.y, self.ydot = ev.z.tolist(), ev.y.tolist(), ev.ydot.tolist()
         self.n_z, self.n_y = ev.n_z, ev.n_y
         self.signals: dict = {}
-        self.pressures = [self.node_pressure(node) for node in plan.nodes]
+        self.pressures, self.unit = [], []
+        for node in plan.nodes:
+            value, grad, index = self.node_pressure(node)
+            self.pressures.append((value, grad))
+            self.unit.append(index)
 
     def node_pressure(self, node):
+        """``(value, gradient, index)``: index of the unit gradient, -1 for zero, -2 for another gradient."""
         kind = type(node)
         if kind is Volume:
             i = node.state_offset
-            return self.z[i], {i: 1.0}
+            return self.z[i], {i: 1.0}, i
         if kind is Tank:
-            return node.tank_pressure, _EMPTY
+            return node.tank_pressure, _EMPTY, -1
         if kind is PressureSource:
-            return self.signal(node.pressure_signal)
-        value, grad = self.ev.pressure(node)
-        return value, _dense_to_sparse(grad)
+            value, grad = self.signal(node.pressure_signal)
+        else:
+            value, grad = self.ev.pressure(node)
+            grad = _dense_to_sparse(grad)
+        return value, grad, (-1 if not grad else -2)
 
     def signal(self, sig):
         """``(value, sparse gradient)`` of a signal: time functions directly, the others through their method."""
@@ -149,28 +178,33 @@ class _Point:
         return result
 
     def measurement(self, comp_measurement):
+        """``(y_k, index of y_k in w)``."""
         k = self.plan.measurement_index(comp_measurement)
-        return self.y[k], {self.n_z + k: 1.0}
+        return self.y[k], self.n_z + k
 
     def measurement_rate(self, comp_measurement):
+        """``(ydot_k, index of ydot_k in w)``."""
         k = self.plan.measurement_index(comp_measurement)
-        return self.ydot[k], {self.n_z + self.n_y + k: 1.0}
+        return self.ydot[k], self.n_z + self.n_y + k
 
 
 def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
-    """Rates, forces and their Jacobians at one point (the result of ``Circuit._evaluate`` with the component
-    methods, see the module docstring)."""
+    """Rates, forces and their Jacobians at one point (the result of ``Circuit._evaluate_components``, see the
+    module docstring)."""
     ev = Evaluation(circuit, t, z, y, ydot)
     pt = _Point(ev, plan)
     inflow, chambers = {}, {}
     for kernel, comp, ports in plan.flowing:
         flows, own_chambers = kernel(pt, comp, ports)
-        for node, q, dq in flows:
-            if node in inflow:
-                v, g = inflow[node]
-                inflow[node] = (v + q, _add(g, dq))
+        for node, q, dq in flows:  # Circuit._evaluate_components: inflow = 0 + q, then + q of each component
+            acc = inflow.get(node)
+            if acc is None:
+                inflow[node] = [0.0 + q, dict(dq)]
             else:
-                inflow[node] = (0.0 + q, dq)
+                acc[0] += q
+                g = acc[1]
+                for j, v in dq.items():
+                    g[j] = g.get(j, 0.0) + v
         for chamber in own_chambers:
             chambers.setdefault(ports[chamber[0]], []).append(chamber)
     n_z, n_y, n_w = ev.n_z, ev.n_y, ev.n_w
@@ -182,18 +216,17 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
             base = row * n_w
             for j, v in grad.items():
                 d_rates[base + j] = v
-    forces, d_forces = [0.0] * n_y, [_EMPTY] * n_y
+    forces, d_forces = [0.0] * n_y, [0.0] * (n_y * n_w)
     for kernel, comp, ports in plan.forces:
         for measurement, value, grad in kernel(pt, comp, ports):
             k = plan.measurement_index(measurement)
             forces[k] += value
-            d_forces[k] = _add(d_forces[k], grad)
+            base = k * n_w
+            for j, v in grad.items():
+                d_forces[base + j] += v
     ev.rates, ev.forces = np.array(rates), np.array(forces)
     ev.d_rates = np.array(d_rates).reshape(n_z, n_w)
-    ev.d_forces = np.zeros((n_y, n_w))
-    for k, grad in enumerate(d_forces):
-        for j, v in grad.items():
-            ev.d_forces[k, j] = v
+    ev.d_forces = np.array(d_forces).reshape(n_y, n_w)
     ev.fill = lambda e: _materialize(e, plan, inflow, chambers)
     return ev
 
@@ -226,14 +259,13 @@ def _generic_forces(pt: _Point, comp, ports):
 # -- flow kernels ------------------------------------------------------------------------------------------------
 def _two_port(a, b, q, dq):
     """Port flows ``{A: -q, B: +q}`` of a two-port element (``Orifice.port_flows``)."""
-    return [(a, -q, _neg(dq)), (b, q, dq)], ()
+    return [(a, -q, {j: -v for j, v in dq.items()}), (b, q, dq)], ()
 
 
 def _orifice_flows(pt: _Point, comp, ports):
     """``Orifice.flow`` / ``Throttle`` (coefficient from ``flow_coefficient``)."""
     a, b = ports["A"], ports["B"]
-    pa, dpa = pt.pressures[a]
-    pb, dpb = pt.pressures[b]
+    pa, pb = pt.pressures[a][0], pt.pressures[b][0]
     if type(comp) is Throttle:
         gamma, d_gamma = comp.flow_coefficient, _EMPTY
     else:
@@ -241,54 +273,50 @@ def _orifice_flows(pt: _Point, comp, ports):
         k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
         gamma, d_gamma = k * max(area, 0.0), (_scale(k, d_area) if area > 0.0 else _EMPTY)
     q, dq_dp, dq_dg = orifice_flow(pa - pb, gamma, comp.transition_pressure, comp.transition)
-    dq = _add(_scale(dq_dp, _sub(dpa, dpb)), _scale(dq_dg, d_gamma))
-    return _two_port(a, b, q, dq)
+    return _two_port(a, b, q, _axpy(_pair(pt, dq_dp, a, b), dq_dg, d_gamma))
 
 
 def _check_valve_flows(pt: _Point, comp, ports):
     """``CheckValve.flow``."""
     a, b = ports["A"], ports["B"]
-    pa, dpa = pt.pressures[a]
-    pb, dpb = pt.pressures[b]
-    dp = pa - pb
+    dp = pt.pressures[a][0] - pt.pressures[b][0]
     s, ds = smoothstep(dp, comp.cracking_pressure, comp.cracking_pressure + comp.opening_pressure_range)
     eps = comp.leakage_fraction
     k = comp.discharge_coefficient * comp.max_area * math.sqrt(2.0 / comp.density)
     gamma, d_gamma = k * (eps + (1.0 - eps) * s), k * (1.0 - eps) * ds
     q, dq_dp, dq_dg = orifice_flow(dp, gamma, comp.transition_pressure)
-    return _two_port(a, b, q, _scale(dq_dp + dq_dg * d_gamma, _sub(dpa, dpb)))
+    return _two_port(a, b, q, _pair(pt, dq_dp + dq_dg * d_gamma, a, b))
 
 
 def _relief_opening(pt: _Point, comp, ports):
-    """``ReliefValve.static_opening``."""
-    pp, dpp = pt.pressures[ports["P"]]
-    pt_, dpt = pt.pressures[ports["T"]]
-    o, do = softplus(pp - pt_ - comp.cracking_pressure, comp.width)
-    return o, _scale(do, _sub(dpp, dpt))
+    """``ReliefValve.static_opening``: ``(o, do/d(p_P - p_T))``."""
+    o, do = softplus(pt.pressures[ports["P"]][0] - pt.pressures[ports["T"]][0] - comp.cracking_pressure,
+                     comp.width)
+    return o, do
 
 
 def _relief_flows(pt: _Point, comp, ports):
     """``ReliefValve.flow``."""
+    gain = comp.flow_gain
     if comp.time_constant:
         i = comp.state_offset
-        o, do = pt.z[i], {i: 1.0}
-    else:
-        o, do = _relief_opening(pt, comp, ports)
-    return _two_port(ports["P"], ports["T"], comp.flow_gain * o, _scale(comp.flow_gain, do))
+        return _two_port(ports["P"], ports["T"], gain * pt.z[i], {i: gain * 1.0})
+    o, do = _relief_opening(pt, comp, ports)
+    d = _pair(pt, do, ports["P"], ports["T"])
+    return _two_port(ports["P"], ports["T"], gain * o, {j: gain * v for j, v in d.items()})
 
 
 def _pump_flows(pt: _Point, comp, ports):
     """``FixedDisplacementPump.flow``."""
     n, dn = pt.signal(comp.speed)
     s, p = ports["S"], ports["P"]
-    ps, dps = pt.pressures[s]
-    pp, dpp = pt.pressures[p]
+    ps, pp = pt.pressures[s][0], pt.pressures[p][0]
     q = comp.displacement * n - comp.leakage_conductance * (pp - ps)
-    dq = _sub(_scale(comp.displacement, dn), _scale(comp.leakage_conductance, _sub(dpp, dps)))
+    dq = _sub(_scale(comp.displacement, dn), _pair(pt, comp.leakage_conductance, p, s))
     if comp.relief_pressure is not None:
         o, do = softplus(pp - ps - comp.relief_pressure, comp.relief_width)
         q -= comp.relief_gain * o
-        dq = _sub(dq, _scale(comp.relief_gain * do, _sub(dpp, dps)))
+        dq = _sub(dq, _pair(pt, comp.relief_gain * do, p, s))
     return _two_port(s, p, q, dq)
 
 
@@ -307,26 +335,33 @@ def _valve_reference(pt: _Point, comp):
 
 
 def _valve_flows(pt: _Point, comp, ports):
-    """``DirectionalValve.path_flows`` and ``port_flows``."""
+    """``DirectionalValve.path_flows`` and ``port_flows`` (flows summed per port first, as there)."""
     if comp.spool is None:
         u, du = _valve_reference(pt, comp)
     else:
         i = comp.state_offset
         u, du = pt.z[i], {i: 1.0}
     k = comp.discharge_coefficient * comp.max_area * math.sqrt(2.0 / comp.density)
-    flows = {port: (0.0, _EMPTY) for port in comp.ports}
+    flows = {port: [0.0, {}] for port in comp.ports}
     pressures = pt.pressures
     lim, transition = comp.transition_pressure, comp.transition
     for path, (xs, ys) in zip(comp.paths, pt.plan.tables[id(comp)]):
         fraction, slope = _interp(u, xs, ys)
-        p1, dp1 = pressures[ports[path.from_port]]
-        p2, dp2 = pressures[ports[path.to_port]]
-        q, dq_dp, dq_dg = orifice_flow(p1 - p2, k * fraction, lim, transition)
-        dq = _add(_scale(dq_dp, _sub(dp1, dp2)), _scale(dq_dg * k * slope, du))
-        v, g = flows[path.from_port]
-        flows[path.from_port] = (v - q, _sub(g, dq))
-        v, g = flows[path.to_port]
-        flows[path.to_port] = (v + q, _add(g, dq))
+        a, b = ports[path.from_port], ports[path.to_port]
+        q, dq_dp, dq_dg = orifice_flow(pressures[a][0] - pressures[b][0], k * fraction, lim, transition)
+        dq = _pair(pt, dq_dp, a, b)
+        if du:
+            _axpy(dq, dq_dg * k * slope, du)
+        acc = flows[path.from_port]
+        acc[0] -= q
+        g = acc[1]
+        for j, v in dq.items():
+            g[j] = g.get(j, 0.0) - v
+        acc = flows[path.to_port]
+        acc[0] += q
+        g = acc[1]
+        for j, v in dq.items():
+            g[j] = g.get(j, 0.0) + v
     return [(ports[port], q, dq) for port, (q, dq) in flows.items()], ()
 
 
@@ -342,19 +377,15 @@ def _interp(x, xl, yl):
     return float(yl[i] + slope * (x - xl[i])), float(slope)
 
 
-def _cylinder_position(pt: _Point, comp):
-    y, dy = pt.measurement(comp.measurement)
-    return y - comp.retracted_length, dy
-
-
 def _cylinder_chambers(pt: _Point, comp, ports):
     """``Cylinder.chambers``."""
-    x, dx = _cylinder_position(pt, comp)
-    v, dv = pt.measurement_rate(comp.measurement)
+    y, ix = pt.measurement(comp.measurement)
+    x = y - comp.retracted_length
+    v, iv = pt.measurement_rate(comp.measurement)
     a, b = comp.piston_area, comp.rod_side_area
-    result = [("A", comp.dead_volume_a + a * x, _scale(a, dx), a * v, _scale(a, dv), comp.wall_bulk_modulus)]
+    result = [("A", comp.dead_volume_a + a * x, {ix: a * 1.0}, a * v, {iv: a * 1.0}, comp.wall_bulk_modulus)]
     if not comp.single_acting:
-        result.append(("B", comp.dead_volume_b + b * (comp.stroke - x), _scale(-b, dx), -b * v, _scale(-b, dv),
+        result.append(("B", comp.dead_volume_b + b * (comp.stroke - x), {ix: -b * 1.0}, -b * v, {iv: -b * 1.0},
                        comp.wall_bulk_modulus))
     return (), result
 
@@ -362,17 +393,18 @@ def _cylinder_chambers(pt: _Point, comp, ports):
 def _cushion_flows(pt: _Point, comp, ports):
     """``Cushion.flow``."""
     c, line = ports["chamber"], ports["line"]
-    pc, dpc = pt.pressures[c]
-    pl, dpl = pt.pressures[line]
-    x, dx = _cylinder_position(pt, comp.cylinder)
+    pc, pl = pt.pressures[c][0], pt.pressures[line][0]
+    cyl = comp.cylinder
+    y, ix = pt.measurement(cyl.measurement)
+    x = y - cyl.retracted_length
     k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
     xs, areas = pt.plan.tables[id(comp)]
     area, slope = _interp(x, xs, areas)
     q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, comp.transition_pressure)
-    dq = _add(_scale(dq_dp, _sub(dpc, dpl)), _scale(dq_dg * k * slope, dx))
+    dq = _axpy(_pair(pt, dq_dp, c, line), dq_dg * k * slope, {ix: 1.0})
     s, ds = smoothstep(pl - pc, comp.bypass_cracking, 2.0 * comp.bypass_cracking + 1.0)
     qc, dqc_dp, dqc_dg = orifice_flow(pl - pc, k * comp.bypass_area * s, comp.transition_pressure)
-    dqc = _scale(dqc_dp + dqc_dg * k * comp.bypass_area * ds, _sub(dpl, dpc))
+    dqc = _pair(pt, dqc_dp + dqc_dg * k * comp.bypass_area * ds, line, c)
     return _two_port(c, line, q - qc, _sub(dq, dqc))
 
 
@@ -382,35 +414,53 @@ def _volume_rates(pt: _Point, comp, ports, inflow, chambers):
     k = pt.plan.node_index[id(comp)]
     q_in, dq_in = inflow.get(k, (0.0, _EMPTY))
     own = chambers.get(k, ())
-    p, dp = pt.pressures[k]
+    i = comp.state_offset
+    p = pt.z[i]
     w = comp.cavitation_width
     s, ds = softplus((comp.cavitation_pressure - p) / w, 1.0)
     g = comp.cavitation_conductance
-    q_cav, dq_cav = g * w * s, _scale(-g * ds, dp)
-    volume_rate = sum(c[3] for c in own)
-    d_volume_rate = _EMPTY
-    for c in own:
-        d_volume_rate = _add(d_volume_rate, c[4])
+    q_cav, dq_cav = g * w * s, -g * ds * 1.0  # gradient: dq_cav at index i only
     volume = comp.fixed_volume
-    d_volume = _EMPTY
     wall = sum(v / b for v, b in comp.subvolumes if math.isfinite(b))
-    d_wall = _EMPTY
-    for _, v, dv, _, _, b in own:
-        volume += v
-        d_volume = _add(d_volume, dv)
-        if math.isfinite(b):
-            wall += v / b
-            d_wall = _add(d_wall, {j: x / b for j, x in dv.items()})
+    if own:
+        volume_rate = sum(c[3] for c in own)
+        d_volume_rate, d_volume, d_wall = {}, {}, {}
+        for c in own:
+            _acc(d_volume_rate, c[4])
+        for _, v, dv, _, _, b in own:
+            volume += v
+            _acc(d_volume, dv)
+            if math.isfinite(b):
+                wall += v / b
+                _acc(d_wall, {j: x / b for j, x in dv.items()})
+    else:
+        volume_rate, d_volume_rate, d_volume, d_wall = 0, _EMPTY, _EMPTY, _EMPTY
     guarded, slope = smooth_lower_limit(volume, comp.min_volume, 0.5 * comp.min_volume)
-    d_guarded = _scale(slope, d_volume)
     modulus, d_modulus = comp.fluid.effective_bulk_modulus(p)
     c = guarded / modulus + wall
-    dc = _add(_sub({j: x / modulus for j, x in d_guarded.items()}, _scale(guarded * d_modulus / modulus**2, dp)),
-              d_wall)
+    coef = guarded * d_modulus / modulus**2
     net = q_in + q_cav - volume_rate
     rate = net / c
-    top = _sub(_add(dq_in, dq_cav), d_volume_rate)
-    return [(rate, _sub({j: x / c for j, x in top.items()}, _scale(rate / c, dc)))]
+    r_c = rate / c
+    keys = set(dq_in)
+    keys.add(i)
+    if own:
+        keys.update(d_volume_rate)
+        keys.update(d_volume)
+        keys.update(d_wall)
+    row = {}
+    for j in keys:
+        # dc = d_guarded / modulus - coef * dp + d_wall;  row = (d_inflow + dq_cav - d_volume_rate) / c - rate/c dc
+        dc = (slope * d_volume.get(j, 0.0) / modulus - coef * (1.0 if j == i else 0.0)) + d_wall.get(j, 0.0)
+        top = (dq_in.get(j, 0.0) + (dq_cav if j == i else 0.0)) - d_volume_rate.get(j, 0.0)
+        row[j] = top / c - r_c * dc
+    return [(rate, row)]
+
+
+def _acc(target: dict, g: dict) -> None:
+    """``target += g`` in place."""
+    for j, v in g.items():
+        target[j] = target.get(j, 0.0) + v
 
 
 def _relief_rates(pt: _Point, comp, ports, inflow, chambers):
@@ -421,7 +471,9 @@ def _relief_rates(pt: _Point, comp, ports, inflow, chambers):
     o = pt.z[i]
     s, ds = _relief_opening(pt, comp, ports)
     tau = comp.time_constant
-    return [((s - o) / tau, {j: x / tau for j, x in _sub(ds, {i: 1.0}).items()})]
+    top = _pair(pt, ds, ports["P"], ports["T"])
+    top[i] = top.get(i, 0.0) - 1.0
+    return [((s - o) / tau, {j: x / tau for j, x in top.items()})]
 
 
 def _valve_rates(pt: _Point, comp, ports, inflow, chambers):
@@ -434,43 +486,49 @@ def _valve_rates(pt: _Point, comp, ports, inflow, chambers):
         return _generic_rates(pt, comp, ports, inflow, chambers)
     i = comp.state_offset
     ref, d_ref = _valve_reference(pt, comp)
-    u, du = pt.z[i], {i: 1.0}
+    u = pt.z[i]
+    top = dict(d_ref)
+    top[i] = top.get(i, 0.0) - 1.0  # d_reference - du
     if kind is FirstOrderSpool:
         tau = spool.time_constant
-        return [((ref - u) / tau, {j: x / tau for j, x in _sub(d_ref, du).items()})]
-    v, dv = pt.z[i + 1], {i + 1: 1.0}
+        return [((ref - u) / tau, {j: x / tau for j, x in top.items()})]
+    v = pt.z[i + 1]
     w, zeta = spool.natural_frequency, spool.damping_ratio
-    return [(v, dv), (w * w * (ref - u) - 2.0 * zeta * w * v,
-                      _sub(_scale(w * w, _sub(d_ref, du)), _scale(2.0 * zeta * w, dv)))]
+    row = {j: w * w * x for j, x in top.items()}
+    row[i + 1] = row.get(i + 1, 0.0) - 2.0 * zeta * w * 1.0
+    return [(v, {i + 1: 1.0}), (w * w * (ref - u) - 2.0 * zeta * w * v, row)]
 
 
 def _pipe_rates(pt: _Point, comp, ports, inflow, chambers):
     """``Pipe.state_rates``."""
     i = comp.state_offset
-    q, dq = pt.z[i], {i: 1.0}
-    pa, dpa = pt.pressures[ports["A"]]
-    pb, dpb = pt.pressures[ports["B"]]
+    q = pt.z[i]
+    a, b = ports["A"], ports["B"]
     loss, d_loss = comp.pressure_loss(q)
     inertance = comp.inertance
-    top = _sub(_sub(dpa, dpb), _scale(d_loss, dq))
-    return [((pa - pb - loss) / inertance, {j: x / inertance for j, x in top.items()})]
+    top = _pair(pt, 1.0, a, b)
+    top[i] = top.get(i, 0.0) - d_loss * 1.0
+    return [((pt.pressures[a][0] - pt.pressures[b][0] - loss) / inertance, {j: x / inertance for j, x in top.items()})]
 
 
 # -- force kernels -----------------------------------------------------------------------------------------------
 def _cylinder_forces(pt: _Point, comp, ports):
     """``Cylinder.force``: pressure force minus friction minus end stops."""
-    pa, dpa = pt.pressures[ports["A"]]
-    fp, dfp = pa * comp.piston_area, _scale(comp.piston_area, dpa)
+    a = ports["A"]
+    area_a = comp.piston_area
+    fp, dfp = pt.pressures[a][0] * area_a, _scale(area_a, pt.pressures[a][1])
     if not comp.single_acting:
-        pb, dpb = pt.pressures[ports["B"]]
-        fp, dfp = fp - pb * comp.rod_side_area, _sub(dfp, _scale(comp.rod_side_area, dpb))
-    v, dv = pt.measurement_rate(comp.measurement)
+        b = ports["B"]
+        fp, dfp = fp - pt.pressures[b][0] * comp.rod_side_area, _sub(dfp, _scale(comp.rod_side_area,
+                                                                              pt.pressures[b][1]))
+    v, iv = pt.measurement_rate(comp.measurement)
+    y, ix = pt.measurement(comp.measurement)
+    x = y - comp.retracted_length
     if comp.friction is None:
         fr, dfr = 0.0, _EMPTY
     else:
         fr, d = comp.friction.force(v)
-        dfr = _scale(d, dv)
-    x, dx = _cylinder_position(pt, comp)
+        dfr = {iv: d * 1.0}
     if 0.0 <= x <= comp.stroke:
         fs, dfs = 0.0, _EMPTY
     else:
@@ -479,8 +537,8 @@ def _cylinder_forces(pt: _Point, comp, ports):
         s, ds = smoothstep(depth, 0.0, comp.stop_damping_depth)
         rate = sign * v
         force = comp.stop_stiffness * depth + comp.stop_damping * s * rate
-        d_force = _add(_scale((comp.stop_stiffness + comp.stop_damping * ds * rate) * sign, dx),
-                       _scale(comp.stop_damping * s * sign, dv))
+        d_force = {ix: (comp.stop_stiffness + comp.stop_damping * ds * rate) * sign * 1.0}
+        _axpy(d_force, comp.stop_damping * s * sign, {iv: 1.0})
         fs, dfs = sign * force, _scale(sign, d_force)
     return [(comp.measurement, fp - fr - fs, _sub(_sub(dfp, dfr), dfs))]
 
