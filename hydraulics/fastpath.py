@@ -112,7 +112,8 @@ class Plan:
         self.tables = {}
         for comp in circuit.components:
             if type(comp) is DirectionalValve:
-                self.tables[id(comp)] = [(p.positions.tolist(), p.fractions.tolist()) for p in comp.paths]
+                self.tables[id(comp)] = [(p.from_port, p.to_port, p.positions.tolist(), p.fractions.tolist())
+                                         for p in comp.paths]
             elif type(comp) is Cushion:
                 self.tables[id(comp)] = (comp.positions.tolist(), comp.areas.tolist())
         self.measurement_index = circuit.measurement_index
@@ -128,7 +129,8 @@ def _is_node(comp) -> bool:
 class _Point:
     """Values shared by the kernels at one evaluation point."""
 
-    __slots__ = ("ev", "t", "z", "y", "ydot", "n_z", "n_y", "pressures", "unit", "signals", "plan")
+    __slots__ = ("ev", "t", "z", "y", "ydot", "n_z", "n_y", "pressures", "unit", "signals", "plan", "flow_v",
+                 "flow_g", "chambers")
 
     def __init__(self, ev: Evaluation, plan: Plan):
         self.ev, self.plan = ev, plan
@@ -141,6 +143,10 @@ class _Point:
             value, grad, index = self.node_pressure(node)
             self.pressures.append((value, grad))
             self.unit.append(index)
+        n = len(plan.nodes)
+        self.flow_v = [0.0] * n  # net inflow of each node (Circuit._evaluate_components: 0 + q of each component)
+        self.flow_g = [{} for _ in range(n)]  # and its gradient
+        self.chambers = [[] for _ in range(n)]  # cylinder chambers at each node
 
     def node_pressure(self, node):
         """``(value, gradient, index)``: index of the unit gradient, -1 for zero, -2 for another gradient."""
@@ -193,24 +199,12 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
     module docstring)."""
     ev = Evaluation(circuit, t, z, y, ydot)
     pt = _Point(ev, plan)
-    inflow, chambers = {}, {}
     for kernel, comp, ports in plan.flowing:
-        flows, own_chambers = kernel(pt, comp, ports)
-        for node, q, dq in flows:  # Circuit._evaluate_components: inflow = 0 + q, then + q of each component
-            acc = inflow.get(node)
-            if acc is None:
-                inflow[node] = [0.0 + q, dict(dq)]
-            else:
-                acc[0] += q
-                g = acc[1]
-                for j, v in dq.items():
-                    g[j] = g.get(j, 0.0) + v
-        for chamber in own_chambers:
-            chambers.setdefault(ports[chamber[0]], []).append(chamber)
+        kernel(pt, comp, ports)
     n_z, n_y, n_w = ev.n_z, ev.n_y, ev.n_w
     rates, d_rates = [0.0] * n_z, [0.0] * (n_z * n_w)
     for kernel, comp, ports in plan.rates:
-        for k, (value, grad) in enumerate(kernel(pt, comp, ports, inflow, chambers)):
+        for k, (value, grad) in enumerate(kernel(pt, comp, ports)):
             row = comp.state_offset + k
             rates[row] = value
             base = row * n_w
@@ -227,28 +221,31 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
     ev.rates, ev.forces = np.array(rates), np.array(forces)
     ev.d_rates = np.array(d_rates).reshape(n_z, n_w)
     ev.d_forces = np.array(d_forces).reshape(n_y, n_w)
-    ev.fill = lambda e: _materialize(e, plan, inflow, chambers)
+    ev.fill = lambda e: _materialize(e, pt)
     return ev
 
 
-def _materialize(ev: Evaluation, plan: Plan, inflow: dict, chambers: dict) -> None:
+def _materialize(ev: Evaluation, pt: _Point) -> None:
     """Fill ``ev.inflow`` and ``ev.chamber_map`` (dense gradients) from a fast evaluation, for the outputs."""
     n_w = ev.n_w
-    for k, (value, grad) in inflow.items():
-        ev.inflow[id(plan.nodes[k])] = (value, _sparse_to_dense(grad, n_w))
-    for k, items in chambers.items():
-        ev.chamber_map[id(plan.nodes[k])] = [(port, v, _sparse_to_dense(dv, n_w), vdot, _sparse_to_dense(dvdot, n_w),
-                                              b) for port, v, dv, vdot, dvdot, b in items]
+    for node, value, grad, items in zip(pt.plan.nodes, pt.flow_v, pt.flow_g, pt.chambers):
+        ev.inflow[id(node)] = (value, _sparse_to_dense(grad, n_w))
+        if items:
+            ev.chamber_map[id(node)] = [(port, v, _sparse_to_dense(dv, n_w), vdot, _sparse_to_dense(dvdot, n_w), b)
+                                        for port, v, dv, vdot, dvdot, b in items]
 
 
 # -- generic kernels: the component's own methods, dense gradients converted --------------------------------------
 def _generic_flows(pt: _Point, comp, ports):
-    flows = [(ports[port], q, _dense_to_sparse(dq)) for port, (q, dq) in comp.port_flows(pt.ev).items()]
-    own = [(c[0], c[1], _dense_to_sparse(c[2]), c[3], _dense_to_sparse(c[4]), c[5]) for c in comp.chambers(pt.ev)]
-    return flows, own
+    for port, (q, dq) in comp.port_flows(pt.ev).items():
+        node = ports[port]
+        pt.flow_v[node] += q
+        _acc(pt.flow_g[node], _dense_to_sparse(dq))
+    for c in comp.chambers(pt.ev):
+        pt.chambers[ports[c[0]]].append((c[0], c[1], _dense_to_sparse(c[2]), c[3], _dense_to_sparse(c[4]), c[5]))
 
 
-def _generic_rates(pt: _Point, comp, ports, inflow, chambers):
+def _generic_rates(pt: _Point, comp, ports):
     return [(value, _dense_to_sparse(grad)) for value, grad in comp.state_rates(pt.ev)]
 
 
@@ -257,9 +254,16 @@ def _generic_forces(pt: _Point, comp, ports):
 
 
 # -- flow kernels ------------------------------------------------------------------------------------------------
-def _two_port(a, b, q, dq):
-    """Port flows ``{A: -q, B: +q}`` of a two-port element (``Orifice.port_flows``)."""
-    return [(a, -q, {j: -v for j, v in dq.items()}), (b, q, dq)], ()
+def _two_port(pt: _Point, a: int, b: int, q: float, dq: dict) -> None:
+    """Port flows ``{A: -q, B: +q}`` of a two-port element (``Orifice.port_flows``) added to the nodes' inflows
+    (``x + (-q) == x - q`` exactly)."""
+    flow_v, flow_g = pt.flow_v, pt.flow_g
+    flow_v[a] -= q
+    flow_v[b] += q
+    ga, gb = flow_g[a], flow_g[b]
+    for j, v in dq.items():
+        ga[j] = ga.get(j, 0.0) - v
+        gb[j] = gb.get(j, 0.0) + v
 
 
 def _orifice_flows(pt: _Point, comp, ports):
@@ -273,7 +277,7 @@ def _orifice_flows(pt: _Point, comp, ports):
         k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
         gamma, d_gamma = k * max(area, 0.0), (_scale(k, d_area) if area > 0.0 else _EMPTY)
     q, dq_dp, dq_dg = orifice_flow(pa - pb, gamma, comp.transition_pressure, comp.transition)
-    return _two_port(a, b, q, _axpy(_pair(pt, dq_dp, a, b), dq_dg, d_gamma))
+    return _two_port(pt, a, b, q, _axpy(_pair(pt, dq_dp, a, b), dq_dg, d_gamma))
 
 
 def _check_valve_flows(pt: _Point, comp, ports):
@@ -285,7 +289,7 @@ def _check_valve_flows(pt: _Point, comp, ports):
     k = comp.discharge_coefficient * comp.max_area * math.sqrt(2.0 / comp.density)
     gamma, d_gamma = k * (eps + (1.0 - eps) * s), k * (1.0 - eps) * ds
     q, dq_dp, dq_dg = orifice_flow(dp, gamma, comp.transition_pressure)
-    return _two_port(a, b, q, _pair(pt, dq_dp + dq_dg * d_gamma, a, b))
+    return _two_port(pt, a, b, q, _pair(pt, dq_dp + dq_dg * d_gamma, a, b))
 
 
 def _relief_opening(pt: _Point, comp, ports):
@@ -300,10 +304,10 @@ def _relief_flows(pt: _Point, comp, ports):
     gain = comp.flow_gain
     if comp.time_constant:
         i = comp.state_offset
-        return _two_port(ports["P"], ports["T"], gain * pt.z[i], {i: gain * 1.0})
+        return _two_port(pt, ports["P"], ports["T"], gain * pt.z[i], {i: gain * 1.0})
     o, do = _relief_opening(pt, comp, ports)
     d = _pair(pt, do, ports["P"], ports["T"])
-    return _two_port(ports["P"], ports["T"], gain * o, {j: gain * v for j, v in d.items()})
+    return _two_port(pt, ports["P"], ports["T"], gain * o, {j: gain * v for j, v in d.items()})
 
 
 def _pump_flows(pt: _Point, comp, ports):
@@ -317,13 +321,13 @@ def _pump_flows(pt: _Point, comp, ports):
         o, do = softplus(pp - ps - comp.relief_pressure, comp.relief_width)
         q -= comp.relief_gain * o
         dq = _sub(dq, _pair(pt, comp.relief_gain * do, p, s))
-    return _two_port(s, p, q, dq)
+    return _two_port(pt, s, p, q, dq)
 
 
 def _pipe_flows(pt: _Point, comp, ports):
     """``Pipe.port_flows``: the own state."""
     i = comp.state_offset
-    return _two_port(ports["A"], ports["B"], pt.z[i], {i: 1.0})
+    return _two_port(pt, ports["A"], ports["B"], pt.z[i], {i: 1.0})
 
 
 def _valve_reference(pt: _Point, comp):
@@ -335,34 +339,50 @@ def _valve_reference(pt: _Point, comp):
 
 
 def _valve_flows(pt: _Point, comp, ports):
-    """``DirectionalValve.path_flows`` and ``port_flows`` (flows summed per port first, as there)."""
+    """``DirectionalValve.path_flows`` and ``port_flows`` (flows summed per port first, as there). A closed edge
+    (fraction and slope 0) adds exact zeros there and is skipped."""
     if comp.spool is None:
         u, du = _valve_reference(pt, comp)
     else:
         i = comp.state_offset
         u, du = pt.z[i], {i: 1.0}
+    u = float(u)
     k = comp.discharge_coefficient * comp.max_area * math.sqrt(2.0 / comp.density)
     flows = {port: [0.0, {}] for port in comp.ports}
     pressures = pt.pressures
     lim, transition = comp.transition_pressure, comp.transition
-    for path, (xs, ys) in zip(comp.paths, pt.plan.tables[id(comp)]):
-        fraction, slope = _interp(u, xs, ys)
-        a, b = ports[path.from_port], ports[path.to_port]
+    for from_port, to_port, xl, yl in pt.plan.tables[id(comp)]:
+        if u <= xl[0]:  # smooth.interp_with_slope on lists prepared once
+            fraction, slope = float(yl[0]), 0.0
+        elif u >= xl[-1]:
+            fraction, slope = float(yl[-1]), 0.0
+        else:
+            n = bisect.bisect_right(xl, u) - 1
+            slope = (yl[n + 1] - yl[n]) / (xl[n + 1] - xl[n])
+            fraction = yl[n] + slope * (u - xl[n])
+        if fraction == 0.0 and slope == 0.0:
+            continue
+        a, b = ports[from_port], ports[to_port]
         q, dq_dp, dq_dg = orifice_flow(pressures[a][0] - pressures[b][0], k * fraction, lim, transition)
         dq = _pair(pt, dq_dp, a, b)
         if du:
             _axpy(dq, dq_dg * k * slope, du)
-        acc = flows[path.from_port]
+        acc = flows[from_port]
         acc[0] -= q
         g = acc[1]
         for j, v in dq.items():
             g[j] = g.get(j, 0.0) - v
-        acc = flows[path.to_port]
+        acc = flows[to_port]
         acc[0] += q
         g = acc[1]
         for j, v in dq.items():
             g[j] = g.get(j, 0.0) + v
-    return [(ports[port], q, dq) for port, (q, dq) in flows.items()], ()
+    flow_v, flow_g = pt.flow_v, pt.flow_g
+    for port, (q, dq) in flows.items():
+        node = ports[port]
+        flow_v[node] += q
+        if dq:
+            _acc(flow_g[node], dq)
 
 
 def _interp(x, xl, yl):
@@ -387,7 +407,8 @@ def _cylinder_chambers(pt: _Point, comp, ports):
     if not comp.single_acting:
         result.append(("B", comp.dead_volume_b + b * (comp.stroke - x), {ix: -b * 1.0}, -b * v, {iv: -b * 1.0},
                        comp.wall_bulk_modulus))
-    return (), result
+    for chamber in result:
+        pt.chambers[ports[chamber[0]]].append(chamber)
 
 
 def _cushion_flows(pt: _Point, comp, ports):
@@ -405,51 +426,53 @@ def _cushion_flows(pt: _Point, comp, ports):
     s, ds = smoothstep(pl - pc, comp.bypass_cracking, 2.0 * comp.bypass_cracking + 1.0)
     qc, dqc_dp, dqc_dg = orifice_flow(pl - pc, k * comp.bypass_area * s, comp.transition_pressure)
     dqc = _pair(pt, dqc_dp + dqc_dg * k * comp.bypass_area * ds, line, c)
-    return _two_port(c, line, q - qc, _sub(dq, dqc))
+    return _two_port(pt, c, line, q - qc, _sub(dq, dqc))
 
 
 # -- rate kernels ------------------------------------------------------------------------------------------------
-def _volume_rates(pt: _Point, comp, ports, inflow, chambers):
-    """``Volume.pressure_rate`` with ``cavitation_flow`` and ``capacitance``."""
+def _volume_rates(pt: _Point, comp, ports):
+    """``Volume.pressure_rate`` with ``cavitation_flow`` and ``capacitance`` (entries of the dense expressions that
+    are exact zeros left out)."""
     k = pt.plan.node_index[id(comp)]
-    q_in, dq_in = inflow.get(k, (0.0, _EMPTY))
-    own = chambers.get(k, ())
+    q_in, dq_in, own = pt.flow_v[k], pt.flow_g[k], pt.chambers[k]
     i = comp.state_offset
     p = pt.z[i]
     w = comp.cavitation_width
     s, ds = softplus((comp.cavitation_pressure - p) / w, 1.0)
     g = comp.cavitation_conductance
-    q_cav, dq_cav = g * w * s, -g * ds * 1.0  # gradient: dq_cav at index i only
-    volume = comp.fixed_volume
-    wall = sum(v / b for v, b in comp.subvolumes if math.isfinite(b))
-    if own:
-        volume_rate = sum(c[3] for c in own)
-        d_volume_rate, d_volume, d_wall = {}, {}, {}
-        for c in own:
-            _acc(d_volume_rate, c[4])
-        for _, v, dv, _, _, b in own:
-            volume += v
-            _acc(d_volume, dv)
-            if math.isfinite(b):
-                wall += v / b
-                _acc(d_wall, {j: x / b for j, x in dv.items()})
-    else:
-        volume_rate, d_volume_rate, d_volume, d_wall = 0, _EMPTY, _EMPTY, _EMPTY
-    guarded, slope = smooth_lower_limit(volume, comp.min_volume, 0.5 * comp.min_volume)
+    q_cav, dq_cav = g * w * s, -g * ds * 1.0  # its gradient has the one entry i
+    volume, wall = 0, 0
+    for v, b in comp.subvolumes:  # Volume.fixed_volume and the walls' sum, in the same order
+        volume += v
+        if math.isfinite(b):
+            wall += v / b
     modulus, d_modulus = comp.fluid.effective_bulk_modulus(p)
+    if not own:
+        guarded = smooth_lower_limit(volume, comp.min_volume, 0.5 * comp.min_volume)[0]
+        c = guarded / modulus + wall
+        coef = guarded * d_modulus / modulus**2
+        rate = (q_in + q_cav - 0) / c
+        row = {j: x / c for j, x in dq_in.items()}
+        row[i] = (dq_in.get(i, 0.0) + dq_cav - 0.0) / c - rate / c * (0.0 - coef + 0.0)
+        return [(rate, row)]
+    volume_rate = sum(ch[3] for ch in own)
+    d_volume_rate, d_volume, d_wall = {}, {}, {}
+    for ch in own:
+        _acc(d_volume_rate, ch[4])
+    for _, v, dv, _, _, b in own:
+        volume += v
+        _acc(d_volume, dv)
+        if math.isfinite(b):
+            wall += v / b
+            _acc(d_wall, {j: x / b for j, x in dv.items()})
+    guarded, slope = smooth_lower_limit(volume, comp.min_volume, 0.5 * comp.min_volume)
     c = guarded / modulus + wall
     coef = guarded * d_modulus / modulus**2
-    net = q_in + q_cav - volume_rate
-    rate = net / c
+    rate = (q_in + q_cav - volume_rate) / c
     r_c = rate / c
-    keys = set(dq_in)
-    keys.add(i)
-    if own:
-        keys.update(d_volume_rate)
-        keys.update(d_volume)
-        keys.update(d_wall)
-    row = {}
-    for j in keys:
+    row = {j: x / c for j, x in dq_in.items()}  # entries without cavitation, chamber or capacitance terms
+    special = {i, *d_volume_rate, *d_volume, *d_wall}
+    for j in special:
         # dc = d_guarded / modulus - coef * dp + d_wall;  row = (d_inflow + dq_cav - d_volume_rate) / c - rate/c dc
         dc = (slope * d_volume.get(j, 0.0) / modulus - coef * (1.0 if j == i else 0.0)) + d_wall.get(j, 0.0)
         top = (dq_in.get(j, 0.0) + (dq_cav if j == i else 0.0)) - d_volume_rate.get(j, 0.0)
@@ -463,7 +486,7 @@ def _acc(target: dict, g: dict) -> None:
         target[j] = target.get(j, 0.0) + v
 
 
-def _relief_rates(pt: _Point, comp, ports, inflow, chambers):
+def _relief_rates(pt: _Point, comp, ports):
     """``ReliefValve.state_rates``."""
     if not comp.time_constant:
         return []
@@ -476,14 +499,14 @@ def _relief_rates(pt: _Point, comp, ports, inflow, chambers):
     return [((s - o) / tau, {j: x / tau for j, x in top.items()})]
 
 
-def _valve_rates(pt: _Point, comp, ports, inflow, chambers):
+def _valve_rates(pt: _Point, comp, ports):
     """``DirectionalValve.state_rates`` with ``FirstOrderSpool.rates`` / ``SecondOrderSpool.rates``."""
     spool = comp.spool
     if spool is None:
         return []
     kind = type(spool)
     if kind is not FirstOrderSpool and kind is not SecondOrderSpool:
-        return _generic_rates(pt, comp, ports, inflow, chambers)
+        return _generic_rates(pt, comp, ports)
     i = comp.state_offset
     ref, d_ref = _valve_reference(pt, comp)
     u = pt.z[i]
@@ -499,7 +522,7 @@ def _valve_rates(pt: _Point, comp, ports, inflow, chambers):
     return [(v, {i + 1: 1.0}), (w * w * (ref - u) - 2.0 * zeta * w * v, row)]
 
 
-def _pipe_rates(pt: _Point, comp, ports, inflow, chambers):
+def _pipe_rates(pt: _Point, comp, ports):
     """``Pipe.state_rates``."""
     i = comp.state_offset
     q = pt.z[i]
