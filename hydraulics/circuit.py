@@ -358,8 +358,9 @@ class Circuit:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
         ev = self._reuse(t, z, y, ydot)
         out = {}
+        fast = getattr(ev, "point", None) is not None
         for volume in self.volumes:
-            q_cav, q_guard = volume.fictive_flows(ev)
+            q_cav, q_guard = fastpath.fictive_flows(ev, volume) if fast else volume.fictive_flows(ev)
             out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
             out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
         return out

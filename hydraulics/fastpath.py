@@ -130,7 +130,7 @@ class _Point:
     """Values shared by the kernels at one evaluation point."""
 
     __slots__ = ("ev", "t", "z", "y", "ydot", "n_z", "n_y", "pressures", "unit", "signals", "plan", "flow_v",
-                 "flow_g", "chambers")
+                 "flow_g", "chambers", "volumes")
 
     def __init__(self, ev: Evaluation, plan: Plan):
         self.ev, self.plan = ev, plan
@@ -147,6 +147,7 @@ class _Point:
         self.flow_v = [0.0] * n  # net inflow of each node (Circuit._evaluate_components: 0 + q of each component)
         self.flow_g = [{} for _ in range(n)]  # and its gradient
         self.chambers = [[] for _ in range(n)]  # cylinder chambers at each node
+        self.volumes: dict = {}  # node -> (q_cav, guarded volume, capacitance, dp/dt, bulk modulus) of a Volume
 
     def node_pressure(self, node):
         """``(value, gradient, index)``: index of the unit gradient, -1 for zero, -2 for another gradient."""
@@ -222,7 +223,23 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
     ev.d_rates = np.array(d_rates).reshape(n_z, n_w)
     ev.d_forces = np.array(d_forces).reshape(n_y, n_w)
     ev.fill = lambda e: _materialize(e, pt)
+    ev.point = pt
     return ev
+
+
+def fictive_flows(ev: Evaluation, volume) -> tuple[float, float]:
+    """``Volume.fictive_flows`` from the numbers of a fast evaluation (the same operations)."""
+    pt = ev.point
+    k = pt.plan.node_index[id(volume)]
+    found = pt.volumes.get(k)
+    if found is None or type(volume) is not Volume:
+        return volume.fictive_flows(ev)
+    q_cav, guarded, c, rate, modulus = found
+    true_volume = volume.fixed_volume + sum(ch[1] for ch in pt.chambers[k])
+    excess = guarded - true_volume
+    if excess <= 0.0:
+        return q_cav, 0.0
+    return q_cav, excess / modulus * rate
 
 
 def _materialize(ev: Evaluation, pt: _Point) -> None:
@@ -452,6 +469,7 @@ def _volume_rates(pt: _Point, comp, ports):
         c = guarded / modulus + wall
         coef = guarded * d_modulus / modulus**2
         rate = (q_in + q_cav - 0) / c
+        pt.volumes[k] = (q_cav, guarded, c, rate, modulus)
         row = {j: x / c for j, x in dq_in.items()}
         row[i] = (dq_in.get(i, 0.0) + dq_cav - 0.0) / c - rate / c * (0.0 - coef + 0.0)
         return [(rate, row)]
@@ -469,6 +487,7 @@ def _volume_rates(pt: _Point, comp, ports):
     c = guarded / modulus + wall
     coef = guarded * d_modulus / modulus**2
     rate = (q_in + q_cav - volume_rate) / c
+    pt.volumes[k] = (q_cav, guarded, c, rate, modulus)
     r_c = rate / c
     row = {j: x / c for j, x in dq_in.items()}  # entries without cavitation, chamber or capacitance terms
     special = {i, *d_volume_rate, *d_volume, *d_wall}
