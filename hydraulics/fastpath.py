@@ -473,16 +473,25 @@ def _volume_rates(pt: _Point, comp, ports):
         row = {j: x / c for j, x in dq_in.items()}
         row[i] = (dq_in.get(i, 0.0) + dq_cav - 0.0) / c - rate / c * (0.0 - coef + 0.0)
         return [(rate, row)]
-    volume_rate = sum(ch[3] for ch in own)
-    d_volume_rate, d_volume, d_wall = {}, {}, {}
-    for ch in own:
-        _acc(d_volume_rate, ch[4])
-    for _, v, dv, _, _, b in own:
+    if len(own) == 1:  # one chamber: the sums below with one term (0 + x == x)
+        _, v, d_volume, volume_rate, d_volume_rate, b = own[0]
         volume += v
-        _acc(d_volume, dv)
         if math.isfinite(b):
             wall += v / b
-            _acc(d_wall, {j: x / b for j, x in dv.items()})
+            d_wall = {j: x / b for j, x in d_volume.items()}
+        else:
+            d_wall = _EMPTY
+    else:
+        volume_rate = sum(ch[3] for ch in own)
+        d_volume_rate, d_volume, d_wall = {}, {}, {}
+        for ch in own:
+            _acc(d_volume_rate, ch[4])
+        for _, v, dv, _, _, b in own:
+            volume += v
+            _acc(d_volume, dv)
+            if math.isfinite(b):
+                wall += v / b
+                _acc(d_wall, {j: x / b for j, x in dv.items()})
     guarded, slope = smooth_lower_limit(volume, comp.min_volume, 0.5 * comp.min_volume)
     c = guarded / modulus + wall
     coef = guarded * d_modulus / modulus**2
@@ -558,31 +567,44 @@ def _cylinder_forces(pt: _Point, comp, ports):
     """``Cylinder.force``: pressure force minus friction minus end stops."""
     a = ports["A"]
     area_a = comp.piston_area
-    fp, dfp = pt.pressures[a][0] * area_a, _scale(area_a, pt.pressures[a][1])
-    if not comp.single_acting:
+    fp = pt.pressures[a][0] * area_a
+    ia = pt.unit[a]
+    if comp.single_acting:
+        ib = -1
+    else:
         b = ports["B"]
-        fp, dfp = fp - pt.pressures[b][0] * comp.rod_side_area, _sub(dfp, _scale(comp.rod_side_area,
-                                                                              pt.pressures[b][1]))
+        ib = pt.unit[b]
+        fp = fp - pt.pressures[b][0] * comp.rod_side_area
+    if ia > -2 and ib > -2 and (ia != ib or ia == -1):  # p_A A_A - p_B A_B with unit/zero pressure gradients
+        g = {}
+        if ia >= 0:
+            g[ia] = 1.0 * area_a
+        if ib >= 0:
+            g[ib] = 0.0 - 1.0 * comp.rod_side_area
+    else:
+        g = _scale(area_a, pt.pressures[a][1])
+        if not comp.single_acting:
+            g = _sub(g, _scale(comp.rod_side_area, pt.pressures[ports["B"]][1]))
+        g = dict(g)
     v, iv = pt.measurement_rate(comp.measurement)
     y, ix = pt.measurement(comp.measurement)
     x = y - comp.retracted_length
     if comp.friction is None:
-        fr, dfr = 0.0, _EMPTY
+        fr = 0.0
     else:
         fr, d = comp.friction.force(v)
-        dfr = {iv: d * 1.0}
+        g[iv] = g.get(iv, 0.0) - d * 1.0
     if 0.0 <= x <= comp.stroke:
-        fs, dfs = 0.0, _EMPTY
-    else:
-        sign = 1.0 if x > comp.stroke else -1.0
-        depth = x - comp.stroke if x > comp.stroke else -x
-        s, ds = smoothstep(depth, 0.0, comp.stop_damping_depth)
-        rate = sign * v
-        force = comp.stop_stiffness * depth + comp.stop_damping * s * rate
-        d_force = {ix: (comp.stop_stiffness + comp.stop_damping * ds * rate) * sign * 1.0}
-        _axpy(d_force, comp.stop_damping * s * sign, {iv: 1.0})
-        fs, dfs = sign * force, _scale(sign, d_force)
-    return [(comp.measurement, fp - fr - fs, _sub(_sub(dfp, dfr), dfs))]
+        return [(comp.measurement, fp - fr - 0.0, g)]
+    sign = 1.0 if x > comp.stroke else -1.0
+    depth = x - comp.stroke if x > comp.stroke else -x
+    s, ds = smoothstep(depth, 0.0, comp.stop_damping_depth)
+    rate = sign * v
+    force = comp.stop_stiffness * depth + comp.stop_damping * s * rate
+    # d_force = (K + C ds rate) sign dx + C s sign dv; the total gradient is (dfp - dfr) - sign d_force
+    g[ix] = g.get(ix, 0.0) - sign * ((comp.stop_stiffness + comp.stop_damping * ds * rate) * sign * 1.0)
+    g[iv] = g.get(iv, 0.0) - sign * (0.0 + comp.stop_damping * s * sign * 1.0)
+    return [(comp.measurement, fp - fr - sign * force, g)]
 
 
 _FLOW_KERNELS = {Orifice: _orifice_flows, Throttle: _orifice_flows, CheckValve: _check_valve_flows,
