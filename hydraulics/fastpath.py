@@ -40,15 +40,6 @@ _EMPTY: dict = {}
 # A gradient is a dict {index in w: value} of its entries that may be non-zero. Node pressures whose gradient is a
 # unit vector (a Volume's state) or zero (a tank, a source set by a time function) carry its index in ``_Point.unit``
 # (-1 for zero, -2 for any other gradient), so that the kernels write ``c * (grad p_a - grad p_b)`` directly.
-def _add(a: dict, b: dict) -> dict:
-    """``a + b`` elementwise (new dict unless one is empty)."""
-    if not b:
-        return a
-    if not a:
-        return b
-    return {j: a.get(j, 0.0) + b.get(j, 0.0) for j in a.keys() | b.keys()}
-
-
 def _sub(a: dict, b: dict) -> dict:
     """``a - b`` elementwise."""
     if not b:
@@ -107,7 +98,8 @@ class Plan:
         self.node_index = {id(n): k for k, n in enumerate(self.nodes)}
         flowing, with_rates, with_forces = circuit._roles()
         self.flowing = [(_FLOW_KERNELS.get(type(c), _generic_flows), c, self._ports(c)) for c in flowing]
-        self.rates = [(_RATE_KERNELS.get(type(c), _generic_rates), c, self._ports(c)) for c in with_rates]
+        self.rates = [(_RATE_KERNELS.get(type(c), _generic_volume_rates if isinstance(c, Volume) else _generic_rates),
+                       c, self._ports(c)) for c in with_rates]
         self.forces = [(_FORCE_KERNELS.get(type(c), _generic_forces), c, self._ports(c)) for c in with_forces]
         self.tables = {}
         for comp in circuit.components:
@@ -264,6 +256,15 @@ def _generic_flows(pt: _Point, comp, ports):
 
 def _generic_rates(pt: _Point, comp, ports):
     return [(value, _dense_to_sparse(grad)) for value, grad in comp.state_rates(pt.ev)]
+
+
+def _generic_volume_rates(pt: _Point, comp, ports):
+    """A Volume subclass: its ``pressure_rate`` with the inflow and chambers as dense gradients."""
+    k, n_w = pt.plan.node_index[id(comp)], pt.ev.n_w
+    chambers = [(port, v, _sparse_to_dense(dv, n_w), vdot, _sparse_to_dense(dvdot, n_w), b)
+                for port, v, dv, vdot, dvdot, b in pt.chambers[k]]
+    value, grad = comp.pressure_rate(pt.ev, pt.flow_v[k], _sparse_to_dense(pt.flow_g[k], n_w), chambers)
+    return [(value, _dense_to_sparse(grad))]
 
 
 def _generic_forces(pt: _Point, comp, ports):
