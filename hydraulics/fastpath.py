@@ -91,27 +91,35 @@ def _sparse_to_dense(g: dict, n: int) -> np.ndarray:
 
 # -- the plan ----------------------------------------------------------------------------------------------------
 class Plan:
-    """Precomputed structure of a finalised circuit: node numbers, component roles and kernels."""
+    """Precomputed structure of a finalised circuit: node numbers, component roles and kernels.
+
+    Each role list holds ``(kernel, component, ports, data)``: ``ports`` maps port names to node numbers, ``data``
+    is the node number of a volume or the tables of a valve or cushion (plain data: a pickled circuit keeps it).
+    """
 
     def __init__(self, circuit):
         self.nodes = [c for c in circuit.components if _is_node(c)]
-        self.node_index = {id(n): k for k, n in enumerate(self.nodes)}
-        flowing, with_rates, with_forces = circuit._roles()
-        self.flowing = [(_FLOW_KERNELS.get(type(c), _generic_flows), c, self._ports(c)) for c in flowing]
-        self.rates = [(_RATE_KERNELS.get(type(c), _generic_volume_rates if isinstance(c, Volume) else _generic_rates),
-                       c, self._ports(c)) for c in with_rates]
-        self.forces = [(_FORCE_KERNELS.get(type(c), _generic_forces), c, self._ports(c)) for c in with_forces]
-        self.tables = {}
-        for comp in circuit.components:
+        numbers = {id(n): k for k, n in enumerate(self.nodes)}
+
+        def entry(kernels, comp, default):
+            ports = {port: numbers[id(node)] for port, node in comp.nodes.items()}
+            data = numbers.get(id(comp))
             if type(comp) is DirectionalValve:
-                self.tables[id(comp)] = [(p.from_port, p.to_port, p.positions.tolist(), p.fractions.tolist())
-                                         for p in comp.paths]
+                data = [(p.from_port, p.to_port, p.positions.tolist(), p.fractions.tolist()) for p in comp.paths]
             elif type(comp) is Cushion:
-                self.tables[id(comp)] = (comp.positions.tolist(), comp.areas.tolist())
+                data = (comp.positions.tolist(), comp.areas.tolist())
+            return kernels.get(type(comp), default), comp, ports, data
+
+        flowing, with_rates, with_forces = circuit._roles()
+        self.flowing = [entry(_FLOW_KERNELS, c, _generic_flows) for c in flowing]
+        self.rates = [entry(_RATE_KERNELS, c, _generic_volume_rates if isinstance(c, Volume) else _generic_rates)
+                      for c in with_rates]
+        self.forces = [entry(_FORCE_KERNELS, c, _generic_forces) for c in with_forces]
         self.measurement_index = circuit.measurement_index
 
-    def _ports(self, comp) -> dict:
-        return {port: self.node_index[id(node)] for port, node in comp.nodes.items()}
+    def node_number(self, node) -> int:
+        """Number of a node in :attr:`nodes`."""
+        return next(k for k, n in enumerate(self.nodes) if n is node)
 
 
 def _is_node(comp) -> bool:
@@ -176,6 +184,10 @@ class _Point:
         self.signals[id(sig)] = result
         return result
 
+    def materialize(self, ev: Evaluation) -> None:
+        """Fill ``ev.inflow`` and ``ev.chamber_map`` (dense gradients), for the outputs."""
+        _materialize(ev, self)
+
     def measurement(self, comp_measurement):
         """``(y_k, index of y_k in w)``."""
         k = self.plan.measurement_index(comp_measurement)
@@ -192,20 +204,20 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
     module docstring)."""
     ev = Evaluation(circuit, t, z, y, ydot)
     pt = _Point(ev, plan)
-    for kernel, comp, ports in plan.flowing:
-        kernel(pt, comp, ports)
+    for kernel, comp, ports, data in plan.flowing:
+        kernel(pt, comp, ports, data)
     n_z, n_y, n_w = ev.n_z, ev.n_y, ev.n_w
     rates, d_rates = [0.0] * n_z, [0.0] * (n_z * n_w)
-    for kernel, comp, ports in plan.rates:
-        for k, (value, grad) in enumerate(kernel(pt, comp, ports)):
+    for kernel, comp, ports, data in plan.rates:
+        for k, (value, grad) in enumerate(kernel(pt, comp, ports, data)):
             row = comp.state_offset + k
             rates[row] = value
             base = row * n_w
             for j, v in grad.items():
                 d_rates[base + j] = v
     forces, d_forces = [0.0] * n_y, [0.0] * (n_y * n_w)
-    for kernel, comp, ports in plan.forces:
-        for measurement, value, grad in kernel(pt, comp, ports):
+    for kernel, comp, ports, data in plan.forces:
+        for measurement, value, grad in kernel(pt, comp, ports, data):
             k = plan.measurement_index(measurement)
             forces[k] += value
             base = k * n_w
@@ -214,7 +226,7 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
     ev.rates, ev.forces = np.array(rates), np.array(forces)
     ev.d_rates = np.array(d_rates).reshape(n_z, n_w)
     ev.d_forces = np.array(d_forces).reshape(n_y, n_w)
-    ev.fill = lambda e: _materialize(e, pt)
+    ev.fill = pt.materialize  # a bound method, not a closure: an evaluation (and its circuit) stays picklable
     ev.point = pt
     return ev
 
@@ -222,7 +234,7 @@ def evaluate(circuit, plan: Plan, t, z, y, ydot) -> Evaluation:
 def fictive_flows(ev: Evaluation, volume) -> tuple[float, float]:
     """``Volume.fictive_flows`` from the numbers of a fast evaluation (the same operations)."""
     pt = ev.point
-    k = pt.plan.node_index[id(volume)]
+    k = pt.plan.node_number(volume)
     found = pt.volumes.get(k)
     if found is None or type(volume) is not Volume:
         return volume.fictive_flows(ev)
@@ -234,7 +246,7 @@ def fictive_flows(ev: Evaluation, volume) -> tuple[float, float]:
     return q_cav, excess / modulus * rate
 
 
-def _materialize(ev: Evaluation, pt: _Point) -> None:
+def _materialize(ev: Evaluation, pt) -> None:
     """Fill ``ev.inflow`` and ``ev.chamber_map`` (dense gradients) from a fast evaluation, for the outputs."""
     n_w = ev.n_w
     for node, value, grad, items in zip(pt.plan.nodes, pt.flow_v, pt.flow_g, pt.chambers):
@@ -245,7 +257,7 @@ def _materialize(ev: Evaluation, pt: _Point) -> None:
 
 
 # -- generic kernels: the component's own methods, dense gradients converted --------------------------------------
-def _generic_flows(pt: _Point, comp, ports):
+def _generic_flows(pt: _Point, comp, ports, data=None):
     for port, (q, dq) in comp.port_flows(pt.ev).items():
         node = ports[port]
         pt.flow_v[node] += q
@@ -254,20 +266,20 @@ def _generic_flows(pt: _Point, comp, ports):
         pt.chambers[ports[c[0]]].append((c[0], c[1], _dense_to_sparse(c[2]), c[3], _dense_to_sparse(c[4]), c[5]))
 
 
-def _generic_rates(pt: _Point, comp, ports):
+def _generic_rates(pt: _Point, comp, ports, data=None):
     return [(value, _dense_to_sparse(grad)) for value, grad in comp.state_rates(pt.ev)]
 
 
-def _generic_volume_rates(pt: _Point, comp, ports):
+def _generic_volume_rates(pt: _Point, comp, ports, data=None):
     """A Volume subclass: its ``pressure_rate`` with the inflow and chambers as dense gradients."""
-    k, n_w = pt.plan.node_index[id(comp)], pt.ev.n_w
+    k, n_w = data, pt.ev.n_w
     chambers = [(port, v, _sparse_to_dense(dv, n_w), vdot, _sparse_to_dense(dvdot, n_w), b)
                 for port, v, dv, vdot, dvdot, b in pt.chambers[k]]
     value, grad = comp.pressure_rate(pt.ev, pt.flow_v[k], _sparse_to_dense(pt.flow_g[k], n_w), chambers)
     return [(value, _dense_to_sparse(grad))]
 
 
-def _generic_forces(pt: _Point, comp, ports):
+def _generic_forces(pt: _Point, comp, ports, data=None):
     return [(m, value, _dense_to_sparse(grad)) for m, value, grad in comp.forces(pt.ev)]
 
 
@@ -284,7 +296,7 @@ def _two_port(pt: _Point, a: int, b: int, q: float, dq: dict) -> None:
         gb[j] = gb.get(j, 0.0) + v
 
 
-def _orifice_flows(pt: _Point, comp, ports):
+def _orifice_flows(pt: _Point, comp, ports, data=None):
     """``Orifice.flow`` / ``Throttle`` (coefficient from ``flow_coefficient``)."""
     a, b = ports["A"], ports["B"]
     pa, pb = pt.pressures[a][0], pt.pressures[b][0]
@@ -298,7 +310,7 @@ def _orifice_flows(pt: _Point, comp, ports):
     return _two_port(pt, a, b, q, _axpy(_pair(pt, dq_dp, a, b), dq_dg, d_gamma))
 
 
-def _check_valve_flows(pt: _Point, comp, ports):
+def _check_valve_flows(pt: _Point, comp, ports, data=None):
     """``CheckValve.flow``."""
     a, b = ports["A"], ports["B"]
     dp = pt.pressures[a][0] - pt.pressures[b][0]
@@ -310,14 +322,14 @@ def _check_valve_flows(pt: _Point, comp, ports):
     return _two_port(pt, a, b, q, _pair(pt, dq_dp + dq_dg * d_gamma, a, b))
 
 
-def _relief_opening(pt: _Point, comp, ports):
+def _relief_opening(pt: _Point, comp, ports, data=None):
     """``ReliefValve.static_opening``: ``(o, do/d(p_P - p_T))``."""
     o, do = softplus(pt.pressures[ports["P"]][0] - pt.pressures[ports["T"]][0] - comp.cracking_pressure,
                      comp.width)
     return o, do
 
 
-def _relief_flows(pt: _Point, comp, ports):
+def _relief_flows(pt: _Point, comp, ports, data=None):
     """``ReliefValve.flow``."""
     gain = comp.flow_gain
     if comp.time_constant:
@@ -328,7 +340,7 @@ def _relief_flows(pt: _Point, comp, ports):
     return _two_port(pt, ports["P"], ports["T"], gain * o, {j: gain * v for j, v in d.items()})
 
 
-def _pump_flows(pt: _Point, comp, ports):
+def _pump_flows(pt: _Point, comp, ports, data=None):
     """``FixedDisplacementPump.flow``."""
     n, dn = pt.signal(comp.speed)
     s, p = ports["S"], ports["P"]
@@ -342,7 +354,7 @@ def _pump_flows(pt: _Point, comp, ports):
     return _two_port(pt, s, p, q, dq)
 
 
-def _pipe_flows(pt: _Point, comp, ports):
+def _pipe_flows(pt: _Point, comp, ports, data=None):
     """``Pipe.port_flows``: the own state."""
     i = comp.state_offset
     return _two_port(pt, ports["A"], ports["B"], pt.z[i], {i: 1.0})
@@ -356,7 +368,7 @@ def _valve_reference(pt: _Point, comp):
     return u, du
 
 
-def _valve_flows(pt: _Point, comp, ports):
+def _valve_flows(pt: _Point, comp, ports, data=None):
     """``DirectionalValve.path_flows`` and ``port_flows`` (flows summed per port first, as there). A closed edge
     (fraction and slope 0) adds exact zeros there and is skipped."""
     if comp.spool is None:
@@ -369,7 +381,7 @@ def _valve_flows(pt: _Point, comp, ports):
     flows = {port: [0.0, {}] for port in comp.ports}
     pressures = pt.pressures
     lim, transition = comp.transition_pressure, comp.transition
-    for from_port, to_port, xl, yl in pt.plan.tables[id(comp)]:
+    for from_port, to_port, xl, yl in data:
         if u <= xl[0]:  # smooth.interp_with_slope on lists prepared once
             fraction, slope = float(yl[0]), 0.0
         elif u >= xl[-1]:
@@ -415,7 +427,7 @@ def _interp(x, xl, yl):
     return float(yl[i] + slope * (x - xl[i])), float(slope)
 
 
-def _cylinder_chambers(pt: _Point, comp, ports):
+def _cylinder_chambers(pt: _Point, comp, ports, data=None):
     """``Cylinder.chambers``."""
     y, ix = pt.measurement(comp.measurement)
     x = y - comp.retracted_length
@@ -429,7 +441,7 @@ def _cylinder_chambers(pt: _Point, comp, ports):
         pt.chambers[ports[chamber[0]]].append(chamber)
 
 
-def _cushion_flows(pt: _Point, comp, ports):
+def _cushion_flows(pt: _Point, comp, ports, data=None):
     """``Cushion.flow``."""
     c, line = ports["chamber"], ports["line"]
     pc, pl = pt.pressures[c][0], pt.pressures[line][0]
@@ -437,7 +449,7 @@ def _cushion_flows(pt: _Point, comp, ports):
     y, ix = pt.measurement(cyl.measurement)
     x = y - cyl.retracted_length
     k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
-    xs, areas = pt.plan.tables[id(comp)]
+    xs, areas = data
     area, slope = _interp(x, xs, areas)
     q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, comp.transition_pressure)
     dq = _axpy(_pair(pt, dq_dp, c, line), dq_dg * k * slope, {ix: 1.0})
@@ -448,10 +460,10 @@ def _cushion_flows(pt: _Point, comp, ports):
 
 
 # -- rate kernels ------------------------------------------------------------------------------------------------
-def _volume_rates(pt: _Point, comp, ports):
+def _volume_rates(pt: _Point, comp, ports, data=None):
     """``Volume.pressure_rate`` with ``cavitation_flow`` and ``capacitance`` (entries of the dense expressions that
     are exact zeros left out)."""
-    k = pt.plan.node_index[id(comp)]
+    k = data
     q_in, dq_in, own = pt.flow_v[k], pt.flow_g[k], pt.chambers[k]
     i = comp.state_offset
     p = pt.z[i]
@@ -515,7 +527,7 @@ def _acc(target: dict, g: dict) -> None:
         target[j] = target.get(j, 0.0) + v
 
 
-def _relief_rates(pt: _Point, comp, ports):
+def _relief_rates(pt: _Point, comp, ports, data=None):
     """``ReliefValve.state_rates``."""
     if not comp.time_constant:
         return []
@@ -528,14 +540,14 @@ def _relief_rates(pt: _Point, comp, ports):
     return [((s - o) / tau, {j: x / tau for j, x in top.items()})]
 
 
-def _valve_rates(pt: _Point, comp, ports):
+def _valve_rates(pt: _Point, comp, ports, data=None):
     """``DirectionalValve.state_rates`` with ``FirstOrderSpool.rates`` / ``SecondOrderSpool.rates``."""
     spool = comp.spool
     if spool is None:
         return []
     kind = type(spool)
     if kind is not FirstOrderSpool and kind is not SecondOrderSpool:
-        return _generic_rates(pt, comp, ports)
+        return _generic_rates(pt, comp, ports, data)
     i = comp.state_offset
     ref, d_ref = _valve_reference(pt, comp)
     u = pt.z[i]
@@ -551,7 +563,7 @@ def _valve_rates(pt: _Point, comp, ports):
     return [(v, {i + 1: 1.0}), (w * w * (ref - u) - 2.0 * zeta * w * v, row)]
 
 
-def _pipe_rates(pt: _Point, comp, ports):
+def _pipe_rates(pt: _Point, comp, ports, data=None):
     """``Pipe.state_rates``."""
     i = comp.state_offset
     q = pt.z[i]
@@ -564,7 +576,7 @@ def _pipe_rates(pt: _Point, comp, ports):
 
 
 # -- force kernels -----------------------------------------------------------------------------------------------
-def _cylinder_forces(pt: _Point, comp, ports):
+def _cylinder_forces(pt: _Point, comp, ports, data=None):
     """``Cylinder.force``: pressure force minus friction minus end stops."""
     a = ports["A"]
     area_a = comp.piston_area

@@ -139,3 +139,21 @@ def test_replaced_signal_method_is_honoured():
     assert np.array_equal(shifted, reference)
     assert not np.array_equal(shifted, base)
     assert np.array_equal(c.evaluate(t, z, y, ydot).rates, base)
+
+
+def test_evaluated_circuit_pickles_and_its_copy_evaluates_the_same():
+    """A circuit is sent to study workers by pickling: the plan holds plain data, the evaluation no closure."""
+    import pickle
+
+    c = h.Circuit("plain")
+    c.add(h.PressureSource("P", 50e5))
+    c.add(h.Tank("T"))
+    c.add(h.Volume("V", 1e-4, initial_pressure=10e5))
+    c.add(h.Orifice("in", 1e-6), A="P", B="V")
+    c.add(h.CheckValve("out", 1e-6, cracking_pressure=5e5), A="V", B="T")
+    z, none = np.array([20e5]), np.zeros(0)
+    first = c.evaluate(0.0, z, none, none)
+    copy = pickle.loads(pickle.dumps(c))
+    second = copy.evaluate(0.0, z, none, none)
+    assert np.array_equal(first.rates, second.rates) and np.array_equal(first.d_rates, second.d_rates)
+    assert copy.integrands(0.0, z, none, none) == c.integrands(0.0, z, none, none)
