@@ -415,18 +415,6 @@ def _valve_flows(pt: _Point, comp, ports, data=None):
             _acc(flow_g[node], dq)
 
 
-def _interp(x, xl, yl):
-    """``smooth.interp_with_slope`` on lists prepared once (same operations, same numbers)."""
-    x = float(x)
-    if x <= xl[0]:
-        return float(yl[0]), 0.0
-    if x >= xl[-1]:
-        return float(yl[-1]), 0.0
-    i = bisect.bisect_right(xl, x) - 1
-    slope = (yl[i + 1] - yl[i]) / (xl[i + 1] - xl[i])
-    return float(yl[i] + slope * (x - xl[i])), float(slope)
-
-
 def _cylinder_chambers(pt: _Point, comp, ports, data=None):
     """``Cylinder.chambers``."""
     y, ix = pt.measurement(comp.measurement)
@@ -450,7 +438,7 @@ def _cushion_flows(pt: _Point, comp, ports, data=None):
     x = y - cyl.retracted_length
     k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
     xs, areas = data
-    area, slope = _interp(x, xs, areas)
+    area, slope = interp_with_slope(x, xs, areas)
     q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, comp.transition_pressure)
     dq = _axpy(_pair(pt, dq_dp, c, line), dq_dg * k * slope, {ix: 1.0})
     s, ds = smoothstep(pl - pc, comp.bypass_cracking, 2.0 * comp.bypass_cracking + 1.0)
