@@ -11,6 +11,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
+from . import fastpath
 from .core import Component, Evaluation, Node, Signal
 from .cylinder import Cylinder
 from .fluid import HLP46, Fluid
@@ -99,6 +100,7 @@ class Circuit:
             self._layout()
         finally:
             self._laying_out = False
+        self._plan = fastpath.Plan(self)
         self._final = True
         return self
 
@@ -258,6 +260,14 @@ class Circuit:
         return self._role_lists[1:]
 
     def _evaluate(self, t, z, y, ydot) -> Evaluation:
+        """Rates, forces and Jacobians at one point: by the fast path (hydraulics.fastpath) once the circuit is
+        final, else (while laying out) by the component methods."""
+        if self._final:
+            return fastpath.evaluate(self, self._plan, t, z, y, ydot)
+        return self._evaluate_components(t, z, y, ydot)
+
+    def _evaluate_components(self, t, z, y, ydot) -> Evaluation:
+        """The evaluation through the component methods (dense gradients): the definition the fast path mirrors."""
         ev = Evaluation(self, t, z, y, ydot)
         inflow, chambers = ev.inflow, ev.chamber_map
         flowing, with_rates, with_forces = self._roles()
@@ -348,8 +358,9 @@ class Circuit:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
         ev = self._reuse(t, z, y, ydot)
         out = {}
+        fast = getattr(ev, "point", None) is not None
         for volume in self.volumes:
-            q_cav, q_guard = volume.fictive_flows(ev)
+            q_cav, q_guard = fastpath.fictive_flows(ev, volume) if fast else volume.fictive_flows(ev)
             out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
             out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
         return out

@@ -53,14 +53,23 @@ class Evaluation:
         self._busy: set = set()
         self.inflow: dict = {}     # id(node) -> (net inflow, gradient), filled by the circuit
         self.chamber_map: dict = {}  # id(node) -> chamber tuples of attached cylinders, filled by the circuit
+        self.fill = None  # set by the fast path (hydraulics.fastpath): fills inflow and chamber_map when first read
 
     def node_inflow(self, node) -> tuple[float, np.ndarray]:
         """Net flow from all connected components into a node, m^3/s, and its gradient."""
+        if self.fill is not None:
+            self._fill()
         return self.inflow.get(id(node), (0.0, self.zero()))
 
     def node_chambers(self, node) -> list:
         """Cylinder chambers attached to a node: ``(port, V, dV, Vdot, dVdot, wall_bulk_modulus)``."""
+        if self.fill is not None:
+            self._fill()
         return self.chamber_map.get(id(node), [])
+
+    def _fill(self) -> None:
+        fill, self.fill = self.fill, None
+        fill(self)
 
     def zero(self) -> np.ndarray:
         """A zero gradient, shape (n_w,); shared and read-only (combine gradients with ``+``, ``*``, not in place)."""

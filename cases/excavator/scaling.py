@@ -6,7 +6,9 @@ then get an error scale of ~``atol`` Pa, i.e. micro-pascals, and the step size c
 stick's bore pressure limited 90 % of the steps). :class:`ScaledCircuit` presents the circuit's states divided by
 ``scale`` (per state), so the integrator's ``atol`` means ``atol * scale`` in the circuit's units; the relative
 tolerance is unchanged. It also evaluates the circuit once per point for ``rates`` and ``forces`` (the solver asks
-for both). Outputs (``"A.pressure"`` etc.) stay in SI units.
+for both, the forces several times per point): the evaluation is kept for the point ``(t, z, y, ydot)`` and the
+signal methods replaced on the instance (the input offsets of flexmbs.linearize replace a signal's ``evaluate``), so
+an offset input is never served from the evaluation without it. Outputs (``"A.pressure"`` etc.) stay in SI units.
 """
 from __future__ import annotations
 
@@ -34,11 +36,13 @@ class ScaledCircuit:
         self.scale = np.array([pressure_scale if u == "Pa" else 1.0 for u in units])
         self.state_units = [f"{s:g} {u}" if s != 1.0 else u for s, u in zip(self.scale, units)]
         self.output_units = circuit.output_units
+        self._signals = [c for c in circuit.components if callable(getattr(c, "evaluate", None))]
         self._key = None
         self._ev = None
 
     def _evaluate(self, t, z, y, ydot):
-        key = (t, z.tobytes(), np.asarray(y).tobytes(), np.asarray(ydot).tobytes())
+        overrides = tuple(vars(s).get("evaluate") for s in self._signals)  # functions compare by identity
+        key = (t, np.asarray(z).tobytes(), np.asarray(y).tobytes(), np.asarray(ydot).tobytes(), overrides)
         if key != self._key:
             self._ev = self.circuit.evaluate(t, z * self.scale, y, ydot)
             self._key = key

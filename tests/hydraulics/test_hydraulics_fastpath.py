@@ -1,0 +1,159 @@
+"""The fast circuit evaluation (hydraulics.fastpath) against the component methods it mirrors.
+
+Reference: ``Circuit._evaluate_components``, the evaluation through the components' own methods (dense gradients),
+whose equations and Jacobians the other hydraulics tests check against analytic solutions and finite differences
+(test_hydraulics_circuit_protocol.py checks the Jacobian the circuit now returns against central differences).
+Tolerance: none — the fast path performs the same floating-point operations in the same order, leaving out only
+terms that are exact zeros, so rates, forces and every Jacobian entry must be the same numbers (``==``; a zero may
+differ in sign only).
+"""
+import math
+
+import numpy as np
+
+import hydraulics as h
+from hydraulics import fastpath
+
+from test_hydraulics_circuit_protocol import rich_circuit
+
+
+class _Measurement:
+    """A stand-in for a flexmbs measurement (the circuit uses it as a key only)."""
+
+    unit = "m"
+
+
+def open_centre_circuit():
+    """Open-centre valve with a first-order spool, a time-function pressure source, a variable orifice, a static
+    relief valve, a volume whose pressure feeds a set-point (a node with a state-dependent source), a check valve and
+    a cushion bypass within their opening ranges, an orifice whose area follows the stroke and a cylinder beyond
+    its stops at some points."""
+    c = h.Circuit("open_centre", fluid=h.MINERAL_OIL)
+    c.add(h.PressureSource("P", lambda t: 100e5 + 1e6 * math.sin(t)))
+    c.add(h.Tank("T", 2e5))
+    c.add(h.Volume("A", 1e-4, initial_pressure=30e5))
+    c.add(h.Volume("B", 0.0, initial_pressure=10e5))
+    c.add(h.Volume("C", 2e-5, wall_bulk_modulus=7e8, initial_pressure=5e5, min_volume=1e-5))
+    follower = h.Sum("follow", [h.PressureSensor("pA", "A"), 5e5])
+    c.add(h.PressureSource("F", follower))
+    cyl = h.Cylinder("cyl", 3e-3, 1.5e-3, 0.4, measurement=_Measurement(), dead_volume_a=1e-5,
+                     friction=h.CoulombViscousFriction(300.0, 2e3, 1e-3), stop_stiffness=1e8)
+    c.add(cyl, A="A", B="B")
+    c.add(h.open_centre_valve("ocv", 4e-5, h.Ramp("u", 0.0, 1.0, -1.2, 1.2), h.FirstOrderSpool(0.02)),
+          P="P", T="T", A="A", B="B")
+    c.add(h.Orifice("var", h.Ramp("area", 0.0, 2.0, -1e-6, 3e-6)), A="F", B="C")
+    c.add(h.ReliefValve("prv", 150e5, 2e-9), P="A", T="T")
+    c.add(h.Orifice("leak", 1e-7, transition="linear"), A="C", B="T")
+    c.add(h.CheckValve("cv", 1e-5, cracking_pressure=0.5e5, opening_pressure_range=2e7, leakage_fraction=0.01),
+          A="A", B="C")
+    c.add(h.Cushion("cushion", cyl, [0.0, 0.2, 0.4], [1e-6, 1e-5, 2e-6], bypass_area=1e-5, bypass_cracking=1e7),
+          chamber="B", line="C")
+    area = h.LookupTable("area_of_x", h.MeasurementSensor("x", cyl.measurement), [-0.1, 0.5], [-1e-7, 2e-6])
+    c.add(h.Orifice("sensed", area), A="C", B="T")
+    c.add(h.tandem_centre_valve("tcv", 1e-5, lambda t: math.cos(3 * t)), P="P", T="T", A="C", B="B")
+    return c
+
+
+class SlowOrifice(h.Orifice):
+    """A user subclass overriding the flow: evaluated through its own methods, not a kernel."""
+
+    def flow(self, ev):
+        q, dq = super().flow(ev)
+        return 0.5 * q, 0.5 * dq
+
+
+class PlainVolume(h.Volume):
+    """A Volume subclass (no change): its continuity equation goes through ``pressure_rate``."""
+
+
+def subclass_circuit():
+    c = h.Circuit("subclass")
+    c.add(h.PressureSource("P", 50e5))
+    c.add(h.Tank("T"))
+    c.add(PlainVolume("V", 1e-4, initial_pressure=10e5))
+    c.add(SlowOrifice("in", 1e-6), A="P", B="V")
+    c.add(h.Throttle("out", 2e-9), A="V", B="T")
+    return c
+
+
+def random_points(circuit, n, seed):
+    rng = np.random.default_rng(seed)
+    units = circuit.state_units
+    n_y = len(circuit.measurements)
+    for k in range(n):
+        z = np.array([rng.uniform(-1.5e5, 2.5e7) if u == "Pa" else rng.uniform(-1.3, 1.3) if u == "1"
+                      else rng.uniform(-3e-3, 3e-3) if u == "m^3/s" else rng.normal() for u in units])
+        y = rng.uniform(-0.05, 0.55, n_y)
+        ydot = rng.uniform(-0.4, 0.4, n_y)
+        yield rng.uniform(0.0, 2.0), z, y, ydot
+
+
+def assert_same_evaluation(circuit, n=60, seed=3):
+    """Fast and component evaluations identical at ``n`` random points, also the integrated fictive flows."""
+    circuit.finalize()
+    for t, z, y, ydot in random_points(circuit, n, seed):
+        fast = circuit.evaluate(t, z, y, ydot)
+        assert getattr(fast, "point", None) is not None  # the fast path was taken
+        reference = circuit._evaluate_components(t, z, y, ydot)
+        for key in ("rates", "d_rates", "forces", "d_forces"):
+            assert np.array_equal(getattr(fast, key), getattr(reference, key)), key
+        for volume in circuit.volumes:
+            assert fastpath.fictive_flows(fast, volume) == volume.fictive_flows(reference), volume.name
+            assert np.array_equal(fast.node_inflow(volume)[1], reference.node_inflow(volume)[1]), volume.name
+
+
+def test_rich_circuit_fast_path_is_the_component_evaluation():
+    circuit, _ = rich_circuit()
+    assert_same_evaluation(circuit)
+
+
+def test_open_centre_circuit_fast_path_is_the_component_evaluation():
+    assert_same_evaluation(open_centre_circuit())
+
+
+def test_user_subclass_goes_through_its_own_methods():
+    circuit = subclass_circuit()
+    assert_same_evaluation(circuit, n=20)
+    z = np.array([20e5])
+    rate = circuit.rates(0.0, z, np.zeros(0), np.zeros(0))[0]
+    # reference: the continuity equation by hand with the halved inflow of the subclass, dp/dt = B (Q_in - Q_out) / V
+    q_in = 0.5 * 0.7 * 1e-6 * math.sqrt(2.0 * 30e5 / h.HLP46.density)
+    q_out = 2e-9 * math.sqrt(20e5)
+    assert math.isclose(rate, h.HLP46.bulk_modulus * (q_in - q_out) / 1e-4, rel_tol=1e-12)  # same formula, round-off
+
+
+def test_replaced_signal_method_is_honoured():
+    """flexmbs.linearize offsets an input by replacing the signal's ``evaluate`` on the instance: the fast path must
+    evaluate such a signal through it (the offset changes the valve flows by the expected amount)."""
+    c = open_centre_circuit().finalize()
+    t, z, y, ydot = 0.3, c.initial_state(), np.array([0.2]), np.array([0.0])
+    base = c.evaluate(t, z, y, ydot).rates.copy()
+    source = c.node("P").pressure_signal
+    original = source.evaluate
+    source.evaluate = lambda ev: (original(ev)[0] + 1e5, original(ev)[1])
+    try:
+        shifted = c.evaluate(t, z, y, ydot).rates.copy()
+        reference = c._evaluate_components(t, z, y, ydot).rates
+    finally:
+        del source.evaluate
+    assert np.array_equal(shifted, reference)
+    assert not np.array_equal(shifted, base)
+    assert np.array_equal(c.evaluate(t, z, y, ydot).rates, base)
+
+
+def test_evaluated_circuit_pickles_and_its_copy_evaluates_the_same():
+    """A circuit is sent to study workers by pickling: the plan holds plain data, the evaluation no closure."""
+    import pickle
+
+    c = h.Circuit("plain")
+    c.add(h.PressureSource("P", 50e5))
+    c.add(h.Tank("T"))
+    c.add(h.Volume("V", 1e-4, initial_pressure=10e5))
+    c.add(h.Orifice("in", 1e-6), A="P", B="V")
+    c.add(h.CheckValve("out", 1e-6, cracking_pressure=5e5), A="V", B="T")
+    z, none = np.array([20e5]), np.zeros(0)
+    first = c.evaluate(0.0, z, none, none)
+    copy = pickle.loads(pickle.dumps(c))
+    second = copy.evaluate(0.0, z, none, none)
+    assert np.array_equal(first.rates, second.rates) and np.array_equal(first.d_rates, second.d_rates)
+    assert copy.integrands(0.0, z, none, none) == c.integrands(0.0, z, none, none)
