@@ -71,6 +71,10 @@ def _fallback(system, text: str) -> None:
 # remaining error (a race run stalled at 2e-15 m, round-off of the consistent accelerations) would ring at 1e-6 of
 # the deformation the start removed
 STAGNATION_REDUCTION = 1e-6
+# smallest difference step of an elastic coordinate in the quasi-static start (m kg^0.5 for mass-normalized modes):
+# each trial re-assembles the positions, which are exact to ~1e-12 only; a step scaled by a tiny modal error (2e-13
+# for a 2e-6 error) differenced that assembly noise instead of the model and pointed Newton uphill
+DIFFERENCE_FLOOR = 1e-8
 
 
 def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
@@ -100,7 +104,7 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
     def difference_jacobian(qf, acc, scale):
         jac = np.empty((idx.size, idx.size))
         for j in range(idx.size):
-            h = 1e-7 * max(np.abs(qf).max(), scale.max(), 1e-9)
+            h = max(1e-7 * max(np.abs(qf).max(), scale.max()), DIFFERENCE_FLOOR)
             trial = qf.copy()
             trial[j] += h
             jac[:, j] = (elastic_accelerations(trial)[0] - acc) / h
