@@ -195,6 +195,13 @@ class Circuit:
         """The Volume nodes (pressure states)."""
         return [c for c in self.components if isinstance(c, Volume)]
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling / ``copy.deepcopy``: the measurement lookup is keyed by object identity, which a copy changes;
+        rebuilt from the copied measurement list (a copy keeps the objects shared with the components shared)."""
+        self.__dict__.update(state)
+        if "_measurements" in state:
+            self._measurement_ids = {id(m): k for k, m in enumerate(self._measurements)}
+
     def measurement_index(self, measurement) -> int:
         """Index of a measurement object in ``y``."""
         try:

@@ -157,3 +157,26 @@ def test_evaluated_circuit_pickles_and_its_copy_evaluates_the_same():
     second = copy.evaluate(0.0, z, none, none)
     assert np.array_equal(first.rates, second.rates) and np.array_equal(first.d_rates, second.d_rates)
     assert copy.integrands(0.0, z, none, none) == c.integrands(0.0, z, none, none)
+
+
+def test_a_circuit_with_measurements_evaluates_the_same_after_pickle_and_deepcopy():
+    """The measurement lookup is keyed by object identity; a copy (a study worker's pickle, ``copy.deepcopy``)
+    changes the identities and used to fail with "measurement ... is not read by any component"."""
+    import copy
+    import pickle
+
+    c = h.Circuit("cylinder", fluid=h.MINERAL_OIL)
+    c.add(h.PressureSource("P", 150e5))
+    c.add(h.Tank("T", 2e5))
+    c.add(h.Volume("A", 0.0, initial_pressure=30e5))
+    c.add(h.Volume("B", 0.0, initial_pressure=10e5))
+    c.add(h.Cylinder("cyl", 3e-3, 1.5e-3, 0.4, measurement=_Measurement(), dead_volume_a=1e-5, dead_volume_b=1e-5),
+          A="A", B="B")
+    c.add(h.closed_centre_valve("valve", 4e-5, h.Ramp("u", 0.0, 1.0, -1.0, 1.0)), P="P", T="T", A="A", B="B")
+    z, y, ydot = np.array([40e5, 12e5]), np.array([0.15]), np.array([0.05])
+    first = c.evaluate(0.7, z, y, ydot)
+    for clone in (pickle.loads(pickle.dumps(c)), copy.deepcopy(c)):
+        assert [clone.measurement_index(m) for m in clone.measurements] == [0]
+        second = clone.evaluate(0.7, z, y, ydot)
+        assert np.array_equal(first.rates, second.rates) and np.array_equal(first.d_rates, second.d_rates)
+        assert np.array_equal(clone.forces(0.7, z, y, ydot), c.forces(0.7, z, y, ydot))
