@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
+from test_mbs_state_elements import ActuatorLag
 
 G = 9.81
 
@@ -35,31 +36,6 @@ def test_clamp_reaction_of_a_cantilever_balances_its_weight(ground_is_marker_i):
     np.testing.assert_allclose(res["joint/clamp/torque"], np.tile(expected_torque, (res.time.size, 1)), atol=1e-8)
 
 
-class PushLag:
-    """First-order lag actuator τ u̇ = F - u pushing a marker along global x with force u (N)."""
-
-    state_names = ["u"]
-    state_units = ["N"]
-    output_units = {"command": "N"}
-
-    def __init__(self, marker, command, tau):
-        self.name = "push"
-        self.measurements = [fm.MarkerCoordinate(marker, "x")]
-        self.command, self.tau = command, tau
-
-    def initial_state(self):
-        return np.zeros(1)
-
-    def rates(self, t, z, y, ydot):
-        return np.array([(self.command - z[0]) / self.tau])
-
-    def forces(self, t, z, y, ydot):
-        return np.array([z[0]])
-
-    def outputs(self, t, z, y, ydot):
-        return {"command": self.command}
-
-
 def test_pushed_block_with_joint_friction_records_the_lag_force_and_coulomb_friction():
     # the friction reads the joint multipliers, so each sample's reactions take a refinement pass in which the
     # element's force is reused; recorded: u = F (1 - exp(-t/τ)) (analytic), normal force m g, friction -μ_d m g
@@ -70,13 +46,13 @@ def test_pushed_block_with_joint_friction_records_the_lag_force_and_coulomb_fric
     shoe = model.add_marker(block, "shoe", orientation=frame)
     guide = model.add_joint("prismatic", model.add_marker(model.ground, "rail", orientation=frame), shoe, name="guide")
     model.add_force(fm.JointFriction(guide, mu_s, mu_d, 1e-3))
-    model.add_element(PushLag(shoe, command, tau))
+    model.add_element(ActuatorLag(shoe, command, tau, with_jacobians=False))
     res = fm.simulate(model, 0.1, rtol=1e-6, atol=1e-9)
     assert res.success, res.message
     t = res.time
     # tolerance: the integrator's error control at rtol 1e-6 on the lag state (as tests/flexmbs/test_mbs_state_elements)
-    np.testing.assert_allclose(res["element/push/u"], command * (1.0 - np.exp(-t / tau)), atol=1e-4 * command)
-    np.testing.assert_allclose(res["element/push/force/x(shoe)"], res["element/push/u"], rtol=1e-12)  # f = u
+    np.testing.assert_allclose(res["element/lag/u"], command * (1.0 - np.exp(-t / tau)), atol=1e-4 * command)
+    np.testing.assert_allclose(res["element/lag/force/x(shoe)"], res["element/lag/u"], rtol=1e-12)  # f = u
     # tolerance: the reaction normal to the rail balances the weight to the solver's round-off
     np.testing.assert_allclose(res["force/friction(guide)/normal_force"], mass * G, rtol=1e-6)
     np.testing.assert_allclose(res["joint/guide/force"][:, 1], mass * G, rtol=1e-6)
