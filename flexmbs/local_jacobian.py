@@ -363,13 +363,12 @@ def _state_element_terms(system, ctx, z, k, element, f=None, measured=None):
 _MEASURED_BLOCKS = ("rates_y", "rates_ydot", "forces_y", "forces_ydot")
 
 
-def _analytic_measured_blocks(element, ctx, z_e):
+def _analytic_measured_blocks(element, t, z_e, y, ydot):
     """The element's own ``∂(forces, rates)/∂(y, ẏ)`` (its ``jacobians``) if it gives all four, else ``None``."""
     jac_fn = getattr(element, "jacobians", None)
     if not callable(jac_fn):
         return None
-    y, ydot, _ = measure(ctx, element.measurements)
-    blocks = jac_fn(ctx.t, z_e, y, ydot)
+    blocks = jac_fn(t, z_e, y, ydot)
     if blocks is None or any(key not in blocks for key in _MEASURED_BLOCKS):
         return None
     return {key: np.atleast_2d(np.asarray(blocks[key], dtype=float)) for key in _MEASURED_BLOCKS}
@@ -385,12 +384,14 @@ def _state_element_blocks(system, ctx, z, K, C, Gq, Gv, velocity) -> int:
     Other elements are evaluated at every step."""
     count = 0
     for k, element in enumerate(system.elements):
-        base, rates0, cols, grads = _state_element_terms(system, ctx, z, k, element)
+        measured0 = measure(ctx, element.measurements)
+        y0, ydot0, _ = measured0
+        cols = slice(system.z_offsets[k], system.z_offsets[k + 1])
+        f0 = np.asarray(element.forces(ctx.t, z[cols], y0, ydot0), dtype=float).reshape(-1)
+        rates0 = np.asarray(element.rates(ctx.t, z[cols], y0, ydot0), dtype=float).reshape(-1)
+        base, _, _, grads = _state_element_terms(system, ctx, z, k, element, f=f0, measured=measured0)
         bodies = {body.index: body for grad in grads for body, _ in grad}
-        analytic = _analytic_measured_blocks(element, ctx, z[cols])
-        if analytic is not None:
-            y0, ydot0, _ = measure(ctx, element.measurements)
-            f0 = np.asarray(element.forces(ctx.t, z[cols], y0, ydot0), dtype=float).reshape(-1)
+        analytic = _analytic_measured_blocks(element, ctx.t, z[cols], y0, ydot0)
         for body in bodies.values():
             for which, matrix, gmat in (("q", K, Gq), ("v", C, Gv)) if velocity else (("q", K, Gq),):
                 for j, h, trial in _perturbed(system, ctx, body, which):
