@@ -116,6 +116,7 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
     qf = q[idx].copy()
     acc, q_now, v_now = elastic_accelerations(qf)
     first = np.abs(acc / stiffness).max()
+    floor = max(STAGNATION_REDUCTION * first, ASSEMBLY_ROUNDOFF)  # a stall below it is round-off, not a failure
 
     def converged(error):  # relative to the deformation, or the start's error reduced to round-off
         return error <= 1e-9 * max(1e-12, np.abs(qf).max()) or error <= 1e-10 * first
@@ -138,7 +139,6 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
         if converged(scale.max()):
             return q_now, v_now
         try:
-            found = None
             try:
                 found = newton_step(_linearized_elastic_jacobian(system, q_now, v_now, z, idx), scale)
             except (np.linalg.LinAlgError, FlexmbsError):
@@ -146,7 +146,7 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
             if found is None:
                 found = newton_step(difference_jacobian(qf, acc, scale), scale)
             if found is None:
-                if scale.max() <= max(STAGNATION_REDUCTION * first, ASSEMBLY_ROUNDOFF):  # round-off: nothing to gain
+                if scale.max() <= floor:  # round-off: nothing left to gain
                     return q_now, v_now
                 raise FlexmbsError(f"no decrease of the modal error {scale.max():.3g} along the Newton step")
             qf, (acc, q_now, v_now) = found
@@ -156,7 +156,7 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
                       "their natural frequencies at t = 0 (relax_elastic=False starts undeformed on purpose)")
             return q_now, v_now
     scale = np.abs(acc / stiffness)
-    if not converged(scale.max()) and scale.max() > max(STAGNATION_REDUCTION * first, ASSEMBLY_ROUNDOFF):
+    if not converged(scale.max()) and scale.max() > floor:
         _fallback(system, f"the quasi-static elastic start did not converge in {max_iter} Newton iterations "
                   f"(largest remaining modal displacement error {scale.max():.3g}); the flexible bodies start "
                   "slightly out of equilibrium and may ring at t = 0")
@@ -172,7 +172,7 @@ def _linearized_elastic_jacobian(system, q, v, z, idx):
     n_q, n_c = system.n_q, system.n_c
     qdd, lam, _ = initial_accelerations(system, q, v, z)
     ctx = system.context(q, v, 0.0)
-    mass, _, _ = system.forces_and_mass(ctx, z)
+    mass = system.mass_matrix(ctx)
     _, jac = system.constraints(ctx)
     stiffness = local_difference_blocks(system, q, v, qdd, z, lam, 0.0, velocity=False).K
     kkt = np.zeros((n_q + n_c, n_q + n_c))
