@@ -31,9 +31,9 @@ from _harness import measure, repeat_in_subprocesses  # noqa: E402
 def _once(path: str, max_mb: float) -> dict:
     import h5py
 
-    from flexmbs.durability import body_stress, peak_statistics
-    from flexmbs.fatigue import SN_PRESETS, damage_field
-    from flexmbs.viz.scene import load_scene
+    from flexmbs.post.durability import body_stress, peak_statistics
+    from flexmbs.post.fatigue import SN_PRESETS, damage_field
+    from flexmbs.post.viz.scene import load_scene
 
     scene = load_scene(path)
     nodes = samples = 0

@@ -38,7 +38,7 @@ What differs from Exudyn's example, and why:
   drive its valve).
 
 * flexmbs: planar model, variable-step generalized-α, accuracy set by ``rtol``/``atol`` (pressures: absolute
-  ``1e8 atol`` Pa plus ``rtol |p|``, frame coordinates ``atol`` m; ``flexmbs.integrator.tolerance_kinds``); the
+  ``1e8 atol`` Pa plus ``rtol |p|``, frame coordinates ``atol`` m; ``flexmbs.engine.integrator.tolerance_kinds``); the
   row ``default`` passes no tolerance.
 * Exudyn 1.13: ``ObjectConnectorHydraulicActuatorSimple`` with a ``NodeGenericODE1`` for the two pressures,
   ``ObjectRigidBody2D``, ``ObjectJointRevolute2D``, fixed-step generalized-α, modified Newton, accuracy set by

@@ -59,9 +59,9 @@ def measure(n_fixed: int, n_steps: int) -> dict:
     import scipy.linalg as sla
     from threadpoolctl import threadpool_limits
 
-    from flexmbs.jacobian import finite_difference_blocks
-    from flexmbs.solver import _consistent_start
-    from flexmbs.system import System
+    from flexmbs.engine.jacobian import finite_difference_blocks
+    from flexmbs.engine.solver import _consistent_start
+    from flexmbs.engine.system import System
 
     rod = reduced_rod(n_fixed)
     model = bench.build(rod)
@@ -73,9 +73,9 @@ def measure(n_fixed: int, n_steps: int) -> dict:
         jacobian = per_call(lambda: finite_difference_blocks(system, s.q, s.v, s.qdd, s.z, s.lam, 0.0), 1.0)
         mat = np.random.default_rng(0).random((n, n)) + n * np.eye(n)
         lu = per_call(lambda: sla.lu_factor(mat, check_finite=False))
-    from flexmbs.integrator import GeneralizedAlpha, NewtonFailure
-    from flexmbs.recorder import Recorder
-    from flexmbs.solver import _record
+    from flexmbs.engine.integrator import GeneralizedAlpha, NewtonFailure
+    from flexmbs.engine.recorder import Recorder
+    from flexmbs.engine.solver import _record
 
     integ = GeneralizedAlpha(system, rho_inf=0.4, rtol=3e-4, atol=3e-7)
     with threadpool_limits(1, user_api="blas"):

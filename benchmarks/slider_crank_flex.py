@@ -51,7 +51,7 @@ def reduced_rod():
 
 def build(rod):
     import flexmbs as fm
-    from flexmbs.rotations import rotation_about
+    from flexmbs.model.rotations import rotation_about
 
     r, length = CRANK_RADIUS, ROD_LENGTH
     model = fm.Model("slider-crank benchmark")

@@ -19,9 +19,9 @@ Optional, for ``flexmbs linearize CASE`` (docs/linearization.md):
   with their component (``joint/<joint>/rotation``, ``element/<element>/V2.pressure``, ``body/<b>/position/x``).
 
 :func:`registry` maps names to modules. The ``flexmbs`` command finds this collection through the entry point
-``builtin = "cases"`` of the group ``flexmbs.cases`` (pyproject.toml; see :mod:`flexmbs.registry`), so a new case
+``builtin = "cases"`` of the group ``flexmbs.cases`` (pyproject.toml; see :mod:`flexmbs.catalog.registry`), so a new case
 subpackage here needs no registration of its own. ``parse_assignments`` and ``parse_value`` live in
-:mod:`flexmbs.registry` and are re-exported here.
+:mod:`flexmbs.catalog.registry` and are re-exported here.
 
 Parameters can be declared with metadata, in one place (the case's TOML file or a ``PARAMETERS`` dict), so that
 ``flexmbs run`` checks them before any work. In TOML a plain ``key = value  # comment`` stays valid; a declared
@@ -40,9 +40,9 @@ import importlib
 import pkgutil
 
 from fem.errors import ModelError
-from flexmbs.parameters import (  # noqa: F401  (moved to flexmbs; kept importable here)
+from flexmbs.catalog.parameters import (  # noqa: F401  (moved to flexmbs; kept importable here)
     PROVENANCE, SPEC_FIELDS, Defaults, check_parameter, load_toml_defaults, parameter_specs, validate_parameters)
-from flexmbs.registry import parse_assignments, parse_value  # noqa: F401  (moved to flexmbs; kept importable here)
+from flexmbs.catalog.registry import parse_assignments, parse_value  # noqa: F401  (moved to flexmbs; kept importable here)
 
 __all__ = ["registry", "get_case", "parse_value", "parse_assignments", "load_toml_defaults", "Defaults",
            "SPEC_FIELDS", "parameter_specs", "validate_parameters"]

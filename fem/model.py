@@ -297,7 +297,7 @@ class FEModel:
     # ------------------------------------------------------------------ mass properties and stress
     def rigid_body_properties(self) -> dict:
         """Mass (kg), centre of mass (m) and inertia tensor about it (kg m²) from the full consistent mass."""
-        from reduction.flexbody import rigid_body_fields
+        from fem.rigid_body import rigid_body_fields
 
         tt, rr = rigid_body_fields(self.positions, self.translation_dofs, self.rotation_dofs, self.n_full_dofs)
         m = self.full_mass

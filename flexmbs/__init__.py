@@ -22,21 +22,22 @@ from fem.errors import (  # noqa: F401  (re-exported: the project's user-facing 
     SimulationError,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
 
-from .bodies import FlexibleBody, Ground, RigidBody  # noqa: E402
-from .contacts import HardStop, JointFriction, PlaneContact, friction_coefficient  # noqa: E402
-from .forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper  # noqa: E402
-from .linearize import OperatingPoint, conventional_jacobian, linearize  # noqa: E402
-from .linear_model import LinearModel  # noqa: E402
-from .joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
-from .measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
-from .model import Model  # noqa: E402
-from .results import Results, load_results  # noqa: E402
-from .sliding import SlidingContact  # noqa: E402
-from .solver import simulate, static_equilibrium  # noqa: E402
-from .study import study  # noqa: E402  (the function; the module stays importable as flexmbs.study)
-from .timefunctions import Table, smooth_step  # noqa: E402
+# the public names, room by room (docs/architecture.md)
+from .model.bodies import FlexibleBody, Ground, RigidBody  # noqa: E402
+from .model.contacts import HardStop, JointFriction, PlaneContact, friction_coefficient  # noqa: E402
+from .model.forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper  # noqa: E402
+from .model.joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
+from .model.measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
+from .model.model import Model  # noqa: E402
+from .model.sliding import SlidingContact  # noqa: E402
+from .model.timefunctions import Table, smooth_step  # noqa: E402
+from .results.results import Results, load_results  # noqa: E402
+from .engine.solver import simulate, static_equilibrium  # noqa: E402
+from .linear.linearize import OperatingPoint, conventional_jacobian, linearize  # noqa: E402
+from .linear.linear_model import LinearModel  # noqa: E402
+from .studies.study import study  # noqa: E402  (the function; the module is flexmbs.studies.study)
 
 __all__ = [
     "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
@@ -46,3 +47,13 @@ __all__ = [
     "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact", "study",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
 ]
+
+
+def __getattr__(name: str):
+    """``flexmbs.viz`` (pictures, animations; :mod:`flexmbs.post.viz`) on first use: pyvista is not imported with
+    flexmbs itself."""
+    if name == "viz":
+        from .post import viz
+
+        return viz
+    raise AttributeError(f"module 'flexmbs' has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from flexmbs.cli import main
+from flexmbs.cli.app import main
 
 main()

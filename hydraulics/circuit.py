@@ -329,7 +329,7 @@ class Circuit:
 
     def event_gaps(self, t, z, y, ydot) -> dict[str, tuple[float, float]]:
         """Gap functions ``{component.gap: (g, ġ)}`` of components with contacts (cylinder end stops), for the
-        event location of the multibody integrator (flexmbs.events)."""
+        event location of the multibody integrator (flexmbs.engine.events)."""
         if not self._final and not self._laying_out:
             self.finalize()
         ev = Evaluation(self, t, z, y, ydot)

@@ -195,7 +195,7 @@ class Cylinder(Component):
         return sign * force, sign * d_force
 
     def event_gaps(self, ev: Evaluation) -> dict[str, tuple[float, float]]:
-        """Gap functions of the end stops (flexmbs.events): ``x`` and ``stroke − x`` (m) with their rates (m/s);
+        """Gap functions of the end stops (flexmbs.engine.events): ``x`` and ``stroke − x`` (m) with their rates (m/s);
         none when the cylinder has no end stops (zero stiffness and damping)."""
         if self.stop_stiffness == 0.0 and self.stop_damping == 0.0:
             return {}

@@ -31,62 +31,10 @@ from .orifices import CheckValve, Orifice, ReliefValve, Throttle, orifice_flow
 from .signals import Constant, PiecewiseLinear, Ramp, TimeFunction
 from .smooth import interp_with_slope, smooth_lower_limit, smoothstep, softplus
 from .sources import FixedDisplacementPump
+from .sparse_gradients import accumulate, axpy, dense_to_sparse, pair, scale, sparse_to_dense, sub
 from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 
 _EMPTY: dict = {}
-
-
-# -- sparse gradient arithmetic -----------------------------------------------------------------------------------
-# A gradient is a dict {index in w: value} of its entries that may be non-zero. Node pressures whose gradient is a
-# unit vector (a Volume's state) or zero (a tank, a source set by a time function) carry its index in ``_Point.unit``
-# (-1 for zero, -2 for any other gradient), so that the kernels write ``c * (grad p_a - grad p_b)`` directly.
-def _sub(a: dict, b: dict) -> dict:
-    """``a - b`` elementwise."""
-    if not b:
-        return a
-    if not a:
-        return {j: -v for j, v in b.items()}
-    return {j: a.get(j, 0.0) - b.get(j, 0.0) for j in a.keys() | b.keys()}
-
-
-def _scale(c: float, a: dict) -> dict:
-    """``c * a``."""
-    return {j: c * v for j, v in a.items()}
-
-
-def _axpy(d: dict, c: float, g: dict) -> dict:
-    """``d + c * g`` into ``d`` (a dict the caller owns)."""
-    for j, v in g.items():
-        d[j] = d.get(j, 0.0) + c * v
-    return d
-
-
-def _pair(pt, c: float, a: int, b: int) -> dict:
-    """``c * (grad p_a - grad p_b)`` for the pressures of nodes ``a`` and ``b`` (a new dict)."""
-    unit = pt.unit
-    ia, ib = unit[a], unit[b]
-    if ia > -2 and ib > -2 and (ia != ib or ia == -1):
-        if ia >= 0:
-            if ib >= 0:
-                return {ia: c * 1.0, ib: c * -1.0}
-            return {ia: c * 1.0}
-        if ib >= 0:
-            return {ib: c * -1.0}
-        return {}
-    pressures = pt.pressures
-    return _scale(c, _sub(pressures[a][1], pressures[b][1]))
-
-
-def _dense_to_sparse(g) -> dict:
-    g = np.asarray(g, dtype=float).reshape(-1)
-    return {int(j): float(g[j]) for j in np.flatnonzero(g)}
-
-
-def _sparse_to_dense(g: dict, n: int) -> np.ndarray:
-    out = np.zeros(n)
-    for j, v in g.items():
-        out[j] = v
-    return out
 
 
 # -- the plan ----------------------------------------------------------------------------------------------------
@@ -161,7 +109,7 @@ class _Point:
             value, grad = self.signal(node.pressure_signal)
         else:
             value, grad = self.ev.pressure(node)
-            grad = _dense_to_sparse(grad)
+            grad = dense_to_sparse(grad)
         return value, grad, (-1 if not grad else -2)
 
     def signal(self, sig):
@@ -180,7 +128,7 @@ class _Point:
             result = float(sig.function(self.t)), _EMPTY
         else:
             value, grad = self.ev.signal(sig)
-            result = value, _dense_to_sparse(grad)
+            result = value, dense_to_sparse(grad)
         self.signals[id(sig)] = result
         return result
 
@@ -250,9 +198,9 @@ def _materialize(ev: Evaluation, pt) -> None:
     """Fill ``ev.inflow`` and ``ev.chamber_map`` (dense gradients) from a fast evaluation, for the outputs."""
     n_w = ev.n_w
     for node, value, grad, items in zip(pt.plan.nodes, pt.flow_v, pt.flow_g, pt.chambers):
-        ev.inflow[id(node)] = (value, _sparse_to_dense(grad, n_w))
+        ev.inflow[id(node)] = (value, sparse_to_dense(grad, n_w))
         if items:
-            ev.chamber_map[id(node)] = [(port, v, _sparse_to_dense(dv, n_w), vdot, _sparse_to_dense(dvdot, n_w), b)
+            ev.chamber_map[id(node)] = [(port, v, sparse_to_dense(dv, n_w), vdot, sparse_to_dense(dvdot, n_w), b)
                                         for port, v, dv, vdot, dvdot, b in items]
 
 
@@ -261,26 +209,26 @@ def _generic_flows(pt: _Point, comp, ports, data=None):
     for port, (q, dq) in comp.port_flows(pt.ev).items():
         node = ports[port]
         pt.flow_v[node] += q
-        _acc(pt.flow_g[node], _dense_to_sparse(dq))
+        accumulate(pt.flow_g[node], dense_to_sparse(dq))
     for c in comp.chambers(pt.ev):
-        pt.chambers[ports[c[0]]].append((c[0], c[1], _dense_to_sparse(c[2]), c[3], _dense_to_sparse(c[4]), c[5]))
+        pt.chambers[ports[c[0]]].append((c[0], c[1], dense_to_sparse(c[2]), c[3], dense_to_sparse(c[4]), c[5]))
 
 
 def _generic_rates(pt: _Point, comp, ports, data=None):
-    return [(value, _dense_to_sparse(grad)) for value, grad in comp.state_rates(pt.ev)]
+    return [(value, dense_to_sparse(grad)) for value, grad in comp.state_rates(pt.ev)]
 
 
 def _generic_volume_rates(pt: _Point, comp, ports, data=None):
     """A Volume subclass: its ``pressure_rate`` with the inflow and chambers as dense gradients."""
     k, n_w = data, pt.ev.n_w
-    chambers = [(port, v, _sparse_to_dense(dv, n_w), vdot, _sparse_to_dense(dvdot, n_w), b)
+    chambers = [(port, v, sparse_to_dense(dv, n_w), vdot, sparse_to_dense(dvdot, n_w), b)
                 for port, v, dv, vdot, dvdot, b in pt.chambers[k]]
-    value, grad = comp.pressure_rate(pt.ev, pt.flow_v[k], _sparse_to_dense(pt.flow_g[k], n_w), chambers)
-    return [(value, _dense_to_sparse(grad))]
+    value, grad = comp.pressure_rate(pt.ev, pt.flow_v[k], sparse_to_dense(pt.flow_g[k], n_w), chambers)
+    return [(value, dense_to_sparse(grad))]
 
 
 def _generic_forces(pt: _Point, comp, ports, data=None):
-    return [(m, value, _dense_to_sparse(grad)) for m, value, grad in comp.forces(pt.ev)]
+    return [(m, value, dense_to_sparse(grad)) for m, value, grad in comp.forces(pt.ev)]
 
 
 # -- flow kernels ------------------------------------------------------------------------------------------------
@@ -305,9 +253,9 @@ def _orifice_flows(pt: _Point, comp, ports, data=None):
     else:
         area, d_area = pt.signal(comp.area)
         k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
-        gamma, d_gamma = k * max(area, 0.0), (_scale(k, d_area) if area > 0.0 else _EMPTY)
+        gamma, d_gamma = k * max(area, 0.0), (scale(k, d_area) if area > 0.0 else _EMPTY)
     q, dq_dp, dq_dg = orifice_flow(pa - pb, gamma, comp.transition_pressure, comp.transition)
-    return _two_port(pt, a, b, q, _axpy(_pair(pt, dq_dp, a, b), dq_dg, d_gamma))
+    return _two_port(pt, a, b, q, axpy(pair(pt, dq_dp, a, b), dq_dg, d_gamma))
 
 
 def _check_valve_flows(pt: _Point, comp, ports, data=None):
@@ -319,7 +267,7 @@ def _check_valve_flows(pt: _Point, comp, ports, data=None):
     k = comp.discharge_coefficient * comp.max_area * math.sqrt(2.0 / comp.density)
     gamma, d_gamma = k * (eps + (1.0 - eps) * s), k * (1.0 - eps) * ds
     q, dq_dp, dq_dg = orifice_flow(dp, gamma, comp.transition_pressure)
-    return _two_port(pt, a, b, q, _pair(pt, dq_dp + dq_dg * d_gamma, a, b))
+    return _two_port(pt, a, b, q, pair(pt, dq_dp + dq_dg * d_gamma, a, b))
 
 
 def _relief_opening(pt: _Point, comp, ports, data=None):
@@ -336,7 +284,7 @@ def _relief_flows(pt: _Point, comp, ports, data=None):
         i = comp.state_offset
         return _two_port(pt, ports["P"], ports["T"], gain * pt.z[i], {i: gain * 1.0})
     o, do = _relief_opening(pt, comp, ports)
-    d = _pair(pt, do, ports["P"], ports["T"])
+    d = pair(pt, do, ports["P"], ports["T"])
     return _two_port(pt, ports["P"], ports["T"], gain * o, {j: gain * v for j, v in d.items()})
 
 
@@ -346,11 +294,11 @@ def _pump_flows(pt: _Point, comp, ports, data=None):
     s, p = ports["S"], ports["P"]
     ps, pp = pt.pressures[s][0], pt.pressures[p][0]
     q = comp.displacement * n - comp.leakage_conductance * (pp - ps)
-    dq = _sub(_scale(comp.displacement, dn), _pair(pt, comp.leakage_conductance, p, s))
+    dq = sub(scale(comp.displacement, dn), pair(pt, comp.leakage_conductance, p, s))
     if comp.relief_pressure is not None:
         o, do = softplus(pp - ps - comp.relief_pressure, comp.relief_width)
         q -= comp.relief_gain * o
-        dq = _sub(dq, _pair(pt, comp.relief_gain * do, p, s))
+        dq = sub(dq, pair(pt, comp.relief_gain * do, p, s))
     return _two_port(pt, s, p, q, dq)
 
 
@@ -394,9 +342,9 @@ def _valve_flows(pt: _Point, comp, ports, data=None):
             continue
         a, b = ports[from_port], ports[to_port]
         q, dq_dp, dq_dg = orifice_flow(pressures[a][0] - pressures[b][0], k * fraction, lim, transition)
-        dq = _pair(pt, dq_dp, a, b)
+        dq = pair(pt, dq_dp, a, b)
         if du:
-            _axpy(dq, dq_dg * k * slope, du)
+            axpy(dq, dq_dg * k * slope, du)
         acc = flows[from_port]
         acc[0] -= q
         g = acc[1]
@@ -412,7 +360,7 @@ def _valve_flows(pt: _Point, comp, ports, data=None):
         node = ports[port]
         flow_v[node] += q
         if dq:
-            _acc(flow_g[node], dq)
+            accumulate(flow_g[node], dq)
 
 
 def _cylinder_chambers(pt: _Point, comp, ports, data=None):
@@ -440,11 +388,11 @@ def _cushion_flows(pt: _Point, comp, ports, data=None):
     xs, areas = data
     area, slope = interp_with_slope(x, xs, areas)
     q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, comp.transition_pressure)
-    dq = _axpy(_pair(pt, dq_dp, c, line), dq_dg * k * slope, {ix: 1.0})
+    dq = axpy(pair(pt, dq_dp, c, line), dq_dg * k * slope, {ix: 1.0})
     s, ds = smoothstep(pl - pc, comp.bypass_cracking, 2.0 * comp.bypass_cracking + 1.0)
     qc, dqc_dp, dqc_dg = orifice_flow(pl - pc, k * comp.bypass_area * s, comp.transition_pressure)
-    dqc = _pair(pt, dqc_dp + dqc_dg * k * comp.bypass_area * ds, line, c)
-    return _two_port(pt, c, line, q - qc, _sub(dq, dqc))
+    dqc = pair(pt, dqc_dp + dqc_dg * k * comp.bypass_area * ds, line, c)
+    return _two_port(pt, c, line, q - qc, sub(dq, dqc))
 
 
 # -- rate kernels ------------------------------------------------------------------------------------------------
@@ -486,13 +434,13 @@ def _volume_rates(pt: _Point, comp, ports, data=None):
         volume_rate = sum(ch[3] for ch in own)
         d_volume_rate, d_volume, d_wall = {}, {}, {}
         for ch in own:
-            _acc(d_volume_rate, ch[4])
+            accumulate(d_volume_rate, ch[4])
         for _, v, dv, _, _, b in own:
             volume += v
-            _acc(d_volume, dv)
+            accumulate(d_volume, dv)
             if math.isfinite(b):
                 wall += v / b
-                _acc(d_wall, {j: x / b for j, x in dv.items()})
+                accumulate(d_wall, {j: x / b for j, x in dv.items()})
     guarded, slope = smooth_lower_limit(volume, comp.min_volume, 0.5 * comp.min_volume)
     c = guarded / modulus + wall
     coef = guarded * d_modulus / modulus**2
@@ -509,12 +457,6 @@ def _volume_rates(pt: _Point, comp, ports, data=None):
     return [(rate, row)]
 
 
-def _acc(target: dict, g: dict) -> None:
-    """``target += g`` in place."""
-    for j, v in g.items():
-        target[j] = target.get(j, 0.0) + v
-
-
 def _relief_rates(pt: _Point, comp, ports, data=None):
     """``ReliefValve.state_rates``."""
     if not comp.time_constant:
@@ -523,7 +465,7 @@ def _relief_rates(pt: _Point, comp, ports, data=None):
     o = pt.z[i]
     s, ds = _relief_opening(pt, comp, ports)
     tau = comp.time_constant
-    top = _pair(pt, ds, ports["P"], ports["T"])
+    top = pair(pt, ds, ports["P"], ports["T"])
     top[i] = top.get(i, 0.0) - 1.0
     return [((s - o) / tau, {j: x / tau for j, x in top.items()})]
 
@@ -558,7 +500,7 @@ def _pipe_rates(pt: _Point, comp, ports, data=None):
     a, b = ports["A"], ports["B"]
     loss, d_loss = comp.pressure_loss(q)
     inertance = comp.inertance
-    top = _pair(pt, 1.0, a, b)
+    top = pair(pt, 1.0, a, b)
     top[i] = top.get(i, 0.0) - d_loss * 1.0
     return [((pt.pressures[a][0] - pt.pressures[b][0] - loss) / inertance, {j: x / inertance for j, x in top.items()})]
 
@@ -583,9 +525,9 @@ def _cylinder_forces(pt: _Point, comp, ports, data=None):
         if ib >= 0:
             g[ib] = 0.0 - 1.0 * comp.rod_side_area
     else:
-        g = _scale(area_a, pt.pressures[a][1])
+        g = scale(area_a, pt.pressures[a][1])
         if not comp.single_acting:
-            g = _sub(g, _scale(comp.rod_side_area, pt.pressures[ports["B"]][1]))
+            g = sub(g, scale(comp.rod_side_area, pt.pressures[ports["B"]][1]))
         g = dict(g)
     v, iv = pt.measurement_rate(comp.measurement)
     y, ix = pt.measurement(comp.measurement)

@@ -67,7 +67,12 @@ def _dataset(group, name, data, unit):
 
 def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str:
     """Write ``body`` to ``path`` atomically; ``source`` adds provenance (mesh path, hash, material, settings)."""
-    from flexmbs import __version__
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # the distribution's metadata: reduction sits below flexmbs and does not import it
+        __version__ = version("flexmbs")
+    except PackageNotFoundError:  # a source tree that was never installed
+        __version__ = "0+unknown"
 
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)

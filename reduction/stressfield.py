@@ -4,7 +4,7 @@ The modal stress of node ``p`` and elastic mode ``j`` is the FE stress of the mo
 dofs, recovered at the nodes by averaging the element stresses at the element nodes
 (:func:`fem.solid.nodal_stress`, ``σ = λ tr(ε) I + 2 μ ε`` per element, plain average over the elements sharing
 the node). A stress history is then the modal superposition ``σ_p(t) = Σ_j σ_pj q_j(t)`` (see
-:mod:`flexmbs.durability`); it is exact for any deformation in the span of the basis (linear elasticity, small
+:mod:`flexmbs.post.durability`); it is exact for any deformation in the span of the basis (linear elasticity, small
 deformation, modal truncation).
 
 Storage: group ``/stress_field`` of the FlexBody file (optional, so files written before it still read):

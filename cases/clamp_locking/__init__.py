@@ -10,23 +10,12 @@ seed 003 §3.3 are plans in ``studies/`` (``flexmbs study clamp-locking --plan v
 """
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
-
-NAME = "clamp-locking"
-DESCRIPTION = ("Quadloc clamp locking mechanism (seed 003 ch. 3): 4 clamp pistons, 3 flexible connecting bars, "
-               "regenerative cylinder with cushions, 90 ms directional or ramped proportional valve "
-               "(--set stroke_direction=lock|unlock flexible=true|false valve_response_time=0.09 ...)")
-
-
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "clamp_locking.toml"))
-CHOICES = {"stroke_direction": ("lock", "unlock"), "valve_type": ("directional", "proportional")}
+from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME  # noqa: F401  (read by the registry here)
 
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
-    from flexmbs.parameters import override_defaults
+    from flexmbs.catalog.parameters import override_defaults
 
     return override_defaults(NAME, DEFAULTS, params, CHOICES)
 

@@ -100,9 +100,9 @@ def stress_history(res, model, params: dict, bar: str = "bar_h") -> dict:
 
 def end_stop_contact(res, params: dict) -> dict | None:
     """Time (s) and speed (m/s) at which the piston reaches the end stop at the end of the stroke, from the event
-    the integrator located at the root of the stop's gap (flexmbs.events), not from an output sample; None if the
+    the integrator located at the root of the stop's gap (flexmbs.engine.events), not from an output sample; None if the
     stop was not reached."""
-    from flexmbs.events import read_events
+    from flexmbs.engine.events import read_events
 
     name = "end_stops.upper" if params["stroke_direction"] == "lock" else "end_stops.lower"
     hits = [e for e in read_events(res) if e["name"] == name]

@@ -6,7 +6,7 @@ coordinates of revolute, prismatic and cylindrical joints only, so the case defi
 """
 from __future__ import annotations
 
-from flexmbs.joints import Joint, dot1_rows
+from flexmbs.model.joints import Joint, dot1_rows
 
 
 class RollLock(Joint):

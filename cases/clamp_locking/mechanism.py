@@ -26,7 +26,7 @@ import numpy as np
 import flexmbs as fm
 
 from . import geometry
-from flexmbs.contacts import HardStop, JointFriction
+from flexmbs.model.contacts import HardStop, JointFriction
 
 from .elements import RollLock
 

@@ -7,7 +7,7 @@ import time
 
 import flexmbs as fm
 
-from . import NAME
+from .declaration import NAME
 from .analysis import summary
 from .circuit import build_circuit
 from .mechanism import build_mechanism

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.validation import row, skipped_rows, trend_row
+from flexmbs.catalog.validation import row, skipped_rows, trend_row
 
 ORIGIN_31 = "seed 003 Table 3-1 (L5486-5519)"
 ORIGIN_32 = "seed 003 Table 3-2 (L5550-5575)"

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from flexmbs.contacts import penalty_force
-from flexmbs.forces import ForceElement, apply_at_marker
-from flexmbs.rotations import cross
+from flexmbs.model.contacts import penalty_force
+from flexmbs.model.forces import ForceElement, apply_at_marker
+from flexmbs.model.rotations import cross
 
 __all__ = ["DrumContact", "road_profile"]
 

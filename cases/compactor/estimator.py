@@ -14,7 +14,7 @@ from scipy.signal import butter, filtfilt
 
 from fem.errors import ModelError
 
-from flexmbs.tree import LinkParameters, friction_sign
+from flexmbs.tree.dh import LinkParameters, friction_sign
 
 __all__ = ["identified_parameters", "estimate_contact", "add_noise", "SENSOR_NOISE_KEYS"]
 

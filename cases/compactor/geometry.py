@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.tree import DHTree, LinkParameters, forward_kinematics
+from flexmbs.tree.dh import DHTree, LinkParameters, forward_kinematics
 
 __all__ = ["table1", "rest_pose", "BASE_ORIENTATION", "LOCKED_PLANAR", "link_parameters", "LINK_NAMES"]
 

@@ -16,9 +16,9 @@ import numpy as np
 from scipy.optimize import fsolve
 
 from fem.errors import SimulationError
-from flexmbs.timefunctions import smooth_step
-from flexmbs.tree import forward_kinematics, inverse_dynamics
-from flexmbs.tree_model import build_tree_model
+from flexmbs.model.timefunctions import smooth_step
+from flexmbs.tree.dh import forward_kinematics, inverse_dynamics
+from flexmbs.tree.model import build_tree_model
 
 from .elements import DrumContact, road_profile
 from .geometry import BASE_ORIENTATION, LOCKED_PLANAR, link_parameters, rest_pose, table1

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
-from flexmbs.parameters import override_defaults
+from flexmbs.catalog.parameters import override_defaults
 
 from .estimator import add_noise, estimate_contact, identified_parameters
 from .machine import GRAVITY, build_machine, static_front_load
@@ -24,7 +24,7 @@ SCENARIOS = ("static", "vibrating", "driving")
 
 
 def parameters(overrides: dict) -> dict:
-    from . import DEFAULTS, NAME
+    from .declaration import DEFAULTS, NAME
 
     p = override_defaults(NAME, DEFAULTS, overrides)
     if p["scenario"] not in SCENARIOS:
@@ -55,7 +55,7 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
 
 def _accelerations(system, q, v, z, t):
     """Consistent ``q̈`` at one recorded state (no reaction-dependent forces in this model: one solve)."""
-    from flexmbs.initial import acceleration_rhs
+    from flexmbs.engine.initial import acceleration_rhs
 
     ctx = system.context(q, v, t)
     mass, force, _ = system.forces_and_mass(ctx, z)
@@ -79,7 +79,7 @@ def _joint_rates(tm, ctx, links):
 def sensor_signals(res, tm, parts, eps: float = 1e-6):
     """Sensor signals (dict of (n,) arrays, see :func:`estimate_contact`) and the true contact wrench (``FX, FY,
     CZ21, CZ22``, same convention) at every recorded sample."""
-    from flexmbs.rotations import g_matrix
+    from flexmbs.model.rotations import g_matrix
 
     system = res.system
     links = (17, 18, 19, 20, 21, 22, 23)

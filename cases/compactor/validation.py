@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.validation import row, skipped_rows
+from flexmbs.catalog.validation import row, skipped_rows
 
 
 def static_rows(quick: bool = True) -> list:

@@ -28,7 +28,7 @@ DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "excavator
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params`` (values converted to the default's type); unknown keys are an error."""
-    from flexmbs.parameters import override_defaults
+    from flexmbs.catalog.parameters import override_defaults
 
     return override_defaults(NAME, DEFAULTS, params, {"scenario": SCENARIOS})
 

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from flexmbs.forces import ForceElement, apply_at_marker
+from flexmbs.model.forces import ForceElement, apply_at_marker
 
 __all__ = ["SoilOscillation", "DiggingForce", "slice_thickness"]
 

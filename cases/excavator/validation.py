@@ -7,7 +7,7 @@ the bucket (4-10 s) move (Fig. 12, 13); the pressures, velocities, joint forces 
 """
 from __future__ import annotations
 
-from flexmbs.validation import row, trend_row
+from flexmbs.catalog.validation import row, trend_row
 
 ORIGIN_FF = "seed 001 §5, Fig. 11 (L370-380): total energy constant"
 ORIGIN_DIG = "seed 001 §5, Fig. 12-13 (L380-395)"

@@ -14,7 +14,8 @@ import numpy as np
 
 import flexmbs as fm
 
-from . import build_model, parameters
+from .assembly import build_model
+from .declaration import parameters
 
 SCENARIOS = {"nominal": 1.0, "friction/10": 0.1, "friction/100": 0.01}
 
@@ -24,8 +25,8 @@ def equilibrium_point(model) -> fm.OperatingPoint:
     and the valve neutral (``kind="static"``: :func:`flexmbs.linearize` checks that it is at rest). The general
     static solver would also find it, but with the trapped volumes the equilibria form a family (p3 is free) and its
     minimum-norm Newton steps drift along it by ~1e-6 rad."""
-    from flexmbs.initial import assemble_positions
-    from flexmbs.system import System
+    from flexmbs.engine.initial import assemble_positions
+    from flexmbs.engine.system import System
 
     system = System(model)
     q0, v0, z0 = system.initial_state()

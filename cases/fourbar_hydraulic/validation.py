@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from flexmbs.validation import row, trend_row
+from flexmbs.catalog.validation import row, trend_row
 
 ORIGIN_91 = "seed 002 eq. (91) (L470-480)"
 ORIGIN_T3 = "seed 002 Table 3 and text (L535-560)"

@@ -25,7 +25,7 @@ CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_dri
 
 def parameters(params: dict | None = None) -> dict:
     """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
-    from flexmbs.parameters import override_defaults
+    from flexmbs.catalog.parameters import override_defaults
 
     return override_defaults(NAME, DEFAULTS, params, CHOICES)
 

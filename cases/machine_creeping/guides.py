@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.contacts import friction_coefficient
-from flexmbs.forces import ForceElement, apply_at_marker
+from flexmbs.model.contacts import friction_coefficient
+from flexmbs.model.forces import ForceElement, apply_at_marker
 
 
 class LateralGuide(ForceElement):
@@ -36,7 +36,7 @@ class LateralGuide(ForceElement):
     """
 
     output_units = {"lateral_force": "N", "friction_force": "N", "deflection": "m"}
-    marker_local = True  # loads depend on its two markers only (flexmbs.local_jacobian)
+    marker_local = True  # loads depend on its two markers only (flexmbs.engine.local_jacobian)
 
     def __init__(self, point, frame, lateral_offset: float, stiffness: float, damping: float, static: float = 0.0,
                  dynamic: float = 0.0, stiction_velocity: float = 1e-3, dynamic_velocity: float | None = None,

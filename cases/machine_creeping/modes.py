@@ -1,7 +1,7 @@
 """Natural frequencies of the whole machine on its pads at rest (the "clamp-unit mode" of seed 003 L7568-7582,
 measured at 8.2 Hz): the undamped eigenproblem ``K x = ω² M x`` of the model linearized at a state, on the
 tangent space of its constraints (``x = T y``, ``Φ_q T = 0``), with the Newton matrices of
-:mod:`flexmbs.local_jacobian`.
+:mod:`flexmbs.engine.local_jacobian`.
 
 ``python -m cases.machine_creeping.modes [--set key=value]...`` prints the first frequencies with the share of
 kinetic energy per body and the share of the mode's pad force in the machine direction.
@@ -17,7 +17,7 @@ __all__ = ["machine_frequencies"]
 def machine_frequencies(system, state, f_max: float = 30.0) -> list[dict]:
     """Frequencies (Hz) up to ``f_max`` of the machine linearized at ``state`` (a solver StepState at rest), each
     with ``energy`` (share of the mode's kinetic energy per body)."""
-    from flexmbs.local_jacobian import local_difference_blocks
+    from flexmbs.engine.local_jacobian import local_difference_blocks
 
     q, v, qdd, z, lam, t = state.q, np.zeros_like(state.v), np.zeros_like(state.qdd), state.z, state.lam, state.t
     blocks = local_difference_blocks(system, q, v, qdd, z, lam, t, velocity=False)
@@ -47,8 +47,8 @@ def main(argv=None) -> None:
     import argparse
 
     import flexmbs as fm
-    from flexmbs.initial import initial_accelerations
-    from flexmbs.system import System
+    from flexmbs.engine.initial import initial_accelerations
+    from flexmbs.engine.system import System
 
     from . import parameters
     from .machine import build_machine

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.forces import ForceElement
+from flexmbs.model.forces import ForceElement
 
 __all__ = ["PadSet"]
 

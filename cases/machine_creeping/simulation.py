@@ -110,7 +110,7 @@ def pad_extremes(res, names, t_from: float) -> dict:
 
 
 def contact_outputs(res, drive: dict) -> dict:
-    """Impact peak, mould contact time and speed (the located contact event, flexmbs.events) and drive extremes."""
+    """Impact peak, mould contact time and speed (the located contact event, flexmbs.engine.events) and drive extremes."""
     impact = res["force/impact/normal_force"]
     onsets = [e for e in getattr(res, "events", []) if e.get("kind") == "contact_onset"
               and str(e.get("name", "")).startswith("impact")]

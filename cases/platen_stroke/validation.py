@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.validation import row, skipped_rows
+from flexmbs.catalog.validation import row, skipped_rows
 
 SEED = dict(u0=-1.0, supply_pressure=180e5, tank_pressure=0.0, friction_force=55.1e3, rod_area=0.01508,
             bore_area=0.03079, alpha=-0.4394e-6, beta=-0.7049e-6)  # seed 003 L6883-6896

@@ -9,20 +9,7 @@ Model, parameters, outputs and choices: docs/cases/slider-crank.md.
 """
 from __future__ import annotations
 
-import os
-
-NAME = "slider-crank"
-DESCRIPTION = ("Slider crank with a flexible link reduced from a beam FE model (seed 003 §2.1.3); prescribed crank "
-               "speed or driving torque")
-
-
-def _load_defaults() -> dict:
-    from cases import load_toml_defaults
-
-    return load_toml_defaults(os.path.join(os.path.dirname(__file__), "slider_crank.toml"))
-
-
-DEFAULTS = _load_defaults()
+from .declaration import DEFAULTS, DESCRIPTION, NAME  # noqa: F401  (read by the registry here)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

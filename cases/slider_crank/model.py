@@ -9,13 +9,13 @@ import time
 import numpy as np
 
 from fem.errors import ModelError, SimulationError
-from flexmbs.parameters import override_defaults
+from flexmbs.catalog.parameters import override_defaults
 
 __all__ = ["parameters", "link_flexbody", "build_model", "run_case", "slider_position", "slider_acceleration"]
 
 
 def parameters(overrides: dict) -> dict:
-    from . import DEFAULTS, NAME
+    from .declaration import DEFAULTS, NAME
 
     p = override_defaults(NAME, DEFAULTS, overrides)
     if p["drive"] not in ("speed", "torque"):
@@ -62,7 +62,7 @@ def slider_acceleration(theta, omega, r, length):
 def build_model(p: dict, flexbody=None, link_modes=None):
     """The multibody model (``link_modes``: indices of the link's elastic modes to keep, all by default)."""
     import flexmbs as fm
-    from flexmbs.rotations import rotation_about
+    from flexmbs.model.rotations import rotation_about
 
     r, length = float(p["crank_length"]), float(p["link_length"])
     theta = float(p["initial_crank_angle"])

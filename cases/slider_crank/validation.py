@@ -1,4 +1,4 @@
-"""Validation rows of the slider crank (``flexmbs validate``, :mod:`flexmbs.validation`): seed 003 §2.1.3.
+"""Validation rows of the slider crank (``flexmbs validate``, :mod:`flexmbs.catalog.validation`): seed 003 §2.1.3.
 
 Seed 003 Tables 2-1..2-3 (L3840–4045) describe the link as the seed's ANSYS model: five BEAM3 elements with lumped
 masses (Table 2-3: 0.157 kg at the ends, 0.314 kg inside, no rotary inertia), Craig–Bampton with the end nodes as
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from flexmbs.validation import row
+from flexmbs.catalog.validation import row
 
 SEED_TABLE_2_1_HZ = (451.6, 1357.0, 3044.0)  # seed 003 Table 2-1 (L3840-3874), fixed-interface normal modes
 SEED_TABLE_2_2_HZ = (0.0, 0.0, 0.0, 383.6, 1031.6, 2109.2, 5487.9, 5556.0, 20056.6)  # Table 2-2, modified CB

@@ -19,8 +19,8 @@ from cases.clamp_locking.analysis import summary  # noqa: E402
 from cases.clamp_locking.flexbars import GEOMETRY_KEYS, cache_key, frequency_check, reduced_bar  # noqa: E402
 from cases.clamp_locking.mechanism import build_mechanism  # noqa: E402
 from cases.clamp_locking.simulation import simulate_stroke  # noqa: E402
-from flexmbs.initial import assemble_positions  # noqa: E402
-from flexmbs.system import System  # noqa: E402
+from flexmbs.engine.initial import assemble_positions  # noqa: E402
+from flexmbs.engine.system import System  # noqa: E402
 
 COARSE = {"mesh_size": 0.06}  # a coarse bar mesh: a few seconds to reduce, same topology as the default
 
@@ -213,7 +213,7 @@ def test_cushion_decelerates_before_the_end_stop(rigid_lock):
     """The cushion brings the piston from its travel speed to the end stop at a small fraction of it, and the
     rod-side pressure rises in the cushion before the stop.
 
-    The impact speed is the located event (root of the stop's gap, flexmbs.events), not an output sample. Tolerance
+    The impact speed is the located event (root of the stop's gap, flexmbs.engine.events), not an output sample. Tolerance
         study (rigid bars, ``docs/cases/clamp-locking.md``): 62.78 mm/s at the case's rtol 1e-4 and 62.39 mm/s at 1e-5
     (−0.6 %), equal to ±0.02 % under the OpenBLAS kernels Haswell (default here), Sandybridge and Prescott; contact
     at 0.88155 s. Claims, with margins of 30 % and 5 % of the value (several times that spread): below 15 % of the travel speed (measured ≈ 11.6 %), and within 15 % of the quasi-steady speed of the cushion's
@@ -351,8 +351,8 @@ def test_short_flexible_stroke_has_finite_stress_on_every_surface_point(coarse_b
     every bar at every sample, and ``flexmbs stress --node`` accepts the stress-node id the run reports."""
     from click.testing import CliRunner
 
-    from flexmbs.cli import main
-    from flexmbs.viz.scene import load_scene
+    from flexmbs.cli.app import main
+    from flexmbs.post.viz.scene import load_scene
 
     p, _, _ = coarse_bar
     out = str(tmp_path / "short.results.h5")

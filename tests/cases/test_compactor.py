@@ -7,7 +7,7 @@ from cases.compactor.estimator import estimate_contact, identified_parameters
 from cases.compactor.geometry import LOCKED_PLANAR, link_parameters, rest_pose, table1
 from cases.compactor.machine import static_front_load
 from cases.compactor.simulation import amplitude_at, compare, parameters, sensor_signals, simulate_scenario
-from flexmbs.tree import forward_kinematics, inverse_dynamics
+from flexmbs.tree.dh import forward_kinematics, inverse_dynamics
 
 
 def _planar_state(rng, tree, q_rest):

@@ -15,7 +15,7 @@ from cases.excavator.scenarios import build_digging, simulate_scenario  # noqa: 
 
 def test_model_has_the_topology_and_masses_of_seed001():
     """12 bodies, 12 revolute + 3 translational joints, 36 - 30 = 6 degrees of freedom, masses of §5."""
-    from flexmbs.system import System
+    from flexmbs.engine.system import System
 
     p = parameters()
     model, handles = mechanics.build_mechanism(p)
@@ -61,8 +61,8 @@ def test_support_preloads_balance_the_machine_by_hand():
 def test_initial_pressures_hold_the_machine_at_rest():
     """Virtual-work cylinder forces -> chamber pressures (eq. (22)) -> the multibody model starts in equilibrium:
     the consistent initial accelerations of all bodies (flexmbs KKT solve) are below 1e-6 m/s^2 and rad/s^2."""
-    from flexmbs.initial import assemble_positions, initial_accelerations
-    from flexmbs.system import System
+    from flexmbs.engine.initial import assemble_positions, initial_accelerations
+    from flexmbs.engine.system import System
 
     p = parameters()
     model, handles = build_digging(p)

@@ -5,7 +5,7 @@ import numpy as np
 
 import flexmbs as fm
 from cases.machine_creeping.guides import LateralGuide
-from flexmbs.rotations import rotation_matrix
+from flexmbs.model.rotations import rotation_matrix
 
 M, K = 500.0, 2.0e6  # kg, N/m per guide
 INERTIA = np.array([40.0, 60.0, 80.0])  # kg m², principal

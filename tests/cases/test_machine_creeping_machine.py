@@ -31,7 +31,7 @@ def _block_on_pads(use_set: bool):
 
 
 def test_pad_set_loads_equal_the_library_bushings_on_a_moving_block():
-    from flexmbs.system import System
+    from flexmbs.engine.system import System
 
     loads = []
     for use_set in (True, False):

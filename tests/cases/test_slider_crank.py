@@ -35,7 +35,7 @@ def test_stiff_link_reproduces_rigid_slider_crank_kinematics_and_slider_force():
 
 
 def test_cli_lists_and_runs_the_case_and_writes_a_readable_results_file(tmp_path):
-    from flexmbs.cli import main
+    from flexmbs.cli.app import main
 
     runner = CliRunner()
     listed = runner.invoke(main, ["cases"])
@@ -69,7 +69,7 @@ def test_cli_lists_and_runs_the_case_and_writes_a_readable_results_file(tmp_path
 
 
 def test_unknown_parameter_is_a_one_line_error_listing_the_valid_keys():
-    from flexmbs.cli import main
+    from flexmbs.cli.app import main
 
     result = CliRunner().invoke(main, ["run", "slider-crank", "--set", "crank_lenght=0.2"])
     assert result.exit_code != 0

@@ -4,7 +4,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from flexmbs.validation import row, run_checks, summary, to_markdown, trend_row
+from flexmbs.catalog.validation import row, run_checks, summary, to_markdown, trend_row
 
 
 def _by(rows, text):
@@ -66,7 +66,7 @@ def test_clamp_locking_quick_lists_every_point_of_tables_3_3_and_3_4_without_num
 
 
 def test_cli_writes_the_report_and_json(tmp_path):
-    from flexmbs.cli import main
+    from flexmbs.cli.app import main
 
     out = tmp_path / "report.md"
     result = CliRunner().invoke(main, ["validate", "--case", "fourbar-hydraulic", "--quick", "-o", str(out),
@@ -115,7 +115,7 @@ def test_clamp_locking_bar_rows_and_the_quick_report():
 
 @pytest.mark.slow
 def test_full_validation_report_runs_every_check():
-    from flexmbs.cli_validate import _registry
+    from flexmbs.cli.validate import _registry
 
     rows = run_checks(_registry()[0](), quick=False)
     counts = summary(rows)
@@ -127,7 +127,7 @@ def test_full_validation_report_runs_every_check():
                                   "compactor", "machine-creeping"])
 def test_every_parameter_of_the_landed_cases_has_its_provenance(name):
     from cases import PROVENANCE, get_case
-    from flexmbs.cli_validate import parameter_table
+    from flexmbs.cli.validate import parameter_table
 
     table = parameter_table(get_case(name))
     assert {item["provenance"] for item in table} <= set(PROVENANCE)

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import flexmbs as fm
-from flexmbs.cli import main
+from flexmbs.cli.app import main
 
 ROOT = str(Path(fm.__file__).parents[1])
 KEEP = ("keep.msh", "keep.flex.h5", "keep.png", "keep.csv", "keep.gif", "keep.xyz", "keep.md")
@@ -219,12 +219,12 @@ def test_debug_shows_the_traceback(inputs):
 
 
 def test_an_unexpected_exception_is_one_line(monkeypatch):
-    import flexmbs.registry
+    import flexmbs.catalog.registry
 
     def boom(*args, **kwargs):
         raise np.linalg.LinAlgError("SVD did not converge")
 
-    monkeypatch.setattr(flexmbs.registry, "get_case", boom)
+    monkeypatch.setattr(flexmbs.catalog.registry, "get_case", boom)
     result = CliRunner().invoke(main, ["run", "excavator"])
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "SVD did not converge" in result.stderr and "Traceback" not in result.stderr

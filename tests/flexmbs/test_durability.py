@@ -11,7 +11,7 @@ from fem.mesh import load_mesh
 from fem.meshing import gmsh_session, structured_bar_mesh
 from fem.model import solid_model
 from fem.solid import surface_nodes, von_mises
-from flexmbs.durability import equivalent_stress, flexbody_stress, hotspots, principal_stresses, stress_histories
+from flexmbs.post.durability import equivalent_stress, flexbody_stress, hotspots, principal_stresses, stress_histories
 from reduction import read_flexbody, reduce, write_flexbody
 
 
@@ -85,7 +85,7 @@ def test_truncation_check_reduced_static_equals_full_fe(cantilever):
     """The linear truncation check of docs/durability.md: the reduced body clamped at its root interface under the
     tip load (no multibody, no frame rotation) gives the full FE static stress over the whole surface; exact for
     a load at an interface (constraint modes), so only float32 storage remains."""
-    from flexmbs.durability import reduced_static_response
+    from flexmbs.post.durability import reduced_static_response
 
     model, body = cantilever
     force = np.array([0.0, 2000.0, -1500.0])

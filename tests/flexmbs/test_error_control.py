@@ -1,10 +1,10 @@
-"""Error control per kind of unknown (flexmbs.integrator.tolerance_kinds): the accuracy of a run must not depend on
+"""Error control per kind of unknown (flexmbs.engine.integrator.tolerance_kinds): the accuracy of a run must not depend on
 where the model sits relative to the origin (translation invariance of the physics)."""
 import numpy as np
 from scipy.special import ellipk
 
 import flexmbs as fm
-from flexmbs.rotations import rotation_about
+from flexmbs.model.rotations import rotation_about
 from mbs_helpers import zero_crossing_times
 
 G = 9.81

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import rainflow
 
-from flexmbs.fatigue import (SN_PRESETS, SNCurve, damage_field, goodman_amplitude, miner_damage, parse_sn,
+from flexmbs.post.fatigue import (SN_PRESETS, SNCurve, damage_field, goodman_amplitude, miner_damage, parse_sn,
                              rainflow_blocks)
 from fem.errors import FlexmbsError
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.contacts import prismatic_friction_load, revolute_friction_load
+from flexmbs.model.contacts import prismatic_friction_load, revolute_friction_load
 
 G = 9.81
 

@@ -129,8 +129,8 @@ def test_pendulum_frequency_and_named_coordinate():
 def test_moving_operating_point_keeps_the_pendulum_equation():
     """About a moving state (pendulum swinging through 30° at 1.5 rad/s) the Euler-parameter velocity terms of
     steps 2-3 (V̿, U, V: non-zero here) must cancel to the pendulum's θ̈̃ = -(m g d / I) cos θ₀ θ̃ (analytic, 1e-6)."""
-    from flexmbs.initial import assemble_positions, project_velocities
-    from flexmbs.system import System
+    from flexmbs.engine.initial import assemble_positions, project_velocities
+    from flexmbs.engine.system import System
 
     mass, d, i_c, g = 1.0, 0.5, 0.05, 9.81
     angle = -math.pi / 3  # link axis 60° below x, i.e. 30° from the hanging position
@@ -171,7 +171,7 @@ def test_redundant_constraint_error_names_the_joint():
 
 def test_static_requested_at_a_non_equilibrium_is_a_one_line_error():
     model, *_ = oil_spring()
-    from flexmbs.system import System
+    from flexmbs.engine.system import System
 
     system = System(model)
     q0, v0, z0 = system.initial_state()

@@ -1,12 +1,12 @@
-"""Local-difference Newton matrices (flexmbs.local_jacobian) against the dense forward-difference Jacobian of the
+"""Local-difference Newton matrices (flexmbs.engine.local_jacobian) against the dense forward-difference Jacobian of the
 whole residual (the independent reference), and a run that uses them against a conservation law."""
 import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.initial import assemble_positions, initial_accelerations, project_velocities
-from flexmbs.jacobian import finite_difference_blocks
-from flexmbs.system import System
+from flexmbs.engine.initial import assemble_positions, initial_accelerations, project_velocities
+from flexmbs.engine.jacobian import finite_difference_blocks
+from flexmbs.engine.system import System
 from mbs_helpers import beam_matrices, craig_bampton_flexbody
 
 G = 9.81
@@ -131,7 +131,7 @@ def test_state_element_blocks_match_the_dense_difference_jacobian():
 def test_quasi_static_start_of_a_spinning_link_with_a_hung_block_reaches_zero_elastic_acceleration():
     # the start's Newton matrix steps must difference the model, not the re-assembly's round-off (a step of 2e-13
     # scaled by the small modal error once pointed Newton uphill and fell back to the undeformed start)
-    from flexmbs.solver import _relax_elastic_coordinates
+    from flexmbs.engine.solver import _relax_elastic_coordinates
 
     model = _undamped(_model(2.0))  # as the conservative run above (where the fallback showed)
     system = System(model)

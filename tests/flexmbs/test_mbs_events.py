@@ -1,4 +1,4 @@
-"""Contact onsets located as events (flexmbs.events) against free-fall kinematics: t = √(2h/g), v = √(2gh).
+"""Contact onsets located as events (flexmbs.engine.events) against free-fall kinematics: t = √(2h/g), v = √(2gh).
 
 Free fall is integrated exactly by generalized-α (constant acceleration) and interpolated exactly by the cubic
 Hermite interpolant, so the located event must match the analytic time to the event tolerance and the speed to
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.events import read_events
-from flexmbs.rotations import rotation_about
+from flexmbs.engine.events import read_events
+from flexmbs.model.rotations import rotation_about
 
 G = 9.81
 

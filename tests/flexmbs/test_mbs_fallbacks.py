@@ -4,10 +4,10 @@ import warnings
 import numpy as np
 
 import flexmbs as fm
-import flexmbs.solver as solver
+import flexmbs.engine.solver as solver
 from fem.errors import ModelError
-from flexmbs.solver import SolverFallbackWarning
-from flexmbs.rotations import rotation_about
+from flexmbs.engine.solver import SolverFallbackWarning
+from flexmbs.model.rotations import rotation_about
 
 
 def pendulum():

@@ -144,7 +144,7 @@ def test_kinetic_energy_of_a_deformed_spinning_body_equals_the_nodal_sum(steel_b
     diagonal.invariants = compute_invariants(sp.csr_matrix(lumped), basis, positions, tdofs, tdofs + 3)
     body = fm.FlexibleBody("beam", diagonal)
     rng = np.random.default_rng(1)
-    q_b = np.concatenate([[0.1, -0.2, 0.3], fm.rotations.quaternion_from_axis_angle([1, 2, 3], 0.7),
+    q_b = np.concatenate([[0.1, -0.2, 0.3], fm.model.rotations.quaternion_from_axis_angle([1, 2, 3], 0.7),
                           1e-2 * rng.standard_normal(m)])
     v_b = np.concatenate([[1.0, -2.0, 0.5], rng.standard_normal(4), rng.standard_normal(m)])
     kin = body.kinematics(q_b, v_b)

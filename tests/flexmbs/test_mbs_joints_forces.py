@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.rotations import rotation_about
+from flexmbs.model.rotations import rotation_about
 from mbs_helpers import zero_crossing_times
 
 G = 9.81

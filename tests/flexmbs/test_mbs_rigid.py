@@ -4,7 +4,7 @@ import pytest
 from scipy.special import ellipk
 
 import flexmbs as fm
-from flexmbs.rotations import rotation_about
+from flexmbs.model.rotations import rotation_about
 from mbs_helpers import zero_crossing_times
 
 G = 9.81
@@ -124,7 +124,7 @@ def test_free_body_tumbling_about_its_intermediate_axis_conserves_momentum_and_e
     # Dzhanibekov flip: rotation about the intermediate principal axis is unstable, the body turns over again and
     # again, through every attitude (a singular one for any three-angle parametrization). Without forces the
     # angular momentum A J ω' (global) and the kinetic energy ½ ω'ᵀ J ω' are constant.
-    from flexmbs.rotations import rotation_matrix
+    from flexmbs.model.rotations import rotation_matrix
 
     inertia = np.diag([1.0, 2.0, 3.0])
     model = fm.Model("tumbling")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.sliding import friction_coefficients, window, window_derivative
+from flexmbs.model.sliding import friction_coefficients, window, window_derivative
 from sliding_helpers import E, RHO, beam_fe, beam_model, critical_speed, fryba_midspan, settle
 
 L, B, H = 3.0, 0.1, 0.1
@@ -192,8 +192,8 @@ def test_bad_sliding_input_gives_one_clear_line_each(beam):
 
 
 def test_analytic_jacobian_of_the_contact_matches_finite_differences(beam):
-    from flexmbs import jacobian
-    from flexmbs.system import System
+    from flexmbs.engine import jacobian
+    from flexmbs.engine.system import System
 
     _, interior, _ = beam
     model, _, contact = beam_model(interior, L, B, H, 1.23, speed=0.5, load=1e4, static=0.3, dynamic=0.2,

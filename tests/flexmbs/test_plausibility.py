@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.plausibility import Extremes, PlausibilityWarning, plausibility_warnings
+from flexmbs.results.plausibility import Extremes, PlausibilityWarning, plausibility_warnings
 from hydraulics.orifices import ReliefValve
 
 
@@ -78,7 +78,7 @@ def test_collapsing_step_names_the_limiting_equation():
 
 
 def test_warnings_are_issued_and_stored_in_the_results_file(tmp_path, monkeypatch):
-    import flexmbs.plausibility as guards
+    import flexmbs.results.plausibility as guards
 
     monkeypatch.setattr(guards, "plausibility_warnings", lambda *a, **k: ["a planted warning"])
     model = fm.Model("fall", gravity=(0, 0, -9.81))

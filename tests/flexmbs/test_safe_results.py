@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 import flexmbs as fm
-from flexmbs.cli import main
-from flexmbs.results import ResultsWriter
+from flexmbs.cli.app import main
+from flexmbs.results.results import ResultsWriter
 
 G = 9.81
 ROOT = str(Path(fm.__file__).parents[1])

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from fem.errors import ModelError
-from flexmbs.registry import typed_parameters
-from flexmbs.study_design import design_variants, parse_design, parse_vary, variant_id
+from flexmbs.catalog.registry import typed_parameters
+from flexmbs.studies.design import design_variants, parse_design, parse_vary, variant_id
 
 sys.path.insert(0, os.path.dirname(__file__))
 from study_helpers import WORKTREE, analytic_period, environment, flexmbs, make_case_package  # noqa: E402

@@ -6,10 +6,10 @@ constraints, multipliers) of the same tree; the Jacobian form ``Q = −Σ Jᵀ F
 import numpy as np
 import pytest
 
-from flexmbs.system import System
-from flexmbs.tree import (DHTree, LinkParameters, dh_transform, external_generalized_forces, forward_kinematics,
+from flexmbs.engine.system import System
+from flexmbs.tree.dh import (DHTree, LinkParameters, dh_transform, external_generalized_forces, forward_kinematics,
                           inverse_dynamics, parameter_vector, parameters_from_vector, printed_rotation, regressor)
-from flexmbs.tree_model import build_tree_model, implied_joint_forces, tree_coordinates
+from flexmbs.tree.model import build_tree_model, implied_joint_forces, tree_coordinates
 
 H = np.pi / 2
 BASE = np.array([[0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]])  # DH base frame in global axes

@@ -13,7 +13,7 @@ import pytest
 
 import flexmbs as fm
 import hydraulics as h
-from flexmbs.solver import SolverFallbackWarning
+from flexmbs.engine.solver import SolverFallbackWarning
 from hydraulics.simulate import AddedOilWarning
 
 OIL = h.Fluid("oil without air", 870.0, 1.5e9, 46e-6)  # constant B: the hand calculation needs C = V/B constant

@@ -27,8 +27,8 @@ def write_results(body, path: str) -> dict:
     """A results file from the core's Recorder with prescribed motion: arm frame at the origin turning about z at
     OMEGA_Z, elastic coordinates envelope(t) · MODAL_DIRECTION; a rigid link translating along y."""
     import flexmbs as fm
-    from flexmbs.recorder import Recorder
-    from flexmbs.system import System
+    from flexmbs.engine.recorder import Recorder
+    from flexmbs.engine.system import System
 
     model = fm.Model("viz-test")
     arm = model.add_flexible_body("arm", body, modes=ARM_MODES)
@@ -60,7 +60,7 @@ def write_results(body, path: str) -> dict:
 
 def run_cli(*args):
     """Run ``flexmbs ARGS`` in-process; returns the click result (stdout in .stdout, stderr in .stderr)."""
-    from flexmbs.cli import main
+    from flexmbs.cli.app import main
 
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 

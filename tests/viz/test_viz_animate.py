@@ -33,7 +33,7 @@ def test_pvd_has_one_vtu_per_output_time_with_deformed_bodies(results_file, bar_
         assert np.all(mesh.point_data["body"][:n_arm] == 0)
         stressed = np.isfinite(mesh.point_data["von_mises"][:n_arm])
         assert np.array_equal(np.flatnonzero(stressed), np.sort(bar_body.output_nodes))
-    from flexmbs.viz.scene import load_scene
+    from flexmbs.post.viz.scene import load_scene
 
     drawn = {b.name: b.points.shape[0] for b in load_scene(path).bodies}
     assert set(drawn) == {"arm", "link", "ground"} and drawn["arm"] == n_arm
@@ -53,7 +53,7 @@ def test_gif_has_one_frame_per_output_time_up_to_max_frames(results_file, tmp_pa
 
 
 def test_plot_frame_api_renders_a_picture(results_file, tmp_path):
-    from flexmbs.viz import plot_frame
+    from flexmbs.post.viz import plot_frame
 
     path, _ = results_file
     plotter = plot_frame(path, 17, scale=100.0, window_size=(500, 400))
@@ -82,7 +82,7 @@ def test_mp4_has_the_requested_frames(results_file, tmp_path):
 
 
 def test_frame_element_bodies_are_drawn_as_node_chains():
-    from flexmbs.viz.scene import node_chain
+    from flexmbs.post.viz.scene import node_chain
 
     along = np.column_stack([np.linspace(0.0, 0.5, 11), np.zeros(11), np.zeros(11)])
     np.testing.assert_array_equal(node_chain(along), np.column_stack([np.arange(10), np.arange(1, 11)]))

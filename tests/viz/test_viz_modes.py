@@ -45,7 +45,7 @@ def test_gif_oscillates_one_mode_with_requested_size(bar_file, tmp_path):
 def test_title_pairs_reduced_and_full_free_free_frequencies(bar_body):
     import copy
 
-    from flexmbs.viz.modes import mode_title
+    from flexmbs.post.viz.modes import mode_title
 
     body = copy.deepcopy(bar_body)
     assert "full FE" not in mode_title(body, 0)  # no full free-free run in the report: reduced frequency only

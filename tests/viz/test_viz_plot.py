@@ -58,7 +58,7 @@ def test_unknown_component_lists_the_components(results_file, tmp_path):
 
 
 def test_plot_units_are_engineering_units():
-    from flexmbs.viz.plots import display_unit
+    from flexmbs.post.viz.plots import display_unit
 
     assert display_unit("Pa") == ("bar", 1e-5)
     assert display_unit("N") == ("kN", 1e-3)

@@ -11,8 +11,8 @@ from helpers_viz import (ARM_MODES, MODAL_DIRECTION, PEAK_SAMPLE, PLANTED_OUTPUT
 
 
 def test_von_mises_and_principal_stresses_against_invariant_formulas(rng):
-    from flexmbs.viz.scene import von_mises
-    from flexmbs.viz.stress import principal_stresses
+    from flexmbs.post.viz.scene import von_mises
+    from flexmbs.post.viz.stress import principal_stresses
 
     s = rng.normal(size=(50, 6)) * 1e7
     principal = principal_stresses(s)
@@ -27,7 +27,7 @@ def test_von_mises_and_principal_stresses_against_invariant_formulas(rng):
 
 
 def test_hotspot_finds_the_planted_node_and_time(results_file, planted):
-    from flexmbs.viz.stress import hotspot
+    from flexmbs.post.viz.stress import hotspot
 
     path, _ = results_file
     body, peak_per_envelope = planted
@@ -39,8 +39,8 @@ def test_hotspot_finds_the_planted_node_and_time(results_file, planted):
 
 
 def test_history_at_planted_node_is_the_uniaxial_superposition(results_file, planted, bar_file):
-    from flexmbs.viz.scene import load_scene
-    from flexmbs.viz.stress import attach_flexbody, stress_history
+    from flexmbs.post.viz.scene import load_scene
+    from flexmbs.post.viz.stress import attach_flexbody, stress_history
 
     path, info = results_file
     body, peak_per_envelope = planted
@@ -58,7 +58,7 @@ def test_history_at_planted_node_is_the_uniaxial_superposition(results_file, pla
 
 
 def test_history_of_an_ordinary_node_is_modal_stress_times_modal_coordinates(results_file, bar_body):
-    from flexmbs.viz.stress import stress_history
+    from flexmbs.post.viz.stress import stress_history
 
     path, info = results_file
     node = int(bar_body.output_nodes[3])
@@ -69,7 +69,7 @@ def test_history_of_an_ordinary_node_is_modal_stress_times_modal_coordinates(res
 
 
 def test_rainflow_summary_reproduces_the_astm_e1049_example():
-    from flexmbs.viz.stress import rainflow_summary
+    from flexmbs.post.viz.stress import rainflow_summary
 
     # ASTM E1049-85 Fig. 6 / Table 4: ranges 3 (0.5), 4 (1.5), 6 (0.5), 8 (1.0), 9 (0.5)
     summary = rainflow_summary(np.array([-2.0, 1.0, -3.0, 5.0, -1.0, 3.0, -4.0, 4.0, -2.0]), n_bins=9)

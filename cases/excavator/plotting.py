@@ -1,0 +1,31 @@
+"""Files of the excavator's outputs: CSV columns and matplotlib figures (shared by outputs and flexboom)."""
+from __future__ import annotations
+
+import csv
+
+
+def write_csv(path: str, columns: dict) -> str:
+    names = list(columns)
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(names)
+        for row in zip(*columns.values()):
+            writer.writerow([f"{v:.9g}" for v in row])
+    return path
+
+
+def new_figure(n_rows: int = 1, height: float = 3.2):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(n_rows, 1, figsize=(7.5, height * n_rows), sharex=True, squeeze=False)
+    return plt, fig, axes[:, 0]
+
+
+def save_figure(plt, fig, path: str) -> str:
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

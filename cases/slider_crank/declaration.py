@@ -1,0 +1,18 @@
+"""What the case ``slider-crank`` declares to the registry: its name, one-line description and default parameters
+(re-exported by the package; the case's own modules import them from here, not from the package)."""
+from __future__ import annotations
+
+import os
+
+NAME = "slider-crank"
+DESCRIPTION = ("Slider crank with a flexible link reduced from a beam FE model (seed 003 §2.1.3); prescribed crank "
+               "speed or driving torque")
+
+
+def _load_defaults() -> dict:
+    from cases import load_toml_defaults
+
+    return load_toml_defaults(os.path.join(os.path.dirname(__file__), "slider_crank.toml"))
+
+
+DEFAULTS = _load_defaults()

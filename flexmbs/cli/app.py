@@ -1,0 +1,171 @@
+"""The ``flexmbs`` command.
+
+Every user mistake ends as one line on stderr (``error: ...``) and exit status 2; ``--json`` prints exactly one
+JSON object on stdout; progress and warnings go to stderr.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import warnings
+
+import click
+
+from fem.errors import FlexmbsError
+
+from flexmbs.results.safe_files import json_default
+
+__all__ = ["main"]
+
+
+class _Group(click.Group):
+    """A click group that turns every error into one clean line (exit 2); ``--debug`` shows tracebacks."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:  # usage errors: one line instead of usage + hint + error
+            click.echo(f"error: {_one_line(exc.format_message())} (see `flexmbs --help`)", err=True)
+            sys.exit(2)
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx):
+        def one_line_warning(message, category, filename, lineno, file=None, line=None):
+            print(f"warning: {message}", file=sys.stderr)
+
+        warnings.showwarning = one_line_warning
+        debug = ctx.params.get("debug") or os.environ.get("FLEXMBS_DEBUG")
+        try:
+            from .front_door import check_shadowing
+
+            check_shadowing()
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except FlexmbsError as exc:
+            if debug:
+                raise
+            click.echo(f"error: {_one_line(str(exc))}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted", err=True)
+            ctx.exit(130)
+        except Exception as exc:  # noqa: BLE001  the front door: nothing escapes as a traceback
+            if debug:
+                raise
+            from .front_door import describe_unexpected
+
+            click.echo(f"error: {describe_unexpected(exc)}", err=True)
+            ctx.exit(2)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="flexmbs")
+@click.option("--debug", is_flag=True, help="Show the full traceback of an error (also FLEXMBS_DEBUG=1).")
+def main(debug):
+    """flexmbs: flexible multibody dynamics of hydraulically driven machines.
+
+    Reduce FE meshes (Craig–Bampton), run machine cases, look at the results.
+    """
+
+
+def emit_json(payload: dict) -> None:
+    """Print one JSON object on stdout (numpy values converted)."""
+    click.echo(json.dumps(payload, default=json_default))
+
+
+
+
+def log(message: str) -> None:
+    click.echo(message, err=True)
+
+
+# ---------------------------------------------------------------------------------------------------- mesh
+@main.command("mesh")
+@click.argument("shape", type=click.Choice(["bar", "connecting-bar"]))
+@click.argument("out", type=click.Path(dir_okay=False))
+@click.option("--size", type=float, default=None, help="Element size, m.")
+@click.option("--order", type=click.IntRange(1, 2), default=2, show_default=True, help="Element order.")
+@click.option("--hex", "hexahedra", is_flag=True, help="Structured hexahedra (bar only).")
+@click.option("--length", type=float, default=None, help="Length, m (bar default 1.0, connecting bar 2.5).")
+@click.option("--force", is_flag=True, help="Mesh even above the element-count limit (1e6).")
+def mesh_command(shape, out, size, order, hexahedra, length, force):
+    """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar or a 2.5 m connecting bar with two
+    bearing bores (groups bore_a, bore_b)."""
+    from .checks import check_mesh_request
+    from flexmbs.results.safe_files import atomic_output
+
+    if hexahedra and shape != "bar":
+        raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
+    check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
+    from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
+    kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
+    with atomic_output(out, "OUT") as tmp:
+        if shape == "bar":
+            bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
+        else:
+            connecting_bar_mesh(tmp, order=order, **kwargs)
+    log(f"wrote {out}")
+
+
+# ---------------------------------------------------------------------------------------------------- modal
+@main.command("modal")
+@click.argument("mesh", type=click.Path(dir_okay=False))
+@click.option("--material", default="steel", show_default=True,
+              help="steel, cast-iron, aluminium, or E=..,nu=..,rho=.. (SI).")
+@click.option("--fix", "fixes", multiple=True, metavar="SEL", help="Clamp the nodes a selector picks (repeatable).")
+@click.option("--modes", type=click.IntRange(1, 10000), default=12, show_default=True,
+              help="Number of modes (free–free: including the six rigid-body modes).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def modal_command(mesh, material, fixes, modes, as_json):
+    """Modal analysis of a mesh: mass properties and the lowest natural frequencies."""
+    from fem.analysis import modal_analysis
+    from fem.linalg import backend_name
+    from fem.mesh import load_mesh
+    from fem.model import solid_model
+
+    from fem.materials import check_solid, parse_material
+
+    check_solid(parse_material(material))  # before any work
+    start = time.perf_counter()
+    fe_mesh = load_mesh(mesh)
+    model = solid_model(fe_mesh, material)
+    fixed = [model.select(sel) for sel in fixes]
+    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type} elements; assembled")
+    log(f"solving {modes} modes of {model.n_dofs} dofs ({backend_name()})")
+    result = modal_analysis(model, modes, fixed)
+    props = model.rigid_body_properties()
+    payload = {
+        "mesh": mesh,
+        "dofs": model.n_dofs,
+        "nodes": fe_mesh.n_nodes,
+        "elements": fe_mesh.n_elements,
+        "element_type": fe_mesh.cell_type,
+        "mass": props["mass"],
+        "center_of_mass": props["center_of_mass"],
+        "inertia": props["inertia"],
+        "fixed": list(fixes),
+        "frequencies_hz": result.frequencies_hz,
+        "seconds": time.perf_counter() - start,
+    }
+    if as_json:
+        emit_json(payload)
+        return
+    com = ", ".join(f"{c:.4g}" for c in props["center_of_mass"])
+    click.echo(f"{mesh}: {payload['nodes']} nodes, {payload['elements']} {fe_mesh.cell_type}, {payload['dofs']} dofs")
+    click.echo(f"mass {props['mass']:.6g} kg, centre of mass ({com}) m")
+    click.echo(f"{'mode':>5}  {'frequency [Hz]':>15}")
+    for k, f in enumerate(result.frequencies_hz, start=1):
+        click.echo(f"{k:>5}  {f:>15.6g}")
+    click.echo(f"({payload['seconds']:.1f} s)")

@@ -1,0 +1,183 @@
+"""``flexmbs study`` and ``flexmbs study-plot``: parameter studies of a case on Dask, and their plots.
+
+Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Exit status of ``study``: 0 when every variant finished,
+1 when some failed (their one-line errors are in the table), 2 for a usage error, 130 when interrupted.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import click
+
+from fem.errors import FlexmbsError
+
+from .app import emit_json, log
+
+__all__ = ["study_command", "study_plot_command"]
+
+
+def _merge_plan(case, plan, vary, assignments, design, seed, t_end):
+    """Plan file (if any) overridden by the command line: ``(variations, fixed, design, seed, t_end, plan path)``."""
+    from flexmbs.catalog.registry import case_studies_dir, parse_assignments
+    from flexmbs.studies.design import load_plan, parse_vary
+
+    spec = load_plan(plan, case_studies_dir(case), case.NAME) if plan else {
+        "vary": {}, "set": {}, "design": "grid", "seed": 0, "t_end": None, "path": None}
+    variations = dict(spec["vary"])
+    variations.update(parse_vary(vary))
+    fixed = {k: v for k, v in spec["set"].items() if k not in variations}
+    fixed.update({k: v for k, v in parse_assignments(assignments, case.DEFAULTS, case.NAME).items()
+                  if k not in variations})
+    return (variations, fixed, design or spec["design"], spec["seed"] if seed is None else seed,
+            spec["t_end"] if t_end is None else t_end, spec["path"])
+
+
+@click.command("study")
+@click.argument("case")
+@click.option("--vary", "vary", multiple=True, metavar="KEY=V1,V2,...",
+              help="A varied parameter and its values (repeatable); for --design lhs:N a range KEY=LOW,HIGH.")
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A parameter fixed for every run.")
+@click.option("--plan", default=None, metavar="NAME|FILE.toml",
+              help="A study plan of the case (its studies/NAME.toml) or a plan file; --vary/--set add to it.")
+@click.option("--design", default=None, metavar="grid|zip|lhs:N",
+              help="Every combination (grid, default), values side by side (zip), or N Latin-hypercube samples.")
+@click.option("--seed", type=int, default=None, help="Seed of the Latin hypercube [default: 0].")
+@click.option("--t-end", type=float, default=None, help="End time of every run, s (default: the case's).")
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="Worker processes of the local Dask cluster [default: one per core].")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Use an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (the workers must see STUDY_DIR).")
+@click.option("-o", "--output", "out", type=click.Path(file_okay=False), default=None,
+              help="Study folder [default: study-CASE].")
+@click.option("--retries", type=click.IntRange(0), default=2, show_default=True,
+              help="Dask retries of a task that crashed unexpectedly.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--quiet", is_flag=True, help="No progress bar or messages.")
+def study_command(case, vary, assignments, plan, design, seed, t_end, workers, scheduler, out, retries, as_json,
+                  quiet):
+    """Run a parameter study of CASE on Dask, one task per variant; re-running it resumes.
+
+    \b
+    Example:  flexmbs study fourbar-hydraulic --vary friction_scale=1,0.1,0.01 --vary torque_M0=200,250
+    Writes STUDY_DIR/table.parquet and table.csv (one row per variant), study.json and runs/*.results.h5.
+    """
+    from flexmbs.catalog.registry import get_case
+    from flexmbs.studies.study import study
+
+    if workers and scheduler:
+        raise FlexmbsError("give either --workers (local cluster) or --scheduler (existing cluster), not both")
+    module = get_case(case)
+    variations, fixed, design, seed, t_end, plan_path = _merge_plan(module, plan, vary, assignments, design, seed,
+                                                                      t_end)
+    result = study(module, variations, design=design, seed=seed, fixed=fixed, t_end=t_end,
+                   out=out or f"study-{module.NAME}", workers=workers, scheduler=scheduler, retries=retries,
+                   progress=not quiet, plan=plan_path)
+    frame = result.table
+    if as_json:
+        rows = json.loads(frame.to_json(orient="records")) if not frame.empty else []
+        emit_json({"study": result.path, "case": result.case, "variants": result.n_variants,
+                   "finished": result.n_finished, "failed": result.n_failed, "skipped": result.n_skipped,
+                   "pending": result.n_pending, "table": os.path.join(result.path, "table.parquet"),
+                   "csv": os.path.join(result.path, "table.csv"), "manifest": os.path.join(result.path, "study.json"),
+                   "report": result.report, "scheduler": result.scheduler, "dashboard": result.dashboard,
+                   "rows": rows})
+    else:
+        columns = ["variant", *variations, "status", "wall_s", "error"]
+        if not frame.empty:
+            click.echo(frame[[c for c in columns if c in frame.columns]].to_string(index=False))
+        click.echo(f"{result.n_finished} of {result.n_variants} variants finished ({result.n_skipped} earlier), "
+                   f"{result.n_failed} failed; table: {os.path.join(result.path, 'table.parquet')} (.csv)")
+    if result.n_failed:
+        log(f"error: {result.n_failed} of {result.n_variants} variants failed (see the 'error' column)")
+        click.get_current_context().exit(1)
+
+
+def _column(frame, name: str) -> str:
+    """The table column an OUTPUT names: exact, or the only column ending in ``.NAME``."""
+    if name in frame.columns:
+        return name
+    matches = [c for c in frame.columns if c.endswith("." + name)]
+    if len(matches) == 1:
+        return matches[0]
+    numeric = [c for c in frame.columns if frame[c].dtype.kind in "fiu"]
+    hint = f"several match: {', '.join(matches)}" if matches else f"numeric columns: {', '.join(numeric)}"
+    raise FlexmbsError(f"no column {name!r} in the study table; {hint}")
+
+
+def _groups(frame, against: str, by: list, varied: list):
+    """``[(label, rows sorted by against)]``; every other varied parameter must be constant within a group."""
+    loose = [k for k in varied if k != against and k not in by and frame[k].nunique(dropna=False) > 1]
+    if loose:
+        raise FlexmbsError(f"{', '.join(loose)} also vary; add --by {loose[0]} (one line per value) or fix it")
+    if not by:
+        return [("", frame.sort_values(against))]
+    groups = []
+    for values, rows in frame.groupby(by, sort=True, dropna=False):
+        values = values if isinstance(values, tuple) else (values,)
+        label = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in zip(by, values))
+        groups.append((label, rows.sort_values(against)))
+    return groups
+
+
+@click.command("study-plot")
+@click.argument("study_dir", type=click.Path(file_okay=False))
+@click.argument("outputs", nargs=-1, required=True)
+@click.option("--against", required=True, metavar="KEY", help="The varied parameter on the x axis.")
+@click.option("--by", "by", multiple=True, metavar="KEY",
+              help="One line per value of this parameter [default: the other varied parameters].")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="FILE.png or FILE.csv.")
+def study_plot_command(study_dir, outputs, against, by, out):
+    """Plot OUTPUT... of a study against a varied parameter, one line per value of a second one."""
+    from flexmbs.studies.study import load_manifest, load_table
+
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix not in (".png", ".csv"):
+        raise FlexmbsError(f"cannot write {out!r}: --out must end in .png or .csv")
+    manifest, frame = load_manifest(study_dir), load_table(study_dir)
+    varied = manifest.get("varied", [])
+    if against not in varied:
+        raise FlexmbsError(f"--against {against!r} is not a varied parameter; varied: {', '.join(varied)}")
+    by = list(by) if by else ([] if manifest.get("design") == "lhs" else [k for k in varied if k != against])
+    for key in by:
+        if key not in varied or key == against:
+            raise FlexmbsError(f"--by {key!r} must be another varied parameter; varied: {', '.join(varied)}")
+    finished = frame[frame["status"] == "finished"]
+    if len(finished) < len(frame):
+        log(f"{len(frame) - len(finished)} failed variants left out")
+    if finished.empty:
+        raise FlexmbsError(f"no finished variant in {study_dir!r} to plot")
+    columns = [_column(finished, name) for name in outputs]
+    if suffix == ".csv":
+        finished.sort_values([*by, against])[[*by, against, *columns]].to_csv(out, index=False)
+        log(f"wrote {out}")
+        return
+    scatter = manifest.get("design") == "lhs" and not by
+    groups = [("", finished)] if scatter else _groups(finished, against, by, varied)
+    _plot(groups, columns, against, scatter, f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}",
+          out)
+    log(f"wrote {out}")
+
+
+def _plot(groups, columns, against, scatter, title, out):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(columns), 1, figsize=(7.0, 2.2 + 2.6 * len(columns)), sharex=True, squeeze=False)
+    for ax, column in zip(axes[:, 0], columns):
+        for label, rows in groups:
+            style = dict(linestyle="none") if scatter else dict(linestyle="-")
+            ax.plot(rows[against].to_numpy(float), rows[column].to_numpy(float), marker="o", label=label or None,
+                    **style)
+        ax.set_ylabel(column)
+        ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel(against)
+    axes[0, 0].set_title(title)
+    if any(label for label, _ in groups):
+        axes[0, 0].legend(fontsize="small", ncol=max(1, math.ceil(len(groups) / 6)))
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)

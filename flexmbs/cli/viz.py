@@ -1,0 +1,250 @@
+"""``flexmbs modes | animate | plot | stress``: look at mode shapes, motion, signals and stress histories.
+
+Pictures are rendered off screen (no display needed); files keep SI units, plots show bar, kN, mm, MPa.
+"""
+from __future__ import annotations
+
+import os
+
+import click
+
+from fem.errors import FlexmbsError
+
+from .app import emit_json, log
+from .checks import FINITE, POSITIVE, check_video
+
+__all__ = ["modes_command", "animate_command", "plot_command", "stress_command"]
+
+_SIZE_HELP = "Image size WIDTHxHEIGHT in pixels."
+_VIEW = click.Choice(["iso", "xy", "xz", "yz"])
+
+
+def _output(path: str, allowed: tuple[str, ...]) -> str:
+    """The lower-case suffix of ``path`` if it is one of ``allowed`` and its folder exists."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in allowed:
+        raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
+    from flexmbs.results.safe_files import check_writable
+
+    check_writable(path, "--out")
+    return suffix
+
+
+def _results_input(path: str) -> str:
+    """``path``, or the ``.part`` an unfinished run left for it (with a warning)."""
+    from flexmbs.results.safe_files import resolve_results
+
+    return resolve_results(path, log)
+
+
+def _require_motion(results, path: str) -> None:
+    """A one-line error for a results file without motion to show (a run that failed at its first sample)."""
+    if results.time.size < 2:
+        raise FlexmbsError(f"{path!r} holds {results.time.size} sample(s) of a {results.status} run "
+                           f"({results.message or 'no message'}): nothing to plot")
+
+
+@click.command("modes")
+@click.argument("body_file", metavar="BODY.flex.h5", type=click.Path(dir_okay=False))
+@click.option("--mode", "modes", type=int, multiple=True, metavar="K",
+              help="Mode number, 1 = first elastic mode (repeatable; PNG default: the first six).")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help=".png (one mode or a grid), .gif/.mp4 (one mode oscillating), .vtu (every mode as a point field).")
+@click.option("--scale", type=FINITE, default=None,
+              help="Factor on the mass-normalized shape (default: largest displacement = 10 % of the body size).")
+@click.option("--size", "size", default=None, help=_SIZE_HELP + " [default: 1024x768, GIF 640x480]")
+@click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def modes_command(body_file, modes, out, scale, size, view, as_json):
+    """Draw mode shapes of a flexible body: deformed surface coloured by displacement over the undeformed outline,
+    reduced and full free–free FE frequencies in the titles."""
+    from flexmbs.post.viz.modes import load_body, mode_indices, save_modes_png, write_mode_gif, write_modes_vtu
+    from flexmbs.post.viz.render import parse_size
+
+    suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"))
+    check_video(out)
+    if size:
+        parse_size(size)
+    body = load_body(body_file)
+    numbers = list(modes) or (list(range(1, min(6, body.n_modes) + 1)) if suffix == ".png" else [1])
+    mode_indices(body, numbers)  # clear error for a mode that does not exist
+    if suffix == ".vtu":
+        if modes:
+            log("note: the .vtu holds every mode; --mode is ignored")
+        write_modes_vtu(body, out)
+        numbers = list(range(1, body.n_modes + 1))
+    elif suffix == ".png":
+        log(f"rendering {len(numbers)} mode(s) of {body.name!r}")
+        save_modes_png(body, out, numbers, scale=scale, window_size=parse_size(size or "1024x768"), view=view)
+    else:
+        if len(numbers) != 1:
+            raise FlexmbsError(f"a {suffix} shows one mode oscillating; give one --mode (got {len(numbers)})")
+        log(f"rendering mode {numbers[0]} of {body.name!r} oscillating")
+        write_mode_gif(body, out, numbers[0], scale=scale, window_size=parse_size(size or "640x480"), view=view,
+                       progress=log)
+    full = list(body.report.get("full_free_free_hz", []))
+    payload = {"out": out, "body": body.name, "modes": numbers,
+               "frequencies_hz": [float(body.frequencies_hz[k - 1]) for k in numbers],
+               "full_free_free_hz": [float(full[k - 1]) if k - 1 < len(full) else None for k in numbers]}
+    if as_json:
+        emit_json(payload)
+    else:
+        log(f"wrote {out}")
+
+
+@click.command("animate")
+@click.argument("results_file", metavar="RESULTS.results.h5", type=click.Path(dir_okay=False))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help=".gif or .mp4 (rendered), .pvd (ParaView time series, one .vtu per output time).")
+@click.option("--scale", type=FINITE, default=1.0, show_default=True, help="Factor on the elastic deformation.")
+@click.option("--fps", type=POSITIVE, default=20.0, show_default=True, help="Frames per second (GIF/MP4).")
+@click.option("--max-frames", type=click.IntRange(2, None), default=200, show_default=True,
+              help="At most this many frames, spread evenly over the output times (GIF/MP4).")
+@click.option("--every", type=click.IntRange(1, None), default=1, show_default=True,
+              help="Write every N-th output time (PVD).")
+@click.option("--size", "size", default="800x600", show_default=True, help=_SIZE_HELP)
+@click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json):
+    """Animate a simulated machine: flexible bodies deformed and coloured by von Mises stress, rigid bodies from
+    their markers."""
+    from flexmbs.post.viz.animate import animate, write_pvd
+    from flexmbs.post.viz.render import parse_size
+    from flexmbs.post.viz.scene import load_scene
+
+    suffix = _output(out, (".gif", ".mp4", ".pvd"))
+    check_video(out)
+    scene = load_scene(_results_input(results_file))
+    if fps <= 0:
+        raise FlexmbsError("--fps must be positive")
+    if suffix == ".pvd":
+        info = write_pvd(scene, out, scale=scale, every=every, progress=log)
+        payload = {"out": out, "files": len(info["files"]), "points_per_file": info["points"],
+                   "bodies": info["bodies"]}
+    else:
+        log(f"rendering {min(scene.time.size, max_frames)} frames of {scene.time.size} output times")
+        info = animate(scene, out, scale=scale, fps=fps, max_frames=max_frames, window_size=parse_size(size),
+                       view=view, progress=log)
+        payload = {"out": out, "frames": info["frames"], "von_mises_max_pa": info["stress_max"]}
+    if as_json:
+        emit_json(payload)
+    else:
+        log(f"wrote {out}")
+
+
+@click.command("plot")
+@click.argument("results_file", metavar="RESULTS.results.h5", type=click.Path(dir_okay=False))
+@click.argument("signals", nargs=-1, metavar="SIGNAL...")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help=".png (plot in bar, kN, mm, ...) or .csv (SI units).")
+@click.option("--size", "size", default="1000x600", show_default=True, help=_SIZE_HELP)
+@click.option("--title", default=None, help="Figure title (default: the results file and case).")
+def plot_command(results_file, signals, out, size, title):
+    """Plot or export signals by name (flexmbs info RESULTS lists them with units); a component is addressed as
+    NAME/COMPONENT, e.g. body/crank/position/y."""
+    from flexmbs.results.results import load_results
+    from flexmbs.post.viz.plots import plot_signals, select_signals, write_signals_csv
+    from flexmbs.post.viz.render import parse_size
+
+    suffix = _output(out, (".png", ".csv"))
+    results_file = _results_input(results_file)
+    results = load_results(results_file)
+    _require_motion(results, results_file)
+    series = select_signals(results, signals)
+    if suffix == ".csv":
+        write_signals_csv(results.time, series, out)
+    else:
+        case = results.attributes.get("case", "")
+        plot_signals(results.time, series, out, window_size=parse_size(size),
+                     title=title if title is not None else f"{os.path.basename(results_file)} {case}".strip())
+    log(f"wrote {out} ({len(series)} column(s), {results.time.size} samples)")
+
+
+@click.command("stress")
+@click.argument("results_file", metavar="RESULTS.results.h5", type=click.Path(dir_okay=False))
+@click.option("--body", "body", required=True, help="Name of a flexible body.")
+@click.option("--node", type=int, default=None, metavar="ID",
+              help="Mesh node id (as the run and --hotspot print it) of a node with modal stress.")
+@click.option("--node-index", type=int, default=None, metavar="I",
+              help="Output node by its index in the body's node arrays (when the results lack mesh ids).")
+@click.option("--hotspot", is_flag=True,
+              help="The most stressed node of the whole stress field (surface) over the whole run.")
+@click.option("--top", type=click.IntRange(1, None), default=5, show_default=True,
+              help="With --hotspot: list this many hot spots.")
+@click.option("--by", "rank_by", type=click.Choice(["peak", "range"]), default="peak", show_default=True,
+              help="With --hotspot: rank by peak von Mises or by its range (max − min) over the run.")
+@click.option("--flex", "flex", default=None, type=click.Path(dir_okay=False),
+              help="The body's *.flex.h5 file, for mesh node ids (and modal stress) the results do not store.")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help=".png (history in MPa + rainflow histogram) or .csv (history in Pa).")
+@click.option("--cycles-of", "cycles_of", default="von_mises", show_default=True,
+              type=click.Choice(["von_mises", "s1", "s2", "s3", "xx", "yy", "zz", "yz", "xz", "xy"]),
+              help="Stress signal that is rainflow-counted.")
+@click.option("--bins", type=click.IntRange(1, 1000), default=10, show_default=True, help="Range bins.")
+@click.option("--cycles", "cycles_csv", default=None, type=click.Path(dir_okay=False),
+              help="Also write every rainflow cycle (range, mean, count; Pa) to this CSV.")
+@click.option("--size", "size", default="1000x700", show_default=True, help=_SIZE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, flex, out, cycles_of, bins,
+                   cycles_csv, size, as_json):
+    """Stress history at an output node of a flexible body (von Mises, principal, components) from modal stress
+    and modal coordinates, with a rainflow cycle summary."""
+    import numpy as np
+
+    from flexmbs.post.viz.plots import plot_stress, write_stress_csv
+    from flexmbs.post.viz.render import parse_size
+    from flexmbs.post.viz.scene import load_scene
+    from flexmbs.post.viz.stress import attach_flexbody, rainflow_summary, stress_history
+
+    suffix = _output(out, (".png", ".csv"))
+    if cycles_csv:
+        _output(cycles_csv, (".csv",))
+    if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
+        raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
+    scene = load_scene(_results_input(results_file))
+    if flex:
+        attach_flexbody(scene, body, flex)
+    peak, spots = None, []
+    if hotspot:
+        from flexmbs.post.durability import body_stress, hotspots
+
+        spots = hotspots(body_stress(scene, body), top=top, by=rank_by)
+        node_index = spots[0].node_index
+        peak = {"time_s": spots[0].time_of_peak, "von_mises_pa": spots[0].peak, "by": rank_by,
+                "top": [{"rank": h.rank, "node_id": h.node_id, "position_m": h.position, "von_mises_max_pa": h.peak,
+                         "time_of_max_s": h.time_of_peak, "range_pa": h.range} for h in spots]}
+    history = stress_history(scene, body, node=node, node_index=node_index)
+    summary = rainflow_summary(history.signal(cycles_of), n_bins=bins)
+    if suffix == ".csv":
+        write_stress_csv(history, out)
+    else:
+        plot_stress(history, summary, out, window_size=parse_size(size), cycle_signal=cycles_of)
+    if cycles_csv:
+        np.savetxt(cycles_csv, summary["cycles"], delimiter=",", header="range [Pa],mean [Pa],count", comments="")
+    k = int(np.argmax(history.von_mises))
+    payload = {"out": out, "body": body, "node_id": history.node_id, "node_index": history.node_index,
+               "position_m": history.position, "hotspot": peak, "von_mises_max_pa": float(history.von_mises[k]),
+               "time_of_max_s": float(history.time[k]), "cycles_of": cycles_of,
+               "total_cycles": summary["total_cycles"], "max_range_pa": summary["max_range"],
+               "bin_edges_pa": summary["bin_edges"], "bin_counts": summary["bin_counts"],
+               "damage_sum_m3": summary["damage_sum_m3"], "damage_sum_m5": summary["damage_sum_m5"]}
+    if as_json:
+        emit_json(payload)
+        return
+    if spots:
+        click.echo(f"hot spots of {body!r} by {rank_by} von Mises over {scene.time.size} samples:")
+        click.echo(f"  {'rank':>4} {'node id':>8} {'x, y, z [mm]':>26} {'max [MPa]':>10} {'at t [s]':>9} "
+                   f"{'range [MPa]':>11}")
+        for h in spots:
+            where = ", ".join(f"{1e3 * c:.1f}" for c in h.position)
+            click.echo(f"  {h.rank:>4} {h.node_id:>8} {where:>26} {h.peak / 1e6:>10.4g} {h.time_of_peak:>9.4f} "
+                       f"{h.range / 1e6:>11.4g}")
+    click.echo(f"{history.label}{' (hot spot)' if hotspot else ''}")
+    click.echo(f"  max von Mises {history.von_mises[k] / 1e6:.4g} MPa at t = {history.time[k]:.6g} s")
+    click.echo(f"  rainflow of {cycles_of}: {summary['total_cycles']:g} cycles, largest range "
+               f"{summary['max_range'] / 1e6:.4g} MPa")
+    click.echo(f"  {'range [MPa]':>21}  {'cycles':>8}")
+    edges = summary["bin_edges"] / 1e6
+    for lo, hi, count in zip(edges[:-1], edges[1:], summary["bin_counts"]):
+        click.echo(f"  {lo:>9.4g} – {hi:>9.4g}  {count:>8g}")
+    log(f"wrote {out}")

@@ -1,0 +1,289 @@
+"""Which signals a simulation records, with their units: the rows of the results file."""
+from __future__ import annotations
+
+import numpy as np
+
+import itertools
+import os
+
+from flexmbs.results.plausibility import Extremes
+from flexmbs.results.results import Results, ResultsWriter, load_results, scratch_folder
+from .system import measure
+
+__all__ = ["Recorder"]
+
+XYZ = ["x", "y", "z"]
+_FORCE_UNITS = {"m": "N", "rad": "N m"}  # conjugate force of a measurement, by the measurement's unit
+
+
+class Recorder:
+    """Collects one row of named signals per output instant.
+
+    With a results file (``path``, or a scratch file inside :func:`flexmbs.results.results.scratch_results`) the rows are
+    streamed to disk and not kept in memory; the :class:`Results` of :meth:`finish` then reads the file on access.
+    """
+
+    _counter = itertools.count()
+
+    def __init__(self, system, path=None, attributes=None, flush_every: int = 200):
+        self.system = system
+        self.times: list[float] = []  # in-memory runs only
+        self.rows: list[dict] = []
+        self.units: dict[str, str] = {}
+        self.components: dict[str, list] = {}
+        self.attributes = attributes or {}
+        self.states: list = []
+        self.n_samples, self.last_time, self._first = 0, None, None
+        self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
+        self._reactions = None
+        self.extremes = Extremes()  # running extremes for the plausibility guards
+        self.scratch = path is None and scratch_folder() is not None
+        if self.scratch:
+            path = os.path.join(scratch_folder(), f"run{next(self._counter)}.results.h5")
+        self.writer = (ResultsWriter(path, self.attributes, model_description(system), flush_every,
+                                     lock=not self.scratch) if path else None)
+        self._declare()
+
+    def _declare(self):
+        u, c = self.units, self.components
+        for body in self.system.bodies:
+            base = f"body/{body.name}/"
+            for key, unit, comps in (("position", "m", XYZ), ("orientation", "1", ["e0", "e1", "e2", "e3"]),
+                                     ("velocity", "m/s", XYZ), ("angular_velocity", "rad/s", XYZ)):
+                u[base + key], c[base + key] = unit, comps
+            if body.n_modes:
+                u[base + "modal_coordinates"] = "m kg^0.5"
+                c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
+        for marker in self.system.model.markers:
+            u[f"marker/{marker.name}/position"], c[f"marker/{marker.name}/position"] = "m", XYZ
+        for joint in self.system.model.joints:
+            u[f"joint/{joint.name}/force"], c[f"joint/{joint.name}/force"] = "N", XYZ
+            u[f"joint/{joint.name}/torque"], c[f"joint/{joint.name}/torque"] = "N m", XYZ
+            for which in joint.coordinates:
+                u[f"joint/{joint.name}/{which}"] = "rad" if which == "rotation" else "m"
+        for force in self.system.forces:
+            for key, unit in force.output_units.items():
+                u[f"force/{force.name}/{key}"] = unit
+        for element in self.system.elements:
+            for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
+                u[f"element/{element.name}/{name}"] = unit
+            for meas in element.measurements:
+                u[f"element/{element.name}/y/{meas.name}"] = getattr(meas, "unit", "")
+                u[f"element/{element.name}/force/{meas.name}"] = _FORCE_UNITS.get(getattr(meas, "unit", ""), "")
+            for key, unit in getattr(element, "output_units", {}).items():
+                u[f"element/{element.name}/{key}"] = unit
+            for key, unit in (getattr(element, "integral_units", {}) if hasattr(element, "integrands") else {}).items():
+                u[f"element/{element.name}/{key}"] = unit  # running integral over the accepted steps
+        for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
+            u[f"solver/{key}"] = unit
+
+    def _layout(self) -> tuple:
+        """Signal names per source, built once (the row's key order is the one of :meth:`_declare`)."""
+        system = self.system
+        bodies = [(body.offset, body.n_coordinates, bool(body.n_modes),
+                   *(f"body/{body.name}/{key}" for key in ("position", "orientation", "velocity", "angular_velocity",
+                                                           "modal_coordinates")))
+                  for body in system.bodies]
+        markers = [(marker.index, f"marker/{marker.name}/position") for marker in system.model.markers]
+        joints = [(joint, f"joint/{joint.name}/force", f"joint/{joint.name}/torque",
+                   [(which, f"joint/{joint.name}/{which}") for which in joint.coordinates])
+                  for joint in system.model.joints]
+        forces = [(force, f"force/{force.name}/") for force in system.forces]
+        elements = [(element, system.z_offsets[k], system.z_offsets[k + 1], f"element/{element.name}/",
+                     [f"element/{element.name}/{name}" for name in element.state_names],
+                     [(f"element/{element.name}/y/{meas.name}", f"element/{element.name}/force/{meas.name}")
+                      for meas in element.measurements])
+                    for k, element in enumerate(system.elements)]
+        return bodies, markers, joints, forces, elements
+
+    def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
+        """Append one sample (``ctx``: a context at the same state, reused for its marker states and for the
+        state elements' ``(z_e, y, ẏ, f)`` that :meth:`flexmbs.engine.system.System._state_elements` left on it;
+        ``extra``: more signals by full name, e.g. the running integrals of state elements)."""
+        system = self.system
+        if ctx is None:
+            ctx = system.context(q, v, t, lam)
+        if self._plan is None:
+            self._plan = self._layout()
+            self._reactions = _Reactions.build(system)
+        bodies, markers, joints, forces, elements = self._plan
+        row = {}
+        qc, vc = np.array(q, dtype=float), np.array(v, dtype=float)  # one copy each; the rows hold views of them
+        omega = np.matmul(ctx.A, ctx.omega[:, :, None])[:, :, 0]  # global angular velocities (n_b, 3)
+        for k, (o, n, flexible, position, orientation, velocity, angular, modal) in enumerate(bodies):
+            row[position] = qc[o:o + 3]
+            row[orientation] = qc[o + 3:o + 7]
+            row[velocity] = vc[o:o + 3]
+            row[angular] = omega[k]
+            if flexible:
+                row[modal] = qc[o + 7:o + n]
+        if markers:
+            positions = ctx.marker_arrays()[0].copy()
+            for index, key in markers:
+                row[key] = positions[index]
+        together = self._reactions.evaluate(ctx, q) if self._reactions is not None else None
+        for k, (joint, force_key, torque_key, coordinates) in enumerate(joints):
+            if together is not None and together[0][k] >= 0:
+                n = together[0][k]
+                row[force_key], row[torque_key] = together[1][n], together[2][n]
+            else:
+                row[force_key], row[torque_key] = ctx.joint_reaction(joint)
+            if coordinates:
+                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+                for which, key in coordinates:
+                    row[key] = float(joint.coordinate(which, si, sj)[0])
+        for force, prefix in forces:
+            for key, value in force.outputs(ctx).items():
+                row[prefix + key] = float(value)
+        kept = ctx.element_values or [None] * len(elements)
+        for (element, lo, hi, prefix, state_keys, meas_keys), values in zip(elements, kept):
+            z_e = z[lo:hi]
+            for key, value in zip(state_keys, z_e.tolist()):
+                row[key] = value
+            if values is not None and np.array_equal(values[0], z_e):  # left by System._state_elements
+                _, y, ydot, element_forces = values
+            else:
+                y, ydot, _ = measure(ctx, element.measurements)
+                element_forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+            for (y_key, force_key), value, force in zip(meas_keys, y.tolist(), element_forces.tolist()):
+                row[y_key] = value
+                row[force_key] = force
+            if hasattr(element, "outputs"):
+                for key, value in element.outputs(t, z_e, y, ydot).items():
+                    row[prefix + key] = float(value)
+        for key, value in (extra or {}).items():
+            row[key] = float(value)
+        for key, value in solver_row.items():
+            row[f"solver/{key}"] = float(value)
+        if self.n_samples == 0 or len(row) != self._n_keys:
+            for key in row:
+                if key not in self.units:
+                    self.units[key] = ""
+            self._n_keys = len(row)
+        self.n_samples += 1
+        self.last_time = float(t)
+        self.extremes.update(float(t), row, self.units)
+        states = (qc, vc, z.copy())
+        if self.writer is None:
+            self.times.append(float(t))
+            self.rows.append(row)
+            self.states.append(states)
+            return
+        if self._first is None:
+            self._first = (float(t), row, states)
+        self.writer.append(float(t), row, self.units, self.components, states)
+
+    def finish(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> Results:
+        warnings = list(warnings or [])
+        self.attributes["warnings"] = warnings
+        if self.writer is not None:
+            final = self.writer.close(status, message, statistics, warnings)
+            if final is None and self._first is not None:  # no progress, an earlier file kept: the first sample
+                self.times, self.rows, self.states = [self._first[0]], [self._first[1]], [self._first[2]]
+                self.attributes = dict(self.attributes, kept_earlier_file=self.writer.path)
+            elif final is not None:
+                results = load_results(final, lazy=True)
+                if results.status == "running":  # the file could not be finished (disk full): the .part
+                    results.status, results.success = "failed", False
+                    results.message = f"{message}; {self.writer.broken}; partial results in {final!r}"
+                results.statistics = statistics
+                if self.scratch:
+                    results.path = None
+                return results
+        data = {}
+        if self.rows:
+            for key in self.rows[0]:
+                data[key] = np.array([r[key] for r in self.rows])
+        units = {k: self.units[k] for k in data}
+        results = Results(np.array(self.times), data, units, self.components, success=status == "finished",
+                          message=message, status=status, statistics=statistics,
+                          path=self.writer.path if self.writer else None, attributes=self.attributes)
+        if self.states:
+            results.states = {key: np.array([s[k] for s in self.states]) for k, key in enumerate(("q", "v", "z"))}
+        return results
+
+
+class _Reactions:
+    """Reactions of the joints whose rows are all vectorized (:class:`flexmbs.engine.constraint_kernels.CompiledConstraints`,
+    no drivers) in one pass over the context's constraint blocks: the numbers of
+    :meth:`flexmbs.engine.system.Context.joint_reaction`, summed in another order (round-off)."""
+
+    def __init__(self, system, selected):
+        compiled = system.compiled
+        self.index = np.full(len(system.model.joints), -1)  # model joint -> row of the result (-1: joint by joint)
+        positions, owner = [], []
+        for n, (k, joint) in enumerate(selected):
+            self.index[k] = n
+            positions.append(compiled.positions[joint])
+            owner.append(np.full(len(compiled.positions[joint]), n))
+        self.positions = np.concatenate(positions)
+        owner = np.concatenate(owner)
+        self.lam_rows = compiled.rows[self.positions]
+        self.sums = np.zeros((len(selected), self.positions.size))  # sums the rows of each joint
+        self.sums[owner, np.arange(self.positions.size)] = 1.0
+        joints = [joint for _, joint in selected]
+        # the side of marker j unless it is on the ground (then marker i's, with the force reversed)
+        self.on_j = np.array([not joint.marker_j.on_ground for joint in joints])
+        self.row_on_j = self.on_j[owner][:, None]
+        side = [joint.marker_j if j_side else joint.marker_i for joint, j_side in zip(joints, self.on_j)]
+        self.body = np.array([marker.body.index for marker in side])
+        self.r_index = np.array([marker.body.offset for marker in side])[:, None] + np.arange(3)
+        self.marker = np.array([marker.index for marker in side])
+        self.marker_i = np.array([joint.marker_i.index for joint in joints])
+        self.marker_j = np.array([joint.marker_j.index for joint in joints])
+
+    @classmethod
+    def build(cls, system):
+        compiled = getattr(system, "compiled", None)
+        selected = [(k, joint) for k, joint in enumerate(system.model.joints)
+                    if compiled is not None and joint in compiled.positions and not joint.drivers
+                    and len(compiled.positions[joint]) == joint.n_equations
+                    and not (joint.marker_i.on_ground and joint.marker_j.on_ground)]
+        return cls(system, selected) if selected else None
+
+    def evaluate(self, ctx, q):
+        """``(index, forces (n, 3) N, torques (n, 3) N m)`` on marker j's body, global axes, about marker j; ``None``
+        without the context's constraint blocks or multipliers (then joint by joint)."""
+        blocks = ctx.constraint_blocks
+        if blocks is None or ctx.lam is None:
+            return None
+        rows = np.where(self.row_on_j, blocks[1][self.positions, :6], blocks[0][self.positions, :6])
+        gen = -(self.sums @ (rows * ctx.lam[self.lam_rows][:, None]))
+        force = gen[:, 0:3]
+        X = ctx.marker_arrays()[0]
+        torque = np.einsum("kij,kj->ki", ctx.A[self.body], gen[:, 3:6]) - np.cross(
+            X[self.marker] - np.asarray(q)[self.r_index], force)
+        on_j = self.on_j[:, None]
+        force_j = np.where(on_j, force, -force)
+        torque_j = np.where(on_j, torque, -torque - np.cross(X[self.marker_i] - X[self.marker_j], force))
+        return self.index, force_j, torque_j
+
+
+def model_description(system) -> dict:
+    """The static part of the results file: bodies (with node data of flexible bodies), joints, markers."""
+    bodies = {}
+    for body in system.bodies:
+        entry = {"type": type(body).__name__, "mass": (body.mass, "kg")}
+        if body.n_modes:
+            entry["node_positions"] = (body.node_positions, "m")
+            entry["node_translations"] = (body.node_translations, "m/(m kg^0.5)")
+            entry["frequencies"] = (body.frequencies_hz, "Hz")
+            entry["mode_indices"] = (body.mode_indices, "1")
+            fb = body.flexbody
+            if getattr(fb, "modal_stress", np.zeros((0, 6, 0))).size:
+                entry["output_nodes"] = (fb.output_nodes, "1")
+                entry["modal_stress"] = (np.asarray(fb.modal_stress)[:, :, body.mode_indices], "Pa/(m kg^0.5)")
+            entry["node_ids"] = (fb.node_ids, "1")
+            field = getattr(fb, "stress_field", None)
+            if field is not None:  # full-field modal stress of the simulated modes, float32 (flexmbs.post.durability)
+                entry["stress_nodes"] = (field.nodes, "1")
+                entry["stress_field"] = (np.asarray(field.modal_stress, np.float32)[:, :, body.mode_indices],
+                                         "Pa/(m kg^0.5)")
+            if getattr(fb, "surface", np.zeros((0, 3))).size:
+                entry["surface"] = (fb.surface, "1")
+        bodies[body.name] = entry
+    markers = {m.name: {"body": m.body.name, "local_position": (m.local_position, "m")}
+               for m in system.model.markers}
+    joints = {j.name: {"type": type(j).__name__, "marker_i": j.marker_i.name, "marker_j": j.marker_j.name}
+              for j in system.model.joints}
+    return {"bodies": bodies, "markers": markers, "joints": joints}

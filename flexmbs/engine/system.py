@@ -1,0 +1,429 @@
+"""Assembly of the model equations: the index-3 DAE of the whole model (seed 002 eq. (9..13))::
+
+    M(q) q̈ + Φ_qᵀ λ = Q(q, q̇, z, t) + Q_v(q, q̇)        (n_q equations)
+    Φ(q, t) = 0                                         (n_c equations)
+    ż = g(q, q̇, z, t)                                   (n_z equations, state elements)
+
+``q`` stacks ``[r, p, q_f]`` of every body. Constraint rows: one Euler-parameter normalization per body
+(``½(pᵀp - 1)``), then each joint's rows. Per body, quasi-coordinate quantities ``(δr, δπ', δq_f)`` are mapped to the
+coordinates with ``L = diag(1, 2G, 1)``: ``M = Lᵀ M̄ L``, ``Q = Lᵀ Q̄``, ``Φ_q = Φ̄ L``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from flexmbs.model.joints import Planar
+from .constraint_kernels import CompiledConstraints
+from flexmbs.model import kernels as _k
+from flexmbs.model.bodies import BodyKinematics
+from flexmbs.model.markers import Marker, MarkerGroup, MarkerState
+from flexmbs.model.rotations import cross
+
+__all__ = ["System", "Context"]
+
+
+class Context:
+    """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
+
+    __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
+                 "A", "G", "omega", "multipliers_read", "element_values")
+
+    def __init__(self, system, q, v, t, lam=None):
+        self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
+        self.z = None  # element states, set by System.forces_and_mass (force elements with a state read them)
+        # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
+        n_b = len(system.bodies)
+        self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
+        qc = np.ascontiguousarray(q, dtype=float)
+        vc = np.ascontiguousarray(v, dtype=float)
+        _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+        self._kin = None
+        self._markers = [None] * len(system.markers)
+        self._arrays = None
+        self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
+        self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
+        self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
+        self.element_values = None  # [None] * n_elements opts in to System._state_elements keeping its values
+
+    @property
+    def kin(self) -> list:
+        """Per-body :class:`flexmbs.model.bodies.BodyKinematics` (views of ``q``, ``q̇`` and of the compiled ``A``, ``G``,
+        ``ω'``), built on first use: the compiled paths (rigid-body terms, markers, joints) do not need them."""
+        if self._kin is None:
+            q, v = self.q, self.v
+            self._kin = [BodyKinematics(r=q[o:o + 3], p=q[o + 3:o + 7], A=self.A[k], G=self.G[k], qf=q[o + 7:o + n],
+                                        rdot=v[o:o + 3], omega=self.omega[k], qfdot=v[o + 7:o + n])
+                         for k, (o, n) in enumerate(self.system.body_ranges)]
+        return self._kin
+
+    def marker_arrays(self):
+        """All markers at once: positions (n_m, 3), axes (n_m, 3, 3), Jacobians (n_m, 3, n_max) ×2, velocities and
+        angular velocities (n_m, 3); ground markers have zero Jacobians."""
+        if self._arrays is None:
+            sys_ = self.system
+            n_m, n_max = len(sys_.markers), sys_.n_quasi_max
+            X, R = sys_.ground_positions.copy(), sys_.ground_axes.copy()
+            JX, JTH = np.zeros((n_m, 3, n_max)), np.zeros((n_m, 3, n_max))
+            V, W = np.zeros((n_m, 3)), np.zeros((n_m, 3))
+            _k.marker_states(np.ascontiguousarray(self.q, dtype=float), np.ascontiguousarray(self.v, dtype=float),
+                             self.A, self.omega, sys_.marker_body, sys_.body_offsets, sys_.body_n_modes,
+                             sys_.marker_local, sys_.marker_orient, sys_.marker_s_t, sys_.marker_s_r,
+                             X, R, JX, JTH, V, W)
+            self._arrays = (X, R, JX, JTH, V, W)
+        return self._arrays
+
+    def marker(self, marker: Marker):
+        state = self._markers[marker.index]
+        if state is None:
+            X, R, JX, JTH, V, W = self.marker_arrays()
+            i, n = marker.index, (0 if marker.on_ground else marker.body.n_quasi)
+            state = MarkerState(X[i], R[i], JX[i, :, :n], JTH[i, :, :n], V[i], W[i])
+            self._markers[i] = state
+        return state
+
+    def joint_multipliers(self, joint) -> np.ndarray:
+        """Lagrange multipliers of ``joint``'s rows (zeros before the first solve). Forces that depend on joint
+        reactions must read them here (or through :meth:`joint_reaction`), not from ``lam`` directly."""
+        self.multipliers_read = True
+        if self.lam is None:
+            return np.zeros(joint.n_equations)
+        return self.lam[joint.offset:joint.offset + joint.n_equations]
+
+    def _joint_jacobians(self, joint, si, sj):
+        rows = self.joint_rows.get(joint)
+        if rows is not None:
+            return rows
+        compiled = self.system.compiled
+        if self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
+            pos = compiled.positions[joint]
+            ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
+            nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
+            return self.constraint_blocks[0][pos, :ni], self.constraint_blocks[1][pos, :nj]
+        return joint.equations(si, sj, self.t)[1:]
+
+    def joint_reaction(self, joint) -> tuple[np.ndarray, np.ndarray]:
+        """Force (N) and torque (N m), global axes, the joint exerts on marker j's body, torque about marker j."""
+        si, sj = self.marker(joint.marker_i), self.marker(joint.marker_j)
+        ji, jj = self._joint_jacobians(joint, si, sj)
+        lam = self.joint_multipliers(joint)
+        if not joint.marker_j.on_ground:
+            gen = -jj.T @ lam
+            kin = self.kin[joint.marker_j.body.index]
+            force = gen[0:3]
+            torque = kin.A @ gen[3:6] - cross(sj.x - kin.r, force)
+            return force, torque
+        gen = -ji.T @ lam
+        kin = self.kin[joint.marker_i.body.index]
+        force_i = gen[0:3]
+        torque_i = kin.A @ gen[3:6] - cross(si.x - kin.r, force_i)
+        return -force_i, -torque_i - cross(si.x - sj.x, force_i)
+
+
+def to_coordinates_rows(jbar: np.ndarray, kin) -> np.ndarray:
+    """Quasi-coordinate Jacobian rows (k, 6+m) → coordinate rows (k, 7+m)."""
+    out = np.empty((jbar.shape[0], jbar.shape[1] + 1))
+    out[:, 0:3] = jbar[:, 0:3]
+    out[:, 3:7] = 2.0 * jbar[:, 3:6] @ kin.G
+    out[:, 7:] = jbar[:, 6:]
+    return out
+
+
+def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
+    """Quasi-coordinate generalized force (6+m,) → coordinate force (7+m,): ``Lᵀ Q̄``."""
+    out = np.empty(qbar.size + 1)
+    out[0:3] = qbar[0:3]
+    out[3:7] = 2.0 * kin.G.T @ qbar[3:6]
+    out[7:] = qbar[6:]
+    return out
+
+
+class System:
+    """The assembled equations of a :class:`flexmbs.Model` (built by :func:`flexmbs.simulate`)."""
+
+    def __init__(self, model):
+        if not model.bodies:
+            raise ModelError(f"model {model.name!r} has no bodies")
+        self.model = model
+        self.bodies = model.bodies
+        offset = 0
+        for body in self.bodies:
+            body.offset = offset
+            offset += body.n_coordinates
+        self.n_q = offset
+        self.body_offsets = np.array([b.offset for b in self.bodies], dtype=np.int64)
+        self.body_n_modes = np.array([b.n_modes for b in self.bodies], dtype=np.int64)
+        self.body_n_coordinates = self.body_n_modes + 7
+        self.body_ranges = [(b.offset, b.n_coordinates) for b in self.bodies]
+        self._p_index = (np.arange(len(self.bodies))[:, None], self.body_offsets[:, None] + np.arange(3, 7))
+        # rigid bodies' inertia stacked for the one-call kernel of forces_and_mass; flexible bodies one by one
+        rigid = [b for b in self.bodies if not b.n_modes]
+        self._rigid_index = np.array([b.index for b in rigid], dtype=np.int64)
+        self._rigid_mass = np.array([b.mass for b in rigid], dtype=float)
+        self._rigid_first_moment = np.array([b.first_moment for b in rigid], dtype=float).reshape(-1, 3)
+        self._rigid_inertia = np.array([b.inertia_origin for b in rigid], dtype=float).reshape(-1, 3, 3)
+        self._flexible = [b for b in self.bodies if b.n_modes]
+        self.markers = list(model.markers)
+        self.joints = list(model.joints)
+        for joint in self.joints:  # a previous planar run may have masked rows
+            joint.row_mask = None
+        self._group_markers()
+        if model.planar:
+            self._add_planar_guides()
+            self._group_markers()
+        self.forces = model.forces
+        self.elements = model.elements
+        for element in self.elements:
+            for meas in element.measurements:
+                if hasattr(meas, "reset"):
+                    meas.reset()
+        self.z_offsets = np.cumsum([0] + [len(e.state_names) for e in self.elements])
+        self.n_z = int(self.z_offsets[-1])
+        self._assign_rows()
+
+    def _group_markers(self):
+        self.marker_groups = [MarkerGroup([m for m in self.markers if m.body is b], b) for b in self.bodies]
+        self.group_indices = [np.array([m.index for m in g.markers], dtype=np.int64) for g in self.marker_groups]
+        # markers on rigid bodies are evaluated all together; node markers of flexible bodies body by body
+        rigid = [m for m in self.markers if not m.on_ground and m.node is None]
+        self.rigid_markers = None if not rigid else (
+            np.array([m.index for m in rigid], dtype=np.int64), np.array([m.body.index for m in rigid], dtype=np.int64),
+            np.array([m.local_position for m in rigid]), np.array([m.local_orientation for m in rigid]))
+        flexible = [(g, b) for g, b in zip(self.marker_groups, self.bodies)
+                    if any(m.node is not None for m in g.markers)]
+        self.flexible_groups = [MarkerGroup([m for m in g.markers if m.node is not None], b) for g, b in flexible]
+        self.flexible_indices = [np.array([m.index for m in g.markers], dtype=np.int64)
+                                 for g in self.flexible_groups]
+        self._flexible_body_index = [b.index for _, b in flexible]
+        self.n_quasi_max = max(b.n_quasi for b in self.bodies)
+        n_m = len(self.markers)
+        self.ground_positions, self.ground_axes = np.zeros((n_m, 3)), np.zeros((n_m, 3, 3))
+        # stacked marker data for the compiled marker kernel (node shapes zero-padded to the largest body)
+        m_max = max(b.n_modes for b in self.bodies)
+        self.marker_body = np.array([m.body.index for m in self.markers], dtype=np.int64)
+        self.marker_local = np.array([m.local_position for m in self.markers], dtype=float).reshape(n_m, 3)
+        self.marker_orient = np.array([m.local_orientation for m in self.markers], dtype=float).reshape(n_m, 3, 3)
+        self.marker_s_t, self.marker_s_r = np.zeros((n_m, 3, m_max)), np.zeros((n_m, 3, m_max))
+        for m in self.markers:
+            if m.node is not None and not m.on_ground and m.body.n_modes:
+                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
+                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
+        for m in self.markers:
+            if m.on_ground:
+                self.ground_positions[m.index] = m.local_position
+                self.ground_axes[m.index] = m.local_orientation
+
+    # --- layout --------------------------------------------------------------------------------------
+    def _assign_rows(self):
+        row = len(self.bodies)
+        for joint in self.joints:
+            joint.offset = row
+            row += joint.n_equations
+        self.n_c = row
+        self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
+        self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
+        self.driven_joints = [j for j in self.joints if j.PRIMITIVES and j.drivers]
+
+    def _add_planar_guides(self):
+        """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
+        q0 = np.concatenate([b.initial_coordinates()[0] for b in self.bodies])
+        ctx = Context(self, q0, np.zeros_like(q0), 0.0)
+        for joint in self.joints:
+            joint.row_mask = None
+            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+            _, ji, jj = joint.base_rows(si, sj)
+            in_plane = np.zeros(ji.shape[0])
+            for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
+                if marker.on_ground:
+                    continue
+                kin = ctx.kin[marker.body.index]
+                cols = np.column_stack([jac[:, 0], jac[:, 1], jac[:, 3:6] @ (kin.A.T @ [0.0, 0.0, 1.0])])
+                in_plane += np.abs(cols).sum(axis=1)
+            joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
+        for body in self.bodies:
+            z0 = body.initial_position[2]
+            base = Marker(f"planar-guide.{body.name}.ground", self.model.ground, position=(0.0, 0.0, z0))
+            follower = Marker(f"planar-guide.{body.name}", body)
+            for m in (base, follower):
+                m.index = len(self.markers)
+                self.markers.append(m)
+            self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
+
+    def flexible_kin(self, kin: list) -> list:
+        """The kinematics of the bodies that carry node markers, in the order of ``flexible_groups``."""
+        return [kin[i] for i in self._flexible_body_index]
+
+    def initial_state(self):
+        """Approximate initial ``q``, ``q̇`` (n_q,) and ``z`` (n_z,) from the bodies' placements."""
+        qs, vs = zip(*[b.initial_coordinates() for b in self.bodies])
+        z0 = [np.asarray(e.initial_state(), dtype=float).reshape(-1) for e in self.elements]
+        return np.concatenate(qs), np.concatenate(vs), (np.concatenate(z0) if z0 else np.zeros(0))
+
+    def context(self, q, v, t, lam=None) -> Context:
+        return Context(self, q, v, t, lam)
+
+    # --- constraints ---------------------------------------------------------------------------------
+    def constraints(self, ctx: Context, jacobian: bool = True):
+        """``Φ`` (n_c,) and ``Φ_q`` (n_c, n_q)."""
+        phi = np.empty(self.n_c)
+        jac = np.zeros((self.n_c, self.n_q)) if jacobian else None
+        p = ctx.q[self._p_index[1]]  # (n_b, 4) Euler parameters
+        phi[:p.shape[0]] = 0.5 * (np.einsum("bi,bi->b", p, p) - 1.0)
+        if jacobian:
+            jac[self._p_index] = p
+        t = ctx.t
+        ctx.constraint_blocks = self.compiled.evaluate(ctx, phi, jac)
+        for joint in self.fallback_joints:
+            self._joint_rows(ctx, joint, joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t),
+                             joint.offset, phi, jac)
+        for joint in self.driven_joints:
+            rows = joint.driver_rows(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t)
+            self._joint_rows(ctx, joint, rows, joint.offset + joint.n_equations - len(joint.drivers), phi, jac)
+        return phi, jac
+
+    def _joint_rows(self, ctx, joint, rows_data, first, phi, jac):
+        res, ji, jj = rows_data
+        mi, mj = joint.marker_i, joint.marker_j
+        rows = slice(first, first + res.size)
+        phi[rows] = res
+        if jac is not None:
+            if first == joint.offset:
+                ctx.joint_rows[joint] = (ji, jj)
+            if not mi.on_ground:
+                jac[rows, mi.body.slice] += to_coordinates_rows(ji, ctx.kin[mi.body.index])
+            if not mj.on_ground:
+                jac[rows, mj.body.slice] += to_coordinates_rows(jj, ctx.kin[mj.body.index])
+
+    def constraint_rate(self, q, v, t, dt: float = 1e-6) -> np.ndarray:
+        """``Φ_t`` (n_c,) by central differences in time (rheonomic drivers)."""
+        ctx_p = self.context(q, v, t + dt)
+        ctx_m = self.context(q, v, t - dt)
+        return (self.constraints(ctx_p, False)[0] - self.constraints(ctx_m, False)[0]) / (2.0 * dt)
+
+    # --- dynamics ------------------------------------------------------------------------------------
+    def mass_matrix(self, ctx: Context) -> np.ndarray:
+        mass = np.zeros((self.n_q, self.n_q))
+        for body, kin in zip(self.bodies, ctx.kin):
+            mbar, _ = body.mass_and_quadratic_velocity(kin)
+            lmat = _l_matrix(body, kin)
+            mass[body.slice, body.slice] = lmat.T @ mbar @ lmat
+        return mass
+
+    def forces_and_mass(self, ctx: Context, z: np.ndarray):
+        """Mass matrix (n_q, n_q), total generalized force ``Q + Q_v`` (n_q,), state rates ``ż`` (n_z,).
+
+        The rigid bodies' terms come from one compiled call (:func:`flexmbs.model.kernels.rigid_terms`), the flexible
+        bodies' one by one (:func:`body_terms`); the loads of all bodies are collected in quasi-coordinates, one
+        row per body, and mapped to coordinates in one call at the end."""
+        n_q = self.n_q
+        ctx.z = z
+        mass = np.zeros((n_q, n_q))
+        force = np.zeros(n_q)
+        gravity = self.model.gravity
+        has_gravity = bool(np.any(gravity))
+        packed = np.zeros((len(self.bodies), self.n_quasi_max))
+        if self._rigid_index.size:
+            _k.rigid_terms(ctx.A, ctx.omega, ctx.G, self._rigid_index, self.body_offsets, self._rigid_mass,
+                           self._rigid_first_moment, self._rigid_inertia, np.asarray(gravity, dtype=float), mass,
+                           packed)
+        for body in self._flexible:
+            k = body.index
+            mbar, qbar = body_terms(body, ctx.kin[k], gravity if has_gravity else None)
+            _k.map_mass(mbar, ctx.G[k], mass, body.offset)
+            packed[k, :qbar.size] = qbar
+        qbars = [packed[k, :body.n_quasi] for k, body in enumerate(self.bodies)]  # views: elements add in place
+        for element in self.forces:
+            for body, gen in element.generalized_forces(ctx):
+                qbars[body.index] += gen
+        zdot = self._state_elements(ctx, z, qbars)
+        _k.map_forces(packed, ctx.G, self.body_offsets, self.body_n_modes, force)
+        return mass, force, zdot
+
+    def _state_elements(self, ctx: Context, z: np.ndarray, qbars: list) -> np.ndarray:
+        """Add the state elements' forces to ``qbars``; returns their rates ``ż`` (n_z,).
+
+        With ``ctx.element_values`` a list (output samples, :func:`flexmbs.engine.solver._record`) each element's
+        ``(z_e, y, ẏ, f)`` is left there, the forces are taken from it when the element is asked again at the same
+        ``(z_e, y, ẏ)`` (the refinement pass of joint friction), and the rates are not evaluated (NaN): a
+        ``hydraulics`` circuit then hands its evaluation on to the recorder's ``outputs`` call."""
+        zdot = np.empty(self.n_z)
+        keep = ctx.element_values
+        for k, element in enumerate(self.elements):
+            y, ydot, grads = measure(ctx, element.measurements)
+            z_e = z[self.z_offsets[k]:self.z_offsets[k + 1]]
+            if keep is None:
+                f = np.asarray(element.forces(ctx.t, z_e, y, ydot), dtype=float).reshape(-1)
+                zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.asarray(element.rates(ctx.t, z_e, y, ydot),
+                                                                            dtype=float).reshape(-1)
+            else:
+                kept = keep[k]
+                if (kept is None or not np.array_equal(kept[0], z_e) or not np.array_equal(kept[1], y)
+                        or not np.array_equal(kept[2], ydot)):
+                    kept = (z_e.copy(), y, ydot, np.asarray(element.forces(ctx.t, z_e, y, ydot),
+                                                            dtype=float).reshape(-1))
+                    keep[k] = kept
+                f = kept[3]
+                zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.nan
+            for f_k, grad in zip(f, grads):
+                for body, g in grad:
+                    qbars[body.index] += f_k * g
+        return zdot
+
+    def residual(self, q, v, qdd, z, lam, t):
+        """``M q̈ - Q - Q_v + Φ_qᵀ λ`` (n_q,), ``ż`` (n_z,), ``Φ`` (n_c,), ``Φ_q`` and the context."""
+        ctx = self.context(q, v, t, lam)
+        mass, force, zdot = self.forces_and_mass(ctx, z)
+        phi, jac = self.constraints(ctx)
+        return mass @ qdd - force + jac.T @ lam, zdot, phi, jac, mass, ctx
+
+    # --- energy --------------------------------------------------------------------------------------
+    def mechanical_energy(self, q, v, t=0.0) -> dict[str, float]:
+        """Kinetic, gravitational, strain and spring energy (J) at ``(q, q̇)``."""
+        ctx = self.context(q, v, t)
+        kinetic = sum(b.kinetic_energy(k) for b, k in zip(self.bodies, ctx.kin))
+        strain = sum(b.strain_energy(k) for b, k in zip(self.bodies, ctx.kin))
+        gravity = self.model.gravity
+        potential = -sum(float(gravity @ (b.mass * k.r + k.A @ b.first_moment_deformed(k.qf)))
+                         for b, k in zip(self.bodies, ctx.kin))
+        springs = sum(f.potential_energy(ctx) for f in self.forces)
+        total = kinetic + potential + strain + springs
+        return {"kinetic": kinetic, "gravity": potential, "strain": strain, "springs": springs, "total": total}
+
+
+def body_terms(body, kin, gravity) -> tuple[np.ndarray, np.ndarray]:
+    """A body's mass matrix and its own loads in quasi-coordinates: quadratic-velocity vector, gravity (``None``:
+    none) and, for a flexible body, the elastic forces."""
+    mbar, qbar = body.mass_and_quadratic_velocity(kin)
+    if gravity is not None:
+        g_body = kin.A.T @ gravity
+        qbar[0:3] += body.mass * gravity
+        qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
+        if body.n_modes:
+            qbar[6:] += body.i3.T @ g_body
+    if body.n_modes:
+        qbar[6:] += body.elastic_forces(kin)
+    return mbar, qbar
+
+
+def _l_matrix(body, kin) -> np.ndarray:
+    """``L = diag(1, 2G, 1)`` (6+m, 7+m) mapping coordinate rates to quasi-velocities."""
+    m = body.n_modes
+    lmat = np.zeros((6 + m, 7 + m))
+    lmat[0:3, 0:3] = np.eye(3)
+    lmat[3:6, 3:7] = 2.0 * kin.G
+    if m:
+        lmat[6:, 7:] = np.eye(m)
+    return lmat
+
+
+def measure(ctx: Context, measurements) -> tuple[np.ndarray, np.ndarray, list]:
+    """Values (n_y,), rates (n_y,) and gradients (list of [(body, (6+m,))]) of measurements."""
+    n = len(measurements)
+    y = np.empty(n)
+    ydot = np.empty(n)
+    grads = []
+    for k, meas in enumerate(measurements):
+        y[k], ydot[k], grad = meas.evaluate(ctx)
+        grads.append(grad)
+    return y, ydot, grads

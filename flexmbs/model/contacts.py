@@ -1,0 +1,439 @@
+"""Friction, one-sided penalty contact and hard stops.
+
+* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the seed's MBS tool "computes the instantaneous friction forces from
+  the forces and moments applied to the joint, the geometric properties of the joint and the actual friction
+  coefficient" — the joint friction of ADAMS (seed 003 L64; its FRICTION statement). Revolute joint (pin radius
+  ``R_p``, friction arm ``R_n``, bending reaction arm ``R_b``, preload ``F_pre``)::
+
+      T_f = -μ(v) [R_p (F_pre + |F_r| + |T_b| / R_b) + R_n |F_a|],   v = ω R_p
+
+  with the joint reaction split into the radial force ``F_r`` (transverse to the axis), the axial force ``F_a`` and
+  the bending moment ``T_b`` (reaction torque transverse to the axis, about the joint point). Prismatic joint
+  (overlap ``X_s``, reaction arm ``R_n`` of the torsional moment ``T_t``)::
+
+      F_f = -μ(v) (F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n)
+
+  A term is left out when its arm is not given (``None`` / 0), which gives the radial-force-only law of earlier
+  versions. ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized stiction: a
+  stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
+* Contact (seed 003 eq. (4-1)): a marker point against the plane ``z = 0`` of another marker, penetration ``x``,
+  ``F_n = k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0`` (never pulling), Coulomb friction ``μ(v_slip) F_n``
+  with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``). A *line* is the same plane
+  limited to ``|x| ≤ half_length`` along the marker's x axis (planar models).
+* Hard stop on a joint coordinate: the same penalty law beyond ``lower`` / ``upper``.
+
+Contacts and hard stops offer gap functions (``event_gaps``), so the integrator locates their onsets as events
+(:mod:`flexmbs.engine.events`): time of contact and impact speed at the root of the gap, not at an output sample.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .forces import ForceElement, apply_at_marker
+from .rotations import cross
+
+__all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
+           "HardStop", "penalty_force", "StictionState", "steady_friction_coefficient"]
+
+
+def _cubic_step(s: float) -> float:
+    s = min(max(s, 0.0), 1.0)
+    return s * s * (3.0 - 2.0 * s)
+
+
+def friction_coefficient(velocity: float, static: float, dynamic: float, stiction_velocity: float,
+                         dynamic_velocity: float | None = None) -> float:
+    """Signed friction coefficient at sliding ``velocity`` (m/s), seed 003 Fig. 3-4 / Fig. 4-3.
+
+    ``|v| ≤ v_s``: ``μ_s (3s/2 - s³/2)``, ``s = |v|/v_s``; ``v_s ≤ |v| ≤ v_d``: cubic step to ``μ_d``; above: ``μ_d``.
+    ``v_d`` defaults to ``1.5 v_s`` (the joint friction model of the seed).
+    """
+    v_d = 1.5 * stiction_velocity if dynamic_velocity is None else dynamic_velocity
+    speed = abs(velocity)
+    if speed <= stiction_velocity:
+        s = speed / stiction_velocity
+        mu = static * (1.5 * s - 0.5 * s**3)
+    elif speed < v_d:
+        mu = static + (dynamic - static) * _cubic_step((speed - stiction_velocity) / (v_d - stiction_velocity))
+    else:
+        mu = dynamic
+    return math.copysign(mu, velocity)
+
+
+def penalty_force(penetration: float, rate: float, stiffness: float, exponent: float, damping: float,
+                  damping_depth: float) -> float:
+    """Seed 003 eq. (4-1): ``k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0``, clipped at zero (no adhesion)."""
+    if penetration <= 0.0:
+        return 0.0
+    damp = damping * _cubic_step(penetration / damping_depth) if damping_depth > 0 else damping
+    return max(0.0, stiffness * penetration**exponent + damp * rate)
+
+
+def _split(force, torque, axis):
+    """Axial and transverse parts of a reaction: ``|F_a|``, ``|F_r|``, ``|T_axial|``, ``|T_b|`` (N, N m).
+
+    Scalar arithmetic on the three components (this runs for every friction joint in every residual; NumPy's
+    per-call overhead on 3-vectors was most of its cost)."""
+    a0, a1, a2 = float(axis[0]), float(axis[1]), float(axis[2])
+    f0, f1, f2 = float(force[0]), float(force[1]), float(force[2])
+    t0, t1, t2 = float(torque[0]), float(torque[1]), float(torque[2])
+    f_axial = f0 * a0 + f1 * a1 + f2 * a2
+    t_axial = t0 * a0 + t1 * a1 + t2 * a2
+    r0, r1, r2 = f0 - f_axial * a0, f1 - f_axial * a1, f2 - f_axial * a2
+    b0, b1, b2 = t0 - t_axial * a0, t1 - t_axial * a1, t2 - t_axial * a2
+    f_radial = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    t_bending = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+    return abs(f_axial), f_radial, abs(t_axial), t_bending
+
+
+def revolute_friction_load(force, torque, axis, pin_radius: float, friction_arm: float = 0.0,
+                           bending_arm: float | None = None, preload: float = 0.0) -> dict:
+    """Friction torque per unit friction coefficient of a revolute joint (N m), MSC Adams form (module docstring).
+
+    Parameters
+    ----------
+    force, torque : (3,) arrays, N and N m
+        Joint reaction (any consistent sign) and its moment about the joint point, global axes.
+    axis : (3,) unit vector of the joint axis
+    pin_radius : float, m (``R_p``);  friction_arm : float, m (``R_n``, 0: axial force left out)
+    bending_arm : float or None, m (``R_b``, None: bending moment left out);  preload : float, N (``F_pre``)
+
+    Returns
+    -------
+    dict with ``load`` = ``R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|`` (N m), ``radial``, ``axial`` (N),
+    ``bending`` (N m) and ``normal`` = ``load / R_p`` (N, the equivalent normal force).
+    """
+    axial, radial, _, bending = _split(force, torque, axis)
+    load = pin_radius * (preload + radial + (bending / bending_arm if bending_arm else 0.0)) + friction_arm * axial
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "normal": load / pin_radius}
+
+
+def prismatic_friction_load(force, torque, axis, overlap: float | None = None, reaction_arm: float | None = None,
+                            preload: float = 0.0) -> dict:
+    """Friction force per unit friction coefficient of a prismatic joint (N), MSC Adams form (module docstring):
+    ``F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n`` with ``X_s`` = ``overlap`` and ``R_n`` = ``reaction_arm`` (m, None:
+    the term left out). Returns ``load``, ``radial``, ``axial`` (N), ``bending``, ``torsion`` (N m), ``normal``."""
+    axial, radial, torsion, bending = _split(force, torque, axis)
+    load = (preload + radial + (bending / overlap if overlap else 0.0)
+            + (torsion / reaction_arm if reaction_arm else 0.0))
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": load}
+
+
+class JointFriction(ForceElement):
+    """Friction in a revolute or prismatic joint computed from the forces and moments the joint carries.
+
+    Parameters
+    ----------
+    joint : Revolute or Prismatic (or Cylindrical: its translation)
+    static, dynamic : float
+        Friction coefficients ``μ_s``, ``μ_d``.
+    stiction_velocity : float, m/s
+        Transition velocity ``v_s`` (Fig. 3-4); the coefficient is ``μ_d`` above ``1.5 v_s``.
+    pin_radius : float, m
+        Revolute joint: pin radius ``R_p`` (sliding velocity ``ω R_p``; arm of the radial force, the preload and the
+        bending term).
+    preload : float, N
+        Normal force added to the reaction (seals, preloaded bearings).
+    friction_arm : float, m
+        Revolute joint: arm ``R_n`` of the axial reaction force (0: left out).
+    bending_arm : float, m, optional
+        Revolute joint: bending reaction arm ``R_b``; the bending moment enters as the force ``|T_b| / R_b``
+        (None: left out). For a pin of bearing length ``L`` held at its two edges, ``R_b = L / 2``.
+    overlap, reaction_arm : float, m, optional
+        Prismatic joint: overlap ``X_s`` of the sliding parts (bending moment ``|T_b| / X_s``) and arm ``R_n`` of the
+        torsional moment (``|T_t| / R_n``); None leaves the term out.
+    stiction_deformation : float, m, optional
+        Stick state instead of the regularized stiction: the largest elastic deflection ``δ`` of the contact before
+        it slides (Adams' MAX_STICTION_DEFORMATION). A state ``s`` (m, the deflection at the sliding surface;
+        :class:`StictionState`, added to the model with the force) follows ``ṡ = v - |v| s / s_ss(v)``,
+        ``s_ss = δ μ_ss(v) / μ_s``, and the coefficient is ``μ = μ_s s / δ + σ_1 ṡ`` (a LuGre bristle
+        normalized by the normal load). Stuck (``v → 0``) the joint holds elastically with ``|μ| ≤ μ_s`` and does
+        not creep; sliding steadily it gives ``μ_ss(v)``: ``μ_s`` up to ``v_s``, the cubic step of Fig. 3-4 to
+        ``μ_d`` at ``1.5 v_s``; in transients the ``σ_1 ṡ`` term can take ``|μ|`` above ``μ_s``.
+    stiction_damping : float, s/m
+        ``σ_1`` of the stick state (damping of the stuck contact per unit normal load).
+    """
+
+    output_units = {"friction": "N or N m", "normal_force": "N", "radial_force": "N", "axial_force": "N",
+                    "bending_moment": "N m", "sliding_velocity": "m/s", "coefficient": "1"}
+
+    def __init__(self, joint, static: float, dynamic: float, stiction_velocity: float, pin_radius: float = 0.0,
+                 preload: float = 0.0, name: str | None = None, friction_arm: float = 0.0,
+                 bending_arm: float | None = None, overlap: float | None = None, reaction_arm: float | None = None,
+                 stiction_deformation: float | None = None, stiction_damping: float = 0.0):
+        if "translation" in joint.coordinates:
+            self.which = "translation"
+        elif "rotation" in joint.coordinates:
+            self.which = "rotation"
+            if not pin_radius > 0.0:
+                raise ModelError(f"friction in revolute joint {joint.name!r} needs a pin_radius > 0 (m)")
+        else:
+            raise ModelError(f"joint {joint.name!r} has no coordinate to carry friction")
+        if not stiction_velocity > 0.0:
+            raise ModelError("the stiction transition velocity must be positive (m/s)")
+        for label, value in (("friction_arm", friction_arm), ("bending_arm", bending_arm), ("overlap", overlap),
+                             ("reaction_arm", reaction_arm), ("preload", preload)):
+            if value is not None and not value >= 0.0:
+                raise ModelError(f"friction in joint {joint.name!r}: {label} must be >= 0, got {value!r}")
+        self.joint = joint
+        self.static, self.dynamic, self.stiction_velocity = float(static), float(dynamic), float(stiction_velocity)
+        self.pin_radius, self.preload = float(pin_radius), float(preload)
+        self.friction_arm = float(friction_arm)
+        self.bending_arm, self.overlap, self.reaction_arm = bending_arm, overlap, reaction_arm
+        self.name = name or f"friction({joint.name})"
+        self.stick = None
+        if stiction_deformation is not None:
+            if not (stiction_deformation > 0.0 and self.static > 0.0 and self.dynamic > 0.0):
+                raise ModelError(f"friction in joint {joint.name!r}: a stick state needs stiction_deformation > 0 (m) "
+                                 "and both friction coefficients > 0")
+            self.stick = StictionState(self, float(stiction_deformation), float(stiction_damping))
+
+    @property
+    def state_elements(self) -> list:
+        """State elements the model adds with this force (the stick state, if any)."""
+        return [] if self.stick is None else [self.stick]
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def _coefficient(self, ctx, sliding: float) -> float:
+        if self.stick is None:
+            return friction_coefficient(sliding, self.static, self.dynamic, self.stiction_velocity)  # Fig. 3-4
+        z = getattr(ctx, "z", None)
+        if z is None:
+            raise ModelError(f"{self.name}: the stick state needs the element states (evaluate through the System)")
+        system = ctx.system
+        deflection = float(z[system.z_offsets[system.elements.index(self.stick)]])
+        return self.stick.coefficient(deflection, sliding)
+
+    def _state(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        _, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        force, torque = ctx.joint_reaction(self.joint)
+        axis = si.R[:, 2]
+        if self.which == "rotation":  # seed 003 §3.2.1.1: friction from the joint's forces and moments (Adams form)
+            parts = revolute_friction_load(force, torque, axis, self.pin_radius, self.friction_arm,
+                                           self.bending_arm, self.preload)
+            arm = self.pin_radius
+        else:
+            parts = prismatic_friction_load(force, torque, axis, self.overlap, self.reaction_arm, self.preload)
+            arm = 1.0
+        sliding = rate * arm
+        mu = self._coefficient(ctx, sliding)
+        return gi, gj, -mu * parts["load"], parts, sliding, mu
+
+    def generalized_forces(self, ctx):
+        gi, gj, load, _, _, _ = self._state(ctx)
+        out = []
+        if not self.joint.marker_i.on_ground:
+            out.append((self.joint.marker_i.body, load * gi))
+        if not self.joint.marker_j.on_ground:
+            out.append((self.joint.marker_j.body, load * gj))
+        return out
+
+    def outputs(self, ctx):
+        _, _, load, parts, sliding, mu = self._state(ctx)
+        return {"friction": load, "normal_force": parts["normal"], "radial_force": parts["radial"],
+                "axial_force": parts["axial"], "bending_moment": parts["bending"], "sliding_velocity": sliding,
+                "coefficient": mu}
+
+
+def steady_friction_coefficient(speed: float, static: float, dynamic: float, stiction_velocity: float) -> float:
+    """Coefficient (> 0) of steady sliding at ``speed`` (m/s) of the stick-state model: ``μ_s`` up to ``v_s``, the
+    cubic step of seed 003 Fig. 3-4 to ``μ_d`` at ``1.5 v_s``, ``μ_d`` above."""
+    return static + (dynamic - static) * _cubic_step((abs(speed) - stiction_velocity) / (0.5 * stiction_velocity))
+
+
+class StictionState:
+    """State element (docs/element-protocol.md) of a :class:`JointFriction` with a stick state: the deflection ``s``
+    (m) of the contact at the sliding surface; it applies no force itself (the friction element reads ``s``)."""
+
+    state_units = ["m"]
+    output_units: dict[str, str] = {}
+
+    def __init__(self, friction, deformation: float, damping: float):
+        from .measurements import JointCoordinate
+
+        self.friction, self.deformation, self.damping = friction, deformation, damping
+        self.name = f"{friction.name}.stick"
+        self.measurements = [JointCoordinate(friction.joint, friction.which)]
+        self.state_names = ["deflection"]
+        self.arm = friction.pin_radius if friction.which == "rotation" else 1.0
+
+    def initial_state(self) -> np.ndarray:
+        return np.zeros(1)
+
+    def _rate(self, deflection: float, sliding: float) -> float:
+        f = self.friction
+        steady = self.deformation * steady_friction_coefficient(sliding, f.static, f.dynamic,
+                                                                f.stiction_velocity) / f.static
+        return sliding - abs(sliding) * deflection / steady
+
+    def rates(self, t, z, y, ydot) -> np.ndarray:
+        return np.array([self._rate(float(z[0]), float(ydot[0]) * self.arm)])
+
+    def forces(self, t, z, y, ydot) -> np.ndarray:
+        return np.zeros(1)
+
+    def coefficient(self, deflection: float, sliding: float) -> float:
+        """Signed coefficient ``μ_s s / δ + σ_1 ṡ`` at deflection ``s`` (m) and sliding velocity (m/s)."""
+        return (self.friction.static * deflection / self.deformation
+                + self.damping * self._rate(deflection, sliding))
+
+
+class PlaneContact(ForceElement):
+    """One-sided penalty contact of a marker point with the ``x-y`` plane of another marker (normal ``+z``).
+
+    Parameters
+    ----------
+    point : Marker
+        The contacting point (any body).
+    plane : Marker
+        Plane through its origin with outward normal along its z axis; penetration when the point is below.
+    stiffness : float, N/m^e;  exponent : float (> 1 recommended, seed 003: 1.2 .. 2.2)
+    damping : float, N s/m, reached at penetration ``damping_depth`` (m)
+    static, dynamic : float, friction coefficients; ``stiction_velocity``, ``dynamic_velocity`` : m/s (Fig. 4-3)
+    half_length : float, m, optional
+        Limit the plane to ``|x| ≤ half_length`` along the plane marker's x axis (a line contact in planar models).
+    """
+
+    output_units = {"normal_force": "N", "friction_force": "N", "penetration": "m", "slip_velocity": "m/s"}
+
+    def __init__(self, point, plane, stiffness: float, exponent: float = 1.5, damping: float = 0.0,
+                 damping_depth: float = 1e-4, static: float = 0.0, dynamic: float = 0.0,
+                 stiction_velocity: float = 1e-3, dynamic_velocity: float | None = None,
+                 half_length: float | None = None, name: str | None = None):
+        self.point, self.plane = point, plane
+        self.stiffness, self.exponent = float(stiffness), float(exponent)
+        self.damping, self.damping_depth = float(damping), float(damping_depth)
+        self.static, self.dynamic = float(static), float(dynamic)
+        self.stiction_velocity = float(stiction_velocity)
+        self.dynamic_velocity = float(dynamic_velocity) if dynamic_velocity is not None else 2.0 * stiction_velocity
+        self.half_length = half_length
+        self.name = name or f"contact({point.name},{plane.name})"
+
+    def markers(self):
+        return [self.point, self.plane]
+
+    def _state(self, ctx):
+        sp, so = ctx.marker(self.point), ctx.marker(self.plane)
+        normal = so.R[:, 2]
+        offset = sp.x - so.x
+        penetration = -float(normal @ offset)
+        if self.half_length is not None and abs(float(so.R[:, 0] @ offset)) > self.half_length:
+            penetration = -1.0
+        v_plane = so.v + cross(so.w, offset)  # velocity of the plane's material point under the marker point
+        v_rel = sp.v - v_plane
+        rate = -float(normal @ v_rel)
+        f_n = penalty_force(penetration, rate, self.stiffness, self.exponent, self.damping, self.damping_depth)
+        slip = v_rel - (normal @ v_rel) * normal
+        speed = float(np.linalg.norm(slip))
+        friction = np.zeros(3)
+        if f_n > 0.0 and speed > 0.0 and (self.static or self.dynamic):
+            mu = friction_coefficient(speed, self.static, self.dynamic, self.stiction_velocity, self.dynamic_velocity)
+            friction = -mu * f_n * slip / speed
+        return sp, so, offset, f_n * normal + friction, penetration, f_n, friction, speed
+
+    def generalized_forces(self, ctx):
+        sp, so, offset, force, _, f_n, _, _ = self._state(ctx)
+        if f_n == 0.0:
+            return []
+        out = []
+        if not self.point.on_ground:
+            out.append((self.point.body, apply_at_marker(sp, force)))
+        if not self.plane.on_ground:
+            out.append((self.plane.body, apply_at_marker(so, -force, -cross(offset, force))))
+        return out
+
+    def event_gaps(self, ctx):
+        """Gap function of the contact (flexmbs.engine.events): ``−penetration`` (m) and its rate (m/s)."""
+        sp, so = ctx.marker(self.point), ctx.marker(self.plane)
+        normal = so.R[:, 2]
+        offset = sp.x - so.x
+        rate = float(normal @ (sp.v - so.v - cross(so.w, offset)))
+        if self.half_length is not None and abs(float(so.R[:, 0] @ offset)) > self.half_length:
+            return {"gap": (1.0, rate)}  # beside the line: open (as in the force law)
+        return {"gap": (float(normal @ offset), rate)}
+
+    def potential_energy(self, ctx):
+        """Elastic energy of the penalty spring, ``k x^(e+1) / (e+1)`` (J)."""
+        penetration = self._state(ctx)[4]
+        return self.stiffness * max(penetration, 0.0) ** (self.exponent + 1.0) / (self.exponent + 1.0)
+
+    def outputs(self, ctx):
+        _, _, _, _, penetration, f_n, friction, speed = self._state(ctx)
+        return {"normal_force": f_n, "friction_force": float(np.linalg.norm(friction)), "penetration": penetration,
+                "slip_velocity": speed}
+
+
+class HardStop(ForceElement):
+    """Penalty end stops on a joint coordinate: pushes back beyond ``lower`` or ``upper`` (m or rad).
+
+    Parameters
+    ----------
+    joint : joint with a coordinate;  lower, upper : float or None
+    stiffness : float, N/m^e or N m/rad^e;  exponent : float;  damping : float;  damping_depth : float
+    """
+
+    output_units = {"load": "N or N m"}
+
+    def __init__(self, joint, lower=None, upper=None, stiffness: float = 1e7, exponent: float = 1.5,
+                 damping: float = 0.0, damping_depth: float = 1e-4, coordinate: str | None = None,
+                 name: str | None = None):
+        self.joint = joint
+        self.which = coordinate or joint.default_coordinate()
+        self.lower, self.upper = lower, upper
+        self.stiffness, self.exponent = float(stiffness), float(exponent)
+        self.damping, self.damping_depth = float(damping), float(damping_depth)
+        self.name = name or f"stop({joint.name})"
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def _load(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        load = 0.0
+        if self.lower is not None and value < self.lower:
+            load += penalty_force(self.lower - value, -rate, self.stiffness, self.exponent, self.damping,
+                                  self.damping_depth)
+        if self.upper is not None and value > self.upper:
+            load -= penalty_force(value - self.upper, rate, self.stiffness, self.exponent, self.damping,
+                                  self.damping_depth)
+        return gi, gj, load
+
+    def generalized_forces(self, ctx):
+        gi, gj, load = self._load(ctx)
+        if load == 0.0:
+            return []
+        out = []
+        if not self.joint.marker_i.on_ground:
+            out.append((self.joint.marker_i.body, load * gi))
+        if not self.joint.marker_j.on_ground:
+            out.append((self.joint.marker_j.body, load * gj))
+        return out
+
+    def outputs(self, ctx):
+        return {"load": self._load(ctx)[2]}
+
+    def event_gaps(self, ctx):
+        """Gap functions (flexmbs.engine.events): distance to each stop (m or rad, > 0 while free) and its rate."""
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value, _, _, rate = self.joint.coordinate(self.which, si, sj)
+        gaps = {}
+        if self.lower is not None:
+            gaps["lower"] = (float(value - self.lower), float(rate))
+        if self.upper is not None:
+            gaps["upper"] = (float(self.upper - value), -float(rate))
+        return gaps
+
+    def potential_energy(self, ctx):
+        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
+        value = self.joint.coordinate(self.which, si, sj)[0]
+        depth = max(0.0, (self.lower - value) if self.lower is not None else 0.0,
+                    (value - self.upper) if self.upper is not None else 0.0)
+        return self.stiffness * depth ** (self.exponent + 1.0) / (self.exponent + 1.0)

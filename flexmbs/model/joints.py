@@ -1,0 +1,236 @@
+"""Kinematic joints as holonomic constraints between two markers ``i`` (base) and ``j`` (follower).
+
+Every joint is composed of the basic constraints of Haug (also seed 003 eq. (2-194..2-197) in planar form):
+
+* point coincidence ``x_j - x_i = 0``                                  (3 equations)
+* perpendicular axes ``a_iᵀ b_j = 0``          ("dot-1", 1 equation)
+* point in a plane ``a_iᵀ (x_j - x_i) = 0``     ("dot-2", 1 equation)
+
+Axes are the marker frame columns ``x, y, z``; the joint axis (revolute, prismatic, cylindrical) is ``z`` of marker
+``i``. Each function returns the residual rows and their Jacobians with respect to the quasi-coordinates of the two
+bodies (see :mod:`flexmbs.model.markers`). A joint coordinate (revolute angle about ``z_i`` from ``x_i`` to ``x_j``,
+prismatic displacement ``z_iᵀ (x_j - x_i)``) can be prescribed as a function of time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .rotations import cross
+from .timefunctions import as_time_function, integrated_time_function
+
+__all__ = ["Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar"]
+
+
+def point_rows(si, sj):
+    """Point coincidence ``x_j - x_i`` (3,), Jacobians (3, n_i), (3, n_j)."""
+    return sj.x - si.x, -si.Jx, sj.Jx
+
+
+def _cross_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Column-wise cross products of (3, k) arrays."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+def dot1_rows(si, sj, pairs):
+    """``a_iᵀ b_j`` for axis-index pairs ``([a, ...], [b, ...])`` of marker i and marker j frames."""
+    a = si.R[:, pairs[0]]
+    b = sj.R[:, pairs[1]]
+    axb = _cross_columns(a, b)  # (3, k)
+    return np.einsum("ik,ik->k", a, b), axb.T @ si.Jth, -axb.T @ sj.Jth
+
+
+def dot2_rows(si, sj, axes):
+    """``a_iᵀ (x_j - x_i)`` for axis indices ``axes`` of marker i."""
+    d = sj.x - si.x
+    a = si.R[:, axes]  # (3, k)
+    axd = _cross_columns(a, d[:, None] * np.ones((1, len(axes))))
+    return d @ a, axd.T @ si.Jth - a.T @ si.Jx, a.T @ sj.Jx
+
+
+def rotation_coordinate(si, sj):
+    """Angle (rad) about ``z_i`` from ``x_i`` to ``x_j``, its Jacobians (n_i,), (n_j,) and its rate, rad/s."""
+    xi, yi, zi = si.R[:, 0], si.R[:, 1], si.R[:, 2]
+    xj = sj.R[:, 0]
+    angle = np.arctan2(yi @ xj, xi @ xj)
+    return angle, -zi @ si.Jth, zi @ sj.Jth, zi @ (sj.w - si.w)
+
+
+def translation_coordinate(si, sj):
+    """Displacement ``z_iᵀ (x_j - x_i)`` (m), its Jacobians and its rate (m/s)."""
+    zi = si.R[:, 2]
+    d = sj.x - si.x
+    rate = zi @ (sj.v - si.v) + d @ cross(si.w, zi)
+    return zi @ d, cross(zi, d) @ si.Jth - zi @ si.Jx, zi @ sj.Jx, rate
+
+
+def _stack(*blocks):
+    a, b = blocks[0], blocks[1]
+    if len(blocks) == 2:
+        return np.concatenate((a[0], b[0])), np.concatenate((a[1], b[1])), np.concatenate((a[2], b[2]))
+    return (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]),
+            np.concatenate([b[2] for b in blocks]))
+
+
+class Joint:
+    """Base class: a set of constraint equations between markers ``marker_i`` and ``marker_j``.
+
+    Subclasses define :meth:`base_rows` and the names of their coordinates (``"rotation"``, ``"translation"``).
+    """
+
+    coordinates: tuple[str, ...] = ()
+    n_base = 0
+    # the base rows as basic constraints, in row order: ("point",) = 3 rows, ("dot1", a, b), ("dot2", a); the system
+    # evaluates joints that declare them vectorized (custom joints may define base_rows only)
+    PRIMITIVES: tuple = ()
+
+    def __init__(self, marker_i, marker_j, name: str | None = None):
+        if marker_i is marker_j or marker_i.body is marker_j.body:
+            raise ModelError(f"joint {name or type(self).__name__}: both markers are on body {marker_i.body.name!r}")
+        self.marker_i = marker_i
+        self.marker_j = marker_j
+        self.name = name or f"{type(self).__name__.lower()}({marker_i.body.name},{marker_j.body.name})"
+        self.drivers: list[tuple[str, callable]] = []
+        self.row_mask: np.ndarray | None = None  # planar models drop out-of-plane rows
+        self.offset = 0  # first row in the system's constraint vector
+
+    # --- equations ---------------------------------------------------------------------------------
+    def base_rows(self, si, sj):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def coordinate(self, which: str, si, sj):
+        """Value, Jacobians (n_i,), (n_j,) and rate of joint coordinate ``which``."""
+        if which not in self.coordinates:
+            known = ", ".join(self.coordinates) or "none"
+            raise ModelError(f"joint {self.name!r} has no {which} coordinate; it has: {known}")
+        return rotation_coordinate(si, sj) if which == "rotation" else translation_coordinate(si, sj)
+
+    def default_coordinate(self) -> str:
+        if not self.coordinates:
+            raise ModelError(f"joint {self.name!r} ({type(self).__name__}) has no joint coordinate")
+        return self.coordinates[0]
+
+    def prescribe(self, position=None, velocity=None, coordinate: str | None = None, initial: float = 0.0):
+        """Prescribe the joint coordinate as a function of time.
+
+        Parameters
+        ----------
+        position : callable t -> value, or float
+            Coordinate (rad or m) as a function of time (s).
+        velocity : callable t -> rate, or float
+            Alternatively its rate (rad/s or m/s); the position is ``initial + ∫ velocity dt``.
+        coordinate : {"rotation", "translation"} or None
+            Which coordinate (needed for cylindrical joints only).
+        initial : float
+            Coordinate at t = 0 when ``velocity`` is given.
+        """
+        which = coordinate or self.default_coordinate()
+        if which not in self.coordinates:
+            raise ModelError(f"joint {self.name!r} has no {which} coordinate to prescribe")
+        if (position is None) == (velocity is None):
+            raise ModelError(f"joint {self.name!r}: prescribe exactly one of position or velocity")
+        func = as_time_function(position) if position is not None else integrated_time_function(velocity, initial)
+        self.drivers.append((which, func))
+        return self
+
+    @property
+    def n_equations(self) -> int:
+        base = self.n_base if self.row_mask is None else int(self.row_mask.sum())
+        return base + len(self.drivers)
+
+    def equations(self, si, sj, t: float):
+        """Residual (k,), Jacobians (k, n_i), (k, n_j) of all active rows at time ``t``."""
+        phi, ji, jj = self.base_rows(si, sj)
+        if self.row_mask is not None:
+            phi, ji, jj = phi[self.row_mask], ji[self.row_mask], jj[self.row_mask]
+        if not self.drivers:
+            return phi, ji, jj
+        return _stack((phi, ji, jj), self.driver_rows(si, sj, t))
+
+    def driver_rows(self, si, sj, t: float):
+        """Rows ``coordinate - f(t)`` of the prescribed motions (after the base rows)."""
+        rows = []
+        for which, func in self.drivers:
+            value, gi, gj, _ = self.coordinate(which, si, sj)
+            error = value - func(t)
+            if which == "rotation":
+                error = (error + np.pi) % (2.0 * np.pi) - np.pi  # the angle is known modulo 2π
+            rows.append((np.array([error]), gi[None, :], gj[None, :]))
+        return rows[0] if len(rows) == 1 else _stack(*rows)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}: {self.marker_i.name} -> {self.marker_j.name})"
+
+
+class Fixed(Joint):
+    """Welds marker j to marker i: coincident points and parallel frames (6 equations)."""
+
+    PRIMITIVES = (("point",), ("dot1", 2, 0), ("dot1", 2, 1), ("dot1", 0, 1))
+    n_base = 6
+
+    def base_rows(self, si, sj):
+        return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2, 2, 0], [0, 1, 1])))
+
+
+class Revolute(Joint):
+    """Rotation about the common ``z`` axis of the two markers (5 equations)."""
+
+    PRIMITIVES = (("point",), ("dot1", 2, 0), ("dot1", 2, 1))
+    n_base = 5
+    coordinates = ("rotation",)
+
+    def base_rows(self, si, sj):
+        return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2, 2], [0, 1])))
+
+
+class Spherical(Joint):
+    """Coincident points, free rotation (3 equations)."""
+
+    PRIMITIVES = (("point",),)
+    n_base = 3
+
+    def base_rows(self, si, sj):
+        return point_rows(si, sj)
+
+
+class Prismatic(Joint):
+    """Translation along ``z_i``, no relative rotation (5 equations)."""
+
+    PRIMITIVES = (("dot1", 2, 0), ("dot1", 2, 1), ("dot1", 0, 1), ("dot2", 0), ("dot2", 1))
+    n_base = 5
+    coordinates = ("translation",)
+
+    def base_rows(self, si, sj):
+        return _stack(dot1_rows(si, sj, ([2, 2, 0], [0, 1, 1])), dot2_rows(si, sj, [0, 1]))
+
+
+class Cylindrical(Joint):
+    """Translation along and rotation about ``z_i`` (4 equations)."""
+
+    PRIMITIVES = (("dot1", 2, 0), ("dot1", 2, 1), ("dot2", 0), ("dot2", 1))
+    n_base = 4
+    coordinates = ("rotation", "translation")
+
+    def base_rows(self, si, sj):
+        return _stack(dot1_rows(si, sj, ([2, 2], [0, 1])), dot2_rows(si, sj, [0, 1]))
+
+
+class Universal(Joint):
+    """Coincident points; rotation about ``z_i`` (on body i) and ``z_j`` (on body j), ``z_i ⟂ z_j`` (4 equations)."""
+
+    PRIMITIVES = (("point",), ("dot1", 2, 2))
+    n_base = 4
+
+    def base_rows(self, si, sj):
+        return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2], [2])))
+
+
+class Planar(Joint):
+    """Marker j moves in the ``x_i y_i`` plane and turns about ``z_i`` only (3 equations)."""
+
+    PRIMITIVES = (("dot2", 2), ("dot1", 2, 0), ("dot1", 2, 1))
+    n_base = 3
+
+    def base_rows(self, si, sj):
+        return _stack(dot2_rows(si, sj, [2]), dot1_rows(si, sj, ([2, 2], [0, 1])))

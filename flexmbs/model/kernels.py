@@ -1,0 +1,348 @@
+"""Compiled (numba) kernels of the per-step hot path: body kinematics, marker states, FFRF inertia terms, the
+``L``-mapping to coordinates and the library-joint constraint rows.
+
+Each kernel is the loop form of the vectorized NumPy expression it replaces (same formulas, same order of the
+terms, see the docstrings of :mod:`flexmbs.model.bodies`, :mod:`flexmbs.model.markers`, :mod:`flexmbs.engine.constraint_kernels`);
+one call per evaluation instead of tens of small NumPy calls, so the cost of a residual is arithmetic, not Python.
+Compiled once and cached on disk (``cache=True``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
+           "rigid_terms", "map_forces"]
+
+
+@njit(cache=True)
+def body_kinematics(q, v, offsets, A, G, omega):
+    """Rotation matrices ``A(p̂)`` (n_b, 3, 3), ``G(p̂)/|p|`` (n_b, 3, 4) and body angular velocities
+    ``ω' = 2 G ṗ`` (n_b, 3) of all bodies; ``p̂ = p/|p|`` (see :meth:`flexmbs.model.bodies._InertialBody.kinematics`)."""
+    for b in range(offsets.size):
+        o = offsets[b] + 3
+        norm = np.sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3])
+        e0, e1, e2, e3 = q[o] / norm, q[o + 1] / norm, q[o + 2] / norm, q[o + 3] / norm
+        A[b, 0, 0] = 2.0 * (e0 * e0 + e1 * e1 - 0.5)
+        A[b, 0, 1] = 2.0 * (e1 * e2 - e0 * e3)
+        A[b, 0, 2] = 2.0 * (e1 * e3 + e0 * e2)
+        A[b, 1, 0] = 2.0 * (e1 * e2 + e0 * e3)
+        A[b, 1, 1] = 2.0 * (e0 * e0 + e2 * e2 - 0.5)
+        A[b, 1, 2] = 2.0 * (e2 * e3 - e0 * e1)
+        A[b, 2, 0] = 2.0 * (e1 * e3 - e0 * e2)
+        A[b, 2, 1] = 2.0 * (e2 * e3 + e0 * e1)
+        A[b, 2, 2] = 2.0 * (e0 * e0 + e3 * e3 - 0.5)
+        G[b, 0, 0], G[b, 0, 1], G[b, 0, 2], G[b, 0, 3] = -e1 / norm, e0 / norm, e3 / norm, -e2 / norm
+        G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3] = -e2 / norm, -e3 / norm, e0 / norm, e1 / norm
+        G[b, 2, 0], G[b, 2, 1], G[b, 2, 2], G[b, 2, 3] = -e3 / norm, e2 / norm, -e1 / norm, e0 / norm
+        for i in range(3):
+            s = 0.0
+            for k in range(4):
+                s += G[b, i, k] * v[o + k]
+            omega[b, i] = 2.0 * s
+
+
+@njit(cache=True)
+def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_r, X, R, JX, JTH, V, W):
+    """States of all markers on bodies (``body[i] >= 0``), seed 003 eq. (2-145..2-151)::
+
+        u = s + S q_f,  x = r + A u,  R = A (I + θ̃) R_0 with θ = S^θ q_f,
+        J_x = [I, -ã A, A S],  J_θ = [0, A, A S^θ],  v = ṙ + ω × a + A S q̇_f,  w = ω + A S^θ q̇_f
+
+    with ``a = A u`` and ``ω = A ω'``; ``s_t``, ``s_r`` (n_m, 3, m_max) are zero for rigid markers. Ground rows of
+    the outputs are left untouched."""
+    for i in range(body.size):
+        b = body[i]
+        if b < 0:
+            continue
+        o, m = offsets[b], n_modes[b]
+        wf = np.zeros(3)
+        for r in range(3):
+            wf[r] = A[b, r, 0] * omega[b, 0] + A[b, r, 1] * omega[b, 1] + A[b, r, 2] * omega[b, 2]
+        u = np.empty(3)
+        th = np.zeros(3)
+        ud = np.zeros(3)
+        thd = np.zeros(3)
+        for r in range(3):
+            s, st, sd, std = local[i, r], 0.0, 0.0, 0.0
+            for k in range(m):
+                s += s_t[i, r, k] * q[o + 7 + k]
+                st += s_r[i, r, k] * q[o + 7 + k]
+                sd += s_t[i, r, k] * v[o + 7 + k]
+                std += s_r[i, r, k] * v[o + 7 + k]
+            u[r], th[r], ud[r], thd[r] = s, st, sd, std
+        a = np.empty(3)
+        for r in range(3):
+            a[r] = A[b, r, 0] * u[0] + A[b, r, 1] * u[1] + A[b, r, 2] * u[2]
+            X[i, r] = q[o + r] + a[r]
+        # orientation: A (I + θ̃) R_0
+        rot = np.empty((3, 3))
+        for r in range(3):
+            for c in range(3):
+                rot[r, c] = orient[i, r, c]
+        rot[0, :] += -th[2] * orient[i, 1, :] + th[1] * orient[i, 2, :]
+        rot[1, :] += th[2] * orient[i, 0, :] - th[0] * orient[i, 2, :]
+        rot[2, :] += -th[1] * orient[i, 0, :] + th[0] * orient[i, 1, :]
+        for r in range(3):
+            for c in range(3):
+                R[i, r, c] = A[b, r, 0] * rot[0, c] + A[b, r, 1] * rot[1, c] + A[b, r, 2] * rot[2, c]
+        JX[i, 0, 0] = 1.0
+        JX[i, 1, 1] = 1.0
+        JX[i, 2, 2] = 1.0
+        for c in range(3):  # -ã A
+            JX[i, 0, 3 + c] = -(-a[2] * A[b, 1, c] + a[1] * A[b, 2, c])
+            JX[i, 1, 3 + c] = -(a[2] * A[b, 0, c] - a[0] * A[b, 2, c])
+            JX[i, 2, 3 + c] = -(-a[1] * A[b, 0, c] + a[0] * A[b, 1, c])
+            for r in range(3):
+                JTH[i, r, 3 + c] = A[b, r, c]
+        for k in range(m):
+            for r in range(3):
+                JX[i, r, 6 + k] = A[b, r, 0] * s_t[i, 0, k] + A[b, r, 1] * s_t[i, 1, k] + A[b, r, 2] * s_t[i, 2, k]
+                JTH[i, r, 6 + k] = A[b, r, 0] * s_r[i, 0, k] + A[b, r, 1] * s_r[i, 1, k] + A[b, r, 2] * s_r[i, 2, k]
+        V[i, 0] = v[o] + wf[1] * a[2] - wf[2] * a[1]
+        V[i, 1] = v[o + 1] + wf[2] * a[0] - wf[0] * a[2]
+        V[i, 2] = v[o + 2] + wf[0] * a[1] - wf[1] * a[0]
+        for r in range(3):
+            V[i, r] += A[b, r, 0] * ud[0] + A[b, r, 1] * ud[1] + A[b, r, 2] * ud[2]
+            W[i, r] = wf[r] + A[b, r, 0] * thd[0] + A[b, r, 1] * thd[1] + A[b, r, 2] * thd[2]
+
+
+@njit(cache=True)
+def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4, i5, i6, i8, i8_sym, i9, i9_sym,
+                        mbar, qv):
+    """Mass matrix ``M̄`` (6+m, 6+m) and quadratic-velocity vector ``Q̄v`` (6+m,) of a floating-frame body in
+    quasi-velocities, written into ``mbar`` and ``qv`` (the formulas of :mod:`flexmbs.model.bodies`, seed 003
+    eq. (2-156..2-171))."""
+    m = q.size
+    c = first_moment.copy()
+    i3qd = np.zeros(3)
+    for r in range(3):
+        for k in range(m):
+            c[r] += i3[r, k] * q[k]
+            i3qd[r] += i3[r, k] * qd[k]
+    # J = I7 + Σ q_j I8sym_j + Σ_jk q_j q_k I9_jk;  J̇ = Σ q̇_j I8sym_j + Σ_jk q̇_j q_k I9sym_jk
+    J = inertia_origin.copy()
+    jdot = np.zeros((3, 3))
+    i9q = np.zeros((m, 3, 3))
+    for j in range(m):
+        for k in range(m):
+            for a in range(3):
+                for b in range(3):
+                    i9q[j, a, b] += i9[j, k, a, b] * q[k]
+                    jdot[a, b] += qd[j] * i9_sym[j, k, a, b] * q[k]
+    for j in range(m):
+        for a in range(3):
+            for b in range(3):
+                J[a, b] += q[j] * i8_sym[j, a, b] + q[j] * i9q[j, a, b]
+                jdot[a, b] += qd[j] * i8_sym[j, a, b]
+    i_wq = i4.copy()  # (3, m) = I4 + Σ q_k I5_k
+    for k in range(m):
+        for a in range(3):
+            for j in range(m):
+                i_wq[a, j] += q[k] * i5[k, a, j]
+    mbar[:, :] = 0.0
+    for r in range(3):
+        mbar[r, r] = mass
+    # M̄_rω = -A c̃
+    ct = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    for r in range(3):
+        for s in range(3):
+            val = -(A[r, 0] * ct[0, s] + A[r, 1] * ct[1, s] + A[r, 2] * ct[2, s])
+            mbar[r, 3 + s] = val
+            mbar[3 + s, r] = val
+            mbar[3 + r, 3 + s] = J[r, s]
+    for k in range(m):
+        for r in range(3):
+            val = A[r, 0] * i3[0, k] + A[r, 1] * i3[1, k] + A[r, 2] * i3[2, k]
+            mbar[r, 6 + k] = val
+            mbar[6 + k, r] = val
+            mbar[3 + r, 6 + k] = i_wq[r, k]
+            mbar[6 + k, 3 + r] = i_wq[r, k]
+        for j in range(m):
+            mbar[6 + k, 6 + j] = i6[k, j]
+    wc = np.array([w[1] * c[2] - w[2] * c[1], w[2] * c[0] - w[0] * c[2], w[0] * c[1] - w[1] * c[0]])
+    t = np.array([w[1] * wc[2] - w[2] * wc[1], w[2] * wc[0] - w[0] * wc[2], w[0] * wc[1] - w[1] * wc[0]])
+    t += 2.0 * np.array([w[1] * i3qd[2] - w[2] * i3qd[1], w[2] * i3qd[0] - w[0] * i3qd[2],
+                         w[0] * i3qd[1] - w[1] * i3qd[0]])
+    for r in range(3):
+        qv[r] = -(A[r, 0] * t[0] + A[r, 1] * t[1] + A[r, 2] * t[2])
+    jw = np.zeros(3)
+    jdw = np.zeros(3)
+    iq = np.zeros(3)
+    for r in range(3):
+        for s in range(3):
+            jw[r] += J[r, s] * w[s]
+            jdw[r] += jdot[r, s] * w[s]
+        for k in range(m):
+            iq[r] += i_wq[r, k] * qd[k]
+    qv[3] = -(w[1] * jw[2] - w[2] * jw[1]) - jdw[0] - (w[1] * iq[2] - w[2] * iq[1])
+    qv[4] = -(w[2] * jw[0] - w[0] * jw[2]) - jdw[1] - (w[2] * iq[0] - w[0] * iq[2])
+    qv[5] = -(w[0] * jw[1] - w[1] * jw[0]) - jdw[2] - (w[0] * iq[1] - w[1] * iq[0])
+    for j in range(m):
+        cen = 0.0
+        for a in range(3):
+            for b in range(3):
+                cen += w[a] * (i8[j, a, b] + i9q[j, a, b]) * w[b]
+        cor = 0.0
+        for k in range(m):
+            for a in range(3):
+                cor += qd[k] * w[a] * i5[k, a, j]
+        qv[6 + j] = cen - 2.0 * cor
+
+
+@njit(cache=True)
+def map_mass(mbar, G, out, off):
+    """``out[off:off+7+m, off:off+7+m] = Lᵀ M̄ L`` with ``L = diag(1, 2G, 1)``."""
+    n = mbar.shape[0]
+    lm = np.empty((n, n + 1))  # M̄ L
+    for r in range(n):
+        for c in range(3):
+            lm[r, c] = mbar[r, c]
+        for c in range(4):
+            lm[r, 3 + c] = 2.0 * (mbar[r, 3] * G[0, c] + mbar[r, 4] * G[1, c] + mbar[r, 5] * G[2, c])
+        for c in range(6, n):
+            lm[r, c + 1] = mbar[r, c]
+    for c in range(n + 1):
+        for r in range(3):
+            out[off + r, off + c] = lm[r, c]
+        for r in range(4):
+            out[off + 3 + r, off + c] = 2.0 * (G[0, r] * lm[3, c] + G[1, r] * lm[4, c] + G[2, r] * lm[5, c])
+        for r in range(6, n):
+            out[off + r + 1, off + c] = lm[r, c]
+
+
+@njit(cache=True)
+def map_force(qbar, G, out, off):
+    """``out[off:off+7+m] = Lᵀ Q̄``."""
+    n = qbar.size
+    for r in range(3):
+        out[off + r] = qbar[r]
+    for r in range(4):
+        out[off + 3 + r] = 2.0 * (G[0, r] * qbar[3] + G[1, r] * qbar[4] + G[2, r] * qbar[5])
+    for r in range(6, n):
+        out[off + r + 1] = qbar[r]
+
+
+@njit(cache=True)
+def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq_body, G, phi, jac, ji, jj,
+                    with_jac):
+    """The basic constraint rows (``kind`` 0: point component ``x_j[a] - x_i[a]``; 1: dot-1 ``a_iᵀ b_j``; 2: dot-2
+    ``a_iᵀ (x_j - x_i)``), their quasi-coordinate Jacobians ``ji``, ``jj`` (k, n_max) and, if ``with_jac``, the
+    coordinate rows ``Φ̄ L`` added into ``jac`` (see :mod:`flexmbs.engine.constraint_kernels`)."""
+    n_max = JX.shape[2]
+    for k in range(kind.size):
+        i, j, a = mi[k], mj[k], ia[k]
+        for n in range(n_max):
+            ji[k, n] = 0.0
+            jj[k, n] = 0.0
+        if kind[k] == 0:
+            phi[rows[k]] = X[j, a] - X[i, a]
+            for n in range(n_max):
+                ji[k, n] = -JX[i, a, n]
+                jj[k, n] = JX[j, a, n]
+        elif kind[k] == 1:
+            bb = ib[k]
+            av = R[i, :, a]
+            bv = R[j, :, bb]
+            phi[rows[k]] = av[0] * bv[0] + av[1] * bv[1] + av[2] * bv[2]
+            axb = np.array([av[1] * bv[2] - av[2] * bv[1], av[2] * bv[0] - av[0] * bv[2],
+                            av[0] * bv[1] - av[1] * bv[0]])
+            for n in range(n_max):
+                ji[k, n] = axb[0] * JTH[i, 0, n] + axb[1] * JTH[i, 1, n] + axb[2] * JTH[i, 2, n]
+                jj[k, n] = -(axb[0] * JTH[j, 0, n] + axb[1] * JTH[j, 1, n] + axb[2] * JTH[j, 2, n])
+        else:
+            av = R[i, :, a]
+            d = X[j] - X[i]
+            phi[rows[k]] = av[0] * d[0] + av[1] * d[1] + av[2] * d[2]
+            axd = np.array([av[1] * d[2] - av[2] * d[1], av[2] * d[0] - av[0] * d[2], av[0] * d[1] - av[1] * d[0]])
+            for n in range(n_max):
+                ji[k, n] = (axd[0] * JTH[i, 0, n] + axd[1] * JTH[i, 1, n] + axd[2] * JTH[i, 2, n]) - (
+                    av[0] * JX[i, 0, n] + av[1] * JX[i, 1, n] + av[2] * JX[i, 2, n])
+                jj[k, n] = av[0] * JX[j, 0, n] + av[1] * JX[j, 1, n] + av[2] * JX[j, 2, n]
+        if with_jac:
+            for side in range(2):
+                bd = body[i] if side == 0 else body[j]
+                if bd < 0:
+                    continue
+                src = ji if side == 0 else jj
+                o, nc = offsets[bd], nq_body[bd]
+                r = rows[k]
+                for c in range(3):
+                    jac[r, o + c] += src[k, c]
+                for c in range(4):
+                    jac[r, o + 3 + c] += 2.0 * (src[k, 3] * G[bd, 0, c] + src[k, 4] * G[bd, 1, c]
+                                                + src[k, 5] * G[bd, 2, c])
+                for c in range(7, nc):
+                    jac[r, o + c] += src[k, c - 1]
+
+
+@njit(cache=True)
+def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
+    """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
+    ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
+    ``m = 0`` case of :func:`ffrf_mass_and_force` plus the gravity terms of :func:`flexmbs.engine.system.body_terms` and
+    the mapping of :func:`map_mass` (same formulas), one call for all rigid bodies of a model.
+
+    ``mass``, ``first_moment`` (n_r, 3) and ``inertia`` (n_r, 3, 3, about the body origin) are stacked in the order
+    of ``index``."""
+    for k in range(index.size):
+        b = index[k]
+        o = offsets[b]
+        c = first_moment[k]
+        J = inertia[k]
+        w = w_all[b]
+        G = G_all[b]
+        m = mass[k]
+        # M̄_rω = -A c̃ (3, 3)
+        mrw = np.empty((3, 3))
+        for r in range(3):
+            a0, a1, a2 = A[b, r, 0], A[b, r, 1], A[b, r, 2]
+            mrw[r, 0] = -(a1 * c[2] - a2 * c[1])
+            mrw[r, 1] = -(-a0 * c[2] + a2 * c[0])
+            mrw[r, 2] = -(a0 * c[1] - a1 * c[0])
+        # L = diag(1, 2G): translation block, coupling M̄_rω 2G, rotation block 4 Gᵀ J G
+        for r in range(3):
+            for cc in range(3):
+                mass_out[o + r, o + cc] = m if r == cc else 0.0
+            for cc in range(4):
+                val = 2.0 * (mrw[r, 0] * G[0, cc] + mrw[r, 1] * G[1, cc] + mrw[r, 2] * G[2, cc])
+                mass_out[o + r, o + 3 + cc] = val
+                mass_out[o + 3 + cc, o + r] = val
+        jg = np.empty((3, 4))
+        for r in range(3):
+            for cc in range(4):
+                jg[r, cc] = J[r, 0] * G[0, cc] + J[r, 1] * G[1, cc] + J[r, 2] * G[2, cc]
+        for r in range(4):
+            for cc in range(4):
+                mass_out[o + 3 + r, o + 3 + cc] = 4.0 * (G[0, r] * jg[0, cc] + G[1, r] * jg[1, cc]
+                                                         + G[2, r] * jg[2, cc])
+        # Q̄v: -A (ω × (ω × c)), -ω × J ω
+        wc0 = w[1] * c[2] - w[2] * c[1]
+        wc1 = w[2] * c[0] - w[0] * c[2]
+        wc2 = w[0] * c[1] - w[1] * c[0]
+        t0 = w[1] * wc2 - w[2] * wc1
+        t1 = w[2] * wc0 - w[0] * wc2
+        t2 = w[0] * wc1 - w[1] * wc0
+        jw0 = J[0, 0] * w[0] + J[0, 1] * w[1] + J[0, 2] * w[2]
+        jw1 = J[1, 0] * w[0] + J[1, 1] * w[1] + J[1, 2] * w[2]
+        jw2 = J[2, 0] * w[0] + J[2, 1] * w[1] + J[2, 2] * w[2]
+        g_b = np.empty(3)
+        for r in range(3):
+            qbar[b, r] = -(A[b, r, 0] * t0 + A[b, r, 1] * t1 + A[b, r, 2] * t2) + m * gravity[r]
+            g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
+        qbar[b, 3] = -(w[1] * jw2 - w[2] * jw1) + (c[1] * g_b[2] - c[2] * g_b[1])
+        qbar[b, 4] = -(w[2] * jw0 - w[0] * jw2) + (c[2] * g_b[0] - c[0] * g_b[2])
+        qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b[1] - c[1] * g_b[0])
+
+
+@njit(cache=True)
+def map_forces(qbar, G, offsets, n_modes, out):
+    """``out[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``qbar``, (n_b, 6+m_max))."""
+    for b in range(offsets.size):
+        o = offsets[b]
+        for r in range(3):
+            out[o + r] = qbar[b, r]
+        for r in range(4):
+            out[o + 3 + r] = 2.0 * (G[b, 0, r] * qbar[b, 3] + G[b, 1, r] * qbar[b, 4] + G[b, 2, r] * qbar[b, 5])
+        for r in range(n_modes[b]):
+            out[o + 7 + r] = qbar[b, 6 + r]

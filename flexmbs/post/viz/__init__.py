@@ -1,0 +1,30 @@
+"""Looking at flexible bodies and simulation results: mode shapes, animations, signal and stress histories.
+
+Python API behind ``flexmbs modes | animate | plot | stress`` (for scripts and notebooks)::
+
+    from flexmbs import viz
+    viz.plot_mode("arm.flex.h5", 2).show()               # a pyvista plotter (off screen: .screenshot("m.png"))
+    viz.write_modes_vtu("arm.flex.h5", "arm_modes.vtu")  # every mode as a point field for ParaView
+    scene = viz.load_scene("run.results.h5")
+    viz.animate(scene, "run.gif", scale=50)              # or viz.write_pvd(scene, "run.pvd")
+    node, k, vm = viz.hotspot(scene, "arm")
+    history = viz.stress_history(scene, "arm", node_index=node)
+    viz.rainflow_summary(history.von_mises)
+
+Rendering is off screen by default (:func:`flexmbs.post.viz.render.configure_offscreen`); pass ``off_screen=False``
+to the ``plot_*`` functions for an interactive window.
+"""
+from .animate import animate, frame_arrays, plot_frame, write_pvd
+from .modes import plot_mode, plot_modes, save_modes_png, write_mode_gif, write_modes_vtu
+from .plots import plot_signals, plot_stress, select_signals, write_signals_csv, write_stress_csv
+from .render import configure_offscreen
+from .scene import MachineScene, as_scene, load_scene, von_mises
+from .stress import StressHistory, hotspot, principal_stresses, rainflow_summary, stress_history
+
+__all__ = [
+    "plot_mode", "plot_modes", "save_modes_png", "write_mode_gif", "write_modes_vtu",
+    "load_scene", "as_scene", "MachineScene", "plot_frame", "animate", "write_pvd", "frame_arrays",
+    "select_signals", "plot_signals", "write_signals_csv",
+    "stress_history", "hotspot", "principal_stresses", "rainflow_summary", "StressHistory", "von_mises",
+    "plot_stress", "write_stress_csv", "configure_offscreen",
+]

@@ -1,0 +1,118 @@
+"""Plausibility guards: results that ran without error but are physically absurd get a warning that names the
+cause (stored in the results file attribute ``warnings`` and in the run summary; never an error).
+
+Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keeps (memory independent of the run length):
+
+* pressures above every relief and supply setting of the circuits;
+* elastic deformation beyond the small-deformation range of the floating frame (> 5 % of the body's size);
+* elastic frequencies no solid body of that size can have (unit slips in E or ρ);
+* a collapsing time step or a run far slower than simulated time, with the equation that limited the step.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "MAX_ELASTIC_FRACTION"]
+
+MAX_ELASTIC_FRACTION = 0.05  # floating frame with linear elastic modes: small deformation only
+PRESSURE_MARGIN = 1.1  # above the highest relief/supply setting by more than 10 %
+SOUND_SPEED_RANGE = (20.0, 20000.0)  # m/s, sqrt(E/ρ) of solids: soft rubber .. diamond
+SLOW_FACTOR = 1000.0  # wall time per simulated time that is "far slower"
+MIN_MEAN_STEP_FRACTION = 1e-7  # mean step below this fraction of t_end: the step collapsed
+
+
+class PlausibilityWarning(UserWarning):
+    """A result that is computed correctly from absurd inputs (printed as one ``warning:`` line)."""
+
+
+class Extremes:
+    """Running extremes of a run: peak pressure (signal, time) and the sample of largest modal amplitude per
+    flexible body."""
+
+    def __init__(self):
+        self.pressure = (-np.inf, "", 0.0)
+        self.modal: dict[str, tuple[float, np.ndarray, float]] = {}
+        self._pressure_keys = self._modal_keys = None
+
+    def update(self, t: float, row: dict, units: dict) -> None:
+        if self._pressure_keys is None:  # the rows of a run have one set of keys: found at the first row
+            self._pressure_keys = [k for k in row if units.get(k) == "Pa" and k.startswith("element/")]
+            self._modal_keys = [k for k in row if k.endswith("/modal_coordinates")]
+        for key in self._pressure_keys:
+            value = row[key]
+            if value > self.pressure[0]:
+                self.pressure = (float(value), key, t)
+        for key in self._modal_keys:
+            value = row[key]
+            norm = float(np.sqrt(np.dot(value, value)))
+            if norm > self.modal.get(key, (-1.0,))[0]:
+                self.modal[key] = (norm, np.array(value), t)
+
+
+def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
+    """(Pa, name) of relief cracking pressures and pressure-source set points in the circuits, and of case
+    parameters that are supply/pump/relief pressures."""
+    found = []
+    for element in system.elements:
+        for comp in getattr(element, "components", []):
+            if "relief" in type(comp).__name__.lower() and hasattr(comp, "cracking_pressure"):
+                found.append((float(comp.cracking_pressure), f"relief valve {comp.name}"))
+            signal = getattr(comp, "pressure_signal", None)
+            value = getattr(signal, "value", None)
+            if isinstance(value, (int, float)):
+                found.append((float(value), f"pressure source {comp.name}"))
+    for key, value in (parameters or {}).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and key.endswith("pressure") and any(
+                word in key for word in ("supply", "pump", "relief")):
+            found.append((float(value), f"parameter {key}"))
+    return found
+
+
+def _body_size(positions: np.ndarray) -> float:
+    return float(np.linalg.norm(np.ptp(positions, axis=0))) if positions.size else 0.0
+
+
+def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: dict | None,
+                          limiting: dict | None = None) -> list[str]:
+    """The warnings of a finished (or stopped) run; see the module docstring."""
+    out = []
+    settings = _pressure_settings(system, parameters or {})
+    peak, key, t_peak = extremes.pressure
+    if settings and np.isfinite(peak):
+        highest, name = max(settings)
+        if peak > PRESSURE_MARGIN * highest:
+            out.append(f"pressure {peak / 1e5:.4g} bar in {key} at t = {t_peak:.4g} s is above every relief/supply "
+                       f"setting of the circuit (highest {highest / 1e5:.4g} bar, {name}): check the pressures set")
+    for body in system.bodies:
+        if not getattr(body, "n_modes", 0):
+            continue
+        size = _body_size(body.node_positions)
+        key = f"body/{body.name}/modal_coordinates"
+        if key in extremes.modal and size > 0:
+            _, q, t_q = extremes.modal[key]
+            # relative displacement of the body's points (independent of where the floating frame sits)
+            deflection = float(np.linalg.norm(np.ptp(body.node_translations @ q, axis=0)))
+            if deflection > MAX_ELASTIC_FRACTION * size:
+                out.append(f"elastic deformation of body {body.name!r} reaches {deflection:.3g} m at t = {t_q:.4g} s, "
+                           f"{100 * deflection / size:.0f} % of its size {size:.3g} m: beyond the small-deformation "
+                           "range of the floating frame (check its Young's modulus and loads)")
+        freqs = np.asarray(getattr(body, "frequencies_hz", []), dtype=float)
+        if freqs.size and size > 0:
+            upper = SOUND_SPEED_RANGE[1] / size  # no solid's lowest elastic mode is above c_max / L
+            if freqs.min() > upper:
+                out.append(f"lowest elastic frequency of body {body.name!r} is {freqs.min():.4g} Hz, above "
+                           f"{upper:.3g} Hz that any solid of size {size:.3g} m can have: a unit slip in E or density?")
+            if freqs.min() < 0.1:
+                out.append(f"lowest elastic frequency of body {body.name!r} is {freqs.min():.3g} Hz, implausibly low "
+                           "for a structural part: a unit slip in E (Pa) or density (kg/m³)?")
+    t_end, steps, wall = stats.get("t_end", 0.0), stats.get("steps", 0), stats.get("wall_time_s", 0.0)
+    cause = ""
+    if limiting:
+        worst = max(limiting, key=limiting.get)
+        cause = f"; most step rejections in {worst} ({limiting[worst]} of {sum(limiting.values())})"
+    if steps and t_end > 0 and t_end / steps < MIN_MEAN_STEP_FRACTION * max(t_end, 1.0):
+        out.append(f"the time step collapsed: {steps} steps for {t_end:.4g} s (mean {t_end / steps:.3g} s){cause}")
+    elif t_end > 0 and wall > SLOW_FACTOR * t_end and wall > 60.0:
+        out.append(f"the run took {wall:.0f} s for {t_end:.4g} s simulated ({wall / t_end:.0f}x slower than real "
+                   f"time, mean step {t_end / max(steps, 1):.3g} s){cause}")
+    return out

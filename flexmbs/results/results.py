@@ -1,0 +1,440 @@
+"""Simulation results: named signals in memory, written incrementally and atomically to ``*.results.h5``.
+
+See the section "Results file schema" of docs/theory-multibody.md for the layout. Signals are addressed by their
+path below ``/signals``, e.g. ``"body/crank/position"`` (n, 3) or ``"joint/pivot/force"``; every dataset has a
+``unit`` attribute (SI) and vector signals a ``components`` attribute.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as _dt
+import json
+import os
+import tempfile
+import time as _time
+from collections.abc import Mapping
+
+import h5py
+import numpy as np
+
+from fem.errors import FileFormatError, FlexmbsError, SimulationError
+
+__all__ = ["Results", "ResultsWriter", "load_results", "scratch_results", "FORMAT_NAME", "FORMAT_VERSION"]
+
+FORMAT_NAME = "flexmbs-results"
+FORMAT_VERSION = 1
+
+
+class Results:
+    """Time histories by name plus the solver's verdict.
+
+    Attributes
+    ----------
+    success : bool
+    message : str
+    status : str            ``"finished"``, ``"interrupted"`` or ``"failed"``
+    statistics : dict       steps, rejected steps, Newton iterations, Jacobian evaluations, wall time, ...
+    time : (n,) float, s
+    units : dict            signal name -> unit
+    path : str or None      the results file, if one was written
+    attributes : dict       case, parameters, software version, ...
+    """
+
+    def __init__(self, time, data: dict, units: dict, components: dict | None = None, success=True, message="",
+                 status="finished", statistics=None, path=None, attributes=None):
+        self.time = np.asarray(time, dtype=float)
+        self._data = data
+        self.units = units
+        self.components = components or {}
+        self.success, self.message, self.status = success, message, status
+        self.statistics = statistics or {}
+        self.path = path
+        self.attributes = attributes or {}
+        self.final_state = None
+        self.states: dict = {}  # raw solver states "q", "v", "z" per sample (in memory only)
+        self.system = None
+
+    def energy(self) -> dict[str, np.ndarray]:
+        """Kinetic, gravitational, strain, spring and total mechanical energy (J) per sample (in-memory runs)."""
+        if self.system is None or not len(self.states):
+            raise FlexmbsError("energy needs the in-memory results of simulate(), not a loaded file")
+        rows = [self.system.mechanical_energy(q, v, t) for t, q, v in zip(self.time, self.states["q"],
+                                                                           self.states["v"])]
+        return {key: np.array([r[key] for r in rows]) for key in rows[0]}
+
+    def signals(self) -> dict[str, str]:
+        """All signal names with their units."""
+        return dict(self.units)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._data
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name == "time":
+            return self.time
+        if name not in self._data:
+            close = [n for n in self._data if name.split("/")[-1] in n][:8]
+            hint = f"; similar: {', '.join(close)}" if close else ""
+            raise FlexmbsError(f"no signal {name!r} in the results{hint}")
+        return self._data[name]
+
+    def to_csv(self, path: str, names=None) -> None:
+        """Write ``time`` and the given signals (all scalar-or-vector signals by default) to CSV, SI units."""
+        names = list(names) if names is not None else list(self._data)
+        columns = [("time [s]", self.time)]
+        for name in names:
+            arr = self[name]
+            unit = self.units.get(name, "")
+            if arr.ndim == 1:
+                columns.append((f"{name} [{unit}]", arr))
+            else:
+                comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
+                for k in range(arr.shape[1]):
+                    columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
+        with open(path, "w", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow([c[0] for c in columns])
+            for row in zip(*[c[1] for c in columns]):
+                writer.writerow([f"{x:.10g}" for x in row])
+
+    def __repr__(self) -> str:
+        return (f"Results({self.status}, {self.time.size} samples to t={self.time[-1] if self.time.size else 0:g} s,"
+                f" {len(self._data)} signals)")
+
+
+_SCRATCH: list = []  # folders of active scratch_results() contexts
+
+
+@contextlib.contextmanager
+def scratch_results():
+    """Within this context, runs without an output file stream their results to a temporary file (deleted at the
+    end) instead of holding them in memory: resident memory independent of the simulated time."""
+    with tempfile.TemporaryDirectory(prefix="flexmbs-results-") as folder:
+        _SCRATCH.append(folder)
+        try:
+            yield folder
+        finally:
+            _SCRATCH.remove(folder)
+
+
+def scratch_folder() -> str | None:
+    """The folder of the innermost active :func:`scratch_results` context, if any."""
+    return _SCRATCH[-1] if _SCRATCH else None
+
+
+class ResultsWriter:
+    """Incremental, atomic, locked writer of a results file.
+
+    Rows go to a unique temporary ``<path>.<pid>.part`` beside the target (the target name is locked meanwhile,
+    :func:`flexmbs.results.safe_files.output_lock`); they are written in chunks to resizable datasets and flushed to disk
+    every ``flush_every`` rows or ``flush_seconds`` of wall time, so a killed run leaves a readable ``.part``.
+    :meth:`close` renames the temporary over the target when the run made progress (finished, interrupted or failed
+    after its first step) or when there is no earlier file; a run that failed at its first sample never replaces an
+    existing file. A write error (disk full) frees a reserve file kept beside the temporary, writes what is
+    buffered, and stops the run with a :class:`SimulationError`; what was written stays readable.
+    """
+
+    def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200,
+                 flush_seconds: float = 1.0, lock: bool = True, reserve_bytes: int = 2 ** 21):
+        from .safe_files import _acquire, check_writable, part_path
+
+        self.path = str(path)
+        check_writable(self.path, "results file")
+        self._lock = os.path.abspath(self.path) if lock else None
+        if self._lock:
+            _acquire(self._lock)
+        self.flush_seconds = flush_seconds
+        self._last_flush = _time.monotonic()
+        self.part = part_path(self.path)
+        self.flush_every = flush_every
+        self.rows_written = 0
+        self.broken = None  # reason, once a write error made the file unusable
+        self.final_path = None
+        self._buffer: list = []
+        self._datasets: dict = {}
+        self._reserve = self.part + ".reserve"
+        try:
+            with open(self._reserve, "wb") as handle:  # freed on a full disk so the file can still be closed
+                handle.write(b"\0" * reserve_bytes)
+            # a small raw-data chunk cache per dataset (default 1 MB each: hundreds of MB for hundreds of signals,
+            # filled as the file grows); written chunks are not needed again
+            self.file = h5py.File(self.part, "w", rdcc_nbytes=2 ** 15, rdcc_nslots=101)
+            self.file.attrs["format"] = FORMAT_NAME
+            self.file.attrs["format_version"] = FORMAT_VERSION
+            self.file.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat()
+            self.file.attrs["status"] = "running"
+            self.file.attrs["pid"] = os.getpid()
+            for key, value in attributes.items():
+                self.file.attrs[key] = json.dumps(value) if isinstance(value, (dict, list)) else value
+            if model_data:
+                _write_tree(self.file.create_group("model"), model_data)
+            self.file.flush()
+        except (OSError, RuntimeError) as exc:
+            self._discard()
+            raise FlexmbsError(f"cannot write results file {self.path!r}: {_reason(exc)}") from None
+
+    def _discard(self) -> None:
+        for name in (self.part, self._reserve):
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+        self._unlock()
+
+    def _unlock(self) -> None:
+        from .safe_files import _release
+
+        if self._lock:
+            _release(self._lock)
+            self._lock = None
+
+    def _create(self, name, value, unit, components):
+        shape = np.shape(value)
+        ds = self.file.create_dataset(name, shape=(0,) + shape, maxshape=(None,) + shape, dtype="f8",
+                                      chunks=(max(1, min(self.flush_every, 4096 // max(1, int(np.prod(shape))))),)
+                                      + shape)
+        ds.attrs["unit"] = unit
+        if components:
+            ds.attrs["components"] = ",".join(components)
+        self._datasets[name] = ds
+
+    def append(self, t: float, row: dict, units: dict, components: dict, states: tuple | None = None) -> None:
+        """Buffer one sample (``states``: the raw solver vectors ``(q, v, z)``, stored under ``/states``)."""
+        if self.broken:
+            return
+        if not self._datasets:
+            self._create("time", t, "s", None)
+            for name, value in row.items():
+                self._create("signals/" + name, value, units[name], components.get(name))
+            for name, value in zip(("q", "v", "z"), states or ()):
+                if np.size(value):
+                    self._create("states/" + name, value, "mixed (solver coordinates)", None)
+        self._buffer.append((t, row, states))
+        if len(self._buffer) >= self.flush_every or _time.monotonic() - self._last_flush > self.flush_seconds:
+            self.flush()
+
+    def _write_block(self) -> None:
+        """Write the buffered rows after the ``rows_written`` ones (repeatable after a failed attempt)."""
+        n_old, n_new = self.rows_written, len(self._buffer)
+        for name, ds in self._datasets.items():
+            if name == "time":
+                block = np.array([b[0] for b in self._buffer])
+            elif name.startswith("states/"):
+                k = ("states/q", "states/v", "states/z").index(name)
+                block = np.array([b[2][k] for b in self._buffer])
+            else:
+                key = name[len("signals/"):]
+                block = np.array([b[1][key] for b in self._buffer])
+            ds.resize(n_old + n_new, axis=0)
+            ds[n_old:] = block
+        self.file.flush()
+
+    def flush(self) -> None:
+        """Write the buffered rows and flush the file; a write error frees the reserve, retries once and stops the
+        run with a one-line :class:`SimulationError` (the rows written so far stay readable)."""
+        if not self._buffer or self.broken:
+            return
+        try:
+            self._write_block()
+        except (OSError, RuntimeError) as exc:
+            reason = _reason(exc)
+            self._free_reserve()
+            try:
+                self._write_block()
+            except (OSError, RuntimeError):
+                self.broken = reason
+                raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples flushed "
+                                      f"before are in {self.part!r}") from None
+            self.rows_written += len(self._buffer)
+            t_last = self._buffer[-1][0]
+            self._buffer.clear()
+            self.broken = reason
+            raise SimulationError(f"writing the results stopped at t = {t_last:.6g} s: {reason} (free some space; "
+                                  "the samples up to there are kept)") from None
+        self.rows_written += len(self._buffer)
+        self._buffer.clear()
+        self._last_flush = _time.monotonic()
+
+    def _free_reserve(self) -> None:
+        try:
+            os.unlink(self._reserve)
+        except OSError:
+            pass
+
+    def close(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> str | None:
+        """Finish the file and move it over the target when the run made progress or no earlier file exists.
+        Returns the path holding the results (the target, the ``.part`` if it could not be finished, or None when
+        a run without progress left an existing file untouched)."""
+        try:
+            try:
+                self.flush()
+            except SimulationError as exc:
+                status, message = "failed", f"{message}; {exc}"
+            if self.broken:
+                message = message if self.broken in message else f"{message}; {self.broken}"
+            self.file.attrs["status"] = status
+            self.file.attrs["message"] = message
+            self.file.attrs["warnings"] = json.dumps(list(warnings or []))
+            grp = self.file.require_group("solver")
+            for key, value in statistics.items():
+                grp.attrs[key] = value
+            self.file.close()
+        except (OSError, RuntimeError):  # the disk is full for good: the .part keeps what was flushed
+            try:
+                self.file.close()
+            except (OSError, RuntimeError):
+                pass
+            self._free_reserve()
+            self._unlock()
+            self.final_path = self.part
+            return self.part
+        self._free_reserve()
+        progressed = self.rows_written > 1 or status == "finished"
+        if progressed or (self.rows_written and not os.path.exists(self.path)):
+            os.replace(self.part, self.path)
+            self.final_path = self.path
+        else:
+            os.unlink(self.part)
+            self.final_path = None
+        self._unlock()
+        return self.final_path
+
+
+def _reason(exc: BaseException) -> str:
+    """A short cause of an I/O error (h5py wraps errno texts in long messages)."""
+    text = str(exc)
+    for marker, short in (("No space left", "disk full (no space left on device)"),
+                          ("File too large", "file size limit reached (file too large)"),
+                          ("Disk quota", "disk quota exceeded"), ("Permission denied", "permission denied"),
+                          ("Read-only file system", "read-only file system")):
+        if marker in text:
+            return short
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def _write_tree(group, data: dict) -> None:
+    for key, value in data.items():
+        if isinstance(value, dict):
+            _write_tree(group.create_group(key), value)
+        elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str):
+            data = np.asarray(value[0])
+            packed = {"compression": "gzip", "shuffle": True} if data.size > 65536 else {}  # e.g. stress fields
+            ds = group.create_dataset(key, data=data, **packed)
+            ds.attrs["unit"] = value[1]
+        elif isinstance(value, str):
+            group.attrs[key] = value
+        else:
+            ds = group.create_dataset(key, data=np.asarray(value))
+            ds.attrs["unit"] = "1"
+
+
+def _open_results(path: str):
+    """Open a results file read-only (no HDF5 file locking, so a ``.part`` still being written can be read)."""
+    if not os.path.exists(path):
+        raise FileFormatError(f"results file {path!r} does not exist")
+    try:
+        return h5py.File(path, "r", locking=False)
+    except (OSError, FileNotFoundError) as exc:
+        raise FileFormatError(f"cannot open results file {path!r}: {_reason(exc)}") from None
+
+
+def _empty_states(fh) -> tuple:
+    """Solver state vectors of zero length (a model without state elements has no ``z``): not stored as datasets
+    (HDF5 cannot chunk a zero-width array) but read back as ``(n, 0)`` arrays, like a run kept in memory."""
+    if "states/q" not in fh:
+        return ()
+    return tuple(k for k in ("q", "v", "z") if f"states/{k}" not in fh)
+
+
+class _FileSignals(Mapping):
+    """Signals of a results file, read from disk on access (memory independent of the run's length)."""
+
+    def __init__(self, path: str, names: list[str], prefix: str, n: int, empty: tuple = ()):
+        self.path, self.prefix, self.n = path, prefix, n
+        self.names, self.empty = list(names) + list(empty), tuple(empty)
+
+    def __getitem__(self, name):
+        if name not in self.names:
+            raise KeyError(name)
+        if name in self.empty:
+            return np.zeros((self.n, 0))
+        with _open_results(self.path) as fh:
+            return fh[self.prefix + name][:self.n]
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self):
+        return len(self.names)
+
+    def __contains__(self, name):
+        return name in self.names
+
+
+def load_results(path: str, lazy: bool = False) -> Results:
+    """Read a ``*.results.h5`` file (also a ``.part`` file left by a crash: signals are cut to the common length).
+
+    ``lazy``: signals are read from the file when accessed instead of all at once.
+    """
+    fh = _open_results(path)
+    try:
+        with fh:
+            return _read_results(fh, path, lazy)
+    except (KeyError, OSError, RuntimeError, ValueError) as exc:  # h5py's view of a file caught mid-write
+        raise FileFormatError(f"{path!r} could not be read ({exc}): it is damaged or still being written; read it "
+                              f"again when the run has ended") from None
+
+
+def _read_results(fh, path: str, lazy: bool) -> Results:
+    """The body of :func:`load_results` on an open file."""
+    if fh.attrs.get("format") != FORMAT_NAME:
+        raise FileFormatError(f"{path!r} is not a flexmbs results file (format attribute missing)")
+    if int(fh.attrs.get("format_version", -1)) > FORMAT_VERSION:
+        raise FileFormatError(f"{path!r} has results format version {fh.attrs['format_version']}, this flexmbs "
+                              f"reads up to {FORMAT_VERSION}; upgrade flexmbs")
+    datasets = {}
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            datasets[name] = obj
+
+    if "signals" in fh:
+        fh["signals"].visititems(visit)
+    lengths = [fh["time"].shape[0]] if "time" in fh else [0]
+    lengths += [ds.shape[0] for ds in datasets.values()]
+    n = min(lengths)  # a run killed while writing may leave datasets one chunk apart
+    time = fh["time"][:n] if "time" in fh else np.zeros(0)
+    units = {name: str(ds.attrs.get("unit", "")) for name, ds in datasets.items()}
+    comps = {name: str(ds.attrs["components"]).split(",") for name, ds in datasets.items()
+             if "components" in ds.attrs}
+    if lazy:
+        data = _FileSignals(str(path), list(datasets), "signals/", n)
+        states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n,
+                              empty=_empty_states(fh))
+    else:
+        data = {name: ds[:n] for name, ds in datasets.items()}
+        states = {k: fh[f"states/{k}"][:n] for k in ("q", "v", "z") if f"states/{k}" in fh}
+        states.update({k: np.zeros((n, 0)) for k in _empty_states(fh)})
+    attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
+    stats = dict(fh["solver"].attrs) if "solver" in fh else {}
+    status = str(attrs.get("status", "unknown"))
+    for key in ("parameters", "warnings"):
+        if isinstance(attrs.get(key), str):
+            try:
+                attrs[key] = json.loads(attrs[key])
+            except json.JSONDecodeError:
+                pass
+    results = Results(time, data, units, comps, success=status == "finished", message=str(attrs.get("message", "")),
+                      status=status, statistics={k: _plain(v) for k, v in stats.items()}, path=str(path),
+                      attributes=attrs)
+    results.states = states
+    return results
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, bytes):
+        return value.decode()
+    return value

@@ -1,0 +1,398 @@
+"""Parameter studies on Dask: every variant of a case is one task on a ``dask.distributed`` cluster.
+
+``study(case, variations)`` runs a design (grid, zip or Latin hypercube, :mod:`flexmbs.studies.design`) of a case on a
+``LocalCluster`` of worker processes (one per core by default) or on an existing cluster (scheduler address, or a
+``client``), and keeps everything in one folder::
+
+    STUDY_DIR/study.json            manifest: case, software versions, design, variations, fixed parameters, variants
+    STUDY_DIR/runs/<id>.results.h5  the results file of each variant (written by the worker)
+    STUDY_DIR/runs/<id>.json        the record of each variant: parameters, status, one-line error, wall time, summary
+    STUDY_DIR/table.parquet, .csv   one row per variant: varied parameters, status, error, wall time, scalar outputs
+    STUDY_DIR/report.md             the case's own report (optional hook ``study_report(table, manifest)``)
+
+A variant is finished once its record says so; re-running the same study skips finished variants (``<id>`` hashes
+the case, the parameters and the end time) and runs the failed and missing ones. Records are written by the client
+as results arrive, atomically, so Ctrl-C keeps every finished run. See docs/studies.md.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.util
+import json
+import logging
+import os
+import platform
+import sys
+
+import numpy as np
+
+from fem.errors import FlexmbsError, ModelError
+
+from flexmbs.catalog.registry import get_case, typed_parameters
+from .design import design_variants, parse_design, variant_id
+from flexmbs.results.safe_files import json_default
+
+__all__ = ["study", "StudyResult", "load_table", "load_manifest"]
+
+FORMAT_NAME = "flexmbs-study"
+FORMAT_VERSION = 1
+MANIFEST = "study.json"
+RUNS = "runs"
+META = ("variant", "status", "error", "wall_s", "steps", "t_end", "max_constraint_violation", "results_file",
+        "worker")
+
+
+class StudyResult:
+    """What a study did.
+
+    Attributes
+    ----------
+    path : str                  the study folder
+    case : str
+    table : pandas.DataFrame    one row per variant that ran (finished or failed)
+    n_variants, n_finished, n_failed, n_skipped, n_pending : int
+        ``n_skipped``: finished in an earlier run; ``n_pending``: not run (interrupted)
+    scheduler, dashboard : str or None   address of the Dask scheduler and its dashboard, if one was used
+    report : str or None        the case's report file
+    """
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    @property
+    def success(self) -> bool:
+        return self.n_failed == 0 and self.n_pending == 0
+
+    def __repr__(self) -> str:
+        return (f"StudyResult({self.case!r}, {self.n_variants} variants: {self.n_finished} finished "
+                f"({self.n_skipped} earlier), {self.n_failed} failed, {self.n_pending} pending; {self.path})")
+
+
+
+
+def _write_json(path: str, payload: dict) -> None:
+    """Atomic: a temporary file, then rename."""
+    part = f"{path}.{os.getpid()}.part"
+    with open(part, "w") as handle:
+        json.dump(payload, handle, indent=1, default=json_default)
+    os.replace(part, path)
+
+
+def _software() -> dict:
+    import dask
+    import distributed
+    import scipy
+
+    from flexmbs._version import __version__
+
+    return {"flexmbs": __version__, "python": platform.python_version(), "numpy": np.__version__,
+            "scipy": scipy.__version__, "dask": dask.__version__, "distributed": distributed.__version__,
+            "platform": platform.platform()}
+
+
+def load_manifest(path: str) -> dict:
+    """The manifest ``study.json`` of a study folder."""
+    file = os.path.join(path, MANIFEST)
+    if not os.path.isfile(file):
+        raise FlexmbsError(f"{path!r} is not a study folder (no {MANIFEST}); run `flexmbs study` first")
+    with open(file) as handle:
+        return json.load(handle)
+
+
+def load_table(path: str):
+    """The study table (pandas.DataFrame) of a study folder."""
+    import pandas as pd
+
+    file = os.path.join(path, "table.parquet")
+    if not os.path.isfile(file):
+        raise FlexmbsError(f"no study table in {path!r} (table.parquet); run `flexmbs study` first")
+    return pd.read_parquet(file)
+
+
+def _flatten(tree, prefix: str = "") -> dict:
+    """Scalar leaves of nested dicts as ``{"a.b.c": value}``; lists and arrays are left out (they are in the
+    results file)."""
+    flat = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, name + "."))
+        elif isinstance(value, (np.floating, np.integer, np.bool_)):
+            flat[name] = value.item()
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            flat[name] = value
+    return flat
+
+
+def _row(record: dict, varied: list) -> dict:
+    row = {"variant": record["variant"]}
+    row.update({key: record["params"].get(key) for key in varied})
+    summary = record.get("summary") or {}
+    for name, value in (("status", record["status"]), ("error", record.get("error", "")),
+                        ("wall_s", record.get("wall_s")), ("steps", summary.get("steps")),
+                        ("t_end", summary.get("t_end")),
+                        ("max_constraint_violation", summary.get("max_constraint_violation")),
+                        ("results_file", record.get("results_file")), ("worker", record.get("worker"))):
+        row["run." + name if name in row else name] = value
+    for name, value in _flatten(summary.get("outputs") or {}).items():
+        row["out." + name if name in row else name] = value
+    return row
+
+
+def _table(records: list, varied: list):
+    """DataFrame of the records; object columns of mixed types become text so that Parquet can hold them."""
+    import pandas as pd
+
+    frame = pd.DataFrame([_row(r, varied) for r in records])
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            kinds = {type(v) for v in frame[column] if v is not None and not (isinstance(v, float) and np.isnan(v))}
+            if len(kinds) > 1:
+                frame[column] = [None if v is None else str(v) for v in frame[column]]
+    return frame
+
+
+def _write_table(path: str, records: list, varied: list):
+    frame = _table(records, varied)
+    for suffix, writer in ((".parquet", lambda p: frame.to_parquet(p, index=False)),
+                           (".csv", lambda p: frame.to_csv(p, index=False))):
+        file = os.path.join(path, "table" + suffix)
+        part = f"{file}.{os.getpid()}.part"
+        writer(part)
+        os.replace(part, file)
+    return frame
+
+
+def _read_record(path: str) -> dict | None:
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def _prepare(case, variations, design, samples, seed, fixed, t_end):
+    """Typed fixed parameters and the variants ``[(id, params or None, error)]``."""
+    unknown = [k for k in list(variations) + list(fixed or {}) if k not in case.DEFAULTS]
+    if unknown:
+        raise ModelError(f"{case.NAME}: unknown parameter {unknown[0]!r}; valid keys: "
+                         f"{', '.join(sorted(case.DEFAULTS))}")
+    both = sorted(set(variations) & set(fixed or {}))
+    if both:
+        raise ModelError(f"parameter {both[0]!r} is both varied and fixed; give it once")
+    if not variations:
+        raise ModelError("a study needs at least one --vary KEY=V1,V2,...")
+    fixed_typed = typed_parameters(fixed or {}, case.DEFAULTS, case.NAME)
+    variants = []
+    for raw in design_variants(variations, design, samples, seed):
+        try:
+            params = {**fixed_typed, **typed_parameters(raw, case.DEFAULTS, case.NAME)}
+            error = ""
+        except ModelError as exc:  # one bad value makes one failed variant, not a failed study
+            params, error = {**fixed_typed, **{k: str(v) for k, v in raw.items()}}, str(exc)
+        variants.append((variant_id(case.NAME, params, t_end), params, error))
+    return fixed_typed, variants
+
+
+def _typed_values(case, variations: dict) -> dict:
+    """The variations as typed values where they are valid (for the manifest)."""
+    typed = {}
+    for key, values in variations.items():
+        typed[key] = []
+        for value in values:
+            try:
+                typed[key].append(typed_parameters({key: value}, case.DEFAULTS, case.NAME)[key])
+            except ModelError:
+                typed[key].append(value.item() if hasattr(value, "item") else value)
+    return typed
+
+
+def _connect(scheduler, workers, client, say):
+    """``(client, cluster or None, owned)``: the given client, one to ``scheduler``, or a new LocalCluster."""
+    from distributed import Client, LocalCluster
+
+    if client is not None:
+        return client, None, False
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="20s"), None, True
+        except OSError as exc:
+            raise FlexmbsError(f"cannot reach the Dask scheduler at {scheduler!r} ({exc}); start one with "
+                               "`dask scheduler` or drop --scheduler for a local cluster") from None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    n_workers = workers or cores
+    say(f"starting a local Dask cluster: {n_workers} worker processes × 1 thread")
+    dashboard = ":8787" if importlib.util.find_spec("bokeh") else None  # no dashboard without bokeh: no server
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
+                           dashboard_address=dashboard)
+    return Client(cluster), cluster, True
+
+
+def _announce(client, say) -> tuple[str, str | None]:
+    info = client.scheduler_info()
+    address = info.get("address", str(client.scheduler.address))
+    has_bokeh = importlib.util.find_spec("bokeh") is not None  # without it the scheduler serves no /status page
+    dashboard = client.dashboard_link if has_bokeh and "dashboard" in info.get("services", {}) else None
+    say(f"dask scheduler {address}, {len(info.get('workers', {}))} workers; dashboard: "
+        f"{dashboard or 'off (install bokeh>=3.1 to get one)'}")
+    return address, dashboard
+
+
+def study(case, variations: dict, *, design: str = "grid", samples: int | None = None, seed: int = 0,
+          fixed: dict | None = None, t_end: float | None = None, out: str = "study", workers: int | None = None,
+          scheduler: str | None = None, client=None, retries: int = 2, progress: bool = True,
+          plan: str | None = None) -> StudyResult:
+    """Run a parameter study of a case on Dask; resumable (see the module docstring for the folder layout).
+
+    Parameters
+    ----------
+    case : str or case module
+        A case of the registry (``flexmbs cases``).
+    variations : dict
+        ``{key: [values]}`` (values as numbers or ``--set``-style strings); for ``lhs`` ``{key: [low, high]}``.
+    design : str
+        ``grid``, ``zip``, ``lhs`` (with ``samples``) or ``lhs:N``.
+    samples, seed : int
+        Latin-hypercube sample count and seed.
+    fixed : dict, optional
+        Parameters set for every variant.
+    t_end : float, s, optional
+        End time of every run (default: the case's).
+    out : str
+        Study folder.
+    workers : int, optional
+        Worker processes of the local cluster (default: one per core).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://host:8786``); ``client``: an existing ``distributed.Client``.
+    retries : int
+        Dask retries of a task that raised something other than a FlexmbsError (a worker that dies is rescheduled
+        by the scheduler anyway, up to ``distributed.scheduler.allowed-failures`` times).
+    progress : bool
+        Progress bar and messages on stderr.
+    plan : str, optional
+        The study plan file this study came from (recorded in the manifest).
+    """
+    def say(message):
+        if progress:
+            print(message, file=sys.stderr, flush=True)
+
+    case = get_case(case) if isinstance(case, str) else case
+    kind, count = parse_design(design)
+    samples = count or samples
+    if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
+        raise ModelError(f"t_end must be a positive time in s, got {t_end}")
+    fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
+    out = os.path.abspath(out)
+    runs = os.path.join(out, RUNS)
+    os.makedirs(runs, exist_ok=True)
+    if os.path.isfile(os.path.join(out, MANIFEST)) and load_manifest(out).get("case") != case.NAME:
+        raise ModelError(f"{out} holds a study of case {load_manifest(out).get('case')!r}; choose another -o folder")
+    varied = list(variations)
+    manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
+                "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
+                "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
+                "variations": _typed_values(case, variations),
+                "fixed": fixed_typed, "varied": varied,
+                "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
+    _write_json(os.path.join(out, MANIFEST), manifest)
+
+    records, todo = {}, []
+    for vid, params, error in variants:
+        if vid in records:
+            continue  # the same variant twice in a design: run it once
+        earlier = _read_record(os.path.join(runs, f"{vid}.json"))
+        if earlier and earlier.get("status") == "finished" and os.path.isfile(
+                os.path.join(runs, earlier.get("results_file", ""))):
+            records[vid] = earlier
+        elif error:
+            records[vid] = {"variant": vid, "case": case.NAME, "params": params, "t_end": t_end, "status": "failed",
+                            "error": error, "wall_s": 0.0, "summary": {}, "results_file": None, "worker": None}
+            _write_json(os.path.join(runs, f"{vid}.json"), records[vid])
+        else:
+            records[vid] = None
+            todo.append((vid, params))
+    n_skipped = sum(1 for r in records.values() if r and r["status"] == "finished")
+    say(f"study of {case.NAME}: {len(records)} variants, {n_skipped} done earlier, {len(todo)} to run → {out}")
+    address = dashboard = None
+    try:
+        if todo:
+            address, dashboard = _run_tasks(case.NAME, todo, t_end, runs, records, scheduler, workers, client,
+                                            retries, progress, say, n_done=len(records) - len(todo))
+    finally:  # also after Ctrl-C: the table of what finished
+        done = [records[vid] for vid in dict.fromkeys(v[0] for v in variants) if records[vid] is not None]
+        frame = _write_table(out, done, varied)
+    report = _report(case, frame, manifest, out, say)
+    n_finished = sum(r["status"] == "finished" for r in done)
+    return StudyResult(path=out, case=case.NAME, table=frame, n_variants=len(records), n_finished=n_finished,
+                       n_failed=len(done) - n_finished, n_skipped=n_skipped, n_pending=len(records) - len(done),
+                       scheduler=address, dashboard=dashboard, report=report)
+
+
+def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client, retries, progress, say, n_done):
+    """Submit one task per variant, write each record as it arrives; Ctrl-C cancels the rest."""
+    import uuid
+
+    from distributed import as_completed
+    from tqdm import tqdm
+
+    from .worker import CasePlugin, one_line, run_variant
+
+    client, cluster, owned = _connect(scheduler, workers, client, say)
+    bar = None
+    futures = {}
+    try:
+        address, dashboard = _announce(client, say)
+        try:
+            client.register_plugin(CasePlugin(case_name))
+        except Exception as exc:  # noqa: BLE001 (whatever the worker raised while loading the case)
+            raise FlexmbsError(f"the Dask workers cannot load case {case_name!r}: {one_line(exc)}; install the "
+                               "package that provides it where the workers run") from None
+        tag = uuid.uuid4().hex[:8]
+        for vid, params in todo:
+            path = os.path.join(runs, f"{vid}.results.h5")
+            future = client.submit(run_variant, case_name, vid, params, t_end, path, key=f"{case_name}-{vid}-{tag}",
+                                   retries=retries, pure=False)
+            futures[future] = (vid, params)
+        bar = tqdm(total=n_done + len(todo), initial=n_done, desc=case_name, unit="run", file=sys.stderr,
+                   disable=not progress, dynamic_ncols=True)
+        failed = 0
+        for future in as_completed(futures):
+            vid, params = futures[future]
+            try:
+                record = future.result()
+            except Exception as exc:  # noqa: BLE001 (retries exhausted, or KilledWorker)
+                record = {"variant": vid, "case": case_name, "params": params, "t_end": t_end, "status": "failed",
+                          "error": one_line(exc), "wall_s": None, "summary": {}, "results_file": None,
+                          "worker": None}
+            failed += record["status"] != "finished"
+            records[vid] = record
+            _write_json(os.path.join(runs, f"{vid}.json"), record)
+            bar.update(1)
+            if failed:
+                bar.set_postfix(failed=failed)
+        return address, dashboard
+    finally:
+        if bar is not None:
+            bar.close()
+        if futures:
+            client.cancel(list(futures))
+        if owned:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _report(case, frame, manifest, out, say):
+    """The case's own study report (``study_report(table, manifest) -> str``), written to ``report.md``."""
+    hook = getattr(case, "study_report", None)
+    if hook is None or frame.empty:
+        return None
+    text = hook(frame, manifest)
+    if not text:
+        return None
+    path = os.path.join(out, "report.md")
+    with open(path, "w") as handle:
+        handle.write(text)
+    say(f"report: {path}")
+    return path

@@ -1,0 +1,69 @@
+"""What runs on a Dask worker during a study: the case plugin and the task of one variant.
+
+Only names and small dicts travel: a task carries the case *name*, the variant's parameter dict, the end time and
+the path of its results file (the study folder must be reachable under the same path from the workers, as on a
+cluster's shared file system). The worker finds the case through its own registry once (:class:`CasePlugin`, at
+worker start) and keeps it; whatever the case caches itself — the clamp-locking bar reduction on disk in
+``$FLEXMBS_CACHE`` and in memory per process — is built once per worker and reused by every later variant.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+from distributed import WorkerPlugin
+
+from fem.errors import FlexmbsError
+from flexmbs.catalog.parameters import validate_parameters
+
+__all__ = ["CasePlugin", "run_variant", "load_case"]
+
+_CASES: dict = {}
+
+
+def load_case(name: str):
+    """The case ``name`` from this process's registry, looked up once per process."""
+    if name not in _CASES:
+        from flexmbs.catalog.registry import get_case
+
+        _CASES[name] = get_case(name)
+    return _CASES[name]
+
+
+class CasePlugin(WorkerPlugin):
+    """Loads the case on every worker when the worker starts (and on workers that join later)."""
+
+    def __init__(self, case_name: str):
+        self.case_name = case_name
+        self.name = f"flexmbs-case-{case_name}"
+
+    def setup(self, worker):
+        load_case(self.case_name)
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message``."""
+    text = str(exc).strip().splitlines()
+    message = text[0] if text else ""
+    return message if isinstance(exc, FlexmbsError) else f"{type(exc).__name__}: {message}"
+
+
+def run_variant(case_name: str, variant: str, params: dict, t_end: float | None, results_path: str) -> dict:
+    """Run one variant; returns its record (status ``finished`` or ``failed``).
+
+    A :class:`FlexmbsError` (invalid value, diverging integration, ...) is deterministic: the variant is recorded as
+    failed with the one-line message. Any other exception propagates, so Dask retries the task (``retries``).
+    """
+    case = load_case(case_name)
+    record = {"variant": variant, "case": case_name, "params": dict(params), "t_end": t_end,
+              "worker": f"{socket.gethostname()}:{os.getpid()}", "results_file": os.path.basename(results_path)}
+    start = time.perf_counter()
+    try:
+        validate_parameters(case, dict(params))  # declared ranges, as `flexmbs run` checks them
+        summary = case.run(dict(params), t_end, results_path, False)
+    except FlexmbsError as exc:
+        record.update(status="failed", error=one_line(exc), wall_s=time.perf_counter() - start, summary={})
+        return record
+    record.update(status="finished", error="", wall_s=time.perf_counter() - start, summary=summary)
+    return record
