@@ -1,0 +1,100 @@
+"""Friction laws for cylinders and motors, and the independent scaling of their terms.
+
+Three terms make every law here: a Coulomb term ``F_c sign(v)``, a Stribeck term (the excess of the static over
+the Coulomb force near zero speed) and a viscous term ``b v``. The laws return the force opposing the motion and
+its velocity derivative (N and N s/m for a cylinder, N m and N m s/rad for a motor):
+
+- :class:`~hydraulics.cylinder.CoulombViscousFriction` (seed 001 eq. (23)): Coulomb + viscous;
+- :class:`StribeckFriction`: ``(F_c + (F_s - F_c) exp(-(|v|/v_s)^delta)) tanh(v/v_eps) + b v`` (the exponential
+  Stribeck curve of Armstrong-Helouvry, the form of Hopsan's and Simscape's translational friction);
+- :class:`~hydraulics.cylinder.BrownMcPheeFriction` (seed 002 eq. (8)).
+
+:func:`scale_friction` scales each term independently (e.g. the Table 3 scenarios of seed 002 scale all three by
+one factor: ``scale_friction(law, f, f, f)`` equals ``law.scaled(f)``).
+"""
+from __future__ import annotations
+
+import math
+
+from fem.errors import ModelError
+
+from .core import non_negative, positive
+from .cylinder import BrownMcPheeFriction, CoulombViscousFriction
+
+
+class StribeckFriction:
+    """Coulomb + exponential Stribeck + viscous friction.
+
+    ``F = (F_c + (F_s - F_c) exp(-(|v|/v_s)^delta)) tanh(v / v_eps) + b v``.
+
+    Parameters
+    ----------
+    coulomb_force : float, N
+        ``F_c``.
+    static_force : float, N
+        ``F_s`` (breakaway), ``>= 0``.
+    stribeck_velocity : float, m/s
+        ``v_s``.
+    viscous_coefficient : float, N s/m
+        ``b``.
+    velocity_width : float, m/s
+        ``v_eps`` of the regularised sign.
+    exponent : float, 1
+        ``delta`` (2 Gaussian, 1 exponential decay), ``>= 1``.
+    """
+
+    def __init__(self, coulomb_force: float, static_force: float, stribeck_velocity: float,
+                 viscous_coefficient: float = 0.0, velocity_width: float = 1.0e-4, exponent: float = 2.0):
+        non_negative("friction", coulomb_force=coulomb_force, static_force=static_force,
+                     viscous_coefficient=viscous_coefficient)
+        positive("friction", stribeck_velocity=stribeck_velocity, velocity_width=velocity_width)
+        if exponent < 1.0:
+            raise ModelError(f"friction: the Stribeck exponent must be >= 1, got {exponent}")
+        self.coulomb_force, self.static_force = float(coulomb_force), float(static_force)
+        self.stribeck_velocity, self.viscous_coefficient = float(stribeck_velocity), float(viscous_coefficient)
+        self.velocity_width, self.exponent = float(velocity_width), float(exponent)
+
+    def force(self, velocity: float) -> tuple[float, float]:
+        """Friction force opposing the motion and its derivative wrt the velocity."""
+        v, vs, delta = velocity, self.stribeck_velocity, self.exponent
+        r = abs(v) / vs
+        e = math.exp(-r**delta)
+        excess = self.static_force - self.coulomb_force
+        g = self.coulomb_force + excess * e
+        dg = -excess * e * delta * r ** (delta - 1.0) * math.copysign(1.0, v) / vs if r > 0.0 else 0.0
+        th = math.tanh(v / self.velocity_width)
+        return (g * th + self.viscous_coefficient * v,
+                dg * th + g * (1.0 - th * th) / self.velocity_width + self.viscous_coefficient)
+
+
+def scale_friction(law, coulomb: float = 1.0, stribeck: float = 1.0, viscous: float = 1.0):
+    """A copy of a friction law with each term scaled independently.
+
+    Parameters
+    ----------
+    law : CoulombViscousFriction or StribeckFriction or BrownMcPheeFriction
+    coulomb : float, 1
+        Factor on ``F_c``.
+    stribeck : float, 1
+        Factor on the Stribeck excess ``F_s - F_c`` (the new static force is ``c F_c + s (F_s - F_c)``).
+    viscous : float, 1
+        Factor on the viscous coefficient.
+    """
+    non_negative("friction scaling", coulomb=coulomb, stribeck=stribeck, viscous=viscous)
+    if isinstance(law, CoulombViscousFriction):
+        if stribeck != 1.0:
+            raise ModelError("friction scaling: a Coulomb-viscous law has no Stribeck term; leave stribeck=1")
+        return CoulombViscousFriction(coulomb * law.coulomb_force, viscous * law.viscous_coefficient,
+                                      law.velocity_width)
+    static = coulomb * law.coulomb_force + stribeck * (law.static_force - law.coulomb_force)
+    if static < 0.0:
+        raise ModelError(f"friction scaling: the scaled static force would be negative ({static} N); "
+                         "scale the Stribeck term less")
+    if isinstance(law, StribeckFriction):
+        return StribeckFriction(coulomb * law.coulomb_force, static, law.stribeck_velocity,
+                                viscous * law.viscous_coefficient, law.velocity_width, law.exponent)
+    if isinstance(law, BrownMcPheeFriction):
+        return BrownMcPheeFriction(coulomb * law.coulomb_force, static, law.stribeck_velocity,
+                                   viscous * law.viscous_coefficient)
+    raise ModelError(f"friction scaling: unknown friction law {law!r}; use CoulombViscousFriction, "
+                     "StribeckFriction or BrownMcPheeFriction")

@@ -1,0 +1,148 @@
+"""Hydraulic motor coupled to a rotational coordinate of the multibody model (a revolute joint angle)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Component, Evaluation, non_negative, positive
+from .cylinder import CoulombViscousFriction, PrescribedStroke
+
+
+class PrescribedAngle(PrescribedStroke):
+    """Stand-in measurement for a motor used without a multibody model: the prescribed shaft angle, rad."""
+
+    unit = "rad"
+
+    def markers(self):
+        raise ModelError(f"'{self.name}' is a prescribed angle: give the motor "
+                         "measurement=flexmbs.JointCoordinate(revolute_joint) to use it in a multibody model")
+
+    def __repr__(self) -> str:
+        return f"PrescribedAngle({self.name!r})"
+
+
+class HydraulicMotor(Component):
+    """Fixed-displacement hydraulic motor between ports ``A`` (inlet for positive rotation) and ``B``.
+
+    Reads a rotational measurement ``phi`` (rad; ``flexmbs.JointCoordinate`` of a revolute joint, or a
+    :class:`PrescribedAngle`) and returns the torque conjugate to it (N m). With ``D_r = D / (2 pi)`` (m^3/rad):
+
+        Q_AB = D_r omega + C_i (p_A - p_B)
+        T    = D_r (p_A - p_B) - T_f(omega)
+
+    (the ideal machine of Hopsan's HydraulicMotorJload / HydraulicFixedDisplacementMotorQ with laminar internal
+    leakage ``C_i`` for the volumetric losses and a friction law ``T_f`` -- Coulomb, viscous, Stribeck or
+    Brown-McPhee, in N m and rad/s -- for the mechanical losses). Positive ``omega`` is driven by ``p_A > p_B``.
+
+    Parameters
+    ----------
+    name : str
+    displacement : float, m^3/rev
+    measurement : flexmbs measurement or PrescribedAngle, optional
+    internal_leakage : float, m^3/(s Pa)
+        ``C_i``, port A to port B.
+    friction : friction law, optional
+        Torque opposing rotation, N m as a function of rad/s.
+    """
+
+    ports = ("A", "B")
+
+    def __init__(self, name: str, displacement: float, measurement=None, internal_leakage: float = 0.0,
+                 friction=None):
+        super().__init__(name)
+        positive(name, displacement=displacement)
+        non_negative(name, internal_leakage=internal_leakage)
+        self.displacement, self.internal_leakage = float(displacement), float(internal_leakage)
+        self.measurement = measurement if measurement is not None else PrescribedAngle(f"{name}.angle")
+        self.friction = friction
+
+    @classmethod
+    def from_datasheet(cls, name: str, displacement: float, rated_speed: float, rated_pressure: float,
+                       volumetric_efficiency: float, hydromechanical_efficiency: float,
+                       viscous_share: float = 0.5, velocity_width: float = 0.5, measurement=None):
+        """A motor whose losses reproduce the datasheet efficiencies at the rated point.
+
+        ``eta_v = D_r omega / Q`` gives ``C_i = D_r omega_r (1/eta_v - 1) / dp_r``; ``eta_hm = T / (D_r dp)`` gives
+        the loss torque ``T_loss = (1 - eta_hm) D_r dp_r`` at the rated point, split into a viscous part
+        ``viscous_share T_loss = b omega_r`` and a Coulomb part (the split is not on datasheets: an assumption).
+
+        Parameters
+        ----------
+        displacement : float, m^3/rev
+        rated_speed : float, rev/s
+        rated_pressure : float, Pa
+            Pressure difference of the rated point.
+        volumetric_efficiency, hydromechanical_efficiency : float, 1
+        viscous_share : float, 1
+        velocity_width : float, rad/s
+            Regularisation of the Coulomb sign.
+        """
+        positive(name, rated_speed=rated_speed, rated_pressure=rated_pressure)
+        for key, eta in (("volumetric_efficiency", volumetric_efficiency),
+                         ("hydromechanical_efficiency", hydromechanical_efficiency)):
+            if not 0.0 < eta <= 1.0:
+                raise ModelError(f"motor '{name}': {key} must be in (0, 1], got {eta}")
+        if not 0.0 <= viscous_share <= 1.0:
+            raise ModelError(f"motor '{name}': viscous_share must be in [0, 1], got {viscous_share}")
+        d_r = displacement / (2.0 * math.pi)
+        omega = 2.0 * math.pi * rated_speed
+        leakage = d_r * omega * (1.0 / volumetric_efficiency - 1.0) / rated_pressure
+        loss = (1.0 - hydromechanical_efficiency) * d_r * rated_pressure
+        friction = CoulombViscousFriction((1.0 - viscous_share) * loss / math.tanh(omega / velocity_width),
+                                          viscous_share * loss / omega, velocity_width)
+        return cls(name, displacement, measurement, leakage, friction)
+
+    @property
+    def radial_displacement(self) -> float:
+        """``D_r = D / (2 pi)``, m^3/rad."""
+        return self.displacement / (2.0 * math.pi)
+
+    def measurements(self):
+        return [self.measurement]
+
+    def speed(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Shaft speed ``omega`` (rad/s) and gradient."""
+        return ev.measurement_rate(self.measurement)
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Flow from A to B through the motor, m^3/s."""
+        w, dw = self.speed(ev)
+        pa, dpa = self.port_pressure(ev, "A")
+        pb, dpb = self.port_pressure(ev, "B")
+        d_r, c = self.radial_displacement, self.internal_leakage
+        return d_r * w + c * (pa - pb), d_r * dw + c * (dpa - dpb)
+
+    def friction_torque(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Loss torque opposing rotation, N m."""
+        if self.friction is None:
+            return 0.0, ev.zero()
+        w, dw = self.speed(ev)
+        t, dt = self.friction.force(w)
+        return t, dt * dw
+
+    def torque(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Shaft torque in the sense of the measurement, N m."""
+        pa, dpa = self.port_pressure(ev, "A")
+        pb, dpb = self.port_pressure(ev, "B")
+        tf, dtf = self.friction_torque(ev)
+        d_r = self.radial_displacement
+        return d_r * (pa - pb) - tf, d_r * (dpa - dpb) - dtf
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"A": (-q, -dq), "B": (q, dq)}
+
+    def forces(self, ev: Evaluation):
+        t, dt = self.torque(ev)
+        return [(self.measurement, t, dt)]
+
+    def outputs(self, ev: Evaluation):
+        q = ev.cached((self, "flow"), self.flow)[0]
+        w = self.speed(ev)[0]
+        t = self.torque(ev)[0]
+        dp = self.port_pressure(ev, "A")[0] - self.port_pressure(ev, "B")[0]
+        return {"flow": (q, "m^3/s"), "speed": (w, "rad/s"), "torque": (t, "N m"),
+                "shaft_power": (t * w, "W"), "hydraulic_power": (dp * q, "W")}

@@ -1,0 +1,382 @@
+"""Pilot-operated and pressure-controlled valves: counterbalance, pressure-reducing, 2-way pressure compensator,
+pilot-operated check and shuttle valves, and the 2-way flow-control valve built from a compensator and an orifice.
+
+Every valve here is a metering orifice (:func:`hydraulics.orifices.orifice_flow`, seed 002 eq. (5), (6)) whose
+opening fraction ``s`` is a C1 cubic step (:func:`hydraulics.smooth.smoothstep`) of a pressure balance on the
+poppet or spool: the spring (cracking or set pressure) against the hydraulic forces of the ports, as in the
+steady-state models of Hopsan's pressure-control valves (docs/hydraulics.md has the table). With ``time_constant``
+the opening lags the balance: state ``opening`` (1), ``o' = (s - o) / tau``, the spool dynamics of a pilot valve
+(seed 002 eq. (4) applied to the opening). Flow convention: ``Q > 0`` from the first to the second port.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Component, Evaluation, non_negative, positive
+from .orifices import orifice_flow
+from .smooth import smoothstep
+
+
+class PilotValve(Component):
+    """Base of a two-port metering valve whose opening follows a pressure balance (see the module docstring).
+
+    Subclasses set ``ports`` (inlet first, outlet second) and implement :meth:`balance`, the pressure (Pa) that
+    opens the valve from ``s = 0`` at ``balance = 0`` to ``s = 1`` at ``balance = opening_range``.
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+        Fully open area of the metering edge.
+    opening_range : float, Pa
+        Pressure rise over which the valve goes from closed to fully open (the regulation band).
+    discharge_coefficient : float, 1
+    leakage_fraction : float, 1
+        Area fraction left when closed (0: tight poppet).
+    time_constant : float, s, optional
+        First-order lag of the opening (spool/poppet dynamics).
+    transition_pressure : float, Pa
+        Laminar range of the orifice law.
+    """
+
+    def __init__(self, name: str, area: float, opening_range: float, discharge_coefficient: float = 0.7,
+                 leakage_fraction: float = 0.0, time_constant: float | None = None,
+                 transition_pressure: float = 0.2e5):
+        super().__init__(name)
+        positive(name, area=area, opening_range=opening_range, discharge_coefficient=discharge_coefficient,
+                 transition_pressure=transition_pressure)
+        non_negative(name, leakage_fraction=leakage_fraction)
+        if leakage_fraction >= 1.0:
+            raise ModelError(f"'{name}': leakage_fraction must be below 1, got {leakage_fraction}")
+        self.max_area, self.opening_range = float(area), float(opening_range)
+        self.discharge_coefficient, self.leakage_fraction = float(discharge_coefficient), float(leakage_fraction)
+        self.transition_pressure = float(transition_pressure)
+        self.time_constant = None if time_constant is None else float(time_constant)
+        if self.time_constant is not None:
+            positive(name, time_constant=self.time_constant)
+            self.state_names, self.state_units = ("opening",), ("1",)
+        self.density = None
+
+    def balance(self, ev: Evaluation) -> tuple[float, np.ndarray]:  # pragma: no cover - abstract
+        """Opening pressure balance (Pa) and its gradient."""
+        raise NotImplementedError
+
+    def static_opening(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """``s = step(balance; 0, opening_range)`` in [0, 1] and its gradient."""
+        b, db = self.balance(ev)
+        s, ds = smoothstep(b, 0.0, self.opening_range)
+        return s, ds * db
+
+    def opening(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """The opening fraction used by the flow: the lag state if there is one, else the static opening."""
+        if self.time_constant is not None:
+            return self.own_state(ev)
+        return ev.cached((self, "static"), self.static_opening)
+
+    def state_rates(self, ev: Evaluation):
+        if self.time_constant is None:
+            return []
+        o, do = self.own_state(ev)
+        s, ds = ev.cached((self, "static"), self.static_opening)
+        return [((s - o) / self.time_constant, (ds - do) / self.time_constant)]
+
+    def metered_flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Flow through the metering edge from the first to the second port, m^3/s."""
+        first, second = self.ports[0], self.ports[1]
+        p1, dp1 = self.port_pressure(ev, first)
+        p2, dp2 = self.port_pressure(ev, second)
+        o, do = self.opening(ev)
+        eps = self.leakage_fraction
+        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
+        gamma, d_gamma = k * (eps + (1.0 - eps) * o), k * (1.0 - eps) * do
+        q, dq_dp, dq_dg = orifice_flow(p1 - p2, gamma, self.transition_pressure)
+        return q, dq_dp * (dp1 - dp2) + dq_dg * d_gamma
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Total flow from the first to the second port, m^3/s (subclasses add parallel paths)."""
+        return self.metered_flow(ev)
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        first, second = self.ports[0], self.ports[1]
+        return {first: (-q, -dq), second: (q, dq)}
+
+    def outputs(self, ev: Evaluation):
+        q = ev.cached((self, "flow"), self.flow)[0]
+        dp = self.port_pressure(ev, self.ports[0])[0] - self.port_pressure(ev, self.ports[1])[0]
+        return {"flow": (q, "m^3/s"), "opening": (self.opening(ev)[0], "1"), "power_loss": (dp * q, "W")}
+
+
+class CounterbalanceValve(PilotValve):
+    """Counterbalance (over-centre) valve: holds a load on port ``L`` until load and pilot pressure open it.
+
+    Pressure balance of the poppet (outlet ``V`` back pressure acting on the spring side, a standard non-vented
+    valve): ``b = (p_L - p_V) + psi (p_X - p_V) - p_crack``; the relief stage ``L -> V`` opens over
+    ``opening_range``. With ``p_X = p_V`` it is a relief valve at ``p_crack``; a pilot pressure ``p_X`` lowers the
+    load pressure that opens it by ``psi p_X`` (pilot ratio ``psi``). The reverse flow ``V -> L`` (lifting) passes a
+    built-in check valve (``check_area``, ``check_cracking``).
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+        Fully open area of the relief stage.
+    cracking_pressure : float, Pa
+        Setting ``p_crack`` (datasheets: 1.3 x the highest load-induced pressure).
+    pilot_ratio : float, 1
+        ``psi`` (area ratio pilot/relief seat; catalogue values 3:1 .. 10:1).
+    opening_range : float, Pa
+    check_area : float, m^2
+    check_cracking : float, Pa
+    Other parameters as :class:`PilotValve`.
+    """
+
+    ports = ("L", "V", "X")
+
+    def __init__(self, name: str, area: float, cracking_pressure: float, pilot_ratio: float,
+                 opening_range: float = 10.0e5, check_area: float | None = None, check_cracking: float = 0.5e5,
+                 check_opening_range: float = 1.0e5, **kwargs):
+        super().__init__(name, area, opening_range, **kwargs)
+        positive(name, cracking_pressure=cracking_pressure, pilot_ratio=pilot_ratio,
+                 check_opening_range=check_opening_range)
+        non_negative(name, check_cracking=check_cracking)
+        self.cracking_pressure, self.pilot_ratio = float(cracking_pressure), float(pilot_ratio)
+        self.check_area = float(area if check_area is None else check_area)
+        positive(name, check_area=self.check_area)
+        self.check_cracking, self.check_opening_range = float(check_cracking), float(check_opening_range)
+
+    def balance(self, ev: Evaluation):
+        pl, dpl = self.port_pressure(ev, "L")
+        pv, dpv = self.port_pressure(ev, "V")
+        px, dpx = self.port_pressure(ev, "X")
+        psi = self.pilot_ratio
+        return (pl - pv) + psi * (px - pv) - self.cracking_pressure, (dpl - dpv) + psi * (dpx - dpv)
+
+    def check_flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Free flow ``V -> L`` through the check stage, m^3/s (>= 0)."""
+        pl, dpl = self.port_pressure(ev, "L")
+        pv, dpv = self.port_pressure(ev, "V")
+        dp = pv - pl
+        s, ds = smoothstep(dp, self.check_cracking, self.check_cracking + self.check_opening_range)
+        k = self.discharge_coefficient * self.check_area * math.sqrt(2.0 / self.density)
+        q, dq_dp, dq_dg = orifice_flow(dp, k * s, self.transition_pressure)
+        return q, (dq_dp + dq_dg * k * ds) * (dpv - dpl)
+
+    def flow(self, ev: Evaluation):
+        q, dq = self.metered_flow(ev)
+        qc, dqc = self.check_flow(ev)
+        return q - qc, dq - dqc
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"L": (-q, -dq), "V": (q, dq), "X": (0.0, ev.zero())}
+
+
+class PressureReducingValve(PilotValve):
+    """Direct-acting pressure-reducing valve ``P -> A``, normally open, closing as ``p_A`` reaches the setting.
+
+    Balance ``b = p_set - (p_A - p_T)``: fully open for ``p_A - p_T >= ... `` below ``p_set - opening_range``, closed
+    at ``p_A - p_T = p_set`` (spring chamber drained to ``T``). The regulated pressure therefore lies in
+    ``[p_set - opening_range, p_set]`` over the flow range of the valve (the datasheet's pressure-flow curve).
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+    set_pressure : float, Pa
+    opening_range : float, Pa
+    Other parameters as :class:`PilotValve`.
+    """
+
+    ports = ("P", "A", "T")
+
+    def __init__(self, name: str, area: float, set_pressure: float, opening_range: float = 5.0e5, **kwargs):
+        super().__init__(name, area, opening_range, **kwargs)
+        positive(name, set_pressure=set_pressure)
+        self.set_pressure = float(set_pressure)
+
+    def balance(self, ev: Evaluation):
+        pa, dpa = self.port_pressure(ev, "A")
+        pt, dpt = self.port_pressure(ev, "T")
+        return self.set_pressure - (pa - pt), -(dpa - dpt)
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"P": (-q, -dq), "A": (q, dq), "T": (0.0, ev.zero())}
+
+
+class PressureCompensator(PilotValve):
+    """2-way pressure compensator ``P -> A`` that keeps ``p_A - p_X`` at the spring setting ``dp_set``.
+
+    Normally open; the spool sees ``p_A`` against the spring and ``p_X`` (the pressure downstream of the metering
+    orifice it serves: the load or load-sensing pressure). Balance ``b = dp_set - (p_A - p_X)``: fully open while the
+    metering orifice sees less than ``dp_set - opening_range``, closed at ``dp_set``. In regulation the metering
+    pressure drop lies in ``[dp_set - opening_range, dp_set]`` whatever the supply and load pressures (the
+    compensator's accuracy): the flow of the metering orifice is independent of the load.
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+    pressure_difference : float, Pa
+        Spring setting ``dp_set``.
+    opening_range : float, Pa
+    Other parameters as :class:`PilotValve`.
+    """
+
+    ports = ("P", "A", "X")
+
+    def __init__(self, name: str, area: float, pressure_difference: float, opening_range: float = 1.0e5,
+                 **kwargs):
+        super().__init__(name, area, opening_range, **kwargs)
+        positive(name, pressure_difference=pressure_difference)
+        self.pressure_difference = float(pressure_difference)
+
+    def balance(self, ev: Evaluation):
+        pa, dpa = self.port_pressure(ev, "A")
+        px, dpx = self.port_pressure(ev, "X")
+        return self.pressure_difference - (pa - px), -(dpa - dpx)
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"P": (-q, -dq), "A": (q, dq), "X": (0.0, ev.zero())}
+
+
+class PilotOperatedCheckValve(PilotValve):
+    """Pilot-operated check valve: free flow ``A -> B``; reverse flow ``B -> A`` once the pilot ``X`` opens it.
+
+    Two poppet balances combined as ``s = 1 - (1 - s_f)(1 - s_p)`` (smooth "either opens it"):
+    forward ``b_f = p_A - p_B - p_crack`` and pilot ``b_p = psi (p_X - p_A) - (p_B - p_A) - p_crack`` (pilot piston
+    area ``psi`` times the poppet seat area, drain of the pilot piston on ``A``). The flow through the poppet is the
+    orifice law in either direction.
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+    pilot_ratio : float, 1
+        ``psi`` (catalogue 1:3 .. 1:20 written as 3 .. 20).
+    cracking_pressure : float, Pa
+    opening_range : float, Pa
+    Other parameters as :class:`PilotValve`.
+    """
+
+    ports = ("A", "B", "X")
+
+    def __init__(self, name: str, area: float, pilot_ratio: float, cracking_pressure: float = 0.5e5,
+                 opening_range: float = 2.0e5, **kwargs):
+        super().__init__(name, area, opening_range, **kwargs)
+        positive(name, pilot_ratio=pilot_ratio)
+        non_negative(name, cracking_pressure=cracking_pressure)
+        self.pilot_ratio, self.cracking_pressure = float(pilot_ratio), float(cracking_pressure)
+
+    def static_opening(self, ev: Evaluation):
+        pa, dpa = self.port_pressure(ev, "A")
+        pb, dpb = self.port_pressure(ev, "B")
+        px, dpx = self.port_pressure(ev, "X")
+        r = self.opening_range
+        sf, dsf = smoothstep(pa - pb - self.cracking_pressure, 0.0, r)
+        psi = self.pilot_ratio
+        sp, dsp = smoothstep(psi * (px - pa) - (pb - pa) - self.cracking_pressure, 0.0, r)
+        grad_f = dsf * (dpa - dpb)
+        grad_p = dsp * (psi * (dpx - dpa) - (dpb - dpa))
+        return 1.0 - (1.0 - sf) * (1.0 - sp), (1.0 - sp) * grad_f + (1.0 - sf) * grad_p
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        return {"A": (-q, -dq), "B": (q, dq), "X": (0.0, ev.zero())}
+
+
+class ShuttleValve(Component):
+    """Shuttle (OR) valve: the higher of ``A`` and ``B`` is connected to ``C``, the other inlet is shut.
+
+    The ball position is the static C1 step ``s = step(p_A - p_B; -w, w)`` (``w = switching_range``): edge
+    ``A -> C`` has area ``A_max s``, edge ``B -> C`` ``A_max (1 - s)``; each follows the orifice law. Used to select
+    the highest load pressure for a load-sensing line.
+
+    Parameters
+    ----------
+    name : str
+    area : float, m^2
+    switching_range : float, Pa
+    discharge_coefficient : float, 1
+    """
+
+    ports = ("A", "B", "C")
+
+    def __init__(self, name: str, area: float, switching_range: float = 0.5e5, discharge_coefficient: float = 0.7,
+                 transition_pressure: float = 0.2e5):
+        super().__init__(name)
+        positive(name, area=area, switching_range=switching_range, discharge_coefficient=discharge_coefficient,
+                 transition_pressure=transition_pressure)
+        self.max_area, self.switching_range = float(area), float(switching_range)
+        self.discharge_coefficient, self.transition_pressure = float(discharge_coefficient), float(transition_pressure)
+        self.density = None
+
+    def flows(self, ev: Evaluation) -> tuple:
+        """Flows ``A -> C`` and ``B -> C``, m^3/s, with gradients."""
+        pa, dpa = self.port_pressure(ev, "A")
+        pb, dpb = self.port_pressure(ev, "B")
+        pc, dpc = self.port_pressure(ev, "C")
+        w = self.switching_range
+        s, ds = smoothstep(pa - pb, -w, w)
+        d_s = ds * (dpa - dpb)
+        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
+        qa, dqa_dp, dqa_dg = orifice_flow(pa - pc, k * s, self.transition_pressure)
+        qb, dqb_dp, dqb_dg = orifice_flow(pb - pc, k * (1.0 - s), self.transition_pressure)
+        return ((qa, dqa_dp * (dpa - dpc) + dqa_dg * k * d_s), (qb, dqb_dp * (dpb - dpc) - dqb_dg * k * d_s))
+
+    def port_flows(self, ev: Evaluation):
+        (qa, dqa), (qb, dqb) = ev.cached((self, "flows"), self.flows)
+        return {"A": (-qa, -dqa), "B": (-qb, -dqb), "C": (qa + qb, dqa + dqb)}
+
+    def outputs(self, ev: Evaluation):
+        (qa, _), (qb, _) = ev.cached((self, "flows"), self.flows)
+        return {"flow_AC": (qa, "m^3/s"), "flow_BC": (qb, "m^3/s")}
+
+
+def add_flow_control_valve(circuit, name: str, inlet: str, outlet: str, flow: float, pressure_difference: float,
+                           compensator_area: float, intermediate_volume: float = 1.0e-6,
+                           opening_range: float = 1.0e5, time_constant: float | None = 2.0e-3,
+                           discharge_coefficient: float = 0.7) -> tuple:
+    """A pressure-compensated 2-way flow-control valve ``inlet -> outlet``: a :class:`PressureCompensator` in series
+    with a fixed metering orifice sized for ``flow`` at ``pressure_difference`` (the compensator's setting).
+
+    Adds ``NAME.compensator`` (``inlet -> NAME.mid``), the volume ``NAME.mid`` and the orifice ``NAME.orifice``
+    (``NAME.mid -> outlet``); the compensator senses ``outlet``. The set flow ``Q = C_d A sqrt(2 dp_set / rho)`` holds
+    for ``p_inlet - p_outlet`` above ``dp_set`` plus the compensator's own drop.
+
+    Parameters
+    ----------
+    circuit : Circuit
+    name, inlet, outlet : str
+    flow : float, m^3/s
+        Set flow (at the compensator's spring setting).
+    pressure_difference : float, Pa
+    compensator_area : float, m^2
+    intermediate_volume : float, m^3
+    opening_range : float, Pa
+    time_constant : float or None, s
+    discharge_coefficient : float, 1
+
+    Returns
+    -------
+    (PressureCompensator, Volume, Orifice)
+    """
+    from .nodes import Volume
+    from .orifices import Orifice
+    from .valves import area_from_nominal_flow
+
+    positive(name, flow=flow)
+    area = area_from_nominal_flow(flow, pressure_difference, circuit.fluid.density, discharge_coefficient)
+    mid = f"{name}.mid"
+    volume = circuit.add(Volume(mid, intermediate_volume))
+    comp = circuit.add(PressureCompensator(f"{name}.compensator", compensator_area, pressure_difference,
+                                           opening_range, discharge_coefficient=discharge_coefficient,
+                                           time_constant=time_constant), P=inlet, A=mid, X=outlet)
+    orifice = circuit.add(Orifice(f"{name}.orifice", area, discharge_coefficient), A=mid, B=outlet)
+    return comp, volume, orifice

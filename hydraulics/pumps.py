@@ -1,0 +1,122 @@
+"""Variable-displacement pump with a pressure compensator (cut-off) and a load-sensing controller."""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+from .core import Component, Evaluation, non_negative, positive
+from .signals import as_signal
+from .smooth import smooth_lower_limit, softplus
+
+
+def smooth_clamp01(x: float, width: float) -> tuple[float, float]:
+    """C1 clamp of ``x`` to [0, 1], exact outside ``width`` of the limits (:func:`smooth_lower_limit` twice)."""
+    low, d_low = smooth_lower_limit(x, 0.0, width)
+    high, d_high = smooth_lower_limit(1.0 - low, 0.0, width)
+    return 1.0 - high, d_high * d_low
+
+
+class VariableDisplacementPump(Component):
+    """Swash-plate pump ``S -> P`` with a pressure compensator and, with ``margin_pressure``, load sensing.
+
+    State ``displacement_fraction`` ``eps`` (1 = full swash angle). The controller sets the pressure target
+
+        p_ref = p_c                                  (pressure compensator only)
+        p_ref = min(p_LS + dp_margin, p_c)           (load sensing, min rounded over ``dp_band / 10``)
+
+    and commands the swash plate proportionally to the pressure error, ``eps_cmd = clamp((p_ref - p_P) / dp_band)``
+    to [0, 1] (C1 clamp); the swash plate follows with a first-order lag ``eps' = (eps_cmd - eps) / tau`` (the
+    regulator of Hopsan's HydraulicPressureControlledPump reduced to its static characteristic ``r_p`` and one
+    time constant). In steady state the pump pressure lies in ``[p_ref - dp_band, p_ref]``: ``dp_band`` is the
+    regulator droop between standby (``eps = 0``) and full flow (``eps = 1``), ``p_P = p_ref - eps dp_band``.
+    Delivered flow ``Q = eps D n - G_leak (p_P - p_S)``. The LS port draws no flow.
+
+    Parameters
+    ----------
+    name : str
+    displacement : float, m^3/rev
+        Maximum displacement ``D``.
+    speed : float or callable or Signal, rev/s
+    compensator_pressure : float, Pa
+        Cut-off ``p_c`` (gauge).
+    margin_pressure : float, Pa, optional
+        Load-sensing margin ``dp_margin`` (standby); adds port ``LS``.
+    regulation_band : float, Pa
+        ``dp_band``.
+    time_constant : float, s
+        Swash-plate lag ``tau`` (datasheets: response/settling time from zero to full stroke ~ 3 tau).
+    leakage_conductance : float, m^3/(s Pa)
+    initial_fraction : float, 1
+    """
+
+    state_names = ("displacement_fraction",)
+    state_units = ("1",)
+
+    def __init__(self, name: str, displacement: float, speed, compensator_pressure: float,
+                 margin_pressure: float | None = None, regulation_band: float = 5.0e5, time_constant: float = 0.03,
+                 leakage_conductance: float = 0.0, initial_fraction: float = 0.0):
+        super().__init__(name)
+        positive(name, displacement=displacement, compensator_pressure=compensator_pressure,
+                 regulation_band=regulation_band, time_constant=time_constant)
+        non_negative(name, leakage_conductance=leakage_conductance)
+        if margin_pressure is not None:
+            positive(name, margin_pressure=margin_pressure)
+        if not 0.0 <= initial_fraction <= 1.0:
+            raise ModelError(f"'{name}': initial_fraction must be in [0, 1], got {initial_fraction}")
+        self.displacement, self.compensator_pressure = float(displacement), float(compensator_pressure)
+        self.margin_pressure = None if margin_pressure is None else float(margin_pressure)
+        self.regulation_band, self.time_constant = float(regulation_band), float(time_constant)
+        self.leakage_conductance = float(leakage_conductance)
+        self.speed = as_signal(speed, f"{name}.speed", unit="rev/s")
+        self.ports = ("S", "P") if margin_pressure is None else ("S", "P", "LS")
+        self._initial["displacement_fraction"] = float(initial_fraction)
+
+    def signals(self):
+        return [self.speed]
+
+    def target_pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """``p_ref`` (Pa) and its gradient."""
+        if self.margin_pressure is None:
+            return self.compensator_pressure, ev.zero()
+        pls, dpls = self.port_pressure(ev, "LS")
+        a = pls + self.margin_pressure
+        over, d_over = softplus(a - self.compensator_pressure, 0.1 * self.regulation_band)
+        return a - over, (1.0 - d_over) * dpls
+
+    def command(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Swash-plate command ``eps_cmd`` in [0, 1] and its gradient."""
+        ref, d_ref = self.target_pressure(ev)
+        pp, dpp = self.port_pressure(ev, "P")
+        band = self.regulation_band
+        c, dc = smooth_clamp01((ref - pp) / band, 0.02)
+        return c, dc * (d_ref - dpp) / band
+
+    def state_rates(self, ev: Evaluation):
+        eps, d_eps = self.own_state(ev)
+        c, dc = self.command(ev)
+        return [((c - eps) / self.time_constant, (dc - d_eps) / self.time_constant)]
+
+    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
+        """Delivered flow ``S -> P``, m^3/s."""
+        eps, d_eps = self.own_state(ev)
+        n, dn = ev.signal(self.speed)
+        ps, dps = self.port_pressure(ev, "S")
+        pp, dpp = self.port_pressure(ev, "P")
+        d, g = self.displacement, self.leakage_conductance
+        return eps * d * n - g * (pp - ps), d * (d_eps * n + eps * dn) - g * (dpp - dps)
+
+    def port_flows(self, ev: Evaluation):
+        q, dq = ev.cached((self, "flow"), self.flow)
+        flows = {"S": (-q, -dq), "P": (q, dq)}
+        if self.margin_pressure is not None:
+            flows["LS"] = (0.0, ev.zero())
+        return flows
+
+    def outputs(self, ev: Evaluation):
+        q = ev.cached((self, "flow"), self.flow)[0]
+        dp = self.port_pressure(ev, "P")[0] - self.port_pressure(ev, "S")[0]
+        eps = self.own_state(ev)[0]
+        return {"flow": (q, "m^3/s"), "displacement_fraction": (eps, "1"),
+                "target_pressure": (self.target_pressure(ev)[0], "Pa"), "hydraulic_power": (dp * q, "W"),
+                "shaft_power": (dp * eps * self.displacement * ev.signal(self.speed)[0], "W")}
