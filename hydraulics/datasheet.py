@@ -98,8 +98,10 @@ class Hysteresis(Signal):
 
     ``r' = (softplus(u - r - b, w) - softplus(r - u - b, w)) / tau``: the output ``r`` stays while ``|u - r| < b``
     and follows ``u`` at a distance ``b`` otherwise (a play operator, whose loop width ``2 b`` is the datasheet
-    hysteresis), with the lag ``tau`` (default 1 ms, well above any valve's bandwidth) and the corners rounded over
-    ``w = b / 20``.
+    hysteresis), with the lag ``tau`` (default 0.1 ms, far above any valve's bandwidth) and the corners rounded over
+    ``w = b / 100``. Following a ramp ``u'`` the output trails by
+    ``b + w ln(expm1(|u'| tau / w))`` (about ``b + |u'| tau``): measured at a slow command, as
+    datasheets do, the loop width is ``2 b``.
 
     Parameters
     ----------
@@ -112,7 +114,7 @@ class Hysteresis(Signal):
 
     state_names = ("output",)
 
-    def __init__(self, name: str, input_signal, width: float, time_constant: float = 1.0e-3, unit: str = "1"):
+    def __init__(self, name: str, input_signal, width: float, time_constant: float = 1.0e-4, unit: str = "1"):
         super().__init__(name)
         positive(name, width=width, time_constant=time_constant)
         self.input_signal = as_signal(input_signal, f"{name}.input")
@@ -130,8 +132,8 @@ class Hysteresis(Signal):
         u, du = ev.signal(self.input_signal)
         r, dr = self.own_state(ev)
         b, tau = self.half_width, self.time_constant
-        up, d_up = softplus(u - r - b, b / 20.0)
-        down, d_down = softplus(r - u - b, b / 20.0)
+        up, d_up = softplus(u - r - b, b / 100.0)
+        down, d_down = softplus(r - u - b, b / 100.0)
         return [((up - down) / tau, (d_up + d_down) * (du - dr) / tau)]
 
 
