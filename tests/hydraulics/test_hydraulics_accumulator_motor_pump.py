@@ -133,3 +133,31 @@ def test_pump_regulates_to_cut_off_or_load_plus_margin(load_pressure, reference)
     expected = regulated_pressure(reference, 2e-6)
     assert res.outputs["P.pressure"][-1] == pytest.approx(expected, rel=1e-5)
     assert 0.0 < res.outputs["pump.displacement_fraction"][-1] < 1.0
+
+
+@pytest.mark.slow
+def test_motor_drives_a_revolute_joint_of_a_flexmbs_model():
+    """The motor as part of a state element of a flexmbs model: a disc (J = 0.02 kg m^2) on a revolute joint driven
+    by a 10 L/min pump (run up over 0.2 s) through the motor (D 10 cm^3/rev, C_i 1e-11, viscous 0.02 N m s,
+    Coulomb 1 N m) settles at the speed of the flow and torque balance (as above with T_L = 0), 1e-4 relative (the
+    integrator's tolerance)."""
+    import flexmbs as fm
+
+    q, d, ci, b, tc = 10 / 60000, 10e-6, 1e-11, 0.02, 1.0
+    dr = d / (2 * math.pi)
+    omega = (q - ci * tc / dr) / (dr + ci * b / dr)
+    model = fm.Model("disc", gravity=(0.0, 0.0, 0.0))
+    disc = model.add_rigid_body("disc", mass=1.0, inertia=(0.01, 0.01, 0.02))
+    shaft = model.add_joint("revolute", model.add_marker(model.ground, "base"), model.add_marker(disc, "hub"),
+                            name="shaft")
+    c = h.Circuit("drive")
+    c.add(h.Tank("T"))
+    c.add(h.Volume("M", 2e-4))
+    c.add(h.FixedDisplacementPump("pump", q, h.Ramp("n", 0.0, 0.2)), S="T", P="M")
+    c.add(h.HydraulicMotor("motor", d, measurement=fm.JointCoordinate(shaft), internal_leakage=ci,
+                           friction=h.CoulombViscousFriction(tc, b, 1e-2)), A="M", B="T")
+    model.add_element(c)
+    res = fm.simulate(model, 1.2, rtol=1e-7, atol=1e-9)
+    assert res.success, res.message
+    assert res["element/drive/motor.speed"][-1] == pytest.approx(omega, rel=1e-4)
+    assert res["element/drive/M.pressure"][-1] == pytest.approx((tc + b * omega) / dr, rel=1e-4)
