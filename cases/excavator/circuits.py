@@ -14,6 +14,14 @@ continuity equations of its chambers.
 Valve openings ``x_v(t)`` (seed 001 Fig. 13): trapezoids, ramp ``valve_ramp`` up at the window start and down at its
 end; the stick valve is open in ``[stick_valve_on, stick_valve_off]`` and the bucket valve in
 ``[bucket_valve_on, bucket_valve_off]``; the boom valve stays closed.
+
+Variant ``load_sensing=True`` (scenario ``digging-load-sensing``, issue #32; not in the seed): the constant-pressure
+source is replaced by a load-sensing section -- a variable-displacement pump with load-sensing controller and
+cut-off at the rated pressure, a 2-way pressure compensator ahead of the valve (sensing the section's load
+pressure), a shuttle valve selecting the higher work-port pressure for the LS line (with a bleed orifice to tank),
+and a valve specified by datasheet numbers (nominal flow at the compensator's pressure drop per edge, +-10 V
+command). Each function keeps its own pump (one circuit per cylinder, as in the seed); flow sharing between
+functions on one pump is not modelled. Parameters in excavator.toml, section ``[load_sensing]``.
 """
 from __future__ import annotations
 
@@ -21,7 +29,8 @@ import math
 
 import hydraulics as h
 
-__all__ = ["cylinder_areas", "valve_opening_table", "build_circuit", "initial_pressures"]
+__all__ = ["cylinder_areas", "valve_opening_table", "build_circuit", "initial_pressures", "ls_valve_datasheet",
+           "add_load_sensing_supply"]
 
 
 def cylinder_areas(p: dict, cylinder: str) -> tuple[float, float]:
@@ -45,11 +54,11 @@ def valve_opening_table(p: dict, cylinder: str) -> tuple[list, list]:
 
 
 def build_circuit(p: dict, cylinder: str, measurement, retracted_length: float,
-                  pressures: tuple[float, float]) -> h.Circuit:
-    """Circuit of ``cylinder`` acting on the pin-distance ``measurement`` with initial chamber pressures (Pa)."""
+                  pressures: tuple[float, float], load_sensing: bool = False) -> h.Circuit:
+    """Circuit of ``cylinder`` acting on the pin-distance ``measurement`` with initial chamber pressures (Pa); with
+    ``load_sensing`` the supply is the load-sensing section of :func:`add_load_sensing_supply`."""
     fluid = h.Fluid("mineral oil", p["oil_density"], p["oil_bulk_modulus"], 46e-6)
     c = h.Circuit(cylinder, fluid)
-    c.add(h.PressureSource("pump", p["supply_pressure"]))
     c.add(h.Tank("tank", p["tank_pressure"]))
     for node, p0 in zip(("A", "B"), pressures):
         c.add(h.Volume(node, p["hose_volume"], initial_pressure=p0, cavitation_width=p["cavitation_width"]))
@@ -60,11 +69,18 @@ def build_circuit(p: dict, cylinder: str, measurement, retracted_length: float,
           A="A", B="B")
     times, openings = valve_opening_table(p, cylinder)
     x_max = p["valve_opening_max"]
-    command = h.PiecewiseLinear("x_v", times, [x / x_max for x in openings])
-    # eq. (41), (42): Q = C_d w x_v sqrt(2 |dp| / rho) sign(dp); edge area at full command = w x_v,max
-    c.add(h.closed_centre_valve("valve", p["area_gradient"] * x_max, command, spool=None,
-                                discharge_coefficient=p["discharge_coefficient"]),
-          P="pump", T="tank", A="A", B="B")
+    if load_sensing:
+        add_load_sensing_supply(c, p, max(pressures))
+        volts = h.PiecewiseLinear("command", times, [10.0 * x / x_max for x in openings], unit="V")
+        c.add(h.valve_from_datasheet("valve", ls_valve_datasheet(p), volts, density=p["oil_density"]),
+              P="metered", T="tank", A="A", B="B")
+    else:
+        c.add(h.PressureSource("pump", p["supply_pressure"]))
+        command = h.PiecewiseLinear("x_v", times, [x / x_max for x in openings])
+        # eq. (41), (42): Q = C_d w x_v sqrt(2 |dp| / rho) sign(dp); edge area at full command = w x_v,max
+        c.add(h.closed_centre_valve("valve", p["area_gradient"] * x_max, command, spool=None,
+                                    discharge_coefficient=p["discharge_coefficient"]),
+              P="pump", T="tank", A="A", B="B")
     cracking = (1.0 + p["relief_margin"]) * p["supply_pressure"]
     for node in ("A", "B"):
         c.add(h.ReliefValve(f"PRV_{node}", cracking, p["relief_gain"], width=p["relief_width"]), P=node, T="tank")
@@ -73,6 +89,32 @@ def build_circuit(p: dict, cylinder: str, measurement, retracted_length: float,
         c.add(h.CheckValve(f"makeup_{node}", p["makeup_area"], p["makeup_cracking"], p["makeup_opening"],
                            transition_pressure=p["makeup_opening"]), A="tank", B=node)
     return c
+
+
+def ls_valve_datasheet(p: dict) -> h.ValveDatasheet:
+    """The datasheet of the load-sensing section's valve: ``ls_valve_nominal_flow`` at the compensator's drop per
+    edge, +-10 V, zero lap, spool following instantly (as the seed's valve)."""
+    return h.ValveDatasheet(p["ls_valve_nominal_flow"], p["ls_compensator_pressure"], per_edge=True,
+                            command_range=h.VOLTAGE_10V, discharge_coefficient=p["discharge_coefficient"])
+
+
+def add_load_sensing_supply(c: h.Circuit, p: dict, load_pressure: float) -> None:
+    """LS pump -> node ``pump`` -> compensator -> node ``metered`` (the valve's P port); shuttle A/B -> ``LS``."""
+    start = load_pressure + p["ls_margin_pressure"]
+    c.add(h.Volume("pump", p["ls_pump_line_volume"], initial_pressure=start,
+                   cavitation_width=p["cavitation_width"]))
+    c.add(h.Volume("metered", p["ls_pump_line_volume"], initial_pressure=start,
+                   cavitation_width=p["cavitation_width"]))
+    c.add(h.Volume("LS", p["ls_line_volume"], initial_pressure=load_pressure, cavitation_width=p["cavitation_width"]))
+    c.add(h.VariableDisplacementPump("ls_pump", p["ls_pump_displacement"], p["ls_pump_speed"],
+                                     p["supply_pressure"], margin_pressure=p["ls_margin_pressure"],
+                                     regulation_band=p["ls_regulation_band"], time_constant=p["ls_swash_time"]),
+          S="tank", P="pump", LS="LS")
+    c.add(h.PressureCompensator("compensator", p["ls_compensator_area"], p["ls_compensator_pressure"],
+                                opening_range=p["ls_compensator_band"], time_constant=p["ls_compensator_time"],
+                                discharge_coefficient=p["discharge_coefficient"]), P="pump", A="metered", X="LS")
+    c.add(h.ShuttleValve("shuttle", p["ls_shuttle_area"]), A="A", B="B", C="LS")
+    c.add(h.Orifice("ls_bleed", p["ls_bleed_area"]), A="LS", B="tank")
 
 
 def initial_pressures(p: dict, cylinder: str, force: float) -> tuple[float, float]:

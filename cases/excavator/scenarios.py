@@ -34,7 +34,8 @@ def build_digging(p: dict, boom_body=None, boom_centre=None):
     for cyl, (tube, rod) in handles["cylinder_pins"].items():
         key = CYLINDER_KEYS[cyl]
         pressures = circuits.initial_pressures(p, key, forces[cyl])
-        circuit = circuits.build_circuit(p, key, Distance(tube, rod), handles["retracted_lengths"][cyl], pressures)
+        circuit = circuits.build_circuit(p, key, Distance(tube, rod), handles["retracted_lengths"][cyl], pressures,
+                                         load_sensing=p["scenario"] == "digging-load-sensing")
         model.add_element(ScaledCircuit(circuit, p["pressure_atol"] / p["atol"]))
         handles["circuits"][key] = circuit
     oscillation = SoilOscillation(int(p["noise_seed"]), p["noise_frequency"])

@@ -292,3 +292,32 @@ def test_flexible_boom_digging_start(tmp_path):
     o = out["outputs"]
     assert 1.0 < o["max_von_mises_MPa"] < 500.0  # steel order of magnitude only (yield ~355 MPa + RBE2 peak)
     assert out["max_constraint_violation"] < 1e-6
+
+
+def test_load_sensing_variant_regulates_margin_and_metering_drop():
+    """Scenario digging-load-sensing (issue #32), first 1.5 s: the stick section's compensator keeps the metering
+    drop of its valve (metered - A, the P->A edge while extending) inside its static band [dp_set - band, dp_set] at
+    the median and at >= 80 % of the samples where it regulates (0.02 < opening < 0.98, t >= 0.5 s), and the LS pump
+    keeps p_pump - p_LS inside [margin - droop, margin] (its static characteristic) at the median of the samples
+    where it regulates (0.02 < eps < 0.98). References: the compensator's and the regulator's static
+    characteristics (the samples are not steady: transients after the compensator leaves saturation fall outside,
+    hence median and fraction). The sections with closed valves stay at standby (eps < 1e-2: short strokes when
+    their load pressure, and so their LS target, rises)."""
+    p = parameters({"scenario": "digging-load-sensing"})
+    res, _ = simulate_scenario(p, t_end=1.5)
+    t, pre = res.time, "element/stick/"
+    dp_set, band = p["ls_compensator_pressure"], p["ls_compensator_band"]
+    opening = res[pre + "compensator.opening"]
+    drop = res[pre + "metered.pressure"] - res[pre + "A.pressure"]
+    regulating = (t >= 0.5) & (opening > 0.02) & (opening < 0.98)
+    assert regulating.sum() >= 10
+    inside = (drop[regulating] >= dp_set - band - 1e4) & (drop[regulating] <= dp_set + 1e4)
+    assert inside.mean() >= 0.8
+    assert dp_set - band <= np.median(drop[regulating]) <= dp_set
+    eps = res[pre + "ls_pump.displacement_fraction"]
+    margin = res[pre + "pump.pressure"] - res[pre + "LS.pressure"]
+    pumping = (t >= 0.5) & (eps > 0.02) & (eps < 0.98)
+    assert pumping.sum() >= 10
+    assert p["ls_margin_pressure"] - p["ls_regulation_band"] <= np.median(margin[pumping]) <= p["ls_margin_pressure"]
+    for key in ("bucket", "boom"):
+        assert res[f"element/{key}/ls_pump.displacement_fraction"].max() < 1e-2
