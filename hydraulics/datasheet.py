@@ -241,13 +241,12 @@ def valve_from_datasheet(name: str, datasheet: ValveDatasheet, command, kind: st
     if kind in _KINDS:
         return _KINDS[kind](name, area, u, spool, overlap=d, discharge_coefficient=cd)
     if kind in ("4/3-open", "4/3-tandem"):
-        factory = open_centre_valve if kind == "4/3-open" else tandem_centre_valve
-        valve = factory(name, area, u, spool, centre_fraction=centre_fraction, centre_closing=centre_closing,
-                        discharge_coefficient=cd)
         if d > 0.0:
             raise ModelError(f"valve '{name}': a dead band is only modelled for the closed-centre and 3/2 kinds; "
                              "give dead_band=0 for an open or tandem centre (the centre tables set the neutral)")
-        return valve
+        factory = open_centre_valve if kind == "4/3-open" else tandem_centre_valve
+        return factory(name, area, u, spool, centre_fraction=centre_fraction, centre_closing=centre_closing,
+                       discharge_coefficient=cd)
     raise ModelError(f"valve '{name}': kind must be one of '4/3-closed', '4/3-open', '4/3-tandem', '3/2', "
                      f"got {kind!r}")
 

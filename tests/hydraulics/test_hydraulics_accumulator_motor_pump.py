@@ -85,8 +85,9 @@ def test_motor_datasheet_efficiencies_are_reproduced_at_the_rated_point():
 
 def test_motor_with_inertia_settles_at_the_flow_and_torque_balance_speed():
     """A 20 L/min pump drives a motor (D 20 cm^3/rev, C_i 2e-12, viscous 0.01 N m s, Coulomb 2 N m) with inertia
-    0.05 kg m^2 against 30 N m (damping ratio ~0.12 at ~25 rad/s: settled to 1e-8 by 8 s). Steady state by hand: D_r dp = T_L + T_c + b w and Q = D_r w + C_i dp, so
-    w = (Q - C_i (T_L + T_c)/D_r) / (D_r + C_i b / D_r). Tolerance 1e-5 relative."""
+    0.05 kg m^2 against 30 N m (damping ratio ~0.12 at ~25 rad/s: settled to < 1e-9 by 8 s). Steady state by hand:
+    D_r dp = T_L + T_c + b w and Q = D_r w + C_i dp, so w = (Q - C_i (T_L + T_c)/D_r) / (D_r + C_i b / D_r).
+    Tolerance 1e-5 relative."""
     q, d, ci, b, tc, tl, inertia = 20 / 60000, 20e-6, 2e-12, 0.01, 2.0, 30.0, 0.05
     c = h.Circuit("drive")
     c.add(h.Tank("T"))

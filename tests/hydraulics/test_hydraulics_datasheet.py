@@ -121,3 +121,16 @@ def test_brown_mcphee_scaling_by_one_factor_is_the_seed_table3_scaling():
                                                                                   rel=1e-12)
     viscous = h.scale_friction(law, viscous=0.0)
     assert law.force(0.1)[0] - viscous.force(0.1)[0] == pytest.approx(330.0 * 0.1, rel=1e-12)
+
+
+def test_bad_datasheet_input_is_one_clear_error():
+    from fem.errors import ModelError
+
+    with pytest.raises(ModelError, match="dead_band"):
+        h.ValveDatasheet(Q_NOM, 5e5, dead_band=1.2)
+    with pytest.raises(ModelError, match="kind"):
+        h.valve_from_datasheet("v", h.ValveDatasheet(Q_NOM, 5e5), 0.0, kind="6/3")
+    with pytest.raises(ModelError, match="dead band"):
+        h.valve_from_datasheet("v", h.ValveDatasheet(Q_NOM, 5e5, dead_band=0.1), 0.0, kind="4/3-open")
+    with pytest.raises(ModelError, match="maximum"):
+        h.CommandRange(20e-3, 4e-3, "A")

@@ -13,7 +13,6 @@ References (independent of the component code):
 import math
 
 import numpy as np
-import pytest
 from scipy.optimize import brentq
 
 import hydraulics as h
