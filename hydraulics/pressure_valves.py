@@ -17,6 +17,7 @@ import numpy as np
 from fem.errors import ModelError
 
 from .core import Component, Evaluation, non_negative, positive
+from .fluid import HLP46
 from .orifices import orifice_flow
 from .smooth import smoothstep
 
@@ -60,6 +61,22 @@ class PilotValve(Component):
             positive(name, time_constant=self.time_constant)
             self.state_names, self.state_units = ("opening",), ("1",)
         self.density = None
+
+    @classmethod
+    def from_datasheet(cls, name: str, nominal_flow: float, nominal_pressure_drop: float, *args,
+                       response_time: float | None = None, density: float = HLP46.density,
+                       discharge_coefficient: float = 0.7, **kwargs):
+        """The valve sized from its datasheet: ``nominal_flow`` (m^3/s) through the fully open valve at
+        ``nominal_pressure_drop`` (Pa) gives the area (seed 003 eq. (4-3)); a ``response_time`` (s, 0 -> 95 % of
+        a step, the datasheet's opening time) gives the opening lag ``tau = -t / ln 0.05``. Further arguments as
+        the class (after ``area``)."""
+        from .valves import area_from_nominal_flow
+
+        area = area_from_nominal_flow(nominal_flow, nominal_pressure_drop, density, discharge_coefficient)
+        if response_time is not None:
+            positive(name, response_time=response_time)
+            kwargs["time_constant"] = -response_time / math.log(0.05)
+        return cls(name, area, *args, discharge_coefficient=discharge_coefficient, **kwargs)
 
     def balance(self, ev: Evaluation) -> tuple[float, np.ndarray]:  # pragma: no cover - abstract
         """Opening pressure balance (Pa) and its gradient."""

@@ -100,3 +100,17 @@ def test_shuttle_valve_passes_the_higher_pressure():
         c.add(h.ShuttleValve("sv", 1e-6), A="A", B="B", C="LS")
         res = h.simulate_circuit(c, t_end=1.0, rtol=1e-9)
         assert res.outputs["LS.pressure"][-1] == pytest.approx(max(p_a, p_b), abs=1.0)
+
+
+def test_pressure_valves_from_datasheet_numbers():
+    """Counterbalance valve rated 60 L/min at 20 bar (fully open), response 30 ms: fully piloted it passes 60 L/min
+    at 20 bar (1e-12) and its opening lag is tau = 0.03 / ln 20; a compensator sized the same way likewise."""
+    q_nom = 60 / 60000
+    cbv = h.CounterbalanceValve.from_datasheet("cbv", q_nom, 20e5, 200e5, 4.0, response_time=0.03)
+    assert cbv.time_constant == pytest.approx(0.03 / math.log(20.0), rel=1e-12)
+    static = h.CounterbalanceValve.from_datasheet("cbv", q_nom, 20e5, 200e5, 4.0)
+    out = flows_at(static, {"L": 20e5, "V": 0.0, "X": 100e5}, L="L", V="V", X="X")
+    assert out["cbv.flow"] == pytest.approx(q_nom, rel=1e-12)
+    comp = h.PressureCompensator.from_datasheet("comp", q_nom, 20e5, 10e5)
+    out = flows_at(comp, {"P": 20e5, "A": 0.0, "X": 0.0}, P="P", A="A", X="X")
+    assert out["comp.flow"] == pytest.approx(q_nom, rel=1e-12)
