@@ -269,6 +269,46 @@ def test_work_of_the_cylinder_equals_friction_work_and_energy_change(rigid_lock,
     assert work_in == pytest.approx(-np.trapezoid(friction_power, t) + change, rel=0.02)
 
 
+def _piston_torques(res, piston: str) -> dict:
+    """Torques (n,) N m about the tie-bar axis (global Z) on ``piston``: bar bearings, cylinder eye, joint friction.
+
+    A joint's recorded force acts on its marker j's body (the bar end, the rod eye), so the piston gets −F at its
+    lug; spherical and cylindrical (axis Z) joints carry no moment about Z, nor do the roll locks (theirs is normal
+    to Z); gravity acts on the axis (centre of mass on it)."""
+    axis = res[f"marker/{piston}.axis/position"]
+    out = {}
+    joints = [(f"sph_{bar}_{end}", f"{piston}.lug_{bar}") for bar, ends in geometry.BARS.items()
+              for end, name in zip("ab", ends) if name == piston]
+    if piston == "piston4":
+        joints.append(("cyl_cylinder", "piston4.lug_cylinder"))
+    for joint, lug in joints:
+        r, f = res[f"marker/{lug}/position"] - axis, res[f"joint/{joint}/force"]
+        out[joint] = -(r[:, 0] * f[:, 1] - r[:, 1] * f[:, 0])
+    out["friction"] = res[f"force/friction_{piston}/friction"]
+    return out
+
+
+@pytest.mark.parametrize("friction", [
+    0.0, pytest.param(1.0, marks=pytest.mark.xfail(strict=True, reason=(
+        "with joint friction the recorded reactions + recorded friction torque miss 6.5-13 % of the friction impulse "
+        "of pistons 1, 3, 4 over 0-0.3 s (1 % at piston 2): the recorder's acceleration-level multipliers and the "
+        "reaction-dependent friction are not the ones the integrator used (reported, docs/cases/clamp-locking.md)")))])
+def test_angular_momentum_of_every_piston_equals_the_impulse_of_its_bar_and_cylinder_forces(friction):
+    """Force balance behind every bar force of Tables 3-3/3-4 (valve opening, rigid bars, 0-0.3 s): for each piston
+    J (ω(t1) − ω(t0)) = ∫ (Σ lug-force moments + friction torque) dt, J = m (r_o² + r_i²) / 2 of its ring; 0.1 % of
+    the impulse of the largest torque (trapezoid over the 1 ms samples)."""
+    p = parameters({"flexible": False, "friction_static": 0.5 * friction, "friction_dynamic": 0.42 * friction})
+    res, _, _ = simulate_stroke(p, t_end=0.3)
+    inertia = geometry.ring_inertia(p["piston_mass"], p["piston_outer_radius"], p["piston_inner_radius"],
+                                    p["piston_length"])[2]
+    for piston in geometry.PISTONS:
+        torques = _piston_torques(res, piston)
+        omega = res[f"body/{piston}/angular_velocity"][:, 2]
+        impulse = np.trapezoid(sum(torques.values()), res.time)
+        scale = max(np.trapezoid(np.abs(v), res.time) for v in torques.values())
+        assert impulse == pytest.approx(inertia * (omega[-1] - omega[0]), abs=1e-3 * scale), piston
+
+
 # ------------------------------------------------------------------------------------------------ CLI
 def test_cli_runs_the_case_and_prints_json():
     flexmbs = [sys.executable, "-m", "flexmbs"]
