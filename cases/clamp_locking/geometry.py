@@ -159,21 +159,36 @@ def lever_arm(axis: np.ndarray, pin: np.ndarray, other: np.ndarray) -> float:
     return abs(float(r[0] * e[1] - r[1] * e[0]))
 
 
-def start_lever_arms(params: dict) -> dict[str, float]:
-    """Lever arms (m) of the bars and of the cylinder about the pistons in the unlocked configuration.
+def start_lever_arms(params: dict, locked: bool = False) -> dict[str, float]:
+    """Lever arms (m) of the bars and of the cylinder about the pistons at an end of the stroke.
 
-    Keys ``"<bar>@<piston>"`` (e.g. ``"bar_h@piston4"``) and ``"cylinder@piston4"``; they set the static force
-    ratios at valve opening, e.g. ``F_h <= F_c a_c / a_h4`` from the torque balance of piston 4.
+    Unlocked configuration (``locked=False``) or locked one (every piston turned by ρ). Keys ``"<bar>@<piston>"``
+    (e.g. ``"bar_h@piston4"``) and ``"cylinder@piston4"``. They set the static force ratios, e.g.
+    ``F_h <= F_c a_c / a_h4`` from the torque balance of piston 4, and the velocity ratios: a piston driven through a
+    bar turns ``a_near / a_far`` times as fast as the one driving it, piston 4 at ``ẋ / a_c``.
     """
     lay = layout(params)
+    turn = lay["rotation"] if locked else 0.0
     arms = {}
     for bar, (near, far) in BARS.items():
-        pin_near, pin_far = lay["pins"][bar][0][:2], lay["pins"][bar][1][:2]
+        r = lug_radius(params, bar)
+        pin_near = lay["axes"][near] + r * unit(lay["lugs"][bar][0] + turn)
+        pin_far = lay["axes"][far] + r * unit(lay["lugs"][bar][1] + turn)
         arms[f"{bar}@{near}"] = lever_arm(lay["axes"][near], pin_near, pin_far)
         arms[f"{bar}@{far}"] = lever_arm(lay["axes"][far], pin_far, pin_near)
     cyl = lay["cylinder"]
-    arms["cylinder@piston4"] = lever_arm(lay["axes"]["piston4"], cyl["pin_start"], cyl["base"])
+    arms["cylinder@piston4"] = lever_arm(lay["axes"]["piston4"], cyl["pin_end" if locked else "pin_start"],
+                                         cyl["base"])
     return arms
+
+
+def piston_rates(params: dict, locked: bool = False) -> dict[str, float]:
+    """Rotation of each piston per metre of cylinder stroke (rad/m) at an end of the stroke, from the lever arms."""
+    arms = start_lever_arms(params, locked)
+    w4 = 1.0 / arms["cylinder@piston4"]
+    w1 = w4 * arms["bar_h@piston4"] / arms["bar_h@piston1"]
+    return {"piston1": w1, "piston2": w1 * arms["bar_vop@piston1"] / arms["bar_vop@piston2"],
+            "piston3": w4 * arms["bar_vnop@piston4"] / arms["bar_vnop@piston3"], "piston4": w4}
 
 
 def mean_cylinder_lever_arm(params: dict, samples: int = 2001) -> float:
