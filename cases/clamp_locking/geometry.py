@@ -149,6 +149,62 @@ def layout(params: dict) -> dict:
     return {"axes": axes, "lugs": lugs, "pins": pins, "bar_planes": planes, "cylinder": cyl, "rotation": rho}
 
 
+def lever_arm(axis: np.ndarray, pin: np.ndarray, other: np.ndarray) -> float:
+    """Perpendicular distance (m) from a piston ``axis`` (2,) to the line of action through ``pin`` and ``other``.
+
+    A force of magnitude ``F`` along that line exerts the torque ``F * lever_arm`` about the piston axis.
+    """
+    e = (np.asarray(other) - np.asarray(pin)) / np.linalg.norm(np.asarray(other) - np.asarray(pin))
+    r = np.asarray(pin) - np.asarray(axis)
+    return abs(float(r[0] * e[1] - r[1] * e[0]))
+
+
+def start_lever_arms(params: dict, locked: bool = False) -> dict[str, float]:
+    """Lever arms (m) of the bars and of the cylinder about the pistons at an end of the stroke.
+
+    Unlocked configuration (``locked=False``) or locked one (every piston turned by ρ). Keys ``"<bar>@<piston>"``
+    (e.g. ``"bar_h@piston4"``) and ``"cylinder@piston4"``. They set the static force ratios, e.g.
+    ``F_h <= F_c a_c / a_h4`` from the torque balance of piston 4, and the velocity ratios: a piston driven through a
+    bar turns ``a_near / a_far`` times as fast as the one driving it, piston 4 at ``ẋ / a_c``.
+    """
+    lay = layout(params)
+    turn = lay["rotation"] if locked else 0.0
+    arms = {}
+    for bar, (near, far) in BARS.items():
+        r = lug_radius(params, bar)
+        pin_near = lay["axes"][near] + r * unit(lay["lugs"][bar][0] + turn)
+        pin_far = lay["axes"][far] + r * unit(lay["lugs"][bar][1] + turn)
+        arms[f"{bar}@{near}"] = lever_arm(lay["axes"][near], pin_near, pin_far)
+        arms[f"{bar}@{far}"] = lever_arm(lay["axes"][far], pin_far, pin_near)
+    cyl = lay["cylinder"]
+    arms["cylinder@piston4"] = lever_arm(lay["axes"]["piston4"], cyl["pin_end" if locked else "pin_start"],
+                                         cyl["base"])
+    return arms
+
+
+def piston_rates(params: dict, locked: bool = False) -> dict[str, float]:
+    """Rotation of each piston per metre of cylinder stroke (rad/m) at an end of the stroke, from the lever arms."""
+    arms = start_lever_arms(params, locked)
+    w4 = 1.0 / arms["cylinder@piston4"]
+    w1 = w4 * arms["bar_h@piston4"] / arms["bar_h@piston1"]
+    return {"piston1": w1, "piston2": w1 * arms["bar_vop@piston1"] / arms["bar_vop@piston2"],
+            "piston3": w4 * arms["bar_vnop@piston4"] / arms["bar_vnop@piston3"], "piston4": w4}
+
+
+def mean_cylinder_lever_arm(params: dict, samples: int = 2001) -> float:
+    """Mean lever arm (m) of the cylinder about piston 4 over the rotation, ``(1/|ρ|) ∫ a_c(θ) dθ`` (trapezoid).
+
+    By virtual work (``F dx = F a_c dθ``) it equals ``stroke / |ρ|`` for any crank layout that turns the piston by
+    ρ over the stroke: seed 003 L5283 (390 mm) and L284 (45°) give 497 mm.
+    """
+    lay = layout(params)
+    cyl = lay["cylinder"]
+    thetas = np.linspace(0.0, lay["rotation"], samples)
+    arms = [lever_arm(lay["axes"]["piston4"], lay["axes"]["piston4"]
+                      + cyl["crank_radius"] * unit(cyl["crank_start_angle"] + th), cyl["base"]) for th in thetas]
+    return float(np.trapezoid(arms, np.abs(thetas)) / abs(lay["rotation"]))
+
+
 def bar_frame(pin_near: np.ndarray, pin_far: np.ndarray) -> np.ndarray:
     """Bar body axes (3, 3): x from the near to the far pin, z along the tie bars (global Z), y = z × x."""
     ex = (pin_far - pin_near) / np.linalg.norm(pin_far - pin_near)
