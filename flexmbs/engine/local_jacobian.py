@@ -311,7 +311,8 @@ def _constraint_blocks(system, ctx, K) -> int:
     for k, body in enumerate(system.bodies):  # Euler-parameter normalization rows ½(pᵀp - 1): ∂(p λ_k)/∂p = λ_k I
         p_rows = np.arange(body.offset + 3, body.offset + 7)
         K[p_rows, p_rows] += lam[k]
-    joints = [j for j in system.joints if np.any(lam[j.offset:j.offset + j.n_equations])]
+    lam_rows = system.expand_multipliers(lam)  # by the rows of every joint (zero in dropped redundant rows)
+    joints = [j for j in system.joints if np.any(lam_rows[j.offset:j.offset + j.n_equations])]
     if not joints:
         return 0
     bodies = {}

@@ -248,7 +248,7 @@ class _Reactions:
         if blocks is None or ctx.lam is None:
             return None
         rows = np.where(self.row_on_j, blocks[1][self.positions, :6], blocks[0][self.positions, :6])
-        gen = -(self.sums @ (rows * ctx.lam[self.lam_rows][:, None]))
+        gen = -(self.sums @ (rows * ctx.full_lam[self.lam_rows][:, None]))  # minimum-norm split if redundant
         force = gen[:, 0:3]
         X = ctx.marker_arrays()[0]
         torque = np.einsum("kij,kj->ki", ctx.A[self.body], gen[:, 3:6]) - np.cross(

@@ -254,7 +254,11 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     state = _consistent_start(system, static_start, relax_elastic)
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
     max_step = max_step or t_end / 20.0
-    recorder = Recorder(system, output, _attributes(model, case, parameters))
+    attributes = _attributes(model, case, parameters)
+    if system.redundancy:  # the redundant-constraint report (warned by System.select_rows) kept in the results
+        attributes["redundant_joints"] = ",".join(system.redundant_joints)
+        attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
+    recorder = Recorder(system, output, attributes)
     try:
         run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
                    max_step, min_step, output_interval, EventLocator(system, event_tolerance))

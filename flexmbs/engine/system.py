@@ -10,16 +10,20 @@ coordinates with ``L = diag(1, 2G, 1)``: ``M = Lᵀ M̄ L``, ``Q = Lᵀ Q̄``, `
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from fem.errors import ModelError
 
 from flexmbs.model.joints import Planar
-from .constraint_kernels import CompiledConstraints
 from flexmbs.model import kernels as _k
 from flexmbs.model.bodies import BodyKinematics
 from flexmbs.model.markers import Marker, MarkerGroup, MarkerState
 from flexmbs.model.rotations import cross
+
+from .constraint_kernels import CompiledConstraints
+from .redundancy import RedundantConstraintWarning, independent_rows, minimum_norm_multipliers, redundancy_report
 
 __all__ = ["System", "Context"]
 
@@ -28,7 +32,7 @@ class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
     __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
-                 "A", "G", "omega", "multipliers_read", "element_values")
+                 "A", "G", "omega", "multipliers_read", "element_values", "full_jacobian", "_full_lam")
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
@@ -46,6 +50,8 @@ class Context:
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
         self.element_values = None  # [None] * n_elements opts in to System._state_elements keeping its values
+        self.full_jacobian = None  # Φ_q of every row (also the dropped redundant ones), set by System.constraints
+        self._full_lam = None
 
     @property
     def kin(self) -> list:
@@ -83,13 +89,26 @@ class Context:
             self._markers[i] = state
         return state
 
+    @property
+    def full_lam(self) -> np.ndarray | None:
+        """Multipliers of every constraint row (n_c_all,): ``lam`` itself, or with redundant rows dropped the
+        minimum-norm split over all rows (:func:`flexmbs.engine.redundancy.minimum_norm_multipliers`)."""
+        sys_ = self.system
+        if self.lam is None or sys_.row_keep is None:
+            return self.lam
+        if self._full_lam is None or self._full_lam[0] is not self.lam:
+            if self.full_jacobian is None:
+                sys_.constraints(self)
+            self._full_lam = (self.lam, minimum_norm_multipliers(self.full_jacobian, sys_.row_keep, self.lam))
+        return self._full_lam[1]
+
     def joint_multipliers(self, joint) -> np.ndarray:
         """Lagrange multipliers of ``joint``'s rows (zeros before the first solve). Forces that depend on joint
         reactions must read them here (or through :meth:`joint_reaction`), not from ``lam`` directly."""
         self.multipliers_read = True
         if self.lam is None:
             return np.zeros(joint.n_equations)
-        return self.lam[joint.offset:joint.offset + joint.n_equations]
+        return self.full_lam[joint.offset:joint.offset + joint.n_equations]
 
     def _joint_jacobians(self, joint, si, sj):
         rows = self.joint_rows.get(joint)
@@ -220,7 +239,12 @@ class System:
         for joint in self.joints:
             joint.offset = row
             row += joint.n_equations
-        self.n_c = row
+        self.n_c_all = row  # every constraint row of the model
+        self.n_c = row  # the independent rows the engine solves for (fewer once redundant rows are dropped)
+        self.row_keep = None  # indices of the kept rows among all (None: all rows)
+        self.redundancy = {}  # joint name -> one line on its dropped rows (flexmbs.engine.redundancy.redundancy_report)
+        self.redundant_joints = []  # joints whose reaction split is not unique (minimum-norm split reported)
+        self._reported = set()
         self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
         self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
         self.driven_joints = [j for j in self.joints if j.PRIMITIVES and j.drivers]
@@ -265,9 +289,10 @@ class System:
 
     # --- constraints ---------------------------------------------------------------------------------
     def constraints(self, ctx: Context, jacobian: bool = True):
-        """``Φ`` (n_c,) and ``Φ_q`` (n_c, n_q)."""
-        phi = np.empty(self.n_c)
-        jac = np.zeros((self.n_c, self.n_q)) if jacobian else None
+        """``Φ`` (n_c,) and ``Φ_q`` (n_c, n_q) of the kept (independent) rows; all rows are in ``ctx.full_jacobian``
+        when redundant rows were dropped (:meth:`select_rows`)."""
+        phi = np.empty(self.n_c_all)
+        jac = np.zeros((self.n_c_all, self.n_q)) if jacobian else None
         p = ctx.q[self._p_index[1]]  # (n_b, 4) Euler parameters
         phi[:p.shape[0]] = 0.5 * (np.einsum("bi,bi->b", p, p) - 1.0)
         if jacobian:
@@ -280,7 +305,48 @@ class System:
         for joint in self.driven_joints:
             rows = joint.driver_rows(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t)
             self._joint_rows(ctx, joint, rows, joint.offset + joint.n_equations - len(joint.drivers), phi, jac)
-        return phi, jac
+        keep = self.row_keep
+        if keep is None:
+            return phi, jac
+        if jacobian:
+            ctx.full_jacobian = jac
+            return phi[keep], jac[keep]
+        return phi[keep], None
+
+    def all_constraints(self, ctx: Context):
+        """``Φ`` (n_c_all,) and ``Φ_q`` (n_c_all, n_q) of every row, the dropped redundant ones included."""
+        keep, self.row_keep = self.row_keep, None
+        try:
+            return self.constraints(ctx)
+        finally:
+            self.row_keep = keep
+
+    def select_rows(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """Keep an independent set of constraint rows at ``q`` (:mod:`flexmbs.engine.redundancy`); returns the
+        dropped rows and fills :attr:`redundancy` (joint name -> one line)."""
+        phi, jac = self.all_constraints(self.context(q, np.zeros_like(q), t))
+        kept, dropped = independent_rows(jac)
+        self.row_keep = kept if dropped.size else None
+        self.n_c = kept.size
+        self.redundancy, self.redundant_joints = (redundancy_report(self, jac, kept, dropped) if dropped.size
+                                                  else ({}, []))
+        return dropped
+
+    def report_redundancy(self) -> None:
+        """Warn each line of the redundant-constraint report once (as Adams' report), after the dropped equations
+        were found consistent (:func:`flexmbs.engine.redundancy.check_dropped_rows`)."""
+        for line in self.redundancy.values():
+            if line not in self._reported:
+                self._reported.add(line)
+                warnings.warn(line, RedundantConstraintWarning, stacklevel=4)
+
+    def expand_multipliers(self, lam: np.ndarray) -> np.ndarray:
+        """``λ`` of the kept rows scattered to all rows (n_c_all,), zero in the dropped ones."""
+        if self.row_keep is None:
+            return lam
+        full = np.zeros(self.n_c_all)
+        full[self.row_keep] = lam
+        return full
 
     def _joint_rows(self, ctx, joint, rows_data, first, phi, jac):
         res, ji, jj = rows_data

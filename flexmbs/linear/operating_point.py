@@ -13,6 +13,7 @@ import numpy as np
 
 from fem.errors import FlexmbsError, ModelError, SimulationError
 
+from flexmbs.engine.redundancy import check_dropped_rows
 from flexmbs.engine.initial import (assemble_positions, constraint_row_owner, equation_names, initial_accelerations,
                       project_velocities, static_equilibrium as _static)
 from flexmbs.model.rotations import g_matrix
@@ -64,7 +65,11 @@ def check_equilibrium(system, op: OperatingPoint, zdot: np.ndarray) -> None:
 
 
 def _complete(system, op: OperatingPoint, static: bool) -> OperatingPoint:
+    dropped = system.select_rows(op.q, op.t)  # redundant rows: an independent set, as the engine solves it
     ctx = system.context(op.q, op.v, op.t)
+    if dropped.size:
+        check_dropped_rows(system, *system.all_constraints(ctx), system.row_keep, dropped)
+        system.report_redundancy()
     phi, jac = system.constraints(ctx)
     bad = float(np.max(np.abs(phi), initial=0.0))
     if bad > CONSISTENCY_TOL:

@@ -1,0 +1,67 @@
+"""Case ``classic-mechanisms``: the classic mechanisms with redundant constraints (issue 27), each against an
+independent reference — Bricard's linkage (a minimal-coordinate model of our own), a door on two hinges and a
+parallelogram of three cranks (the exact pendulum equation). Model and references: docs/cases/classic-mechanisms.md.
+"""
+from __future__ import annotations
+
+from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME, PARAMETERS  # noqa: F401  (read by the registry here)
+
+
+def parameters(params: dict | None = None) -> dict:
+    """``DEFAULTS`` updated with ``params``; unknown keys and choices are a ModelError."""
+    from flexmbs.catalog.parameters import override_defaults
+
+    return override_defaults(NAME, DEFAULTS, params, CHOICES)
+
+
+def build_model(p: dict):
+    """The flexmbs model of ``p["mechanism"]``."""
+    from . import bricard, door
+
+    if p["mechanism"] == "bricard":
+        return bricard.build_model()
+    if p["mechanism"] == "door":
+        return door.build_door(p["initial_angle"])
+    return door.build_parallelogram(p["initial_angle"])
+
+
+def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
+        progress: bool = False) -> dict:
+    """Simulate the chosen mechanism; outputs: the dropped equations, energy drift, final positions."""
+    import flexmbs as fm
+
+    p = parameters(params)
+    t_end = float(t_end if t_end is not None else p["t_end"])
+    model = build_model(p)
+    res = fm.simulate(model, t_end, rtol=p["rtol"], atol=p["atol"], output=out, progress=progress, case=NAME,
+                      parameters=p, output_interval=t_end / 100.0)
+    if not res.success:
+        raise fm.SimulationError(f"{NAME}: {res.message}")
+    energy = res.energy()["total"]
+    stats = res.statistics
+    return {
+        "case": NAME, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
+        "wall_s": float(stats.get("wall_time_s", 0.0)),
+        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
+        "outputs": {
+            "mechanism": p["mechanism"],
+            "redundant_constraints": res.attributes.get("redundant_constraints", "").split("\n"),
+            "redundant_joints": res.attributes.get("redundant_joints", ""),
+            "energy_drift_J": float(energy.max() - energy.min()),
+            "final_positions_m": {b.name: res[f"body/{b.name}/position"][-1].tolist() for b in model.bodies},
+        },
+    }
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize classic-mechanisms --set mechanism=door``: the damped door about its hanging
+    equilibrium, minimal coordinate the first hinge's angle."""
+    from . import door
+
+    p = parameters(params)
+    if p["mechanism"] != "door":
+        from fem.errors import ModelError
+
+        raise ModelError(f"{NAME}: linearize is defined for mechanism=door (got {p['mechanism']!r})")
+    return {"model": door.build_door(0.0, hinges=2, hinge_damping=2.0), "at": "static",
+            "coordinates": ["joint/hinge1/rotation"], "inputs": {}, "outputs": {"angle": "joint/hinge1/rotation"}}

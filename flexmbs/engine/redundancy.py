@@ -1,0 +1,128 @@
+"""Redundant constraints: find the dependent rows of ``Φ_q``, keep an independent set, say which were dropped.
+
+Machines are full of redundant constraints (a boom on two coaxial pin bearings, a door on two hinges, a spatial loop
+with a special geometry such as Bricard's linkage). As in MSC Adams, the engine keeps an independent set of
+constraint equations and reports the others, one line per joint. The kept set is the first rows, in model order,
+that raise the rank of the row-scaled Jacobian. The Euler-parameter normalizations come first, so they are always
+kept; of two hinges on one axis, the first keeps all five rows and the second keeps none of the rows the first
+already imposes. The rank is decided as by a rank-revealing QR: a row is dependent when its distance from the span
+of the kept rows is below ``tol`` times its size. The kept rows are orthogonalized twice, and the greedy order
+gives the same set on every CPU.
+
+A dropped row must still hold at the assembled position. One that does not is an *inconsistent* constraint (two
+joints that disagree), and it stays an error that names both joints.
+
+Reactions: where rows are redundant, the split of the reaction between them is not unique. The one reported is the
+minimum-norm split ``λ_all = (I - N Nᵀ) E λ`` (``E`` scatters the kept multipliers, ``N`` spans the left null
+space of ``Φ_q``). It gives the same generalized constraint force ``Φ_qᵀ λ``, and rows that take part in no
+dependency keep their unique multipliers. The joints whose split is a choice are flagged in the results
+(``redundant_joints``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.errors import ModelError
+
+__all__ = ["RedundantConstraintWarning", "independent_rows", "redundancy_report", "check_dropped_rows",
+           "minimum_norm_multipliers"]
+
+RANK_TOL = 1e-8  # relative distance of a scaled row from the span of the kept rows below which it is dependent
+CONSISTENCY_TOL = 1e-6  # |Φ| of a dropped row at the assembled position above which the constraints disagree
+
+
+class RedundantConstraintWarning(UserWarning):
+    """Constraint equations that depend on the others were dropped: one warning per joint (the results keep the
+    lines in the attributes ``redundant_constraints`` and the joints in ``redundant_joints``)."""
+
+
+def _scaled(jacobian: np.ndarray) -> np.ndarray:
+    scale = np.abs(jacobian).max(axis=1, keepdims=True)
+    scale[scale == 0.0] = 1.0
+    return jacobian / scale
+
+
+def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.ndarray, np.ndarray]:
+    """``(kept, dropped)`` row indices of ``jacobian`` (n_c, n_q): the first rows in order that raise the rank."""
+    rows = _scaled(jacobian)
+    basis = np.zeros((min(rows.shape), rows.shape[1]))
+    kept, dropped, n = [], [], 0
+    for r, row in enumerate(rows):
+        size = np.linalg.norm(row)
+        if size == 0.0:
+            dropped.append(r)
+            continue
+        residual = row.copy()
+        for _ in range(2):  # Gram–Schmidt twice: orthogonal to round-off
+            residual -= basis[:n].T @ (basis[:n] @ residual)
+        distance = np.linalg.norm(residual)
+        if distance <= tol * size:
+            dropped.append(r)
+            continue
+        basis[n] = residual / distance
+        n += 1
+        kept.append(r)
+    return np.array(kept, dtype=np.int64), np.array(dropped, dtype=np.int64)
+
+
+def _row_owner(system, row: int) -> tuple[str, int]:
+    for joint in system.joints:
+        if joint.offset <= row < joint.offset + joint.n_equations:
+            return joint.name, row - joint.offset
+    return f"row {row}", 0
+
+
+def _partners(jacobian: np.ndarray, kept: np.ndarray, row: int) -> np.ndarray:
+    """Kept rows whose combination reproduces the dropped ``row`` (the rows it depends on)."""
+    scaled = _scaled(jacobian)
+    coefficients = np.linalg.lstsq(scaled[kept].T, scaled[row], rcond=None)[0]
+    big = np.abs(coefficients) > 1e-6 * max(np.abs(coefficients).max(initial=0.0), 1e-300)
+    return kept[big]
+
+
+def redundancy_report(system, jacobian: np.ndarray, kept: np.ndarray,
+                      dropped: np.ndarray) -> tuple[dict[str, str], list[str]]:
+    """``(lines, involved)``: joint name -> one line on which of its equations were dropped and the joints they
+    depend on (as Adams' redundant-constraint report); and every joint whose reaction split is not unique (the
+    joints with dropped rows and those they depend on), in model order."""
+    by_joint: dict[str, list[int]] = {}
+    partners: dict[str, set[str]] = {}
+    for row in dropped:
+        name, local = _row_owner(system, int(row))
+        by_joint.setdefault(name, []).append(local)
+        owners = {_row_owner(system, int(p))[0] for p in _partners(jacobian, kept, int(row))} - {name}
+        partners.setdefault(name, set()).update(o for o in owners if not o.startswith("row "))
+    lines = {}
+    for name, locals_ in by_joint.items():
+        depends = ", ".join(repr(p) for p in sorted(partners[name])) or "the other joints"
+        rows = ", ".join(str(k) for k in locals_)
+        lines[name] = (f"redundant constraint: joint {name!r} equation(s) {rows} dropped (dependent on {depends}); "
+                       "the reactions of these joints are a minimum-norm split")
+    named = set(lines) | set().union(*partners.values())
+    return lines, [j.name for j in system.joints if j.name in named]
+
+
+def check_dropped_rows(system, phi_all: np.ndarray, jacobian: np.ndarray, kept: np.ndarray,
+                       dropped: np.ndarray, tol: float = CONSISTENCY_TOL) -> None:
+    """Raise :class:`ModelError` naming the joints that disagree if a dropped equation does not hold."""
+    if not dropped.size:
+        return
+    bad = dropped[np.abs(phi_all[dropped]) > tol]
+    if not bad.size:
+        return
+    row = int(bad[np.argmax(np.abs(phi_all[bad]))])
+    name, local = _row_owner(system, row)
+    others = sorted({_row_owner(system, int(p))[0] for p in _partners(jacobian, kept, row)} - {name})
+    raise ModelError(f"cannot assemble the model: inconsistent constraints, joint {name!r} (equation {local}) "
+                     f"disagrees with "
+                     f"{', '.join(repr(o) for o in others) or 'the other joints'} by {phi_all[row]:.3g} at the "
+                     "assembled position; check their marker positions and axes")
+
+
+def minimum_norm_multipliers(jacobian_all: np.ndarray, kept: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """``λ`` of every row (n_c_all,) from the kept rows' ``λ``: the minimum-norm split with the same ``Φ_qᵀ λ``."""
+    full = np.zeros(jacobian_all.shape[0])
+    full[kept] = lam
+    u = np.linalg.svd(jacobian_all, full_matrices=True)[0]
+    null = u[:, kept.size:]  # left null space of Φ_q (rank = number of kept rows): where the split is free
+    return full - null @ (null.T @ full)

@@ -1,0 +1,55 @@
+"""Redundant constraints (issue 27) on the classic mechanisms, each against an independent reference; the rows are
+those of `flexmbs validate` (cases/classic_mechanisms/validation.py: tolerances stated there)."""
+import json
+
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from cases.classic_mechanisms import door, validation
+from flexmbs.engine.redundancy import RedundantConstraintWarning
+
+
+@pytest.mark.parametrize("name, check, quick", validation.CHECKS, ids=[c[0] for c in validation.CHECKS])
+def test_classic_mechanism_rows_pass(name, check, quick):
+    rows = check(True)
+    assert rows and all(r["status"] == "pass" for r in rows), [(r["quantity"], r["value"], r["tolerance"])
+                                                                for r in rows if r["status"] != "pass"]
+
+
+def test_the_door_reports_its_redundant_hinge_in_the_run_output_and_the_results_file(tmp_path):
+    out = tmp_path / "door.results.h5"
+    with pytest.warns(RedundantConstraintWarning, match=r"joint 'hinge2' equation\(s\) 0, 1, 2, 3, 4 dropped "
+                                                        r"\(dependent on 'hinge1'\)"):
+        fm.simulate(door.build_door(10.0), 0.1, output=str(out))
+    back = fm.load_results(str(out))
+    assert back.attributes["redundant_joints"] == "hinge1,hinge2"
+    assert "hinge2" in back.attributes["redundant_constraints"]
+
+
+def test_inconsistent_hinges_fail_with_one_line_naming_both_joints():
+    """The second hinge 1 cm off the first one's axis: its dropped equations cannot hold."""
+    model = door.build_door(0.0)
+    ground_marker = next(m for m in model.markers if m.name == "frame2")
+    ground_marker.local_position = ground_marker.local_position + np.array([0.01, 0.0, 0.0])
+    with pytest.raises(fm.ModelError, match=r"inconsistent constraints, joint 'hinge2'.*disagrees with 'hinge1' "
+                                            r"by -?0\.01") as info:
+        fm.simulate(model, 0.1)
+    assert "\n" not in str(info.value)
+
+
+def test_flexmbs_linearize_on_the_two_hinge_door_gives_the_one_hinge_eigenvalues(tmp_path):
+    """`flexmbs linearize` from the command line: the pendulum pair −c/(2 I_O) ± i √(m g d / I_O − (c/2I_O)²)."""
+    from click.testing import CliRunner
+
+    from flexmbs.cli import main
+
+    result = CliRunner().invoke(main, ["linearize", "classic-mechanisms", "--set", "mechanism=door", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    lam = np.array([complex(v["re"], v["im"]) for v in payload["eigenvalues"]])
+    inertia, moment = door.door_pendulum()
+    decay = 2.0 / (2.0 * inertia)
+    expected = np.array([-decay - 1j * np.sqrt(moment / inertia - decay**2), -decay + 1j * np.sqrt(moment / inertia
+                                                                                                  - decay**2)])
+    assert np.sort_complex(lam) == pytest.approx(np.sort_complex(expected), rel=1e-6)
