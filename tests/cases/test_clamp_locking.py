@@ -303,11 +303,7 @@ def _piston_torques(res, piston: str) -> dict:
 
 
 @pytest.mark.parametrize("flexible, friction", [
-    (False, 0.0), (True, 1.0), pytest.param(False, 1.0, marks=pytest.mark.xfail(strict=True, reason=(
-        "rigid bars with joint friction: the recorded reactions + recorded friction torque miss 6.5-13 % of the "
-        "friction impulse of pistons 1, 3, 4 over 0-0.3 s (1 % at piston 2): flexmbs.initial.initial_accelerations "
-        "(the recorder's consistent reactions) refines the reaction-dependent friction once instead of to its fixed "
-        "point (docs/cases/clamp-locking.md, reported to the lead)")))])
+    (False, 0.0), (True, 1.0), (False, 1.0)])
 def test_angular_momentum_of_every_piston_equals_the_impulse_of_its_bar_and_cylinder_forces(request, flexible,
                                                                                             friction):
     """Force balance behind every bar force of Tables 3-3/3-4 (valve opening, 0-0.3 s): for each piston
