@@ -130,3 +130,41 @@ def test_bad_material_cards_are_one_line_errors(tet10_mesh, tmp_path, cards, mes
     with pytest.raises((MaterialError, MeshError), match=message) as err:
         load_mesh(path)
     assert "\n" not in str(err.value)
+
+
+def _modal_cli(*args):
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "flexmbs", "modal", *args, "--json"], capture_output=True,
+                            text=True)
+    return result, (json.loads(result.stdout) if result.returncode == 0 else None)
+
+
+def test_cli_uses_the_file_material_and_notes_an_override(tet10_mesh, tmp_path):
+    """`flexmbs modal FILE.inp` takes the file's material; `--material` of the same values gives the same
+    frequencies (to 1e-9) and a note that it replaces the file's; a mesh without material fails with one line."""
+    path = write_inp(tmp_path / "one.inp", tet10_mesh, split=False)
+    plain, data = _modal_cli(path, "--modes", "8")
+    assert plain.returncode == 0, plain.stderr
+    typed, data_typed = _modal_cli(path, "--modes", "8", "--material", f"E={STEEL[0]},nu={STEEL[1]},rho={STEEL[2]}")
+    assert typed.returncode == 0, typed.stderr
+    np.testing.assert_allclose(data["frequencies_hz"][6:], data_typed["frequencies_hz"][6:], rtol=1e-9)
+    assert "replaces the material(s)" in typed.stderr and "replaces" not in plain.stderr
+    bare, _ = _modal_cli(write_inp(tmp_path / "bare.inp", tet10_mesh, materials=False))
+    assert bare.returncode == 2 and bare.stdout == ""
+    lines = [line for line in bare.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "defines no material" in lines[0] and "--material" in lines[0]
+
+
+def test_cli_rejects_file_materials_in_other_units(tet10_mesh, tmp_path):
+    """A mm-t-s file (E in MPa, ρ in t/mm³) is not read as SI silently: one line saying so."""
+    path = write_inp(tmp_path / "mm.inp", tet10_mesh, materials=False)
+    with open(path, "a") as handle:
+        handle.write("\n".join(["*Solid Section, elset=ALL, material=Steel", ","]
+                               + _material_cards("Steel", 210000.0, 0.3, 7.85e-9)) + "\n")
+    result, _ = _modal_cli(path)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "mm-t-s" in lines[0]
