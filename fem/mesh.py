@@ -114,6 +114,14 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise MeshError(f"mesh file {path!r} does not exist")
+    if path.lower().endswith((".bdf", ".nas")) and _pynastran_available(path):
+        from fem.nastran import read_nastran
+
+        raw, materials = read_nastran(path)  # grids in the basic system, PSOLID element sets, MAT1 materials
+        if raw is not None:
+            mesh = from_meshio(raw, source=path)
+            mesh.materials = materials
+            return mesh
     chatter = io.StringIO()
     try:
         # meshio's readers print to stdout/stderr (and one exits); keep both streams clean for --json and errors
@@ -132,6 +140,16 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     mesh = from_meshio(raw, source=path)
     mesh.materials = section_materials(props, mesh.element_sets, path)
     return mesh
+
+
+def _pynastran_available(path: str) -> bool:
+    import importlib.util
+
+    if importlib.util.find_spec("pyNastran") is not None:
+        return True
+    warnings.warn(f"{path}: pyNastran is not installed, so its MAT1/PSOLID cards and GRID coordinate systems are not "
+                  "read (pip install pyNastran)", stacklevel=3)
+    return False
 
 
 def from_meshio(raw: meshio.Mesh, source: str = "") -> Mesh:
