@@ -3,9 +3,10 @@
 meshio reads ``*Node``, ``*Element``, ``*Nset`` and ``*Elset``; this module reads, from the same file (and its
 ``*Include`` files):
 
-* ``*Material, name=N`` with ``*Elastic`` (isotropic ``E, ν``) and ``*Density`` (``ρ``): numbers **as written**.
-  Abaqus has no units; flexmbs works in SI, so a model written in mm–t–s (E in MPa, ρ in t/mm³) fails the solid-range
-  check of :func:`fem.materials.check_solid` with a message saying so, it is never converted silently.
+* ``*Material, name=N`` with ``*Elastic`` (isotropic ``E, ν``) and ``*Density`` (``ρ``): numbers **as
+  written**. Abaqus has no units; flexmbs works in SI, so a model in mm–t–s (E in MPa, ρ in t/mm³) fails
+  the solid-range check of :func:`fem.materials.choose_material` with a message saying so; it is never
+  converted silently.
 * ``*Solid Section, elset=S, material=N``: the material of each element set (names compared case-insensitively,
   as Abaqus does).
 * The ``*Node`` ids in file order (the numbering the user sees and that a ``*Matrix Generate`` output uses).

@@ -143,7 +143,8 @@ def static_analysis(model: FEModel, loads: dict, fixed_nodes=None) -> np.ndarray
     loads : dict[int, array_like]
         Node index -> force (3,) N or force and moment (6,) N, N m, in global axes (reference nodes included).
     fixed_nodes : list of int arrays or (int array, str) pairs
-        Supports (see :func:`free_dofs`); the model must be statically determinate or better (no rigid-body motion left).
+        Supports (see :func:`free_dofs`); the model must be statically determinate or better (no rigid-body
+        motion left).
 
     Returns
     -------

@@ -143,13 +143,15 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
 
 
 def _pynastran_available(path: str) -> bool:
-    import importlib.util
-
-    if importlib.util.find_spec("pyNastran") is not None:
-        return True
-    warnings.warn(f"{path}: pyNastran is not installed, so its MAT1/PSOLID cards and GRID coordinate systems are not "
-                  "read (pip install pyNastran)", stacklevel=3)
-    return False
+    """True when pyNastran imports; else a warning (the file is then read by meshio, geometry only)."""
+    try:
+        import pyNastran.bdf.bdf  # noqa: F401
+    except Exception as exc:  # noqa: BLE001  not installed, or pyNastran 1.4.1 under numpy >= 2.4 (np.in1d gone)
+        reason = "not installed" if isinstance(exc, ImportError) else f"not usable here ({type(exc).__name__}: {exc})"
+        warnings.warn(f"{path}: pyNastran is {reason}, so its MAT1/PSOLID cards, GRID ids and coordinate systems "
+                      "are not read (meshio reads the geometry)", stacklevel=3)
+        return False
+    return True
 
 
 def from_meshio(raw: meshio.Mesh, source: str = "") -> Mesh:

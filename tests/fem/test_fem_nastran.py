@@ -3,15 +3,25 @@
 References: the consistent mass of straight tetrahedra is exactly Σ ρ_i V_i; frequencies with the file's MAT1
 equal those with the same values given explicitly (the same matrices).
 """
+import sys
+import warnings
+
+import meshio
 import numpy as np
 import pytest
 
 from fem.analysis import modal_analysis
+from fem.errors import MaterialError
 from fem.mesh import load_mesh
 from fem.meshing import bar_mesh
 from fem.model import solid_model
 
-pytest.importorskip("pyNastran")
+try:
+    import pyNastran.bdf.bdf  # noqa: F401
+    HAVE_PYNASTRAN = True
+except Exception:  # noqa: BLE001  missing, or pyNastran 1.4.1 under numpy >= 2.4
+    HAVE_PYNASTRAN = False
+needs_pynastran = pytest.mark.skipif(not HAVE_PYNASTRAN, reason="pyNastran missing or not importable here")
 
 STEEL = (210e9, 0.3, 7850.0)
 ALU = (70e9, 0.33, 2700.0)
@@ -39,6 +49,7 @@ def tet10_mesh(mesh_dir):
     return load_mesh(bar_mesh(str(mesh_dir / "bdf_bar.msh"), order=2, size=0.025))
 
 
+@needs_pynastran
 def test_psolid_regions_get_their_mat1(tet10_mesh, tmp_path):
     from fem.solid import discretize
 
@@ -52,8 +63,26 @@ def test_psolid_regions_get_their_mat1(tet10_mesh, tmp_path):
     assert solid_model(mesh).rigid_body_properties()["mass"] == pytest.approx(expected, rel=1e-10)
 
 
+@needs_pynastran
 def test_file_material_equals_the_same_material_typed(tet10_mesh, tmp_path):
     mesh = load_mesh(write_bdf(tmp_path / "one.bdf", tet10_mesh, split=False))
     from_file = modal_analysis(solid_model(mesh), 8).frequencies_hz[6:]
     typed = modal_analysis(solid_model(mesh, "E=210e9,nu=0.3,rho=7850"), 8).frequencies_hz[6:]
     np.testing.assert_allclose(from_file, typed, rtol=1e-9)
+
+
+def test_without_pynastran_the_geometry_is_read_and_the_material_asked_for(tet10_mesh, tmp_path, monkeypatch):
+    """pyNastran not importable: meshio reads the geometry, a warning says what is not read, and the model asks
+    for --material instead of assuming one."""
+    monkeypatch.setitem(sys.modules, "pyNastran", None)  # import pyNastran... raises ImportError
+    monkeypatch.setitem(sys.modules, "pyNastran.bdf", None)
+    monkeypatch.setitem(sys.modules, "pyNastran.bdf.bdf", None)
+    path = str(tmp_path / "plain.bdf")
+    meshio.write(path, meshio.Mesh(tet10_mesh.points, [("tetra10", tet10_mesh.cells)]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mesh = load_mesh(path)
+    assert any("pyNastran is not installed" in str(w.message) for w in caught)
+    assert mesh.n_elements == tet10_mesh.n_elements and not mesh.materials
+    with pytest.raises(MaterialError, match="defines no material"):
+        solid_model(mesh)

@@ -66,7 +66,8 @@ BAD = [
     ("reduce-damping-band", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=" + BOX_A + " --damping 100:2",
      "--damping"),
     ("reduce-modes-0", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=" + BOX_A + " --modes 0", "--modes"),
-    ("reduce-overlap", "reduce {mesh} --material steel -o {d}/keep.flex.h5 --interface a=" + ALL + " --interface b=" + ALL,
+    ("reduce-overlap", "reduce {mesh} --material steel -o {d}/keep.flex.h5 --interface a=" + ALL
+     + " --interface b=" + ALL,
      "overlap"),
     ("reduce-interface-syntax", "reduce {mesh} -o {d}/keep.flex.h5 --interface nothing", "--interface"),
     ("reduce-interface-empty", "reduce {mesh} --material steel -o {d}/keep.flex.h5 --interface a=sphere:9,9,9,0.001", "sphere"),
