@@ -1,0 +1,153 @@
+"""Stiffness and mass matrices from the user's solver, as an :class:`fem.model.FEModel` ready for reduction.
+
+Supported: Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files (``jobname_STIF2.mtx``,
+``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof, value``, the lower, upper or
+full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Node positions come from the
+``*Node`` block of the job's ``.inp`` (the numbering of the matrices) or from a text file of ``id, x, y, z`` lines.
+
+Dofs 1-3 are translations, 4-6 rotations. Every node must carry all three translations (a free–free export: dofs
+removed by boundary conditions cannot be reduced as a free body); a node with rotations must carry all three.
+Nodes with negative labels (Abaqus internal nodes: Lagrange multipliers, element-internal nodes) have no position and
+are refused. Numbers are read as SI, as written.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from fem.errors import MeshError, ModelError
+
+__all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_node_positions", "matrix_model"]
+
+
+def read_abaqus_mtx(path: str) -> np.ndarray:
+    """Entries of an Abaqus matrix file: (n, 5) float, columns ``row node, row dof, col node, col dof, value``."""
+    if not os.path.exists(path):
+        raise MeshError(f"matrix file {path!r} does not exist")
+    rows = []
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.strip()
+            if not text or text.startswith("*"):
+                continue
+            fields = [f for f in text.split(",") if f.strip()]
+            try:
+                rows.append([float(f.replace("D", "E").replace("d", "e")) for f in fields])
+            except ValueError:
+                rows = None
+            if rows is None or len(rows[-1]) != 5:
+                raise MeshError(f"{path}:{number}: expected 'node, dof, node, dof, value' (Abaqus FORMAT=MATRIX "
+                                f"INPUT), got {text[:60]!r}")
+    if not rows:
+        raise MeshError(f"matrix file {path!r} has no entries")
+    return np.asarray(rows, dtype=float)
+
+
+def write_abaqus_mtx(path: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_components: np.ndarray) -> str:
+    """Write the lower triangle of a symmetric ``matrix`` in Abaqus ``FORMAT=MATRIX INPUT`` (17 significant digits).
+
+    ``dof_nodes`` (n,) are the node ids and ``dof_components`` (n,) the dof numbers 1-6 of the matrix rows.
+    """
+    lower = sp.tril(sp.coo_matrix(matrix)).tocoo()
+    with open(path, "w") as handle:
+        for r, c, v in zip(lower.row, lower.col, lower.data):
+            handle.write(f"{int(dof_nodes[r])},{int(dof_components[r])}, {int(dof_nodes[c])},"
+                         f"{int(dof_components[c])}, {v:.17g}\n")
+    return path
+
+
+def read_node_positions(path: str) -> dict:
+    """``{node id: (x, y, z)}`` from an Abaqus ``.inp`` (its ``*Node`` block) or a text file of ``id, x, y, z`` lines
+    (commas or blanks; ``#`` comments)."""
+    if not os.path.exists(path):
+        raise MeshError(f"node file {path!r} does not exist")
+    positions, in_nodes, is_inp = {}, False, path.lower().endswith(".inp")
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.split("#")[0].strip()
+            if not text or text.startswith("**"):
+                continue
+            if text.startswith("*"):
+                in_nodes = text[1:].split(",")[0].strip().upper() == "NODE"
+                continue
+            if is_inp and not in_nodes:
+                continue
+            fields = text.replace(",", " ").split()
+            try:
+                positions[int(fields[0])] = tuple(float(f) for f in fields[1:4])
+            except (ValueError, IndexError):
+                raise MeshError(f"{path}:{number}: expected 'id, x, y, z', got {text[:60]!r}") from None
+            if len(positions[int(fields[0])]) != 3:
+                raise MeshError(f"{path}:{number}: expected 'id, x, y, z', got {text[:60]!r}")
+    if not positions:
+        raise MeshError(f"{path} has no node positions ('id, x, y, z' lines or an Abaqus *Node block)")
+    return positions
+
+
+def _assemble(entries: np.ndarray, index: dict, n: int, what: str) -> sp.csr_matrix:
+    """Symmetric sparse matrix from entries of one triangle (or both, which must agree)."""
+    keys = list(zip(entries[:, 0].astype(np.int64), entries[:, 1].astype(np.int64)))
+    rows = np.array([index[k] for k in keys], dtype=np.int64)
+    keys = list(zip(entries[:, 2].astype(np.int64), entries[:, 3].astype(np.int64)))
+    cols = np.array([index[k] for k in keys], dtype=np.int64)
+    full = sp.coo_matrix((entries[:, 4], (rows, cols)), shape=(n, n)).tocsr()
+    lower, upper = sp.tril(full, -1), sp.triu(full, 1)
+    if lower.nnz and upper.nnz:  # both triangles given: a full matrix, whose halves must agree
+        mismatch = abs(lower - upper.T).max()
+        if mismatch > 1e-12 * max(abs(full).max(), 1e-300):
+            raise ModelError(f"the {what} matrix is not symmetric (entries differ by {mismatch:.3g}); flexmbs reduces "
+                             "symmetric matrices")
+        return full.tocsr()
+    return (full + sp.tril(full, -1).T + sp.triu(full, 1).T).tocsr()
+
+
+def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positions: dict):
+    """An :class:`fem.model.FEModel` over the dofs of imported matrices.
+
+    Parameters
+    ----------
+    stiffness_entries, mass_entries : (n, 5) float
+        From :func:`read_abaqus_mtx`: node, dof, node, dof, value (N/m, N, N m/rad; kg, kg m, kg m²).
+    positions : dict[int, (3,) float]
+        Node positions, m (:func:`read_node_positions`).
+
+    Raises
+    ------
+    ModelError
+        Internal (negative) nodes, nodes without a position, incomplete translation or rotation triples.
+    """
+    from fem.model import FEModel
+
+    both = np.vstack([stiffness_entries, mass_entries])
+    pairs = np.unique(np.vstack([both[:, :2], both[:, 2:4]]).astype(np.int64), axis=0)
+    node_ids = np.unique(pairs[:, 0])
+    if node_ids.min() <= 0:
+        raise ModelError(f"the matrices use internal node {int(node_ids.min())} (non-positive label: a Lagrange "
+                         "multiplier or element-internal node); export them without such constraints (use flexmbs "
+                         "interfaces instead of MPCs)")
+    missing = [int(i) for i in node_ids if int(i) not in positions]
+    if missing:
+        raise ModelError(f"{len(missing)} node(s) of the matrices have no position (first: {missing[:5]}); give the "
+                         "job's .inp or a node file with every node")
+    dofs_of = {int(i): set() for i in node_ids}
+    for node, dof in pairs:
+        if not 1 <= dof <= 6:
+            raise ModelError(f"node {node}: dof {dof} is not 1-6 (translations 1-3, rotations 4-6)")
+        dofs_of[int(node)].add(int(dof))
+    translation, rotation, index = np.full((node_ids.size, 3), -1), np.full((node_ids.size, 3), -1), {}
+    count = 0
+    for k, node in enumerate(node_ids):
+        have = dofs_of[int(node)]
+        if not {1, 2, 3} <= have or (have & {4, 5, 6} and not {4, 5, 6} <= have):
+            raise ModelError(f"node {int(node)} has dofs {sorted(have)} only; flexmbs needs all translations (and all "
+                             "or no rotations): export free–free matrices, without boundary conditions")
+        for dof in sorted(have):
+            index[(int(node), dof)] = count
+            (translation if dof <= 3 else rotation)[k, (dof - 1) % 3] = count
+            count += 1
+    stiffness = _assemble(stiffness_entries, index, count, "stiffness")
+    mass = _assemble(mass_entries, index, count, "mass")
+    points = np.array([positions[int(i)] for i in node_ids], dtype=float)
+    return FEModel(points, node_ids, stiffness, mass, translation, rotation)

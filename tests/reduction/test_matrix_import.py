@@ -1,0 +1,82 @@
+"""Reduction of matrices imported from another solver (Abaqus *MATRIX GENERATE text format).
+
+Reference: our own K and M of a meshed bar, written in the Abaqus format, read back and reduced, give the same
+flexible body as the mesh route (frequencies, mode shapes, invariants to 1e-8 relative): the format round trip and
+the matrix route lose nothing.
+"""
+import numpy as np
+import pytest
+
+from fem.errors import MeshError, ModelError
+from fem.matrices import matrix_model, read_abaqus_mtx, read_node_positions, write_abaqus_mtx
+from fem.mesh import load_mesh
+from fem.meshing import bar_mesh
+from fem.model import solid_model
+from reduction.reduce import reduce
+
+END_A, END_B = "box:-1e-9,-1,-1,1e-9,1,1", "box:0.9999999,-1,-1,1.0000001,1,1"
+POINT_A, POINT_B = (0.0, 0.025, 0.025), (1.0, 0.025, 0.025)
+
+
+@pytest.fixture(scope="module")
+def mesh(tmp_path_factory):
+    return load_mesh(bar_mesh(str(tmp_path_factory.mktemp("mtx") / "bar.msh"), order=2, hexahedra=True,
+                              size=0.05))
+
+
+def export(mesh, folder, with_inp=False):
+    """Our K and M of the bare mesh as Abaqus would write them, and the node positions."""
+    model = solid_model(mesh, "steel")
+    dof_nodes = np.repeat(model.node_ids, 3)
+    dof_components = np.tile([1, 2, 3], model.n_nodes)
+    k = write_abaqus_mtx(str(folder / "job_STIF2.mtx"), model.full_stiffness, dof_nodes, dof_components)
+    m = write_abaqus_mtx(str(folder / "job_MASS2.mtx"), model.full_mass, dof_nodes, dof_components)
+    nodes = str(folder / ("job.inp" if with_inp else "nodes.txt"))
+    with open(nodes, "w") as handle:
+        if with_inp:
+            handle.write("*Heading\n*Node\n")
+        handle.writelines(f"{i}, {x:.17g}, {y:.17g}, {z:.17g}\n"
+                          for i, (x, y, z) in zip(model.node_ids, model.positions))
+        if with_inp:
+            handle.write("*Element, type=C3D27\n1, 1, 2, 3\n")
+    return k, m, nodes
+
+
+def _body(model):
+    model.add_reference_node("a", END_A, "rbe2", point=POINT_A)
+    model.add_reference_node("b", END_B, "rbe2", point=POINT_B)
+    return reduce(model, ["a", "b"], 6, compare_modes=0, stress_field="none")
+
+
+@pytest.mark.parametrize("with_inp", [False, True])
+def test_imported_matrices_give_the_mesh_body(mesh, tmp_path, with_inp):
+    k, m, nodes = export(mesh, tmp_path, with_inp)
+    imported = matrix_model(read_abaqus_mtx(k), read_abaqus_mtx(m), read_node_positions(nodes))
+    assert imported.n_dofs == 3 * mesh.n_nodes
+    body_file, body_mesh = _body(imported), _body(solid_model(mesh, "steel"))
+    np.testing.assert_allclose(body_file.frequencies_hz, body_mesh.frequencies_hz, rtol=1e-8)
+    scale = np.abs(body_mesh.translations).max()
+    np.testing.assert_allclose(body_file.translations, body_mesh.translations, rtol=0, atol=1e-8 * scale)
+    assert body_file.invariants.mass == pytest.approx(body_mesh.invariants.mass, rel=1e-12)
+    np.testing.assert_allclose(body_file.positions, body_mesh.positions, rtol=0, atol=1e-15)
+
+
+def test_constrained_or_internal_dofs_are_one_line_errors(mesh, tmp_path):
+    k, m, nodes = export(mesh, tmp_path)
+    entries, mass = read_abaqus_mtx(k), read_abaqus_mtx(m)
+
+    def without_uz_of_node_1(e):  # what an export with a boundary condition u_z = 0 at node 1 holds
+        return e[~(((e[:, 0] == 1) & (e[:, 1] == 3)) | ((e[:, 2] == 1) & (e[:, 3] == 3)))]
+
+    with pytest.raises(ModelError, match="free–free"):
+        matrix_model(without_uz_of_node_1(entries), without_uz_of_node_1(mass), read_node_positions(nodes))
+    internal = np.vstack([entries, [[-5, 1, -5, 1, 1.0]]])
+    with pytest.raises(ModelError, match="internal node"):
+        matrix_model(internal, mass, read_node_positions(nodes))
+    positions = read_node_positions(nodes)
+    positions.pop(int(entries[0, 0]))
+    with pytest.raises(ModelError, match="no position"):
+        matrix_model(entries, mass, positions)
+    (tmp_path / "bad.mtx").write_text("1, 1, 1, 1\n")
+    with pytest.raises(MeshError, match="node, dof, node, dof, value"):
+        read_abaqus_mtx(str(tmp_path / "bad.mtx"))
