@@ -80,3 +80,35 @@ def test_constrained_or_internal_dofs_are_one_line_errors(mesh, tmp_path):
     (tmp_path / "bad.mtx").write_text("1, 1, 1, 1\n")
     with pytest.raises(MeshError, match="node, dof, node, dof, value"):
         read_abaqus_mtx(str(tmp_path / "bad.mtx"))
+
+
+def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path):
+    """The body reduced from imported matrices, through its file, clamped at interface a and struck at b, rings at
+    the first clamped frequency of the full imported FE model (modal analysis with the end face fixed), to 1 %
+    (measured 41.859 Hz against 41.886 Hz, −0.07 %)."""
+    import flexmbs as fm
+    from fem.analysis import modal_analysis
+    from reduction.io import write_flexbody
+
+    k, m, nodes = export(mesh, tmp_path)
+    model = matrix_model(read_abaqus_mtx(k), read_abaqus_mtx(m), read_node_positions(nodes))
+    f_fe = modal_analysis(model, 1, [model.select(END_A)]).frequencies_hz[0]
+    path = write_flexbody(_body(model), str(tmp_path / "imported.flex.h5"))
+    scene = fm.Model("imported cantilever")
+    body = scene.add_body(fm.FlexibleBody.from_file("bar", path))
+    scene.add_joint("fixed", scene.add_marker(scene.ground, "clamp", position=POINT_A),
+                    scene.add_marker(body, "a", node="a"))
+    tip = scene.add_marker(body, "b", node="b")
+    pulse = 0.5 / f_fe
+    scene.add_force(fm.PointForce(tip, force=lambda t: (0.0, 5.0 * np.sin(np.pi * t / pulse) if t < pulse else 0.0,
+                                                        0.0)))
+    res = fm.simulate(scene, 10.0 / f_fe, rtol=1e-5, atol=1e-9)
+    assert res.success, res.message
+    after = res.time > 2 * pulse
+    y = res["marker/b/position"][after, 1] - POINT_B[1]
+    y = y - y.mean()
+    t = res.time[after]
+    i = np.flatnonzero(np.sign(y[:-1]) != np.sign(y[1:]))
+    crossings = t[i] - y[i] * (t[i + 1] - t[i]) / (y[i + 1] - y[i])  # linear interpolation
+    frequency = (crossings.size - 1) / (2.0 * (crossings[-1] - crossings[0]))
+    assert frequency == pytest.approx(f_fe, rel=1e-2)
