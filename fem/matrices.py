@@ -151,3 +151,13 @@ def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positi
     mass = _assemble(mass_entries, index, count, "mass")
     points = np.array([positions[int(i)] for i in node_ids], dtype=float)
     return FEModel(points, node_ids, stiffness, mass, translation, rotation)
+
+
+def load_matrix_model(stiffness: str, mass: str, nodes: str):
+    """:func:`matrix_model` from files: ``stiffness`` and ``mass`` in Abaqus ``.mtx`` text format, ``nodes`` an
+    Abaqus ``.inp`` or an ``id, x, y, z`` text file."""
+    for path, option in ((stiffness, "--stiffness"), (mass, "--mass")):
+        if not path.lower().endswith(".mtx"):
+            raise MeshError(f"{option} {path!r}: supported matrix files are Abaqus *MATRIX OUTPUT text files "
+                            "(.mtx, FORMAT=MATRIX INPUT)")
+    return matrix_model(read_abaqus_mtx(stiffness), read_abaqus_mtx(mass), read_node_positions(nodes))

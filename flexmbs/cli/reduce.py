@@ -129,7 +129,7 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 
 
 @click.command("reduce")
-@click.argument("mesh", type=click.Path(dir_okay=False))
+@click.argument("mesh", type=click.Path(dir_okay=False), required=False)
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="BODY.flex.h5 to write.")
 @click.option("--interface", "interfaces", multiple=True, required=True,
               metavar="NAME=SEL[:rbe2|:rbe3][@x,y,z][:dofs=..]",
@@ -152,10 +152,17 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
+@click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx",
+              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx).")
+@click.option("--mass", "mass_file", default=None, type=click.Path(dir_okay=False), metavar="M.mtx",
+              help="With --stiffness: the mass matrix.")
+@click.option("--nodes", default=None, type=click.Path(dir_okay=False), metavar="JOB.inp|NODES.txt",
+              help="With --stiffness: node positions (the job's .inp or id,x,y,z lines).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
-                   compare, name, report_path, as_json):
-    """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
+                   compare, name, report_path, stiffness, mass_file, nodes, as_json):
+    """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
+    §2.1.2)."""
     from .checks import check_damping, check_outputs
     from flexmbs.results.safe_files import output_lock
 
@@ -166,6 +173,9 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
         raise FlexmbsError(f"--max-frequency must be a positive frequency in Hz, got {max_frequency}")
     if compare is not None and compare < 0:
         raise FlexmbsError(f"--compare must be 0 (skip) or a number of free-free modes, got {compare}")
+    matrices = (stiffness, mass_file, nodes) if any((stiffness, mass_file, nodes)) else None
+    if (mesh is None) == (matrices is None) or (matrices is not None and None in matrices):
+        raise FlexmbsError("give a MESH, or --stiffness K --mass M --nodes NODEFILE (all three, without MESH)")
     check_outputs((out, "-o"), (report_path, "--report"))
     if not out.endswith(".h5"):
         raise FlexmbsError(f"-o {out!r}: a flexible-body file ends in .flex.h5")
@@ -178,8 +188,8 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     if material is not None:
         check_solid(parse_material(material))
     with output_lock(out):
-        _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material,
-                damping, ratios, compare, name, report_path, as_json, start, max_frequency)
+        _reduce(mesh or matrices, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes,
+                material, damping, ratios, compare, name, report_path, as_json, start, max_frequency)
 
 
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
@@ -191,8 +201,16 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
 
     from fem.materials import choose_material
 
-    fe_mesh = load_mesh(mesh)
-    model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
+    if isinstance(mesh, tuple):  # --stiffness, --mass, --nodes: the user's solver matrices (fem.matrices)
+        from fem.matrices import load_matrix_model
+
+        model, fe_mesh = load_matrix_model(*mesh), None
+        if material:
+            log("note: --material is ignored: the matrices carry the material")
+        material = "from the matrices"
+    else:
+        fe_mesh = load_mesh(mesh)
+        model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
     if material is None:  # provenance: the file's materials as read
         material = "from the mesh file: " + ", ".join(f"{k}: E={m.youngs_modulus:g},nu={m.poisson_ratio:g},"
                                                       f"rho={m.density:g}" for k, m in fe_mesh.materials.items())
@@ -202,7 +220,8 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
         said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
                     f"({', '.join(f'{c:.4g}' for c in model.positions[ref.node])}) m")
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
-    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembled")
+    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembled" if fe_mesh else
+        f"matrices: {model.n_nodes} nodes, {model.n_dofs} dofs")
     for line in said:
         log(line)
     body_name = name or os.path.basename(out).split(".")[0]
@@ -218,10 +237,12 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
                 "max_frequency": max_frequency}
-    write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
-                               "material": material, "settings": settings})
+    files = dict(zip(("stiffness", "mass", "nodes"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
+    source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
+                                                               (f"{key}_sha256", file_sha256(path)))}
+    write_flexbody(body, out, {**source, "material": material, "settings": settings})
     if report_path:
-        _markdown_report(body, report_path, mesh, settings)
+        _markdown_report(body, report_path, " + ".join(files.values()), settings)
     _print_reduction(body, model, out, start, as_json)
 
 

@@ -112,3 +112,27 @@ def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path):
     crossings = t[i] - y[i] * (t[i + 1] - t[i]) / (y[i + 1] - y[i])  # linear interpolation
     frequency = (crossings.size - 1) / (2.0 * (crossings[-1] - crossings[0]))
     assert frequency == pytest.approx(f_fe, rel=1e-2)
+
+
+def test_reduce_command_takes_the_matrices(mesh, tmp_path):
+    """`flexmbs reduce --stiffness K --mass M --nodes JOB.inp` writes the body of the mesh route (frequencies to
+    1e-8); a MESH together with matrices, or an incomplete set, is one error line."""
+    import json
+    import subprocess
+    import sys
+
+    k, m, nodes = export(mesh, tmp_path, with_inp=True)
+    out = str(tmp_path / "imported.flex.h5")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "flexmbs", "reduce", *a], capture_output=True,  # noqa
+                                    text=True)
+    result = run("--stiffness", k, "--mass", m, "--nodes", nodes, "-o", out, "--interface",
+                 f"a={END_A}:rbe2@{','.join(map(str, POINT_A))}", "--interface",
+                 f"b={END_B}:rbe2@{','.join(map(str, POINT_B))}", "--modes", "6", "--compare", "0", "--json")
+    assert result.returncode == 0, result.stderr
+    expected = _body(solid_model(mesh, "steel")).frequencies_hz
+    np.testing.assert_allclose(json.loads(result.stdout)["reduced_hz"], expected, rtol=1e-8)
+    for args in (["--stiffness", k, "--mass", m], [str(tmp_path / "x.msh"), "--stiffness", k, "--mass", m,
+                                                   "--nodes", nodes]):
+        bad = run(*args, "-o", str(tmp_path / "y.flex.h5"), "--interface", f"a={END_A}")
+        lines = [line for line in bad.stderr.splitlines() if line.startswith("error:")]
+        assert bad.returncode == 2 and len(lines) == 1 and "--stiffness K --mass M --nodes" in lines[0]
