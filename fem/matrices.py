@@ -160,4 +160,34 @@ def load_matrix_model(stiffness: str, mass: str, nodes: str):
         if not path.lower().endswith(".mtx"):
             raise MeshError(f"{option} {path!r}: supported matrix files are Abaqus *MATRIX OUTPUT text files "
                             "(.mtx, FORMAT=MATRIX INPUT)")
-    return matrix_model(read_abaqus_mtx(stiffness), read_abaqus_mtx(mass), read_node_positions(nodes))
+    model = matrix_model(read_abaqus_mtx(stiffness), read_abaqus_mtx(mass), read_node_positions(nodes))
+    if nodes.lower().endswith(".inp"):
+        model.node_sets = _inp_node_sets(nodes, model.node_ids)
+    return model
+
+
+def _inp_node_sets(path: str, node_ids: np.ndarray) -> dict:
+    """The ``*Nset`` (and element-set node) groups of the job's ``.inp`` over the matrix model's nodes; empty when
+    meshio cannot read the file as a mesh (the positions alone still serve)."""
+    import contextlib
+    import io
+
+    import meshio
+
+    from fem.abaqus import read_inp_properties
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            raw = meshio.read(path)
+    except (Exception, SystemExit):  # noqa: BLE001  a node-only file: no sets
+        return {}
+    file_ids = read_inp_properties(path).node_ids
+    if file_ids.size != len(raw.points):
+        return {}
+    where = {int(i): k for k, i in enumerate(node_ids)}
+    sets = {}
+    for name, members in raw.point_sets.items():
+        picked = [where[int(i)] for i in file_ids[np.asarray(members, dtype=np.int64)] if int(i) in where]
+        if picked:
+            sets[name] = np.unique(np.asarray(picked, dtype=np.int64))
+    return sets

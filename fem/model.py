@@ -74,6 +74,7 @@ class FEModel:
         self._k_parts = [sp.csr_matrix(stiffness)]
         self._m_parts = [sp.csr_matrix(mass)]
         self.references: dict[str, ReferenceNode] = {}
+        self.node_sets: dict = {}  # named node index sets of a model without mesh (fem.matrices: the job's *Nset)
         self._constraints: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._cache: dict = {}
 
@@ -92,7 +93,7 @@ class FEModel:
 
     def select(self, selector: str) -> np.ndarray:
         """Node indices picked by a selector string (see :mod:`fem.selectors`)."""
-        sets = self.mesh.node_sets if self.mesh is not None else {}
+        sets = self.mesh.node_sets if self.mesh is not None else self.node_sets
         return select_nodes(selector, self.positions, self.node_ids, sets, self.describe_box())
 
     def node_dofs(self, nodes, which: str = "123456") -> np.ndarray:

@@ -37,8 +37,11 @@ def export(mesh, folder, with_inp=False):
             handle.write("*Heading\n*Node\n")
         handle.writelines(f"{i}, {x:.17g}, {y:.17g}, {z:.17g}\n"
                           for i, (x, y, z) in zip(model.node_ids, model.positions))
-        if with_inp:
-            handle.write("*Element, type=C3D27\n1, 1, 2, 3\n")
+        if with_inp:  # the end faces as node sets, for group: selectors
+            for name, x in (("END-A", 0.0), ("END-B", 1.0)):
+                ids = model.node_ids[np.abs(model.positions[:, 0] - x) < 1e-9]
+                handle.write(f"*Nset, nset={name}\n" + "\n".join(", ".join(map(str, ids[i:i + 16]))
+                                                                 for i in range(0, ids.size, 16)) + "\n")
     return k, m, nodes
 
 
@@ -115,8 +118,9 @@ def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path):
 
 
 def test_reduce_command_takes_the_matrices(mesh, tmp_path):
-    """`flexmbs reduce --stiffness K --mass M --nodes JOB.inp` writes the body of the mesh route (frequencies to
-    1e-8); a MESH together with matrices, or an incomplete set, is one error line."""
+    """`flexmbs reduce --stiffness K --mass M --nodes JOB.inp` with interfaces on the job's node sets writes the
+    body of the mesh route (frequencies to 1e-8); a MESH together with matrices, or an incomplete set, is one error
+    line."""
     import json
     import subprocess
     import sys
@@ -126,8 +130,8 @@ def test_reduce_command_takes_the_matrices(mesh, tmp_path):
     run = lambda *a: subprocess.run([sys.executable, "-m", "flexmbs", "reduce", *a], capture_output=True,  # noqa
                                     text=True)
     result = run("--stiffness", k, "--mass", m, "--nodes", nodes, "-o", out, "--interface",
-                 f"a={END_A}:rbe2@{','.join(map(str, POINT_A))}", "--interface",
-                 f"b={END_B}:rbe2@{','.join(map(str, POINT_B))}", "--modes", "6", "--compare", "0", "--json")
+                 f"a=group:END-A:rbe2@{','.join(map(str, POINT_A))}", "--interface",
+                 f"b=group:END-B:rbe2@{','.join(map(str, POINT_B))}", "--modes", "6", "--compare", "0", "--json")
     assert result.returncode == 0, result.stderr
     expected = _body(solid_model(mesh, "steel")).frequencies_hz
     np.testing.assert_allclose(json.loads(result.stdout)["reduced_hz"], expected, rtol=1e-8)
