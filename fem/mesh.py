@@ -4,7 +4,8 @@ Supported volume cells: linear and quadratic tetrahedra (``tetra``, ``tetra10``)
 hexahedra (``hexahedron``, ``hexahedron27``). Any format meshio reads works (Gmsh ``.msh`` v2/v4, ``.vtu``, Abaqus
 ``.inp``, Nastran ``.bdf``, ...). Gmsh physical groups become named element sets and the node sets of their nodes;
 Abaqus/Nastran node and element sets come through meshio's ``point_sets``/``cell_sets``; an Abaqus file's
-materials, sections, node ids and surfaces through :mod:`fem.abaqus`.
+materials, sections, node ids and surfaces through :mod:`fem.abaqus`, a Nastran file's GRID ids, PSOLIDs and MAT1s
+through :mod:`fem.nastran`.
 """
 from __future__ import annotations
 
@@ -114,14 +115,6 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise MeshError(f"mesh file {path!r} does not exist")
-    if path.lower().endswith((".bdf", ".nas")) and _pynastran_available(path):
-        from fem.nastran import read_nastran
-
-        raw, materials = read_nastran(path)  # grids in the basic system, PSOLID element sets, MAT1 materials
-        if raw is not None:
-            mesh = from_meshio(raw, source=path)
-            mesh.materials = materials
-            return mesh
     chatter = io.StringIO()
     try:
         # meshio's readers print to stdout/stderr (and one exits); keep both streams clean for --json and errors
@@ -131,6 +124,13 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
         reason = str(exc).strip() if str(exc).strip() not in ("", "1") else chatter.getvalue().strip()
         reason = reason.splitlines()[0] if reason else type(exc).__name__
         raise MeshError(f"cannot read mesh {path!r}: {' '.join(reason.split())}") from None
+    if path.lower().endswith((".bdf", ".nas")):
+        from fem.nastran import annotate_raw as annotate_nastran
+
+        materials = annotate_nastran(raw, path)  # GRID ids, PSOLID<pid> element sets and their MAT1
+        mesh = from_meshio(raw, source=path)
+        mesh.materials = {k: v for k, v in materials.items() if k in mesh.element_sets}
+        return mesh
     if not path.lower().endswith(".inp"):
         return from_meshio(raw, source=path)
     from fem.abaqus import annotate_raw, read_inp_properties, section_materials
@@ -140,18 +140,6 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     mesh = from_meshio(raw, source=path)
     mesh.materials = section_materials(props, mesh.element_sets, path)
     return mesh
-
-
-def _pynastran_available(path: str) -> bool:
-    """True when pyNastran imports; else a warning (the file is then read by meshio, geometry only)."""
-    try:
-        import pyNastran.bdf.bdf  # noqa: F401
-    except Exception as exc:  # noqa: BLE001  not installed, or pyNastran 1.4.1 under numpy >= 2.4 (np.in1d gone)
-        reason = "not installed" if isinstance(exc, ImportError) else f"not usable here ({type(exc).__name__}: {exc})"
-        warnings.warn(f"{path}: pyNastran is {reason}, so its MAT1/PSOLID cards, GRID ids and coordinate systems "
-                      "are not read (meshio reads the geometry)", stacklevel=3)
-        return False
-    return True
 
 
 def from_meshio(raw: meshio.Mesh, source: str = "") -> Mesh:

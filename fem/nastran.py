@@ -1,98 +1,142 @@
-"""Nastran bulk data (``.bdf``, ``.nas``, ``.dat``) read with pyNastran: grids in the basic system, solid elements,
-their ``PSOLID`` properties and ``MAT1`` materials.
+"""What meshio's Nastran reader leaves out of bulk data (``.bdf``, ``.nas``): GRID ids, properties and materials.
 
-meshio's Nastran reader ignores grid coordinate systems (``CP``), node ids and materials; pyNastran
-(``pip install pyNastran``, or the ``nastran`` extra of flexmbs) reads the bulk data with cross-referencing, so
-``GRID`` positions come out in the basic system. Every ``PSOLID`` becomes an element set ``PSOLID<pid>`` whose
-material is its ``MAT1`` (``E``, ``ν``, ``ρ`` as written: SI expected; a missing ``ν`` is computed by pyNastran from
-``E`` and ``G``). Element ordering: Nastran ``CTETRA`` (4/10) and ``CHEXA`` (8) grids are in the VTK order meshio
-uses.
+meshio reads ``GRID`` and the element cards (with each element's property id in ``cell_data['nastran:ref']`` and
+the GRID ids in ``points_id``). This module adds, from the same file:
+
+* the ``GRID`` ids as the node ids the user sees (``nodes:`` selectors, matrices numbered by them);
+* one element set ``PSOLID<pid>`` per property id of the solid elements, with the material of its ``PSOLID`` card:
+  ``MAT1`` ``E``, ``ν``, ``ρ`` **as written** (SI expected; a blank ``ν`` or ``E`` follows from the other two and
+  ``G`` as Nastran defines it, ``G = E / (2 (1 + ν))``).
+
+Why not pyNastran, the library for Nastran decks: its newest release (1.4.1) requires NumPy < 2 and does not import
+under NumPy 2.4, which this project needs (pandas 3); installing it downgrades NumPy for everything else. The two
+cards read here are simple, in small-field (8 columns), large-field (``MAT1*``, 16 columns) or free-field (commas)
+format; only their first line is needed.
+
+``GRID`` points in a local coordinate system (``CP`` ≠ 0) are refused: meshio takes their coordinates as basic ones.
 """
 from __future__ import annotations
 
-import contextlib
-import io
+import re
 
-import meshio
 import numpy as np
 
 from fem.errors import MaterialError, MeshError
 from fem.materials import Material
 
-__all__ = ["read_nastran"]
+__all__ = ["annotate_raw", "read_cards"]
 
-_CELL_TYPES = {("CTETRA", 4): "tetra", ("CTETRA", 10): "tetra10", ("CHEXA", 8): "hexahedron",
-               ("CHEXA", 20): "hexahedron20", ("CPENTA", 6): "wedge", ("CPENTA", 15): "wedge15"}
+_EXPONENT = re.compile(r"(?<=[0-9.])([+-])(?=[0-9])")  # Nastran's 1.5+3 = 1.5e3 (no E)
 
 
-def read_nastran(path: str) -> tuple[meshio.Mesh, dict]:
-    """A ``meshio.Mesh`` (node ids in ``point_data['node_ids']``, element sets ``PSOLID<pid>``) and the materials
-    ``{set name: Material}`` of a Nastran bulk data file; ``(None, {})`` when pyNastran finds no solid element
-    (the caller then reads the file with meshio).
+def _fields(lines: list, number: int) -> list[str]:
+    """The fields of the card on line ``number``: free field (commas), or fixed 8-column (small) or 16-column (large,
+    name ending in ``*``; its continuation line starting with ``*`` appended) fields of columns 9-72."""
+    text = lines[number].rstrip("\n")
+    if "," in text:
+        return [f.strip() for f in text.split(",")]
+    large = text[:8].strip().endswith("*")
+    width = 16 if large else 8
+    fields = [text[:8].strip()] + [text[i:i + width].strip() for i in range(8, min(len(text), 72), width)]
+    if large and number + 1 < len(lines) and lines[number + 1].startswith("*"):
+        fields = fields + [""] * (5 - len(fields))  # the first line holds four large fields
+        more = lines[number + 1].rstrip("\n")
+        fields += [more[i:i + width].strip() for i in range(8, min(len(more), 72), width)]
+    return fields
+
+
+def _real(text: str, card: str, path: str) -> float | None:
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return float(_EXPONENT.sub(r"e\1", text.replace("D", "E").replace("d", "e")))
+    except ValueError:
+        raise MaterialError(f"{path}: {card}: {text!r} is not a number") from None
+
+
+def read_cards(path: str) -> tuple[dict, dict]:
+    """``MAT1`` and ``PSOLID`` cards of a bulk data file.
+
+    Returns
+    -------
+    mat1 : dict[int, tuple[float|None, float|None, float|None, float|None]]
+        MID -> (E, G, ν, ρ) as written (None where blank).
+    psolid : dict[int, int]
+        PID -> MID.
+    """
+    mat1, psolid = {}, {}
+    with open(path, errors="replace") as handle:
+        lines = handle.readlines()
+    for number, line in enumerate(lines):
+        head = line[:8].split(",")[0].strip().upper().rstrip("*")
+        if head == "MAT1":
+            f = _fields(lines, number) + [""] * 6
+            try:
+                mid = int(f[1])
+            except ValueError:
+                raise MaterialError(f"{path}: MAT1 card without a material id: {line.strip()[:60]!r}") from None
+            mat1[mid] = tuple(_real(v, f"MAT1 {mid}", path) for v in f[2:6])
+        elif head == "PSOLID":
+            f = _fields(lines, number) + [""] * 3
+            try:
+                psolid[int(f[1])] = int(f[2])
+            except ValueError:
+                raise MaterialError(f"{path}: PSOLID card without property and material ids: "
+                                    f"{line.strip()[:60]!r}") from None
+    return mat1, psolid
+
+
+def _material(path: str, mid: int, values) -> Material:
+    e, g, nu, rho = values
+    if e is None and g is not None and nu is not None:
+        e = 2.0 * g * (1.0 + nu)
+    if nu is None and e is not None and g is not None:
+        nu = e / (2.0 * g) - 1.0
+    if e is None or nu is None or rho is None:
+        raise MaterialError(f"{path}: MAT1 {mid} lacks E, NU (or G) or RHO; complete it in the file or give "
+                            "--material")
+    return Material(e, nu, rho, f"MAT1 {mid}")
+
+
+def annotate_raw(raw, path: str) -> dict:
+    """Put the GRID ids and the ``PSOLID<pid>`` element sets into a ``meshio.Mesh`` read from ``path`` and return
+    ``{set name: Material}`` of the PSOLIDs the solid elements use.
 
     Raises
     ------
     MeshError
-        pyNastran missing or the file unreadable.
+        GRID points in a local coordinate system (CP ≠ 0).
     MaterialError
-        A ``PSOLID`` whose material is not a ``MAT1`` or lacks ``E`` or ``RHO``.
+        A property that is not a PSOLID, a PSOLID whose material is not a MAT1, or an incomplete MAT1.
     """
-    try:
-        from pyNastran.bdf.bdf import read_bdf
-    except ImportError:
-        raise MeshError(f"reading the properties of {path!r} needs pyNastran: pip install pyNastran (or give "
-                        "--material and a mesh meshio reads)") from None
-    chatter = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
-            model = read_bdf(_bulk_only(path), xref=True, punch=True, debug=None)
-    except Exception as exc:  # noqa: BLE001  pyNastran raises many kinds; one line for the user
-        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise MeshError(f"cannot read Nastran bulk data {path!r}: {reason}") from None
-    node_ids = np.array(sorted(model.nodes), dtype=np.int64)
-    points = np.array([model.nodes[i].get_position() for i in node_ids], dtype=float)
-    index = {int(n): k for k, n in enumerate(node_ids)}
-    blocks, pids = {}, {}
-    for eid in sorted(model.elements):
-        elem = model.elements[eid]
-        nodes = [n for n in elem.node_ids if n is not None]
-        cell_type = _CELL_TYPES.get((elem.type, len(nodes)))
-        if cell_type is None:
-            continue  # shells, beams, springs: not part of the solid (meshio's checks name what is left)
-        blocks.setdefault(cell_type, []).append([index[int(n)] for n in nodes])
-        pids.setdefault(cell_type, []).append(int(elem.pid))
-    if not blocks:  # e.g. meshio's own dialect (CTETRA_ cards for 10-node tetrahedra), which meshio reads back
-        return None, {}
-    cells = [(t, np.array(c, dtype=np.int64)) for t, c in blocks.items()]
-    order = [t for t, _ in cells]
-    cell_sets, materials = {}, {}
-    for pid in sorted({p for values in pids.values() for p in values}):
+    cp = (raw.point_data or {}).get("nastran:ref")
+    if cp is not None and np.any(np.asarray(cp) != 0):
+        raise MeshError(f"{path}: GRID points in local coordinate systems (CP = "
+                        f"{int(np.asarray(cp)[np.asarray(cp) != 0][0])}) are not supported; export the grids in the "
+                        "basic system")
+    ids = getattr(raw, "points_id", None)
+    if ids is not None and len(ids) == len(raw.points):
+        raw.point_data["node_ids"] = np.asarray(ids, dtype=np.int64)
+    refs = (raw.cell_data or {}).get("nastran:ref")
+    if refs is None or len(refs) != len(raw.cells):
+        return {}  # no property ids on the elements: no materials from the file
+    from fem.mesh import VOLUME_CELL_TYPES
+
+    mat1, psolid = read_cards(path)
+    materials = {}
+    solid = [np.asarray(r, dtype=np.int64) for r, block in zip(refs, raw.cells) if block.type in VOLUME_CELL_TYPES]
+    for pid in np.unique(np.concatenate(solid)) if solid else []:
         name = f"PSOLID{pid}"
-        cell_sets[name] = [np.flatnonzero(np.asarray(pids[t]) == pid) for t in order]
-        materials[name] = _material(path, model, pid)
-    raw = meshio.Mesh(points, cells, point_data={"node_ids": node_ids}, cell_sets=cell_sets)
-    return raw, materials
-
-
-def _bulk_only(path: str):
-    """The bulk data of ``path`` for pyNastran's ``punch`` mode: the file itself when it is bulk data only, else
-    its lines after ``BEGIN BULK`` (executive and case control, which flexmbs does not use, left out)."""
-    with open(path, errors="replace") as handle:
-        lines = handle.readlines()
-    starts = [k for k, line in enumerate(lines) if line.strip().upper().startswith("BEGIN BULK")]
-    if not starts:
-        return path
-    return io.StringIO("".join(lines[starts[-1] + 1:]))
-
-
-def _material(path: str, model, pid: int) -> Material:
-    prop = model.properties.get(pid)
-    if prop is None or prop.type != "PSOLID":
-        raise MaterialError(f"{path}: solid elements reference property {pid}, which is not a PSOLID")
-    mat = model.materials.get(prop.mid)
-    if mat is None or mat.type != "MAT1":
-        raise MaterialError(f"{path}: PSOLID {pid} references material {prop.mid}, which is not a MAT1 (flexmbs takes "
-                            "isotropic materials; give --material)")
-    if not mat.e or not mat.rho:
-        raise MaterialError(f"{path}: MAT1 {prop.mid} lacks E or RHO; complete it in the file or give --material")
-    return Material(float(mat.e), float(mat.nu), float(mat.rho), f"MAT1 {prop.mid}")
+        raw.cell_sets[name] = [np.flatnonzero(np.asarray(r) == pid) for r in refs]
+        if int(pid) not in psolid:
+            raise MaterialError(f"{path}: elements reference property {pid}, which is not a PSOLID card of the file")
+        mid = psolid[int(pid)]
+        if mid not in mat1:
+            raise MaterialError(f"{path}: PSOLID {pid} references material {mid}, which is not a MAT1 (flexmbs takes "
+                                "isotropic materials; give --material)")
+        materials[name] = _material(path, mid, mat1[mid])
+    return materials
