@@ -141,4 +141,8 @@ def choose_material(file_materials: dict, source: str, material: str | Material 
             raise MaterialError(f"{source}, element set {set_name!r}: {exc}; the file's numbers are read as SI "
                                 "(a mm-t-s model has E in MPa and rho in t/mm³): convert the file or give "
                                 "--material") from None
+    if say is not None:
+        say("material from the file: " + "; ".join(
+            f"{k}: {m.name} (E={m.youngs_modulus:g} Pa, nu={m.poisson_ratio:g}, rho={m.density:g} kg/m³)"
+            for k, m in file_materials.items()))
     return file_materials

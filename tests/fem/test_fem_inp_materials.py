@@ -152,6 +152,7 @@ def test_cli_uses_the_file_material_and_notes_an_override(tet10_mesh, tmp_path):
     assert typed.returncode == 0, typed.stderr
     np.testing.assert_allclose(data["frequencies_hz"][6:], data_typed["frequencies_hz"][6:], rtol=1e-9)
     assert "replaces the material(s)" in typed.stderr and "replaces" not in plain.stderr
+    assert "material from the file: ALL: Steel (E=2.1e+11 Pa, nu=0.3, rho=7850 kg/m³)" in plain.stderr
     bare, _ = _modal_cli(write_inp(tmp_path / "bare.inp", tet10_mesh, materials=False))
     assert bare.returncode == 2 and bare.stdout == ""
     lines = [line for line in bare.stderr.splitlines() if line.strip()]
