@@ -1,6 +1,8 @@
 """Stiffness and mass matrices from the user's solver, as an :class:`fem.model.FEModel` ready for reduction.
 
-Supported: Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files (``jobname_STIF2.mtx``,
+Supported: Nastran ``DMIG`` matrices (a punch file of ``PARAM,EXTOUT,DMIGPCH``, e.g. ``KAAX`` and ``MAAX``; small-,
+large- or free-field, real, symmetric: one triangle or both), read here because pyNastran does not import under
+NumPy 2.4 (see :mod:`fem.nastran`); Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files (``jobname_STIF2.mtx``,
 ``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof, value``, the lower, upper or
 full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Node positions come from the
 ``*Node`` block of the job's ``.inp`` (the numbering of the matrices) or from a text file of ``id, x, y, z`` lines.
@@ -19,7 +21,8 @@ import scipy.sparse as sp
 
 from fem.errors import MeshError, ModelError
 
-__all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_node_positions", "matrix_model"]
+__all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_dmig", "write_dmig", "read_matrix", "read_node_positions",
+           "matrix_model", "load_matrix_model"]
 
 
 def read_abaqus_mtx(path: str) -> np.ndarray:
@@ -58,6 +61,109 @@ def write_abaqus_mtx(path: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_
     return path
 
 
+def _card_fields(lines: list[str]) -> list[str]:
+    """Logical fields 2, 3, ... of one Nastran card from its physical lines: small field (8 columns, eight data
+    fields a line), large field (name ending in ``*``, 16 columns, four a line) or free field (commas, eight a line);
+    continuation markers (field 10 and the first field of continuation lines) dropped."""
+    out = []
+    for k, line in enumerate(lines):
+        text = line.rstrip("\n")
+        if "," in text:
+            parts = [f.strip() for f in text.split(",")]
+            out += parts[1:9]
+            continue
+        large = (text[:8].strip().endswith("*") if k == 0 else text.startswith("*"))
+        width = 16 if large else 8
+        out += [text[i:i + width].strip() for i in range(8, 72, width)]
+    return out
+
+
+def _nastran_real(text: str, where: str) -> float:
+    import re
+
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return float(re.sub(r"(?<=[0-9.])([+-])(?=[0-9])", r"e\1", text.replace("D", "E").replace("d", "e")))
+    except ValueError:
+        raise MeshError(f"{where}: {text!r} is not a number") from None
+
+
+def _dmig_cards(path: str) -> dict:
+    """``{matrix name: [card lines, ...]}`` of the DMIG cards of a Nastran bulk data or punch file."""
+    cards, current = {}, None
+    with open(path, errors="replace") as handle:
+        for line in handle:
+            if not line.strip() or line.startswith("$"):
+                continue
+            head = line[:8].split(",")[0].strip().upper()
+            if head in ("DMIG", "DMIG*"):
+                current = []
+                fields = _card_fields([line])
+                cards.setdefault(fields[0].upper() if fields else "", []).append(current)
+                current.append(line)
+            elif current is not None and (line[0] in "+* " or line.startswith(",")) and not head.isalpha():
+                current.append(line)
+            else:
+                current = None
+    return cards
+
+
+def read_dmig(path: str, name: str | None = None) -> np.ndarray:
+    """Entries of a real symmetric ``DMIG`` matrix (a Nastran punch or bulk data file, e.g. ``KAAX``, ``MAAX``):
+    (n, 5) float, ``row grid, row component, column grid, column component, value`` as :func:`read_abaqus_mtx`.
+
+    ``name`` selects the matrix when the file holds several. Scalar points (component 0) and complex matrices are
+    refused.
+    """
+    if not os.path.exists(path):
+        raise MeshError(f"matrix file {path!r} does not exist")
+    cards = _dmig_cards(path)
+    if name is None and len(cards) == 1:
+        name = next(iter(cards))
+    if name is None or name.upper() not in cards:
+        raise MeshError(f"{path}: {'no DMIG matrix' if not cards else 'which DMIG matrix?'} (matrices: "
+                        f"{', '.join(cards) or 'none'}); name it as FILE:NAME")
+    entries = []
+    for lines in cards[name.upper()]:
+        f = _card_fields(lines) + [""] * 4
+        if f[1] == "0":  # header: IFO (6 symmetric, 1 square), TIN (1, 2 real; 3, 4 complex)
+            if f[3] not in ("1", "2"):
+                raise MeshError(f"{path}: DMIG {name} is complex (TIN={f[3]}); flexmbs takes real matrices")
+            continue
+        column = (int(f[1]), int(f[2] or 0))
+        for k in range(4, len(f) - 2, 4):
+            if f[k]:
+                entries.append([int(f[k]), int(f[k + 1] or 0), *column,
+                                _nastran_real(f[k + 2], f"{path}: DMIG {name}")])
+    if not entries:
+        raise MeshError(f"{path}: DMIG {name} has no entries")
+    entries = np.asarray(entries, dtype=float)
+    if np.any(entries[:, [1, 3]] == 0):
+        raise ModelError(f"{path}: DMIG {name} has scalar points (component 0); flexmbs needs grid dofs 1-6")
+    return entries
+
+
+def write_dmig(path: str, name: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_components: np.ndarray,
+               mode: str = "w") -> str:
+    """Write the upper triangle of a symmetric ``matrix`` as a large-field real double-precision ``DMIG*`` (the
+    punch format of ``PARAM,EXTOUT,DMIGPCH``), 10 significant digits."""
+    upper = sp.triu(sp.csc_matrix(matrix)).tocsc()
+    lines = [f"{'DMIG':<8s}{name:<8s}{'0':>8s}{'6':>8s}{'2':>8s}{'0':>8s}{'':8s}{'':8s}{matrix.shape[0]:>8d}"]
+    for j in range(upper.shape[1]):
+        start, end = upper.indptr[j], upper.indptr[j + 1]
+        if start == end:
+            continue
+        lines.append(f"{'DMIG*':<8s}{name:<16s}{int(dof_nodes[j]):>16d}{int(dof_components[j]):>16d}")
+        for i, value in zip(upper.indices[start:end], upper.data[start:end]):
+            lines.append(f"{'*':<8s}{int(dof_nodes[i]):>16d}{int(dof_components[i]):>16d}{value:>16.9E}")
+    with open(path, mode) as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
 def read_node_positions(path: str) -> dict:
     """``{node id: (x, y, z)}`` from an Abaqus ``.inp`` (its ``*Node`` block) or a text file of ``id, x, y, z`` lines
     (commas or blanks; ``#`` comments)."""
@@ -87,20 +193,20 @@ def read_node_positions(path: str) -> dict:
 
 
 def _assemble(entries: np.ndarray, index: dict, n: int, what: str) -> sp.csr_matrix:
-    """Symmetric sparse matrix from entries of one triangle (or both, which must agree)."""
+    """Symmetric sparse matrix from entries of one triangle, of both (which must agree), or a mix of the two."""
     keys = list(zip(entries[:, 0].astype(np.int64), entries[:, 1].astype(np.int64)))
     rows = np.array([index[k] for k in keys], dtype=np.int64)
     keys = list(zip(entries[:, 2].astype(np.int64), entries[:, 3].astype(np.int64)))
     cols = np.array([index[k] for k in keys], dtype=np.int64)
-    full = sp.coo_matrix((entries[:, 4], (rows, cols)), shape=(n, n)).tocsr()
-    lower, upper = sp.tril(full, -1), sp.triu(full, 1)
-    if lower.nnz and upper.nnz:  # both triangles given: a full matrix, whose halves must agree
-        mismatch = abs(lower - upper.T).max()
-        if mismatch > 1e-12 * max(abs(full).max(), 1e-300):
-            raise ModelError(f"the {what} matrix is not symmetric (entries differ by {mismatch:.3g}); flexmbs reduces "
-                             "symmetric matrices")
-        return full.tocsr()
-    return (full + sp.tril(full, -1).T + sp.triu(full, 1).T).tocsr()
+    given = sp.coo_matrix((entries[:, 4], (rows, cols)), shape=(n, n)).tocsr()
+    pattern = given.copy()
+    pattern.data[:] = 1.0
+    both = pattern.multiply(pattern.T)  # entries given on both sides of the diagonal (and the diagonal)
+    mismatch = abs((given - given.T).multiply(both)).max() if both.nnz else 0.0
+    if mismatch > 1e-12 * max(abs(given).max(), 1e-300):
+        raise ModelError(f"the {what} matrix is not symmetric (entries differ by {mismatch:.3g}); flexmbs reduces "
+                         "symmetric matrices")
+    return (given + given.T - given.multiply(both)).tocsr()
 
 
 def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positions: dict):
@@ -154,16 +260,28 @@ def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positi
 
 
 def load_matrix_model(stiffness: str, mass: str, nodes: str):
-    """:func:`matrix_model` from files: ``stiffness`` and ``mass`` in Abaqus ``.mtx`` text format, ``nodes`` an
+    """:func:`matrix_model` from files: ``stiffness`` and ``mass`` as Abaqus ``.mtx`` text files or Nastran ``DMIG``
+    matrices (``.pch``, ``.bdf``, ``.dat``; ``FILE:NAME`` picks one of several, e.g. ``out.pch:KAAX``), ``nodes`` an
     Abaqus ``.inp`` or an ``id, x, y, z`` text file."""
-    for path, option in ((stiffness, "--stiffness"), (mass, "--mass")):
-        if not path.lower().endswith(".mtx"):
-            raise MeshError(f"{option} {path!r}: supported matrix files are Abaqus *MATRIX OUTPUT text files "
-                            "(.mtx, FORMAT=MATRIX INPUT)")
-    model = matrix_model(read_abaqus_mtx(stiffness), read_abaqus_mtx(mass), read_node_positions(nodes))
+    model = matrix_model(read_matrix(stiffness, "--stiffness"), read_matrix(mass, "--mass"),
+                         read_node_positions(nodes))
     if nodes.lower().endswith(".inp"):
         model.node_sets = _inp_node_sets(nodes, model.node_ids)
     return model
+
+
+def read_matrix(spec: str, option: str = "matrix") -> np.ndarray:
+    """Entries of a matrix file by its extension (see :func:`load_matrix_model`)."""
+    path, name = spec, None
+    if not os.path.exists(spec) and ":" in spec:
+        path, name = spec.rsplit(":", 1)
+    lower = path.lower()
+    if lower.endswith(".mtx"):
+        return read_abaqus_mtx(path)
+    if lower.endswith((".pch", ".bdf", ".dat", ".nas", ".dmig")):
+        return read_dmig(path, name)
+    raise MeshError(f"{option} {spec!r}: supported are Abaqus *MATRIX OUTPUT text files (.mtx, FORMAT=MATRIX INPUT) "
+                    "and Nastran DMIG matrices (.pch, .bdf, .dat)")
 
 
 def _inp_node_sets(path: str, node_ids: np.ndarray) -> dict:
