@@ -152,9 +152,10 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
-@click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx",
-              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx).")
-@click.option("--mass", "mass_file", default=None, type=click.Path(dir_okay=False), metavar="M.mtx",
+@click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx|OUT.pch:KAAX",
+              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx, or Nastran "
+                   "DMIG as FILE.pch:NAME).")
+@click.option("--mass", "mass_file", default=None, type=click.Path(dir_okay=False), metavar="M.mtx|OUT.pch:MAAX",
               help="With --stiffness: the mass matrix.")
 @click.option("--nodes", default=None, type=click.Path(dir_okay=False), metavar="JOB.inp|NODES.txt",
               help="With --stiffness: node positions (the job's .inp or id,x,y,z lines).")
