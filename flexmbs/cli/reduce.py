@@ -239,6 +239,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
                 "max_frequency": max_frequency}
     files = dict(zip(("stiffness", "mass", "nodes"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
+    files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
                                                                (f"{key}_sha256", file_sha256(path)))}
     write_flexbody(body, out, {**source, "material": material, "settings": settings})
