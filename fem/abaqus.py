@@ -52,6 +52,8 @@ class InpProperties:
         Surface name -> ``(element set, face number 1..)`` pairs.
     node_surfaces : dict[str, list[str]]
         Surface name -> node ids (as text) or node set names.
+    incomplete : dict[str, str]
+        Materials without ``*Elastic`` or ``*Density`` -> the missing keyword (an error if a section uses one).
     """
 
     materials: dict = field(default_factory=dict)
@@ -59,6 +61,7 @@ class InpProperties:
     node_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     element_surfaces: dict = field(default_factory=dict)
     node_surfaces: dict = field(default_factory=dict)
+    incomplete: dict = field(default_factory=dict)
 
 
 def _keyword(line: str) -> tuple[str, dict]:
@@ -96,7 +99,8 @@ def read_inp_properties(path: str) -> InpProperties:
     Raises
     ------
     MaterialError
-        A material without ``*Elastic`` or ``*Density``, an anisotropic ``*Elastic``, or non-numeric values.
+        An anisotropic ``*Elastic`` or non-numeric values (a material without ``*Elastic`` or ``*Density`` is
+        an error only when a section uses it: :func:`section_materials`).
     """
     props = InpProperties()
     elastic, density, ids = {}, {}, []
@@ -133,10 +137,9 @@ def read_inp_properties(path: str) -> InpProperties:
             elif len(values) >= 2:
                 props.element_surfaces[name].append((values[0], _face_number(path, name, values[1])))
     for name, e_nu in elastic.items():
-        if e_nu is None or name not in density:
-            missing = "*Elastic" if e_nu is None else "*Density"
-            raise MaterialError(f"{path}: material {name!r} has no {missing}; complete it in the file or give "
-                                "--material")
+        if e_nu is None or name not in density:  # an error only where a section uses it (section_materials)
+            props.incomplete[name] = "*Elastic" if e_nu is None else "*Density"
+            continue
         props.materials[name] = Material(e_nu[0], e_nu[1], density[name][0], name)
     props.node_ids = np.asarray(ids, dtype=np.int64)
     return props
@@ -220,7 +223,12 @@ def section_materials(props: InpProperties, element_sets: dict, path: str) -> di
     materials = {k.upper(): v for k, v in props.materials.items()}
     sets = {k.upper(): k for k in element_sets}
     out = {}
+    incomplete = {k.upper(): (k, v) for k, v in props.incomplete.items()}
     for set_name, material in props.sections:
+        if material.upper() in incomplete:
+            name, missing = incomplete[material.upper()]
+            raise MaterialError(f"{path}: material {name!r} has no {missing}; complete it in the file or give "
+                                "--material")
         if material.upper() not in materials:
             raise MaterialError(f"{path}: *Solid Section on {set_name!r} names material {material!r}, which the "
                                 f"file does not define (materials: {', '.join(props.materials) or 'none'})")

@@ -115,6 +115,14 @@ def test_element_surface_is_a_node_group(tet10_mesh, tmp_path):
     np.testing.assert_array_equal(model.select("group:END"), on_end)
 
 
+def test_unused_incomplete_material_is_no_error(tet10_mesh, tmp_path):
+    """A material library entry without *Density (a thermal-only material, say) that no section uses is fine."""
+    path = write_inp(tmp_path / "lib.inp", tet10_mesh, split=False)
+    with open(path, "a") as handle:
+        handle.write("*Material, name=Thermal\n*Conductivity\n45.,\n")
+    assert set(load_mesh(path).materials) == {"ALL"}
+
+
 @pytest.mark.parametrize("cards,message", [
     (["*Solid Section, elset=ALL, material=Nothing", ","], "does not define"),
     (["*Solid Section, elset=NoSet, material=Steel", ","] + _material_cards("Steel", *STEEL), "NoSet"),
