@@ -127,7 +127,7 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     if path.lower().endswith((".bdf", ".nas")):
         from fem.nastran import annotate_raw as annotate_nastran
 
-        materials = annotate_nastran(raw, path)  # GRID ids, PSOLID<pid> element sets and their MAT1
+        materials = annotate_nastran(raw, path, VOLUME_CELL_TYPES)  # GRID ids, PSOLID<pid> sets and their MAT1
         mesh = from_meshio(raw, source=path)
         mesh.materials = {k: v for k, v in materials.items() if k in mesh.element_sets}
         return mesh

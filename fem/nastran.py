@@ -102,9 +102,9 @@ def _material(path: str, mid: int, values) -> Material:
     return Material(e, nu, rho, f"MAT1 {mid}")
 
 
-def annotate_raw(raw, path: str) -> dict:
+def annotate_raw(raw, path: str, volume_types) -> dict:
     """Put the GRID ids and the ``PSOLID<pid>`` element sets into a ``meshio.Mesh`` read from ``path`` and return
-    ``{set name: Material}`` of the PSOLIDs the solid elements use.
+    ``{set name: Material}`` of the PSOLIDs the solid elements (meshio cell types ``volume_types``) use.
 
     Raises
     ------
@@ -124,11 +124,9 @@ def annotate_raw(raw, path: str) -> dict:
     refs = (raw.cell_data or {}).get("nastran:ref")
     if refs is None or len(refs) != len(raw.cells):
         return {}  # no property ids on the elements: no materials from the file
-    from fem.mesh import VOLUME_CELL_TYPES
-
     mat1, psolid = read_cards(path)
     materials = {}
-    solid = [np.asarray(r, dtype=np.int64) for r, block in zip(refs, raw.cells) if block.type in VOLUME_CELL_TYPES]
+    solid = [np.asarray(r, dtype=np.int64) for r, block in zip(refs, raw.cells) if block.type in volume_types]
     for pid in np.unique(np.concatenate(solid)) if solid else []:
         name = f"PSOLID{pid}"
         raw.cell_sets[name] = [np.flatnonzero(np.asarray(r) == pid) for r in refs]
