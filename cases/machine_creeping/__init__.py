@@ -34,7 +34,7 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
         progress: bool = False) -> dict:
     """Run one scenario; returns ``case, t_end, steps, wall_s, max_constraint_violation, outputs`` (peak force
     ratio, dominant lateral-force frequency, displacement per cycle vs μ, impact and drive peaks). The reduced
-    structure is cached (``$FLEXMBS_CACHE``): the first run reduces it (≈ 10 min at the default mesh)."""
+    structure is cached (``$FLEXMBS_CACHE``): the first run meshes and reduces it (about a minute at the default mesh)."""
     from .simulation import run_scenario
 
     result = run_scenario(parameters(params), t_end, out, progress)
