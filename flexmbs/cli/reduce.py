@@ -111,7 +111,9 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
         lines.append(f"Cut-off criterion: fixed-interface modes up to {r['cutoff_factor']:g} × {r['max_frequency_hz']:g}"
                      f" Hz = {r['cutoff_hz']:g} Hz retained.")
     lines += [""] + [f"**Warning:** {line}" for line in _warning_lines(r)]
-    with open(path, "w") as handle:
+    from flexmbs.results.safe_files import open_output
+
+    with open_output(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
 
 
@@ -137,8 +139,9 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
-                   compare, name, report_path, as_json):
+                   compare, name, report_path, as_json, force=False):
     """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
     from .checks import check_damping, check_outputs
     from flexmbs.results.safe_files import output_lock
@@ -160,6 +163,11 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     from fem.materials import check_solid, parse_material
 
     check_solid(parse_material(material))
+    from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
+
+    check_replace(out, "flexible body", force=force, inputs=[mesh], option="-o")
+    if report_path:
+        check_replace(report_path, "report", force=force, inputs=[mesh, out], option="--report")
     with output_lock(out):
         _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material,
                 damping, ratios, compare, name, report_path, as_json, start, max_frequency)
@@ -196,10 +204,14 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
                 "max_frequency": max_frequency}
-    write_flexbody(body, out, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
-                               "material": material, "settings": settings})
+    from flexmbs.results.safe_files import atomic_output  # nothing-lost (issue 30): temporary, then rename
+
+    with atomic_output(out, "-o", force=True) as tmp:  # kind and inputs checked before the work
+        write_flexbody(body, tmp, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
+                                   "material": material, "settings": settings})
     if report_path:
-        _markdown_report(body, report_path, mesh, settings)
+        with atomic_output(report_path, "--report", force=True) as tmp:
+            _markdown_report(body, tmp, mesh, settings)
     _print_reduction(body, model, out, start, as_json)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time as _time
 
@@ -15,6 +16,7 @@ from .initial import (assemble_positions, equation_names, initial_accelerations,
                       static_equilibrium as _static)
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .recorder import Recorder
+from .watchdog import MAX_STEPS_LIMIT, Watchdog
 from flexmbs.results.results import Results
 from .system import System, measure
 
@@ -187,7 +189,8 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
              output: str | None = None, output_interval: float | None = None, progress: bool = False,
              static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
              parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
-             tolerances: dict | None = None) -> Results:
+             tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
+             stall_step: float | None = None) -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -230,25 +233,42 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
         Contact onsets (elements with gap functions: end stops, hard stops, contacts) are located as roots of their
         gap within this time (:mod:`flexmbs.engine.events`); ``Results.events`` lists them.
 
+    force : bool
+        Let ``output`` replace a file of another kind (a flexible body, a mesh, ...; refused by default).
+    stall_window, stall_step : float, s
+        The progress watchdog (:mod:`flexmbs.engine.watchdog`): a run whose step size stays below ``stall_step``
+        (default 1e-9 ``t_end``) for ``stall_window`` seconds of wall time stops ("no progress", results kept).
+
     Returns
     -------
     Results
         ``success`` is False (with a ``message`` saying when and which equation) if the integration failed or was
         interrupted (Ctrl-C); everything computed until then is kept.
     """
-    if not t_end > 0.0:
-        raise SimulationError(f"t_end must be positive, got {t_end}")
+    _check_run_request(t_end, max_steps)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
     with threadpool_limits(1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
-                         event_tolerance, tolerances)
+                         event_tolerance, tolerances, force, Watchdog(t_end, stall_step, stall_window))
+
+
+def _check_run_request(t_end, max_steps) -> None:
+    """A finite, positive end time and a bounded step count (one line each)."""
+    try:
+        t_end = float(t_end)
+    except (TypeError, ValueError):
+        raise SimulationError(f"t_end must be a time in s, got {t_end!r}") from None
+    if not (t_end > 0.0 and math.isfinite(t_end)):
+        raise SimulationError(f"t_end must be a positive, finite time in s, got {t_end}")
+    if not (isinstance(max_steps, (int, np.integer)) and 1 <= max_steps <= MAX_STEPS_LIMIT):
+        raise SimulationError(f"max_steps must be a whole number in 1..{MAX_STEPS_LIMIT:.0e}, got {max_steps!r}")
 
 
 def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
               progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance,
-              tolerances=None) -> Results:
+              tolerances=None, force=False, watchdog=None) -> Results:
     wall0 = _time.perf_counter()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
@@ -258,7 +278,8 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     if system.redundancy:  # the redundant-constraint report (warned by System.select_rows) kept in the results
         attributes["redundant_joints"] = ",".join(system.redundant_joints)
         attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
-    recorder = Recorder(system, output, attributes)
+    recorder = Recorder(system, output, attributes, force=force)
+    watchdog = watchdog or Watchdog(t_end)
     try:
         run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
                    max_step, min_step, output_interval, EventLocator(system, event_tolerance))
@@ -272,6 +293,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
             if run.stats["steps"] >= max_steps:
                 raise SimulationError(f"maximum number of steps ({max_steps}) reached at t = {run.state.t:.6g} s")
             run.attempt()
+            watchdog.check(run.h, run.state.t, run.limiting_names)
             if bar is not None:  # update() honours tqdm's minimum refresh interval
                 bar.update(round(min(run.state.t, t_end), 9) - bar.n)
     except KeyboardInterrupt:

@@ -136,11 +136,14 @@ class ResultsWriter:
     """
 
     def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200,
-                 flush_seconds: float = 1.0, lock: bool = True, reserve_bytes: int = 2 ** 21):
+                 flush_seconds: float = 1.0, lock: bool = True, reserve_bytes: int = 2 ** 21, force: bool = False,
+                 inputs=()):
+        from .file_kinds import check_replace
         from .safe_files import _acquire, check_writable, part_path
 
         self.path = str(path)
         check_writable(self.path, "results file")
+        check_replace(self.path, "results file", force=force, inputs=inputs, option="results file")
         self._lock = os.path.abspath(self.path) if lock else None
         if self._lock:
             _acquire(self._lock)
@@ -236,16 +239,21 @@ class ResultsWriter:
         if not self._buffer or self.broken:
             return
         try:
+            self._check_room()
             self._write_block()
         except (OSError, RuntimeError) as exc:
             reason = _reason(exc)
             self._free_reserve()
             try:
-                self._write_block()
+                if not isinstance(exc, _NoRoom):
+                    self._write_block()
+                else:
+                    raise exc
             except (OSError, RuntimeError):
                 self.broken = reason
-                raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples flushed "
-                                      f"before are in {self.part!r}") from None
+                t_kept = self._last_time_written()
+                raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples up to "
+                                      f"t = {t_kept:.6g} s are kept (free some space)") from None
             self.rows_written += len(self._buffer)
             t_last = self._buffer[-1][0]
             self._buffer.clear()
@@ -255,6 +263,22 @@ class ResultsWriter:
         self.rows_written += len(self._buffer)
         self._buffer.clear()
         self._last_flush = _time.monotonic()
+
+    def _check_room(self) -> None:
+        """Stop before the disk is full: HDF5 must never meet a full disk (it may crash the process, or leave a
+        file it cannot close). The next block, plus 1 MB for the file's metadata, must fit."""
+        from .safe_files import free_bytes
+
+        row = sum(ds.dtype.itemsize * int(np.prod(ds.shape[1:])) for ds in self._datasets.values())
+        need = len(self._buffer) * row * 1.5 + 2 ** 20
+        if free_bytes(self.part) < need:
+            raise _NoRoom("No space left on device (less than the next block of samples plus 1 MB is free)")
+
+    def _last_time_written(self) -> float:
+        try:
+            return float(self._datasets["time"][self.rows_written - 1]) if self.rows_written else 0.0
+        except (KeyError, OSError, RuntimeError, ValueError):
+            return float("nan")
 
     def _free_reserve(self) -> None:
         try:
@@ -299,6 +323,10 @@ class ResultsWriter:
             self.final_path = None
         self._unlock()
         return self.final_path
+
+
+class _NoRoom(OSError):
+    """The disk has no room for the next block (raised before HDF5 writes anything)."""
 
 
 def _reason(exc: BaseException) -> str:
