@@ -9,11 +9,14 @@ being text. A file inside a study folder (one holding ``study.json``) belongs to
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 from fem.errors import FlexmbsError
 
-__all__ = ["detect_kind", "check_replace", "KINDS", "study_folder_of"]
+__all__ = ["detect_kind", "check_replace", "KINDS", "study_folder_of", "forced"]
+
+_FORCED: set[str] = set()  # absolute paths a command's --force lets be replaced whatever they hold
 
 # output kind -> the existing kinds it may replace (besides an empty file)
 KINDS = {
@@ -94,6 +97,21 @@ def detect_kind(path: str) -> str | None:
     return "text file"
 
 
+@contextlib.contextmanager
+def forced(path: str | None, enabled: bool = True):
+    """Within this context ``path`` may be replaced whatever it holds (a command's ``--force`` reaching the
+    writers a case calls)."""
+    full = os.path.abspath(os.fspath(path)) if path and enabled else None
+    if full is None or full in _FORCED:
+        yield
+        return
+    _FORCED.add(full)
+    try:
+        yield
+    finally:
+        _FORCED.discard(full)
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -104,9 +122,9 @@ def _same_file(a: str, b: str) -> bool:
 def check_replace(path: str, kind: str, *, force: bool = False, inputs=(), option: str = "output") -> None:
     """Refuse, in one line, to let an output of ``kind`` replace an input of the same command, a file of another
     kind, or a file of a study folder (unless ``force``). Call it before any work."""
-    if force:
-        return
     full = os.path.abspath(os.fspath(path))
+    if force or full in _FORCED:
+        return
     for source in inputs:
         if source and os.path.exists(full) and _same_file(os.fspath(source), full):
             raise FlexmbsError(f"{option} {path!r} is also an input of this command; writing it would replace its "

@@ -92,7 +92,10 @@ class Results:
                 comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
                 for k in range(arr.shape[1]):
                     columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
-        with open(path, "w", newline="") as fh:
+        from .safe_files import atomic_output, open_output
+
+        with atomic_output(path, "csv file", kind="csv table", inputs=[self.path]) as tmp, \
+                open_output(tmp, "w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow([c[0] for c in columns])
             for row in zip(*[c[1] for c in columns]):
