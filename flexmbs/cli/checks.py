@@ -12,7 +12,7 @@ from fem.errors import FlexmbsError
 from flexmbs.results.safe_files import check_writable
 
 __all__ = ["FINITE", "POSITIVE", "check_mesh_request", "estimate_elements", "check_damping", "check_video",
-           "check_outputs", "MESH_SUFFIXES", "MAX_MESH_ELEMENTS"]
+           "check_outputs", "MESH_SUFFIXES", "MAX_MESH_ELEMENTS", "echo_cache"]
 
 MESH_SUFFIXES = (".msh", ".vtk", ".inp", ".unv", ".bdf", ".med")
 MAX_MESH_ELEMENTS = 1_000_000  # a 1 M-element quadratic mesh is minutes of gmsh and GBs in modal/reduce
@@ -107,3 +107,22 @@ def check_outputs(*pairs) -> None:
     for path, option in pairs:
         if path:
             check_writable(path, option)
+
+
+def echo_cache(as_json: bool, missing_path: bool = False) -> None:
+    """``flexmbs info --cache``: where the cache of reduced bodies is, what it holds, whether it is usable."""
+    if missing_path:
+        raise FlexmbsError("flexmbs info: give a FILE (*.flex.h5 or *.results.h5) or --cache")
+    from flexmbs.results.cache import cache_info
+
+    info = cache_info()
+    if as_json:
+        import json
+
+        click.echo(json.dumps(info))
+        return
+    state = "usable" if info["usable"] else "NOT usable (a file, or not writable): set FLEXMBS_CACHE to a folder"
+    click.echo(f"cache: {info['folder']} ({info['origin']}; {state})")
+    click.echo(f"  {len(info['entries'])} file(s), {info['total_bytes'] / 1e6:.1f} MB; delete files to rebuild them")
+    for entry in info["entries"]:
+        click.echo(f"  {entry['name']}  {entry['bytes'] / 1e6:.2f} MB")

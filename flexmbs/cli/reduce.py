@@ -250,11 +250,18 @@ def _print_reduction(body, model, out, start, as_json) -> None:
 
 
 @click.command("info")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def info_command(path, as_json):
+@click.option("--cache", "show_cache", is_flag=True,
+              help="Describe the cache of reduced bodies ($FLEXMBS_CACHE, default ~/.cache/flexmbs) instead.")
+def info_command(path, as_json, show_cache=False):
     """Describe a flexible-body (*.flex.h5) or results (*.results.h5) file: contents, units, signals."""
     from reduction.io import FORMAT, read_flexbody
+
+    if show_cache or path is None:  # nothing-lost (issue 30): the cache made visible
+        from .checks import echo_cache
+
+        return echo_cache(as_json, path is None and not show_cache)
 
     if not os.path.exists(path) and not path.endswith(".flex.h5"):
         from flexmbs.results.safe_files import resolve_results

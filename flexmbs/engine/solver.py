@@ -16,6 +16,7 @@ from .initial import (assemble_positions, equation_names, initial_accelerations,
                       static_equilibrium as _static)
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .recorder import Recorder
+from .preflight import check_start
 from .watchdog import MAX_STEPS_LIMIT, Watchdog
 from flexmbs.results.results import Results
 from .system import System, measure
@@ -272,6 +273,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     wall0 = _time.perf_counter()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
+    check_start(system, state)  # contradicting settings: one line before any step (issue 30)
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
     max_step = max_step or t_end / 20.0
     attributes = _attributes(model, case, parameters)
