@@ -54,8 +54,9 @@ def drop_damaged(path: str, log=None) -> bool:
     try:
         read_flexbody(path)
         return False
-    except FileFormatError as exc:
-        reason = str(exc).split(":")[-1].split("(")[0].strip() or "unreadable"
+    except FileFormatError as exc:  # its text ends in "re-run flexmbs reduce": not what a cache user should do
+        reason = str(exc).replace(repr(path), "").split(" (")[0].split(";")[0].split(": ")[0].strip()
+        reason = reason.removeprefix("is ").removeprefix("has ") or "unreadable"
     try:
         os.remove(path)
     except OSError as exc:
