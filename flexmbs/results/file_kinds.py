@@ -40,12 +40,10 @@ _MESH_SUFFIXES = (".msh", ".vtk", ".inp", ".unv", ".bdf", ".med", ".nas")
 
 
 def study_folder_of(path: str) -> str | None:
-    """The study folder ``path`` lies in (the folder or its parent holds ``study.json``), else None."""
+    """The study folder ``path`` lies in directly (its folder holds ``study.json``: the table, the manifest, the
+    report), else None. The study's ``runs/`` are results files, written by its workers."""
     folder = os.path.dirname(os.path.abspath(path))
-    for candidate in (folder, os.path.dirname(folder)):
-        if os.path.isfile(os.path.join(candidate, "study.json")):
-            return candidate
-    return None
+    return folder if os.path.isfile(os.path.join(folder, "study.json")) else None
 
 
 def _hdf5_kind(path: str) -> str:

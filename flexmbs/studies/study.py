@@ -371,6 +371,7 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
     client, cluster, owned = _connect(scheduler, workers, client, say)
     bar = None
     futures = {}
+    quick = False  # after Ctrl-C: close the cluster within about a second (issue 30)
     try:
         address, dashboard = _announce(client, say)
         try:
@@ -402,15 +403,28 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
             if failed:
                 bar.set_postfix(failed=failed)
         return address, dashboard
+    except KeyboardInterrupt:
+        quick = True
+        raise
     finally:
         if bar is not None:
             bar.close()
+        _close(client, cluster, owned, list(futures), quick)
+
+
+def _close(client, cluster, owned, futures, quick) -> None:
+    """Cancel what is left and close the client and the local cluster; after Ctrl-C with a 1 s grace each (the
+    worker processes are children of this one and end with it)."""
+    import contextlib
+
+    timeout = {"timeout": 1} if quick else {}
+    with contextlib.suppress(Exception) if quick else contextlib.nullcontext():
         if futures:
-            client.cancel(list(futures))
+            client.cancel(futures)
         if owned:
-            client.close()
+            client.close(**timeout)
         if cluster is not None:
-            cluster.close()
+            cluster.close(**timeout)
 
 
 def _report(case, frame, manifest, out, say):
