@@ -152,12 +152,12 @@ def modal_command(mesh, material, fixes, modes, as_json):
     check_solid(parse_material(material))  # before any work
     start = time.perf_counter()
     fe_mesh = load_mesh(mesh)
-    from .checks import mesh_warnings  # nothing-lost (issue 30)
+    model = solid_model(fe_mesh, material)
+    fixed = [model.select(sel) for sel in fixes]
+    from .checks import mesh_warnings  # nothing-lost (issue 30): once the selections are resolved
 
     for text in mesh_warnings(fe_mesh):
         log(f"warning: {text}")
-    model = solid_model(fe_mesh, material)
-    fixed = [model.select(sel) for sel in fixes]
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type} elements; assembled")
     log(f"solving {modes} modes of {model.n_dofs} dofs ({backend_name()})")
     result = modal_analysis(model, modes, fixed)
