@@ -48,6 +48,7 @@ CASES = [
     ("hang", "a run that stops advancing", "test_the_watchdog_stops_a_stalled_run_and_keeps_its_results"),
     ("hang", "fm.simulate(model, inf)", "test_absurd_run_requests_are_refused"),
     ("hang", "study --workers 1000000", "test_study_checks_everything_before_any_work"),
+    ("hang", "torque_M0=1e9: minutes without a word", "test_a_crawling_run_says_so_once"),
     ("internal error", "reduce on a full disk: HDF5 segmentation fault",
      "test_reduce_on_a_full_disk_is_one_line_and_keeps_the_body"),
     ("internal error", "run on a full disk: HDF5 crash at exit", "test_a_full_disk_cli_run_keeps_a_readable_file"),
@@ -440,3 +441,16 @@ def test_info_cache_shows_the_cache(files, tmp_path, monkeypatch):
     assert "--cache" in one_error_line(CliRunner().invoke(main, ["info"]))
     readme = Path(ROOT, "README.md").read_text()
     assert "FLEXMBS_CACHE" in readme and "flexmbs info --cache" in readme
+
+
+def test_a_crawling_run_says_so_once():
+    """The notice after a configurable wall time (0 s here, no wall-clock limit): one line with the rate."""
+    from flexmbs.engine.watchdog import Watchdog
+
+    said = []
+    dog = Watchdog(10.0, stall_window=1e9, every=1, notice_after=0.0, notice=said.append)
+    dog._start -= 1.0  # one second of wall time for 1e-3 s of simulated time: about 2.8 h more
+    for _ in range(5):
+        dog.check(1e-6, 1e-3, lambda: {"element/hydraulics/p_A": 7})
+    assert len(said) == 1 and said[0].startswith("note: slow progress: t = 0.001 s of 10 s")
+    assert "'element/hydraulics/p_A'" in said[0] and "min more" in said[0]
