@@ -1,8 +1,8 @@
 """The FlexBody file (``*.flex.h5``): write, read, validate.
 
 HDF5 via h5py, self-describing: the root carries ``format = "flexmbs.flexbody"`` and ``format_version``; every
-dataset carries a ``unit`` attribute (SI). Written atomically (built in memory, written to a temporary file, then renamed). The layout is
-documented in docs/file-formats.md.
+dataset carries a ``unit`` attribute (SI). Written atomically (built in memory, written to a temporary file, then
+renamed). The layout is documented in docs/file-formats.md.
 """
 from __future__ import annotations
 

@@ -184,7 +184,8 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     model = solid_model(fe_mesh, material)
     from .checks import mesh_warnings  # nothing-lost (issue 30): said with the progress lines below
 
-    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)]  # progress lines wait until every selection is resolved: a bad selector is one error line alone
+    # progress lines wait until every selection is resolved: a bad selector is one error line alone
+    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)]
     for itf_name, selector, spider, _ in parsed:
         ref = model.add_reference_node(itf_name, selector, spider)
         said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time as _time
 
@@ -16,8 +15,8 @@ from .initial import (assemble_positions, equation_names, initial_accelerations,
                       static_equilibrium as _static)
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .recorder import Recorder
-from .preflight import check_start
-from .watchdog import MAX_STEPS_LIMIT, Watchdog
+from .preflight import check_request, check_start
+from .watchdog import Watchdog
 from flexmbs.results.results import Results
 from .system import System, measure
 
@@ -246,25 +245,15 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
         ``success`` is False (with a ``message`` saying when and which equation) if the integration failed or was
         interrupted (Ctrl-C); everything computed until then is kept.
     """
-    _check_run_request(t_end, max_steps)
+    check_request(t_end, max_steps, rtol=rtol, atol=atol, rho_inf=rho_inf, initial_step=initial_step,
+                  max_step=max_step, min_step=min_step, output_interval=output_interval,
+                  event_tolerance=event_tolerance)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
     with threadpool_limits(1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
                          event_tolerance, tolerances, force, Watchdog(t_end, stall_step, stall_window))
-
-
-def _check_run_request(t_end, max_steps) -> None:
-    """A finite, positive end time and a bounded step count (one line each)."""
-    try:
-        t_end = float(t_end)
-    except (TypeError, ValueError):
-        raise SimulationError(f"t_end must be a time in s, got {t_end!r}") from None
-    if not (t_end > 0.0 and math.isfinite(t_end)):
-        raise SimulationError(f"t_end must be a positive, finite time in s, got {t_end}")
-    if not (isinstance(max_steps, (int, np.integer)) and 1 <= max_steps <= MAX_STEPS_LIMIT):
-        raise SimulationError(f"max_steps must be a whole number in 1..{MAX_STEPS_LIMIT:.0e}, got {max_steps!r}")
 
 
 def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,

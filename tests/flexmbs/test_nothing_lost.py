@@ -47,6 +47,7 @@ CASES = [
     ("data loss", "CSV, study table and plot on a full disk", "test_python_writers_on_a_full_disk"),
     ("hang", "a run that stops advancing", "test_the_watchdog_stops_a_stalled_run_and_keeps_its_results"),
     ("hang", "fm.simulate(model, inf)", "test_absurd_run_requests_are_refused"),
+    ("hang", "fm.simulate(max_step=nan) loops forever", "test_absurd_run_requests_are_refused"),
     ("hang", "study --workers 1000000", "test_study_checks_everything_before_any_work"),
     ("hang", "torque_M0=1e9: minutes without a word", "test_a_crawling_run_says_so_once"),
     ("internal error", "reduce on a full disk: HDF5 segmentation fault",
@@ -65,6 +66,8 @@ CASES = [
     ("absurd input", "simulate t_end nan / negative / text", "test_absurd_run_requests_are_refused"),
     ("absurd input", "simulate max_steps 0 or 1e12", "test_absurd_run_requests_are_refused"),
     ("absurd input", "negative stall window", "test_absurd_run_requests_are_refused"),
+    ("absurd input", "solver options out of range (rtol < 0, atol = 0, rho_inf = 2, ...)",
+     "test_absurd_run_requests_are_refused"),
     ("absurd input", "coarse first-order mesh", "test_mesh_warnings_name_the_remedy"),
     ("absurd input", "mesh in disconnected pieces", "test_mesh_warnings_name_the_remedy"),
     ("cryptic message", "damaged cache entry: 're-run flexmbs reduce'", "test_a_damaged_cache_entry_is_rebuilt"),
@@ -284,6 +287,11 @@ def test_absurd_run_requests_are_refused():
             fm.simulate(falling_mass(), 0.1, max_steps=steps)
     with pytest.raises(fm.FlexmbsError, match="stall_window"):
         fm.simulate(falling_mass(), 0.1, stall_window=-1.0)
+    for option, value in (("max_step", float("nan")), ("rtol", -1.0), ("atol", 0.0), ("rho_inf", 2.0),
+                          ("initial_step", -1.0), ("output_interval", -1.0), ("min_step", float("inf")),
+                          ("event_tolerance", 0.0)):
+        with pytest.raises(fm.SimulationError, match=f"{option} must be a finite number"):
+            fm.simulate(falling_mass(), 0.1, **{option: value})
 
 
 def test_study_checks_everything_before_any_work(tmp_path):
