@@ -275,8 +275,10 @@ def info_command(path, as_json, show_cache=False):
     try:
         with h5py.File(path, "r", locking=False) as f:
             kind = f.attrs.get("format")
-    except OSError:
-        raise FileFormatError(f"{path!r} is not an HDF5 file written by flexmbs") from None
+    except OSError as exc:
+        from flexmbs.results.results import _reason  # issue 30: a cut file said so, not "not written by flexmbs"
+
+        raise FileFormatError(f"{path!r} cannot be read: {_reason(exc)}") from None
     if kind == FORMAT:
         body = read_flexbody(path)
         r = body.report

@@ -11,6 +11,7 @@ import csv
 import datetime as _dt
 import json
 import os
+import re
 import tempfile
 import time as _time
 from collections.abc import Mapping
@@ -335,6 +336,12 @@ class _NoRoom(OSError):
 def _reason(exc: BaseException) -> str:
     """A short cause of an I/O error (h5py wraps errno texts in long messages)."""
     text = str(exc)
+    cut = re.search(r"truncated file: eof = (\d+).*stored_eof = (\d+)", text)
+    if cut:  # HDF5's "Unable to synchronously open file (truncated file: eof = ..., stored_eof = ...)"
+        return (f"the file is cut short ({int(cut.group(1))} of {int(cut.group(2))} bytes: the disk filled or the "
+                "process was killed while it was written)")
+    if "file signature not found" in text:
+        return "it is not an HDF5 file"
     for marker, short in (("No space left", "disk full (no space left on device)"),
                           ("File too large", "file size limit reached (file too large)"),
                           ("Disk quota", "disk quota exceeded"), ("Permission denied", "permission denied"),

@@ -72,6 +72,9 @@ CASES = [
     ("absurd input", "mesh in disconnected pieces", "test_mesh_warnings_name_the_remedy"),
     ("cryptic message", "damaged cache entry: 're-run flexmbs reduce'", "test_a_damaged_cache_entry_is_rebuilt"),
     ("cryptic message", "cache never named", "test_info_cache_shows_the_cache"),
+    ("cryptic message", "a cut results/body file: 'Unable to synchronously open file (truncated file: eof...'",
+     "test_a_cut_file_is_named_as_cut"),
+    ("cryptic message", "a text file named .results.h5: 'file signature not found'", "test_a_cut_file_is_named_as_cut"),
 ]
 
 
@@ -462,3 +465,17 @@ def test_a_crawling_run_says_so_once():
         dog.check(1e-6, 1e-3, lambda: {"element/hydraulics/p_A": 7})
     assert len(said) == 1 and said[0].startswith("note: slow progress: t = 0.001 s of 10 s")
     assert "'element/hydraulics/p_A'" in said[0] and "min more" in said[0]
+
+
+def test_a_cut_file_is_named_as_cut(files, tmp_path):
+    cut = tmp_path / "cut.results.h5"
+    cut.write_bytes(Path(files["res"]).read_bytes()[:3000])
+    line = one_error_line(CliRunner().invoke(main, ["plot", str(cut), "x", "--out", str(tmp_path / "a.png")]))
+    assert "the file is cut short (3000 of" in line and "synchronously" not in line
+    body = tmp_path / "cut.flex.h5"
+    body.write_bytes(Path(files["flex"]).read_bytes()[:3000])
+    assert "cut short" in one_error_line(CliRunner().invoke(main, ["info", str(body)]))
+    text = tmp_path / "text.results.h5"
+    text.write_text("hello")
+    line = one_error_line(CliRunner().invoke(main, ["plot", str(text), "x", "--out", str(tmp_path / "a.png")]))
+    assert "it is not an HDF5 file" in line and "signature" not in line
