@@ -138,7 +138,8 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
 @click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, help="Nodes listed.")
 @click.option("--size", "size", default="1200x800", show_default=True, help="Image size WIDTHxHEIGHT in pixels.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def fatigue_command(results_file, body, sn_text, quantity, mean_correction, prefix, top, size, as_json):
+@click.option("--force", is_flag=True, help="Let the outputs replace files of another kind.")
+def fatigue_command(results_file, body, sn_text, quantity, mean_correction, prefix, top, size, as_json, force=False):
     """Fatigue damage map of a flexible body: rainflow per node, Basquin S-N, Goodman, Miner; a damage table
     (CSV), a VTU with damage and life fields and a picture of the body coloured by damage."""
     from flexmbs.post.fatigue import parse_sn
@@ -158,7 +159,7 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     kinds = {".csv": "csv table", ".vtu": "ParaView file", ".png": "png picture"}
     for suffix, kind in kinds.items():  # before any work (issue 30)
         check_writable(prefix + suffix, "--out")
-        check_replace(prefix + suffix, kind, inputs=[results_file], option="--out")
+        check_replace(prefix + suffix, kind, force=force, inputs=[results_file], option="--out")
     scene = load_scene(results_file)
     fmap = fatigue_map(scene, body, sn, quantity, mean_correction)
     s = fmap["stress"]

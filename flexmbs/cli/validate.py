@@ -67,7 +67,7 @@ def validate_command(case_names, quick, output, as_json):
         check_writable(output, "-o", suffixes=(".md", ".html"))
         from flexmbs.results.file_kinds import check_replace
 
-        check_replace(output, "report", option="-o")  # before the checks run (issue 30)
+        check_replace(output, "report", option="-o", force_hint="")  # before the checks run (issue 30)
     registry, get_case = _registry()
     cases = {name: get_case(name) for name in case_names} if case_names else registry()
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -79,7 +79,7 @@ def validate_command(case_names, quick, output, as_json):
             "command": command}
     if output is not None:
         text = validation.to_html(rows, meta) if output.endswith(".html") else validation.to_markdown(rows, meta)
-        with atomic_output(output, "-o", kind="report") as tmp:
+        with atomic_output(output, "-o", kind="report", force_hint="") as tmp:
             with open_output(tmp, "w", encoding="utf-8") as handle:
                 handle.write(text + "\n")
     if as_json:

@@ -117,24 +117,26 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def check_replace(path: str, kind: str, *, force: bool = False, inputs=(), option: str = "output") -> None:
+def check_replace(path: str, kind: str, *, force: bool = False, inputs=(), option: str = "output",
+                  force_hint: str = " (or add --force)") -> None:
     """Refuse, in one line, to let an output of ``kind`` replace an input of the same command, a file of another
-    kind, or a file of a study folder (unless ``force``). Call it before any work."""
+    kind, or a file of a study folder (unless ``force``). Call it before any work. ``force_hint`` ends the line
+    (what overrides the refusal; ``""`` where nothing does)."""
     full = os.path.abspath(os.fspath(path))
     if force or full in _FORCED:
         return
     for source in inputs:
         if source and os.path.exists(full) and _same_file(os.fspath(source), full):
             raise FlexmbsError(f"{option} {path!r} is also an input of this command; writing it would replace its "
-                               "own input: choose another name (or add --force)")
+                               f"own input: choose another name{force_hint}")
     study = study_folder_of(full)
     if study is not None and kind != "study file":
         raise FlexmbsError(f"{option} {path!r} lies in the study folder {study!r} and would change the study; "
-                           "write it elsewhere (or add --force)")
+                           f"write it elsewhere{force_hint}")
     existing = detect_kind(full) if os.path.isfile(full) else None
     if existing is None:
         return
     accepted = KINDS.get(kind, (kind,))
     if existing not in accepted:
         raise FlexmbsError(f"{option} {path!r} exists and is a {existing}, not a {kind}: it would be replaced; "
-                           "choose another name (or add --force)")
+                           f"choose another name{force_hint}")

@@ -95,7 +95,7 @@ class Results:
                     columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
         from .safe_files import atomic_output, open_output
 
-        with atomic_output(path, "csv file", kind="csv table", inputs=[self.path]) as tmp, \
+        with atomic_output(path, "csv file", kind="csv table", inputs=[self.path], force_hint="") as tmp, \
                 open_output(tmp, "w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow([c[0] for c in columns])
@@ -147,7 +147,8 @@ class ResultsWriter:
 
         self.path = str(path)
         check_writable(self.path, "results file")
-        check_replace(self.path, "results file", force=force, inputs=inputs, option="results file")
+        check_replace(self.path, "results file", force=force, inputs=inputs, option="results file",
+                      force_hint=" (or pass force=True)")
         self._lock = os.path.abspath(self.path) if lock else None
         if self._lock:
             _acquire(self._lock)

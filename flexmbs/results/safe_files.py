@@ -244,7 +244,7 @@ def free_bytes(path: str) -> float:
 
 @contextlib.contextmanager
 def atomic_output(path: str, option: str = "output", kind: str | None = None, force: bool = False, inputs=(),
-                  verify=None):
+                  verify=None, force_hint: str = " (or add --force)"):
     """Yield a unique temporary name beside ``path`` with the same suffix (writers that pick the format from the
     suffix keep working); on success it replaces ``path``, on any error it is removed and ``path`` is untouched.
     The target name is locked meanwhile. ``kind``: the file kind written (:mod:`flexmbs.results.file_kinds`):
@@ -254,7 +254,7 @@ def atomic_output(path: str, option: str = "output", kind: str | None = None, fo
     if kind is not None:
         from .file_kinds import check_replace
 
-        check_replace(full, kind, force=force, inputs=inputs, option=option)
+        check_replace(full, kind, force=force, inputs=inputs, option=option, force_hint=force_hint)
     folder, base = os.path.split(full)
     stem, suffix = os.path.splitext(base)
     with output_lock(full):
