@@ -47,11 +47,33 @@ class ModalResult:
 
 
 def free_dofs(model: FEModel, fixed_nodes=None) -> np.ndarray:
-    """Independent-dof indices that remain after fixing all dofs of ``fixed_nodes`` (node index arrays)."""
+    """Independent-dof indices that remain after the supports ``fixed_nodes``.
+
+    Each support is a node index array (all dofs of those nodes clamped) or a pair ``(nodes, dofs)`` with ``dofs``
+    the components held, digits of ``123456`` (1-3 translations x, y, z; 4-6 rotations), e.g. ``(nodes, "3")`` for
+    ``u_z = 0`` (a simple support, a membrane held in its plane).
+    """
     keep = np.ones(model.n_dofs, dtype=bool)
-    for nodes in fixed_nodes or []:
-        keep[model.independent_index(model.node_dofs(nodes))] = False
+    for support in fixed_nodes or []:
+        nodes, which = _support(support)
+        dofs = model.node_dofs(nodes, which)
+        if dofs.size == 0:
+            raise ModelError(f"a support holds dofs {which} of nodes that have none (solid nodes have translations "
+                             "1-3 only)")
+        keep[model.independent_index(dofs)] = False
     return np.flatnonzero(keep)
+
+
+def _support(support) -> tuple[np.ndarray, str]:
+    """``nodes`` or ``(nodes, dofs)`` -> (node indices, dof digits); a ModelError for bad digits."""
+    if isinstance(support, tuple) and len(support) == 2 and isinstance(support[1], str):
+        nodes, which = support
+        which = which.strip()
+        if not which or not set(which) <= set("123456") or len(set(which)) != len(which):
+            raise ModelError(f"support dofs {which!r} must be distinct digits from 123456 (1-3 translations, 4-6 "
+                             "rotations), e.g. 3 for u_z = 0")
+        return np.atleast_1d(np.asarray(nodes, dtype=np.int64)), "".join(sorted(which))
+    return np.atleast_1d(np.asarray(support, dtype=np.int64)), "123456"
 
 
 def default_shift(stiffness: sp.spmatrix, mass: sp.spmatrix) -> float:
@@ -72,8 +94,9 @@ def modal_analysis(model: FEModel, n_modes: int = 12, fixed_nodes=None, shift: f
     model : FEModel
     n_modes : int
         Number of modes (for a free–free part this includes the six rigid-body modes).
-    fixed_nodes : list of int arrays, optional
-        Nodes whose dofs are clamped.
+    fixed_nodes : list of int arrays or (int array, str) pairs, optional
+        Supports: nodes whose dofs are all clamped, or ``(nodes, "3")`` holding only the listed dofs (see
+        :func:`free_dofs`).
     shift : float, (rad/s)², optional
         Shift σ (negative for free–free); see :func:`default_shift`.
     """
@@ -105,8 +128,9 @@ def modal_analysis(model: FEModel, n_modes: int = 12, fixed_nodes=None, shift: f
 
 def _rigid_body_modes(values: np.ndarray, sigma: float, fixed_nodes) -> np.ndarray:
     """Rigid-body modes of a free–free analysis: ``|λ| < 10⁻⁴ |σ|`` (round-off level; the shift σ lies 10⁻³ of an
-    element frequency below zero, far under any elastic mode of a meshed part). None when nodes are fixed."""
-    if fixed_nodes:
+    element frequency below zero, far under any elastic mode of a meshed part). None when whole nodes are clamped;
+    with supports of some dofs only (``(nodes, dofs)``) the rigid motions they leave free are found the same way."""
+    if fixed_nodes and all(_support(s)[1] == "123456" for s in fixed_nodes):
         return np.zeros(values.size, dtype=bool)
     return np.abs(values) < 1e-4 * abs(sigma)
 
@@ -118,8 +142,9 @@ def static_analysis(model: FEModel, loads: dict, fixed_nodes=None) -> np.ndarray
     ----------
     loads : dict[int, array_like]
         Node index -> force (3,) N or force and moment (6,) N, N m, in global axes (reference nodes included).
-    fixed_nodes : list of int arrays
-        Clamped nodes; the model must be statically determinate or better (no rigid-body motion left).
+    fixed_nodes : list of int arrays or (int array, str) pairs
+        Supports (see :func:`free_dofs`); the model must be statically determinate or better (no rigid-body
+        motion left).
 
     Returns
     -------

@@ -106,3 +106,43 @@ def check_solid(material: Material) -> Material:
         raise MaterialError(f"material {material.name!r}: density {material.density:g} kg/m³ is outside the range "
                             f"of solids ({RHO_RANGE[0]:g} .. {RHO_RANGE[1]:g} kg/m³; steel 7850)")
     return material
+
+
+def choose_material(file_materials: dict, source: str, material: str | Material | None, say=None):
+    """The ``material`` argument of :func:`fem.model.solid_model` for a command line: ``--material`` when given
+    (a note says that it replaces the file's materials), else the file's materials (``Mesh.materials``), each
+    checked with :func:`check_solid`; neither is a :class:`MaterialError` (there is no default material).
+
+    Parameters
+    ----------
+    file_materials : dict[str, Material]
+        The mesh file's materials by element set.
+    source : str
+        The mesh file, for messages.
+    material : str, Material or None
+        The ``--material`` option.
+    say : callable(str), optional
+        Where the note goes (stderr on the command line).
+    """
+    if material is not None:
+        chosen = check_solid(parse_material(material))
+        if file_materials and say is not None:
+            names = ", ".join(sorted({m.name for m in file_materials.values()}))
+            say(f"note: --material {chosen.name if isinstance(material, Material) else material} replaces the "
+                f"material(s) of {source} ({names})")
+        return material
+    if not file_materials:
+        raise MaterialError(f"{source} defines no material; give --material (steel, cast-iron, aluminium or "
+                            "E=..,nu=..,rho=.. in SI)")
+    for set_name, mat in file_materials.items():
+        try:
+            check_solid(mat)
+        except MaterialError as exc:
+            raise MaterialError(f"{source}, element set {set_name!r}: {exc}; the file's numbers are read as SI "
+                                "(a mm-t-s model has E in MPa and rho in t/mm³): convert the file or give "
+                                "--material") from None
+    if say is not None:
+        say("material from the file: " + "; ".join(
+            f"{k}: {m.name} (E={m.youngs_modulus:g} Pa, nu={m.poisson_ratio:g}, rho={m.density:g} kg/m³)"
+            for k, m in file_materials.items()))
+    return file_materials

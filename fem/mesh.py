@@ -3,7 +3,9 @@
 Supported volume cells: linear and quadratic tetrahedra (``tetra``, ``tetra10``), linear and complete-quadratic
 hexahedra (``hexahedron``, ``hexahedron27``). Any format meshio reads works (Gmsh ``.msh`` v2/v4, ``.vtu``, Abaqus
 ``.inp``, Nastran ``.bdf``, ...). Gmsh physical groups become named element sets and the node sets of their nodes;
-Abaqus/Nastran node and element sets come through meshio's ``point_sets``/``cell_sets``.
+Abaqus/Nastran node and element sets come through meshio's ``point_sets``/``cell_sets``; an Abaqus file's
+materials, sections, node ids and surfaces through :mod:`fem.abaqus`, a Nastran file's GRID ids, PSOLIDs and MAT1s
+through :mod:`fem.nastran`.
 """
 from __future__ import annotations
 
@@ -62,6 +64,9 @@ class Mesh:
         Named element index sets.
     source : str
         Path of the file read ('' for meshes built in memory).
+    materials : dict[str, fem.materials.Material]
+        Materials the file assigns, by element set name (Abaqus ``*Solid Section``; empty when the file has none):
+        :func:`fem.model.solid_model` uses them when no material is given.
     """
 
     points: np.ndarray
@@ -71,6 +76,7 @@ class Mesh:
     node_sets: dict = field(default_factory=dict)
     element_sets: dict = field(default_factory=dict)
     source: str = ""
+    materials: dict = field(default_factory=dict)
 
     @property
     def n_nodes(self) -> int:
@@ -118,7 +124,22 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
         reason = str(exc).strip() if str(exc).strip() not in ("", "1") else chatter.getvalue().strip()
         reason = reason.splitlines()[0] if reason else type(exc).__name__
         raise MeshError(f"cannot read mesh {path!r}: {' '.join(reason.split())}") from None
-    return from_meshio(raw, source=path)
+    if path.lower().endswith((".bdf", ".nas")):
+        from fem.nastran import annotate_raw as annotate_nastran
+
+        materials = annotate_nastran(raw, path, VOLUME_CELL_TYPES)  # GRID ids, PSOLID<pid> sets and their MAT1
+        mesh = from_meshio(raw, source=path)
+        mesh.materials = {k: v for k, v in materials.items() if k in mesh.element_sets}
+        return mesh
+    if not path.lower().endswith(".inp"):
+        return from_meshio(raw, source=path)
+    from fem.abaqus import annotate_raw, read_inp_properties, section_materials
+
+    props = read_inp_properties(path)  # materials, sections, node ids and surfaces meshio leaves out
+    annotate_raw(raw, props, path)
+    mesh = from_meshio(raw, source=path)
+    mesh.materials = section_materials(props, mesh.element_sets, path)
+    return mesh
 
 
 def from_meshio(raw: meshio.Mesh, source: str = "") -> Mesh:

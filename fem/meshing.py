@@ -139,3 +139,35 @@ def structured_bar_mesh(length: float, width: float, height: float, nx: int, ny:
     cells = np.stack([nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
                       nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)], axis=1)
     return from_meshio(meshio.Mesh(grid, [("hexahedron", cells)]), source=source)
+
+
+def tapered_membrane_mesh(path: str, nx: int = 16, ny: int = 8, thickness: float = 0.05,
+                          msh_version: float = 4.1) -> str:
+    """NAFEMS FV32 (R0015 test 32, cantilevered tapered membrane): the trapezoid with corners (0, ±2.5) and
+    (10, ±0.5) m, ``thickness`` in z, meshed with ``nx`` × ``ny`` structured 27-node hexahedra in one layer.
+
+    Physical groups: volume ``membrane``, surfaces ``root`` (x = 0) and ``bottom`` (z = 0). The benchmark's
+    membrane state is held by ``u_x = u_y = 0`` on ``root`` and ``u_z = 0`` on ``bottom`` (a solid held in z on
+    all its nodes would be in plane strain, ≈ 5 % stiffer than the plane-stress membrane of the benchmark).
+    """
+    with gmsh_session("fv32") as gmsh:
+        geo = gmsh.model.geo
+        corners = [geo.addPoint(*p) for p in ((0, -2.5, 0), (10, -0.5, 0), (10, 0.5, 0), (0, 2.5, 0))]
+        lines = [geo.addLine(corners[i], corners[(i + 1) % 4]) for i in range(4)]
+        surface = geo.addPlaneSurface([geo.addCurveLoop(lines)])
+        for line, count in zip(lines, (nx, ny, nx, ny)):
+            geo.mesh.setTransfiniteCurve(line, count + 1)
+        geo.mesh.setTransfiniteSurface(surface)
+        geo.mesh.setRecombine(2, surface)
+        volume = geo.extrude([(2, surface)], 0, 0, thickness, numElements=[1], recombine=True)
+        geo.synchronize()
+        gmsh.model.addPhysicalGroup(3, [volume[1][1]], name="membrane")
+        gmsh.model.addPhysicalGroup(2, [surface], name="bottom")
+        gmsh.model.addPhysicalGroup(2, [volume[5][1]], name="root")  # extruded from the line x = 0
+        gmsh.option.setNumber("Mesh.SecondOrderIncomplete", 0)
+        gmsh.model.mesh.generate(3)
+        gmsh.model.mesh.setOrder(2)
+        gmsh.option.setNumber("Mesh.MshFileVersion", msh_version)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        gmsh.write(path)
+    return path

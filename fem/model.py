@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from fem.errors import ModelError
+from fem.errors import MaterialError, ModelError
 from fem.materials import Material, lame_parameters, parse_material
 from fem.mesh import Mesh
 from fem.selectors import select_nodes
@@ -74,6 +74,7 @@ class FEModel:
         self._k_parts = [sp.csr_matrix(stiffness)]
         self._m_parts = [sp.csr_matrix(mass)]
         self.references: dict[str, ReferenceNode] = {}
+        self.node_sets: dict = {}  # named node index sets of a model without mesh (fem.matrices: the job's *Nset)
         self._constraints: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._cache: dict = {}
 
@@ -92,7 +93,7 @@ class FEModel:
 
     def select(self, selector: str) -> np.ndarray:
         """Node indices picked by a selector string (see :mod:`fem.selectors`)."""
-        sets = self.mesh.node_sets if self.mesh is not None else {}
+        sets = self.mesh.node_sets if self.mesh is not None else self.node_sets
         return select_nodes(selector, self.positions, self.node_ids, sets, self.describe_box())
 
     def node_dofs(self, nodes, which: str = "123456") -> np.ndarray:
@@ -386,16 +387,23 @@ def _constraint_transform(constraints, n_full: int):
     return t, independent
 
 
-def solid_model(mesh: Mesh, material: Material | str | dict = "steel") -> FEModel:
+def solid_model(mesh: Mesh, material: Material | str | dict | None = None) -> FEModel:
     """Assemble a solid FE model with scikit-fem.
 
     Parameters
     ----------
     mesh : Mesh
-    material : Material, str, or dict
+    material : Material, str, dict or None
         One material for the whole mesh, or ``{element_set_name: material, ...}`` (every element must be covered;
-        a key ``"*"`` gives the default).
+        a key ``"*"`` gives the default). None (default): the materials of the mesh file (``mesh.materials``, e.g.
+        an Abaqus ``*Solid Section``); a mesh without any is a :class:`MaterialError` (there is no default
+        material). A material given here replaces the file's.
     """
+    if material is None:
+        if not mesh.materials:
+            raise MaterialError(f"{mesh.source or 'the mesh'} defines no material; give one (--material steel, "
+                                "cast-iron, aluminium or E=..,nu=..,rho=.. in SI)")
+        material = mesh.materials
     lam, mu, rho = _element_materials(mesh, material)
     disc: SolidDiscretization = discretize(mesh)
     stiffness = assemble_stiffness(disc, lam, mu)

@@ -2,7 +2,12 @@
 
 ``sphere:x,y,z,r`` · ``box:x0,y0,z0,x1,y1,z1`` · ``cylinder:x0,y0,z0,x1,y1,z1,r`` (nodes on the surface of a bore of
 radius r around the axis through the two points, within the axis segment) · ``group:NAME`` (a named node set of the
-mesh) · ``nodes:ID,ID,...`` (mesh node ids).
+mesh: a gmsh physical group, an Abaqus ``*Nset``/``*Elset``/``*Surface``) · ``nodes:ID,ID,...`` (mesh node ids).
+
+The geometric selectors take a tolerance in metres after their numbers, ``tol=T``: ``cylinder:…,r,tol=0.0005``
+picks the nodes within 0.5 mm of the bore surface (default ``max(1 % of r, 10⁻⁶ of the mesh size)``: a faceted or
+slightly oval bore of a CAD export needs more); for ``sphere``/``box`` it widens the shape (default 10⁻⁶ of the mesh
+size).
 """
 from __future__ import annotations
 
@@ -40,8 +45,9 @@ def select_nodes(selector: str, points: np.ndarray, node_ids: np.ndarray, node_s
     extent = float(np.max(np.ptp(points, axis=0))) if len(points) else 1.0
     tol = tolerance if tolerance is not None else 1e-6 * extent
     if kind in _ARITY:
+        args, given = _tolerance_option(selector, args)
         values = _numbers(selector, args, _ARITY[kind])
-        hits = _geometric(kind, values, points, tol)
+        hits = _geometric(kind, values, points, tol if given is None else given, given is not None)
     elif kind == "group":
         if args not in node_sets:
             known = ", ".join(sorted(node_sets)) or "none"
@@ -62,6 +68,23 @@ def select_nodes(selector: str, points: np.ndarray, node_ids: np.ndarray, node_s
     return hits
 
 
+def _tolerance_option(selector: str, args: str) -> tuple[str, float | None]:
+    """Split a trailing ``tol=T`` (m, ≥ 0) off the arguments of a geometric selector."""
+    head, _, last = args.rpartition(",")
+    key, eq, value = last.partition("=")
+    if not eq:
+        return args, None
+    if key.strip().lower() != "tol":
+        raise SelectionError(f"selector {selector!r}: unknown option {key.strip()!r}; the only option is tol=METRES")
+    try:
+        tol = float(value)
+    except ValueError:
+        raise SelectionError(f"selector {selector!r}: tol={value.strip()!r} is not a number of metres") from None
+    if not (np.isfinite(tol) and tol >= 0.0):
+        raise SelectionError(f"selector {selector!r}: tol must be a distance >= 0 m, got {tol}")
+    return head, tol
+
+
 def _numbers(selector: str, args: str, count: int | None) -> np.ndarray:
     try:
         values = np.array([float(a) for a in args.split(",") if a.strip()])
@@ -72,7 +95,7 @@ def _numbers(selector: str, args: str, count: int | None) -> np.ndarray:
     return values
 
 
-def _geometric(kind: str, v: np.ndarray, points: np.ndarray, tol: float) -> np.ndarray:
+def _geometric(kind: str, v: np.ndarray, points: np.ndarray, tol: float, exact_tol: bool = False) -> np.ndarray:
     if kind == "sphere":
         return np.flatnonzero(np.linalg.norm(points - v[:3], axis=1) <= v[3] + tol)
     if kind == "box":
@@ -87,5 +110,5 @@ def _geometric(kind: str, v: np.ndarray, points: np.ndarray, tol: float) -> np.n
     rel = points - a
     along = rel @ axis
     radial = np.linalg.norm(rel - np.outer(along, axis), axis=1)
-    rtol = max(tol, 0.01 * radius)
+    rtol = tol if exact_tol else max(tol, 0.01 * radius)
     return np.flatnonzero((np.abs(radial - radius) <= rtol) & (along >= -tol) & (along <= length + tol))

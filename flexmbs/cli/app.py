@@ -134,9 +134,11 @@ def _verify_mesh(path: str) -> None:
 # ---------------------------------------------------------------------------------------------------- modal
 @main.command("modal")
 @click.argument("mesh", type=click.Path(dir_okay=False))
-@click.option("--material", default="steel", show_default=True,
-              help="steel, cast-iron, aluminium, or E=..,nu=..,rho=.. (SI).")
-@click.option("--fix", "fixes", multiple=True, metavar="SEL", help="Clamp the nodes a selector picks (repeatable).")
+@click.option("--material", default=None,
+              help="steel, cast-iron, aluminium, or E=..,nu=..,rho=.. (SI); default: the mesh file's materials "
+                   "(Abaqus *Material/*Solid Section).")
+@click.option("--fix", "fixes", multiple=True, metavar="SEL[:dofs=123]",
+              help="Clamp the nodes a selector picks, or only the listed dofs (dofs=3: u_z = 0) (repeatable).")
 @click.option("--modes", type=click.IntRange(1, 10000), default=12, show_default=True,
               help="Number of modes (free–free: including the six rigid-body modes).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -147,13 +149,14 @@ def modal_command(mesh, material, fixes, modes, as_json):
     from fem.mesh import load_mesh
     from fem.model import solid_model
 
-    from fem.materials import check_solid, parse_material
+    from fem.materials import check_solid, choose_material, parse_material
 
-    check_solid(parse_material(material))  # before any work
+    if material is not None:
+        check_solid(parse_material(material))  # before any work
     start = time.perf_counter()
     fe_mesh = load_mesh(mesh)
-    model = solid_model(fe_mesh, material)
-    fixed = [model.select(sel) for sel in fixes]
+    model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
+    fixed = [_support(model, sel) for sel in fixes]
     from .checks import mesh_warnings  # nothing-lost (issue 30): once the selections are resolved
 
     for text in mesh_warnings(fe_mesh):
@@ -185,3 +188,11 @@ def modal_command(mesh, material, fixes, modes, as_json):
     for k, f in enumerate(result.frequencies_hz, start=1):
         click.echo(f"{k:>5}  {f:>15.6g}")
     click.echo(f"({payload['seconds']:.1f} s)")
+
+
+def _support(model, text: str):
+    """``SEL[:dofs=123]`` -> node indices (all dofs) or (node indices, dofs) for fem.analysis.modal_analysis."""
+    head, _, tail = text.rpartition(":")
+    if head and tail.strip().lower().startswith("dofs="):
+        return model.select(head), tail.strip()[5:]
+    return model.select(text)

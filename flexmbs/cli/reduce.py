@@ -17,24 +17,36 @@ __all__ = ["reduce_command", "info_command", "parse_interface"]
 _SPIDERS = ("rbe2", "rbe3")
 
 
-def parse_interface(text: str) -> tuple[str, str, str, str]:
-    """``NAME=SEL[:rbe2|:rbe3][:dofs=123456]`` -> (name, selector, spider, dofs). Selectors contain colons
-    themselves, so options are taken from the right."""
+def parse_interface(text: str) -> tuple[str, str, str, str, tuple | None]:
+    """``NAME=SEL[:rbe2|:rbe3][@x,y,z][:dofs=123456]`` -> (name, selector, spider, dofs, reference point or None).
+    Selectors contain colons themselves, so options are taken from the right."""
     name, eq, rest = text.partition("=")
     if not eq or not name or not rest:
-        raise FlexmbsError(f"--interface {text!r}: write NAME=SELECTOR[:rbe2|:rbe3][:dofs=123456]")
+        raise FlexmbsError(f"--interface {text!r}: write NAME=SELECTOR[:rbe2|:rbe3][@x,y,z][:dofs=123456]")
     parts = rest.split(":")
-    spider, dofs = "rbe2", "123456"
+    spider, dofs, point = "rbe2", "123456", None
     while len(parts) > 2:
         tail = parts[-1].strip().lower()
-        if tail in _SPIDERS:
-            spider = tail
+        kind, at, where = tail.partition("@")
+        if kind in _SPIDERS:
+            spider = kind
+            point = _point(text, where) if at else None
         elif tail.startswith("dofs="):
             dofs = tail[5:]
         else:
             break
         parts.pop()
-    return name.strip(), ":".join(parts), spider, dofs
+    return name.strip(), ":".join(parts), spider, dofs, point
+
+
+def _point(text: str, where: str) -> tuple:
+    try:
+        point = tuple(float(v) for v in where.split(","))
+    except ValueError:
+        point = ()
+    if len(point) != 3 or not np.all(np.isfinite(point)):
+        raise FlexmbsError(f"--interface {text!r}: the reference point after @ must be three numbers x,y,z in m")
+    return point
 
 
 def parse_path(text: str) -> tuple[str, str, str]:
@@ -98,7 +110,8 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
              f"- rigid-body modes removed: {r['rigid_modes_removed']}, elastic coordinates: {body.n_modes}",
              f"- mass {body.invariants.mass:.6g} kg; settings: {settings}", f"- time: {r['seconds']:.1f} s", "",
              "Full free–free modes paired with reduced modes by shape (MAC, degenerate groups as subspaces; "
-             "docs/theory-fem.md):", "",
+             "docs/theory-fem.md). The full FE model is the mesh *with* the interface spiders (RBE2 spiders stiffen "
+             "their nodes; RBE3 spiders add no stiffness), i.e. the same model the reduction starts from:", "",
              "| full mode | character | full FE free–free [Hz] | reduced mode | reduced [Hz] | difference [%] | MAC |",
              "|---|---|---|---|---|---|---|"]
     for k, full, red, diff, mac, character, j in _table_rows(r):
@@ -118,10 +131,12 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 
 
 @click.command("reduce")
-@click.argument("mesh", type=click.Path(dir_okay=False))
+@click.argument("mesh", type=click.Path(dir_okay=False), required=False)
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="BODY.flex.h5 to write.")
-@click.option("--interface", "interfaces", multiple=True, required=True, metavar="NAME=SEL[:rbe2|:rbe3][:dofs=..]",
-              help="An interface: a reference node tied to the selected nodes (repeatable).")
+@click.option("--interface", "interfaces", multiple=True, required=True,
+              metavar="NAME=SEL[:rbe2|:rbe3][@x,y,z][:dofs=..]",
+              help="An interface: a reference node tied to the selected nodes, at x,y,z m when given (default: the "
+                   "area-weighted centroid of the nodes) (repeatable).")
 @click.option("--modes", type=int, default=13, show_default=True, help="Fixed-interface normal modes.")
 @click.option("--max-frequency", "max_frequency", type=float, default=None, metavar="F",
               help="Cut-off criterion: retain the fixed-interface modes up to 2·F, F the highest frequency of "
@@ -133,16 +148,25 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--path", "paths", multiple=True, metavar="NAME=SEL[:dofs=3]",
               help="A sliding path of nodes for SlidingContact; dofs=3 keeps its z translations as interface dofs "
                    "(repeatable).")
-@click.option("--material", default="steel", show_default=True, help="steel, cast-iron, aluminium or E=..,nu=..,rho=..")
+@click.option("--material", default=None, help="steel, cast-iron, aluminium or E=..,nu=..,rho=.. (SI); default: "
+              "the mesh file's materials (Abaqus *Material/*Solid Section).")
 @click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
+@click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx|OUT.pch:KAAX",
+              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx, or Nastran "
+                   "DMIG as FILE.pch:NAME).")
+@click.option("--mass", "mass_file", default=None, type=click.Path(dir_okay=False), metavar="M.mtx|OUT.pch:MAAX",
+              help="With --stiffness: the mass matrix.")
+@click.option("--nodes", default=None, type=click.Path(dir_okay=False), metavar="JOB.inp|NODES.txt",
+              help="With --stiffness: node positions (the job's .inp or id,x,y,z lines).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
-                   compare, name, report_path, as_json, force=False):
-    """Craig–Bampton reduction of a mesh into a flexible-body file (seed 003 §2.1.2)."""
+                   compare, name, report_path, stiffness, mass_file, nodes, as_json, force=False):
+    """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
+    §2.1.2)."""
     from .checks import check_damping, check_outputs
     from flexmbs.results.safe_files import output_lock
 
@@ -153,6 +177,9 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
         raise FlexmbsError(f"--max-frequency must be a positive frequency in Hz, got {max_frequency}")
     if compare is not None and compare < 0:
         raise FlexmbsError(f"--compare must be 0 (skip) or a number of free-free modes, got {compare}")
+    matrices = (stiffness, mass_file, nodes) if any((stiffness, mass_file, nodes)) else None
+    if (mesh is None) == (matrices is None) or (matrices is not None and None in matrices):
+        raise FlexmbsError("give a MESH, or --stiffness K --mass M --nodes NODEFILE (all three, without MESH)")
     check_outputs((out, "-o"), (report_path, "--report"))
     if not out.endswith(".h5"):
         raise FlexmbsError(f"-o {out!r}: a flexible-body file ends in .flex.h5")
@@ -162,15 +189,17 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     check_damping(ratios)
     from fem.materials import check_solid, parse_material
 
-    check_solid(parse_material(material))
+    if material is not None:
+        check_solid(parse_material(material))
     from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
 
-    check_replace(out, "flexible body", force=force, inputs=[mesh], option="-o")
+    inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p for p in (mesh, stiffness, mass_file, nodes)]
+    check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")
     if report_path:
-        check_replace(report_path, "report", force=force, inputs=[mesh, out], option="--report")
+        check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
     with output_lock(out):
-        _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material,
-                damping, ratios, compare, name, report_path, as_json, start, max_frequency)
+        _reduce(mesh or matrices, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes,
+                material, damping, ratios, compare, name, report_path, as_json, start, max_frequency)
 
 
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
@@ -180,24 +209,38 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     from reduction.io import file_sha256, write_flexbody
     from reduction.reduce import ReductionAccuracyWarning, reduce
 
-    fe_mesh = load_mesh(mesh)
-    model = solid_model(fe_mesh, material)
+    from fem.materials import choose_material
+
+    if isinstance(mesh, tuple):  # --stiffness, --mass, --nodes: the user's solver matrices (fem.matrices)
+        from fem.matrices import load_matrix_model
+
+        model, fe_mesh = load_matrix_model(*mesh), None
+        if material:
+            log("note: --material is ignored: the matrices carry the material")
+        material = "from the matrices"
+    else:
+        fe_mesh = load_mesh(mesh)
+        model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
+    if material is None:  # provenance: the file's materials as read
+        material = "from the mesh file: " + ", ".join(f"{k}: E={m.youngs_modulus:g},nu={m.poisson_ratio:g},"
+                                                      f"rho={m.density:g}" for k, m in fe_mesh.materials.items())
     from .checks import mesh_warnings  # nothing-lost (issue 30): said with the progress lines below
 
     # progress lines wait until every selection is resolved: a bad selector is one error line alone
-    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)]
-    for itf_name, selector, spider, _ in parsed:
-        ref = model.add_reference_node(itf_name, selector, spider)
+    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)] if fe_mesh is not None else []
+    for itf_name, selector, spider, _, point in parsed:
+        ref = model.add_reference_node(itf_name, selector, spider, point=point)
         said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
                     f"({', '.join(f'{c:.4g}' for c in model.positions[ref.node])}) m")
     outputs = np.unique(np.concatenate([model.select(s) for s in output_nodes])) if output_nodes else None
-    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembled")
+    log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type}; assembled" if fe_mesh else
+        f"matrices: {model.n_nodes} nodes, {model.n_dofs} dofs")
     for line in said:
         log(line)
     body_name = name or os.path.basename(out).split(".")[0]
     with warnings.catch_warnings():  # the accuracy warnings are printed below with the table
         warnings.simplefilter("ignore", ReductionAccuracyWarning)
-        body = reduce(model, {n: d for n, _, _, d in parsed}, modes, output_nodes=outputs, damping=ratios,
+        body = reduce(model, {n: d for n, _, _, d, _ in parsed}, modes, output_nodes=outputs, damping=ratios,
                       name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
                       stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"),
                       max_frequency=max_frequency)
@@ -207,14 +250,17 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
                 "max_frequency": max_frequency}
+    files = dict(zip(("stiffness", "mass", "nodes"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
+    files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
+    source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
+                                                               (f"{key}_sha256", file_sha256(path)))}
     from flexmbs.results.safe_files import atomic_output  # nothing-lost (issue 30): temporary, then rename
 
     with atomic_output(out, "-o", force=True) as tmp:  # kind and inputs checked before the work
-        write_flexbody(body, tmp, {"mesh": os.path.abspath(mesh), "mesh_sha256": file_sha256(mesh),
-                                   "material": material, "settings": settings})
+        write_flexbody(body, tmp, {**source, "material": material, "settings": settings})
     if report_path:
         with atomic_output(report_path, "--report", force=True) as tmp:
-            _markdown_report(body, tmp, mesh, settings)
+            _markdown_report(body, tmp, " + ".join(files.values()), settings)
     _print_reduction(body, model, out, start, as_json)
 
 
@@ -249,6 +295,8 @@ def _print_reduction(body, model, out, start, as_json) -> None:
             click.echo(f"{'/':>5} {'':>9} {'/':>13} {j:>8} {red:>10.2f} {'':>9} {'':>7}")
         else:
             click.echo(f"{k:>5} {character:>9} {full:>13.2f} {j:>8} {red:>10.2f} {diff:>+9.3f} {mac:>7.4f}")
+    if payload["pairs"]:
+        click.echo("(full FE: the mesh with the interface spiders, as reduced)")
     click.echo(f"({payload['seconds']:.1f} s)")
 
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from fem.errors import ModelError
+from fem.errors import ModelError, SimulationError
 
 __all__ = ["RedundantConstraintWarning", "independent_rows", "redundancy_report", "check_dropped_rows",
-           "minimum_norm_multipliers"]
+           "minimum_norm_multipliers", "reselect_rows"]
 
 RANK_TOL = 1e-8  # relative distance of a scaled row from the span of the kept rows below which it is dependent
 CONSISTENCY_TOL = 1e-6  # |Φ| of a dropped row at the assembled position above which the constraints disagree
@@ -126,3 +126,34 @@ def minimum_norm_multipliers(jacobian_all: np.ndarray, kept: np.ndarray, lam: np
     u = np.linalg.svd(jacobian_all, full_matrices=True)[0]
     null = u[:, kept.size:]  # left null space of Φ_q (rank = number of kept rows): where the split is free
     return full - null @ (null.T @ full)
+
+
+def reselect_rows(system, q: np.ndarray, v: np.ndarray, t: float, lam: np.ndarray) -> tuple[str | None, np.ndarray]:
+    """Re-check the kept rows where the Newton iteration failed (a singular position may have made them dependent).
+
+    Returns ``(note, lam)``: ``note`` is ``None`` when the same rows are still the independent set. Otherwise it
+    says which set replaced which, and ``lam`` holds the new rows' multipliers with the same generalized constraint
+    force ``Φ_qᵀ λ``; the number of rows is unchanged, so the integrator's layout stays. When the number of independent
+    equations itself changes (a bifurcation or dead point: the mechanism gains or loses a degree of freedom there),
+    raises :class:`SimulationError` naming the joints involved; the solver keeps the rows and its step-size control,
+    and adds that line to its error only if the run fails there (a toggle passing its dead point usually does not).
+    """
+    phi, jac = system.all_constraints(system.context(q, v, t))
+    kept, dropped = independent_rows(jac)
+    old = system.row_keep if system.row_keep is not None else np.arange(system.n_c_all)
+    if np.array_equal(kept, old):
+        return None, lam
+    changed = sorted({_row_owner(system, int(r))[0] for r in np.setxor1d(kept, old)})
+    if kept.size != old.size:
+        raise SimulationError(
+            f"singular position at t = {t:.6g} s: the independent constraint equations change from {old.size} to "
+            f"{kept.size} (joints {', '.join(repr(c) for c in changed)}); the mechanism gains or loses a degree of "
+            "freedom there (a dead point or bifurcation): change the geometry or drive it through")
+    # the new rows' multipliers that give the same generalized constraint force Φ_qᵀ λ (least squares, exact)
+    carried = np.linalg.lstsq(jac[kept].T, jac[old].T @ lam, rcond=None)[0]
+    system.row_keep = kept if dropped.size else None
+    system.redundancy, system.redundant_joints = (redundancy_report(system, jac, kept, dropped) if dropped.size
+                                                  else ({}, []))
+    note = (f"constraint equations re-chosen at t = {t:.6g} s (the kept ones became dependent): joints "
+            f"{', '.join(repr(c) for c in changed)}; the constraint forces carried over unchanged")
+    return note, carried

@@ -14,6 +14,7 @@ from .events import MAX_RESTEPS, EventLocator
 from .initial import (assemble_positions, equation_names, initial_accelerations, project_velocities,
                       static_equilibrium as _static)
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
+from .redundancy import reselect_rows
 from .recorder import Recorder
 from .preflight import check_request, check_start
 from .watchdog import Watchdog
@@ -422,6 +423,7 @@ class _Run:
         self.next_output = output_interval or 0.0
         integ.refresh_jacobian(state)
         self.fresh, self.rejected, self.halved = True, False, False
+        self.rows_rechecked = False  # the kept constraint rows re-checked once per sequence of Newton failures
 
     def limiting_names(self) -> dict[str, int]:
         """Rejected steps per limiting equation, by equation name."""
@@ -479,9 +481,25 @@ class _Run:
             self.integ.refresh_jacobian(self.state)
             self.fresh = True
             return
+        if self.system.n_c and not self.rows_rechecked:  # a singular position: are the kept rows still independent?
+            self.rows_rechecked = True
+            s = self.state
+            try:
+                note, lam = reselect_rows(self.system, s.q, s.v, s.t, s.lam)
+            except SimulationError as singular:  # the count changes: said if the step size control gives up here
+                self.singular_note = str(singular)
+            else:
+                if note is not None:
+                    self.system.fallback_notes = [*getattr(self.system, "fallback_notes", []), note]
+                    s.lam = lam
+                    self.integ.refresh_jacobian(s)
+                    return
         self.h = 0.25 * h_try
         if self.h < self.min_step:
-            raise SimulationError(_newton_message(self.system, self.state.t, h_try, failure)) from None
+            message = _newton_message(self.system, self.state.t, h_try, failure)
+            if getattr(self, "singular_note", None):
+                message = f"{message}; {self.singular_note}"
+            raise SimulationError(message) from None
 
     def _reject(self, new, h_try, err) -> None:
         self.stats["rejected_steps"] += 1
@@ -500,7 +518,7 @@ class _Run:
         self.integ.observe(new)
         previous, self.state = self.state, new
         self.stats["steps"] += 1
-        self.fresh, self.halved = False, False
+        self.fresh, self.halved, self.rows_rechecked = False, False, False
         if iters > 3:
             self.integ.refresh_jacobian(new)
             self.fresh = True

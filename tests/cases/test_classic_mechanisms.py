@@ -53,3 +53,50 @@ def test_flexmbs_linearize_on_the_two_hinge_door_gives_the_one_hinge_eigenvalues
     expected = np.array([-decay - 1j * np.sqrt(moment / inertia - decay**2), -decay + 1j * np.sqrt(moment / inertia
                                                                                                   - decay**2)])
     assert np.sort_complex(lam) == pytest.approx(np.sort_complex(expected), rel=1e-6)
+
+
+def test_rows_that_became_dependent_are_re_chosen_with_the_same_constraint_force():
+    """Where the kept rows become dependent, another independent set of the same size takes over and the
+    multipliers carry over with the same generalized constraint force Φ_qᵀ λ (to 1e-9 of its size)."""
+    from flexmbs.engine.initial import assemble_positions, initial_accelerations
+    from flexmbs.engine.redundancy import reselect_rows
+    from flexmbs.engine.system import System
+
+    with pytest.warns(RedundantConstraintWarning):
+        system = System(door.build_door(20.0))
+        q0, v0, z0 = system.initial_state()
+        q = assemble_positions(system, q0)
+    _, lam, _ = initial_accelerations(system, q, v0, z0)
+    before = system.all_constraints(system.context(q, v0, 0.0))[1].T @ system.context(q, v0, 0.0, lam).full_lam
+    # pretend the run had kept the second hinge's rows instead of the first's (same count, 6 + 5 rows)
+    hinge1, hinge2 = system.joints
+    keep = list(range(len(system.bodies))) + list(range(hinge2.offset, hinge2.offset + 5))
+    system.row_keep = np.array(keep)
+    lam_other = np.linalg.lstsq(system.constraints(system.context(q, v0, 0.0))[1].T, before, rcond=None)[0]
+    note, carried = reselect_rows(system, q, v0, 0.0, lam_other)
+    assert "re-chosen" in note and "'hinge1'" in note and "'hinge2'" in note
+    assert list(system.row_keep) == list(range(len(system.bodies))) + list(range(hinge1.offset, hinge1.offset + 5))
+    after = system.constraints(system.context(q, v0, 0.0))[1].T @ carried
+    assert after == pytest.approx(before, abs=1e-9 * np.abs(before).max())
+
+
+def test_a_change_in_the_number_of_independent_equations_is_one_line_naming_the_joints():
+    """Bricard's rows checked at a configuration off its mobility manifold (a rod turned by hand): there the six
+    loop equations are independent, one more than the engine keeps: a singular position, not a cryptic failure."""
+    from flexmbs.engine.initial import assemble_positions
+    from flexmbs.engine.redundancy import reselect_rows
+    from flexmbs.engine.system import System
+    from cases.classic_mechanisms import bricard
+
+    with pytest.warns(RedundantConstraintWarning):
+        system = System(bricard.build_model())
+        q0, v0, _ = system.initial_state()
+        q = assemble_positions(system, q0)
+    q = q.copy()
+    rod3 = system.bodies[2].offset + 3
+    q[rod3:rod3 + 4] += [0.0, 0.05, 0.03, 0.0]  # rod 3 turned by hand: the joint axes leave their special geometry
+    q[rod3:rod3 + 4] /= np.linalg.norm(q[rod3:rod3 + 4])
+    with pytest.raises(fm.SimulationError, match=r"singular position at t = 0 s: the independent constraint "
+                                                 r"equations change from \d+ to \d+ \(joints .*'J5'") as info:
+        reselect_rows(system, q, v0, 0.0, np.zeros(system.n_c))
+    assert "\n" not in str(info.value)

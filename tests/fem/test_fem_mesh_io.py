@@ -51,7 +51,7 @@ def test_every_format_loads(mesh_dir, fmt):
         meshio.write(path, meshio.Mesh(raw.points, volume))
     mesh = load_mesh(path)
     assert mesh.cell_type == "tetra10"
-    assert solid_model(mesh).rigid_body_properties()["mass"] == pytest.approx(7850.0 * VOLUME, rel=1e-10)
+    assert solid_model(mesh, "steel").rigid_body_properties()["mass"] == pytest.approx(7850.0 * VOLUME, rel=1e-10)
     if fmt.startswith("msh"):  # physical groups become named sets
         assert {"bar", "end_x0", "end_x1"} <= set(mesh.node_sets)
         assert len(mesh.element_sets["bar"]) == mesh.n_elements

@@ -48,7 +48,7 @@ BAD = [
     ("modal-unknown-material", "modal {mesh} --material unobtainium", "unobtainium"),
     ("modal-modes-0", "modal {mesh} --modes 0", "--modes"),
     ("modal-modes-text", "modal {mesh} --modes abc", "--modes"),
-    ("modal-bad-selector", "modal {mesh} --fix sphere:1,2", "sphere"),
+    ("modal-bad-selector", "modal {mesh} --material steel --fix sphere:1,2", "sphere"),
     ("modal-not-a-mesh", "modal {d}/keep.png", "keep.png"),
     # reduce
     ("reduce-no-folder", "reduce {mesh} -o {d}/nowhere/b.flex.h5 --interface a=" + BOX_A, "does not exist"),
@@ -66,10 +66,11 @@ BAD = [
     ("reduce-damping-band", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=" + BOX_A + " --damping 100:2",
      "--damping"),
     ("reduce-modes-0", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=" + BOX_A + " --modes 0", "--modes"),
-    ("reduce-overlap", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=" + ALL + " --interface b=" + ALL,
+    ("reduce-overlap", "reduce {mesh} --material steel -o {d}/keep.flex.h5 --interface a=" + ALL
+     + " --interface b=" + ALL,
      "overlap"),
     ("reduce-interface-syntax", "reduce {mesh} -o {d}/keep.flex.h5 --interface nothing", "--interface"),
-    ("reduce-interface-empty", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=sphere:9,9,9,0.001", "sphere"),
+    ("reduce-interface-empty", "reduce {mesh} --material steel -o {d}/keep.flex.h5 --interface a=sphere:9,9,9,0.001", "sphere"),
     ("reduce-E-210Pa", "reduce {mesh} -o {d}/keep.flex.h5 --interface a=" + BOX_A
      + " --material E=210,nu=0.3,rho=7850", "Young's modulus"),
     # info

@@ -26,7 +26,7 @@ def test_reduce_names_a_path_and_adds_its_static_modes(bar, tmp_path, spec, dofs
     from reduction.io import read_flexbody
 
     out = str(tmp_path / "bar.flex.h5")
-    result = run("reduce", bar, "-o", out, "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1", "--interface",
+    result = run("reduce", bar, "--material", "steel", "-o", out, "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1", "--interface",
                  "b=box:0.9999999,-1,-1,1.0000001,1,1", "--modes", "6", "--path", f"rail={spec}", "--compare", "0",
                  "--json")
     assert result.returncode == 0, result.stderr
@@ -42,7 +42,7 @@ def test_reduce_names_a_path_and_adds_its_static_modes(bar, tmp_path, spec, dofs
 
 
 def test_path_matching_one_node_is_a_one_line_error(bar, tmp_path):
-    result = run("reduce", bar, "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1",
+    result = run("reduce", bar, "--material", "steel", "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1",
                  "--modes", "4", "--path", "rail=sphere:0.5,0.05,0.1,0.001")
     assert result.returncode == 2 and result.stdout == ""
     lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]

@@ -20,7 +20,7 @@ def coarse_bar(tmp_path_factory):
 def test_reduce_json_and_info(coarse_bar, tmp_path):
     out = str(tmp_path / "bar.flex.h5")
     report = str(tmp_path / "report.md")
-    result = run("reduce", coarse_bar, "-o", out, "--interface", "a=group:bore_a", "--interface",
+    result = run("reduce", coarse_bar, "--material", "steel", "-o", out, "--interface", "a=group:bore_a", "--interface",
                  "b=group:bore_b:rbe3:dofs=123", "--modes", "8", "--damping", "0.05", "--report", report,
                  "--output-nodes", "box:1.2,-1,-1,1.3,1,1", "--json")
     assert result.returncode == 0, result.stderr
@@ -49,7 +49,7 @@ def test_reduce_json_and_info(coarse_bar, tmp_path):
     (["--interface", "a=group:bore_a", "--max-frequency", "-5"], "--max-frequency"),
 ])
 def test_reduce_errors_are_one_line(coarse_bar, tmp_path, args, message):
-    result = run("reduce", coarse_bar, "-o", str(tmp_path / "x.flex.h5"), *args)
+    result = run("reduce", coarse_bar, "--material", "steel", "-o", str(tmp_path / "x.flex.h5"), *args)
     assert result.returncode == 2 and result.stdout == ""
     lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and message in lines[0]
@@ -57,7 +57,7 @@ def test_reduce_errors_are_one_line(coarse_bar, tmp_path, args, message):
 
 
 def test_disconnected_mesh_is_one_line_error(two_piece_mesh, tmp_path):
-    result = run("reduce", two_piece_mesh, "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1")
+    result = run("reduce", two_piece_mesh, "--material", "steel", "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=box:-1e-9,-1,-1,1e-9,1,1")
     assert result.returncode == 2
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
         "error: the mesh has 2 disconnected pieces; a flexible body must be one connected part (mesh the parts "

@@ -174,7 +174,7 @@ def test_mechanism_and_disconnected_parts_are_errors(two_piece_mesh):
     model = link_model()
     with pytest.raises(ModelError, match="rigid-body motion"):
         reduce(model, {"A": "123"}, 2)  # translations of one node cannot carry a rotation about it
-    two = solid_model(load_mesh(two_piece_mesh))
+    two = solid_model(load_mesh(two_piece_mesh), "steel")
     two.add_reference_node("a", "box:-1e-9,-1,-1,1e-9,1,1")
     with pytest.raises(ModelError, match="disconnected"):
         reduce(two, ["a"], 4)

@@ -78,7 +78,7 @@ def test_cli_reduce_stress_field_and_info_size(tmp_path):
     meshio.write(msh, meshio.Mesh(mesh.points, [("hexahedron", mesh.cells)]))
     out = str(tmp_path / "block.flex.h5")
     run = lambda *a: subprocess.run([sys.executable, "-m", "flexmbs", *a], capture_output=True, text=True)  # noqa
-    result = run("reduce", msh, "-o", out, "--interface", "a=box:-1e-4,-1,-1,1e-4,1,1", "--interface",
+    result = run("reduce", msh, "--material", "steel", "-o", out, "--interface", "a=box:-1e-4,-1,-1,1e-4,1,1", "--interface",
                  "b=box:0.2999,-1,-1,0.3001,1,1", "--modes", "3", "--compare", "0", "--stress-field", "all",
                  "--json")
     assert result.returncode == 0, result.stderr

@@ -1,0 +1,311 @@
+"""Stiffness and mass matrices from the user's solver, as an :class:`fem.model.FEModel` ready for reduction.
+
+Supported: Nastran ``DMIG`` matrices (a punch file of ``PARAM,EXTOUT,DMIGPCH``, e.g. ``KAAX`` and ``MAAX``; small-,
+large- or free-field, real, symmetric: one triangle or both), read here because pyNastran does not import under
+NumPy 2.4 (see :mod:`fem.nastran`); Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files (``jobname_STIF2.mtx``,
+``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof, value``, the lower, upper or
+full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Node positions come from the
+``*Node`` block of the job's ``.inp`` (the numbering of the matrices) or from a text file of ``id, x, y, z`` lines.
+
+Dofs 1-3 are translations, 4-6 rotations. Every node must carry all three translations (a free–free export: dofs
+removed by boundary conditions cannot be reduced as a free body); a node with rotations must carry all three.
+Nodes with negative labels (Abaqus internal nodes: Lagrange multipliers, element-internal nodes) have no position and
+are refused. Numbers are read as SI, as written.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from fem.errors import MeshError, ModelError
+
+__all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_dmig", "write_dmig", "read_matrix", "read_node_positions",
+           "matrix_model", "load_matrix_model"]
+
+
+def read_abaqus_mtx(path: str) -> np.ndarray:
+    """Entries of an Abaqus matrix file: (n, 5) float, columns ``row node, row dof, col node, col dof, value``."""
+    if not os.path.exists(path):
+        raise MeshError(f"matrix file {path!r} does not exist")
+    rows = []
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.strip()
+            if not text or text.startswith("*"):
+                continue
+            fields = [f for f in text.split(",") if f.strip()]
+            try:
+                rows.append([float(f.replace("D", "E").replace("d", "e")) for f in fields])
+            except ValueError:
+                rows = None
+            if rows is None or len(rows[-1]) != 5:
+                raise MeshError(f"{path}:{number}: expected 'node, dof, node, dof, value' (Abaqus FORMAT=MATRIX "
+                                f"INPUT), got {text[:60]!r}")
+    if not rows:
+        raise MeshError(f"matrix file {path!r} has no entries")
+    return np.asarray(rows, dtype=float)
+
+
+def write_abaqus_mtx(path: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_components: np.ndarray) -> str:
+    """Write the lower triangle of a symmetric ``matrix`` in Abaqus ``FORMAT=MATRIX INPUT`` (17 significant digits).
+
+    ``dof_nodes`` (n,) are the node ids and ``dof_components`` (n,) the dof numbers 1-6 of the matrix rows.
+    """
+    lower = sp.tril(sp.coo_matrix(matrix)).tocoo()
+    with open(path, "w") as handle:
+        for r, c, v in zip(lower.row, lower.col, lower.data):
+            handle.write(f"{int(dof_nodes[r])},{int(dof_components[r])}, {int(dof_nodes[c])},"
+                         f"{int(dof_components[c])}, {v:.17g}\n")
+    return path
+
+
+def _card_fields(lines: list[str]) -> list[str]:
+    """Logical fields 2, 3, ... of one Nastran card from its physical lines: small field (8 columns, eight data
+    fields a line), large field (name ending in ``*``, 16 columns, four a line) or free field (commas, eight a line);
+    continuation markers (field 10 and the first field of continuation lines) dropped."""
+    out = []
+    for k, line in enumerate(lines):
+        text = line.rstrip("\n")
+        if "," in text:
+            parts = [f.strip() for f in text.split(",")]
+            out += parts[1:9]
+            continue
+        large = (text[:8].strip().endswith("*") if k == 0 else text.startswith("*"))
+        width = 16 if large else 8
+        out += [text[i:i + width].strip() for i in range(8, 72, width)]
+    return out
+
+
+def _nastran_real(text: str, where: str) -> float:
+    import re
+
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return float(re.sub(r"(?<=[0-9.])([+-])(?=[0-9])", r"e\1", text.replace("D", "E").replace("d", "e")))
+    except ValueError:
+        raise MeshError(f"{where}: {text!r} is not a number") from None
+
+
+def _dmig_cards(path: str) -> dict:
+    """``{matrix name: [card lines, ...]}`` of the DMIG cards of a Nastran bulk data or punch file."""
+    cards, current = {}, None
+    with open(path, errors="replace") as handle:
+        for line in handle:
+            if not line.strip() or line.startswith("$"):
+                continue
+            head = line[:8].split(",")[0].strip().upper()
+            if head in ("DMIG", "DMIG*"):
+                current = []
+                fields = _card_fields([line])
+                cards.setdefault(fields[0].upper() if fields else "", []).append(current)
+                current.append(line)
+            elif current is not None and (line[0] in "+* " or line.startswith(",")) and not head.isalpha():
+                current.append(line)
+            else:
+                current = None
+    return cards
+
+
+def read_dmig(path: str, name: str | None = None) -> np.ndarray:
+    """Entries of a real symmetric ``DMIG`` matrix (a Nastran punch or bulk data file, e.g. ``KAAX``, ``MAAX``):
+    (n, 5) float, ``row grid, row component, column grid, column component, value`` as :func:`read_abaqus_mtx`.
+
+    ``name`` selects the matrix when the file holds several. Scalar points (component 0) and complex matrices are
+    refused.
+    """
+    if not os.path.exists(path):
+        raise MeshError(f"matrix file {path!r} does not exist")
+    cards = _dmig_cards(path)
+    if name is None and len(cards) == 1:
+        name = next(iter(cards))
+    if name is None or name.upper() not in cards:
+        raise MeshError(f"{path}: {'no DMIG matrix' if not cards else 'which DMIG matrix?'} (matrices: "
+                        f"{', '.join(cards) or 'none'}); name it as FILE:NAME")
+    entries = []
+    for lines in cards[name.upper()]:
+        f = _card_fields(lines) + [""] * 4
+        if f[1] == "0":  # header: IFO (6 symmetric, 1 square), TIN (1, 2 real; 3, 4 complex)
+            if f[3] not in ("1", "2"):
+                raise MeshError(f"{path}: DMIG {name} is complex (TIN={f[3]}); flexmbs takes real matrices")
+            continue
+        column = (int(f[1]), int(f[2] or 0))
+        for k in range(4, len(f) - 2, 4):
+            if f[k]:
+                entries.append([int(f[k]), int(f[k + 1] or 0), *column,
+                                _nastran_real(f[k + 2], f"{path}: DMIG {name}")])
+    if not entries:
+        raise MeshError(f"{path}: DMIG {name} has no entries")
+    entries = np.asarray(entries, dtype=float)
+    if np.any(entries[:, [1, 3]] == 0):
+        raise ModelError(f"{path}: DMIG {name} has scalar points (component 0); flexmbs needs grid dofs 1-6")
+    return entries
+
+
+def write_dmig(path: str, name: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_components: np.ndarray,
+               mode: str = "w") -> str:
+    """Write the upper triangle of a symmetric ``matrix`` as a large-field real double-precision ``DMIG*`` (the
+    punch format of ``PARAM,EXTOUT,DMIGPCH``), 10 significant digits."""
+    upper = sp.triu(sp.csc_matrix(matrix)).tocsc()
+    lines = [f"{'DMIG':<8s}{name:<8s}{'0':>8s}{'6':>8s}{'2':>8s}{'0':>8s}{'':8s}{'':8s}{matrix.shape[0]:>8d}"]
+    for j in range(upper.shape[1]):
+        start, end = upper.indptr[j], upper.indptr[j + 1]
+        if start == end:
+            continue
+        lines.append(f"{'DMIG*':<8s}{name:<16s}{int(dof_nodes[j]):>16d}{int(dof_components[j]):>16d}")
+        for i, value in zip(upper.indices[start:end], upper.data[start:end]):
+            lines.append(f"{'*':<8s}{int(dof_nodes[i]):>16d}{int(dof_components[i]):>16d}{value:>16.9E}")
+    with open(path, mode) as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path
+
+
+def read_node_positions(path: str) -> dict:
+    """``{node id: (x, y, z)}`` from an Abaqus ``.inp`` (its ``*Node`` block) or a text file of ``id, x, y, z`` lines
+    (commas or blanks; ``#`` comments)."""
+    if not os.path.exists(path):
+        raise MeshError(f"node file {path!r} does not exist")
+    positions, in_nodes, is_inp = {}, False, path.lower().endswith(".inp")
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.split("#")[0].strip()
+            if not text or text.startswith("**"):
+                continue
+            if text.startswith("*"):
+                in_nodes = text[1:].split(",")[0].strip().upper() == "NODE"
+                continue
+            if is_inp and not in_nodes:
+                continue
+            fields = text.replace(",", " ").split()
+            try:
+                positions[int(fields[0])] = tuple(float(f) for f in fields[1:4])
+            except (ValueError, IndexError):
+                raise MeshError(f"{path}:{number}: expected 'id, x, y, z', got {text[:60]!r}") from None
+            if len(positions[int(fields[0])]) != 3:
+                raise MeshError(f"{path}:{number}: expected 'id, x, y, z', got {text[:60]!r}")
+    if not positions:
+        raise MeshError(f"{path} has no node positions ('id, x, y, z' lines or an Abaqus *Node block)")
+    return positions
+
+
+def _assemble(entries: np.ndarray, index: dict, n: int, what: str) -> sp.csr_matrix:
+    """Symmetric sparse matrix from entries of one triangle, of both (which must agree), or a mix of the two."""
+    keys = list(zip(entries[:, 0].astype(np.int64), entries[:, 1].astype(np.int64)))
+    rows = np.array([index[k] for k in keys], dtype=np.int64)
+    keys = list(zip(entries[:, 2].astype(np.int64), entries[:, 3].astype(np.int64)))
+    cols = np.array([index[k] for k in keys], dtype=np.int64)
+    given = sp.coo_matrix((entries[:, 4], (rows, cols)), shape=(n, n)).tocsr()
+    pattern = given.copy()
+    pattern.data[:] = 1.0
+    both = pattern.multiply(pattern.T)  # entries given on both sides of the diagonal (and the diagonal)
+    mismatch = abs((given - given.T).multiply(both)).max() if both.nnz else 0.0
+    if mismatch > 1e-12 * max(abs(given).max(), 1e-300):
+        raise ModelError(f"the {what} matrix is not symmetric (entries differ by {mismatch:.3g}); flexmbs reduces "
+                         "symmetric matrices")
+    return (given + given.T - given.multiply(both)).tocsr()
+
+
+def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positions: dict):
+    """An :class:`fem.model.FEModel` over the dofs of imported matrices.
+
+    Parameters
+    ----------
+    stiffness_entries, mass_entries : (n, 5) float
+        From :func:`read_abaqus_mtx`: node, dof, node, dof, value (N/m, N, N m/rad; kg, kg m, kg m²).
+    positions : dict[int, (3,) float]
+        Node positions, m (:func:`read_node_positions`).
+
+    Raises
+    ------
+    ModelError
+        Internal (negative) nodes, nodes without a position, incomplete translation or rotation triples.
+    """
+    from fem.model import FEModel
+
+    both = np.vstack([stiffness_entries, mass_entries])
+    pairs = np.unique(np.vstack([both[:, :2], both[:, 2:4]]).astype(np.int64), axis=0)
+    node_ids = np.unique(pairs[:, 0])
+    if node_ids.min() <= 0:
+        raise ModelError(f"the matrices use internal node {int(node_ids.min())} (non-positive label: a Lagrange "
+                         "multiplier or element-internal node); export them without such constraints (use flexmbs "
+                         "interfaces instead of MPCs)")
+    missing = [int(i) for i in node_ids if int(i) not in positions]
+    if missing:
+        raise ModelError(f"{len(missing)} node(s) of the matrices have no position (first: {missing[:5]}); give the "
+                         "job's .inp or a node file with every node")
+    dofs_of = {int(i): set() for i in node_ids}
+    for node, dof in pairs:
+        if not 1 <= dof <= 6:
+            raise ModelError(f"node {node}: dof {dof} is not 1-6 (translations 1-3, rotations 4-6)")
+        dofs_of[int(node)].add(int(dof))
+    translation, rotation, index = np.full((node_ids.size, 3), -1), np.full((node_ids.size, 3), -1), {}
+    count = 0
+    for k, node in enumerate(node_ids):
+        have = dofs_of[int(node)]
+        if not {1, 2, 3} <= have or (have & {4, 5, 6} and not {4, 5, 6} <= have):
+            raise ModelError(f"node {int(node)} has dofs {sorted(have)} only; flexmbs needs all translations (and all "
+                             "or no rotations): export free–free matrices, without boundary conditions")
+        for dof in sorted(have):
+            index[(int(node), dof)] = count
+            (translation if dof <= 3 else rotation)[k, (dof - 1) % 3] = count
+            count += 1
+    stiffness = _assemble(stiffness_entries, index, count, "stiffness")
+    mass = _assemble(mass_entries, index, count, "mass")
+    points = np.array([positions[int(i)] for i in node_ids], dtype=float)
+    return FEModel(points, node_ids, stiffness, mass, translation, rotation)
+
+
+def load_matrix_model(stiffness: str, mass: str, nodes: str):
+    """:func:`matrix_model` from files: ``stiffness`` and ``mass`` as Abaqus ``.mtx`` text files or Nastran ``DMIG``
+    matrices (``.pch``, ``.bdf``, ``.dat``; ``FILE:NAME`` picks one of several, e.g. ``out.pch:KAAX``), ``nodes`` an
+    Abaqus ``.inp`` or an ``id, x, y, z`` text file."""
+    model = matrix_model(read_matrix(stiffness, "--stiffness"), read_matrix(mass, "--mass"),
+                         read_node_positions(nodes))
+    if nodes.lower().endswith(".inp"):
+        model.node_sets = _inp_node_sets(nodes, model.node_ids)
+    return model
+
+
+def read_matrix(spec: str, option: str = "matrix") -> np.ndarray:
+    """Entries of a matrix file by its extension (see :func:`load_matrix_model`)."""
+    path, name = spec, None
+    if not os.path.exists(spec) and ":" in spec:
+        path, name = spec.rsplit(":", 1)
+    lower = path.lower()
+    if lower.endswith(".mtx"):
+        return read_abaqus_mtx(path)
+    if lower.endswith((".pch", ".bdf", ".dat", ".nas", ".dmig")):
+        return read_dmig(path, name)
+    raise MeshError(f"{option} {spec!r}: supported are Abaqus *MATRIX OUTPUT text files (.mtx, FORMAT=MATRIX INPUT) "
+                    "and Nastran DMIG matrices (.pch, .bdf, .dat)")
+
+
+def _inp_node_sets(path: str, node_ids: np.ndarray) -> dict:
+    """The ``*Nset`` (and element-set node) groups of the job's ``.inp`` over the matrix model's nodes; empty when
+    meshio cannot read the file as a mesh (the positions alone still serve)."""
+    import contextlib
+    import io
+
+    import meshio
+
+    from fem.abaqus import read_inp_properties
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            raw = meshio.read(path)
+    except (Exception, SystemExit):  # noqa: BLE001  a node-only file: no sets
+        return {}
+    file_ids = read_inp_properties(path).node_ids
+    if file_ids.size != len(raw.points):
+        return {}
+    where = {int(i): k for k, i in enumerate(node_ids)}
+    sets = {}
+    for name, members in raw.point_sets.items():
+        picked = [where[int(i)] for i in file_ids[np.asarray(members, dtype=np.int64)] if int(i) in where]
+        if picked:
+            sets[name] = np.unique(np.asarray(picked, dtype=np.int64))
+    return sets
