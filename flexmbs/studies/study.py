@@ -418,6 +418,14 @@ def _close(client, cluster, owned, futures, quick) -> None:
     import contextlib
 
     timeout = {"timeout": 1} if quick else {}
+    if quick and cluster is not None:  # a busy worker does not answer a close for 10 s: end the local ones now
+        import signal
+
+        for nanny in list(getattr(cluster, "workers", {}).values()):
+            pid = getattr(getattr(nanny, "process", None), "pid", None)
+            if pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)  # its variant has no record: the next run of the study redoes it
     with contextlib.suppress(Exception) if quick else contextlib.nullcontext():
         if futures:
             client.cancel(futures)
