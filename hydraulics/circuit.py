@@ -387,5 +387,12 @@ class Circuit:
                                  "(check for a missing anti-cavitation/make-up path or a chamber emptied to its end)")
         return lines
 
+    def plausibility(self, t=0.0, z=None, y=None, ydot=None) -> list[str]:
+        """Settings that contradict each other (supply vs relief, cylinder start outside the stroke), one line
+        each; called by flexmbs before a run through the element protocol (:mod:`hydraulics.plausibility`)."""
+        from .plausibility import circuit_plausibility
+
+        return circuit_plausibility(self, y)
+
     def __repr__(self) -> str:
         return f"Circuit({self.name!r}, {len(self.components)} components)"

@@ -1,12 +1,13 @@
 """The FlexBody file (``*.flex.h5``): write, read, validate.
 
 HDF5 via h5py, self-describing: the root carries ``format = "flexmbs.flexbody"`` and ``format_version``; every
-dataset carries a ``unit`` attribute (SI). Written atomically (temporary file, then rename). The layout is
-documented in docs/file-formats.md.
+dataset carries a ``unit`` attribute (SI). Written atomically (built in memory, written to a temporary file, then
+renamed). The layout is documented in docs/file-formats.md.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -78,8 +79,11 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".tmp", dir=directory)
     os.close(fd)
+    # built in memory, written by Python: a full disk is an OSError here, never a failure inside the HDF5 library
+    # (which crashed the process on a full disk, docs/safety.md)
+    buffer = io.BytesIO()
     try:
-        with h5py.File(tmp, "w") as f:
+        with h5py.File(buffer, "w") as f:
             f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "name": body.name,
                             "software": f"flexmbs {__version__}", "n_modes": body.n_modes,
                             # fem.canonical convention of the mode shapes (0: raw solver output, no convention)
@@ -106,6 +110,10 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
                 else:
                     rep.attrs[key] = value
             write_stress_field(f, body.stress_field)
+        with open(tmp, "wb") as handle:
+            handle.write(buffer.getbuffer())
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -42,10 +42,10 @@ _BODIES: dict = {}  # cache file → FlexBody, this process
 
 
 def cache_dir() -> str:
-    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` (created)."""
-    path = os.environ.get("FLEXMBS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "flexmbs")
-    os.makedirs(path, exist_ok=True)
-    return path
+    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` (:func:`flexmbs.results.cache.cache_dir`: checked, created)."""
+    from flexmbs.results.cache import cache_dir as checked
+
+    return checked()
 
 
 def cache_key(params: dict) -> str:
@@ -118,6 +118,9 @@ def _cached_bar(params: dict, path: str, progress: bool):
     folder = os.open(os.path.dirname(path), os.O_RDONLY)
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)  # another worker reducing a bar into this cache: wait for its file
+        from flexmbs.results.cache import drop_damaged
+
+        drop_damaged(path)  # a damaged entry is rebuilt, with a note
         if not os.path.exists(path):
             def say(message):
                 if progress:

@@ -32,8 +32,10 @@ STEEL = {"E": 2.1e11, "nu": 0.3}
 
 
 def cache_dir() -> str:
-    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs``."""
-    return os.environ.get("FLEXMBS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "flexmbs")
+    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` (:func:`flexmbs.results.cache.cache_dir`: checked, created)."""
+    from flexmbs.results.cache import cache_dir as checked
+
+    return checked()
 
 
 def boom_settings(p: dict) -> dict:
@@ -104,6 +106,9 @@ def build_flexbody(p: dict, progress: bool = False):
     key = hashlib.sha256(json.dumps(s, sort_keys=True).encode()).hexdigest()[:16]
     folder = cache_dir()
     path = os.path.join(folder, f"excavator-boom-{key}.flex.h5")
+    from flexmbs.results.cache import drop_damaged
+
+    drop_damaged(path)  # a damaged entry is rebuilt, with a note
     if os.path.exists(path):
         return read_flexbody(path), path, s
     os.makedirs(folder, exist_ok=True)

@@ -145,6 +145,9 @@ def reduced_structure(params: dict, progress: bool = False, cache: str | None = 
     from reduction.reduce import reduce
 
     path = os.path.join(cache or cache_dir(), f"machine-creeping-structure-{cache_key(params)}.flex.h5")
+    from flexmbs.results.cache import drop_damaged
+
+    drop_damaged(path)  # a damaged entry is rebuilt, with a note
     if not os.path.exists(path):
         def say(message):
             if progress:

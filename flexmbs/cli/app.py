@@ -99,7 +99,8 @@ def log(message: str) -> None:
 @click.option("--order", type=click.IntRange(1, 2), default=2, show_default=True, help="Element order.")
 @click.option("--hex", "hexahedra", is_flag=True, help="Structured hexahedra (bar only).")
 @click.option("--length", type=float, default=None, help="Length, m (bar default 1.0, connecting bar 2.5).")
-@click.option("--force", is_flag=True, help="Mesh even above the element-count limit (1e6).")
+@click.option("--force", is_flag=True, help="Mesh even above the element-count limit (1e6); let OUT replace a file "
+              "of another kind.")
 def mesh_command(shape, out, size, order, hexahedra, length, force):
     """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar or a 2.5 m connecting bar with two
     bearing bores (groups bore_a, bore_b)."""
@@ -111,12 +112,23 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
     from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
     kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
-    with atomic_output(out, "OUT") as tmp:
+    with atomic_output(out, "OUT", kind="mesh", force=force, verify=_verify_mesh) as tmp:
         if shape == "bar":
             bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
         else:
             connecting_bar_mesh(tmp, order=order, **kwargs)
     log(f"wrote {out}")
+
+
+def _verify_mesh(path: str) -> None:
+    """gmsh does not report a full disk: read the written mesh back before it replaces anything (issue 30)."""
+    import meshio
+
+    try:
+        meshio.read(path)
+    except Exception as exc:  # noqa: BLE001  (meshio raises many kinds on a truncated file)
+        raise OSError(28, f"No space left on device? the mesh written is incomplete ({type(exc).__name__})",
+                      path) from None
 
 
 # ---------------------------------------------------------------------------------------------------- modal
@@ -145,6 +157,10 @@ def modal_command(mesh, material, fixes, modes, as_json):
     fe_mesh = load_mesh(mesh)
     model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
     fixed = [_support(model, sel) for sel in fixes]
+    from .checks import mesh_warnings  # nothing-lost (issue 30): once the selections are resolved
+
+    for text in mesh_warnings(fe_mesh):
+        log(f"warning: {text}")
     log(f"mesh: {fe_mesh.n_nodes} nodes, {fe_mesh.n_elements} {fe_mesh.cell_type} elements; assembled")
     log(f"solving {modes} modes of {model.n_dofs} dofs ({backend_name()})")
     result = modal_analysis(model, modes, fixed)

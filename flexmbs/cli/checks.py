@@ -12,7 +12,7 @@ from fem.errors import FlexmbsError
 from flexmbs.results.safe_files import check_writable
 
 __all__ = ["FINITE", "POSITIVE", "check_mesh_request", "estimate_elements", "check_damping", "check_video",
-           "check_outputs", "MESH_SUFFIXES", "MAX_MESH_ELEMENTS"]
+           "check_outputs", "MESH_SUFFIXES", "MAX_MESH_ELEMENTS", "echo_cache"]
 
 MESH_SUFFIXES = (".msh", ".vtk", ".inp", ".unv", ".bdf", ".med")
 MAX_MESH_ELEMENTS = 1_000_000  # a 1 M-element quadratic mesh is minutes of gmsh and GBs in modal/reduce
@@ -107,3 +107,52 @@ def check_outputs(*pairs) -> None:
     for path, option in pairs:
         if path:
             check_writable(path, option)
+
+
+def echo_cache(as_json: bool, missing_path: bool = False) -> None:
+    """``flexmbs info --cache``: where the cache of reduced bodies is, what it holds, whether it is usable."""
+    if missing_path:
+        raise FlexmbsError("flexmbs info: give a FILE (*.flex.h5 or *.results.h5) or --cache")
+    from flexmbs.results.cache import cache_info
+
+    info = cache_info()
+    if as_json:
+        import json
+
+        click.echo(json.dumps(info))
+        return
+    state = "usable" if info["usable"] else "NOT usable (a file, or not writable): set FLEXMBS_CACHE to a folder"
+    click.echo(f"cache: {info['folder']} ({info['origin']}; {state})")
+    click.echo(f"  {len(info['entries'])} file(s), {info['total_bytes'] / 1e6:.1f} MB; delete files to rebuild them")
+    for entry in info["entries"]:
+        click.echo(f"  {entry['name']}  {entry['bytes'] / 1e6:.2f} MB")
+
+
+def mesh_warnings(mesh) -> list[str]:
+    """Warnings with the remedy for a mesh that will give wrong frequencies quietly (issue 30): first-order
+    elements with fewer than 4 across the thinnest dimension (they lock in bending: far too stiff), and a mesh in
+    disconnected pieces (the pieces are not tied; rigid-body modes beyond six)."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    out = []
+    cells, points = np.asarray(mesh.cells), np.asarray(mesh.points)
+    if mesh.cell_type in ("tetra", "hexahedron") and cells.size:
+        edge = float(np.median(np.linalg.norm(points[cells[:, 1]] - points[cells[:, 0]], axis=1)))
+        thinnest = float(np.ptp(points, axis=0).min())
+        if edge > 0.0 and thinnest / edge < 4.0:
+            out.append(f"the mesh has first-order {mesh.cell_type} elements, about {thinnest / edge:.1g} across its "
+                       f"thinnest dimension ({thinnest:.3g} m): they lock in bending and come out far too stiff; "
+                       "mesh with second-order elements (flexmbs mesh --order 2) or at least 4 elements across")
+    n_cells, per = cells.shape
+    incidence = coo_matrix((np.ones(cells.size), (np.repeat(np.arange(n_cells), per), cells.ravel())),
+                           shape=(n_cells, points.shape[0])).tocsr()
+    used = np.unique(cells)
+    count, labels = connected_components(incidence.T @ incidence, directed=False)
+    pieces = np.unique(labels[used]).size
+    if pieces > 1:
+        out.append(f"the mesh is in {pieces} disconnected pieces: they are not tied to each other and move freely; "
+                   "merge coincident nodes in the mesher (gmsh: Coherence / fragment the volumes) or join the pieces "
+                   "with interfaces")
+    return out

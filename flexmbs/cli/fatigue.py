@@ -138,7 +138,8 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
 @click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, help="Nodes listed.")
 @click.option("--size", "size", default="1200x800", show_default=True, help="Image size WIDTHxHEIGHT in pixels.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def fatigue_command(results_file, body, sn_text, quantity, mean_correction, prefix, top, size, as_json):
+@click.option("--force", is_flag=True, help="Let the outputs replace files of another kind.")
+def fatigue_command(results_file, body, sn_text, quantity, mean_correction, prefix, top, size, as_json, force=False):
     """Fatigue damage map of a flexible body: rainflow per node, Basquin S-N, Goodman, Miner; a damage table
     (CSV), a VTU with damage and life fields and a picture of the body coloured by damage."""
     from flexmbs.post.fatigue import parse_sn
@@ -152,15 +153,27 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     folder = os.path.dirname(os.path.abspath(prefix))
     if not os.path.isdir(folder):
         raise FlexmbsError(f"cannot write {prefix}.*: folder {folder!r} does not exist")
+    from flexmbs.results.file_kinds import check_replace
+    from flexmbs.results.safe_files import atomic_output, check_writable
+
+    kinds = {".csv": "csv table", ".vtu": "ParaView file", ".png": "png picture"}
+    for suffix, kind in kinds.items():  # before any work (issue 30)
+        check_writable(prefix + suffix, "--out")
+        check_replace(prefix + suffix, kind, force=force, inputs=[results_file], option="--out")
     scene = load_scene(results_file)
     fmap = fatigue_map(scene, body, sn, quantity, mean_correction)
     s = fmap["stress"]
     log(f"{body}: {s.nodes.size} nodes × {s.time.size} samples, {sn.describe()}")
     if not s.full_field:
         log("note: the body has no stress field (reduced before it): damage at its output nodes only")
-    outputs = {"csv": write_damage_csv(fmap, prefix + ".csv"), "vtu": write_damage_vtu(scene, body, fmap,
-                                                                                        prefix + ".vtu")}
-    outputs["png"] = save_damage_png(scene, body, fmap, prefix + ".png", window_size=parse_size(size))
+    writers = {"csv": lambda tmp: write_damage_csv(fmap, tmp), "vtu": lambda tmp: write_damage_vtu(scene, body, fmap,
+                                                                                                    tmp),
+               "png": lambda tmp: save_damage_png(scene, body, fmap, tmp, window_size=parse_size(size))}
+    outputs = {}
+    for key, writer in writers.items():  # each a temporary, renamed when complete
+        with atomic_output(prefix + "." + key, "--out", force=True) as tmp:
+            writer(tmp)
+        outputs[key] = prefix + "." + key
     rows = [{"node_id": int(s.node_ids[k]), "position_m": s.positions[k], "damage": float(fmap["damage"][k]),
              "life_repeats": float(fmap["life_repeats"][k]), "life_s": float(fmap["life_s"][k]),
              "cycles": float(fmap["cycles"][k]), "peak_von_mises_pa": float(fmap["peak_von_mises"][k])}

@@ -44,6 +44,38 @@ def parse_at(text):
     return value
 
 
+_LINEAR_KINDS = {".h5": "linear model", ".hdf5": "linear model", ".npz": "linear model (npz)",
+                 ".mat": "linear model (mat)"}
+
+
+def _check_outputs(out, mode_vtk, at, force) -> None:
+    """Before any work: output names writable, of the right kind, and none of them the results file read by
+    ``--at RUN.results.h5@T`` (issue 30)."""
+    import os
+
+    from fem.errors import FlexmbsError
+
+    from flexmbs.results.file_kinds import check_replace
+    from flexmbs.results.safe_files import check_writable
+
+    inputs = [at.rpartition("@")[0]] if isinstance(at, str) and "@" in at else []
+    if out:
+        suffix = os.path.splitext(out)[1].lower()
+        if suffix not in _LINEAR_KINDS:
+            raise FlexmbsError(f"unknown linear-model file type {out!r}: use .h5, .mat or .npz")
+        check_writable(out, "-o")
+        check_replace(out, _LINEAR_KINDS[suffix], force=force, inputs=inputs, option="-o")
+    if mode_vtk:
+        index, _, path = mode_vtk.partition(":")
+        if not index.isdigit() or not path:
+            raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd, got {mode_vtk!r}")
+        stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
+        check_writable(stem + ".results.h5", "--mode-vtk")
+        check_replace(stem + ".results.h5", "results file", force=force, inputs=inputs, option="--mode-vtk")
+        if path.endswith(".pvd"):
+            check_replace(path, "ParaView file", force=force, inputs=inputs, option="--mode-vtk")
+
+
 def _select(requested, defaults, kind: str):
     """Requested names (aliases of the hook's dict allowed) or the hook's defaults → ``{short: full}``."""
     aliases = dict(defaults) if isinstance(defaults, dict) else {n: n for n in (defaults or [])}
@@ -65,6 +97,9 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
         raise FlexmbsError(f"case {module.NAME!r} has no linearization hook (define linearization(params) in its "
                            "package, see docs/linearization.md)")
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
+    from flexmbs.catalog.parameters import validate_parameters
+
+    validate_parameters(module, params)  # the check `run` makes, before any work (issue 30)
     spec = hook(params)
     if "model" not in spec:
         raise FlexmbsError(f"case {module.NAME!r}: linearization(params) must return a dict with a 'model'")
@@ -130,19 +165,29 @@ def _print_table(payload: dict) -> None:
 @click.option("--mode-vtk", "mode_vtk", default=None, metavar="K:FILE.pvd",
               help="Write eigenmode K (table numbering) as a ParaView series (and FILE.results.h5).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, mode_vtk, as_json):
+@click.option("--force", is_flag=True, help="Let -o/--mode-vtk replace a file of another kind or an input.")
+def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, mode_vtk, as_json, force):
     """Linearize a machine case (seed 002 minimal coordinates): eigenvalues, damping, transfer functions."""
     from fem.errors import FlexmbsError
 
-    lin = linearize_case(case, assignments, parse_at(at), inputs, outputs, coordinates)
+    from flexmbs.results.file_kinds import forced
+    from flexmbs.results.safe_files import atomic_output
+
+    at = parse_at(at)
+    _check_outputs(out, mode_vtk, at, force)
+    lin = linearize_case(case, assignments, at, inputs, outputs, coordinates)
     payload = summary(lin)
     if out:
-        payload["file"] = lin.save(out)
+        with atomic_output(out, "-o", force=True) as tmp:  # kinds and inputs checked before the work
+            lin.save(tmp)
+        payload["file"] = out
     if mode_vtk:
         index, _, path = mode_vtk.partition(":")
-        if not index.isdigit() or not path or not 1 <= int(index) <= lin.n_states:
+        if not 1 <= int(index) <= lin.n_states:
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd with K in 1..{lin.n_states}, got {mode_vtk!r}")
-        payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
+        stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
+        with forced(stem + ".results.h5", force):
+            payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
     if as_json:
         click.echo(json.dumps(payload, default=json_default))
         return

@@ -124,7 +124,9 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
         lines.append(f"Cut-off criterion: fixed-interface modes up to {r['cutoff_factor']:g} × {r['max_frequency_hz']:g}"
                      f" Hz = {r['cutoff_hz']:g} Hz retained.")
     lines += [""] + [f"**Warning:** {line}" for line in _warning_lines(r)]
-    with open(path, "w") as handle:
+    from flexmbs.results.safe_files import open_output
+
+    with open_output(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
 
 
@@ -160,8 +162,9 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--nodes", default=None, type=click.Path(dir_okay=False), metavar="JOB.inp|NODES.txt",
               help="With --stiffness: node positions (the job's .inp or id,x,y,z lines).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
-                   compare, name, report_path, stiffness, mass_file, nodes, as_json):
+                   compare, name, report_path, stiffness, mass_file, nodes, as_json, force=False):
     """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
     §2.1.2)."""
     from .checks import check_damping, check_outputs
@@ -188,6 +191,12 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
 
     if material is not None:
         check_solid(parse_material(material))
+    from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
+
+    inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p for p in (mesh, stiffness, mass_file, nodes)]
+    check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")
+    if report_path:
+        check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
     with output_lock(out):
         _reduce(mesh or matrices, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes,
                 material, damping, ratios, compare, name, report_path, as_json, start, max_frequency)
@@ -215,7 +224,10 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     if material is None:  # provenance: the file's materials as read
         material = "from the mesh file: " + ", ".join(f"{k}: E={m.youngs_modulus:g},nu={m.poisson_ratio:g},"
                                                       f"rho={m.density:g}" for k, m in fe_mesh.materials.items())
-    said = []  # progress lines wait until every selection is resolved: a bad selector is one error line alone
+    from .checks import mesh_warnings  # nothing-lost (issue 30): said with the progress lines below
+
+    # progress lines wait until every selection is resolved: a bad selector is one error line alone
+    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)] if fe_mesh is not None else []
     for itf_name, selector, spider, _, point in parsed:
         ref = model.add_reference_node(itf_name, selector, spider, point=point)
         said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
@@ -242,9 +254,13 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
                                                                (f"{key}_sha256", file_sha256(path)))}
-    write_flexbody(body, out, {**source, "material": material, "settings": settings})
+    from flexmbs.results.safe_files import atomic_output  # nothing-lost (issue 30): temporary, then rename
+
+    with atomic_output(out, "-o", force=True) as tmp:  # kind and inputs checked before the work
+        write_flexbody(body, tmp, {**source, "material": material, "settings": settings})
     if report_path:
-        _markdown_report(body, report_path, " + ".join(files.values()), settings)
+        with atomic_output(report_path, "--report", force=True) as tmp:
+            _markdown_report(body, tmp, " + ".join(files.values()), settings)
     _print_reduction(body, model, out, start, as_json)
 
 
@@ -285,11 +301,18 @@ def _print_reduction(body, model, out, start, as_json) -> None:
 
 
 @click.command("info")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def info_command(path, as_json):
+@click.option("--cache", "show_cache", is_flag=True,
+              help="Describe the cache of reduced bodies ($FLEXMBS_CACHE, default ~/.cache/flexmbs) instead.")
+def info_command(path, as_json, show_cache=False):
     """Describe a flexible-body (*.flex.h5) or results (*.results.h5) file: contents, units, signals."""
     from reduction.io import FORMAT, read_flexbody
+
+    if show_cache or path is None:  # nothing-lost (issue 30): the cache made visible
+        from .checks import echo_cache
+
+        return echo_cache(as_json, path is None and not show_cache)
 
     if not os.path.exists(path) and not path.endswith(".flex.h5"):
         from flexmbs.results.safe_files import resolve_results
@@ -300,8 +323,10 @@ def info_command(path, as_json):
     try:
         with h5py.File(path, "r", locking=False) as f:
             kind = f.attrs.get("format")
-    except OSError:
-        raise FileFormatError(f"{path!r} is not an HDF5 file written by flexmbs") from None
+    except OSError as exc:
+        from flexmbs.results.results import _reason  # issue 30: a cut file said so, not "not written by flexmbs"
+
+        raise FileFormatError(f"{path!r} cannot be read: {_reason(exc)}") from None
     if kind == FORMAT:
         body = read_flexbody(path)
         r = body.report

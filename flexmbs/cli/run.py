@@ -49,17 +49,20 @@ def cases_command(case, as_json):
         click.echo(f"{name:<{width}}  {mod.DESCRIPTION}")
 
 
-def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
+def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool = False) -> dict:
     """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
     without ``-o``) and check the parameters against the case's declared ranges."""
     from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.results.results import scratch_results
+    from flexmbs.results.file_kinds import check_replace, forced
     from flexmbs.results.safe_files import check_writable, output_lock
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".h5",))
+        check_replace(output, "results file", force=force, option="-o")
     validate_parameters(module, params)
-    with output_lock(output), scratch_results(), warnings.catch_warnings(record=True) as caught:
+    with output_lock(output), forced(output, force), scratch_results(), \
+            warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = module.run(params, t_end, output, progress)
     found = [str(w.message) for w in caught]
@@ -79,7 +82,8 @@ def _run_safely(module, params: dict, t_end, output, progress: bool) -> dict:
               help="Results file (*.results.h5), written incrementally.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def run_command(case, assignments, t_end, output, as_json, quiet):
+@click.option("--force", is_flag=True, help="Let -o replace a file of another kind (a flexible body, a mesh, ...).")
+def run_command(case, assignments, t_end, output, as_json, quiet, force):
     """Run a machine case and summarize it (`flexmbs cases` lists the cases)."""
     from fem.errors import FlexmbsError
 
@@ -89,7 +93,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet):
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
-    summary = _run_safely(module, params, t_end, output, not quiet)
+    summary = _run_safely(module, params, t_end, output, not quiet, force)
     if as_json:
         _emit(summary)
         return

@@ -128,13 +128,18 @@ def _groups(frame, against: str, by: list, varied: list):
 @click.option("--by", "by", multiple=True, metavar="KEY",
               help="One line per value of this parameter [default: the other varied parameters].")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="FILE.png or FILE.csv.")
-def study_plot_command(study_dir, outputs, against, by, out):
+@click.option("--force", is_flag=True, help="Let --out replace a file of another kind or a file of the study.")
+def study_plot_command(study_dir, outputs, against, by, out, force):
     """Plot OUTPUT... of a study against a varied parameter, one line per value of a second one."""
+    from flexmbs.results.file_kinds import check_replace
+    from flexmbs.results.safe_files import atomic_output, check_writable, open_output
     from flexmbs.studies.study import load_manifest, load_table
 
     suffix = os.path.splitext(out)[1].lower()
     if suffix not in (".png", ".csv"):
         raise FlexmbsError(f"cannot write {out!r}: --out must end in .png or .csv")
+    check_writable(out, "--out")
+    check_replace(out, "csv table" if suffix == ".csv" else "png picture", force=force, option="--out")
     manifest, frame = load_manifest(study_dir), load_table(study_dir)
     varied = manifest.get("varied", [])
     if against not in varied:
@@ -150,13 +155,15 @@ def study_plot_command(study_dir, outputs, against, by, out):
         raise FlexmbsError(f"no finished variant in {study_dir!r} to plot")
     columns = [_column(finished, name) for name in outputs]
     if suffix == ".csv":
-        finished.sort_values([*by, against])[[*by, against, *columns]].to_csv(out, index=False)
+        with atomic_output(out, "--out", force=True) as tmp, open_output(tmp, "w", newline="") as handle:
+            finished.sort_values([*by, against])[[*by, against, *columns]].to_csv(handle, index=False)
         log(f"wrote {out}")
         return
     scatter = manifest.get("design") == "lhs" and not by
     groups = [("", finished)] if scatter else _groups(finished, against, by, varied)
-    _plot(groups, columns, against, scatter, f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}",
-          out)
+    with atomic_output(out, "--out", force=True) as tmp:
+        _plot(groups, columns, against, scatter,
+              f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", tmp)
     log(f"wrote {out}")
 
 
@@ -179,5 +186,8 @@ def _plot(groups, columns, against, scatter, title, out):
     if any(label for label, _ in groups):
         axes[0, 0].legend(fontsize="small", ncol=max(1, math.ceil(len(groups) / 6)))
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    from flexmbs.results.safe_files import open_output
+
+    with open_output(out, "wb") as handle:
+        fig.savefig(handle, dpi=110, format="png")
     plt.close(fig)

@@ -61,10 +61,13 @@ def validate_command(case_names, quick, output, as_json):
     from fem.errors import FlexmbsError
 
     from flexmbs.catalog import validation
-    from flexmbs.results.safe_files import atomic_output, check_writable
+    from flexmbs.results.safe_files import atomic_output, check_writable, open_output
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".md", ".html"))
+        from flexmbs.results.file_kinds import check_replace
+
+        check_replace(output, "report", option="-o", force_hint="")  # before the checks run (issue 30)
     registry, get_case = _registry()
     cases = {name: get_case(name) for name in case_names} if case_names else registry()
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -76,8 +79,8 @@ def validate_command(case_names, quick, output, as_json):
             "command": command}
     if output is not None:
         text = validation.to_html(rows, meta) if output.endswith(".html") else validation.to_markdown(rows, meta)
-        with atomic_output(output) as tmp:
-            with open(tmp, "w", encoding="utf-8") as handle:
+        with atomic_output(output, "-o", kind="report", force_hint="") as tmp:
+            with open_output(tmp, "w", encoding="utf-8") as handle:
                 handle.write(text + "\n")
     if as_json:
         click.echo(validation.to_json(rows, meta))

@@ -19,15 +19,30 @@ _SIZE_HELP = "Image size WIDTHxHEIGHT in pixels."
 _VIEW = click.Choice(["iso", "xy", "xz", "yz"])
 
 
-def _output(path: str, allowed: tuple[str, ...]) -> str:
-    """The lower-case suffix of ``path`` if it is one of ``allowed`` and its folder exists."""
+_KIND_OF = {".png": "png picture", ".gif": "gif animation", ".mp4": "mp4 video", ".vtu": "ParaView file",
+            ".pvd": "ParaView file", ".csv": "csv table"}
+_FORCE = click.option("--force", is_flag=True, help="Let --out replace a file of another kind or an input.")
+
+
+def _output(path: str, allowed: tuple[str, ...], inputs=(), force: bool = False, option: str = "--out") -> str:
+    """The lower-case suffix of ``path`` if it is one of ``allowed``, its folder exists, and it is neither an
+    input nor a file of another kind (issue 30; ``force`` overrides)."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in allowed:
         raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
+    from flexmbs.results.file_kinds import check_replace
     from flexmbs.results.safe_files import check_writable
 
-    check_writable(path, "--out")
+    check_writable(path, option)
+    check_replace(path, _KIND_OF[suffix], force=force, inputs=inputs, option=option)
     return suffix
+
+
+def _atomic(path: str, option: str = "--out"):
+    """A temporary beside ``path``, renamed over it when complete (kind and inputs checked before the work)."""
+    from flexmbs.results.safe_files import atomic_output
+
+    return atomic_output(path, option, force=True)
 
 
 def _results_input(path: str) -> str:
@@ -55,13 +70,14 @@ def _require_motion(results, path: str) -> None:
 @click.option("--size", "size", default=None, help=_SIZE_HELP + " [default: 1024x768, GIF 640x480]")
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def modes_command(body_file, modes, out, scale, size, view, as_json):
+@_FORCE
+def modes_command(body_file, modes, out, scale, size, view, as_json, force=False):
     """Draw mode shapes of a flexible body: deformed surface coloured by displacement over the undeformed outline,
     reduced and full free–free FE frequencies in the titles."""
     from flexmbs.post.viz.modes import load_body, mode_indices, save_modes_png, write_mode_gif, write_modes_vtu
     from flexmbs.post.viz.render import parse_size
 
-    suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"))
+    suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"), [body_file], force)
     check_video(out)
     if size:
         parse_size(size)
@@ -71,17 +87,20 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
     if suffix == ".vtu":
         if modes:
             log("note: the .vtu holds every mode; --mode is ignored")
-        write_modes_vtu(body, out)
+        with _atomic(out) as tmp:
+            write_modes_vtu(body, tmp)
         numbers = list(range(1, body.n_modes + 1))
     elif suffix == ".png":
         log(f"rendering {len(numbers)} mode(s) of {body.name!r}")
-        save_modes_png(body, out, numbers, scale=scale, window_size=parse_size(size or "1024x768"), view=view)
+        with _atomic(out) as tmp:
+            save_modes_png(body, tmp, numbers, scale=scale, window_size=parse_size(size or "1024x768"), view=view)
     else:
         if len(numbers) != 1:
             raise FlexmbsError(f"a {suffix} shows one mode oscillating; give one --mode (got {len(numbers)})")
         log(f"rendering mode {numbers[0]} of {body.name!r} oscillating")
-        write_mode_gif(body, out, numbers[0], scale=scale, window_size=parse_size(size or "640x480"), view=view,
-                       progress=log)
+        with _atomic(out) as tmp:
+            write_mode_gif(body, tmp, numbers[0], scale=scale, window_size=parse_size(size or "640x480"),
+                           view=view, progress=log)
     full = list(body.report.get("full_free_free_hz", []))
     payload = {"out": out, "body": body.name, "modes": numbers,
                "frequencies_hz": [float(body.frequencies_hz[k - 1]) for k in numbers],
@@ -105,14 +124,15 @@ def modes_command(body_file, modes, out, scale, size, view, as_json):
 @click.option("--size", "size", default="800x600", show_default=True, help=_SIZE_HELP)
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json):
+@_FORCE
+def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json, force=False):
     """Animate a simulated machine: flexible bodies deformed and coloured by von Mises stress, rigid bodies from
     their markers."""
     from flexmbs.post.viz.animate import animate, write_pvd
     from flexmbs.post.viz.render import parse_size
     from flexmbs.post.viz.scene import load_scene
 
-    suffix = _output(out, (".gif", ".mp4", ".pvd"))
+    suffix = _output(out, (".gif", ".mp4", ".pvd"), [results_file], force)
     check_video(out)
     scene = load_scene(_results_input(results_file))
     if fps <= 0:
@@ -123,8 +143,9 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
                    "bodies": info["bodies"]}
     else:
         log(f"rendering {min(scene.time.size, max_frames)} frames of {scene.time.size} output times")
-        info = animate(scene, out, scale=scale, fps=fps, max_frames=max_frames, window_size=parse_size(size),
-                       view=view, progress=log)
+        with _atomic(out) as tmp:
+            info = animate(scene, tmp, scale=scale, fps=fps, max_frames=max_frames, window_size=parse_size(size),
+                           view=view, progress=log)
         payload = {"out": out, "frames": info["frames"], "von_mises_max_pa": info["stress_max"]}
     if as_json:
         emit_json(payload)
@@ -139,24 +160,26 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
               help=".png (plot in bar, kN, mm, ...) or .csv (SI units).")
 @click.option("--size", "size", default="1000x600", show_default=True, help=_SIZE_HELP)
 @click.option("--title", default=None, help="Figure title (default: the results file and case).")
-def plot_command(results_file, signals, out, size, title):
+@_FORCE
+def plot_command(results_file, signals, out, size, title, force=False):
     """Plot or export signals by name (flexmbs info RESULTS lists them with units); a component is addressed as
     NAME/COMPONENT, e.g. body/crank/position/y."""
     from flexmbs.results.results import load_results
     from flexmbs.post.viz.plots import plot_signals, select_signals, write_signals_csv
     from flexmbs.post.viz.render import parse_size
 
-    suffix = _output(out, (".png", ".csv"))
+    suffix = _output(out, (".png", ".csv"), [results_file], force)
     results_file = _results_input(results_file)
     results = load_results(results_file)
     _require_motion(results, results_file)
     series = select_signals(results, signals)
-    if suffix == ".csv":
-        write_signals_csv(results.time, series, out)
-    else:
-        case = results.attributes.get("case", "")
-        plot_signals(results.time, series, out, window_size=parse_size(size),
-                     title=title if title is not None else f"{os.path.basename(results_file)} {case}".strip())
+    with _atomic(out) as tmp:
+        if suffix == ".csv":
+            write_signals_csv(results.time, series, tmp)
+        else:
+            case = results.attributes.get("case", "")
+            plot_signals(results.time, series, tmp, window_size=parse_size(size),
+                         title=title if title is not None else f"{os.path.basename(results_file)} {case}".strip())
     log(f"wrote {out} ({len(series)} column(s), {results.time.size} samples)")
 
 
@@ -185,8 +208,9 @@ def plot_command(results_file, signals, out, size, title):
               help="Also write every rainflow cycle (range, mean, count; Pa) to this CSV.")
 @click.option("--size", "size", default="1000x700", show_default=True, help=_SIZE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@_FORCE
 def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, flex, out, cycles_of, bins,
-                   cycles_csv, size, as_json):
+                   cycles_csv, size, as_json, force=False):
     """Stress history at an output node of a flexible body (von Mises, principal, components) from modal stress
     and modal coordinates, with a rainflow cycle summary."""
     import numpy as np
@@ -196,9 +220,9 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
     from flexmbs.post.viz.scene import load_scene
     from flexmbs.post.viz.stress import attach_flexbody, rainflow_summary, stress_history
 
-    suffix = _output(out, (".png", ".csv"))
+    suffix = _output(out, (".png", ".csv"), [results_file, flex], force)
     if cycles_csv:
-        _output(cycles_csv, (".csv",))
+        _output(cycles_csv, (".csv",), [results_file, flex, out], force, "--cycles")
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
         raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
     scene = load_scene(_results_input(results_file))
@@ -215,12 +239,14 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
                          "time_of_max_s": h.time_of_peak, "range_pa": h.range} for h in spots]}
     history = stress_history(scene, body, node=node, node_index=node_index)
     summary = rainflow_summary(history.signal(cycles_of), n_bins=bins)
-    if suffix == ".csv":
-        write_stress_csv(history, out)
-    else:
-        plot_stress(history, summary, out, window_size=parse_size(size), cycle_signal=cycles_of)
+    with _atomic(out) as tmp:
+        if suffix == ".csv":
+            write_stress_csv(history, tmp)
+        else:
+            plot_stress(history, summary, tmp, window_size=parse_size(size), cycle_signal=cycles_of)
     if cycles_csv:
-        np.savetxt(cycles_csv, summary["cycles"], delimiter=",", header="range [Pa],mean [Pa],count", comments="")
+        with _atomic(cycles_csv, "--cycles") as tmp:
+            np.savetxt(tmp, summary["cycles"], delimiter=",", header="range [Pa],mean [Pa],count", comments="")
     k = int(np.argmax(history.von_mises))
     payload = {"out": out, "body": body, "node_id": history.node_id, "node_index": history.node_index,
                "position_m": history.position, "hotspot": peak, "von_mises_max_pa": float(history.von_mises[k]),

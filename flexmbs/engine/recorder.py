@@ -25,7 +25,7 @@ class Recorder:
 
     _counter = itertools.count()
 
-    def __init__(self, system, path=None, attributes=None, flush_every: int = 200):
+    def __init__(self, system, path=None, attributes=None, flush_every: int = 200, force: bool = False):
         self.system = system
         self.times: list[float] = []  # in-memory runs only
         self.rows: list[dict] = []
@@ -41,7 +41,7 @@ class Recorder:
         if self.scratch:
             path = os.path.join(scratch_folder(), f"run{next(self._counter)}.results.h5")
         self.writer = (ResultsWriter(path, self.attributes, model_description(system), flush_every,
-                                     lock=not self.scratch) if path else None)
+                                     lock=not self.scratch, force=force or self.scratch) if path else None)
         self._declare()
 
     def _declare(self):

@@ -16,6 +16,8 @@ from .initial import (assemble_positions, equation_names, initial_accelerations,
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .redundancy import reselect_rows
 from .recorder import Recorder
+from .preflight import check_request, check_start
+from .watchdog import Watchdog
 from flexmbs.results.results import Results
 from .system import System, measure
 
@@ -188,7 +190,8 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
              output: str | None = None, output_interval: float | None = None, progress: bool = False,
              static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
              parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
-             tolerances: dict | None = None) -> Results:
+             tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
+             stall_step: float | None = None) -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -231,35 +234,44 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
         Contact onsets (elements with gap functions: end stops, hard stops, contacts) are located as roots of their
         gap within this time (:mod:`flexmbs.engine.events`); ``Results.events`` lists them.
 
+    force : bool
+        Let ``output`` replace a file of another kind (a flexible body, a mesh, ...; refused by default).
+    stall_window, stall_step : float, s
+        The progress watchdog (:mod:`flexmbs.engine.watchdog`): a run whose step size stays below ``stall_step``
+        (default 1e-9 ``t_end``) for ``stall_window`` seconds of wall time stops ("no progress", results kept).
+
     Returns
     -------
     Results
         ``success`` is False (with a ``message`` saying when and which equation) if the integration failed or was
         interrupted (Ctrl-C); everything computed until then is kept.
     """
-    if not t_end > 0.0:
-        raise SimulationError(f"t_end must be positive, got {t_end}")
+    check_request(t_end, max_steps, rtol=rtol, atol=atol, rho_inf=rho_inf, initial_step=initial_step,
+                  max_step=max_step, min_step=min_step, output_interval=output_interval,
+                  event_tolerance=event_tolerance)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
     with threadpool_limits(1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
-                         event_tolerance, tolerances)
+                         event_tolerance, tolerances, force, Watchdog(t_end, stall_step, stall_window))
 
 
 def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
               progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance,
-              tolerances=None) -> Results:
+              tolerances=None, force=False, watchdog=None) -> Results:
     wall0 = _time.perf_counter()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
+    check_start(system, state)  # contradicting settings: one line before any step (issue 30)
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
     max_step = max_step or t_end / 20.0
     attributes = _attributes(model, case, parameters)
     if system.redundancy:  # the redundant-constraint report (warned by System.select_rows) kept in the results
         attributes["redundant_joints"] = ",".join(system.redundant_joints)
         attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
-    recorder = Recorder(system, output, attributes)
+    recorder = Recorder(system, output, attributes, force=force)
+    watchdog = watchdog or Watchdog(t_end)
     try:
         run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
                    max_step, min_step, output_interval, EventLocator(system, event_tolerance))
@@ -273,6 +285,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
             if run.stats["steps"] >= max_steps:
                 raise SimulationError(f"maximum number of steps ({max_steps}) reached at t = {run.state.t:.6g} s")
             run.attempt()
+            watchdog.check(run.h, run.state.t, run.limiting_names)
             if bar is not None:  # update() honours tqdm's minimum refresh interval
                 bar.update(round(min(run.state.t, t_end), 9) - bar.n)
     except KeyboardInterrupt:

@@ -223,9 +223,14 @@ class LinearModel:
             savemat(path, {**data, **{k: np.array(v, dtype=object) for k, v in names.items()},
                            "operating_time": op.t, "q0": op.q, "v0": op.v, "z0": op.z, "y0": self.output_values})
         elif path.endswith((".h5", ".hdf5")):
+            import io
+
             import h5py
 
-            with h5py.File(path, "w") as fh:
+            from flexmbs.results.safe_files import write_bytes
+
+            buffer = io.BytesIO()  # built in memory: a full disk is an OSError in Python, not inside HDF5
+            with h5py.File(buffer, "w") as fh:
                 fh.attrs["format"] = "flexmbs-linear-model"
                 fh.attrs["format_version"] = 1
                 fh.attrs["method"] = self.method
@@ -237,6 +242,7 @@ class LinearModel:
                     fh.create_dataset(key, data=np.array(val, dtype=object), dtype=h5py.string_dtype())
                 for key, val in (("q0", op.q), ("v0", op.v), ("z0", op.z), ("y0", self.output_values)):
                     fh.create_dataset(f"operating_point/{key}", data=val)
+            write_bytes(path, buffer.getbuffer())
         else:
             raise FlexmbsError(f"unknown linear-model file type {path!r}: use .h5, .mat or .npz")
         return path

@@ -58,7 +58,7 @@ def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
             if "relief" in type(comp).__name__.lower() and hasattr(comp, "cracking_pressure"):
                 found.append((float(comp.cracking_pressure), f"relief valve {comp.name}"))
             signal = getattr(comp, "pressure_signal", None)
-            value = getattr(signal, "value", None)
+            value = getattr(signal, "constant", getattr(signal, "value", None))  # hydraulics.signals.Constant
             if isinstance(value, (int, float)):
                 found.append((float(value), f"pressure source {comp.name}"))
     for key, value in (parameters or {}).items():

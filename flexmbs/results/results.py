@@ -11,6 +11,7 @@ import csv
 import datetime as _dt
 import json
 import os
+import re
 import tempfile
 import time as _time
 from collections.abc import Mapping
@@ -92,7 +93,10 @@ class Results:
                 comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
                 for k in range(arr.shape[1]):
                     columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
-        with open(path, "w", newline="") as fh:
+        from .safe_files import atomic_output, open_output
+
+        with atomic_output(path, "csv file", kind="csv table", inputs=[self.path], force_hint="") as tmp, \
+                open_output(tmp, "w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow([c[0] for c in columns])
             for row in zip(*[c[1] for c in columns]):
@@ -136,11 +140,15 @@ class ResultsWriter:
     """
 
     def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200,
-                 flush_seconds: float = 1.0, lock: bool = True, reserve_bytes: int = 2 ** 21):
+                 flush_seconds: float = 1.0, lock: bool = True, reserve_bytes: int = 2 ** 21, force: bool = False,
+                 inputs=()):
+        from .file_kinds import check_replace
         from .safe_files import _acquire, check_writable, part_path
 
         self.path = str(path)
         check_writable(self.path, "results file")
+        check_replace(self.path, "results file", force=force, inputs=inputs, option="results file",
+                      force_hint=" (or pass force=True)")
         self._lock = os.path.abspath(self.path) if lock else None
         if self._lock:
             _acquire(self._lock)
@@ -236,16 +244,21 @@ class ResultsWriter:
         if not self._buffer or self.broken:
             return
         try:
+            self._check_room()
             self._write_block()
         except (OSError, RuntimeError) as exc:
             reason = _reason(exc)
             self._free_reserve()
             try:
-                self._write_block()
+                if not isinstance(exc, _NoRoom):
+                    self._write_block()
+                else:
+                    raise exc
             except (OSError, RuntimeError):
                 self.broken = reason
-                raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples flushed "
-                                      f"before are in {self.part!r}") from None
+                t_kept = self._last_time_written()
+                raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples up to "
+                                      f"t = {t_kept:.6g} s are kept (free some space)") from None
             self.rows_written += len(self._buffer)
             t_last = self._buffer[-1][0]
             self._buffer.clear()
@@ -255,6 +268,22 @@ class ResultsWriter:
         self.rows_written += len(self._buffer)
         self._buffer.clear()
         self._last_flush = _time.monotonic()
+
+    def _check_room(self) -> None:
+        """Stop before the disk is full: HDF5 must never meet a full disk (it may crash the process, or leave a
+        file it cannot close). The next block, plus 1 MB for the file's metadata, must fit."""
+        from .safe_files import free_bytes
+
+        row = sum(ds.dtype.itemsize * int(np.prod(ds.shape[1:])) for ds in self._datasets.values())
+        need = len(self._buffer) * row * 1.5 + 2 ** 20
+        if free_bytes(self.part) < need:
+            raise _NoRoom("No space left on device (less than the next block of samples plus 1 MB is free)")
+
+    def _last_time_written(self) -> float:
+        try:
+            return float(self._datasets["time"][self.rows_written - 1]) if self.rows_written else 0.0
+        except (KeyError, OSError, RuntimeError, ValueError):
+            return float("nan")
 
     def _free_reserve(self) -> None:
         try:
@@ -301,9 +330,19 @@ class ResultsWriter:
         return self.final_path
 
 
+class _NoRoom(OSError):
+    """The disk has no room for the next block (raised before HDF5 writes anything)."""
+
+
 def _reason(exc: BaseException) -> str:
     """A short cause of an I/O error (h5py wraps errno texts in long messages)."""
     text = str(exc)
+    cut = re.search(r"truncated file: eof = (\d+).*stored_eof = (\d+)", text)
+    if cut:  # HDF5's "Unable to synchronously open file (truncated file: eof = ..., stored_eof = ...)"
+        return (f"the file is cut short ({int(cut.group(1))} of {int(cut.group(2))} bytes: the disk filled or the "
+                "process was killed while it was written)")
+    if "file signature not found" in text:
+        return "it is not an HDF5 file"
     for marker, short in (("No space left", "disk full (no space left on device)"),
                           ("File too large", "file size limit reached (file too large)"),
                           ("Disk quota", "disk quota exceeded"), ("Permission denied", "permission denied"),

@@ -17,7 +17,15 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
-__all__ = ["check_writable", "output_lock", "atomic_output", "partial_files", "part_path"]
+__all__ = ["check_writable", "output_lock", "atomic_output", "partial_files", "part_path", "open_output",
+           "write_bytes", "free_bytes", "disk_full_reason", "ENOSPC_TEST_VARIABLE"]
+
+ENOSPC_TEST_VARIABLE = "FLEXMBS_TEST_ENOSPC_AT"  # tests: every file flexmbs writes fills the disk at this byte
+_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_FULL_TEXTS = (("No space left", "disk full (no space left on device)"),
+               ("File too large", "file size limit reached (file too large)"),
+               ("file too large", "file size limit reached (file too large)"),
+               ("Disk quota", "disk quota exceeded"))
 
 _HELD: dict[str, list] = {}  # absolute target -> [fd, count]: locks this process holds (re-entrant)
 
@@ -122,12 +130,131 @@ def partial_files(path: str) -> list[str]:
     return sorted(found, key=os.path.getmtime, reverse=True)
 
 
+def disk_full_reason(exc: BaseException) -> str | None:
+    """``"disk full (...)"`` and the like when ``exc`` (an OSError, or h5py's RuntimeError text) is a full disk, a
+    file-size limit or a quota; None otherwise."""
+    if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+        return {errno.ENOSPC: _FULL_TEXTS[0][1], errno.EFBIG: _FULL_TEXTS[1][1]}.get(exc.errno, _FULL_TEXTS[3][1])
+    text = str(exc)
+    for marker, short in _FULL_TEXTS:
+        if marker in text:
+            return short
+    return None
+
+
+def _test_budget() -> int | None:
+    value = os.environ.get(ENOSPC_TEST_VARIABLE)
+    return int(value) if value else None
+
+
+class _BudgetFile:
+    """A binary file that raises ENOSPC once ``budget`` bytes are in it (the full-disk test of docs/safety.md)."""
+
+    def __init__(self, handle, budget: int):
+        self._handle, self._budget = handle, budget
+
+    def write(self, data) -> int:
+        data = data.encode() if isinstance(data, str) else data
+        room = self._budget - self._handle.tell()
+        if len(data) > room:
+            self._handle.write(bytes(data)[:max(room, 0)])
+            self._handle.flush()
+            raise OSError(errno.ENOSPC, "No space left on device", self._handle.name)
+        return self._handle.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._handle.close()
+
+
+def open_output(path: str, mode: str = "w", **kwargs):
+    """``open(path, mode)`` for writing; with ``FLEXMBS_TEST_ENOSPC_AT=N`` set (tests) a file that raises ENOSPC
+    at byte N. Use it for every file flexmbs writes through Python."""
+    budget = _test_budget()
+    if budget is None:
+        return open(path, mode, **kwargs)
+    handle = open(path, mode.replace("t", "").rstrip("b") + "b")
+    wrapped = _BudgetFile(handle, budget)
+    if "b" in mode:
+        return wrapped
+    import io
+
+    return io.TextIOWrapper(_Raw(wrapped), encoding=kwargs.get("encoding") or "utf-8",
+                            newline=kwargs.get("newline"), write_through=True)
+
+
+class _Raw:
+    """The minimal raw-stream face of a :class:`_BudgetFile` for :class:`io.TextIOWrapper`."""
+
+    closed = False
+
+    def __init__(self, budget_file):
+        self._file = budget_file
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def write(self, data):
+        return self._file.write(data)
+
+    def flush(self):
+        self._file.flush()
+
+    def close(self):
+        self._file.close()
+        self.closed = True
+
+
+def write_bytes(path: str, data) -> None:
+    """Write ``data`` (bytes or a buffer) to ``path`` and flush it to the disk (a full disk raises OSError)."""
+    with open_output(path, "wb") as handle:
+        handle.write(memoryview(data))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def free_bytes(path: str) -> float:
+    """Bytes the file ``path`` may still grow by: free space of its folder, the process's file-size limit
+    (RLIMIT_FSIZE) and, in tests, ``FLEXMBS_TEST_ENOSPC_AT``."""
+    import resource
+
+    folder = os.path.dirname(os.path.abspath(path))
+    stat = os.statvfs(folder)
+    room = float(stat.f_bavail * stat.f_frsize)
+    size = os.path.getsize(path) if os.path.exists(path) else 0
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY:
+        room = min(room, float(limit - size))
+    budget = _test_budget()
+    if budget is not None:
+        room = min(room, float(budget - size))
+    return room
+
+
 @contextlib.contextmanager
-def atomic_output(path: str, option: str = "output"):
+def atomic_output(path: str, option: str = "output", kind: str | None = None, force: bool = False, inputs=(),
+                  verify=None, force_hint: str = " (or add --force)"):
     """Yield a unique temporary name beside ``path`` with the same suffix (writers that pick the format from the
     suffix keep working); on success it replaces ``path``, on any error it is removed and ``path`` is untouched.
-    The target name is locked meanwhile."""
+    The target name is locked meanwhile. ``kind``: the file kind written (:mod:`flexmbs.results.file_kinds`):
+    an existing file of another kind, or one of ``inputs``, is not replaced unless ``force``. ``verify(tmp)``:
+    raises if the written file is incomplete (writers that do not report a full disk, such as gmsh)."""
     full = check_writable(path, option)
+    if kind is not None:
+        from .file_kinds import check_replace
+
+        check_replace(full, kind, force=force, inputs=inputs, option=option, force_hint=force_hint)
     folder, base = os.path.split(full)
     stem, suffix = os.path.splitext(base)
     with output_lock(full):
@@ -138,16 +265,31 @@ def atomic_output(path: str, option: str = "output"):
             yield tmp
             if not os.path.exists(tmp):
                 raise FlexmbsError(f"writing {path!r} produced no file")
+            _check_complete(tmp, verify)
             os.replace(tmp, full)
-        except OSError as exc:
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-                raise FlexmbsError(f"cannot write {path!r}: {exc.strerror} (free some space); the previous file "
-                                   "is unchanged") from None
+        except (OSError, RuntimeError, ValueError) as exc:
+            reason = disk_full_reason(exc)
+            if reason is not None:
+                raise FlexmbsError(f"cannot write {path!r}: {reason}; free some space; the previous file is "
+                                   f"{'unchanged' if os.path.exists(full) else 'not there (none was written)'}") \
+                    from None
             raise
         finally:
             if os.path.exists(tmp):
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+
+def _check_complete(tmp: str, verify) -> None:
+    """Flush the temporary to the disk, apply the test budget to writers outside Python and run ``verify``."""
+    budget = _test_budget()
+    if budget is not None and os.path.getsize(tmp) > budget:  # a C writer (gmsh, HDF5, pyarrow) hit the budget
+        os.truncate(tmp, budget)
+        raise OSError(errno.ENOSPC, "No space left on device", tmp)
+    with open(tmp, "rb") as handle:
+        os.fsync(handle.fileno())
+    if verify is not None:
+        verify(tmp)
 
 
 def resolve_results(path: str, log=None) -> str:

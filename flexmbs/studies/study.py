@@ -30,9 +30,9 @@ from fem.errors import FlexmbsError, ModelError
 
 from flexmbs.catalog.registry import get_case, typed_parameters
 from .design import design_variants, parse_design, variant_id
-from flexmbs.results.safe_files import json_default
+from flexmbs.results.safe_files import atomic_output, json_default, open_output
 
-__all__ = ["study", "StudyResult", "load_table", "load_manifest"]
+__all__ = ["study", "StudyResult", "load_table", "load_manifest", "check_variants", "check_workers"]
 
 FORMAT_NAME = "flexmbs-study"
 FORMAT_VERSION = 1
@@ -71,11 +71,34 @@ class StudyResult:
 
 
 def _write_json(path: str, payload: dict) -> None:
-    """Atomic: a temporary file, then rename."""
-    part = f"{path}.{os.getpid()}.part"
-    with open(part, "w") as handle:
+    """Atomic: a temporary file, then rename (a full disk: one line, the previous file unchanged)."""
+    with atomic_output(path, "study file", force=True) as tmp, open_output(tmp, "w") as handle:
         json.dump(payload, handle, indent=1, default=json_default)
-    os.replace(part, path)
+
+
+def check_variants(case, fixed: dict, variants: list) -> None:
+    """The check ``flexmbs run`` makes, for every variant before any work (issue 30): values that are not
+    numbers where numbers are expected, NaN, infinity, fractions for counts and values outside the declared
+    ranges are one line naming the parameter."""
+    from flexmbs.catalog.parameters import validate_parameters
+
+    validate_parameters(case, fixed)
+    for _, params, error in variants:
+        if error:
+            raise ModelError(error)
+        validate_parameters(case, params)
+
+
+def check_workers(workers) -> int | None:
+    """A worker count of at most 4 × the cores (each worker is a process of ~150 MB and more)."""
+    if workers is None:
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    limit = max(4 * cores, 4)
+    if not (isinstance(workers, (int, np.integer)) and 1 <= workers <= limit):
+        raise ModelError(f"workers must be a whole number in 1..{limit} (4 per core on this machine, each a "
+                         f"process of ~150 MB), got {workers!r}")
+    return int(workers)
 
 
 def _software() -> dict:
@@ -155,12 +178,17 @@ def _table(records: list, varied: list):
 def _write_table(path: str, records: list, varied: list):
     frame = _table(records, varied)
     for suffix, writer in ((".parquet", lambda p: frame.to_parquet(p, index=False)),
-                           (".csv", lambda p: frame.to_csv(p, index=False))):
-        file = os.path.join(path, "table" + suffix)
-        part = f"{file}.{os.getpid()}.part"
-        writer(part)
-        os.replace(part, file)
+                           (".csv", _csv_writer(frame))):
+        with atomic_output(os.path.join(path, "table" + suffix), "study table", force=True) as tmp:
+            writer(tmp)
     return frame
+
+
+def _csv_writer(frame):
+    def write(path):
+        with open_output(path, "w", newline="") as handle:
+            frame.to_csv(handle, index=False)
+    return write
 
 
 def _read_record(path: str) -> dict | None:
@@ -281,7 +309,9 @@ def study(case, variations: dict, *, design: str = "grid", samples: int | None =
     samples = count or samples
     if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
         raise ModelError(f"t_end must be a positive time in s, got {t_end}")
+    workers = check_workers(workers)
     fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
+    check_variants(case, fixed_typed, variants)
     out = os.path.abspath(out)
     runs = os.path.join(out, RUNS)
     os.makedirs(runs, exist_ok=True)
@@ -341,6 +371,7 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
     client, cluster, owned = _connect(scheduler, workers, client, say)
     bar = None
     futures = {}
+    quick = False  # after Ctrl-C: close the cluster within about a second (issue 30)
     try:
         address, dashboard = _announce(client, say)
         try:
@@ -372,15 +403,36 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
             if failed:
                 bar.set_postfix(failed=failed)
         return address, dashboard
+    except KeyboardInterrupt:
+        quick = True
+        raise
     finally:
         if bar is not None:
             bar.close()
+        _close(client, cluster, owned, list(futures), quick)
+
+
+def _close(client, cluster, owned, futures, quick) -> None:
+    """Cancel what is left and close the client and the local cluster; after Ctrl-C with a 1 s grace each (the
+    worker processes are children of this one and end with it)."""
+    import contextlib
+
+    timeout = {"timeout": 1} if quick else {}
+    if quick and cluster is not None:  # a busy worker does not answer a close for 10 s: end the local ones now
+        import signal
+
+        for nanny in list(getattr(cluster, "workers", {}).values()):
+            pid = getattr(getattr(nanny, "process", None), "pid", None)
+            if pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)  # its variant has no record: the next run of the study redoes it
+    with contextlib.suppress(Exception) if quick else contextlib.nullcontext():
         if futures:
-            client.cancel(list(futures))
+            client.cancel(futures)
         if owned:
-            client.close()
+            client.close(**timeout)
         if cluster is not None:
-            cluster.close()
+            cluster.close(**timeout)
 
 
 def _report(case, frame, manifest, out, say):
@@ -392,7 +444,7 @@ def _report(case, frame, manifest, out, say):
     if not text:
         return None
     path = os.path.join(out, "report.md")
-    with open(path, "w") as handle:
+    with atomic_output(path, "study report", force=True) as tmp, open_output(tmp, "w") as handle:
         handle.write(text)
     say(f"report: {path}")
     return path

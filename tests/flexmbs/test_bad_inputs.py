@@ -174,6 +174,13 @@ def inputs(tmp_path_factory):
     fm.simulate(broken, 0.2, output=str(d / "failed.results.h5"))
     for k, name in enumerate(KEEP):
         (d / name).write_bytes(f"precious output {k}\n".encode())
+    # a real flexible body under the name the reduce rows target: their own error comes first, not the refusal to
+    # replace a file of another kind (issue 30)
+    (d / "keep.flex.h5").write_bytes(Path(flex).read_bytes())
+    from PIL import Image
+
+    for name in ("keep.png", "keep.gif"):
+        Image.new("RGB", (3, 2), (200, 10, 10)).save(d / name)
     return {"d": str(d), "mesh": mesh, "flex": flex, "res": str(d / "good.results.h5"),
             "failed": str(d / "failed.results.h5")}
 

@@ -9,6 +9,8 @@ magnifies the elastic deformation only, never the stress.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
@@ -204,16 +206,28 @@ def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: i
     -------
     dict with ``files`` (list of VTU paths), ``points`` (points per VTU), ``bodies`` (names).
     """
-    import meshio
-
     scene = as_scene(scene)
     if every < 1:
         raise FlexmbsError("--every must be a positive integer")
     bodies = [b for b in scene.bodies if b.points.size]
     kept = {b.name: _written_points(b) for b in bodies}
     stem = os.path.splitext(os.path.basename(path))[0]
-    folder = os.path.join(os.path.dirname(os.path.abspath(path)), f"{stem}_vtu")
-    os.makedirs(folder, exist_ok=True)
+    final = os.path.join(os.path.dirname(os.path.abspath(path)), f"{stem}_vtu")
+    # the series goes to a temporary folder, swapped in with the .pvd at the end (issue 30: nothing lost)
+    folder = tempfile.mkdtemp(prefix=f".{stem}_vtu.", dir=os.path.dirname(final))
+    os.chmod(folder, 0o755)
+    try:
+        return _write_series(scene, path, stem, folder, final, bodies, kept, scale, every, progress)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write_series(scene, path, stem, folder, final, bodies, kept, scale, every, progress) -> dict:
+    """The body of :func:`write_pvd`: VTU files into ``folder``, then ``folder`` → ``final`` and the .pvd."""
+    import meshio
+
+    from flexmbs.results.safe_files import atomic_output, open_output
+
     offsets = np.cumsum([0] + [kept[b.name].size for b in bodies])
     cells, cell_body = [], []
     for kind, attr in (("triangle", "triangles"), ("line", "lines")):
@@ -238,15 +252,21 @@ def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: i
         name = f"{stem}_{n:05d}.vtu"
         meshio.write(os.path.join(folder, name), meshio.Mesh(points, cells, point_data=data,
                                                              cell_data={"body": cell_body}), file_format="vtu")
-        files.append(os.path.join(folder, name))
+        files.append(os.path.join(final, name))
         where = quoteattr(f"{stem}_vtu/{name}")
         entries.append(f'    <DataSet timestep="{float(scene.time[k])!r}" part="0" file={where}/>')
         if progress and ((n + 1) % 50 == 0 or n + 1 == samples.size):
             progress(f"wrote {n + 1}/{samples.size} time steps")
     legend = ", ".join(f"{i} = {b.name}" for i, b in enumerate(bodies)).replace("--", "- -")
-    with open(path, "w") as fh:
-        fh.write('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
-                 f"  <!-- flexmbs animation of {os.path.basename(scene.path)}; body index: {legend}; "
-                 f"deformation scale {scale:g} -->\n  <Collection>\n" + "\n".join(entries) +
-                 "\n  </Collection>\n</VTKFile>\n")
+    old = f"{final}.{os.getpid()}.old"
+    with atomic_output(path, "--out", force=True) as tmp:
+        with open_output(tmp, "w") as fh:
+            fh.write('<?xml version="1.0"?>\n<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
+                     f"  <!-- flexmbs animation of {os.path.basename(scene.path)}; body index: {legend}; "
+                     f"deformation scale {scale:g} -->\n  <Collection>\n" + "\n".join(entries) +
+                     "\n  </Collection>\n</VTKFile>\n")
+    if os.path.isdir(final):  # renames only (no space needed): the new series replaces the old one
+        os.replace(final, old)
+    os.replace(folder, final)
+    shutil.rmtree(old, ignore_errors=True)
     return {"files": files, "points": int(offsets[-1]), "bodies": [b.name for b in bodies], "path": path}

@@ -1,0 +1,97 @@
+"""Checks of a model at its start, before the first step (issue 30): contradicting settings make a model that runs
+and reports wrong numbers, so they are refused in one line.
+
+* every state element that offers ``plausibility(t, z, y, ydot) -> list[str]`` (docs/element-protocol.md; the
+  hydraulic circuits check supply against relief settings and cylinder start positions, without flexmbs importing
+  hydraulics) is asked at the consistent start;
+* springs and dampers: a negative constant stiffness or damping coefficient (a spring that pushes away from its
+  free length, a damper that feeds energy) is refused.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fem.errors import ModelError, SimulationError
+
+from .system import measure
+from .watchdog import MAX_STEPS_LIMIT
+
+__all__ = ["check_start", "check_request"]
+
+
+def check_request(t_end, max_steps, **options) -> None:
+    """Before any work: a finite, positive end time, a bounded step count and finite solver options in range
+    (``inf`` as end time ran forever, a NaN step size looped forever)."""
+    _check_end(t_end, max_steps)
+    _check_options(**options)
+
+
+def _check_end(t_end, max_steps) -> None:
+    """A finite, positive end time and a bounded step count (one line each)."""
+    try:
+        t_end = float(t_end)
+    except (TypeError, ValueError):
+        raise SimulationError(f"t_end must be a time in s, got {t_end!r}") from None
+    if not (t_end > 0.0 and math.isfinite(t_end)):
+        raise SimulationError(f"t_end must be a positive, finite time in s, got {t_end}")
+    if not (isinstance(max_steps, (int, np.integer)) and 1 <= max_steps <= MAX_STEPS_LIMIT):
+        raise SimulationError(f"max_steps must be a whole number in 1..{MAX_STEPS_LIMIT:.0e}, got {max_steps!r}")
+
+
+_OPTION_RANGES = {  # option -> (lowest, lowest allowed?, highest, None allowed?): checked before any work
+    "rtol": (0.0, True, 1.0, False), "atol": (0.0, False, math.inf, False), "rho_inf": (0.0, True, 1.0, False),
+    "initial_step": (0.0, False, math.inf, True), "max_step": (0.0, False, math.inf, True),
+    "min_step": (0.0, True, math.inf, False), "output_interval": (0.0, True, math.inf, True),
+    "event_tolerance": (0.0, False, math.inf, False)}
+
+
+def _check_options(**options) -> None:
+    """Finite numbers in range for the solver options (a NaN step size used to loop forever)."""
+    for name, value in options.items():
+        low, closed, high, optional = _OPTION_RANGES[name]
+        if value is None and optional:
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise SimulationError(f"{name} must be a number, got {value!r}") from None
+        if not (math.isfinite(number) and (number >= low if closed else number > low) and number <= high):
+            bound = f"{'>=' if closed else '>'} {low:g}" + (f" and <= {high:g}" if math.isfinite(high) else "")
+            raise SimulationError(f"{name} must be a finite number {bound}, got {value!r}")
+
+
+
+def _sign_problems(forces) -> list[str]:
+    problems = []
+    for force in forces:
+        name = getattr(force, "name", type(force).__name__)
+        for attr in ("stiffness", "damping", "kt", "kr", "ct", "cr"):
+            value = getattr(force, attr, None)
+            if value is None or callable(value):
+                continue
+            try:
+                array = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                continue
+            if np.any(array < 0.0):
+                kind = "stiffness" if attr in ("stiffness", "kt", "kr") else "damping"
+                problems.append(f"force {name!r} has a negative {kind} ({attr} = {array.tolist()}): a {kind} must "
+                                "be >= 0; check its sign and unit")
+    return problems
+
+
+def check_start(system, state) -> None:
+    """Raise a one-line :class:`ModelError` listing the contradictions of the model at ``state`` (first three)."""
+    problems = _sign_problems(system.forces)
+    elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
+    if elements:
+        ctx = system.context(state.q, state.v, state.t)
+        for k, element in elements:
+            z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
+            y, ydot, _ = measure(ctx, element.measurements)
+            problems += list(element.plausibility(state.t, z_e, y, ydot))
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise ModelError("; ".join(problems[:3]) + more)

@@ -1,0 +1,142 @@
+"""What kind of file is this? Every output names its kind, and replaces an existing file only when that file is of
+the same kind and is not an input of the same command (``--force`` / ``force=True`` overrides both).
+
+The kind is read from inside the file: HDF5 files of flexmbs carry a ``format`` attribute (results
+``flexmbs-results``, flexible bodies ``flexmbs.flexbody``, linear models ``flexmbs-linear-model``); the other
+formats are recognized by their own signature (PNG, GIF and MP4 magic bytes, ``$MeshFormat`` of gmsh, the
+``VTKFile`` element of ParaView XML, Parquet's ``PAR1``, zip for ``.npz``, the MATLAB header) and text files by
+being text. A file inside a study folder (one holding ``study.json``) belongs to the study. See docs/safety.md.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+from fem.errors import FlexmbsError
+
+__all__ = ["detect_kind", "check_replace", "KINDS", "study_folder_of", "forced"]
+
+_FORCED: set[str] = set()  # absolute paths a command's --force lets be replaced whatever they hold
+
+# output kind -> the existing kinds it may replace (besides an empty file)
+KINDS = {
+    "results file": ("results file",),
+    "flexible body": ("flexible body",),
+    "linear model": ("linear model",),
+    "linear model (npz)": ("npz archive",),
+    "linear model (mat)": ("MATLAB file",),
+    "mesh": ("mesh",),
+    "png picture": ("png picture",),
+    "gif animation": ("gif animation",),
+    "mp4 video": ("mp4 video",),
+    "ParaView file": ("ParaView file",),
+    "csv table": ("text file",),
+    "report": ("text file",),
+    "study file": ("study file", "text file", "parquet table"),
+}
+_HDF5_FORMATS = {"flexmbs-results": "results file", "flexmbs.flexbody": "flexible body",
+                 "flexmbs-linear-model": "linear model"}
+_MESH_SUFFIXES = (".msh", ".vtk", ".inp", ".unv", ".bdf", ".med", ".nas")
+
+
+def study_folder_of(path: str) -> str | None:
+    """The study folder ``path`` lies in directly (its folder holds ``study.json``: the table, the manifest, the
+    report), else None. The study's ``runs/`` are results files, written by its workers."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return folder if os.path.isfile(os.path.join(folder, "study.json")) else None
+
+
+def _hdf5_kind(path: str) -> str:
+    import h5py
+
+    try:
+        with h5py.File(path, "r", locking=False) as fh:
+            fmt = fh.attrs.get("format")
+    except (OSError, RuntimeError):
+        return "damaged HDF5 file"
+    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+    return _HDF5_FORMATS.get(str(fmt), "HDF5 file (not flexmbs)")
+
+
+def detect_kind(path: str) -> str | None:
+    """The kind of the existing file ``path`` (None when it does not exist or is empty)."""
+    try:
+        if os.path.getsize(path) == 0:
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    if head.startswith(b"\x89HDF\r\n\x1a\n"):
+        return _hdf5_kind(path)
+    if head.startswith(b"\x89PNG"):
+        return "png picture"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "gif animation"
+    if head[4:8] == b"ftyp":
+        return "mp4 video"
+    if head.startswith(b"PAR1"):
+        return "parquet table"
+    if head.startswith(b"PK"):
+        return "npz archive"
+    if head.startswith(b"MATLAB"):
+        return "MATLAB file"
+    if head.startswith(b"$MeshFormat") or b"# vtk DataFile" in head[:64]:
+        return "mesh"
+    if b"<VTKFile" in head:
+        return "ParaView file"
+    if path.lower().endswith(_MESH_SUFFIXES):
+        return "mesh"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        if b"\0" in head:
+            return "binary file"
+    return "text file"
+
+
+@contextlib.contextmanager
+def forced(path: str | None, enabled: bool = True):
+    """Within this context ``path`` may be replaced whatever it holds (a command's ``--force`` reaching the
+    writers a case calls)."""
+    full = os.path.abspath(os.fspath(path)) if path and enabled else None
+    if full is None or full in _FORCED:
+        yield
+        return
+    _FORCED.add(full)
+    try:
+        yield
+    finally:
+        _FORCED.discard(full)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_replace(path: str, kind: str, *, force: bool = False, inputs=(), option: str = "output",
+                  force_hint: str = " (or add --force)") -> None:
+    """Refuse, in one line, to let an output of ``kind`` replace an input of the same command, a file of another
+    kind, or a file of a study folder (unless ``force``). Call it before any work. ``force_hint`` ends the line
+    (what overrides the refusal; ``""`` where nothing does)."""
+    full = os.path.abspath(os.fspath(path))
+    if force or full in _FORCED:
+        return
+    for source in inputs:
+        if source and os.path.exists(full) and _same_file(os.fspath(source), full):
+            raise FlexmbsError(f"{option} {path!r} is also an input of this command; writing it would replace its "
+                               f"own input: choose another name{force_hint}")
+    study = study_folder_of(full)
+    if study is not None and kind != "study file":
+        raise FlexmbsError(f"{option} {path!r} lies in the study folder {study!r} and would change the study; "
+                           f"write it elsewhere{force_hint}")
+    existing = detect_kind(full) if os.path.isfile(full) else None
+    if existing is None:
+        return
+    accepted = KINDS.get(kind, (kind,))
+    if existing not in accepted:
+        raise FlexmbsError(f"{option} {path!r} exists and is a {existing}, not a {kind}: it would be replaced; "
+                           f"choose another name{force_hint}")
