@@ -93,7 +93,7 @@ def log(message: str) -> None:
 
 # ---------------------------------------------------------------------------------------------------- mesh
 @main.command("mesh")
-@click.argument("shape", type=click.Choice(["bar", "connecting-bar"]))
+@click.argument("shape", type=click.Choice(["bar", "connecting-bar", "nafems-fv32"]))
 @click.argument("out", type=click.Path(dir_okay=False))
 @click.option("--size", type=float, default=None, help="Element size, m.")
 @click.option("--order", type=click.IntRange(1, 2), default=2, show_default=True, help="Element order.")
@@ -102,11 +102,22 @@ def log(message: str) -> None:
 @click.option("--force", is_flag=True, help="Mesh even above the element-count limit (1e6); let OUT replace a file "
               "of another kind.")
 def mesh_command(shape, out, size, order, hexahedra, length, force):
-    """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar or a 2.5 m connecting bar with two
-    bearing bores (groups bore_a, bore_b)."""
+    """Generate a gmsh mesh of a simple part: a 1 m × 50 mm × 50 mm bar, a 2.5 m connecting bar with two
+    bearing bores (groups bore_a, bore_b), or NAFEMS FV32's tapered membrane (16 × 8 quadratic hexahedra; groups
+    root, bottom: `modal … --fix group:root:dofs=12 --fix group:bottom:dofs=3`)."""
     from .checks import check_mesh_request
     from flexmbs.results.safe_files import atomic_output
 
+    if shape == "nafems-fv32":
+        if any(v is not None for v in (size, length)) or hexahedra or order != 2:
+            raise FlexmbsError("flexmbs mesh nafems-fv32 takes no --size, --length, --hex or --order: its mesh is "
+                               "the documented 16 x 8 quadratic hexahedra (docs/user-fe-models.md)")
+        from fem.meshing import tapered_membrane_mesh
+
+        with atomic_output(out, "OUT", kind="mesh", force=force, verify=_verify_mesh) as tmp:
+            tapered_membrane_mesh(tmp, 16, 8)
+        log(f"wrote {out}")
+        return
     if hexahedra and shape != "bar":
         raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
     check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
