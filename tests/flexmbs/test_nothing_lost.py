@@ -25,10 +25,10 @@ import pytest
 from click.testing import CliRunner
 
 import flexmbs as fm
+from safe_helpers import assert_free_fall, falling_mass
 from flexmbs.cli.app import main
 from flexmbs.results.safe_files import ENOSPC_TEST_VARIABLE
 
-G = 9.81
 ROOT = str(Path(fm.__file__).parents[1])
 ENV = {**os.environ, "PYTHONPATH": ROOT, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 BOX_A, BOX_B = "box:-0.001,-1,-1,0.001,1,1", "box:0.999,-1,-1,1.001,1,1"
@@ -82,17 +82,6 @@ CASES = [
 def test_every_listed_case_has_its_test():
     names = {name for name in globals() if name.startswith("test_")}
     assert all(case[2] in names for case in CASES), [c for c in CASES if c[2] not in names]
-
-
-def falling_mass():
-    model = fm.Model("free fall", gravity=(0.0, 0.0, -G))
-    model.add_rigid_body("ball", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
-    return model
-
-
-def assert_free_fall(res):
-    assert res.time.size >= 2
-    np.testing.assert_allclose(res["body/ball/position"][:, 2], -0.5 * G * res.time**2, atol=1e-9)
 
 
 @pytest.fixture(scope="module")

@@ -14,29 +14,16 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import flexmbs as fm
+from safe_helpers import assert_free_fall, falling_mass
 from flexmbs.cli.app import main
 from flexmbs.results.results import ResultsWriter
 
-G = 9.81
 ROOT = str(Path(fm.__file__).parents[1])
 ENV = {**os.environ, "PYTHONPATH": ROOT, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-
-
-def falling_mass():
-    model = fm.Model("free fall", gravity=(0.0, 0.0, -G))
-    model.add_rigid_body("ball", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
-    return model
-
-
-def assert_free_fall(res):
-    """Every kept sample is the exact free fall (independent reference: z = -g t² / 2)."""
-    assert res.time.size >= 2
-    np.testing.assert_allclose(res["body/ball/position"][:, 2], -0.5 * G * res.time**2, atol=1e-9)
 
 
 class FailAfterStart(fm.PointForce):
