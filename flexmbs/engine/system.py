@@ -469,6 +469,8 @@ def body_terms(body, kin, gravity) -> tuple[np.ndarray, np.ndarray]:
             qbar[6:] += body.i3.T @ g_body
     if body.n_modes:
         qbar[6:] += body.elastic_forces(kin)
+        if getattr(body, "has_geometric_stiffness", False):  # issue 28: stress stiffening
+            qbar[6:] += body.geometric_forces(kin, kin.A.T @ gravity if gravity is not None else np.zeros(3))
     return mbar, qbar
 
 

@@ -243,6 +243,52 @@ class FlexibleBody(_InertialBody):
             inv.inertia_qq[np.ix_(sel, sel)], omega**2 * np.diag(inv.modal_mass)[sel],
             2.0 * zeta * omega * np.diag(inv.modal_mass)[sel],
         )
+        self._set_geometric(getattr(flexbody, "geometric_stiffness", None), sel)
+
+    # --- geometric stiffening (issue 28, docs/theory-multibody.md) -------------------------------------
+    def _set_geometric(self, gs, sel) -> None:
+        """Keep the modal geometric stiffness of the file (selected modes), or mark the body as without it."""
+        self.has_geometric_stiffness = gs is not None
+        if gs is None:
+            return
+        self._kg_inertia = np.ascontiguousarray(np.asarray(gs.inertia, dtype=float)[:, sel][:, :, sel])
+        self._kg_deformation = np.ascontiguousarray(np.asarray(gs.deformation, dtype=float)[np.ix_(sel, sel, sel)])
+
+    @staticmethod
+    def geometric_parameters(omega: np.ndarray, g_body: np.ndarray) -> np.ndarray:
+        """Inertia parameters of the load cases (:data:`fem.geometric.INERTIA_CASES`), (12,): the products
+        ``ω_i ω_j`` of the body angular velocity (rad²/s²) and the translational case ``a − g`` with the frame
+        acceleration ``a`` left out (gravity ``g`` in body axes, m/s²); the angular-acceleration cases are zero
+        (see docs/theory-multibody.md, "What is left out")."""
+        w = omega
+        p = np.zeros(12)
+        p[:6] = (w[0] * w[0], w[1] * w[1], w[2] * w[2], w[0] * w[1], w[1] * w[2], w[0] * w[2])
+        p[6:9] = -np.asarray(g_body, dtype=float)
+        return p
+
+    def _geometric_parts(self, kin, g_body):
+        q = np.asarray(kin.qf, dtype=float)
+        k_load = np.tensordot(self.geometric_parameters(kin.omega, g_body), self._kg_inertia, 1)
+        gq = self._kg_deformation @ q  # [k] = G_k q
+        return q, k_load, gq
+
+    def geometric_forces(self, kin, g_body) -> np.ndarray:
+        """Geometric-stiffness forces on the elastic coordinates (m,):
+        ``−K_G(ω, g) q − Σ_j q_j G_j q − ½ (qᵀ G_k q)_k`` (the last two the gradient of ``½ Σ_j q_j qᵀ G_j q``)."""
+        q, k_load, gq = self._geometric_parts(kin, g_body)
+        return -(k_load @ q) - q @ gq - 0.5 * (gq @ q)
+
+    def geometric_jacobian(self, kin, g_body) -> np.ndarray:
+        """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + (G_k q)_l + (G_l q)_k``."""
+        q, k_load, gq = self._geometric_parts(kin, g_body)
+        return k_load + np.tensordot(q, self._kg_deformation, 1) + gq + gq.T
+
+    def strain_energy(self, kin) -> float:
+        energy = super().strain_energy(kin)
+        if getattr(self, "has_geometric_stiffness", False):
+            q = np.asarray(kin.qf, dtype=float)
+            energy += 0.5 * float(q @ ((self._kg_deformation @ q) @ q))
+        return energy
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":
