@@ -1,0 +1,135 @@
+"""Geometric stiffening of floating-frame bodies (issue 28) against analytic references: the preloaded
+pinned–pinned column (``ω² = ω₀² (1 − P/P_cr)``, Euler load) and the rotating cantilever (Southwell law)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from fem.beam import rectangular_section
+from fem.materials import parse_material
+from fem.model import frame_model
+from reduction import reduce
+
+# --- pinned–pinned steel column, 2 m, 20 x 30 mm ----------------------------------------------------------
+L_COLUMN = 2.0
+SECTION = rectangular_section(0.02, 0.03)
+AXIAL = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # marker z along the body x axis
+
+
+def reduced_beam(points, section, material, interfaces, n_modes=6, geometric=True):
+    n = len(points) - 1
+    model = frame_model(points, np.column_stack([np.arange(n), np.arange(1, n + 1)]), section, material)
+    model.add_interface_node(interfaces[0], 0)
+    model.add_interface_node(interfaces[1], n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report's accuracy notes are not under test here
+        return reduce(model, list(interfaces), n_modes, compare_modes=0, geometric_stiffness=geometric)
+
+
+@pytest.fixture(scope="module")
+def column_body():
+    x = np.linspace(0.0, L_COLUMN, 21)
+    return reduced_beam(np.column_stack([x, 0 * x, 0 * x]), SECTION, "steel", ("a", "b"))
+
+
+def column_model(body, load):
+    """End a on a revolute about z (ground), end b on a revolute to a 50 g slider on an x prismatic joint, pressed
+    by ``load`` (N) towards a. Bending in the x–y plane is pinned–pinned (out of plane: clamped–clamped)."""
+    model = fm.Model("column")
+    col = model.add_flexible_body("column", body)
+    slider = model.add_rigid_body("slider", 0.05, [1e-4] * 3, position=(L_COLUMN, 0.0, 0.0))
+    model.add_joint("revolute", model.add_marker(model.ground, "pin_a"), model.add_marker(col, "a", node="a"))
+    model.add_joint("revolute", model.add_marker(col, "b", node="b"), model.add_marker(slider, "pin_b"))
+    slide = model.add_joint("prismatic", model.add_marker(model.ground, "guide", position=(L_COLUMN, 0, 0),
+                                                          orientation=AXIAL),
+                            model.add_marker(slider, "carriage", orientation=AXIAL), name="slide")
+    model.add_force(fm.JointActuator(slide, -load, name="preload"))
+    return model
+
+
+def test_preloaded_column_frequency_follows_the_euler_reduction(column_body):
+    """``ω² = ω₀² (1 − P/P_cr)`` within 1 % for P/P_cr = 0, 0.5, 0.9, with the analytic ``ω₀ = π² √(EI/ρA L⁴)``
+    and ``P_cr = π² EI/L²`` (bending in the global x–y plane: the local x–z plane of the default frame
+    orientation, ``I = I_y``)."""
+    steel = parse_material("steel")
+    ei = steel.youngs_modulus * SECTION.iy
+    omega0 = np.pi**2 * np.sqrt(ei / (steel.density * SECTION.area * L_COLUMN**4))
+    p_cr = np.pi**2 * ei / L_COLUMN**2
+    for ratio in (0.0, 0.5, 0.9):
+        lin = fm.linearize(column_model(column_body, ratio * p_cr))
+        lam = lin.eigenvalues()
+        assert lam.real.max() < 1e-6 * np.abs(lam).max()
+        lowest = np.min(np.abs(lam.imag[lam.imag > 0]))
+        assert lowest == pytest.approx(omega0 * np.sqrt(1.0 - ratio), rel=0.01), ratio
+
+
+def test_column_above_the_euler_load_is_unstable_and_below_it_is_not(column_body):
+    """At 0.98 P_cr all eigenvalues stay on the imaginary axis (to round-off); at 1.02 P_cr one is real positive
+    (divergence), the linearization's report of buckling."""
+    p_cr = np.pi**2 * parse_material("steel").youngs_modulus * SECTION.iy / L_COLUMN**2
+    below = fm.linearize(column_model(column_body, 0.98 * p_cr)).eigenvalues()
+    above = fm.linearize(column_model(column_body, 1.02 * p_cr)).eigenvalues()
+    assert below.real.max() < 1e-6 * np.abs(below).max()
+    real_positive = above[(np.abs(above.imag) < 1e-9) & (above.real > 1e-3)]
+    assert real_positive.size == 1
+
+
+def test_without_geometric_stiffness_the_preload_changes_nothing():
+    """The same column from a file without geometric stiffness: the frequency stays ω₀ (2 %) under 0.5 P_cr, the
+    linear floating-frame result the issue reports."""
+    x = np.linspace(0.0, L_COLUMN, 21)
+    body = reduced_beam(np.column_stack([x, 0 * x, 0 * x]), SECTION, "steel", ("a", "b"), geometric=False)
+    steel = parse_material("steel")
+    ei = steel.youngs_modulus * SECTION.iy
+    omega0 = np.pi**2 * np.sqrt(ei / (steel.density * SECTION.area * L_COLUMN**4))
+    lam = fm.linearize(column_model(body, 0.5 * np.pi**2 * ei / L_COLUMN**2)).eigenvalues()
+    assert np.min(np.abs(lam.imag[lam.imag > 0])) == pytest.approx(omega0, rel=0.02)
+
+
+# --- rotating cantilever: the spin-up beam's data (Kane, Ryan & Banerjee 1987) -----------------------------
+L_BEAM, EA, EI, RHO_A = 10.0, 2.8e7, 1.4e4, 1.2
+SOUTHWELL_K = 1.193  # first mode of a uniform cantilever (Southwell coefficient, e.g. Hodges & Pierce 2011)
+
+
+@pytest.fixture(scope="module")
+def kane_body():
+    side = np.sqrt(12.0 * EI / EA)  # square section with EA and EI of the benchmark
+    x = np.linspace(0.0, L_BEAM, 21)
+    material = f"E={EA / side**2},nu=0.3,rho={RHO_A / side**2}"
+    return reduced_beam(np.column_stack([x, 0 * x, 0 * x]), rectangular_section(side, side), material,
+                        ("root", "tip"))
+
+
+def rotating_frequencies(body, spin):
+    """Lowest in-plane and out-of-plane frequencies (rad/s) of the cantilever on a hub turning at ``spin`` rad/s
+    about z, from the linearization about the steadily rotating state (minimal coordinates: the modal ones)."""
+    model = fm.Model("rotating cantilever")
+    beam = model.add_flexible_body("beam", body, angular_velocity=(0.0, 0.0, spin))
+    hub = model.add_joint("revolute", model.add_marker(model.ground, "hub"), model.add_marker(beam, "r", node="root"),
+                          name="hub")
+    hub.prescribe(velocity=spin)
+    coords = [f"body/beam/modal_coordinates/q{k + 1}" for k in range(body.n_modes)]
+    eig = fm.linearize(model, at=0.02, coordinates=coords).eigen()
+    tip = body.interface("tip").node
+    found = {}
+    for k in np.argsort(np.abs(eig.eigenvalues)):
+        lam = eig.eigenvalues[k]
+        if lam.imag <= 0:
+            continue
+        shape = body.translations[tip] @ eig.modes[:body.n_modes, k]  # tip motion in body axes
+        plane = "in" if abs(shape[1]) > abs(shape[2]) else "out"
+        found.setdefault(plane, abs(lam.imag))
+        if len(found) == 2:
+            return found["in"], found["out"]
+    raise AssertionError("no bending pair found")
+
+
+@pytest.mark.parametrize("spin", [2.0, 4.0])
+def test_rotating_cantilever_follows_the_southwell_law(kane_body, spin):
+    """In plane ``ω² = ω₀² + (k − 1) Ω²``, out of plane ``ω₀² + k Ω²`` with k = 1.193 and the analytic
+    ``ω₀ = 1.8751² √(EI/ρA L⁴)`` = 3.798 rad/s, within 2 % at Ω = 2 and 4 rad/s (Ω/ω₀ up to 1.05)."""
+    omega0 = 1.875104**2 * np.sqrt(EI / (RHO_A * L_BEAM**4))
+    in_plane, out_of_plane = rotating_frequencies(kane_body, spin)
+    assert in_plane == pytest.approx(np.sqrt(omega0**2 + (SOUTHWELL_K - 1.0) * spin**2), rel=0.02)
+    assert out_of_plane == pytest.approx(np.sqrt(omega0**2 + SOUTHWELL_K * spin**2), rel=0.02)
