@@ -273,22 +273,19 @@ class FlexibleBody(_InertialBody):
         return q, k_load, gq
 
     def geometric_forces(self, kin, g_body) -> np.ndarray:
-        """Geometric-stiffness forces on the elastic coordinates (m,):
-        ``−K_G(ω, g) q − Σ_j q_j G_j q − ½ (qᵀ G_k q)_k`` (the last two the gradient of ``½ Σ_j q_j qᵀ G_j q``)."""
-        q, k_load, gq = self._geometric_parts(kin, g_body)
-        return -(k_load @ q) - q @ gq - 0.5 * (gq @ q)
+        """Geometric-stiffness forces on the elastic coordinates (m,): ``−(K_G(ω, g) + Σ_j q_j G_j) q``.
+
+        The stress is a load the body carries (inertia loads and interface loads, the latter read off the
+        interface motion ``q`` carries), not a potential: the bending of the body does not feed back into its
+        axial coordinates (a cubic energy ``½ Σ_j q_j qᵀ G_j q`` without its quartic partner would, and turns a
+        spinning beam unstable through the foreshortening of its stiff axial mode; docs/theory-multibody.md)."""
+        q, k_load, _ = self._geometric_parts(kin, g_body)
+        return -((k_load + np.tensordot(q, self._kg_deformation, 1)) @ q)
 
     def geometric_jacobian(self, kin, g_body) -> np.ndarray:
-        """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + (G_k q)_l + (G_l q)_k``."""
+        """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + [(G_l q)_k]_kl`` (not symmetric)."""
         q, k_load, gq = self._geometric_parts(kin, g_body)
-        return k_load + np.tensordot(q, self._kg_deformation, 1) + gq + gq.T
-
-    def strain_energy(self, kin) -> float:
-        energy = super().strain_energy(kin)
-        if getattr(self, "has_geometric_stiffness", False):
-            q = np.asarray(kin.qf, dtype=float)
-            energy += 0.5 * float(q @ ((self._kg_deformation @ q) @ q))
-        return energy
+        return k_load + np.tensordot(q, self._kg_deformation, 1) + gq.T
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":
