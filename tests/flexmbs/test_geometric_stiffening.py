@@ -133,3 +133,28 @@ def test_rotating_cantilever_follows_the_southwell_law(kane_body, spin):
     in_plane, out_of_plane = rotating_frequencies(kane_body, spin)
     assert in_plane == pytest.approx(np.sqrt(omega0**2 + (SOUTHWELL_K - 1.0) * spin**2), rel=0.02)
     assert out_of_plane == pytest.approx(np.sqrt(omega0**2 + SOUTHWELL_K * spin**2), rel=0.02)
+
+
+def spinning_run(body, spin=2.0, t_end=0.3):
+    model = fm.Model("spinning cantilever")
+    beam = model.add_flexible_body("beam", body, angular_velocity=(0.0, 0.0, spin))
+    hub = model.add_joint("revolute", model.add_marker(model.ground, "hub"), model.add_marker(beam, "r", node="root"),
+                          name="hub")
+    hub.prescribe(velocity=spin)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fm.simulate(model, t_end)
+    assert res.success
+    return [str(w.message) for w in caught if "geometric stiffness" in str(w.message)]
+
+
+def test_a_spinning_body_without_geometric_stiffness_gets_one_warning_naming_the_option(kane_body):
+    """Ω = 2 rad/s is 0.08 of the beam's lowest free–free frequency (24.2 rad/s), above the 0.02 threshold: one
+    warning that names ``geometric_stiffness=True``; the same body with the data gets none."""
+    x = np.linspace(0.0, L_BEAM, 21)
+    side = np.sqrt(12.0 * EI / EA)
+    plain = reduced_beam(np.column_stack([x, 0 * x, 0 * x]), rectangular_section(side, side),
+                         f"E={EA / side**2},nu=0.3,rho={RHO_A / side**2}", ("root", "tip"), geometric=False)
+    lines = spinning_run(plain)
+    assert len(lines) == 1 and "geometric_stiffness=True" in lines[0]
+    assert spinning_run(kane_body) == []
