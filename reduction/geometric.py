@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fem.geometric import INERTIA_CASES, element_axial_forces, inertia_load_cases, unit_geometric_stiffness
+from fem.geometric import INERTIA_CASES, inertia_load_cases, projected_geometric_stiffness
 from fem.linalg import SPDFactor
 
 __all__ = ["GeometricStiffness", "modal_geometric_stiffness"]
@@ -68,9 +68,6 @@ def modal_geometric_stiffness(model, cb, elastic: np.ndarray, progress=None) -> 
     GeometricStiffness
     """
     say = progress or (lambda message: None)
-    unit, dofs = unit_geometric_stiffness(model)
-    modes = np.asarray(model.expand(elastic))  # (n_full, m)
-    per_element = np.einsum("eim,eij,ejn->emn", modes[dofs], unit, modes[dofs], optimize=True)
     say("geometric stiffness: inertia load cases with the interfaces held")
     n = model.n_dofs
     interior = np.setdiff1d(np.arange(n), cb.boundary)
@@ -82,11 +79,9 @@ def modal_geometric_stiffness(model, cb, elastic: np.ndarray, progress=None) -> 
         held[interior] = factor.solve(np.asarray(loads[interior])).reshape(interior.size, -1)
     finally:
         factor.release()
-    force_inertia = element_axial_forces(model, model.expand(held))  # (n_el, 12)
-    say("geometric stiffness: interface motion of each mode")
-    static = cb.basis[:, cb.n_normal_modes:] @ elastic[cb.boundary]  # Ψ S_b, (n_dofs, m)
-    force_modes = element_axial_forces(model, model.expand(static))  # (n_el, m)
-    inertia = np.einsum("ec,emn->cmn", force_inertia, per_element)
-    deformation = np.einsum("ej,emn->jmn", force_modes, per_element)
+    static = cb.basis[:, cb.n_normal_modes:] @ elastic[cb.boundary]  # Ψ S_b: interface motion of each mode
+    say(f"geometric stiffness: projecting {held.shape[1] + static.shape[1]} stress states on the modes")
+    projected = projected_geometric_stiffness(model, model.expand(elastic), model.expand(np.hstack([held, static])))
+    inertia, deformation = projected[:held.shape[1]], projected[held.shape[1]:]
     return GeometricStiffness(0.5 * (inertia + inertia.transpose(0, 2, 1)),
                               0.5 * (deformation + deformation.transpose(0, 2, 1)))

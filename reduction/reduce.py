@@ -132,7 +132,7 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         only the first guess of how many to solve for.
     geometric_stiffness : bool
         Also compute the modal geometric stiffness matrices (:mod:`reduction.geometric`, issue 28) so that the
-        body stiffens under centrifugal and tensile loads and softens under compression; frame models only.
+        body stiffens under centrifugal and tensile loads and softens under compression (frame and solid models).
 
     Returns
     -------

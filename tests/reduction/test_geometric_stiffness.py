@@ -89,9 +89,31 @@ def test_modal_geometric_stiffness_is_written_and_read_and_optional(tmp_path):
     assert critical[0] == pytest.approx(np.pi**2 * E * SECTION.iz / L_COLUMN**2, rel=0.01)
 
 
-def test_a_model_without_frame_elements_gets_one_clear_error():
-    """Solid models have no geometric stiffness yet: the reduction says so and names the way out."""
+def test_a_model_without_elements_gets_one_clear_error():
+    """A model with neither frame nor solid elements (matrices only): the reduction says what is needed."""
     model = column()
-    model.frame = None  # what a solid model (fem.solid_model) has
-    with pytest.raises(ModelError, match="frame .*solid models are not supported yet"):
+    model.frame = None
+    with pytest.raises(ModelError, match="needs a frame model .* or a solid model"):
         reduce(model, ["a", "b"], 6, compare_modes=0, geometric_stiffness=True)
+
+
+def test_solid_geometric_stiffness_of_a_uniaxial_stress_is_exact():
+    """Hexahedral bar 1 × 0.02 × 0.03 m under the uniaxial stretch ``u = ε (x, −ν y, −ν z)`` (``σ = E ε e_x e_x``):
+    for the transverse field ``u_y = x`` the geometric stiffness gives ``∫ σ_xx (∂u_y/∂x)² dV = E ε V`` to
+    round-off (continuum form, Bathe 1996 eq. (6.61))."""
+    from fem.geometric import projected_geometric_stiffness
+    from fem.materials import parse_material
+    from fem.meshing import structured_bar_mesh
+    from fem.model import solid_model
+
+    model = solid_model(structured_bar_mesh(1.0, 0.02, 0.03, 30, 2, 3), "steel")
+    steel = parse_material("steel")
+    pos, dofs, eps = model.positions, model.translation_dofs, 1e-4
+    stretch = np.zeros(model.n_full_dofs)
+    stretch[dofs[:, 0]] = eps * pos[:, 0]
+    stretch[dofs[:, 1]] = -steel.poisson_ratio * eps * pos[:, 1]
+    stretch[dofs[:, 2]] = -steel.poisson_ratio * eps * pos[:, 2]
+    shear = np.zeros(model.n_full_dofs)
+    shear[dofs[:, 1]] = pos[:, 0]
+    value = projected_geometric_stiffness(model, shear[:, None], stretch[:, None])
+    assert value.item() == pytest.approx(steel.youngs_modulus * eps * 1.0 * 0.02 * 0.03, rel=1e-10)
