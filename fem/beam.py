@@ -16,8 +16,8 @@ import numpy as np
 
 from fem.errors import ModelError
 
-__all__ = ["BeamSection", "FrameData", "rectangular_section", "circular_section", "frame_element_matrices", "frame_axes",
-           "frame_axial_forces", "frame_geometric_stiffness"]
+__all__ = ["BeamSection", "FrameData", "rectangular_section", "circular_section", "frame_element_matrices",
+           "frame_axes", "frame_axial_forces", "frame_geometric_stiffness"]
 
 
 @dataclass(frozen=True)

@@ -94,9 +94,9 @@ def _spin_warning(body, freqs: np.ndarray, extremes: Extremes) -> list[str]:
     if spin <= SPIN_FRACTION * lowest:
         return []
     return [f"body {body.name!r} spins at up to {spin:.3g} rad/s (t = {t_spin:.4g} s), {spin / lowest:.2g} x its "
-            f"lowest (free–free) elastic frequency {lowest:.3g} rad/s, but its file has no geometric stiffness: centrifugal "
-            "stiffening is missing (a mounted bending frequency ω shifts by ≈ ½·1.2·(Ω/ω)² of itself); reduce the "
-            "body with reduce(..., geometric_stiffness=True)"]
+            f"lowest (free–free) elastic frequency {lowest:.3g} rad/s, but its file has no geometric stiffness: "
+            "centrifugal stiffening is missing (a mounted bending frequency ω shifts by ≈ ½·1.2·(Ω/ω)² of itself); "
+            "reduce the body with reduce(..., geometric_stiffness=True) or flexmbs reduce --geometric-stiffness"]
 
 
 def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: dict | None,
