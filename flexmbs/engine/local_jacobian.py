@@ -120,6 +120,7 @@ def _body_blocks(system, body, ctx, qdd, K, C, velocity) -> int:
         if getattr(body, "has_geometric_stiffness", False):  # issue 28: exact, as K_ff
             kin = ctx.kin[body.index]
             K[np.ix_(elastic, elastic)] += body.geometric_jacobian(kin, kin.A.T @ system.model.gravity)
+            K[np.ix_(elastic, elastic)] += body.acceleration_stiffness(kin, qdd[sl])
         if velocity:
             C[elastic, elastic] += body.modal_damping
     for j in range(n_diff):

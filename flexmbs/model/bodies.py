@@ -257,9 +257,9 @@ class FlexibleBody(_InertialBody):
     @staticmethod
     def geometric_parameters(omega: np.ndarray, g_body: np.ndarray) -> np.ndarray:
         """Inertia parameters of the load cases (:data:`fem.geometric.INERTIA_CASES`), (12,): the products
-        ``ω_i ω_j`` of the body angular velocity (rad²/s²) and the translational case ``a − g`` with the frame
-        acceleration ``a`` left out (gravity ``g`` in body axes, m/s²); the angular-acceleration cases are zero
-        (see docs/theory-multibody.md, "What is left out")."""
+        ``ω_i ω_j`` of the body angular velocity (rad²/s²) and the gravity share ``−g`` (body axes, m/s²) of the
+        translational case ``a − g``; the frame accelerations ``a`` and ``α`` enter through
+        :meth:`acceleration_coupling` (they are unknowns of the step)."""
         w = omega
         p = np.zeros(12)
         p[:6] = (w[0] * w[0], w[1] * w[1], w[2] * w[2], w[0] * w[1], w[1] * w[2], w[0] * w[2])
@@ -286,6 +286,19 @@ class FlexibleBody(_InertialBody):
         """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + [(G_l q)_k]_kl`` (not symmetric)."""
         q, k_load, gq = self._geometric_parts(kin, g_body)
         return k_load + np.tensordot(q, self._kg_deformation, 1) + gq.T
+
+    def acceleration_coupling(self, kin) -> np.ndarray:
+        """``[G_ax q, G_ay q, G_az q, G_αx q, G_αy q, G_αz q]`` (m, 6): the geometric stiffness of the frame
+        acceleration ``a`` (body axes) and angular acceleration ``α`` load cases times ``q_f``. The elastic equations
+        get ``+B [a; α]`` on their left side (a mass-matrix coupling, not symmetric), see
+        :func:`flexmbs.engine.system.body_terms`."""
+        return (self._kg_inertia[6:12] @ np.asarray(kin.qf, dtype=float)).T
+
+    def acceleration_stiffness(self, kin, qdd_b: np.ndarray) -> np.ndarray:
+        """``∂(B [a; α])/∂q_f = Σ_c u̇_c G_c`` (m, m) at the coordinate accelerations ``qdd_b`` (7 + m,) of the
+        body: ``a = Aᵀ r̈``, ``α = 2 G p̈``."""
+        acc = np.concatenate([kin.A.T @ qdd_b[0:3], 2.0 * kin.G @ qdd_b[3:7]])
+        return np.tensordot(acc, self._kg_inertia[6:12], 1)
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":
