@@ -70,7 +70,8 @@ def test_reduce_geometric_stiffness_flag_stores_the_matrices(coarse_bar, tmp_pat
 
     out = str(tmp_path / "gs.flex.h5")
     result = run("reduce", coarse_bar, "-o", out, "--interface", "a=group:bore_a", "--interface", "b=group:bore_b",
-                 "--modes", "4", "--compare", "0", "--stress-field", "none", "--geometric-stiffness")
+                 "--modes", "4", "--compare", "0", "--stress-field", "none", "--material", "steel",
+                 "--geometric-stiffness")
     assert result.returncode == 0, result.stderr
     body = read_flexbody(out)
     m = body.n_modes
