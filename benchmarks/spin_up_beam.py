@@ -1,5 +1,5 @@
 """The spin-up beam (Kane, Ryan & Banerjee 1987; Simo & Vu-Quoc 1986) with and without geometric stiffness,
-against the co-rotational reference of ``tests/flexmbs/corotational_beam.py`` (issue 28).
+against the co-rotational reference of ``cases/spin_up_beam/corotational.py`` (issue 28).
 
 Run: ``OMP_NUM_THREADS=1 python benchmarks/spin_up_beam.py [--plot docs/img/spin-up-beam.png]`` from the repository
 root. Prints one line per run (peak tip deflection in the hub frame, its time, the amplitude after Ts) and, with
@@ -14,12 +14,11 @@ import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "tests", "flexmbs"))
 
 import numpy as np  # noqa: E402
 
 import flexmbs as fm  # noqa: E402
-from corotational_beam import spin_up_tip_deflection  # noqa: E402
+from cases.spin_up_beam.corotational import spin_up_tip_deflection  # noqa: E402
 from fem.beam import rectangular_section  # noqa: E402
 from fem.model import frame_model  # noqa: E402
 from reduction import reduce  # noqa: E402

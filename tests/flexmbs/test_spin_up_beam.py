@@ -1,5 +1,5 @@
 """The spin-up beam (Simo & Vu-Quoc 1986; Kane, Ryan & Banerjee 1987) with geometric stiffening (issue 28)
-against a geometrically exact co-rotational beam (tests/flexmbs/corotational_beam.py, 40 elements; 80 elements
+against a geometrically exact co-rotational beam (cases/spin_up_beam/corotational.py, 40 elements; 80 elements
 change its peak by less than 0.05 %).
 
 L = 10 m, EA = 2.8e7 N, EI = 1.4e4 N m², ρA = 1.2 kg/m; the hub turns by
@@ -16,7 +16,7 @@ from fem.beam import rectangular_section
 from fem.model import frame_model
 from reduction import reduce
 
-from corotational_beam import spin_up_tip_deflection
+from cases.spin_up_beam.corotational import spin_up_tip_deflection
 
 L_BEAM, EA, EI, RHO_A, TS, T_END = 10.0, 2.8e7, 1.4e4, 1.2, 15.0, 20.0
 

@@ -5,7 +5,8 @@ vol. 1, 1991, §7.3): each element's rigid motion is followed exactly (chord len
 local deformation ``u = l − L₀``, ``θ̄ᵢ = θᵢ − (β − β₀)`` is small, so large rotations and the coupling of axial
 force and bending (the stiffening the floating frame lacks) come out of the kinematics, with nothing linearized.
 Lumped mass (``ρA h`` per node, ``ρI h`` rotary), explicit central differences, root node clamped to a hub whose
-angle is prescribed. It shares no code with fem/, reduction/ or flexmbs/. Compiled with numba.
+angle is prescribed. It shares no code with fem/, reduction/ or flexmbs/. Compiled with numba. Used by the
+validation rows of this case, tests/flexmbs/test_spin_up_beam.py and benchmarks/spin_up_beam.py.
 """
 from __future__ import annotations
 
