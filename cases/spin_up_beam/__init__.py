@@ -89,8 +89,8 @@ def build_model(p: dict, body=None):
 
     model = fm.Model(NAME)
     beam = model.add_flexible_body("beam", body if body is not None else build_body(p))
-    hub = model.add_joint("revolute", model.add_marker(model.ground, "hub"), model.add_marker(beam, "root", node="root"),
-                          name="hub")
+    hub = model.add_joint("revolute", model.add_marker(model.ground, "hub"),
+                          model.add_marker(beam, "root", node="root"), name="hub")
     omega_s, t_spin = float(p["omega_s"]), float(p["t_spin"])
     hub.prescribe(position=lambda t: hub_angle(t, omega_s, t_spin))
     model.add_marker(beam, "tip", node="tip")
