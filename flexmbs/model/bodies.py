@@ -17,7 +17,9 @@ and the quadratic-velocity vector (appendix A of seed 003 differentiated; ``w = 
     Q̄v_ω = -ω̃ J ω - J̇ ω - ω̃ (I4 + Σ q_j I5_j) q̇_f
     Q̄v_qj = ωᵀ (I8_j + Σ_k q_k I9_jk) ω - 2 Σ_k q̇_k ωᵀ I5_k[:, j]
 
-Elastic and modal damping forces ``-K_ff q_f - D_ff q̇_f`` (seed 003 eq. (2-139), (2-172), (2-173)).
+Elastic and modal damping forces ``-K_ff q_f - D_ff q̇_f`` (seed 003 eq. (2-139), (2-172), (2-173)). A body whose
+file has modal geometric stiffness (``reduce(..., geometric_stiffness=True)``, issue 28) adds the stress stiffening
+``-(Σ_c p_c G_c + Σ_j q_j G_j) q_f`` of its inertia and interface loads (docs/theory-multibody.md §2a).
 """
 from __future__ import annotations
 
