@@ -61,6 +61,8 @@ class FEModel:
     solid : SolidDiscretization or None
     """
 
+    frame = None  # fem.beam.FrameData of a frame model (elements kept for the geometric stiffness)
+
     def __init__(self, positions, node_ids, stiffness, mass, translation_dofs, rotation_dofs, *, mesh=None,
                  solid=None, lame=None, lumped=None):
         self.positions = np.asarray(positions, dtype=float)
@@ -442,7 +444,7 @@ def _element_materials(mesh: Mesh, material):
 def frame_model(points, elements, section, material: Material | str = "steel", orientation=None,
                 node_ids=None) -> FEModel:
     """Assemble a 3D Euler–Bernoulli frame model (6 dofs per node), see :mod:`fem.beam`."""
-    from fem.beam import frame_element_matrices
+    from fem.beam import FrameData, frame_element_matrices
 
     points = np.asarray(points, dtype=float)
     elements = np.asarray(elements, dtype=np.int64)
@@ -457,4 +459,6 @@ def frame_model(points, elements, section, material: Material | str = "steel", o
     m = sp.csr_matrix((me.ravel(), (rows, cols)), shape=(6 * n, 6 * n))
     all_dofs = np.arange(6 * n).reshape(n, 6)
     ids = np.arange(1, n + 1) if node_ids is None else node_ids
-    return FEModel(points, ids, _symmetric(k), _symmetric(m), all_dofs[:, :3], all_dofs[:, 3:])
+    model = FEModel(points, ids, _symmetric(k), _symmetric(m), all_dofs[:, :3], all_dofs[:, 3:])
+    model.frame = FrameData(elements, section, mat.youngs_modulus, orientation)  # for fem.geometric
+    return model

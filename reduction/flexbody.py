@@ -149,6 +149,9 @@ class FlexBody:
         Reduction report (fixed-interface, full free–free and reduced frequencies, MAC, counts, source, timing).
     stress_field : reduction.stressfield.StressField or None
         Modal stress over the surface, all nodes or node sets (float32), for durability; None in older files.
+    geometric_stiffness : reduction.geometric.GeometricStiffness or None
+        Modal geometric stiffness of the unit load cases (``reduce(..., geometric_stiffness=True)``); None when
+        not asked for and in older files.
     """
 
     name: str
@@ -168,6 +171,7 @@ class FlexBody:
     report: dict = field(default_factory=dict)
     stress_field: object = None  # reduction.stressfield.StressField
     paths: dict = field(default_factory=dict)  # name -> SlidingPath
+    geometric_stiffness: object = None  # reduction.geometric.GeometricStiffness (issue 28), None if not asked
 
     @property
     def n_modes(self) -> int:

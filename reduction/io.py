@@ -110,6 +110,7 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
                 else:
                     rep.attrs[key] = value
             write_stress_field(f, body.stress_field)
+            _write_geometric(f, body)
         with open(tmp, "wb") as handle:
             handle.write(buffer.getbuffer())
             handle.flush()
@@ -169,6 +170,7 @@ def _read(f: h5py.File, path: str) -> FlexBody:
     body.has_rotation = body.has_rotation.astype(bool)
     _validate(body, path)
     body.stress_field = read_stress_field(f, body.positions.shape[0], body.n_modes, path)
+    body.geometric_stiffness = _read_geometric(f, body.n_modes, path)
     return body
 
 
@@ -207,3 +209,29 @@ def _read_paths(f: h5py.File) -> dict:
         return {}
     return {name: SlidingPath(name, g["nodes"][()].astype(np.int64), str(g.attrs.get("retained_dofs", "")))
             for name, g in f["paths"].items()}
+
+
+def _write_geometric(f: h5py.File, body: FlexBody) -> None:
+    """Optional group ``/geometric_stiffness`` (issue 28): ``inertia`` (12, m, m) per unit inertia parameter (names
+    in the attribute ``cases``) and ``deformation`` (m, m, m) per unit modal coordinate."""
+    gs = getattr(body, "geometric_stiffness", None)
+    if gs is None:
+        return
+    group = f.create_group("geometric_stiffness")
+    group.attrs["cases"] = ",".join(gs.cases)
+    _dataset(group, "inertia", gs.inertia, "1/s^2 per unit inertia parameter")
+    _dataset(group, "deformation", gs.deformation, "1/s^2 per unit modal coordinate")
+
+
+def _read_geometric(f: h5py.File, m: int, path: str):
+    if "geometric_stiffness" not in f:
+        return None
+    from reduction.geometric import GeometricStiffness
+
+    g = f["geometric_stiffness"]
+    inertia, deformation = g["inertia"][()], g["deformation"][()]
+    cases = tuple(str(g.attrs.get("cases", "")).split(","))
+    if inertia.shape != (len(cases), m, m) or deformation.shape != (m, m, m):
+        raise FileFormatError(f"{path!r} has inconsistent geometric stiffness shapes {inertia.shape}, "
+                              f"{deformation.shape} for {m} modes: the file is damaged; re-run flexmbs reduce")
+    return GeometricStiffness(inertia, deformation, cases)

@@ -96,7 +96,7 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
            output_nodes: np.ndarray | None = None, damping=0.0, name: str = "body",
            compare_modes: int | None = None, progress: Callable[[str], None] | None = None,
            stress_field="surface", paths: Mapping | None = None,
-           max_frequency: float | None = None) -> FlexBody:
+           max_frequency: float | None = None, geometric_stiffness: bool = False) -> FlexBody:
     """Reduce an FE model to a flexible body.
 
     Parameters
@@ -130,6 +130,9 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         Cut-off criterion: the highest frequency of interest ``F``; every fixed-interface mode up to
         ``CUTOFF_FACTOR · F`` (:data:`reduction.modes_report.CUTOFF_FACTOR` = 2) is retained and ``n_modes`` is
         only the first guess of how many to solve for.
+    geometric_stiffness : bool
+        Also compute the modal geometric stiffness matrices (:mod:`reduction.geometric`, issue 28) so that the
+        body stiffens under centrifugal and tensile loads and softens under compression (frame and solid models).
 
     Returns
     -------
@@ -165,6 +168,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         if field_nodes.size:
             body.stress_field = modal_stress_field(model, modes, field_nodes, scope, say)
     body.paths = sliding
+    if geometric_stiffness:  # issue 28: modal geometric stiffness of the unit load cases
+        from reduction.geometric import modal_geometric_stiffness
+
+        body.geometric_stiffness = modal_geometric_stiffness(model, cb, ortho.elastic, say)
     body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say, max_frequency)
     if cutoff is not None:
         body.report.update({"max_frequency_hz": float(max_frequency), "cutoff_factor": CUTOFF_FACTOR,

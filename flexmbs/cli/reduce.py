@@ -163,8 +163,11 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
               help="With --stiffness: node positions (the job's .inp or id,x,y,z lines).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
+@click.option("--geometric-stiffness", "geometric_stiffness", is_flag=True,
+              help="Store modal geometric stiffness: stress stiffening under spin and preload (issue 28).")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
-                   compare, name, report_path, stiffness, mass_file, nodes, as_json, force=False):
+                   compare, name, report_path, stiffness, mass_file, nodes, as_json, force=False,
+                   geometric_stiffness=False):
     """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
     §2.1.2)."""
     from .checks import check_damping, check_outputs
@@ -199,11 +202,13 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
         check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
     with output_lock(out):
         _reduce(mesh or matrices, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes,
-                material, damping, ratios, compare, name, report_path, as_json, start, max_frequency)
+                material, damping, ratios, compare, name, report_path, as_json, start, max_frequency,
+                geometric_stiffness=geometric_stiffness)
 
 
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
-            ratios, compare, name, report_path, as_json, start, max_frequency=None) -> None:
+            ratios, compare, name, report_path, as_json, start, max_frequency=None,
+            geometric_stiffness=False) -> None:
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
@@ -243,13 +248,13 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
         body = reduce(model, {n: d for n, _, _, d, _ in parsed}, modes, output_nodes=outputs, damping=ratios,
                       name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
                       stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"),
-                      max_frequency=max_frequency)
+                      max_frequency=max_frequency, geometric_stiffness=geometric_stiffness)
     for path in body.paths.values():
         log(f"path {path.name}: {path.nodes.size} nodes, " + (f"dofs {path.retained_dofs} kept as interface dofs"
                                                                if path.retained_dofs else "interior nodes"))
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
-                "max_frequency": max_frequency}
+                "max_frequency": max_frequency, "geometric_stiffness": geometric_stiffness}
     files = dict(zip(("stiffness", "mass", "nodes"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
     files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),

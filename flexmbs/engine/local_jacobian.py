@@ -105,7 +105,8 @@ def _body_blocks(system, body, ctx, qdd, K, C, velocity) -> int:
     """Differences of the body's own terms over its own coordinates.
 
     For a flexible body only the 7 frame columns are differenced; its elastic columns carry the modal stiffness
-    and damping ``K_ff``, ``D_ff`` (exact, diagonal) and leave out the dependence of the inertia terms on ``q_f``
+    and damping ``K_ff``, ``D_ff`` (exact, diagonal) and the geometric stiffness where the body has it (exact,
+    :meth:`flexmbs.model.bodies.FlexibleBody.geometric_jacobian`) and leave out the dependence of the inertia terms on ``q_f``
     and ``q̇_f`` (``∂(M̄ u̇ - Q̄_v)/∂q_f``: terms of order ``ω²``, ``ω̇``, ``ω q̇_f`` times the modal invariants, small
     against ``K_ff`` unless the body spins near its lowest elastic frequency) — approximate, see the module
     docstring."""
@@ -116,6 +117,10 @@ def _body_blocks(system, body, ctx, qdd, K, C, velocity) -> int:
     if body.n_modes:
         elastic = np.arange(sl.start + 7, sl.stop)
         K[elastic, elastic] += body.modal_stiffness
+        if getattr(body, "has_geometric_stiffness", False):  # issue 28: exact, as K_ff
+            kin = ctx.kin[body.index]
+            K[np.ix_(elastic, elastic)] += body.geometric_jacobian(kin, kin.A.T @ system.model.gravity)
+            K[np.ix_(elastic, elastic)] += body.acceleration_stiffness(kin, qdd[sl])
         if velocity:
             C[elastic, elastic] += body.modal_damping
     for j in range(n_diff):

@@ -469,6 +469,11 @@ def body_terms(body, kin, gravity) -> tuple[np.ndarray, np.ndarray]:
             qbar[6:] += body.i3.T @ g_body
     if body.n_modes:
         qbar[6:] += body.elastic_forces(kin)
+        if getattr(body, "has_geometric_stiffness", False):  # issue 28: stress stiffening
+            qbar[6:] += body.geometric_forces(kin, kin.A.T @ gravity if gravity is not None else np.zeros(3))
+            coupling = body.acceleration_coupling(kin)  # frame-acceleration load cases: + B [Aᵀ r̈; ω̇'] (m, 6)
+            mbar[6:, 0:3] += coupling[:, :3] @ kin.A.T
+            mbar[6:, 3:6] += coupling[:, 3:]
     return mbar, qbar
 
 

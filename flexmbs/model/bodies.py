@@ -17,7 +17,9 @@ and the quadratic-velocity vector (appendix A of seed 003 differentiated; ``w = 
     Q̄v_ω = -ω̃ J ω - J̇ ω - ω̃ (I4 + Σ q_j I5_j) q̇_f
     Q̄v_qj = ωᵀ (I8_j + Σ_k q_k I9_jk) ω - 2 Σ_k q̇_k ωᵀ I5_k[:, j]
 
-Elastic and modal damping forces ``-K_ff q_f - D_ff q̇_f`` (seed 003 eq. (2-139), (2-172), (2-173)).
+Elastic and modal damping forces ``-K_ff q_f - D_ff q̇_f`` (seed 003 eq. (2-139), (2-172), (2-173)). A body whose
+file has modal geometric stiffness (``reduce(..., geometric_stiffness=True)``, issue 28) adds the stress stiffening
+``-(Σ_c p_c G_c + Σ_j q_j G_j) q_f`` of its inertia and interface loads (docs/theory-multibody.md §2a).
 """
 from __future__ import annotations
 
@@ -243,6 +245,62 @@ class FlexibleBody(_InertialBody):
             inv.inertia_qq[np.ix_(sel, sel)], omega**2 * np.diag(inv.modal_mass)[sel],
             2.0 * zeta * omega * np.diag(inv.modal_mass)[sel],
         )
+        self._set_geometric(getattr(flexbody, "geometric_stiffness", None), sel)
+
+    # --- geometric stiffening (issue 28, docs/theory-multibody.md) -------------------------------------
+    def _set_geometric(self, gs, sel) -> None:
+        """Keep the modal geometric stiffness of the file (selected modes), or mark the body as without it."""
+        self.has_geometric_stiffness = gs is not None
+        if gs is None:
+            return
+        self._kg_inertia = np.ascontiguousarray(np.asarray(gs.inertia, dtype=float)[:, sel][:, :, sel])
+        self._kg_deformation = np.ascontiguousarray(np.asarray(gs.deformation, dtype=float)[np.ix_(sel, sel, sel)])
+
+    @staticmethod
+    def geometric_parameters(omega: np.ndarray, g_body: np.ndarray) -> np.ndarray:
+        """Inertia parameters of the load cases (:data:`fem.geometric.INERTIA_CASES`), (12,): the products
+        ``ω_i ω_j`` of the body angular velocity (rad²/s²) and the gravity share ``−g`` (body axes, m/s²) of the
+        translational case ``a − g``; the frame accelerations ``a`` and ``α`` enter through
+        :meth:`acceleration_coupling` (they are unknowns of the step)."""
+        w = omega
+        p = np.zeros(12)
+        p[:6] = (w[0] * w[0], w[1] * w[1], w[2] * w[2], w[0] * w[1], w[1] * w[2], w[0] * w[2])
+        p[6:9] = -np.asarray(g_body, dtype=float)
+        return p
+
+    def _geometric_parts(self, kin, g_body):
+        q = np.asarray(kin.qf, dtype=float)
+        k_load = np.tensordot(self.geometric_parameters(kin.omega, g_body), self._kg_inertia, 1)
+        gq = self._kg_deformation @ q  # [k] = G_k q
+        return q, k_load, gq
+
+    def geometric_forces(self, kin, g_body) -> np.ndarray:
+        """Geometric-stiffness forces on the elastic coordinates (m,): ``−(K_G(ω, g) + Σ_j q_j G_j) q``.
+
+        The stress is a load the body carries (inertia loads and interface loads, the latter read off the
+        interface motion ``q`` carries), not a potential: the bending of the body does not feed back into its
+        axial coordinates (a cubic energy ``½ Σ_j q_j qᵀ G_j q`` without its quartic partner would, and turns a
+        spinning beam unstable through the foreshortening of its stiff axial mode; docs/theory-multibody.md)."""
+        q, k_load, _ = self._geometric_parts(kin, g_body)
+        return -((k_load + np.tensordot(q, self._kg_deformation, 1)) @ q)
+
+    def geometric_jacobian(self, kin, g_body) -> np.ndarray:
+        """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + [(G_l q)_k]_kl`` (not symmetric)."""
+        q, k_load, gq = self._geometric_parts(kin, g_body)
+        return k_load + np.tensordot(q, self._kg_deformation, 1) + gq.T
+
+    def acceleration_coupling(self, kin) -> np.ndarray:
+        """``[G_ax q, G_ay q, G_az q, G_αx q, G_αy q, G_αz q]`` (m, 6): the geometric stiffness of the frame
+        acceleration ``a`` (body axes) and angular acceleration ``α`` load cases times ``q_f``. The elastic equations
+        get ``+B [a; α]`` on their left side (a mass-matrix coupling, not symmetric), see
+        :func:`flexmbs.engine.system.body_terms`."""
+        return (self._kg_inertia[6:12] @ np.asarray(kin.qf, dtype=float)).T
+
+    def acceleration_stiffness(self, kin, qdd_b: np.ndarray) -> np.ndarray:
+        """``∂(B [a; α])/∂q_f = Σ_c u̇_c G_c`` (m, m) at the coordinate accelerations ``qdd_b`` (7 + m,) of the
+        body: ``a = Aᵀ r̈``, ``α = 2 G p̈``."""
+        acc = np.concatenate([kin.A.T @ qdd_b[0:3], 2.0 * kin.G @ qdd_b[3:7]])
+        return np.tensordot(acc, self._kg_inertia[6:12], 1)
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":

@@ -6,6 +6,8 @@ Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keep
 * pressures above every relief and supply setting of the circuits;
 * elastic deformation beyond the small-deformation range of the floating frame (> 5 % of the body's size);
 * elastic frequencies no solid body of that size can have (unit slips in E or ρ);
+* a flexible body without geometric stiffness spinning faster than :data:`SPIN_FRACTION` of its lowest elastic
+  frequency (issue 28: its bending frequencies miss the centrifugal stiffening, ``≈ Ω²`` in ``ω²``);
 * a collapsing time step or a run far slower than simulated time, with the equation that limited the step.
 """
 from __future__ import annotations
@@ -19,6 +21,10 @@ PRESSURE_MARGIN = 1.1  # above the highest relief/supply setting by more than 10
 SOUND_SPEED_RANGE = (20.0, 20000.0)  # m/s, sqrt(E/ρ) of solids: soft rubber .. diamond
 SLOW_FACTOR = 1000.0  # wall time per simulated time that is "far slower"
 MIN_MEAN_STEP_FRACTION = 1e-7  # mean step below this fraction of t_end: the step collapsed
+# a body spinning at Ω > 0.02 ω₁ without geometric stiffness (ω₁ its lowest free–free frequency, the only one the
+# body knows): a body held like a cantilever has a lowest frequency ≈ ω₁/6.4 (uniform beam: 3.516 against 22.37),
+# so Ω > 0.13 of that, where the missing Southwell term k Ω² (k ≈ 1.2) shifts its frequency by more than 1 %
+SPIN_FRACTION = 0.02
 
 
 class PlausibilityWarning(UserWarning):
@@ -32,12 +38,14 @@ class Extremes:
     def __init__(self):
         self.pressure = (-np.inf, "", 0.0)
         self.modal: dict[str, tuple[float, np.ndarray, float]] = {}
-        self._pressure_keys = self._modal_keys = None
+        self.spin: dict[str, tuple[float, float]] = {}  # body angular velocity key -> (largest |ω| rad/s, time)
+        self._pressure_keys = self._modal_keys = self._spin_keys = None
 
     def update(self, t: float, row: dict, units: dict) -> None:
         if self._pressure_keys is None:  # the rows of a run have one set of keys: found at the first row
             self._pressure_keys = [k for k in row if units.get(k) == "Pa" and k.startswith("element/")]
             self._modal_keys = [k for k in row if k.endswith("/modal_coordinates")]
+            self._spin_keys = [k for k in row if k.startswith("body/") and k.endswith("/angular_velocity")]
         for key in self._pressure_keys:
             value = row[key]
             if value > self.pressure[0]:
@@ -47,6 +55,11 @@ class Extremes:
             norm = float(np.sqrt(np.dot(value, value)))
             if norm > self.modal.get(key, (-1.0,))[0]:
                 self.modal[key] = (norm, np.array(value), t)
+        for key in self._spin_keys:
+            value = row[key]
+            norm = float(np.sqrt(np.dot(value, value)))
+            if norm > self.spin.get(key, (-1.0,))[0]:
+                self.spin[key] = (norm, t)
 
 
 def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
@@ -70,6 +83,20 @@ def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
 
 def _body_size(positions: np.ndarray) -> float:
     return float(np.linalg.norm(np.ptp(positions, axis=0))) if positions.size else 0.0
+
+
+def _spin_warning(body, freqs: np.ndarray, extremes: Extremes) -> list[str]:
+    """One line if a body without geometric stiffness spun faster than SPIN_FRACTION of its lowest frequency."""
+    if not freqs.size or getattr(body, "has_geometric_stiffness", True):
+        return []
+    spin, t_spin = extremes.spin.get(f"body/{body.name}/angular_velocity", (0.0, 0.0))
+    lowest = 2.0 * np.pi * float(freqs.min())
+    if spin <= SPIN_FRACTION * lowest:
+        return []
+    return [f"body {body.name!r} spins at up to {spin:.3g} rad/s (t = {t_spin:.4g} s), {spin / lowest:.2g} x its "
+            f"lowest (free–free) elastic frequency {lowest:.3g} rad/s, but its file has no geometric stiffness: "
+            "centrifugal stiffening is missing (a mounted bending frequency ω shifts by ≈ ½·1.2·(Ω/ω)² of itself); "
+            "reduce the body with reduce(..., geometric_stiffness=True) or flexmbs reduce --geometric-stiffness"]
 
 
 def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: dict | None,
@@ -97,6 +124,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
                            f"{100 * deflection / size:.0f} % of its size {size:.3g} m: beyond the small-deformation "
                            "range of the floating frame (check its Young's modulus and loads)")
         freqs = np.asarray(getattr(body, "frequencies_hz", []), dtype=float)
+        out += _spin_warning(body, freqs, extremes)
         if freqs.size and size > 0:
             upper = SOUND_SPEED_RANGE[1] / size  # no solid's lowest elastic mode is above c_max / L
             if freqs.min() > upper:

@@ -124,7 +124,7 @@ def test_full_validation_report_runs_every_check():
 
 
 @pytest.mark.parametrize("name", ["excavator", "clamp-locking", "fourbar-hydraulic", "slider-crank", "platen-stroke",
-                                  "compactor", "machine-creeping"])
+                                  "compactor", "machine-creeping", "spin-up-beam"])
 def test_every_parameter_of_the_landed_cases_has_its_provenance(name):
     from cases import PROVENANCE, get_case
     from flexmbs.cli.validate import parameter_table
@@ -134,3 +134,11 @@ def test_every_parameter_of_the_landed_cases_has_its_provenance(name):
     assert all(item["source"] for item in table)  # seed line/table, formula, reason or fitted target
     calibrated = [item for item in table if item["provenance"] == "calibrated"]
     assert all("seed" in item["source"] for item in calibrated)  # names the ONE seed result it was fitted to
+
+
+def test_spin_up_beam_southwell_rows_pass():
+    from cases.spin_up_beam.validation import southwell_rows, spin_up_rows
+
+    # the rotating cantilever's first in- and out-of-plane frequencies: Southwell law within 2 %
+    assert [r["status"] for r in southwell_rows()] == ["pass"] * 4
+    assert {r["status"] for r in spin_up_rows(quick=True)} == {"not run (quick)"}

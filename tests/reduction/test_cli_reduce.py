@@ -62,3 +62,18 @@ def test_disconnected_mesh_is_one_line_error(two_piece_mesh, tmp_path):
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
         "error: the mesh has 2 disconnected pieces; a flexible body must be one connected part (mesh the parts "
         "separately or join them)"]
+
+
+def test_reduce_geometric_stiffness_flag_stores_the_matrices(coarse_bar, tmp_path):
+    """``--geometric-stiffness`` writes the optional group (issue 28); the file reads back with it."""
+    from reduction import read_flexbody
+
+    out = str(tmp_path / "gs.flex.h5")
+    result = run("reduce", coarse_bar, "-o", out, "--interface", "a=group:bore_a", "--interface", "b=group:bore_b",
+                 "--modes", "4", "--compare", "0", "--stress-field", "none", "--material", "steel",
+                 "--geometric-stiffness")
+    assert result.returncode == 0, result.stderr
+    body = read_flexbody(out)
+    m = body.n_modes
+    assert body.geometric_stiffness.inertia.shape == (12, m, m)
+    assert body.geometric_stiffness.deformation.shape == (m, m, m)

@@ -1,0 +1,129 @@
+"""Case ``spin-up-beam``: the spin-up beam of Kane, Ryan & Banerjee (1987) and Simo & Vu-Quoc (1986), a flexible
+beam clamped to a hub that is spun up smoothly — the classic check of geometric (stress) stiffening (issue 28).
+
+The beam is reduced from ``fem.frame_model`` (Craig–Bampton, root and tip interfaces) with or without its modal
+geometric stiffness (``--set geometric_stiffness=false`` shows the linear floating frame). The reference is the
+co-rotational beam of :mod:`cases.spin_up_beam.corotational`. Model and results: docs/cases/spin-up-beam.md.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+NAME = "spin-up-beam"
+DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
+               "stiffening on or off (--set omega_s=10 --set geometric_stiffness=false)")
+DEFAULTS = {
+    "omega_s": 6.0,  # rad/s
+    "t_spin": 15.0,  # s
+    "t_end": 20.0,  # s
+    "length": 10.0,  # m
+    "axial_stiffness": 2.8e7,  # N (EA)
+    "bending_stiffness": 1.4e4,  # N m² (EI)
+    "mass_per_length": 1.2,  # kg/m (ρA)
+    "n_elements": 20,
+    "fixed_interface_modes": 6,
+    "geometric_stiffness": True,
+    "rtol": 1e-4,
+    "atol": 1e-6,
+}
+_KANE = "benchmark data of Kane, Ryan & Banerjee, J. Guid. Control Dyn. 10(2), 1987, §5 (also Simo & Vu-Quoc 1986)"
+PARAMETERS = {
+    "omega_s": {"unit": "rad/s", "gt": 0.0, "max": 20.0, "provenance": "assumed", "source": _KANE + ": 4, 6, 10 rad/s"},
+    "t_spin": {"unit": "s", "gt": 0.0, "provenance": "assumed", "source": _KANE + ": Ts = 15 s"},
+    "t_end": {"unit": "s", "gt": 0.0, "max": 100.0, "provenance": "assumed", "source": "run control"},
+    "length": {"unit": "m", "gt": 0.0, "provenance": "assumed", "source": _KANE},
+    "axial_stiffness": {"unit": "N", "gt": 0.0, "provenance": "assumed", "source": _KANE},
+    "bending_stiffness": {"unit": "N m^2", "gt": 0.0, "provenance": "assumed", "source": _KANE},
+    "mass_per_length": {"unit": "kg/m", "gt": 0.0, "provenance": "assumed", "source": _KANE},
+    "n_elements": {"unit": "1", "min": 2, "max": 200, "integer": True, "provenance": "assumed",
+                   "source": "issue 28: 20 frame elements"},
+    "fixed_interface_modes": {"unit": "1", "min": 1, "max": 50, "integer": True, "provenance": "assumed",
+                              "source": "issue 28: 6 fixed-interface modes, root and tip interfaces"},
+    "geometric_stiffness": {"unit": "1", "provenance": "assumed",
+                            "source": "reduce(..., geometric_stiffness=...): stress stiffening on or off"},
+    "rtol": {"unit": "1", "gt": 0.0, "lt": 1.0, "provenance": "assumed", "source": "integrator setting"},
+    "atol": {"unit": "1", "gt": 0.0, "provenance": "assumed", "source": "integrator setting"},
+}
+
+
+def parameters(params: dict | None = None) -> dict:
+    """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError."""
+    from flexmbs.catalog.parameters import override_defaults
+
+    return override_defaults(NAME, DEFAULTS, params)
+
+
+def hub_angle(t: float, omega_s: float, t_spin: float) -> float:
+    """Hub angle (rad): ``Ωs/Ts (t²/2 + (Ts/2π)² (cos(2πt/Ts) − 1))`` up to Ts, ``Ωs (t − Ts/2)`` after."""
+    if t < t_spin:
+        return omega_s / t_spin * (t * t / 2.0 + (t_spin / (2.0 * np.pi)) ** 2 * (np.cos(2.0 * np.pi * t / t_spin)
+                                                                                    - 1.0))
+    return omega_s * (t - t_spin / 2.0)
+
+
+def build_body(p: dict):
+    """The reduced beam: square section with the benchmark's EA, EI and ρA, root and tip interfaces."""
+    from fem.beam import rectangular_section
+    from fem.model import frame_model
+    from reduction import reduce
+
+    n = int(p["n_elements"])
+    side = np.sqrt(12.0 * p["bending_stiffness"] / p["axial_stiffness"])
+    x = np.linspace(0.0, p["length"], n + 1)
+    material = (f"E={p['axial_stiffness'] / side**2},nu=0.3,rho={p['mass_per_length'] / side**2}")
+    model = frame_model(np.column_stack([x, 0 * x, 0 * x]), np.column_stack([np.arange(n), np.arange(1, n + 1)]),
+                        rectangular_section(side, side), material)
+    model.add_interface_node("root", 0)
+    model.add_interface_node("tip", n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # accuracy notes of the report (torsion modes) are not this case's subject
+        return reduce(model, ["root", "tip"], int(p["fixed_interface_modes"]), compare_modes=0, name="beam",
+                      geometric_stiffness=bool(p["geometric_stiffness"]))
+
+
+def build_model(p: dict, body=None):
+    """Hub (revolute about z, prescribed angle) and the beam; marker ``tip`` at the tip interface."""
+    import flexmbs as fm
+
+    model = fm.Model(NAME)
+    beam = model.add_flexible_body("beam", body if body is not None else build_body(p))
+    hub = model.add_joint("revolute", model.add_marker(model.ground, "hub"),
+                          model.add_marker(beam, "root", node="root"), name="hub")
+    omega_s, t_spin = float(p["omega_s"]), float(p["t_spin"])
+    hub.prescribe(position=lambda t: hub_angle(t, omega_s, t_spin))
+    model.add_marker(beam, "tip", node="tip")
+    return model
+
+
+def tip_deflection(res, p: dict) -> np.ndarray:
+    """Tip deflection (m) in the hub frame at the samples of ``res``."""
+    angle = np.array([hub_angle(t, float(p["omega_s"]), float(p["t_spin"])) for t in res.time])
+    tip = res["marker/tip/position"]
+    return -np.sin(angle) * tip[:, 0] + np.cos(angle) * tip[:, 1]
+
+
+def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
+        progress: bool = False) -> dict:
+    """Spin the beam up; outputs: peak tip deflection in the hub frame and its time, amplitude after Ts."""
+    import flexmbs as fm
+
+    p = parameters(params)
+    t_end = float(t_end if t_end is not None else p["t_end"])
+    res = fm.simulate(build_model(p), t_end, rtol=p["rtol"], atol=p["atol"], output=out, progress=progress, case=NAME,
+                      parameters=p, output_interval=0.005)
+    if not res.success:
+        raise fm.SimulationError(f"{NAME}: {res.message}")
+    d = tip_deflection(res, p)
+    k = int(np.argmax(np.abs(d)))
+    after = d[res.time > p["t_spin"]]
+    stats = res.statistics
+    return {
+        "case": NAME, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
+        "wall_s": float(stats.get("wall_time_s", 0.0)),
+        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
+        "outputs": {"peak_tip_deflection_m": float(d[k]), "peak_time_s": float(res.time[k]),
+                    "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
+                    "geometric_stiffness": bool(p["geometric_stiffness"])},
+    }
