@@ -244,7 +244,13 @@ class ResultsWriter:
         if not self._buffer or self.broken:
             return
         try:
-            self._check_room()
+            try:
+                self._check_room()
+            except _NoRoom:  # the reserve is the last margin: spend it on samples before giving up
+                if not os.path.exists(self._reserve):
+                    raise
+                self._free_reserve()
+                self._check_room()
             self._write_block()
         except (OSError, RuntimeError) as exc:
             reason = _reason(exc)
@@ -256,6 +262,9 @@ class ResultsWriter:
                     raise exc
             except (OSError, RuntimeError):
                 self.broken = reason
+                if not self.rows_written:
+                    raise SimulationError(f"cannot write results file {self.path!r}: {reason}; no sample could "
+                                          "be written (free some space)") from None
                 t_kept = self._last_time_written()
                 raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples up to "
                                       f"t = {t_kept:.6g} s are kept (free some space)") from None
