@@ -24,6 +24,7 @@ exact, see :func:`scaled_stiffness`.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -54,6 +55,8 @@ def cache_key(params: dict) -> str:
     settings.update({"element_order": 2, "interfaces": {"a": "123456", "b": "123456"}, "spider": "rbe2",
                      "version": CACHE_VERSION})
     settings["stress_field"] = "surface"  # modal stress on every surface node (reduction.stressfield)
+    if params.get("bar_geometric_stiffness"):  # only then: the cache files of earlier runs stay valid
+        settings["geometric_stiffness"] = True
     text = json.dumps(settings, sort_keys=True, default=float)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -90,7 +93,8 @@ def reduce_bar(params: dict, mesh_path: str, progress=None):
         "fixed-interface modes")
     body = reduce(model, {"a": "123456", "b": "123456"}, int(params["fixed_interface_modes"]),
                   output_nodes=[stress_node], damping=params["modal_damping"], name="connecting_bar",
-                  progress=say, stress_field="surface")
+                  progress=say, stress_field="surface",
+                  geometric_stiffness=bool(params.get("bar_geometric_stiffness", False)))
     return body
 
 
@@ -143,12 +147,17 @@ def _cached_bar(params: dict, path: str, progress: bool):
 
 
 def scaled_stiffness(body, scale: float):
-    """A copy of ``body`` with the E-modulus scaled by ``scale``: frequencies × √scale, modal stress × scale."""
+    """A copy of ``body`` with the E-modulus scaled by ``scale``: frequencies × √scale, modal stress × scale, and
+    the geometric stiffness of the modal deformation × scale (its stress is E times a strain), while that of the
+    inertia loads stays (held interfaces: their stress does not depend on E)."""
     if scale == 1.0:
         return body
     out = copy.copy(body)
     out.frequencies_hz = np.asarray(body.frequencies_hz) * np.sqrt(scale)
     out.modal_stress = np.asarray(body.modal_stress) * scale
+    geometric = getattr(body, "geometric_stiffness", None)
+    if geometric is not None:
+        out.geometric_stiffness = dataclasses.replace(geometric, deformation=geometric.deformation * scale)
     if body.stress_field is not None:
         out.stress_field = body.stress_field.scaled(scale)
     return out
