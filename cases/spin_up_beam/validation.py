@@ -16,7 +16,7 @@ ORIGIN_SOUTHWELL = "Southwell law ω² = ω₀² + (k − 1)Ω² in plane, ω₀
 ORIGIN_COROTATIONAL = "geometrically exact co-rotational beam, 40 elements (cases/spin_up_beam/corotational.py)"
 
 
-def _rotating_frequencies(body, spin):
+def rotating_frequencies(body, spin):
     """Lowest in-plane and out-of-plane bending frequencies (rad/s) about the steadily rotating state."""
     import flexmbs as fm
 
@@ -46,7 +46,7 @@ def southwell_rows(quick: bool = True) -> list:
     omega0 = 1.875104**2 * np.sqrt(p["bending_stiffness"] / (p["mass_per_length"] * p["length"] ** 4))
     rows = []
     for spin in (2.0, 4.0):
-        in_plane, out_of_plane = _rotating_frequencies(body, spin)
+        in_plane, out_of_plane = rotating_frequencies(body, spin)
         rows.append(row(f"in-plane bending frequency at Ω = {spin:g} rad/s", np.sqrt(omega0**2 + (SOUTHWELL_K - 1)
                                                                                         * spin**2),
                         in_plane, kind="analytic", origin=ORIGIN_SOUTHWELL, unit="rad/s", tolerance=0.02))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
+from cases.spin_up_beam.validation import rotating_frequencies
 from fem.beam import rectangular_section
 from fem.materials import parse_material
 from fem.model import frame_model, solid_model
@@ -99,30 +100,6 @@ def kane_body():
     material = f"E={EA / side**2},nu=0.3,rho={RHO_A / side**2}"
     return reduced_beam(np.column_stack([x, 0 * x, 0 * x]), rectangular_section(side, side), material,
                         ("root", "tip"))
-
-
-def rotating_frequencies(body, spin):
-    """Lowest in-plane and out-of-plane frequencies (rad/s) of the cantilever on a hub turning at ``spin`` rad/s
-    about z, from the linearization about the steadily rotating state (minimal coordinates: the modal ones)."""
-    model = fm.Model("rotating cantilever")
-    beam = model.add_flexible_body("beam", body, angular_velocity=(0.0, 0.0, spin))
-    hub = model.add_joint("revolute", model.add_marker(model.ground, "hub"), model.add_marker(beam, "r", node="root"),
-                          name="hub")
-    hub.prescribe(velocity=spin)
-    coords = [f"body/beam/modal_coordinates/q{k + 1}" for k in range(body.n_modes)]
-    eig = fm.linearize(model, at=0.02, coordinates=coords).eigen()
-    tip = body.interface("tip").node
-    found = {}
-    for k in np.argsort(np.abs(eig.eigenvalues)):
-        lam = eig.eigenvalues[k]
-        if lam.imag <= 0:
-            continue
-        shape = body.translations[tip] @ eig.modes[:body.n_modes, k]  # tip motion in body axes
-        plane = "in" if abs(shape[1]) > abs(shape[2]) else "out"
-        found.setdefault(plane, abs(lam.imag))
-        if len(found) == 2:
-            return found["in"], found["out"]
-    raise AssertionError("no bending pair found")
 
 
 @pytest.mark.parametrize("spin", [2.0, 4.0])
