@@ -1,8 +1,8 @@
 """Bricard's mechanism (IFToMM MBS benchmark A04; Bricard 1897): five rods and six revolute joints, one degree of
 freedom only through a redundant constraint.
 
-Geometry (the benchmark's): five rods of length 1 m and mass 1 kg (square section 0.1 m) on the edges of a unit
-cube, ``P0 = (0,0,0) → P1 = (1,0,0) → P2 = (1,1,0) → P3 = (1,1,1) → P4 = (0,1,1) → P5 = (0,0,1)``; the ground is the
+Rods as in the benchmark (five rods of length 1 m and mass 1 kg, square section 0.1 m), placed on the edges of a
+unit cube (the orthogonal Bricard linkage; that A04's initial placement is exactly this one is not checked here), ``P0 = (0,0,0) → P1 = (1,0,0) → P2 = (1,1,0) → P3 = (1,1,1) → P4 = (0,1,1) → P5 = (0,0,1)``; the ground is the
 sixth link ``P5 → P0``. Each joint axis is perpendicular to its two links (y, z, x, y, z, x at P0 … P5): an
 orthogonal Bricard linkage, whose six loop-closure equations have rank 5 everywhere along its motion. Grübler's count
 gives 5·6 − 6·5 = 0 degrees of freedom, but the mechanism has 1. Gravity is 9.81 m/s² along −y, and the mechanism
