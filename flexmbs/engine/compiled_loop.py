@@ -303,7 +303,8 @@ def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
 @njit(cache=True)
 def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     """:func:`flexmbs.engine.initial.initial_accelerations` at the current state (models without force elements):
-    ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)`` (rows without
+    ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)``
+    (rows without
     time dependence: the compiled step has no prescribed motions); returns False when the matrix is singular."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     res, zdot, phi, jac, mass = tmp[2], tmp[3], tmp[4], tmp[5], tmp[6]

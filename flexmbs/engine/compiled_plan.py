@@ -129,7 +129,8 @@ class _Plan:
         self.mat, self.piv, self.rhs = np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n)
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
-        self.kernels = [ELEMENT_PROTOTYPE(spec.address) for spec in specs] or [ELEMENT_PROTOTYPE(_noop_kernel().address)]
+        addresses = [spec.address for spec in specs] or [_noop_kernel().address]
+        self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
         self.fns = tuple(self.kernels)
         self.signals = signals
         self.errors: list = []

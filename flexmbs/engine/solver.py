@@ -348,7 +348,8 @@ def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, out
         if engine == "compiled":
             raise ModelError(f"engine='compiled': this model cannot take the compiled step: {why}; "
                              "use engine='auto' or 'python'")
-    return _Run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events), f"python ({why})"
+    run = _Run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events)
+    return run, f"python ({why})"
 
 
 def _guards(system, recorder, stats, parameters, limiting) -> list[str]:
