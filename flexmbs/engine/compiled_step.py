@@ -4,8 +4,8 @@ The same equations and the same algorithm as the Python path, on the flat arrays
 :mod:`flexmbs.engine.compiled_plan`:
 
 * residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` as :meth:`flexmbs.engine.system.System.residual`,
-  from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states, library-joint rows), the
-  distance measurements and the state elements' own compiled kernels, called through their C addresses
+  from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states,
+  library-joint rows), the distance measurements and the state elements' own compiled kernels, called through their C addresses
   (docs/element-protocol.md, "compiled elements");
 * Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences with the increments of
   :func:`flexmbs.engine.newton_blocks.difference_increment` (:mod:`flexmbs.engine.jacobian`), reused across steps and
