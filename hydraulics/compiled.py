@@ -37,12 +37,12 @@ __all__ = ["compile_circuit", "circuit_kernel", "circuit_eval", "SUPPORTED", "Co
 SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "DirectionalValve (no spool, first- or "
              "second-order spool)", "Cylinder (no friction or Coulomb-viscous friction, end stops)")
 
-# ipar header: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar)
-_HEAD = 8
+# ipar header: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar), n_out
+_HEAD = 9
 # node kinds
 _VOLUME, _TANK, _SOURCE = 0, 1, 2
 # record kinds
-_ORIFICE, _THROTTLE, _VALVE, _CYLINDER, _VOLUME_RATE = 1, 2, 3, 4, 5
+_ORIFICE, _THROTTLE, _VALVE, _CYLINDER, _VOLUME_RATE, _NODE_OUT, _SIGNAL_OUT = 1, 2, 3, 4, 5, 6, 7
 
 
 @njit(cache=True, inline="always")
@@ -121,8 +121,10 @@ def _bulk_modulus(p, fpar, f):
 
 
 @njit(cache=True)
-def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux):
-    """Rates (n_z,), forces conjugate to the measurements (n_y,) and integrands (n_aux,) of a compiled circuit."""
+def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
+    """Rates (n_z,), forces conjugate to the measurements (n_y,) and integrands (n_aux,) of a compiled circuit;
+    with ``want`` also the outputs of ``Circuit.outputs`` into ``out`` (in :attr:`CompiledCircuit.output_names`
+    order; each record carries the index of its first output)."""
     n_nodes, n_rec = ipar[4], ipar[5]
     p = np.empty(n_nodes)
     inflow = np.zeros(n_nodes)
@@ -144,6 +146,10 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux):
             q = _orifice_flow(p[a] - p[b], gamma, fpar[f + 1], cubic == 1)
             inflow[a] -= q
             inflow[b] += q
+            if want:  # Orifice.outputs
+                o = ipar[r + 7]
+                out[o] = q
+                out[o + 1] = (p[a] - p[b]) * q
         elif kind == _VALVE:  # DirectionalValve.path_flows: [n_paths, command, spool, cubic, f, (from, to, n, xs)*]
             n_paths, s_cmd, spool, cubic, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
             if spool >= 0:
@@ -153,18 +159,27 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux):
                 if abs(u) > 1.0:
                     u = math.copysign(1.0, u)
             kv, lim = fpar[f], fpar[f + 1]
+            o = ipar[r + 8 + 5 * n_paths]
+            if want:  # DirectionalValve.outputs: spool, flow per port pair (parallel edges add), power loss
+                out[o] = u
+                for j in range(n_paths):
+                    out[ipar[r + 7 + 5 * j + 4]] = 0.0
+                out[ipar[r + 9 + 5 * n_paths]] = 0.0
             for j in range(n_paths):
-                e = r + 7 + 4 * j
+                e = r + 7 + 5 * j
                 a, b, n, xs = ipar[e], ipar[e + 1], ipar[e + 2], ipar[e + 3]
                 fraction = _interp(u, fpar, xs, n)
                 q = _orifice_flow(p[a] - p[b], kv * fraction, lim, cubic == 1)
                 inflow[a] -= q
                 inflow[b] += q
+                if want:
+                    out[ipar[e + 4]] += q
+                    out[ipar[r + 9 + 5 * n_paths]] += (p[a] - p[b]) * q
             if spool >= 0:  # FirstOrderSpool.rates / SecondOrderSpool.rates
                 ref = sig[s_cmd]
                 if abs(ref) > 1.0:
                     ref = math.copysign(1.0, ref)
-                order = ipar[r + 7 + 4 * n_paths]
+                order = ipar[r + 7 + 5 * n_paths]
                 if order == 1:
                     rates[spool] = (ref - u) / fpar[f + 2]
                 else:
@@ -191,14 +206,23 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux):
                 if math.isfinite(wall_modulus):
                     wall[nb] += vb / wall_modulus
                 force = force - p[nb] * area_b
+            pressure_force = force
+            friction = 0.0
             if fric == 1:  # CoulombViscousFriction.force
-                force = force - (fpar[f + 10] * v + fpar[f + 11] * math.tanh(v / fpar[f + 12]))
+                friction = fpar[f + 10] * v + fpar[f + 11] * math.tanh(v / fpar[f + 12])
+            force = force - friction
+            stop = 0.0
             if x < 0.0 or x > stroke:  # end stops
                 sign = 1.0 if x > stroke else -1.0
                 depth = x - stroke if x > stroke else -x
                 s = _smoothstep(depth, 0.0, fpar[f + 9])
-                force = force - sign * (fpar[f + 7] * depth + fpar[f + 8] * s * sign * v)
+                stop = sign * (fpar[f + 7] * depth + fpar[f + 8] * s * sign * v)
+                force = force - stop
             forces[iy] += force
+            if want:  # Cylinder.outputs
+                o = ipar[r + 7]
+                out[o], out[o + 1], out[o + 2], out[o + 3] = x, v, force, pressure_force
+                out[o + 4], out[o + 5], out[o + 6] = friction, friction * v, stop
         elif kind == _VOLUME_RATE:  # Volume.pressure_rate, cavitation_flow, capacitance, fictive_flows
             node, i, f, ia = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
             pv = z[i]
@@ -212,8 +236,20 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux):
             rate = (inflow[node] + q_cav - volume_rate[node]) / c
             rates[i] = rate
             excess = guarded - total
+            q_guard = excess / modulus * rate if excess > 0.0 else 0.0
             aux[ia] = q_cav
-            aux[ia + 1] = abs(excess / modulus * rate) if excess > 0.0 else 0.0
+            aux[ia + 1] = abs(q_guard)
+            if want:  # Volume.outputs
+                o = ipar[r + 6]
+                out[o], out[o + 1], out[o + 2], out[o + 3] = pv, q_cav, q_guard, guarded
+                out[o + 4] = pv * (inflow[node] + q_cav - volume_rate[node])
+        elif kind == _NODE_OUT:  # Tank.outputs, PressureSource.outputs
+            if want:
+                node, o = ipar[r + 2], ipar[r + 3]
+                out[o], out[o + 1], out[o + 2] = p[node], -inflow[node], p[node] * -inflow[node]
+        elif kind == _SIGNAL_OUT:  # Signal.outputs
+            if want:
+                out[ipar[r + 3]] = sig[ipar[r + 2]]
         r += length
     return p, inflow
 
@@ -231,18 +267,33 @@ def circuit_kernel(t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, aux_):
     ipar = carray(ipar_, head[6])
     fpar = carray(fpar_, head[7])
     circuit_eval(t, carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1]), carray(sig_, head[2]),
-                 fpar, ipar, carray(rates_, head[0]), carray(forces_, head[1]), carray(aux_, head[3]))
+                 fpar, ipar, carray(rates_, head[0]), carray(forces_, head[1]), carray(aux_, head[3]),
+                 carray(aux_, 0), False)
+
+
+@cfunc(_SIGNATURE, cache=True)
+def circuit_outputs_kernel(t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, out_):
+    """The circuit's outputs (``Circuit.outputs``) into ``out_`` (the ``aux`` slot of the signature); rates and
+    forces are written too."""
+    head = carray(ipar_, _HEAD)
+    ipar = carray(ipar_, head[6])
+    fpar = carray(fpar_, head[7])
+    circuit_eval(t, carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1]), carray(sig_, head[2]),
+                 fpar, ipar, carray(rates_, head[0]), carray(forces_, head[1]), np.empty(head[3]),
+                 carray(out_, head[8]), True)
 
 
 class CompiledCircuit:
     """What the engine needs of a compiled circuit: kernel address, parameters, signals.
 
+    ``output_names`` name the entries the output kernel (``output_address``) writes, as ``Circuit.outputs``.
     ``signals`` are ``(kind, data)`` per entry of ``sig``: ``("constant", value)``, ``("table", (times, values))``
     or ``("function", f)`` with ``f(t)`` a Python callable."""
 
-    def __init__(self, fpar, ipar, signals, n_aux):
-        self.address = circuit_kernel.address
+    def __init__(self, fpar, ipar, signals, n_aux, output_names):
+        self.address, self.output_address = circuit_kernel.address, circuit_outputs_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
+        self.output_names = output_names
 
 
 def _signal_entry(sig):
@@ -291,24 +342,32 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
                 node_table += [_SOURCE, signal(node.pressure_signal)]
             else:
                 raise _Unsupported(f"node {node.name!r} ({type(node).__name__})")
-        records = []
+        records, names, first, late = [], [], {}, []
         for comp in circuit.components:
-            rec = _record(comp, number, circuit, floats, signal)
-            if rec is not None:
-                records.append(rec)
+            first[id(comp)] = len(names)
+            names += [f"{comp.name}.{key}" for key in _output_keys(comp)]
+            if type(comp) in (Tank, PressureSource):  # after every flow is in
+                late.append([_NODE_OUT, 4, number[id(comp)], first[id(comp)]])
+            elif type(comp) in (Constant, PiecewiseLinear, Ramp, TimeFunction):
+                records.append([_SIGNAL_OUT, 4, signal(comp), first[id(comp)]])
+            else:
+                rec = _record(comp, number, circuit, floats, signal, first[id(comp)])
+                if rec is not None:
+                    records.append(rec)
         n_aux = 0
         for volume in circuit.volumes:  # after the flows and chambers: the order of Circuit.integrands
             f = floats(volume.cavitation_pressure, volume.cavitation_width, volume.cavitation_conductance,
                        volume.fixed_volume, sum(v / b for v, b in volume.subvolumes if math.isfinite(b)),
                        volume.min_volume, *_fluid(volume.fluid))
-            records.append([_VOLUME_RATE, 6, number[id(volume)], volume.state_offset, f, n_aux])
+            records.append([_VOLUME_RATE, 7, number[id(volume)], volume.state_offset, f, n_aux, first[id(volume)]])
             n_aux += 2
+        records += late
     except _Unsupported as exc:
         return None, f"circuit {circuit.name!r}: {exc} has no compiled kernel (compiled: {', '.join(SUPPORTED)})"
     body = node_table + [x for rec in records for x in rec]
     ipar = np.array([circuit.n_states, len(circuit.measurements), len(signals), n_aux, len(nodes), len(records),
-                     _HEAD + len(body), max(len(fpar), 1)] + body, dtype=np.int64)
-    return CompiledCircuit(np.array(fpar or [0.0], dtype=float), ipar, signals, n_aux), ""
+                     _HEAD + len(body), max(len(fpar), 1), len(names)] + body, dtype=np.int64)
+    return CompiledCircuit(np.array(fpar or [0.0], dtype=float), ipar, signals, n_aux, names), ""
 
 
 class _Unsupported(Exception):
@@ -319,19 +378,43 @@ def _fluid(fluid) -> tuple:
     return fluid.bulk_modulus, fluid.air_fraction, fluid.polytropic_index, fluid.air_reference_pressure
 
 
-def _record(comp, number, circuit, floats, signal):
-    """The ipar record of one component (kind, length, fields...), None for nodes and signals."""
+def _output_keys(comp) -> list[str]:
+    """The keys of ``comp.outputs`` (the methods named in :func:`circuit_eval`), in their order."""
     kind = type(comp)
-    if kind in (Volume, Tank, PressureSource) or kind in (Constant, PiecewiseLinear, Ramp, TimeFunction):
+    if kind is Volume:
+        return ["pressure", "cavitation_flow", "guard_flow", "volume", "compression_power"]
+    if kind in (Tank, PressureSource):
+        return ["pressure", "flow", "power"]
+    if kind in (Orifice, Throttle):
+        return ["flow", "power_loss"]
+    if kind is DirectionalValve:
+        keys = ["spool"]
+        for path in comp.paths:
+            key = f"flow_{path.from_port}{path.to_port}"
+            if key not in keys:
+                keys.append(key)
+        return keys + ["power_loss"]
+    if kind is Cylinder:
+        return ["position", "velocity", "force", "pressure_force", "friction_force", "friction_power", "stop_force"]
+    if kind in (Constant, PiecewiseLinear, Ramp, TimeFunction):
+        return ["value"]
+    return []
+
+
+def _record(comp, number, circuit, floats, signal, out):
+    """The ipar record of one component (kind, length, fields..., first output), None for volumes."""
+    kind = type(comp)
+    if kind is Volume:
         return None
     cubic = {"cubic": 1, "linear": 0}
     if kind is Orifice or kind is Throttle:
         a, b = number[id(comp.nodes["A"])], number[id(comp.nodes["B"])]
         if kind is Throttle:
-            return [_THROTTLE, 7, a, b, -1, cubic[comp.transition],
-                    floats(comp.flow_coefficient, comp.transition_pressure)]
+            return [_THROTTLE, 8, a, b, -1, cubic[comp.transition],
+                    floats(comp.flow_coefficient, comp.transition_pressure), out]
         k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
-        return [_ORIFICE, 7, a, b, signal(comp.area), cubic[comp.transition], floats(k, comp.transition_pressure)]
+        return [_ORIFICE, 8, a, b, signal(comp.area), cubic[comp.transition], floats(k, comp.transition_pressure),
+                out]
     if kind is DirectionalValve:
         spool = comp.spool
         if spool is not None and type(spool) not in (FirstOrderSpool, SecondOrderSpool):
@@ -340,14 +423,14 @@ def _record(comp, number, circuit, floats, signal):
         extra = () if spool is None else ((spool.time_constant, 0.0) if type(spool) is FirstOrderSpool
                                           else (spool.natural_frequency, spool.damping_ratio))
         f = floats(k, comp.transition_pressure, *extra)
-        paths = []
+        paths, keys = [], _output_keys(comp)
         for path in comp.paths:
             xs = floats(*np.asarray(path.positions, dtype=float), *np.asarray(path.fractions, dtype=float))
             paths += [number[id(comp.nodes[path.from_port])], number[id(comp.nodes[path.to_port])],
-                      len(path.positions), xs]
+                      len(path.positions), xs, out + keys.index(f"flow_{path.from_port}{path.to_port}")]
         order = 0 if spool is None else (1 if type(spool) is FirstOrderSpool else 2)
         fields = [len(comp.paths), signal(comp.command), comp.state_offset if spool is not None else -1,
-                  cubic[comp.transition], f] + paths + [order]
+                  cubic[comp.transition], f] + paths + [order, out, out + len(keys) - 1]
         return [_VALVE, 2 + len(fields)] + fields
     if kind is Cylinder:
         fric = comp.friction
@@ -359,5 +442,5 @@ def _record(comp, number, circuit, floats, signal):
                    comp.stop_damping_depth,
                    *((fric.viscous_coefficient, fric.coulomb_force, fric.velocity_width) if fric else (0, 0, 1)))
         nb = -1 if comp.single_acting else number[id(comp.nodes["B"])]
-        return [_CYLINDER, 7, number[id(comp.nodes["A"])], nb, iy, 1 if fric is not None else 0, f]
+        return [_CYLINDER, 8, number[id(comp.nodes["A"])], nb, iy, 1 if fric is not None else 0, f, out]
     raise _Unsupported(f"component {comp.name!r} ({kind.__name__})")

@@ -18,13 +18,15 @@ import math
 import numpy as np
 from numba import njit
 
-from .compiled_step import (ERR, END, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
+from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, lu_factor,
                             lu_solve, residual, signals_at)
 
 # coefficient slots
-C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW = range(13)
+(C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
+ C_INTERVAL) = range(14)
+CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ctrl-C)
 
 
 @njit(cache=True)
@@ -209,10 +211,13 @@ def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
 
 
 @njit(cache=True)
-def advance(t_stop, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting, cb,
-            rhs, errv, integrals, aux_prev):
-    """Step from ``cur`` until ``t >= t_stop`` (an output time or the end); returns a code (module constants)."""
+def advance(chunk, max_steps, cur, new, mi, mf, fns, ofns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
+            cb, rhs, errv, integrals, aux_prev, sp, bf):
+    """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
+    end, a full buffer (OUTPUT), ``chunk`` accepted steps (CONTINUE) or a failure; returns a code."""
     t_end = coef[C_TEND]
+    capacity = bf[0].size
+    done = 0
     while True:
         if stats[S_STEPS] >= max_steps:
             return MAX_STEPS
@@ -272,10 +277,18 @@ def advance(t_stop, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, co
             sc[H] = min(coef[C_MAXSTEP], h_try * factor)
         if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
             return STEP_TOO_SMALL
-        if sc[T] >= t_end * (1.0 - 1e-12):
+        end = sc[T] >= t_end * (1.0 - 1e-12)
+        interval = coef[C_INTERVAL]
+        if interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end:  # _Run._accept's output rule
+            take_sample(h_try, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integrals)
+            sc[NEXT] = sc[T] + interval
+        if end:
             return END
-        if sc[T] >= t_stop:
+        if bf[-1][0] >= capacity:
             return OUTPUT
+        done += 1
+        if done >= chunk:
+            return CONTINUE
 
 
 @njit(cache=True)
@@ -343,3 +356,82 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     out_qdd[:] = rhs[:n_q]
     out_lam[:] = rhs[n_q:]
     return True
+
+
+@njit(cache=True)
+def take_sample(h, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integrals):
+    """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
+    ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
+    states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
+    (through the elements' output kernels) and integrals, step size, iterations, constraint violation."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FB, cnt) = bf
+    (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
+    (el_z, el_y, el_s, el_f, el_i) = (mi[14], mi[15], mi[16], mi[18], mi[19])
+    ipar, fpar, sig = mi[20], mf[8], mf[11]
+    A, omega, X, R, ji, jj, y, ydot, fy = ws[0], ws[2], ws[3], ws[4], ws[10], ws[11], ws[14], ws[15], ws[16]
+    offsets = mi[0]
+    row = cnt[0]
+    lam_c = np.empty(lam.size)
+    if not consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, np.empty(q.size), lam_c):
+        lam_c[:] = lam  # a singular instant: the integrator's multipliers (reported)
+        if FB[0] == 0:
+            FB[1] = sc[T]
+        FB[0] += 1
+    phi = tmp[4]
+    pmax = 0.0
+    for r in range(phi.size):
+        pmax = max(pmax, abs(phi[r]))
+    times[row], hs[row], its[row], viol[row] = sc[T], h, iters, pmax
+    Q[row] = q
+    Vv[row] = v
+    Z[row] = z
+    for b in range(offsets.size):
+        for i in range(3):
+            OM[row, b, i] = A[b, i, 0] * omega[b, 0] + A[b, i, 1] * omega[b, 1] + A[b, i, 2] * omega[b, 2]
+    for m in range(n_mm[0]):
+        XM[row, m] = X[m]
+    Y[row] = y
+    FY[row] = fy
+    INT[row] = integrals
+    rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
+    for e in range(len(ofns)):
+        z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
+        out = OUT[row, eo[e]:]
+        ofns[e](sc[T], z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+                ipar[i0:].ctypes, rates.ctypes, forces.ctypes, out.ctypes)
+    gen = np.zeros((jt_side.size, 6))
+    for k in range(jr_joint.size):
+        j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
+        for c in range(6):
+            gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_c[r]
+    for j in range(jt_side.size):
+        b, m = jt_body[j], jt_side[j]
+        o = offsets[b]
+        f = gen[j, 0:3]
+        tq = np.empty(3)
+        for i in range(3):
+            tq[i] = A[b, i, 0] * gen[j, 3] + A[b, i, 1] * gen[j, 4] + A[b, i, 2] * gen[j, 5]
+        d = X[m] - q[o:o + 3]
+        tq[0] -= d[1] * f[2] - d[2] * f[1]
+        tq[1] -= d[2] * f[0] - d[0] * f[2]
+        tq[2] -= d[0] * f[1] - d[1] * f[0]
+        if jt_on_j[j] == 1:
+            JF[row, j] = f
+            JT[row, j] = tq
+        else:
+            e = X[jt_mi[j]] - X[jt_mj[j]]
+            JF[row, j] = -f
+            JT[row, j, 0] = -tq[0] - (e[1] * f[2] - e[2] * f[1])
+            JT[row, j, 1] = -tq[1] - (e[2] * f[0] - e[0] * f[2])
+            JT[row, j, 2] = -tq[2] - (e[0] * f[1] - e[1] * f[0])
+    for c in range(jc_kind.size):  # joints.rotation_coordinate / translation_coordinate
+        i, j = jc_mi[c], jc_mj[c]
+        if jc_kind[c] == 0:
+            ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
+            xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
+            JC[row, c] = math.atan2(ydx, xdx)
+        else:
+            JC[row, c] = (R[i, 0, 2] * (X[j, 0] - X[i, 0]) + R[i, 1, 2] * (X[j, 1] - X[i, 1])
+                          + R[i, 2, 2] * (X[j, 2] - X[i, 2]))
+    cnt[0] = row + 1

@@ -22,12 +22,14 @@ from fem.errors import SimulationError
 
 from flexmbs.model.measurements import Distance
 
-from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP, C_RTOL,
-                            C_SAFETY, C_SHRINK, C_TEND, advance, consistent_sample, integrands_at,
-                            refresh)
+from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
+                            C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, advance, integrands_at, refresh, take_sample)
+from .compiled_record import Sampler
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)
+
+CHUNK = 20_000  # accepted steps per compiled call at most: the watchdog, progress bar and Ctrl-C run between
 from .initial import equation_names
 from .integrator import NewtonFailure, StepState
 
@@ -72,6 +74,10 @@ def _unsupported(system, events, state) -> str:
         for meas in element.measurements:
             if type(meas) is not Distance:
                 return f"element {element.name!r} reads a {type(meas).__name__} measurement"
+    if system.row_keep is not None:
+        return "redundant constraints (their reactions are split by the Python path)"
+    if any(j.marker_i.on_ground and j.marker_j.on_ground for j in system.model.joints):
+        return "a joint between two ground markers"
     if events.active and events.gaps(state.t, state.q, state.v, state.z):
         return "contact events (" + ", ".join(events.gaps(state.t, state.q, state.v, state.z)) + ")"
     return ""
@@ -132,6 +138,12 @@ class _Plan:
         addresses = [spec.address for spec in specs] or [_noop_kernel().address]
         self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
         self.fns = tuple(self.kernels)
+        out_addresses = [spec.output_address for spec in specs] or [_noop_kernel().address]
+        self.output_kernels = [ELEMENT_PROTOTYPE(address) for address in out_addresses]
+        self.ofns = tuple(self.output_kernels)
+        keys = [f"element/{e.name}/{key}" for e in system.elements if hasattr(e, "integrands")
+                for key in e.integral_units]
+        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys)
         self.signals = signals
         self.errors: list = []
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
@@ -173,19 +185,20 @@ class CompiledRun:
         self.system, self.integ, self.state = system, integ, state
         self.t_end, self.output_interval, self.plan = t_end, output_interval, plan
         self.max_steps = hooks["max_steps"]
-        self._record, self._newton_message = hooks["record"], hooks["newton_message"]
+        self.recorder, self._newton_message = hooks["recorder"], hooks["newton_message"]
         self.events = _NoEvents()
         self.integrals = hooks["integrals"]
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
-        coef = np.zeros(13)
+        coef = np.zeros(14)
+        coef[C_INTERVAL] = output_interval or 0.0
         coef[[C_AM, C_AF, C_G, C_B]] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
         coef[[C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP]] = (integ.rtol, integ.atol,
                                                                               integ.max_newton, t_end, max_step,
                                                                               min_step)
         coef[[C_SAFETY, C_SHRINK, C_GROW]] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
         self.coef = coef
-        self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0])
+        self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
         self.fl = np.zeros(4, dtype=np.int64)
         self.fl[0] = 1  # fresh Jacobian at the start
         self.counters = np.zeros(9, dtype=np.int64)
@@ -193,8 +206,10 @@ class CompiledRun:
         self.cur = tuple(np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd))
         self.new = tuple(x.copy() for x in self.cur)
         p = plan
-        self._sample(state, 0.0, 0)
-        self.next_output = output_interval or 0.0
+        take_sample(0.0, 0, self.cur, p.mi, p.mf, p.fns, p.ofns, p.ws, p.tmp, self.sc, p.callback, p.sampler.sp,
+                    p.sampler.bf, p.integrals)
+        self._check_callback()
+        p.sampler.flush(self.recorder, self.stats)
         refresh(self.cur, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp, self.sc, self.counters, p.callback)
         integrands_at(self.cur, p.mi, p.mf, p.fns, p.ws, p.tmp, self.sc, p.callback, p.aux_prev)
         self._check_callback()
@@ -232,35 +247,19 @@ class CompiledRun:
         for key, value in zip(self.integrals.values, self.plan.integrals):
             self.integrals.values[key] = float(value)
 
-    def _sample(self, state, h, iters) -> None:
-        """Record ``state`` with the reactions of the acceleration-level equations, solved in compiled code (the
-        Python path solves them in ``_record``); a singular instant is left to ``_record``'s fallback."""
-        p = self.plan
-        lam = np.empty_like(state.lam)
-        cur = tuple(np.array(x, dtype=float) for x in (state.q, state.v, state.a, state.qdd, state.z, state.zd,
-                                                       state.w, state.lam, state.zd))
-        self.sc[T_SIG] = np.nan
-        ok = consistent_sample(cur, p.mi, p.mf, p.fns, p.ws, p.tmp, self.sc, p.callback, np.empty_like(state.q), lam)
-        self._check_callback()
-        if ok and state.lam.size:
-            sample = StepState(state.t, state.q, state.v, state.a, state.qdd, state.z, state.zd, state.w, lam)
-            self._record(sample, h, iters, self.stats, False)
-        else:
-            self._record(state, h, iters, self.stats, True)
-
     def attempt(self) -> None:
-        """Step to the next output time (or the end) in compiled code, then record."""
+        """Step in compiled code until the end, a full sample buffer or a chunk of steps; record the samples."""
         p = self.plan
-        stop = self.sc[T] if self.output_interval is None else self.next_output - 1e-12 * self.t_end
-        code = advance(stop, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp, p.mat,
-                       p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
-                       p.integrals, p.aux_prev)
+        code = advance(CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ofns, p.ws, p.blk, p.tmp,
+                       p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
+                       p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf)
         self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time
-        self._check_callback()
         self._sync()
-        if code in (OUTPUT, END):
-            self._sample(self.state, float(self.sc[5]), int(self.counters[S_LAST_ITERS]))
-            self.next_output = self.state.t + (self.output_interval or 0.0)
+        try:
+            self._check_callback()
+        finally:
+            p.sampler.flush(self.recorder, self.stats)
+        if code in (OUTPUT, END, CONTINUE):
             return
         t, names = self.state.t, equation_names(self.system)
         if code == MAX_STEPS:

@@ -30,8 +30,9 @@ from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, 
 OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
 # stats slots
 S_STEPS, S_REJECTED, S_NEWTON_FAIL, S_ITER, S_JAC, S_FACT, S_RES, S_WORST, S_LAST_ITERS = range(9)
-# scalar slots: t, h, h_previous, last signal time, error of the last accepted step, h of the last attempt
-T, H, H_PREV, T_SIG, ERR, H_TRY = range(6)
+# scalar slots: t, h, h_previous, last signal time, error of the last accepted step, h of the last attempt, next
+# output time
+T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
 # flag slots
 F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
 
