@@ -6,7 +6,7 @@ import sys
 import time as _time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from fem.errors import FlexmbsError, ModelError, SimulationError
 
@@ -257,7 +257,7 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
                   event_tolerance=event_tolerance)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
-    with threadpool_limits(1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
                          event_tolerance, tolerances, force, Watchdog(t_end, stall_step, stall_window), engine)
@@ -328,6 +328,18 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     results.integrals = dict(run.integrals.values)
     results.warnings = notes
     return results
+
+
+def _blas_controller() -> ThreadpoolController:
+    """One controller per process: finding the BLAS libraries reads the process map (6 ms, as long as a short
+    compiled run)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
+_CONTROLLER = None
 
 
 def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events, max_steps,
