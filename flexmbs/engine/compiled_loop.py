@@ -214,7 +214,7 @@ def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
 def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
             cb, rhs, errv, integrals, aux_prev, sp, bf):
     """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
-    end, a full buffer (OUTPUT), ``chunk`` accepted steps (CONTINUE) or a failure; returns a code. ``mode`` 0: the
+    end, a full buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the
     start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several)."""
     if mode == 0:
         take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
@@ -225,6 +225,9 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
     capacity = bf[0].size
     done = 0
     while True:
+        if done >= chunk:
+            return CONTINUE
+        done += 1
         if stats[S_STEPS] >= max_steps:
             return MAX_STEPS
         h_try = min(sc[H], t_end - sc[T])
@@ -292,9 +295,6 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
             return END
         if bf[-1][0] >= capacity:
             return OUTPUT
-        done += 1
-        if done >= chunk:
-            return CONTINUE
 
 
 @njit(cache=True)

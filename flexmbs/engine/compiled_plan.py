@@ -29,7 +29,8 @@ from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTP
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)
 
-CHUNK = 20_000  # accepted steps per compiled call at most: the watchdog, progress bar and Ctrl-C run between
+CHUNK = 64  # step attempts per compiled call at most: the watchdog, progress bar and Ctrl-C run between (the
+# return costs ~2 µs per step of the race model; the Python path's watchdog looks every 32 attempts)
 from .initial import equation_names
 from .integrator import NewtonFailure, StepState
 
@@ -178,6 +179,8 @@ class _NoEvents:
 
 class CompiledRun:
     """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
+
+    attempts_per_call = CHUNK  # for the watchdog, which counts step attempts
 
     def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks):
         self.system, self.integ, self.state = system, integ, state
