@@ -430,7 +430,7 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
     (through the elements' output kernels) and integrals, step size, iterations, constraint violation."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
-    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FB, cnt) = bf
+    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, FB, cnt) = bf
     (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
     (el_z, el_y, el_s, el_f, el_i) = (mi[14], mi[15], mi[16], mi[18], mi[19])
     ipar, fpar, sig = mi[20], mf[8], mf[11]
@@ -458,6 +458,7 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
         XM[row, m] = X[m]
     Y[row] = y
     FY[row] = fy
+    FO[row] = ws[19]
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
     for e in range(len(fns)):

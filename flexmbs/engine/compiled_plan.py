@@ -20,7 +20,9 @@ import numpy as np
 
 from fem.errors import SimulationError
 
+from flexmbs.model.forces import JointActuator, SpringDamper
 from flexmbs.model.measurements import Distance
+from flexmbs.model.timefunctions import Table
 
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
@@ -66,8 +68,10 @@ def _unsupported(system, events, state) -> str:
     """Why the model cannot take the compiled step ("" if it can)."""
     if any(b.n_modes for b in system.bodies):
         return "flexible bodies"
-    if system.forces:
-        return f"force elements ({', '.join(type(f).__name__ for f in system.forces)})"
+    other = [f for f in system.forces if not (type(f) is JointActuator
+                                               or (type(f) is SpringDamper and not isinstance(f.stiffness, Table)))]
+    if other:
+        return f"force elements ({', '.join(type(f).__name__ for f in other)})"
     if system.fallback_joints:
         return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
     if system.driven_joints:
@@ -88,7 +92,7 @@ def _unsupported(system, events, state) -> str:
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles)."""
 
-    def __init__(self, system, integ, specs):
+    def __init__(self, system, integ, specs, state):
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
@@ -115,20 +119,23 @@ class _Plan:
                    ints(system.marker_body), ints(system.body_n_coordinates), ints(cc.flat_kind), ints(cc.flat_mi),
                    ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), ints(meas_a),
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
-                   ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation))
+                   ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
+                   *self._force_tables(system, state, signals))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
                    flo(system._rigid_inertia).reshape(-1, 3, 3), flo(system.model.gravity), flo(system.marker_local),
                    flo(system.marker_orient), flo(system.marker_s_t), flo(system.marker_s_r),
-                   flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig)
+                   flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
+                   self._force_par)
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows, 1)
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
                    system.ground_axes.copy(), np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi)),
                    np.zeros((n_m, 3)), np.zeros((n_m, 3)), np.zeros((n_b, n_quasi)), np.zeros((n_rows, n_quasi)),
                    np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
-                   np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q))
+                   np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q),
+                   np.zeros((max(len(system.forces), 1), 3)))
         self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
                     np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
         self.tmp = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)),
@@ -153,6 +160,35 @@ class _Plan:
         self.signals = signals
         self.errors: list = []
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
+
+    def _force_tables(self, system, state, signals) -> tuple:
+        """Kind, markers, signal and coordinate of each force element (compiled_step.force_element); the
+        parameters go to ``self._force_par``. A spring without a free length gets the initial distance, as its
+        own first evaluation would."""
+        kind, mi, mj, sig, which, par = [], [], [], [], [], []
+        ctx = system.context(state.q, state.v, state.t)
+        for force in system.forces:
+            if type(force) is SpringDamper:
+                if force.free_length is None:
+                    force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x
+                                                             - ctx.marker(force.marker_i).x))
+                kind.append(0)
+                mi.append(force.marker_i.index)
+                mj.append(force.marker_j.index)
+                sig.append(-1)
+                which.append(0)
+                par.append([float(force.stiffness), force.damping, force.free_length, force.preload])
+            else:  # JointActuator
+                kind.append(1)
+                mi.append(force.joint.marker_i.index)
+                mj.append(force.joint.marker_j.index)
+                sig.append(len(signals))
+                signals.append(("function", force.load))
+                which.append(0 if force.which == "rotation" else 1)
+                par.append([0.0, 0.0, 0.0, 0.0])
+        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        self._force_par = np.array(par, dtype=float).reshape(-1, 4)
+        return ints(kind), ints(mi), ints(mj), ints(sig), ints(which)
 
     def _signal_function(self):
         sig, errors = self.sig, self.errors
@@ -338,5 +374,5 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
             if own != list(getattr(spec, "gap_names", [])):
                 return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
         specs.append(spec)
-    plan = _Plan(system, integ, specs)
+    plan = _Plan(system, integ, specs, state)
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

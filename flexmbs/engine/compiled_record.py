@@ -50,7 +50,7 @@ class Sampler:
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
                    np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
-                   np.zeros(2), np.zeros(1, dtype=np.int64))
+                   np.zeros((n, max(len(system.forces), 1), 3)), np.zeros(2), np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
 
     @property
@@ -62,7 +62,7 @@ class Sampler:
         n = self.count
         if not n:
             return
-        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FB, cnt) = self.bf
+        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, FB, cnt) = self.bf
         system = self.system
         cols: dict = {}
         for k, b in enumerate(system.bodies):
@@ -80,6 +80,9 @@ class Sampler:
             for which in joint.coordinates:
                 cols[f"joint/{joint.name}/{which}"] = JC[:n, c].copy()
                 c += 1
+        for k, force in enumerate(system.forces):  # compiled_step.force_element: outputs in output_units order
+            for i, key in enumerate(force.output_units):
+                cols[f"force/{force.name}/{key}"] = FO[:n, k, i].copy()
         y0 = 0
         for k, element in enumerate(system.elements):
             prefix = f"element/{element.name}/"
