@@ -1,4 +1,4 @@
-"""Reduction of matrices imported from another solver (Abaqus *MATRIX GENERATE text format).
+"""Reduction of matrices imported from another solver (Abaqus *MATRIX GENERATE text, Nastran DMIG and OP4).
 
 Reference: our own K and M of a meshed bar, written in the Abaqus format, read back and reduced, give the same
 flexible body as the mesh route (frequencies, mode shapes, invariants to 1e-8 relative): the format round trip and
@@ -15,6 +15,7 @@ from fem.matrices import (matrix_model, read_abaqus_mtx, read_dmig, read_matrix,
 from fem.mesh import load_mesh
 from fem.meshing import bar_mesh
 from fem.model import solid_model
+from fem.op4 import write_op4
 from reduction.reduce import reduce
 
 END_A, END_B = "box:-1e-9,-1,-1,1e-9,1,1", "box:0.9999999,-1,-1,1.0000001,1,1"
@@ -33,11 +34,17 @@ def export(mesh, folder, with_inp=False, fmt="mtx"):
     model = solid_model(mesh, "steel")
     dof_nodes = np.repeat(model.node_ids, 3)
     dof_components = np.tile([1, 2, 3], model.n_nodes)
-    if fmt == "dmig":
-        punch = str(folder / "job.pch")
-        write_dmig(punch, "KAAX", model.full_stiffness, dof_nodes, dof_components)
-        write_dmig(punch, "MAAX", model.full_mass, dof_nodes, dof_components, mode="a")
+    if fmt.startswith("dmig"):
+        punch, digits = str(folder / "job.pch"), ("punch" if fmt == "dmig-punch" else "max")
+        write_dmig(punch, "KAAX", model.full_stiffness, dof_nodes, dof_components, digits=digits)
+        write_dmig(punch, "MAAX", model.full_mass, dof_nodes, dof_components, mode="a", digits=digits)
         k, m = punch + ":KAAX", punch + ":MAAX"
+    elif fmt.startswith("op4"):  # rows in ascending grid id order, as read_op4 takes them
+        order = np.argsort(dof_nodes * 10 + dof_components, kind="stable")
+        op4 = write_op4(str(folder / "job.op4"), {"KAAX": model.full_stiffness[order][:, order],
+                                                  "MAAX": model.full_mass[order][:, order]},
+                        binary=fmt == "op4-binary")
+        k, m = op4 + ":KAAX", op4 + ":MAAX"
     else:
         k = write_abaqus_mtx(str(folder / "job_STIF2.mtx"), model.full_stiffness, dof_nodes, dof_components)
         m = write_abaqus_mtx(str(folder / "job_MASS2.mtx"), model.full_mass, dof_nodes, dof_components)
@@ -61,15 +68,20 @@ def _body(model):
     return reduce(model, ["a", "b"], 6, compare_modes=0, stress_field="none")
 
 
-@pytest.mark.parametrize("with_inp,fmt,rtol", [(False, "mtx", 1e-8), (True, "mtx", 1e-8), (False, "dmig", 1e-5)])
+@pytest.mark.parametrize("with_inp,fmt,rtol", [(False, "mtx", 1e-8), (True, "mtx", 1e-8), (False, "dmig", 1e-7),
+                                               (False, "dmig-punch", 1e-5), (False, "op4", 1e-8),
+                                               (False, "op4-binary", 1e-8)])
 def test_imported_matrices_give_the_mesh_body(mesh, tmp_path, with_inp, fmt, rtol):
-    """Abaqus .mtx (17 significant digits): the mesh body to 1e-8. Nastran DMIG* punch (large field, 16 columns:
-    10 digits, as Nastran writes it): bending frequencies come from differences of entries ~(L/h)² larger, so the
-    rounding of 5e-11 shows as 2.4e-6 in the frequencies and 1.3e-7 in the shapes (measured); tolerance 1e-5, and
-    its rigid modes, zero only to ~1e-8 of the largest eigenvalue, are removed (by the gap rule, with a warning, where
-    they lie above the round-off threshold 1e-8)."""
+    """Abaqus .mtx (17 significant digits) and Nastran OP4 (pyyeti, ASCII 17 digits or binary double): the mesh body
+    to 1e-8. Nastran DMIG* (large field, 16 columns): bending frequencies come from differences of entries ~(L/h)²
+    larger, so the rounding of the entries is amplified. Written as Nastran punches them (``1.234567890E+05``, 10
+    digits) it shows as 2.4e-6 in the frequencies and 1.3e-7 in the shapes (tolerance 1e-5); written with the most
+    digits a 16-column field holds (``1.234567890123+5``, 12-13 digits) as 2.1e-8 and ~6e-8 (tolerance 1e-7): a
+    DMIG text file cannot carry 1e-8 on this slender bar. Rigid modes of rounded matrices, zero only to ~1e-8 of the
+    largest eigenvalue, are removed (by the gap rule, with a warning, where they lie above the round-off threshold)."""
     k, m, nodes = export(mesh, tmp_path, with_inp, fmt)
-    imported = matrix_model(read_matrix(k), read_matrix(m), read_node_positions(nodes))
+    positions = read_node_positions(nodes)
+    imported = matrix_model(read_matrix(k, "--stiffness", positions), read_matrix(m, "--mass", positions), positions)
     assert imported.n_dofs == 3 * mesh.n_nodes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -137,11 +149,11 @@ def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path):
     assert frequency == pytest.approx(f_fe, rel=1e-2)
 
 
-@pytest.mark.parametrize("fmt,rtol", [("mtx", 1e-8), ("dmig", 1e-5)])
+@pytest.mark.parametrize("fmt,rtol", [("mtx", 1e-8), ("dmig", 1e-7), ("op4", 1e-8)])
 def test_reduce_command_takes_the_matrices(mesh, tmp_path, fmt, rtol):
     """`flexmbs reduce --stiffness K --mass M --nodes JOB.inp` (Abaqus .mtx, or one Nastran punch file as
     FILE.pch:KAAX / FILE.pch:MAAX) with interfaces on the job's node sets writes the body of the mesh route
-    (frequencies to 1e-8, punch 1e-5 as above); a MESH together with matrices, or an incomplete set, is one error
+    (frequencies to 1e-8, DMIG 1e-7 as above, OP4 with rows in grid order 1e-8); a MESH together with matrices, or an incomplete set, is one error
     line."""
     import json
     import subprocess
