@@ -56,7 +56,8 @@ def _archive(path: str):
         try:
             return _reader().Archive(path)
         except Exception as exc:  # noqa: BLE001  the reader raises many kinds
-            raise MeshError(f"cannot read ANSYS archive {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            raise MeshError(f"cannot read ANSYS archive {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}") \
+                from None
 
 
 def _values(fields: list[str], path: str, line: str) -> list[float]:
@@ -221,10 +222,13 @@ def read_full(path: str, which: str, allow_constrained: bool = False) -> np.ndar
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            full = reader.FullFile(path)
+            full = reader.read_binary(path)  # a FullFile (by the file header)
+            if type(full).__name__ != "FullFile":
+                raise ValueError(f"it is a {type(full).__name__}, not a .full matrix file")
             dof_ref, k, m = full.load_km(sort=True)
         except Exception as exc:  # noqa: BLE001  NotImplementedError for lumped/unsymmetric, struct errors, ...
-            raise MeshError(f"cannot read ANSYS .full {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            raise MeshError(f"cannot read ANSYS .full {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}") \
+                from None
     const = np.asarray(full.const).reshape(-1, 2)
     if len(const) and not allow_constrained:
         raise ModelError(f"{path} has {len(const)} constrained dofs (first: node {int(const[0, 0])}, dof "
