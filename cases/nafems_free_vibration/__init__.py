@@ -15,6 +15,8 @@ DESCRIPTION = ("NAFEMS free-vibration benchmarks FV12, FV22, FV32, FV52 with 27-
                "--set refinement=2); a modal analysis, no time integration")
 DEFAULTS = {"benchmark": "fv32", "refinement": 1}
 PARAMETERS = {
+    "benchmark": {"unit": "", "provenance": "assumed", "source": "which benchmark: fv12, fv22, fv32, fv52 or fv52-hard "
+                  "(FV52 with the 3D hard simple support), NAFEMS R0015"},
     "refinement": {"unit": "1", "min": 1, "max": 4, "integer": True, "provenance": "assumed",
                    "source": "mesh refinement factor over the documented meshes (benchmarks.MESHES)"},
 }
