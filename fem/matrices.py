@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.errors import MeshError, ModelError
+from fem.nastran import card_fields as _card_fields
 
 __all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_dmig", "write_dmig", "read_matrix", "read_node_positions",
            "matrix_model", "load_matrix_model"]
@@ -61,23 +62,6 @@ def write_abaqus_mtx(path: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_
             handle.write(f"{int(dof_nodes[r])},{int(dof_components[r])}, {int(dof_nodes[c])},"
                          f"{int(dof_components[c])}, {v:.17g}\n")
     return path
-
-
-def _card_fields(lines: list[str]) -> list[str]:
-    """Logical fields 2, 3, ... of one Nastran card from its physical lines: small field (8 columns, eight data
-    fields a line), large field (name ending in ``*``, 16 columns, four a line) or free field (commas, eight a line);
-    continuation markers (field 10 and the first field of continuation lines) dropped."""
-    out = []
-    for k, line in enumerate(lines):
-        text = line.rstrip("\n")
-        if "," in text:
-            parts = [f.strip() for f in text.split(",")]
-            out += parts[1:9]
-            continue
-        large = (text[:8].strip().endswith("*") if k == 0 else text.startswith("*"))
-        width = 16 if large else 8
-        out += [text[i:i + width].strip() for i in range(8, 72, width)]
-    return out
 
 
 def _nastran_real(text: str, where: str) -> float:

@@ -25,7 +25,7 @@ import numpy as np
 from fem.errors import MaterialError, MeshError
 from fem.materials import Material
 
-__all__ = ["annotate_raw", "read_cards", "read_set1"]
+__all__ = ["annotate_raw", "read_cards", "read_set1", "card_fields"]
 
 _EXPONENT = re.compile(r"(?<=[0-9.])([+-])(?=[0-9])")  # Nastran's 1.5+3 = 1.5e3 (no E)
 
@@ -91,11 +91,26 @@ def read_cards(path: str) -> tuple[dict, dict]:
     return mat1, psolid
 
 
+def card_fields(lines: list[str]) -> list[str]:
+    """Logical fields 2, 3, ... of one Nastran card from its physical lines: small field (8 columns, eight data
+    fields a line), large field (name ending in ``*``, 16 columns, four a line) or free field (commas, eight a line);
+    continuation markers (field 10 and the first field of continuation lines) dropped."""
+    out = []
+    for k, line in enumerate(lines):
+        text = line.rstrip("\n")
+        if "," in text:
+            parts = [f.strip() for f in text.split(",")]
+            out += parts[1:9]
+            continue
+        large = (text[:8].strip().endswith("*") if k == 0 else text.startswith("*"))
+        width = 16 if large else 8
+        out += [text[i:i + width].strip() for i in range(8, 72, width)]
+    return out
+
+
 def read_set1(path: str) -> dict:
     """``SET1`` cards of a bulk data file: ``{sid: ids}`` (``THRU`` ranges expanded; small, large or free field,
     with continuation lines)."""
-    from fem.matrices import _card_fields
-
     cards, current = {}, None
     with open(path, errors="replace") as handle:
         for line in handle:
@@ -111,7 +126,7 @@ def read_set1(path: str) -> dict:
                 current = None
     sets = {}
     for lines in cards.values():
-        f = [x for x in _card_fields(lines) if x and not x.startswith("+")]  # continuation markers out
+        f = [x for x in card_fields(lines) if x and not x.startswith("+")]  # continuation markers out
         try:
             sid, ids, k = int(f[0]), [], 1
             while k < len(f):
