@@ -40,6 +40,7 @@ def export(mesh, folder, with_inp=False, fmt="mtx"):
         write_dmig(punch, "MAAX", model.full_mass, dof_nodes, dof_components, mode="a", digits=digits)
         k, m = punch + ":KAAX", punch + ":MAAX"
     elif fmt.startswith("op4"):  # rows in ascending grid id order, as read_op4 takes them
+        pytest.importorskip("pyyeti")  # the optional extra 'op4'
         order = np.argsort(dof_nodes * 10 + dof_components, kind="stable")
         op4 = write_op4(str(folder / "job.op4"), {"KAAX": model.full_stiffness[order][:, order],
                                                   "MAAX": model.full_mass[order][:, order]},
