@@ -17,7 +17,7 @@ pytest.importorskip("ansys.mapdl.reader")
 from ansys.mapdl.reader import examples  # noqa: E402
 
 from fem.analysis import modal_analysis  # noqa: E402
-from fem.ansys import read_full  # noqa: E402
+from fem.ansys import cdb_positions, read_full  # noqa: E402
 from fem.errors import MaterialError, ModelError  # noqa: E402
 from fem.materials import Material  # noqa: E402
 from fem.mesh import load_mesh  # noqa: E402
@@ -25,8 +25,9 @@ from fem.model import solid_model  # noqa: E402
 
 
 def test_cdb_mesh_components_and_material():
-    """HexBeam.cdb: 321 nodes, 40 hexahedron20, its ANSYS node numbers, components as groups, MAT1 as written; the
-    mass is ρ V = 2700 × 5 m³ to 1e-12 and the free–free model has six zero modes."""
+    """HexBeam.cdb: 321 nodes, 40 hexahedron20, its ANSYS node numbers, components as groups (the same through
+    the node-file route), MAT1 as written; the mass is ρ V = 2700 × 5 m³ to 1e-12 and the free–free model has six
+    zero modes."""
     mesh = load_mesh(examples.hexarchivefile)
     assert (mesh.cell_type, mesh.n_nodes, mesh.n_elements) == ("hexahedron20", 321, 40)
     assert set(mesh.node_ids) == set(range(1, 322))
@@ -34,6 +35,10 @@ def test_cdb_mesh_components_and_material():
     assert len(mesh.element_sets["ECOMP1"]) == 22 and len(mesh.node_sets["NCOMP2"]) == 98
     mat = mesh.materials["MAT1"]
     assert (mat.youngs_modulus, mat.poisson_ratio, mat.density) == (7.0e10, 0.35, 2700.0)
+    positions, groups = cdb_positions(examples.hexarchivefile)  # the --nodes route of matrices from a .full
+    assert all(np.array_equal(np.sort(ids), np.sort(mesh.node_ids[mesh.node_sets[name]]))
+               for name, ids in groups.items()) and len(groups) == 4
+    assert all(np.allclose(positions[int(i)], p) for i, p in zip(mesh.node_ids, mesh.points))
     model = solid_model(mesh)
     assert model.mass.sum() / 3 == pytest.approx(2700.0 * 5.0, rel=1e-12)
     f = modal_analysis(model, 8).frequencies_hz
