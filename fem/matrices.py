@@ -273,7 +273,49 @@ def load_matrix_model(stiffness: str, mass: str, nodes: str):
         where = {int(i): k for k, i in enumerate(model.node_ids)}
         model.node_sets = {name: np.unique([where[int(i)] for i in ids if int(i) in where]).astype(np.int64)
                            for name, ids in groups.items() if any(int(i) in where for i in ids)}
-    return model
+    return with_mesh_for_stress(model, nodes)
+
+
+def with_mesh_for_stress(model, nodes: str):
+    """The matrix model with the node file's mesh and materials attached for stress recovery, where the node file
+    is a solid mesh with materials (Abaqus ``.inp`` with ``*Solid Section``, ANSYS ``.cdb`` with ``MPDATA``, Nastran
+    ``.bdf`` with ``MAT1``) over exactly the matrices' nodes (3 dofs each) at the same positions: then the modal
+    stress field is recovered from the imported modes with that mesh and material (``σ = λ tr ε I + 2 μ ε``, as for
+    a mesh). Otherwise the model is returned unchanged and ``model.stress_note`` says why it has no stress field.
+    The nodes are put in the mesh's order (``node_ids`` keep the numbering)."""
+    from fem.errors import FlexmbsError
+    from fem.mesh import load_mesh
+    from fem.model import FEModel, _element_materials
+    from fem.solid import discretize
+
+    reason = None
+    if not nodes.lower().endswith((".inp", ".cdb", ".bdf", ".nas")):
+        reason = "the node file is not a mesh"
+    else:
+        try:
+            mesh = load_mesh(nodes)
+        except FlexmbsError as exc:
+            mesh, reason = None, f"the node file is not a solid mesh ({exc})"
+        if mesh is not None and not mesh.materials:
+            reason = "the node file's mesh defines no material"
+        elif mesh is not None and (mesh.n_nodes != model.n_nodes or set(mesh.node_ids.tolist())
+                                   != set(model.node_ids.tolist()) or np.any(model.rotation_dofs >= 0)):
+            reason = "the node file's mesh nodes are not the matrices' nodes (three dofs each)"
+    if reason is None:
+        where = {int(i): k for k, i in enumerate(model.node_ids)}
+        order = np.array([where[int(i)] for i in mesh.node_ids], dtype=np.int64)
+        size = float(np.ptp(mesh.points, axis=0).max())
+        if np.abs(model.positions[order] - mesh.points).max() > 1e-9 * size:
+            reason = "the node file's mesh positions differ from the node positions"
+    if reason is not None:
+        model.stress_note = reason
+        return model
+    lam, mu, _ = _element_materials(mesh, mesh.materials)
+    k, m = model.full_stiffness, model.full_mass
+    attached = FEModel(mesh.points, mesh.node_ids, k, m, model.translation_dofs[order], model.rotation_dofs[order],
+                       mesh=mesh, solid=discretize(mesh), lame=(lam, mu))
+    attached.stress_note = f"stress field from the mesh and materials of {nodes}"
+    return attached
 
 
 def _node_file(path: str) -> tuple[dict, dict]:

@@ -224,6 +224,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
         if material:
             log("note: --material is ignored: the matrices carry the material")
         material = "from the matrices"
+        stress_note = model.stress_note if model.solid is not None else f"note: no stress field: {model.stress_note}"
     else:
         fe_mesh = load_mesh(mesh)
         model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
@@ -233,7 +234,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     from .checks import mesh_warnings  # nothing-lost (issue 30): said with the progress lines below
 
     # progress lines wait until every selection is resolved: a bad selector is one error line alone
-    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)] if fe_mesh is not None else []
+    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)] if fe_mesh is not None else [stress_note]
     for itf_name, selector, spider, _, point in parsed:
         ref = model.add_reference_node(itf_name, selector, spider, point=point)
         said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "
