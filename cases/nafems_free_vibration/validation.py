@@ -14,8 +14,8 @@ from .benchmarks import TARGETS, frequencies, mesh_text
 
 TOLERANCE = 0.01
 NOTES = {
-    "fv12": {(7, 8): "Leissa's Kirchhoff value for this pair (J. Sound Vib. 31, 1973, λ = 34.80): 4.190 Hz, ours −0.06 % from it; "
-                       "the NAFEMS target lies 1.0 % above Leissa's"},
+    "fv12": {(7, 8): "Leissa's Kirchhoff value for this pair (J. Sound Vib. 31, 1973, λ = 34.80): 4.190 Hz, ours "
+                     "−0.06 % from it; the NAFEMS target lies 1.0 % above Leissa's"},
     "fv22": {None: "side faces clamped in all dofs (a solid clamp, stiffer than the thick plate's w = θ = 0); the "
                    "obtuse corners are singular: the excess shrinks with the mesh (30 × 30 × 3: +0.7, +1.5, +1.8, "
                    "+0.4, +2.0 %)"},

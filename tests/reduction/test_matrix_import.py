@@ -156,8 +156,8 @@ def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path, fmt):
 def test_reduce_command_takes_the_matrices(mesh, tmp_path, fmt, rtol):
     """`flexmbs reduce --stiffness K --mass M --nodes JOB.inp` (Abaqus .mtx, or one Nastran punch file as
     FILE.pch:KAAX / FILE.pch:MAAX) with interfaces on the job's node sets writes the body of the mesh route
-    (frequencies to 1e-8, DMIG 1e-7 as above, OP4 with rows in grid order 1e-8); a MESH together with matrices, or an incomplete set, is one error
-    line."""
+    (frequencies to 1e-8, DMIG 1e-7 as above, OP4 with rows in grid order 1e-8); a MESH together with matrices, or
+    an incomplete set, is one error line."""
     import json
     import subprocess
     import sys
