@@ -1,13 +1,13 @@
 """Stiffness and mass matrices from the user's solver, as an :class:`fem.model.FEModel` ready for reduction.
 
 Supported: Nastran ``DMIG`` matrices (a punch file of ``PARAM,EXTOUT,DMIGPCH``, e.g. ``KAAX`` and ``MAAX``; small-,
-large- or free-field, real, symmetric: one triangle or both), read here because pyNastran does not import under
-NumPy 2.4 (see :mod:`fem.nastran`); Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text
-files (``jobname_STIF2.mtx``, ``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof, value``, the lower, upper or
-full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Nastran OP4 matrices
-(:mod:`fem.op4`, pyyeti) and ANSYS ``.full`` files (:mod:`fem.ansys`, ansys-mapdl-reader) are read by those modules.
-Node positions come from the ``*Node`` block of the job's ``.inp`` (the numbering of the matrices), an ANSYS ``.cdb``,
-the GRIDs of a Nastran ``.bdf`` or a text file of ``id, x, y, z`` lines.
+large- or free-field, real, symmetric: one triangle or both), read here because pyNastran does not import under NumPy
+2.4 (see :mod:`fem.nastran`); Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files
+(``jobname_STIF2.mtx``, ``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof,
+value``, the lower, upper or full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Nastran OP4
+matrices (:mod:`fem.op4`, pyyeti) and ANSYS ``.full`` files (:mod:`fem.ansys`, ansys-mapdl-reader) are read by those
+modules. Node positions come from the ``*Node`` block of the job's ``.inp`` (the numbering of the matrices), an ANSYS
+``.cdb``, the GRIDs of a Nastran ``.bdf`` or a text file of ``id, x, y, z`` lines.
 
 Dofs 1-3 are translations, 4-6 rotations. Every node must carry all three translations (a free–free export: dofs
 removed by boundary conditions cannot be reduced as a free body); a node with rotations must carry all three.

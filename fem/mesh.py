@@ -1,11 +1,12 @@
 """Volume meshes read through meshio, checked, with named node and element sets.
 
-Supported volume cells: linear and quadratic tetrahedra (``tetra``, ``tetra10``), linear, serendipity (20-node,
-straight edges) and complete-quadratic hexahedra (``hexahedron``, ``hexahedron20``, ``hexahedron27``). Any format
-meshio reads works (Gmsh ``.msh`` v2/v4, ``.vtu``, Abaqus ``.inp``, Nastran ``.bdf``, ...). Gmsh physical groups
-become named element sets and the node sets of their nodes; Abaqus/Nastran node and element sets come through meshio's ``point_sets``/``cell_sets``; an Abaqus file's
-materials, sections, node ids and surfaces through :mod:`fem.abaqus`, a Nastran file's GRID ids, PSOLIDs and MAT1s
-through :mod:`fem.nastran`, an ANSYS ``.cdb`` archive (mesh, components, materials) through :mod:`fem.ansys`.
+Supported volume cells: linear and quadratic tetrahedra (``tetra``, ``tetra10``), linear, serendipity (20-node, straight
+edges) and complete-quadratic hexahedra (``hexahedron``, ``hexahedron20``, ``hexahedron27``). Any format meshio reads
+works (Gmsh ``.msh`` v2/v4, ``.vtu``, Abaqus ``.inp``, Nastran ``.bdf``, ...). Gmsh physical groups become named element
+sets and the node sets of their nodes; Abaqus/Nastran node and element sets come through meshio's
+``point_sets``/``cell_sets``; an Abaqus file's materials, sections, node ids and surfaces through :mod:`fem.abaqus`, a
+Nastran file's GRID ids, PSOLIDs and MAT1s through :mod:`fem.nastran`, an ANSYS ``.cdb`` archive (mesh, components,
+materials) through :mod:`fem.ansys`.
 """
 from __future__ import annotations
 
