@@ -34,6 +34,9 @@ _FACE_CORNERS = {
 }
 #: mid-side node -> its edge's corner nodes (C3D10 = meshio tetra10 order)
 _TET10_EDGES = {4: (0, 1), 5: (1, 2), 6: (2, 0), 7: (0, 3), 8: (1, 3), 9: (2, 3)}
+#: mid-side node -> its edge's corner nodes (C3D20 = meshio hexahedron20 = VTK order)
+_HEX20_EDGES = {8: (0, 1), 9: (1, 2), 10: (2, 3), 11: (3, 0), 12: (4, 5), 13: (5, 6), 14: (6, 7), 15: (7, 4),
+                16: (0, 4), 17: (1, 5), 18: (2, 6), 19: (3, 7)}
 
 
 @dataclass
@@ -167,14 +170,16 @@ def face_nodes(cells: np.ndarray, cell_type: str, face: int) -> np.ndarray:
     ------
     MeshError
         Face number out of range, or an element type whose faces are not mapped (27-node hexahedra).
+        Mapped: C3D4, C3D10, C3D8, C3D20.
     """
     family = "tet" if cell_type.startswith("tetra") else "hex"
     corners = _FACE_CORNERS[family]
     if not 1 <= face <= len(corners):
         raise MeshError(f"face S{face} does not exist on {cell_type} elements (S1..S{len(corners)})")
     local = list(corners[face - 1])
-    if cell_type == "tetra10":
-        local += [mid for mid, (a, b) in _TET10_EDGES.items() if a in local and b in local]
+    if cell_type in ("tetra10", "hexahedron20"):
+        edges = _TET10_EDGES if cell_type == "tetra10" else _HEX20_EDGES
+        local += [mid for mid, (a, b) in edges.items() if a in local and b in local]
     elif cell_type not in ("tetra", "hexahedron"):
         raise MeshError(f"element surfaces on {cell_type} elements are not supported; use a node set (*Nset)")
     return np.unique(cells[:, local])

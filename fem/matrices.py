@@ -1,11 +1,13 @@
 """Stiffness and mass matrices from the user's solver, as an :class:`fem.model.FEModel` ready for reduction.
 
 Supported: Nastran ``DMIG`` matrices (a punch file of ``PARAM,EXTOUT,DMIGPCH``, e.g. ``KAAX`` and ``MAAX``; small-,
-large- or free-field, real, symmetric: one triangle or both), read here because pyNastran does not import under
-NumPy 2.4 (see :mod:`fem.nastran`); Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files (``jobname_STIF2.mtx``,
-``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof, value``, the lower, upper or
-full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Node positions come from the
-``*Node`` block of the job's ``.inp`` (the numbering of the matrices) or from a text file of ``id, x, y, z`` lines.
+large- or free-field, real, symmetric: one triangle or both), read here because pyNastran does not import under NumPy
+2.4 (see :mod:`fem.nastran`); Abaqus ``*MATRIX GENERATE`` / ``*MATRIX OUTPUT, FORMAT=MATRIX INPUT`` text files
+(``jobname_STIF2.mtx``, ``jobname_MASS2.mtx``): one entry per line, ``row node, row dof, column node, column dof,
+value``, the lower, upper or full triangle of a symmetric matrix (Abaqus Keywords Guide, ``*MATRIX INPUT``). Nastran OP4
+matrices (:mod:`fem.op4`, pyyeti) and ANSYS ``.full`` files (:mod:`fem.ansys`, ansys-mapdl-reader) are read by those
+modules. Node positions come from the ``*Node`` block of the job's ``.inp`` (the numbering of the matrices), an ANSYS
+``.cdb``, the GRIDs of a Nastran ``.bdf`` or a text file of ``id, x, y, z`` lines.
 
 Dofs 1-3 are translations, 4-6 rotations. Every node must carry all three translations (a free–free export: dofs
 removed by boundary conditions cannot be reduced as a free body); a node with rotations must carry all three.
@@ -20,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.errors import MeshError, ModelError
+from fem.nastran import card_fields as _card_fields
 
 __all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_dmig", "write_dmig", "read_matrix", "read_node_positions",
            "matrix_model", "load_matrix_model"]
@@ -59,23 +62,6 @@ def write_abaqus_mtx(path: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_
             handle.write(f"{int(dof_nodes[r])},{int(dof_components[r])}, {int(dof_nodes[c])},"
                          f"{int(dof_components[c])}, {v:.17g}\n")
     return path
-
-
-def _card_fields(lines: list[str]) -> list[str]:
-    """Logical fields 2, 3, ... of one Nastran card from its physical lines: small field (8 columns, eight data
-    fields a line), large field (name ending in ``*``, 16 columns, four a line) or free field (commas, eight a line);
-    continuation markers (field 10 and the first field of continuation lines) dropped."""
-    out = []
-    for k, line in enumerate(lines):
-        text = line.rstrip("\n")
-        if "," in text:
-            parts = [f.strip() for f in text.split(",")]
-            out += parts[1:9]
-            continue
-        large = (text[:8].strip().endswith("*") if k == 0 else text.startswith("*"))
-        width = 16 if large else 8
-        out += [text[i:i + width].strip() for i in range(8, 72, width)]
-    return out
 
 
 def _nastran_real(text: str, where: str) -> float:
@@ -146,10 +132,22 @@ def read_dmig(path: str, name: str | None = None) -> np.ndarray:
     return entries
 
 
+def _large_field_real(value: float) -> str:
+    """``value`` in at most 16 characters with as many digits as fit: Nastran's exponent form without ``E`` and
+    without leading exponent zeros (``-1.23456789012+5``), 12-13 significant digits (``1.234567890E+05`` has 10)."""
+    for digits in range(14, 0, -1):
+        mantissa, exponent = f"{value:.{digits}E}".split("E")
+        text = f"{mantissa}{int(exponent):+d}"
+        if len(text) <= 16:
+            return text
+    raise ValueError(value)
+
+
 def write_dmig(path: str, name: str, matrix: sp.spmatrix, dof_nodes: np.ndarray, dof_components: np.ndarray,
-               mode: str = "w") -> str:
+               mode: str = "w", digits: str = "max") -> str:
     """Write the upper triangle of a symmetric ``matrix`` as a large-field real double-precision ``DMIG*`` (the
-    punch format of ``PARAM,EXTOUT,DMIGPCH``), 10 significant digits."""
+    punch format of ``PARAM,EXTOUT,DMIGPCH``). ``digits="max"``: 12-13 significant digits, the most a 16-column
+    field holds (:func:`_large_field_real`); ``"punch"``: 10 digits (``1.234567890E+05``), as Nastran punches."""
     upper = sp.triu(sp.csc_matrix(matrix)).tocsc()
     lines = [f"{'DMIG':<8s}{name:<8s}{'0':>8s}{'6':>8s}{'2':>8s}{'0':>8s}{'':8s}{'':8s}{matrix.shape[0]:>8d}"]
     for j in range(upper.shape[1]):
@@ -158,7 +156,8 @@ def write_dmig(path: str, name: str, matrix: sp.spmatrix, dof_nodes: np.ndarray,
             continue
         lines.append(f"{'DMIG*':<8s}{name:<16s}{int(dof_nodes[j]):>16d}{int(dof_components[j]):>16d}")
         for i, value in zip(upper.indices[start:end], upper.data[start:end]):
-            lines.append(f"{'*':<8s}{int(dof_nodes[i]):>16d}{int(dof_components[i]):>16d}{value:>16.9E}")
+            text = _large_field_real(value) if digits == "max" else f"{value:.9E}"
+            lines.append(f"{'*':<8s}{int(dof_nodes[i]):>16d}{int(dof_components[i]):>16d}{text:>16s}")
     with open(path, mode) as handle:
         handle.write("\n".join(lines) + "\n")
     return path
@@ -260,18 +259,85 @@ def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positi
 
 
 def load_matrix_model(stiffness: str, mass: str, nodes: str):
-    """:func:`matrix_model` from files: ``stiffness`` and ``mass`` as Abaqus ``.mtx`` text files or Nastran ``DMIG``
-    matrices (``.pch``, ``.bdf``, ``.dat``; ``FILE:NAME`` picks one of several, e.g. ``out.pch:KAAX``), ``nodes`` an
-    Abaqus ``.inp`` or an ``id, x, y, z`` text file."""
-    model = matrix_model(read_matrix(stiffness, "--stiffness"), read_matrix(mass, "--mass"),
-                         read_node_positions(nodes))
+    """:func:`matrix_model` from files: ``stiffness`` and ``mass`` as Abaqus ``.mtx`` text files, Nastran ``DMIG``
+    matrices (``.pch``, ``.bdf``, ``.dat``; ``FILE:NAME`` picks one of several, e.g. ``out.pch:KAAX``), Nastran OP4
+    matrices (``.op4``, :mod:`fem.op4`) or an ANSYS ``.full`` (its K for ``stiffness``, its M for ``mass``,
+    :mod:`fem.ansys`); ``nodes`` an Abaqus ``.inp``, an ANSYS ``.cdb``, a Nastran ``.bdf``/``.nas`` (its GRIDs) or
+    an ``id, x, y, z`` text file. Node sets of the node file (``*Nset``, components) become ``group:`` names."""
+    positions, groups = _node_file(nodes)
+    model = matrix_model(read_matrix(stiffness, "--stiffness", positions), read_matrix(mass, "--mass", positions),
+                         positions)
     if nodes.lower().endswith(".inp"):
         model.node_sets = _inp_node_sets(nodes, model.node_ids)
-    return model
+    elif groups:
+        where = {int(i): k for k, i in enumerate(model.node_ids)}
+        model.node_sets = {name: np.unique([where[int(i)] for i in ids if int(i) in where]).astype(np.int64)
+                           for name, ids in groups.items() if any(int(i) in where for i in ids)}
+    return with_mesh_for_stress(model, nodes)
 
 
-def read_matrix(spec: str, option: str = "matrix") -> np.ndarray:
-    """Entries of a matrix file by its extension (see :func:`load_matrix_model`)."""
+def with_mesh_for_stress(model, nodes: str):
+    """The matrix model with the node file's mesh and materials attached for stress recovery, where the node file
+    is a solid mesh with materials (Abaqus ``.inp`` with ``*Solid Section``, ANSYS ``.cdb`` with ``MPDATA``, Nastran
+    ``.bdf`` with ``MAT1``) over exactly the matrices' nodes (3 dofs each) at the same positions: then the modal
+    stress field is recovered from the imported modes with that mesh and material (``σ = λ tr ε I + 2 μ ε``, as for
+    a mesh). Otherwise the model is returned unchanged and ``model.stress_note`` says why it has no stress field.
+    The nodes are put in the mesh's order (``node_ids`` keep the numbering)."""
+    from fem.errors import FlexmbsError
+    from fem.mesh import load_mesh
+    from fem.model import FEModel, _element_materials
+    from fem.solid import discretize
+
+    reason = None
+    if not nodes.lower().endswith((".inp", ".cdb", ".bdf", ".nas")):
+        reason = "the node file is not a mesh"
+    else:
+        try:
+            mesh = load_mesh(nodes)
+        except FlexmbsError as exc:
+            mesh, reason = None, f"the node file is not a solid mesh ({exc})"
+        if mesh is not None and not mesh.materials:
+            reason = "the node file's mesh defines no material"
+        elif mesh is not None and (mesh.n_nodes != model.n_nodes or set(mesh.node_ids.tolist())
+                                   != set(model.node_ids.tolist()) or np.any(model.rotation_dofs >= 0)):
+            reason = "the node file's mesh nodes are not the matrices' nodes (three dofs each)"
+    if reason is None:
+        where = {int(i): k for k, i in enumerate(model.node_ids)}
+        order = np.array([where[int(i)] for i in mesh.node_ids], dtype=np.int64)
+        size = float(np.ptp(mesh.points, axis=0).max())
+        if np.abs(model.positions[order] - mesh.points).max() > 1e-9 * size:
+            reason = "the node file's mesh positions differ from the node positions"
+    if reason is not None:
+        model.stress_note = reason
+        return model
+    lam, mu, _ = _element_materials(mesh, mesh.materials)
+    k, m = model.full_stiffness, model.full_mass
+    attached = FEModel(mesh.points, mesh.node_ids, k, m, model.translation_dofs[order], model.rotation_dofs[order],
+                       mesh=mesh, solid=discretize(mesh), lame=(lam, mu))
+    attached.stress_note = f"stress field from the mesh and materials of {nodes}"
+    return attached
+
+
+def _node_file(path: str) -> tuple[dict, dict]:
+    """Node positions ``{id: (x, y, z)}`` and node groups ``{name: ids}`` of a node file (see
+    :func:`load_matrix_model`)."""
+    lower = path.lower()
+    if lower.endswith(".cdb"):
+        from fem.ansys import cdb_positions
+
+        return cdb_positions(path)
+    if lower.endswith((".bdf", ".nas")):
+        from fem.mesh import load_mesh
+
+        mesh = load_mesh(path)  # GRID ids (CP = 0 checked), PSOLID<pid> sets
+        positions = {int(i): tuple(p) for i, p in zip(mesh.node_ids, mesh.points)}
+        return positions, {k: mesh.node_ids[v] for k, v in mesh.node_sets.items()}
+    return read_node_positions(path), {}
+
+
+def read_matrix(spec: str, option: str = "matrix", positions: dict | None = None) -> np.ndarray:
+    """Entries of a matrix file by its extension (see :func:`load_matrix_model`); ``positions`` (the node file)
+    give the row order of OP4 matrices."""
     path, name = spec, None
     if not os.path.exists(spec) and ":" in spec:
         path, name = spec.rsplit(":", 1)
@@ -280,8 +346,18 @@ def read_matrix(spec: str, option: str = "matrix") -> np.ndarray:
         return read_abaqus_mtx(path)
     if lower.endswith((".pch", ".bdf", ".dat", ".nas", ".dmig")):
         return read_dmig(path, name)
-    raise MeshError(f"{option} {spec!r}: supported are Abaqus *MATRIX OUTPUT text files (.mtx, FORMAT=MATRIX INPUT) "
-                    "and Nastran DMIG matrices (.pch, .bdf, .dat)")
+    if lower.endswith(".full"):
+        from fem.ansys import read_full
+
+        return read_full(path, name or ("M" if "mass" in option else "K"))
+    if lower.endswith(".op4"):
+        from fem.op4 import read_op4
+
+        if positions is None:
+            raise MeshError(f"{option} {spec!r}: OP4 matrices need the node file for their row order")
+        return read_op4(path, name, np.array(sorted(positions), dtype=np.int64))
+    raise MeshError(f"{option} {spec!r}: supported are Abaqus *MATRIX OUTPUT text files (.mtx, FORMAT=MATRIX INPUT), "
+                    "Nastran DMIG (.pch, .bdf, .dat) and OP4 (.op4) matrices and ANSYS .full files")
 
 
 def _inp_node_sets(path: str, node_ids: np.ndarray) -> dict:

@@ -1,11 +1,12 @@
 """Volume meshes read through meshio, checked, with named node and element sets.
 
-Supported volume cells: linear and quadratic tetrahedra (``tetra``, ``tetra10``), linear and complete-quadratic
-hexahedra (``hexahedron``, ``hexahedron27``). Any format meshio reads works (Gmsh ``.msh`` v2/v4, ``.vtu``, Abaqus
-``.inp``, Nastran ``.bdf``, ...). Gmsh physical groups become named element sets and the node sets of their nodes;
-Abaqus/Nastran node and element sets come through meshio's ``point_sets``/``cell_sets``; an Abaqus file's
-materials, sections, node ids and surfaces through :mod:`fem.abaqus`, a Nastran file's GRID ids, PSOLIDs and MAT1s
-through :mod:`fem.nastran`.
+Supported volume cells: linear and quadratic tetrahedra (``tetra``, ``tetra10``), linear, serendipity (20-node, straight
+edges) and complete-quadratic hexahedra (``hexahedron``, ``hexahedron20``, ``hexahedron27``). Any format meshio reads
+works (Gmsh ``.msh`` v2/v4, ``.vtu``, Abaqus ``.inp``, Nastran ``.bdf``, ...). Gmsh physical groups become named element
+sets and the node sets of their nodes; Abaqus/Nastran node and element sets come through meshio's
+``point_sets``/``cell_sets``; an Abaqus file's materials, sections, node ids and surfaces through :mod:`fem.abaqus`, a
+Nastran file's GRID ids, PSOLIDs and MAT1s through :mod:`fem.nastran`, an ANSYS ``.cdb`` archive (mesh, components,
+materials) through :mod:`fem.ansys`.
 """
 from __future__ import annotations
 
@@ -27,11 +28,10 @@ VOLUME_CELL_TYPES = {
     "tetra": ("tet", 1, 4),
     "tetra10": ("tet", 2, 4),
     "hexahedron": ("hex", 1, 8),
+    "hexahedron20": ("hex", 2, 8),
     "hexahedron27": ("hex", 2, 8),
 }
 _KNOWN_UNSUPPORTED = {
-    "hexahedron20": "serendipity 20-node hexahedra: mesh with complete second order (27 nodes), e.g. gmsh "
-    "option Mesh.SecondOrderIncomplete=0",
     "wedge": "wedges (prisms)",
     "wedge15": "quadratic wedges",
     "wedge18": "quadratic wedges",
@@ -115,6 +115,13 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise MeshError(f"mesh file {path!r} does not exist")
+    if path.lower().endswith(".cdb"):
+        from fem.ansys import read_cdb
+
+        raw, materials = read_cdb(path)  # ANSYS archive: ansys-mapdl-reader, MPDATA materials, components
+        mesh = from_meshio(raw, source=path)
+        mesh.materials = {k: v for k, v in materials.items() if k in mesh.element_sets}
+        return mesh
     chatter = io.StringIO()
     try:
         # meshio's readers print to stdout/stderr (and one exits); keep both streams clean for --json and errors

@@ -4,6 +4,7 @@ meshio reads ``GRID`` and the element cards (with each element's property id in 
 the GRID ids in ``points_id``). This module adds, from the same file:
 
 * the ``GRID`` ids as the node ids the user sees (``nodes:`` selectors, matrices numbered by them);
+* ``SET1`` cards (of GRID ids) as node groups ``SET1<sid>`` (``group:SET1<sid>`` selectors);
 * one element set ``PSOLID<pid>`` per property id of the solid elements, with the material of its ``PSOLID`` card:
   ``MAT1`` ``E``, ``ν``, ``ρ`` **as written** (SI expected; a blank ``ν`` or ``E`` follows from the other two and
   ``G`` as Nastran defines it, ``G = E / (2 (1 + ν))``).
@@ -24,7 +25,7 @@ import numpy as np
 from fem.errors import MaterialError, MeshError
 from fem.materials import Material
 
-__all__ = ["annotate_raw", "read_cards"]
+__all__ = ["annotate_raw", "read_cards", "read_set1", "card_fields"]
 
 _EXPONENT = re.compile(r"(?<=[0-9.])([+-])(?=[0-9])")  # Nastran's 1.5+3 = 1.5e3 (no E)
 
@@ -90,6 +91,57 @@ def read_cards(path: str) -> tuple[dict, dict]:
     return mat1, psolid
 
 
+def card_fields(lines: list[str]) -> list[str]:
+    """Logical fields 2, 3, ... of one Nastran card from its physical lines: small field (8 columns, eight data
+    fields a line), large field (name ending in ``*``, 16 columns, four a line) or free field (commas, eight a line);
+    continuation markers (field 10 and the first field of continuation lines) dropped."""
+    out = []
+    for k, line in enumerate(lines):
+        text = line.rstrip("\n")
+        if "," in text:
+            parts = [f.strip() for f in text.split(",")]
+            out += parts[1:9]
+            continue
+        large = (text[:8].strip().endswith("*") if k == 0 else text.startswith("*"))
+        width = 16 if large else 8
+        out += [text[i:i + width].strip() for i in range(8, 72, width)]
+    return out
+
+
+def read_set1(path: str) -> dict:
+    """``SET1`` cards of a bulk data file: ``{sid: ids}`` (``THRU`` ranges expanded; small, large or free field,
+    with continuation lines)."""
+    cards, current = {}, None
+    with open(path, errors="replace") as handle:
+        for line in handle:
+            if not line.strip() or line.startswith("$"):
+                continue
+            head = line[:8].split(",")[0].strip().upper()
+            if head.rstrip("*") == "SET1":
+                current = [line]
+                cards.setdefault(len(cards), current)
+            elif current is not None and (line[0] in "+* ," ) and not head.isalpha():
+                current.append(line)
+            else:
+                current = None
+    sets = {}
+    for lines in cards.values():
+        f = [x for x in card_fields(lines) if x and not x.startswith("+")]  # continuation markers out
+        try:
+            sid, ids, k = int(f[0]), [], 1
+            while k < len(f):
+                if f[k].upper() == "THRU":
+                    ids += list(range(ids[-1] + 1, int(f[k + 1]) + 1))
+                    k += 2
+                else:
+                    ids.append(int(f[k]))
+                    k += 1
+        except (ValueError, IndexError):
+            raise MeshError(f"{path}: cannot read the SET1 card {lines[0].strip()[:60]!r}") from None
+        sets[sid] = np.asarray(ids, dtype=np.int64)
+    return sets
+
+
 def _material(path: str, mid: int, values) -> Material:
     e, g, nu, rho = values
     if e is None and g is not None and nu is not None:
@@ -121,6 +173,11 @@ def annotate_raw(raw, path: str, volume_types) -> dict:
     ids = getattr(raw, "points_id", None)
     if ids is not None and len(ids) == len(raw.points):
         raw.point_data["node_ids"] = np.asarray(ids, dtype=np.int64)
+        where = {int(i): k for k, i in enumerate(ids)}
+        for sid, members in read_set1(path).items():  # SET1 of grids as node groups SET1<sid>
+            picked = [where[int(i)] for i in members if int(i) in where]
+            if picked:
+                raw.point_sets[f"SET1{sid}"] = np.asarray(picked, dtype=np.int64)
     refs = (raw.cell_data or {}).get("nastran:ref")
     if refs is None or len(refs) != len(raw.cells):
         return {}  # no property ids on the elements: no materials from the file

@@ -2,7 +2,8 @@
 
 ``sphere:x,y,z,r`` · ``box:x0,y0,z0,x1,y1,z1`` · ``cylinder:x0,y0,z0,x1,y1,z1,r`` (nodes on the surface of a bore of
 radius r around the axis through the two points, within the axis segment) · ``group:NAME`` (a named node set of the
-mesh: a gmsh physical group, an Abaqus ``*Nset``/``*Elset``/``*Surface``) · ``nodes:ID,ID,...`` (mesh node ids).
+mesh: a gmsh physical group, an Abaqus ``*Nset``/``*Elset``/``*Surface``, a Nastran ``PSOLID<pid>``, an ANSYS
+component or ``MAT<id>``; case-insensitive where that is unambiguous) · ``nodes:ID,ID,...`` (mesh node ids).
 
 The geometric selectors take a tolerance in metres after their numbers, ``tol=T``: ``cylinder:…,r,tol=0.0005``
 picks the nodes within 0.5 mm of the bore surface (default ``max(1 % of r, 10⁻⁶ of the mesh size)``: a faceted or
@@ -49,10 +50,14 @@ def select_nodes(selector: str, points: np.ndarray, node_ids: np.ndarray, node_s
         values = _numbers(selector, args, _ARITY[kind])
         hits = _geometric(kind, values, points, tol if given is None else given, given is not None)
     elif kind == "group":
-        if args not in node_sets:
+        # exact name first; else the one name equal ignoring case (Abaqus sets and ANSYS components are
+        # case-insensitive in their own solvers)
+        same = [k for k in node_sets if k.casefold() == args.casefold()]
+        name = args if args in node_sets else (same[0] if len(same) == 1 else None)
+        if name is None:
             known = ", ".join(sorted(node_sets)) or "none"
             raise SelectionError(f"selector {selector!r}: the mesh has no group {args!r} (groups: {known})")
-        hits = np.asarray(node_sets[args], dtype=np.int64)
+        hits = np.asarray(node_sets[name], dtype=np.int64)
     elif kind == "nodes":
         wanted = _numbers(selector, args, None).astype(np.int64)
         lookup = {int(i): k for k, i in enumerate(node_ids)}

@@ -2,7 +2,11 @@
 
 scikit-fem supplies the meshes (``MeshTet``, ``MeshTet2``, ``MeshHex``, ``MeshHex2`` from meshio, so quadratic
 elements are isoparametric and curved bores keep their shape), the elements (``ElementTetP1/P2``,
-``ElementHex1/2``), the quadrature and the shape-function gradients. The isotropic element stiffness
+``ElementHex1/2``, ``ElementHexS2``), the quadrature and the shape-function gradients. The 20-node serendipity
+hexahedron (ANSYS SOLID186, Abaqus C3D20) is mapped by its corners (subparametric): its mid-side nodes must lie
+on straight edges, which :func:`discretize` checks; it is integrated fully (3 × 3 × 3 points would do for the
+stiffness; order 5 is used as for ``ElementHex2``), not with the 2 × 2 × 2 reduced rule that is SOLID186's and
+C3D20R's default, so it is slightly stiffer than those. The isotropic element stiffness
 
     K_e[a i, b j] = Σ_q w_q (λ ∂_i N_a ∂_j N_b + μ ∂_j N_a ∂_i N_b + μ δ_ij ∇N_a·∇N_b)
 
@@ -33,6 +37,7 @@ _ELEMENTS = {
     "tetra": (skfem.ElementTetP1, 2),
     "tetra10": (skfem.ElementTetP2, 4),
     "hexahedron": (skfem.ElementHex1, 3),
+    "hexahedron20": (skfem.ElementHexS2, 5),
     "hexahedron27": (skfem.ElementHex2, 5),
 }
 _CHUNK = 8000  # elements per batch: bounds the dense (chunk, 3 nb, 3 nb) work arrays
@@ -65,7 +70,10 @@ class SolidDiscretization:
 def discretize(mesh: Mesh) -> SolidDiscretization:
     """Build the scikit-fem mesh and basis of ``mesh`` and map skfem dofs onto our nodes."""
     element_cls, intorder = _ELEMENTS[mesh.cell_type]
-    skmesh = _skfem_from_meshio(meshio.Mesh(mesh.points, [(mesh.cell_type, mesh.cells)]))
+    if mesh.cell_type == "hexahedron20":  # serendipity: trilinear geometry from the corners
+        skmesh = _skfem_from_meshio(meshio.Mesh(mesh.points, [("hexahedron", mesh.cells[:, :8])]))
+    else:
+        skmesh = _skfem_from_meshio(meshio.Mesh(mesh.points, [(mesh.cell_type, mesh.cells)]))
     element = element_cls()
     basis = skfem.CellBasis(skmesh, element, intorder=intorder)
     dof_locations = basis.doflocs.T  # (n_dofs, 3)
@@ -74,7 +82,8 @@ def discretize(mesh: Mesh) -> SolidDiscretization:
     size = float(np.max(np.ptp(mesh.points, axis=0)))
     if dist.max() > 1e-6 * size or np.unique(node_of_dof).size != mesh.n_nodes:
         raise MeshError(f"{mesh.source or 'the mesh'}: element nodes do not match the element geometry "
-                        "(misplaced mid-side nodes?); remesh with straight or isoparametric quadratic elements")
+                        "(misplaced mid-side nodes?); remesh with straight or isoparametric quadratic elements"
+                        + (" (20-node hexahedra need straight edges)" if mesh.cell_type == "hexahedron20" else ""))
     element_nodes = node_of_dof[basis.element_dofs.T]  # (n_elements, nb)
     n_corner = skmesh.t.shape[0]
     element_order = _match_elements(mesh.cells[:, :n_corner], element_nodes[:, :n_corner])

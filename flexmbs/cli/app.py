@@ -147,7 +147,7 @@ def _verify_mesh(path: str) -> None:
 @click.argument("mesh", type=click.Path(dir_okay=False))
 @click.option("--material", default=None,
               help="steel, cast-iron, aluminium, or E=..,nu=..,rho=.. (SI); default: the mesh file's materials "
-                   "(Abaqus *Material/*Solid Section).")
+                   "(Abaqus *Material/*Solid Section, Nastran MAT1, ANSYS MPDATA).")
 @click.option("--fix", "fixes", multiple=True, metavar="SEL[:dofs=123]",
               help="Clamp the nodes a selector picks, or only the listed dofs (dofs=3: u_z = 0) (repeatable).")
 @click.option("--modes", type=click.IntRange(1, 10000), default=12, show_default=True,

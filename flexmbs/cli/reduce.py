@@ -149,18 +149,19 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
               help="A sliding path of nodes for SlidingContact; dofs=3 keeps its z translations as interface dofs "
                    "(repeatable).")
 @click.option("--material", default=None, help="steel, cast-iron, aluminium or E=..,nu=..,rho=.. (SI); default: "
-              "the mesh file's materials (Abaqus *Material/*Solid Section).")
+              "the mesh file's materials (Abaqus *Material/*Solid Section, Nastran MAT1, ANSYS MPDATA).")
 @click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx|OUT.pch:KAAX",
-              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx, or Nastran "
-                   "DMIG as FILE.pch:NAME).")
+              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx, Nastran "
+                   "DMIG as FILE.pch:NAME or OP4 as FILE.op4:NAME, ANSYS FILE.full).")
 @click.option("--mass", "mass_file", default=None, type=click.Path(dir_okay=False), metavar="M.mtx|OUT.pch:MAAX",
               help="With --stiffness: the mass matrix.")
 @click.option("--nodes", default=None, type=click.Path(dir_okay=False), metavar="JOB.inp|NODES.txt",
-              help="With --stiffness: node positions (the job's .inp or id,x,y,z lines).")
+              help="With --stiffness: node positions (the job's .inp, an ANSYS .cdb, a Nastran .bdf or id,x,y,z "
+                   "lines).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 @click.option("--geometric-stiffness", "geometric_stiffness", is_flag=True,
@@ -223,6 +224,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
         if material:
             log("note: --material is ignored: the matrices carry the material")
         material = "from the matrices"
+        stress_note = model.stress_note if model.solid is not None else f"note: no stress field: {model.stress_note}"
     else:
         fe_mesh = load_mesh(mesh)
         model = solid_model(fe_mesh, choose_material(fe_mesh.materials, mesh, material, log))
@@ -232,7 +234,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     from .checks import mesh_warnings  # nothing-lost (issue 30): said with the progress lines below
 
     # progress lines wait until every selection is resolved: a bad selector is one error line alone
-    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)] if fe_mesh is not None else []
+    said = [f"warning: {text}" for text in mesh_warnings(fe_mesh)] if fe_mesh is not None else [stress_note]
     for itf_name, selector, spider, _, point in parsed:
         ref = model.add_reference_node(itf_name, selector, spider, point=point)
         said.append(f"interface {itf_name}: {spider} spider on {ref.connected.size} nodes at "

@@ -124,7 +124,7 @@ def test_full_validation_report_runs_every_check():
 
 
 @pytest.mark.parametrize("name", ["excavator", "clamp-locking", "fourbar-hydraulic", "slider-crank", "platen-stroke",
-                                  "compactor", "machine-creeping", "spin-up-beam"])
+                                  "compactor", "machine-creeping", "spin-up-beam", "nafems-free-vibration"])
 def test_every_parameter_of_the_landed_cases_has_its_provenance(name):
     from cases import PROVENANCE, get_case
     from flexmbs.cli.validate import parameter_table

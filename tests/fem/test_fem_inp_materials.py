@@ -177,3 +177,19 @@ def test_cli_rejects_file_materials_in_other_units(tet10_mesh, tmp_path):
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "mm-t-s" in lines[0]
+
+
+def test_c3d20_faces_are_the_face_nodes():
+    """Element faces S1..S6 of a 20-node hexahedron (meshio/VTK order = Abaqus C3D20 order) on the unit cube: each
+    is the 4 corners and 4 mid-side nodes lying in that face's plane (the Abaqus face numbering: S1 z = 0, S2 z = 1,
+    S3 y = 0, S4 x = 1, S5 y = 1, S6 x = 0)."""
+    from fem.abaqus import face_nodes
+
+    corners = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], float)
+    edges = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+    points = np.vstack([corners, [(corners[a] + corners[b]) / 2 for a, b in edges]])
+    planes = [(2, 0.0), (2, 1.0), (1, 0.0), (0, 1.0), (1, 1.0), (0, 0.0)]
+    for face, (axis, value) in enumerate(planes, start=1):
+        nodes = face_nodes(np.arange(20)[None, :], "hexahedron20", face)
+        np.testing.assert_array_equal(nodes, np.flatnonzero(points[:, axis] == value))
+        assert nodes.size == 8

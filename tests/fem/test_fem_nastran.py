@@ -101,3 +101,20 @@ def test_local_grid_systems_are_refused(tmp_path):
                     "CTETRA,1,1,1,2,3,4\nPSOLID,1,1\nMAT1,1,2.1e11,,0.3,7850.\nENDDATA\n")
     with pytest.raises(MeshError, match="coordinate systems"):
         load_mesh(str(path))
+
+
+def test_set1_cards_are_node_groups(tet10_mesh, tmp_path):
+    """SET1 of GRID ids (free field with continuation lines; small field with THRU) become `group:SET1<sid>`: the
+    nodes with exactly those GRID ids (written here from the mesh's own end face), case-insensitive."""
+    end = np.flatnonzero(tet10_mesh.points[:, 0] < 1e-9) + 101  # GRID ids of the face x = 0 (write_bdf numbering)
+    first, rest = end[:3], end[3:]
+    lines = [",".join(["SET1", "7", *map(str, first)]) + ",+A", "+A," + ",".join(map(str, rest[:8]))]
+    lines += [",".join(["", *map(str, rest[8 * k:8 * k + 8])]) for k in range(1, (rest.size + 7) // 8)]
+    small = _small("SET1", 8, 101, "THRU", 110)
+    path = write_bdf(tmp_path / "sets.bdf", tet10_mesh, materials=[_small("PSOLID", 1, 11), "PSOLID,2,11",
+                                                                   "MAT1,11,2.1e11,,0.3,7850.", *lines, small])
+    mesh = load_mesh(path)
+    np.testing.assert_array_equal(np.sort(mesh.node_ids[mesh.node_sets["SET17"]]), np.sort(end))
+    np.testing.assert_array_equal(np.sort(mesh.node_ids[mesh.node_sets["SET18"]]), np.arange(101, 111))
+    model = solid_model(mesh)
+    np.testing.assert_array_equal(model.select("group:set17"), np.flatnonzero(tet10_mesh.points[:, 0] < 1e-9))

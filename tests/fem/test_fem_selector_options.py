@@ -46,3 +46,14 @@ def test_bad_options_are_one_line_errors(oval_bore, selector, message):
     points, ids = oval_bore
     with pytest.raises(SelectionError, match=message):
         select_nodes(selector, points, ids, {})
+
+
+def test_group_names_ignore_case_when_unambiguous(oval_bore):
+    """`group:bore-a` finds the set `BORE-A` (Abaqus sets and ANSYS components are case-insensitive); an exact
+    name wins, and two names equal ignoring case are not guessed between."""
+    points, ids = oval_bore
+    sets = {"BORE-A": np.array([1, 2]), "Web": np.array([3]), "web": np.array([4])}
+    np.testing.assert_array_equal(select_nodes("group:bore-a", points, ids, sets), [1, 2])
+    np.testing.assert_array_equal(select_nodes("group:web", points, ids, sets), [4])
+    with pytest.raises(SelectionError, match="no group 'WEB'"):
+        select_nodes("group:WEB", points, ids, sets)

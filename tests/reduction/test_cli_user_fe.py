@@ -64,3 +64,20 @@ def test_fix_with_bad_dofs_is_one_line_error(bar):
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and "123456" in lines[0]
+
+
+def test_ansys_archive_and_full_from_the_command_line(tmp_path):
+    """`flexmbs modal HexBeam.cdb` (ansys-mapdl-reader's ANSYS example) takes the archive's MPDATA material: the
+    same frequencies as `--material E=7e10,nu=0.35,rho=2700` (1e-9); the reduction of clamped .full matrices (the
+    example's file.full is clamped at z = 0) is one error line (an archive without material: test_fem_ansys.py)."""
+    examples = pytest.importorskip("ansys.mapdl.reader.examples")
+    runs = [run("modal", examples.hexarchivefile, "--modes", "9", "--json", *extra)
+            for extra in ([], ["--material", "E=7e10,nu=0.35,rho=2700"])]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    f_file, f_flag = (np.array(json.loads(r.stdout)["frequencies_hz"][6:]) for r in runs)
+    np.testing.assert_allclose(f_file, f_flag, rtol=1e-9)
+    assert "note:" in runs[1].stderr and "note:" not in runs[0].stderr
+    bad = run("reduce", "--stiffness", examples.fullfile, "--mass", examples.fullfile, "--nodes",
+              examples.hexarchivefile, "-o", str(tmp_path / "x.flex.h5"), "--interface", "a=group:NCOMP2")
+    lines = [line for line in bad.stderr.splitlines() if line.startswith("error:")]
+    assert bad.returncode == 2 and len(lines) == 1 and "63 constrained dofs" in lines[0], bad.stderr

@@ -1,4 +1,4 @@
-"""Reduction of matrices imported from another solver (Abaqus *MATRIX GENERATE text format).
+"""Reduction of matrices imported from another solver (Abaqus *MATRIX GENERATE text, Nastran DMIG and OP4).
 
 Reference: our own K and M of a meshed bar, written in the Abaqus format, read back and reduced, give the same
 flexible body as the mesh route (frequencies, mode shapes, invariants to 1e-8 relative): the format round trip and
@@ -15,6 +15,7 @@ from fem.matrices import (matrix_model, read_abaqus_mtx, read_dmig, read_matrix,
 from fem.mesh import load_mesh
 from fem.meshing import bar_mesh
 from fem.model import solid_model
+from fem.op4 import write_op4
 from reduction.reduce import reduce
 
 END_A, END_B = "box:-1e-9,-1,-1,1e-9,1,1", "box:0.9999999,-1,-1,1.0000001,1,1"
@@ -33,11 +34,18 @@ def export(mesh, folder, with_inp=False, fmt="mtx"):
     model = solid_model(mesh, "steel")
     dof_nodes = np.repeat(model.node_ids, 3)
     dof_components = np.tile([1, 2, 3], model.n_nodes)
-    if fmt == "dmig":
-        punch = str(folder / "job.pch")
-        write_dmig(punch, "KAAX", model.full_stiffness, dof_nodes, dof_components)
-        write_dmig(punch, "MAAX", model.full_mass, dof_nodes, dof_components, mode="a")
+    if fmt.startswith("dmig"):
+        punch, digits = str(folder / "job.pch"), ("punch" if fmt == "dmig-punch" else "max")
+        write_dmig(punch, "KAAX", model.full_stiffness, dof_nodes, dof_components, digits=digits)
+        write_dmig(punch, "MAAX", model.full_mass, dof_nodes, dof_components, mode="a", digits=digits)
         k, m = punch + ":KAAX", punch + ":MAAX"
+    elif fmt.startswith("op4"):  # rows in ascending grid id order, as read_op4 takes them
+        pytest.importorskip("pyyeti")  # the optional extra 'op4'
+        order = np.argsort(dof_nodes * 10 + dof_components, kind="stable")
+        op4 = write_op4(str(folder / "job.op4"), {"KAAX": model.full_stiffness[order][:, order],
+                                                  "MAAX": model.full_mass[order][:, order]},
+                        binary=fmt == "op4-binary")
+        k, m = op4 + ":KAAX", op4 + ":MAAX"
     else:
         k = write_abaqus_mtx(str(folder / "job_STIF2.mtx"), model.full_stiffness, dof_nodes, dof_components)
         m = write_abaqus_mtx(str(folder / "job_MASS2.mtx"), model.full_mass, dof_nodes, dof_components)
@@ -61,15 +69,20 @@ def _body(model):
     return reduce(model, ["a", "b"], 6, compare_modes=0, stress_field="none")
 
 
-@pytest.mark.parametrize("with_inp,fmt,rtol", [(False, "mtx", 1e-8), (True, "mtx", 1e-8), (False, "dmig", 1e-5)])
+@pytest.mark.parametrize("with_inp,fmt,rtol", [(False, "mtx", 1e-8), (True, "mtx", 1e-8), (False, "dmig", 1e-7),
+                                               (False, "dmig-punch", 1e-5), (False, "op4", 1e-8),
+                                               (False, "op4-binary", 1e-8)])
 def test_imported_matrices_give_the_mesh_body(mesh, tmp_path, with_inp, fmt, rtol):
-    """Abaqus .mtx (17 significant digits): the mesh body to 1e-8. Nastran DMIG* punch (large field, 16 columns:
-    10 digits, as Nastran writes it): bending frequencies come from differences of entries ~(L/h)² larger, so the
-    rounding of 5e-11 shows as 2.4e-6 in the frequencies and 1.3e-7 in the shapes (measured); tolerance 1e-5, and
-    its rigid modes, zero only to ~1e-8 of the largest eigenvalue, are removed (by the gap rule, with a warning, where
-    they lie above the round-off threshold 1e-8)."""
+    """Abaqus .mtx (17 significant digits) and Nastran OP4 (pyyeti, ASCII 17 digits or binary double): the mesh body
+    to 1e-8. Nastran DMIG* (large field, 16 columns): bending frequencies come from differences of entries ~(L/h)²
+    larger, so the rounding of the entries is amplified. Written as Nastran punches them (``1.234567890E+05``, 10
+    digits) it shows as 2.4e-6 in the frequencies and 1.3e-7 in the shapes (tolerance 1e-5); written with the most
+    digits a 16-column field holds (``1.234567890123+5``, 12-13 digits) as 2.1e-8 and ~6e-8 (tolerance 1e-7): a
+    DMIG text file cannot carry 1e-8 on this slender bar. Rigid modes of rounded matrices, zero only to ~1e-8 of the
+    largest eigenvalue, are removed (by the gap rule, with a warning, where they lie above the round-off threshold)."""
     k, m, nodes = export(mesh, tmp_path, with_inp, fmt)
-    imported = matrix_model(read_matrix(k), read_matrix(m), read_node_positions(nodes))
+    positions = read_node_positions(nodes)
+    imported = matrix_model(read_matrix(k, "--stiffness", positions), read_matrix(m, "--mass", positions), positions)
     assert imported.n_dofs == 3 * mesh.n_nodes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -105,16 +118,18 @@ def test_constrained_or_internal_dofs_are_one_line_errors(mesh, tmp_path):
         read_abaqus_mtx(str(tmp_path / "bad.mtx"))
 
 
-def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path):
-    """The body reduced from imported matrices, through its file, clamped at interface a and struck at b, rings at
-    the first clamped frequency of the full imported FE model (modal analysis with the end face fixed), to 1 %
-    (measured 41.859 Hz against 41.886 Hz, −0.07 %)."""
+@pytest.mark.parametrize("fmt", ["mtx", "op4"])
+def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path, fmt):
+    """The body reduced from imported matrices (Abaqus .mtx or Nastran OP4), through its file, clamped at interface
+    a and struck at b, rings at the first clamped frequency of the full imported FE model (modal analysis with the
+    end face fixed), to 1 % (measured 41.859 Hz against 41.886 Hz, −0.07 %)."""
     import flexmbs as fm
     from fem.analysis import modal_analysis
     from reduction.io import write_flexbody
 
-    k, m, nodes = export(mesh, tmp_path)
-    model = matrix_model(read_abaqus_mtx(k), read_abaqus_mtx(m), read_node_positions(nodes))
+    k, m, nodes = export(mesh, tmp_path, fmt=fmt)
+    positions = read_node_positions(nodes)
+    model = matrix_model(read_matrix(k, "--stiffness", positions), read_matrix(m, "--mass", positions), positions)
     f_fe = modal_analysis(model, 1, [model.select(END_A)]).frequencies_hz[0]
     path = write_flexbody(_body(model), str(tmp_path / "imported.flex.h5"))
     scene = fm.Model("imported cantilever")
@@ -137,12 +152,12 @@ def test_body_from_imported_matrices_runs_in_a_model(mesh, tmp_path):
     assert frequency == pytest.approx(f_fe, rel=1e-2)
 
 
-@pytest.mark.parametrize("fmt,rtol", [("mtx", 1e-8), ("dmig", 1e-5)])
+@pytest.mark.parametrize("fmt,rtol", [("mtx", 1e-8), ("dmig", 1e-7), ("op4", 1e-8)])
 def test_reduce_command_takes_the_matrices(mesh, tmp_path, fmt, rtol):
     """`flexmbs reduce --stiffness K --mass M --nodes JOB.inp` (Abaqus .mtx, or one Nastran punch file as
     FILE.pch:KAAX / FILE.pch:MAAX) with interfaces on the job's node sets writes the body of the mesh route
-    (frequencies to 1e-8, punch 1e-5 as above); a MESH together with matrices, or an incomplete set, is one error
-    line."""
+    (frequencies to 1e-8, DMIG 1e-7 as above, OP4 with rows in grid order 1e-8); a MESH together with matrices, or
+    an incomplete set, is one error line."""
     import json
     import subprocess
     import sys
@@ -162,3 +177,42 @@ def test_reduce_command_takes_the_matrices(mesh, tmp_path, fmt, rtol):
         bad = run(*args, "-o", str(tmp_path / "y.flex.h5"), "--interface", f"a={END_A}")
         lines = [line for line in bad.stderr.splitlines() if line.startswith("error:")]
         assert bad.returncode == 2 and len(lines) == 1 and "--stiffness K --mass M --nodes" in lines[0]
+
+
+def test_stress_field_where_the_node_file_is_the_mesh(tmp_path):
+    """Matrices with the job's .inp as node file (a C3D10 mesh with two *Solid Sections: steel and aluminium): the
+    modal stress field is recovered from the imported modes with that mesh and its materials and equals the mesh
+    route's to 1e-7 of its largest entry (the same modes and recovery; the field is stored in float32; measured
+    3.9e-9); an id, x, y, z node file gives no stress field and says why."""
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parents[1] / "fem"))
+    from test_fem_inp_materials import write_inp
+
+    from fem.matrices import load_matrix_model
+
+    tet10 = load_mesh(bar_mesh(str(tmp_path / "bar.msh"), order=2, size=0.025))
+    inp = write_inp(tmp_path / "job.inp", tet10)
+    reference = solid_model(load_mesh(inp))
+    dof_nodes, dof_components = np.repeat(reference.node_ids, 3), np.tile([1, 2, 3], reference.n_nodes)
+    k = write_abaqus_mtx(str(tmp_path / "job_STIF2.mtx"), reference.full_stiffness, dof_nodes, dof_components)
+    m = write_abaqus_mtx(str(tmp_path / "job_MASS2.mtx"), reference.full_mass, dof_nodes, dof_components)
+    imported = load_matrix_model(k, m, inp)
+    assert imported.solid is not None and "stress field from" in imported.stress_note
+    def body(model):
+        model.add_reference_node("a", END_A, "rbe2", point=POINT_A)
+        model.add_reference_node("b", END_B, "rbe2", point=POINT_B)
+        return reduce(model, ["a", "b"], 6, compare_modes=0, stress_field="surface")
+
+    body_file, body_mesh = body(imported), body(reference)
+    np.testing.assert_allclose(body_file.frequencies_hz, body_mesh.frequencies_hz, rtol=1e-8)
+    a, b = body_file.stress_field, body_mesh.stress_field
+    np.testing.assert_array_equal(a.nodes, b.nodes)
+    scale = np.abs(b.modal_stress).max()
+    difference = np.abs(np.asarray(a.modal_stress, float) - np.asarray(b.modal_stress, float)).max() / scale
+    assert difference < 1e-7, difference  # one float32 rounding (6e-8) of the stored field; measured 3.9e-9
+    with open(tmp_path / "nodes.txt", "w") as handle:
+        handle.writelines(f"{i}, {x:.17g}, {y:.17g}, {z:.17g}\n" for i, (x, y, z) in zip(reference.node_ids,
+                                                                                          reference.positions))
+    plain = load_matrix_model(k, m, str(tmp_path / "nodes.txt"))
+    assert plain.solid is None and plain.stress_note == "the node file is not a mesh"
