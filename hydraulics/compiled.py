@@ -26,7 +26,8 @@ import math
 import numpy as np
 from numba import carray, cfunc, njit, types
 
-from .cylinder import CoulombViscousFriction, Cylinder
+from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cylinder
+from .friction import StribeckFriction
 from .nodes import PressureSource, Tank, Volume
 from .orifices import Orifice, Throttle
 from .signals import Constant, PiecewiseLinear, Ramp, TimeFunction
@@ -35,7 +36,7 @@ from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 __all__ = ["compile_circuit", "circuit_kernel", "circuit_eval", "SUPPORTED", "CompiledCircuit"]
 
 SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "DirectionalValve (no spool, first- or "
-             "second-order spool)", "Cylinder (no friction or Coulomb-viscous friction, end stops)")
+             "second-order spool)", "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)")
 
 # ipar header: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar), n_out, n_gaps
 _HEAD = 10
@@ -227,6 +228,15 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
             friction = 0.0
             if fric == 1:  # CoulombViscousFriction.force
                 friction = fpar[f + 10] * v + fpar[f + 11] * math.tanh(v / fpar[f + 12])
+            elif fric == 2:  # BrownMcPheeFriction.force (seed 002 eq. (8))
+                fc, fs, vs, sigma2 = fpar[f + 10], fpar[f + 11], fpar[f + 12], fpar[f + 13]
+                rr = v / vs
+                friction = fc * math.tanh(4.0 * rr) + (fs - fc) * rr / (0.25 * rr * rr + 0.75) ** 2 + sigma2 * v
+            elif fric == 3:  # friction.StribeckFriction.force
+                fc, fs, vs, b_visc, width, delta = (fpar[f + 10], fpar[f + 11], fpar[f + 12], fpar[f + 13],
+                                                    fpar[f + 14], fpar[f + 15])
+                g_v = fc + (fs - fc) * math.exp(-(abs(v) / vs) ** delta)
+                friction = g_v * math.tanh(v / width) + b_visc * v
             force = force - friction
             stop = 0.0
             if x < 0.0 or x > stroke:  # end stops
@@ -453,13 +463,20 @@ def _record(comp, number, circuit, floats, signal, out):
         return [_VALVE, 2 + len(fields)] + fields
     if kind is Cylinder:
         fric = comp.friction
-        if fric is not None and type(fric) is not CoulombViscousFriction:
+        kinds = {type(None): (0, ()), CoulombViscousFriction: (1, ("viscous_coefficient", "coulomb_force",
+                                                                    "velocity_width")),
+                 BrownMcPheeFriction: (2, ("coulomb_force", "static_force", "stribeck_velocity",
+                                           "viscous_coefficient")),
+                 StribeckFriction: (3, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient",
+                                        "velocity_width", "exponent"))}
+        if type(fric) not in kinds:
             raise _Unsupported(f"cylinder {comp.name!r} friction ({type(fric).__name__})")
+        fric_code, names = kinds[type(fric)]
+        law = [float(getattr(fric, name)) for name in names] + [1.0] * (6 - len(names))
         iy = circuit.measurement_index(comp.measurement)
         f = floats(comp.piston_area, comp.rod_side_area, comp.stroke, comp.retracted_length, comp.dead_volume_a,
                    comp.dead_volume_b, comp.wall_bulk_modulus, comp.stop_stiffness, comp.stop_damping,
-                   comp.stop_damping_depth,
-                   *((fric.viscous_coefficient, fric.coulomb_force, fric.velocity_width) if fric else (0, 0, 1)))
+                   comp.stop_damping_depth, *law)
         nb = -1 if comp.single_acting else number[id(comp.nodes["B"])]
-        return [_CYLINDER, 8, number[id(comp.nodes["A"])], nb, iy, 1 if fric is not None else 0, f, out]
+        return [_CYLINDER, 8, number[id(comp.nodes["A"])], nb, iy, fric_code, f, out]
     raise _Unsupported(f"component {comp.name!r} ({kind.__name__})")

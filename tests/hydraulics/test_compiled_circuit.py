@@ -25,7 +25,12 @@ class _Stroke:
         self.name = name
 
 
-def circuit_with_everything():
+LAWS = {"coulomb-viscous": hy.CoulombViscousFriction(300.0, 2e3),
+        "brown-mcphee": hy.BrownMcPheeFriction(300.0, 450.0, 0.01, 2e3),
+        "stribeck": hy.StribeckFriction(300.0, 450.0, 0.01, 2e3, 1e-3, 1.5)}
+
+
+def circuit_with_everything(law="coulomb-viscous"):
     oil = hy.Fluid("aerated", 870.0, 1.6e9, 46e-6, air_fraction=0.01)
     c = hy.Circuit("c", oil)
     c.add(hy.PressureSource("P", lambda t: 150e5 + 20e5 * math.sin(7 * t)))
@@ -34,7 +39,7 @@ def circuit_with_everything():
     c.add(hy.Volume("VB", 1e-4, wall_bulk_modulus=8e9, initial_pressure=20e5, min_volume=1.2e-4))
     c.add(hy.Volume("VC", 1e-5, initial_pressure=1e5))
     c.add(hy.Cylinder("cyl", 3e-3, 1.8e-3, 0.4, measurement=_Stroke("s"), retracted_length=1.0,
-                      dead_volume_a=1e-5, dead_volume_b=1e-5, friction=hy.CoulombViscousFriction(300.0, 2e3),
+                      dead_volume_a=1e-5, dead_volume_b=1e-5, friction=LAWS[law],
                       stop_stiffness=1e8, stop_damping=1e5), A="VA", B="VB")
     c.add(hy.Cylinder("plunger", 1e-3, 0.0, 0.1, measurement=_Stroke("u"), retracted_length=0.5,
                       single_acting=True, dead_volume_a=2e-6), A="VC")
@@ -70,9 +75,10 @@ def evaluate(compiled, t, z, y, ydot):
     return rates, forces, aux, out
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_kernel_equals_the_component_methods(seed):
-    circuit = circuit_with_everything()
+@pytest.mark.parametrize("seed, law", [(0, "coulomb-viscous"), (1, "coulomb-viscous"), (2, "brown-mcphee"),
+                                        (3, "stribeck")])
+def test_kernel_equals_the_component_methods(seed, law):
+    circuit = circuit_with_everything(law)
     compiled, why = compile_circuit(circuit)
     assert compiled is not None, why
     rng = np.random.default_rng(seed)
