@@ -75,3 +75,39 @@ def lowest_frequency(body, load) -> tuple[float, float]:
 
     lam = fm.linearize(column_model(body, load)).eigenvalues()
     return float(np.min(np.abs(lam.imag[lam.imag > 0]))), float(lam.real.max())
+
+
+SOLID_SIZE = (1.0, 0.02, 0.03)  # m: length, width (y, the bending plane's depth), height (z)
+
+
+def _solid_euler_load() -> float:
+    from fem.materials import parse_material
+
+    length, width, height = SOLID_SIZE
+    return float(np.pi**2 * parse_material("steel").youngs_modulus * height * width**3 / 12.0 / length**2)
+
+
+SOLID_EULER_LOAD = _solid_euler_load()  # N, π² E h w³ / (12 L²)
+
+
+def solid_column_body(folder: str):
+    """The column as quadratic hexahedra (hex27, 100 × 2 × 3) with RBE2 ends ``a``, ``b`` on its axis, reduced with
+    6 fixed-interface modes and its geometric stiffness; the mesh is written into ``folder``."""
+    import os
+
+    from fem.mesh import load_mesh
+    from fem.meshing import bar_mesh
+    from fem.model import solid_model
+    from reduction import reduce
+
+    length, width, height = SOLID_SIZE
+    mesh = load_mesh(bar_mesh(os.path.join(folder, "bar.msh"), length, width, height, size=0.01, order=2,
+                              hexahedra=True))
+    mesh.points[:] -= [0.0, width / 2, height / 2]  # axis on x, as the column joints expect
+    fe = solid_model(mesh, "steel")
+    x = fe.positions[:, 0]
+    fe.add_reference_node("a", np.flatnonzero(np.abs(x) < 1e-9), "rbe2", point=(0.0, 0.0, 0.0))
+    fe.add_reference_node("b", np.flatnonzero(np.abs(x - length) < 1e-9), "rbe2", point=(length, 0.0, 0.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report's accuracy notes are not under test here
+        return reduce(fe, ["a", "b"], 6, compare_modes=0, stress_field="none", geometric_stiffness=True)

@@ -170,21 +170,10 @@ def test_solid_column_buckles_at_the_euler_load(tmp_path):
     pinned–pinned column joints: the buckling load read off the linearization, ``P_cr = P ω₀²/(ω₀² − ω²(P))`` at
     P = 0.5 and 0.9 P_E, is the Euler load ``P_E = π² E h w³/(12 L²)`` within 1 % (measured −0.64 %: shear and
     the three-dimensional section; the unloaded frequency is Euler–Bernoulli's within 0.1 %)."""
-    from cases.spin_up_beam.column import lowest_frequency
-    from fem.mesh import load_mesh
-    from fem.meshing import bar_mesh
+    from cases.spin_up_beam.column import SOLID_SIZE, lowest_frequency, solid_column_body
 
-    length, width, height = 1.0, 0.02, 0.03
-    mesh = load_mesh(bar_mesh(str(tmp_path / "bar.msh"), length, width, height, size=0.01, order=2, hexahedra=True))
-    assert mesh.cell_type == "hexahedron27"
-    mesh.points[:] -= [0.0, width / 2, height / 2]  # axis on x, as the column joints expect
-    fe = solid_model(mesh, "steel")
-    x = fe.positions[:, 0]
-    fe.add_reference_node("a", np.flatnonzero(np.abs(x) < 1e-9), "rbe2", point=(0.0, 0.0, 0.0))
-    fe.add_reference_node("b", np.flatnonzero(np.abs(x - length) < 1e-9), "rbe2", point=(length, 0.0, 0.0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        body = reduce(fe, ["a", "b"], 6, compare_modes=0, stress_field="none", geometric_stiffness=True)
+    body = solid_column_body(str(tmp_path))
+    length, width, height = SOLID_SIZE
     steel = parse_material("steel")
     ei = steel.youngs_modulus * height * width**3 / 12.0
     p_e = np.pi**2 * ei / length**2
