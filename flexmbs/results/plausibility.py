@@ -10,7 +10,7 @@ Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keep
   frequency (issue 28: its bending frequencies miss the centrifugal stiffening, ``≈ Ω²`` in ``ω²``), or whose
   axial load between two interfaces exceeds :data:`LOAD_FRACTION` of an Euler load estimated from its lowest
   frequency (issue 28: the softening under compression, the stiffening under tension are missing) — one warning
-  per body for both, naming ``reduce(..., geometric_stiffness=True)`` / ``flexmbs reduce --geometric-stiffness``;
+  per run for all such bodies and both reasons, naming ``reduce(..., geometric_stiffness=True)`` / ``flexmbs reduce --geometric-stiffness``;
 * a collapsing time step or a run far slower than simulated time, with the equation that limited the step.
 """
 from __future__ import annotations
@@ -148,11 +148,11 @@ def _body_size(positions: np.ndarray) -> float:
     return float(np.linalg.norm(np.ptp(positions, axis=0))) if positions.size else 0.0
 
 
-def _geometric_warning(body, freqs: np.ndarray, extremes: Extremes) -> list[str]:
-    """One line for a body without geometric stiffness that spun faster than SPIN_FRACTION of its lowest frequency
-    or carried an axial interface load above LOAD_FRACTION of its Euler estimate (both reasons in the one line)."""
+def _geometric_reasons(body, freqs: np.ndarray, extremes: Extremes) -> str:
+    """Why a body without geometric stiffness needs it (spin above SPIN_FRACTION of its lowest frequency, axial
+    interface load above LOAD_FRACTION of its Euler estimate), or ``""``."""
     if not freqs.size or getattr(body, "has_geometric_stiffness", True):
-        return []
+        return ""
     reasons = []
     spin, t_spin = extremes.spin.get(f"body/{body.name}/angular_velocity", (0.0, 0.0))
     lowest = 2.0 * np.pi * float(freqs.min())
@@ -167,10 +167,19 @@ def _geometric_warning(body, freqs: np.ndarray, extremes: Extremes) -> list[str]
         reasons.append(f"carries {abs(load):.3g} N of {kind} between its interfaces {pair} (t = {t_load:.4g} s), "
                        f"{ratio:.2g} x an Euler load estimated from its lowest frequency ({abs(load) / ratio:.3g} N, "
                        f"pinned–pinned): {effect} is missing (ω² shifts by ≈ N/P_cr)")
-    if not reasons:
+    return f"body {body.name!r} " + " and ".join(reasons) if reasons else ""
+
+
+def _geometric_warning(bodies, extremes: Extremes) -> list[str]:
+    """One line per run for all flexible bodies without geometric stiffness that need it (issue 28)."""
+    found = [_geometric_reasons(body, np.asarray(getattr(body, "frequencies_hz", []), dtype=float), extremes)
+             for body in bodies if getattr(body, "n_modes", 0)]
+    found = [text for text in found if text]
+    if not found:
         return []
-    return [f"body {body.name!r} " + "; it also ".join(reasons) + "; but its file has no geometric stiffness: "
-            "reduce the body with reduce(..., geometric_stiffness=True) or flexmbs reduce --geometric-stiffness"]
+    files = "its file has" if len(found) == 1 else "their files have"
+    return ["; ".join(found) + f"; but {files} no geometric stiffness: reduce with reduce(..., "
+            "geometric_stiffness=True) or flexmbs reduce --geometric-stiffness"]
 
 
 def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: dict | None,
@@ -198,7 +207,6 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
                            f"{100 * deflection / size:.0f} % of its size {size:.3g} m: beyond the small-deformation "
                            "range of the floating frame (check its Young's modulus and loads)")
         freqs = np.asarray(getattr(body, "frequencies_hz", []), dtype=float)
-        out += _geometric_warning(body, freqs, extremes)
         if freqs.size and size > 0:
             upper = SOUND_SPEED_RANGE[1] / size  # no solid's lowest elastic mode is above c_max / L
             if freqs.min() > upper:
@@ -207,6 +215,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
             if freqs.min() < 0.1:
                 out.append(f"lowest elastic frequency of body {body.name!r} is {freqs.min():.3g} Hz, implausibly low "
                            "for a structural part: a unit slip in E (Pa) or density (kg/m³)?")
+    out += _geometric_warning(system.bodies, extremes)
     t_end, steps, wall = stats.get("t_end", 0.0), stats.get("steps", 0), stats.get("wall_time_s", 0.0)
     cause = ""
     if limiting:

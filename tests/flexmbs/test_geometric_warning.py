@@ -91,3 +91,17 @@ def test_spin_up_beam_at_10_rad_s_without_the_data_gets_one_warning():
 def test_a_slowly_spun_beam_without_the_data_is_silent():
     """Ωs = 0.3 rad/s reached in 5 s (0.012 of the free–free frequency, below SPIN_FRACTION = 0.02): no warning."""
     assert spin_up_lines(omega_s=0.3, t_spin=5.0, t_end=6.0, geometric_stiffness=False) == []
+
+
+def test_two_bodies_without_the_data_share_one_warning():
+    """Two plain Kane beams spinning at 2 rad/s (0.08 of 24.2 rad/s) on two hubs: ONE line per run naming both."""
+    body = spin_up.build_body(spin_up.parameters({"geometric_stiffness": False}))
+    model = fm.Model("two rotors")
+    for k, y in enumerate((0.0, 30.0)):
+        beam = model.add_flexible_body(f"beam{k}", body, position=(0.0, y, 0.0), angular_velocity=(0.0, 0.0, 2.0))
+        hub = model.add_joint("revolute", model.add_marker(model.ground, f"hub{k}", position=(0.0, y, 0.0)),
+                              model.add_marker(beam, f"r{k}", node="root"), name=f"hub{k}")
+        hub.prescribe(velocity=2.0)
+    lines = geometric_lines(model, 0.2)
+    assert len(lines) == 1 and "body 'beam0'" in lines[0] and "body 'beam1'" in lines[0]
+    assert all(option in lines[0] for option in OPTION)
