@@ -32,6 +32,7 @@ SPIN_FRACTION = 0.02
 # has ω² = ω₀² (1 − N/P_cr) (tension: 1 + N/P_cr), so the missing term shifts its lowest bending frequency by
 # ≈ ½ N/P_cr, more than 1 % — the same 1 % as the spin threshold. P_cr is an estimate (:func:`axial_load_operator`).
 LOAD_FRACTION = 0.02
+MAX_ALL_PAIRS = 64  # interfaces up to which every pair is checked
 FREE_FREE_BETA_L = 4.730041  # first free–free bending root of a uniform beam, β₁L (ω₁ = (β₁L)² √(EI/(m L³)))
 
 
@@ -43,6 +44,7 @@ def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
     """Axial loads between the interfaces of a flexible body, read off its elastic coordinates, and an Euler load
     estimate of each pair (issue 28); ``None`` for a body with fewer than two interfaces.
 
+    Every pair of interfaces with translations (more than :data:`MAX_ALL_PAIRS`: each with the one farthest from it).
     For the interfaces ``a``, ``b`` (axis ``e`` from a to b, undeformed) the elongation is ``δ = gᵀ q`` with
     ``g = (T_b − T_a)ᵀ e`` (translation rows of the modes) and the reduced body's axial flexibility between them is
     ``c = gᵀ K_ff⁻¹ g``: ``N = δ / c`` (tension positive) is the pair force that stretches the body by ``δ`` — exact
@@ -61,9 +63,16 @@ def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
     found = [(i.name, i.node) for i in getattr(flexbody, "interfaces", []) if set("123") <= set(i.retained_dofs)]
     if len(found) < 2:
         return None
-    first, second = np.triu_indices(len(found), 1)
     nodes = np.array([node for _, node in found])
     pos, shapes = np.asarray(body.node_positions, dtype=float), np.asarray(body.node_translations, dtype=float)
+    if len(found) <= MAX_ALL_PAIRS:
+        first, second = np.triu_indices(len(found), 1)
+    else:  # many interfaces: each with the one farthest from it (the long load paths), not all n²/2 pairs
+        at = pos[nodes]
+        first = np.arange(len(found))
+        second = np.concatenate([np.argmax(np.linalg.norm(at[k:k + 256, None, :] - at[None, :, :], axis=2), axis=1)
+                                 for k in range(0, len(found), 256)])  # 256 rows at a time: bounded memory
+        first, second = np.unique(np.sort(np.column_stack([first, second]), axis=1), axis=0).T
     axis = pos[nodes[second]] - pos[nodes[first]]
     length = np.linalg.norm(axis, axis=1)
     keep = length > 0.0

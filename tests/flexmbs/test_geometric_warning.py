@@ -105,3 +105,22 @@ def test_two_bodies_without_the_data_share_one_warning():
     lines = geometric_lines(model, 0.2)
     assert len(lines) == 1 and "body 'beam0'" in lines[0] and "body 'beam1'" in lines[0]
     assert all(option in lines[0] for option in OPTION)
+
+
+def test_a_body_with_many_interfaces_checks_each_with_its_farthest():
+    """More than MAX_ALL_PAIRS interfaces: each interface is paired with the farthest one (here 100 on a line: the
+    end-to-end pair is there and every interface is in some pair), not all 4950 pairs."""
+    from types import SimpleNamespace
+
+    from flexmbs.results.plausibility import MAX_ALL_PAIRS
+
+    n, m = 100, 4
+    assert n > MAX_ALL_PAIRS
+    positions = np.column_stack([np.linspace(0.0, 1.0, n), np.zeros(n), np.zeros(n)])
+    shapes = np.random.default_rng(0).standard_normal((n, 3, m))
+    interfaces = [SimpleNamespace(name=f"i{k}", node=k, retained_dofs="123") for k in range(n)]
+    body = SimpleNamespace(flexbody=SimpleNamespace(interfaces=interfaces), modal_stiffness=np.ones(m),
+                           node_positions=positions, node_translations=shapes, frequencies_hz=np.ones(m), mass=1.0)
+    pairs, operator, p_cr = axial_load_operator(body)
+    assert "i0–i99" in pairs and len(pairs) < n and operator.shape == (len(pairs), m)
+    assert {name for pair in pairs for name in pair.split("–")} == {f"i{k}" for k in range(n)}
