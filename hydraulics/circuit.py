@@ -387,6 +387,13 @@ class Circuit:
                                  "(check for a missing anti-cavitation/make-up path or a chamber emptied to its end)")
         return lines
 
+    def compiled_element(self):
+        """``(compiled, "")`` for the compiled step of a multibody engine (:mod:`hydraulics.compiled`: kernel address,
+        parameters, signals), or ``(None, reason)`` when a component or signal has no compiled kernel."""
+        from .compiled import compile_circuit
+
+        return compile_circuit(self)
+
     def plausibility(self, t=0.0, z=None, y=None, ydot=None) -> list[str]:
         """Settings that contradict each other (supply vs relief, cylinder start outside the stroke), one line
         each; called by flexmbs before a run through the element protocol (:mod:`hydraulics.plausibility`)."""

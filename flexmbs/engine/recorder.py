@@ -33,6 +33,7 @@ class Recorder:
         self.components: dict[str, list] = {}
         self.attributes = attributes or {}
         self.states: list = []
+        self.blocks: list = []  # in-memory runs of the compiled step: (times, columns, states) per block
         self.n_samples, self.last_time, self._first = 0, None, None
         self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
         self._reactions = None
@@ -164,6 +165,10 @@ class Recorder:
         self.last_time = float(t)
         self.extremes.update(float(t), row, self.units)
         states = (qc, vc, z.copy())
+        if self.writer is None and self.blocks:  # after blocks (a compiled run's last sample): one more block
+            self.blocks.append((np.array([float(t)]), {k: np.asarray(v)[None] for k, v in row.items()},
+                                tuple(x[None] for x in states)))
+            return
         if self.writer is None:
             self.times.append(float(t))
             self.rows.append(row)
@@ -172,6 +177,32 @@ class Recorder:
         if self._first is None:
             self._first = (float(t), row, states)
         self.writer.append(float(t), row, self.units, self.components, states)
+
+    def record_block(self, times: np.ndarray, columns: dict, states: tuple) -> None:
+        """Append several samples at once (the compiled step, :mod:`flexmbs.engine.compiled_record`): ``columns``
+        maps full signal names to arrays with one row per time, ``states`` is ``(q, v, z)`` with one row each."""
+        if not len(times):
+            return
+        for key in columns:
+            if key not in self.units:
+                self.units[key] = ""
+        self.n_samples += len(times)
+        self.last_time = float(times[-1])
+        self.extremes.update_block(times, columns, self.units)
+        if self.writer is None:
+            self.blocks.append((np.asarray(times, dtype=float), columns, states))
+            return
+        if self._first is None:
+            self._first = (float(times[0]), {k: v[0] for k, v in columns.items()}, tuple(x[0] for x in states))
+        self.writer.append_block(times, columns, self.units, self.components, states)
+
+    def _blocks_to_rows(self) -> None:
+        """In-memory samples kept as blocks, joined into the arrays :meth:`finish` builds the results from."""
+        blocks = self.blocks
+        self.times = list(np.concatenate([b[0] for b in blocks]))
+        keys = list(blocks[0][1])
+        self._columns = {k: np.concatenate([b[1][k] for b in blocks]) for k in keys}
+        self.states = list(zip(*(np.concatenate([b[2][k] for b in blocks]) for k in range(3))))
 
     def finish(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> Results:
         warnings = list(warnings or [])
@@ -191,7 +222,10 @@ class Recorder:
                     results.path = None
                 return results
         data = {}
-        if self.rows:
+        if self.blocks:
+            self._blocks_to_rows()
+            data = self._columns
+        elif self.rows:
             for key in self.rows[0]:
                 data[key] = np.array([r[key] for r in self.rows])
         units = {k: self.units[k] for k in data}

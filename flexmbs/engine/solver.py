@@ -6,20 +6,22 @@ import sys
 import time as _time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
-from fem.errors import FlexmbsError, SimulationError
+from fem.errors import FlexmbsError, ModelError, SimulationError
 
 from .events import MAX_RESTEPS, EventLocator
 from .initial import (assemble_positions, equation_names, initial_accelerations, project_velocities,
                       static_equilibrium as _static)
+from .compiled_plan import compiled_run
+from .integrals import Integrals
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .redundancy import reselect_rows
 from .recorder import Recorder
 from .preflight import check_request, check_start
 from .watchdog import Watchdog
 from flexmbs.results.results import Results
-from .system import System, measure
+from .system import System
 
 __all__ = ["simulate", "static_equilibrium", "SolverFallbackWarning"]
 
@@ -191,7 +193,7 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
              static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
              parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
              tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
-             stall_step: float | None = None) -> Results:
+             stall_step: float | None = None, engine: str = "auto") -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -236,6 +238,10 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
 
     force : bool
         Let ``output`` replace a file of another kind (a flexible body, a mesh, ...; refused by default).
+    engine : {"auto", "compiled", "python"}
+        ``"auto"``: the compiled step (:mod:`flexmbs.engine.compiled_plan`) when every part of the model has a
+        compiled kernel, else the Python path; ``Results.statistics["engine"]`` says which ran and why.
+        ``"compiled"`` refuses a model that cannot compile (the error says what); ``"python"`` never compiles.
     stall_window, stall_step : float, s
         The progress watchdog (:mod:`flexmbs.engine.watchdog`): a run whose step size stays below ``stall_step``
         (default 1e-9 ``t_end``) for ``stall_window`` seconds of wall time stops ("no progress", results kept).
@@ -251,15 +257,15 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
                   event_tolerance=event_tolerance)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
-    with threadpool_limits(1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         return _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output,
                          output_interval, progress, static_start, relax_elastic, case, parameters, max_steps,
-                         event_tolerance, tolerances, force, Watchdog(t_end, stall_step, stall_window))
+                         event_tolerance, tolerances, force, Watchdog(t_end, stall_step, stall_window), engine)
 
 
 def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
               progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance,
-              tolerances=None, force=False, watchdog=None) -> Results:
+              tolerances=None, force=False, watchdog=None, engine="auto") -> Results:
     wall0 = _time.perf_counter()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
@@ -273,8 +279,9 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     recorder = Recorder(system, output, attributes, force=force)
     watchdog = watchdog or Watchdog(t_end)
     try:
-        run = _Run(system, integ, recorder, state, t_end, min(initial_step or min(1e-4, t_end / 100.0), max_step),
-                   max_step, min_step, output_interval, EventLocator(system, event_tolerance))
+        run, used = _start_run(system, integ, recorder, state, t_end,
+                               min(initial_step or min(1e-4, t_end / 100.0), max_step), max_step, min_step,
+                               output_interval, EventLocator(system, event_tolerance), max_steps, engine)
     except BaseException:  # the first sample failed: the writer lets go of the target untouched
         recorder.finish("failed", "the run failed before its first sample", {})
         raise
@@ -301,6 +308,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats.update({k: int(v) for k, v in integ.stats.items()})
     stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
+    stats["engine"] = used
     if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
         try:
             _record(recorder, system, run.state, 0.0, 0, stats, integrals=run.integrals.values)
@@ -320,6 +328,39 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     results.integrals = dict(run.integrals.values)
     results.warnings = notes
     return results
+
+
+def _blas_controller() -> ThreadpoolController:
+    """One controller per process: finding the BLAS libraries reads the process map (6 ms, as long as a short
+    compiled run)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
+_CONTROLLER = None
+
+
+def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events, max_steps,
+               engine):
+    """The run object and which engine it uses: the compiled step where the model allows (issue 26), else _Run."""
+    if engine not in ("auto", "compiled", "python"):
+        raise ModelError(f"engine must be 'auto', 'compiled' or 'python', got {engine!r}")
+    why = "engine='python' asked"
+    if engine != "python":
+        integrals = Integrals(system, state)
+        hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": _newton_message,
+                 "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
+                 "recorder": recorder}
+        run, why = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks)
+        if run is not None:
+            return run, "compiled"
+        if engine == "compiled":
+            raise ModelError(f"engine='compiled': this model cannot take the compiled step: {why}; "
+                             "use engine='auto' or 'python'")
+    run = _Run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events)
+    return run, f"python ({why})"
 
 
 def _guards(system, recorder, stats, parameters, limiting) -> list[str]:
@@ -358,52 +399,6 @@ def _run_warnings(system, integrals, stats) -> list[str]:
     return notes
 
 
-class _Integrals:
-    """Integrals over the accepted steps (trapezoid rule with the integrator's own steps, not over output samples)
-    of the quantities state elements declare with ``integral_units`` and ``integrands`` (docs/element-protocol.md):
-    no extra state, so the Newton matrices and the error control of the model are unchanged."""
-
-    def __init__(self, system, state):
-        self.system = system
-        self.elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "integrands")]
-        self.values = {f"element/{e.name}/{key}": 0.0 for _, e in self.elements for key in e.integral_units}
-        self.start = state
-        self.rates = self._rates(state) if self.elements else {}
-
-    def _arguments(self, state):
-        ctx = self.system.context(state.q, state.v, state.t)
-        for k, element in self.elements:
-            z_e = state.z[self.system.z_offsets[k]:self.system.z_offsets[k + 1]]
-            y, ydot, _ = measure(ctx, element.measurements)
-            yield element, (state.t, z_e, y, ydot)
-
-    def _rates(self, state) -> dict:
-        return {f"element/{element.name}/{key}": float(value) for element, args in self._arguments(state)
-                for key, value in element.integrands(*args).items()}
-
-    def advance(self, old, new) -> None:
-        """Add the trapezoid of the accepted step ``old → new``."""
-        if not self.elements:
-            return
-        rates = self._rates(new)
-        h = new.t - old.t
-        for key, rate in rates.items():
-            self.values[key] = self.values.get(key, 0.0) + 0.5 * h * (self.rates.get(key, 0.0) + rate)
-        self.rates = rates
-
-    def warnings(self) -> list[str]:
-        """The elements' own judgement of their integrals (``integral_warnings``), at the start state."""
-        lines = []
-        if not self.elements:
-            return lines
-        for element, args in self._arguments(self.start):
-            if hasattr(element, "integral_warnings"):
-                prefix = f"element/{element.name}/"
-                own = {k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)}
-                lines += element.integral_warnings(own, *args)
-        return lines
-
-
 class _Run:
     """One integration run: the current state, the step size and its control, statistics and output."""
 
@@ -417,7 +412,7 @@ class _Run:
         self.events, self.resteps = events, 0
         if events.active:
             events.start(state)
-        self.integrals = _Integrals(system, state)
+        self.integrals = Integrals(system, state)
         integ.observe(state)
         _record(recorder, system, state, 0.0, 0, self.stats, integrals=self.integrals.values)
         self.next_output = output_interval or 0.0

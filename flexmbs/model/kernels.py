@@ -51,18 +51,20 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
 
     with ``a = A u`` and ``ω = A ω'``; ``s_t``, ``s_r`` (n_m, 3, m_max) are zero for rigid markers. Ground rows of
     the outputs are left untouched."""
+    wf = np.zeros(3)  # scratch, allocated once per call (the per-marker allocations cost as much as the arithmetic)
+    u = np.empty(3)
+    th = np.zeros(3)
+    ud = np.zeros(3)
+    thd = np.zeros(3)
+    a = np.empty(3)
+    rot = np.empty((3, 3))
     for i in range(body.size):
         b = body[i]
         if b < 0:
             continue
         o, m = offsets[b], n_modes[b]
-        wf = np.zeros(3)
         for r in range(3):
             wf[r] = A[b, r, 0] * omega[b, 0] + A[b, r, 1] * omega[b, 1] + A[b, r, 2] * omega[b, 2]
-        u = np.empty(3)
-        th = np.zeros(3)
-        ud = np.zeros(3)
-        thd = np.zeros(3)
         for r in range(3):
             s, st, sd, std = local[i, r], 0.0, 0.0, 0.0
             for k in range(m):
@@ -71,18 +73,17 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
                 sd += s_t[i, r, k] * v[o + 7 + k]
                 std += s_r[i, r, k] * v[o + 7 + k]
             u[r], th[r], ud[r], thd[r] = s, st, sd, std
-        a = np.empty(3)
         for r in range(3):
             a[r] = A[b, r, 0] * u[0] + A[b, r, 1] * u[1] + A[b, r, 2] * u[2]
             X[i, r] = q[o + r] + a[r]
         # orientation: A (I + θ̃) R_0
-        rot = np.empty((3, 3))
         for r in range(3):
             for c in range(3):
                 rot[r, c] = orient[i, r, c]
-        rot[0, :] += -th[2] * orient[i, 1, :] + th[1] * orient[i, 2, :]
-        rot[1, :] += th[2] * orient[i, 0, :] - th[0] * orient[i, 2, :]
-        rot[2, :] += -th[1] * orient[i, 0, :] + th[0] * orient[i, 1, :]
+        for c in range(3):
+            rot[0, c] += -th[2] * orient[i, 1, c] + th[1] * orient[i, 2, c]
+            rot[1, c] += th[2] * orient[i, 0, c] - th[0] * orient[i, 2, c]
+            rot[2, c] += -th[1] * orient[i, 0, c] + th[0] * orient[i, 1, c]
         for r in range(3):
             for c in range(3):
                 R[i, r, c] = A[b, r, 0] * rot[0, c] + A[b, r, 1] * rot[1, c] + A[b, r, 2] * rot[2, c]
@@ -242,23 +243,22 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
                 jj[k, n] = JX[j, a, n]
         elif kind[k] == 1:
             bb = ib[k]
-            av = R[i, :, a]
-            bv = R[j, :, bb]
-            phi[rows[k]] = av[0] * bv[0] + av[1] * bv[1] + av[2] * bv[2]
-            axb = np.array([av[1] * bv[2] - av[2] * bv[1], av[2] * bv[0] - av[0] * bv[2],
-                            av[0] * bv[1] - av[1] * bv[0]])
+            a0, a1, a2 = R[i, 0, a], R[i, 1, a], R[i, 2, a]
+            b0, b1, b2 = R[j, 0, bb], R[j, 1, bb], R[j, 2, bb]
+            phi[rows[k]] = a0 * b0 + a1 * b1 + a2 * b2
+            c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
             for n in range(n_max):
-                ji[k, n] = axb[0] * JTH[i, 0, n] + axb[1] * JTH[i, 1, n] + axb[2] * JTH[i, 2, n]
-                jj[k, n] = -(axb[0] * JTH[j, 0, n] + axb[1] * JTH[j, 1, n] + axb[2] * JTH[j, 2, n])
+                ji[k, n] = c0 * JTH[i, 0, n] + c1 * JTH[i, 1, n] + c2 * JTH[i, 2, n]
+                jj[k, n] = -(c0 * JTH[j, 0, n] + c1 * JTH[j, 1, n] + c2 * JTH[j, 2, n])
         else:
-            av = R[i, :, a]
-            d = X[j] - X[i]
-            phi[rows[k]] = av[0] * d[0] + av[1] * d[1] + av[2] * d[2]
-            axd = np.array([av[1] * d[2] - av[2] * d[1], av[2] * d[0] - av[0] * d[2], av[0] * d[1] - av[1] * d[0]])
+            a0, a1, a2 = R[i, 0, a], R[i, 1, a], R[i, 2, a]
+            d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+            phi[rows[k]] = a0 * d0 + a1 * d1 + a2 * d2
+            c0, c1, c2 = a1 * d2 - a2 * d1, a2 * d0 - a0 * d2, a0 * d1 - a1 * d0
             for n in range(n_max):
-                ji[k, n] = (axd[0] * JTH[i, 0, n] + axd[1] * JTH[i, 1, n] + axd[2] * JTH[i, 2, n]) - (
-                    av[0] * JX[i, 0, n] + av[1] * JX[i, 1, n] + av[2] * JX[i, 2, n])
-                jj[k, n] = av[0] * JX[j, 0, n] + av[1] * JX[j, 1, n] + av[2] * JX[j, 2, n]
+                ji[k, n] = (c0 * JTH[i, 0, n] + c1 * JTH[i, 1, n] + c2 * JTH[i, 2, n]) - (
+                    a0 * JX[i, 0, n] + a1 * JX[i, 1, n] + a2 * JX[i, 2, n])
+                jj[k, n] = a0 * JX[j, 0, n] + a1 * JX[j, 1, n] + a2 * JX[j, 2, n]
         if with_jac:
             for side in range(2):
                 bd = body[i] if side == 0 else body[j]
@@ -285,6 +285,9 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
 
     ``mass``, ``first_moment`` (n_r, 3) and ``inertia`` (n_r, 3, 3, about the body origin) are stacked in the order
     of ``index``."""
+    mrw = np.empty((3, 3))  # scratch for all bodies
+    jg = np.empty((3, 4))
+    g_b = np.empty(3)
     for k in range(index.size):
         b = index[k]
         o = offsets[b]
@@ -294,7 +297,6 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         G = G_all[b]
         m = mass[k]
         # M̄_rω = -A c̃ (3, 3)
-        mrw = np.empty((3, 3))
         for r in range(3):
             a0, a1, a2 = A[b, r, 0], A[b, r, 1], A[b, r, 2]
             mrw[r, 0] = -(a1 * c[2] - a2 * c[1])
@@ -308,7 +310,6 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
                 val = 2.0 * (mrw[r, 0] * G[0, cc] + mrw[r, 1] * G[1, cc] + mrw[r, 2] * G[2, cc])
                 mass_out[o + r, o + 3 + cc] = val
                 mass_out[o + 3 + cc, o + r] = val
-        jg = np.empty((3, 4))
         for r in range(3):
             for cc in range(4):
                 jg[r, cc] = J[r, 0] * G[0, cc] + J[r, 1] * G[1, cc] + J[r, 2] * G[2, cc]
@@ -326,7 +327,6 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         jw0 = J[0, 0] * w[0] + J[0, 1] * w[1] + J[0, 2] * w[2]
         jw1 = J[1, 0] * w[0] + J[1, 1] * w[1] + J[1, 2] * w[2]
         jw2 = J[2, 0] * w[0] + J[2, 1] * w[1] + J[2, 2] * w[2]
-        g_b = np.empty(3)
         for r in range(3):
             qbar[b, r] = -(A[b, r, 0] * t0 + A[b, r, 1] * t1 + A[b, r, 2] * t2) + m * gravity[r]
             g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]

@@ -106,11 +106,29 @@ class Extremes:
                     self._axial[f"body/{body.name}/modal_coordinates"] = (found[0], found[1], 1.0 / found[2])
         self._pressure_keys = self._modal_keys = self._spin_keys = None
 
-    def update(self, t: float, row: dict, units: dict) -> None:
+    def _keys(self, row, units) -> None:
         if self._pressure_keys is None:  # the rows of a run have one set of keys: found at the first row
             self._pressure_keys = [k for k in row if units.get(k) == "Pa" and k.startswith("element/")]
             self._modal_keys = [k for k in row if k.endswith("/modal_coordinates")]
             self._spin_keys = [k for k in row if k.startswith("body/") and k.endswith("/angular_velocity")]
+
+    def update_block(self, times, columns: dict, units: dict) -> None:
+        """:meth:`update` for several samples (``columns``: name -> array with one row per time)."""
+        self._keys(columns, units)
+        for key in self._pressure_keys:
+            k = int(np.argmax(columns[key]))
+            if columns[key][k] > self.pressure[0]:
+                self.pressure = (float(columns[key][k]), key, float(times[k]))
+        for key, store in [(k, "modal") for k in self._modal_keys] + [(k, "spin") for k in self._spin_keys]:
+            norms = np.sqrt(np.sum(np.asarray(columns[key]) ** 2, axis=1))
+            k = int(np.argmax(norms))
+            if store == "modal" and norms[k] > self.modal.get(key, (-1.0,))[0]:
+                self.modal[key] = (float(norms[k]), np.array(columns[key][k]), float(times[k]))
+            elif store == "spin" and norms[k] > self.spin.get(key, (-1.0,))[0]:
+                self.spin[key] = (float(norms[k]), float(times[k]))
+
+    def update(self, t: float, row: dict, units: dict) -> None:
+        self._keys(row, units)
         for key in self._pressure_keys:
             value = row[key]
             if value > self.pressure[0]:

@@ -160,6 +160,7 @@ class ResultsWriter:
         self.broken = None  # reason, once a write error made the file unusable
         self.final_path = None
         self._buffer: list = []
+        self._buffered = 0  # rows in the buffer (a block entry holds several)
         self._datasets: dict = {}
         self._reserve = self.part + ".reserve"
         try:
@@ -219,21 +220,51 @@ class ResultsWriter:
                 if np.size(value):
                     self._create("states/" + name, value, "mixed (solver coordinates)", None)
         self._buffer.append((t, row, states))
-        if len(self._buffer) >= self.flush_every or _time.monotonic() - self._last_flush > self.flush_seconds:
+        self._buffered += 1
+        if self._buffered >= self.flush_every or _time.monotonic() - self._last_flush > self.flush_seconds:
             self.flush()
+
+    def append_block(self, times: np.ndarray, columns: dict, units: dict, components: dict,
+                     states: tuple | None = None) -> None:
+        """Buffer several samples at once: ``columns`` maps each signal name to an array with one row per time
+        (the compiled step's samples); the same datasets as :meth:`append`."""
+        if self.broken or not len(times):
+            return
+        if not self._datasets:
+            self._create("time", times[0], "s", None)
+            for name, value in columns.items():
+                self._create("signals/" + name, value[0], units[name], components.get(name))
+            for name, value in zip(("q", "v", "z"), states or ()):
+                if np.size(value[0]):
+                    self._create("states/" + name, value[0], "mixed (solver coordinates)", None)
+        self._buffer.append(("block", np.asarray(times, dtype=float), columns, states))
+        self._buffered += len(times)
+        if self._buffered >= self.flush_every or _time.monotonic() - self._last_flush > self.flush_seconds:
+            self.flush()
+
+    def _column(self, name: str) -> np.ndarray:
+        """The buffered values of one dataset, rows and blocks in order."""
+        pieces, run = [], []
+        k = ("states/q", "states/v", "states/z").index(name) if name.startswith("states/") else None
+        key = name[len("signals/"):]
+        for entry in self._buffer:
+            if isinstance(entry[0], str):  # a block
+                if run:
+                    pieces.append(np.array(run))
+                    run = []
+                _, times, columns, states = entry
+                pieces.append(times if name == "time" else (states[k] if k is not None else columns[key]))
+            else:
+                run.append(entry[0] if name == "time" else (entry[2][k] if k is not None else entry[1][key]))
+        if run:
+            pieces.append(np.array(run))
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
     def _write_block(self) -> None:
         """Write the buffered rows after the ``rows_written`` ones (repeatable after a failed attempt)."""
-        n_old, n_new = self.rows_written, len(self._buffer)
+        n_old, n_new = self.rows_written, self._buffered
         for name, ds in self._datasets.items():
-            if name == "time":
-                block = np.array([b[0] for b in self._buffer])
-            elif name.startswith("states/"):
-                k = ("states/q", "states/v", "states/z").index(name)
-                block = np.array([b[2][k] for b in self._buffer])
-            else:
-                key = name[len("signals/"):]
-                block = np.array([b[1][key] for b in self._buffer])
+            block = self._column(name)
             ds.resize(n_old + n_new, axis=0)
             ds[n_old:] = block
         self.file.flush()
@@ -268,14 +299,17 @@ class ResultsWriter:
                 t_kept = self._last_time_written()
                 raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples up to "
                                       f"t = {t_kept:.6g} s are kept (free some space)") from None
-            self.rows_written += len(self._buffer)
-            t_last = self._buffer[-1][0]
+            self.rows_written += self._buffered
+            last = self._buffer[-1]
+            t_last = float(last[1][-1]) if isinstance(last[0], str) else last[0]
             self._buffer.clear()
+            self._buffered = 0
             self.broken = reason
             raise SimulationError(f"writing the results stopped at t = {t_last:.6g} s: {reason} (free some space; "
                                   "the samples up to there are kept)") from None
-        self.rows_written += len(self._buffer)
+        self.rows_written += self._buffered
         self._buffer.clear()
+        self._buffered = 0
         self._last_flush = _time.monotonic()
 
     def _check_room(self) -> None:
@@ -284,7 +318,7 @@ class ResultsWriter:
         from .safe_files import free_bytes
 
         row = sum(ds.dtype.itemsize * int(np.prod(ds.shape[1:])) for ds in self._datasets.values())
-        need = len(self._buffer) * row * 1.5 + 2 ** 20
+        need = self._buffered * row * 1.5 + 2 ** 20
         if free_bytes(self.part) < need:
             raise _NoRoom("No space left on device (less than the next block of samples plus 1 MB is free)")
 

@@ -1,0 +1,437 @@
+"""The compiled time loop (issue 26): generalized-α Newton step, error estimate and step-size control.
+
+Line by line the algorithm of :meth:`flexmbs.engine.integrator.GeneralizedAlpha.step`,
+:meth:`~flexmbs.engine.integrator.GeneralizedAlpha.error_vector` and :class:`flexmbs.engine.solver._Run`
+(``attempt``, ``_accept``, ``_reject``, ``_newton_failed``; see their docstrings for the equations), on the arrays
+of :mod:`flexmbs.engine.compiled_plan`. :func:`advance` steps until the next output time, the end, or a failure,
+and returns to Python only then.
+
+A state is the tuple ``(q, v, a, q̈, z, ż, w, λ, ż_previous)`` (``a`` and ``w`` the pseudo-accelerations and
+pseudo-rates). Differences to the Python path: the constraint rows are not re-selected after a Newton failure (the
+Python path checks once whether redundant rows changed, :func:`flexmbs.engine.redundancy.reselect_rows`); models
+that need it run there.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
+                            MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, lu_factor,
+                            lu_solve, residual, signals_at)
+
+# coefficient slots
+(C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
+ C_INTERVAL) = range(14)
+CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ctrl-C)
+
+
+@njit(cache=True)
+def _scale_q(mi, mf, coef, qa, qb, out):
+    """:meth:`GeneralizedAlpha._q_scale` of rigid bodies: ``atol`` per kind, Euler parameters the tighter of that
+    and ``atol + rtol·max|p|``."""
+    rot = mi[21]
+    scale_q = mf[9]
+    out[:] = scale_q
+    for k in range(rot.size):
+        i = rot[k]
+        size = max(abs(qa[i]), abs(qb[i]))
+        out[i] = min(out[i], coef[C_ATOL] + coef[C_RTOL] * size)
+
+
+@njit(cache=True)
+def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs):
+    """One attempt ``t → t + h`` into ``new``; returns the iteration count, or -1 non-finite residual, -2
+    non-finite update (singular matrix), -3 diverging, -4 too many iterations (``rhs`` holds the residual)."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
+    K, C, Dz, Gq, Gv, Gz = blk
+    res, zdot, phi, jac, mass = tmp[2], tmp[3], tmp[4], tmp[5], tmp[6]
+    am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
+    n_q, n_z, n_c = q.size, z.size, lam.size
+    t1 = sc[T] + h
+    signals_at(t1, sc, cb)
+    bh2 = b * h * h
+    for i in range(n_q):
+        a1[i] = (qdd[i] - am * a[i]) / (1.0 - am)
+        qdd1[i] = qdd[i]
+        q1[i] = q[i] + h * v[i] + h * h * ((0.5 - b) * a[i] + b * a1[i])
+        v1[i] = v[i] + h * ((1.0 - g) * a[i] + g * a1[i])
+    zbase = np.empty(n_z)
+    for i in range(n_z):
+        w1[i] = (zd[i] - am * w[i]) / (1.0 - am)
+        z1[i] = z[i] + h * ((1.0 - g) * w[i] + g * w1[i])
+        zbase[i] = z[i] + h * (1.0 - g) * w[i]
+    lam_s = lam * bh2
+    beta_p = (1.0 - am) / ((1.0 - af) * bh2)
+    gamma_p = g / (b * h)
+    weights = np.empty(n_q)
+    _scale_q(mi, mf, coef, q1, q1, weights)
+    zw = np.empty(n_z)
+    for i in range(n_z):
+        zw[i] = 1.0 / (mf[10][i] + coef[C_RTOL] * abs(z1[i]))
+    previous = -1.0
+    n = n_q + n_z + n_c
+    c_m = (1.0 - am) / (1.0 - af)
+    c_z = (1.0 - af) / (1.0 - am)
+    gh = g * h
+    for it in range(1, int(coef[C_MAXNEWTON]) + 1):
+        for r in range(n_c):
+            lam1[r] = lam_s[r] / bh2
+        residual(t1, q1, v1, qdd1, z1, lam1, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+        stats[S_RES] += 1
+        finite = True
+        for i in range(n_q):
+            rhs[i] = -bh2 * res[i]
+        for i in range(n_z):
+            w_new = ((1.0 - af) * zdot[i] + af * zd[i] - am * w[i]) / (1.0 - am)
+            rhs[n_q + i] = -(z1[i] - zbase[i] - h * g * w_new)
+        for r in range(n_c):
+            rhs[n_q + n_z + r] = -phi[r]
+        for i in range(n):
+            if not math.isfinite(rhs[i]):
+                finite = False
+        if not finite:
+            return -1
+        if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
+            mat[:, :] = 0.0
+            for i in range(n_q):
+                for j in range(n_q):
+                    mat[i, j] = c_m * mass[i, j] + gh * C[i, j] + bh2 * K[i, j]
+                for r in range(n_c):
+                    mat[i, n_q + n_z + r] = jac[r, i]
+                    mat[n_q + n_z + r, i] = jac[r, i]
+                for j in range(n_z):
+                    mat[i, n_q + j] = bh2 * Dz[i, j]
+                    mat[n_q + j, i] = -gh * c_z * (Gq[j, i] + Gv[j, i] * g / (b * h))
+            for i in range(n_z):
+                for j in range(n_z):
+                    mat[n_q + i, n_q + j] = (1.0 if i == j else 0.0) - gh * c_z * Gz[i, j]
+            stats[S_FACT] += 1
+            if not lu_factor(mat, piv):
+                return -2
+        delta = rhs.copy()
+        lu_solve(mat, piv, delta)
+        for i in range(n):
+            if not math.isfinite(delta[i]):
+                return -2
+        ssum = 0.0
+        for i in range(n_q):
+            dq = delta[i]
+            q1[i] += dq
+            v1[i] += gamma_p * dq
+            qdd1[i] += beta_p * dq
+            ssum += (dq * weights[i]) ** 2
+        for i in range(n_z):
+            z1[i] += delta[n_q + i]
+            ssum += (delta[n_q + i] * zw[i]) ** 2
+        for r in range(n_c):
+            lam_s[r] += delta[n_q + n_z + r]
+        norm = math.sqrt(ssum / max(1, n_q + n_z))
+        stats[S_ITER] += 1
+        pmax = 0.0
+        for r in range(n_c):
+            pmax = max(pmax, abs(phi[r]))
+        small_phi = pmax < 1e-6
+        if norm < 1e-3 and small_phi:
+            return _finish(it, h, cur, new, coef, zbase, lam_s)
+        if previous >= 0.0:
+            rate = norm / previous
+            if rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi:
+                return _finish(it, h, cur, new, coef, zbase, lam_s)
+            if rate > 0.9 and norm > 1e-2:
+                return -3
+        previous = norm
+    return -4
+
+
+@njit(cache=True)
+def _finish(it, h, cur, new, coef, zbase, lam_s):
+    """The end of :meth:`GeneralizedAlpha.step`: pseudo-rates, rates, pseudo-accelerations, multipliers."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
+    am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
+    for i in range(z.size):
+        w1[i] = (z1[i] - zbase[i]) / (h * g)
+        zd1[i] = ((1.0 - am) * w1[i] + am * w[i] - af * zd[i]) / (1.0 - af)
+        zdp1[i] = zd[i]
+    for i in range(q.size):
+        a1[i] = a1[i] + (1.0 - af) / (1.0 - am) * (qdd1[i] - qdd[i])
+    for r in range(lam.size):
+        lam1[r] = lam_s[r] / (b * h * h)
+    return it
+
+
+@njit(cache=True)
+def error_vector(h, cur, new, mi, mf, coef, fl, sc, out):
+    """:meth:`GeneralizedAlpha.error_vector` into ``out`` (n_q + n_z,); returns the weighted RMS."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
+    n_q, n_z = q.size, z.size
+    scale = np.empty(n_q)
+    _scale_q(mi, mf, coef, q, q1, scale)
+    c = h * h * abs(coef[C_B] - 1.0 / 6.0)
+    s = 0.0
+    for i in range(n_q):
+        out[i] = c * (a1[i] - a[i]) / scale[i]
+        s += out[i] ** 2
+    for i in range(n_z):
+        if fl[F_PREV] == 1 and sc[H_PREV] > 0.0:
+            extrapolated = zd[i] + (zd[i] - zdp[i]) * (h / sc[H_PREV])
+            e = h / 2.0 * (zd1[i] - extrapolated)
+        else:
+            e = h / 6.0 * (zd1[i] - zd[i])
+        out[n_q + i] = e / (mf[10][i] + coef[C_RTOL] * max(abs(z[i]), abs(z1[i])))
+        s += out[n_q + i] ** 2
+    n = n_q + n_z
+    return math.sqrt(s / n) if n else 0.0
+
+
+@njit(cache=True)
+def _copy_state(src, dst):
+    for k in range(len(src)):
+        dst[k][:] = src[k]
+
+
+@njit(cache=True)
+def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
+    """Trapezoid of the elements' integrands over the accepted step (flexmbs.engine.solver._Integrals)."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    aux = ws[17]
+    if aux.size == 0:
+        return
+    signals_at(sc[T], sc, cb)
+    residual(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
+    for k in range(aux.size):
+        integrals[k] += 0.5 * h * (aux_prev[k] + aux[k])
+        aux_prev[k] = aux[k]
+
+
+@njit(cache=True)
+def advance(chunk, max_steps, cur, new, mi, mf, fns, ofns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
+            cb, rhs, errv, integrals, aux_prev, sp, bf):
+    """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
+    end, a full buffer (OUTPUT), ``chunk`` accepted steps (CONTINUE) or a failure; returns a code."""
+    t_end = coef[C_TEND]
+    capacity = bf[0].size
+    done = 0
+    while True:
+        if stats[S_STEPS] >= max_steps:
+            return MAX_STEPS
+        h_try = min(sc[H], t_end - sc[T])
+        sc[H_TRY] = h_try
+        iters = newton_step(h_try, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs)
+        if iters < 0:  # _Run._newton_failed (without the re-selection of constraint rows)
+            stats[S_NEWTON_FAIL] += 1
+            if fl[F_FRESH] == 0 and fl[F_HALVED] == 0 and 0.5 * h_try >= coef[C_MINSTEP]:
+                fl[F_HALVED] = 1
+                sc[H] = 0.5 * h_try
+                continue
+            if fl[F_FRESH] == 0:
+                _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+                fl[F_FRESH] = 1
+                continue
+            sc[H] = 0.25 * h_try
+            if sc[H] < coef[C_MINSTEP]:
+                stats[S_LAST_ITERS] = iters
+                return NEWTON_FAILED
+            continue
+        err = error_vector(h_try, cur, new, mi, mf, coef, fl, sc, errv)
+        if not math.isfinite(err):
+            err = 1e6
+        if err > 1.0:  # _Run._reject
+            stats[S_REJECTED] += 1
+            fl[F_REJECTED] = 1
+            worst = np.argmax(np.abs(errv))
+            limiting[worst] += 1
+            sc[H] = h_try * max(coef[C_SHRINK], coef[C_SAFETY] * err ** (-1.0 / 3.0))
+            if sc[H] < coef[C_MINSTEP]:
+                stats[S_WORST] = worst
+                return ERROR_FAILED
+            continue
+        # _Run._accept
+        _copy_state(new, cur)
+        sc[H_PREV] = h_try
+        fl[F_PREV] = 1
+        sc[T] = sc[T] + h_try
+        stats[S_STEPS] += 1
+        stats[S_LAST_ITERS] = iters
+        sc[ERR] = err
+        _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
+        fl[F_FRESH] = 0
+        fl[F_HALVED] = 0
+        if iters > 3:
+            _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+            fl[F_FRESH] = 1
+        if err > 0:
+            factor = min(coef[C_GROW], max(0.5, coef[C_SAFETY] * err ** (-1.0 / 3.0)))
+        else:
+            factor = coef[C_GROW]
+        if fl[F_REJECTED] == 1:
+            factor = min(factor, 1.0)
+            fl[F_REJECTED] = 0
+        if h_try >= sc[H] * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
+            sc[H] = min(coef[C_MAXSTEP], h_try * factor)
+        if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
+            return STEP_TOO_SMALL
+        end = sc[T] >= t_end * (1.0 - 1e-12)
+        interval = coef[C_INTERVAL]
+        if interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end:  # _Run._accept's output rule
+            take_sample(h_try, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integrals)
+            sc[NEXT] = sc[T] + interval
+        if end:
+            return END
+        if bf[-1][0] >= capacity:
+            return OUTPUT
+        done += 1
+        if done >= chunk:
+            return CONTINUE
+
+
+@njit(cache=True)
+def _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
+    stats[S_JAC] += 1
+
+
+@njit(cache=True)
+def refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
+    """The Jacobian blocks at the current state (the start of a run)."""
+    _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+
+
+@njit(cache=True)
+def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
+    """The elements' integrands at the current state into ``aux_prev`` (the start of a run)."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    signals_at(sc[T], sc, cb)
+    residual(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
+    aux_prev[:] = ws[17]
+
+
+@njit(cache=True)
+def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
+    """:func:`flexmbs.engine.initial.initial_accelerations` at the current state (models without force elements):
+    ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)``
+    (rows without
+    time dependence: the compiled step has no prescribed motions); returns False when the matrix is singular."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    res, zdot, phi, jac, mass = tmp[2], tmp[3], tmp[4], tmp[5], tmp[6]
+    n_q, n_c = q.size, lam.size
+    signals_at(sc[T], sc, cb)
+    zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
+    speed = 0.0
+    for i in range(n_q):
+        speed += v[i] * v[i]
+    s = 1e-4 / max(math.sqrt(speed), 1.0)
+    gamma = np.zeros(n_c)
+    for k in (-1.0, 1.0):
+        residual(sc[T], q + k * s * v, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+        for r in range(n_c):
+            gamma[r] -= phi[r] / s ** 2
+    residual(sc[T], q, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+    n = n_q + n_c
+    kkt = np.zeros((n, n))
+    rhs = np.empty(n)
+    for i in range(n_q):
+        rhs[i] = -res[i]
+        for j in range(n_q):
+            kkt[i, j] = mass[i, j]
+        for r in range(n_c):
+            kkt[i, n_q + r] = jac[r, i]
+            kkt[n_q + r, i] = jac[r, i]
+    for r in range(n_c):
+        rhs[n_q + r] = gamma[r] + 2.0 * phi[r] / s ** 2
+    piv = np.zeros(n, dtype=np.int64)
+    if not lu_factor(kkt, piv):
+        return False
+    lu_solve(kkt, piv, rhs)
+    for i in range(n):
+        if not math.isfinite(rhs[i]):
+            return False
+    out_qdd[:] = rhs[:n_q]
+    out_lam[:] = rhs[n_q:]
+    return True
+
+
+@njit(cache=True)
+def take_sample(h, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integrals):
+    """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
+    ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
+    states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
+    (through the elements' output kernels) and integrals, step size, iterations, constraint violation."""
+    q, v, a, qdd, z, zd, w, lam, zdp = cur
+    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FB, cnt) = bf
+    (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
+    (el_z, el_y, el_s, el_f, el_i) = (mi[14], mi[15], mi[16], mi[18], mi[19])
+    ipar, fpar, sig = mi[20], mf[8], mf[11]
+    A, omega, X, R, ji, jj, y, ydot, fy = ws[0], ws[2], ws[3], ws[4], ws[10], ws[11], ws[14], ws[15], ws[16]
+    offsets = mi[0]
+    row = cnt[0]
+    lam_c = np.empty(lam.size)
+    if not consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, np.empty(q.size), lam_c):
+        lam_c[:] = lam  # a singular instant: the integrator's multipliers (reported)
+        if FB[0] == 0:
+            FB[1] = sc[T]
+        FB[0] += 1
+    phi = tmp[4]
+    pmax = 0.0
+    for r in range(phi.size):
+        pmax = max(pmax, abs(phi[r]))
+    times[row], hs[row], its[row], viol[row] = sc[T], h, iters, pmax
+    Q[row] = q
+    Vv[row] = v
+    Z[row] = z
+    for b in range(offsets.size):
+        for i in range(3):
+            OM[row, b, i] = A[b, i, 0] * omega[b, 0] + A[b, i, 1] * omega[b, 1] + A[b, i, 2] * omega[b, 2]
+    for m in range(n_mm[0]):
+        XM[row, m] = X[m]
+    Y[row] = y
+    FY[row] = fy
+    INT[row] = integrals
+    rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
+    for e in range(len(ofns)):
+        z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
+        out = OUT[row, eo[e]:]
+        ofns[e](sc[T], z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+                ipar[i0:].ctypes, rates.ctypes, forces.ctypes, out.ctypes)
+    gen = np.zeros((jt_side.size, 6))
+    for k in range(jr_joint.size):
+        j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
+        for c in range(6):
+            gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_c[r]
+    for j in range(jt_side.size):
+        b, m = jt_body[j], jt_side[j]
+        o = offsets[b]
+        f = gen[j, 0:3]
+        tq = np.empty(3)
+        for i in range(3):
+            tq[i] = A[b, i, 0] * gen[j, 3] + A[b, i, 1] * gen[j, 4] + A[b, i, 2] * gen[j, 5]
+        d = X[m] - q[o:o + 3]
+        tq[0] -= d[1] * f[2] - d[2] * f[1]
+        tq[1] -= d[2] * f[0] - d[0] * f[2]
+        tq[2] -= d[0] * f[1] - d[1] * f[0]
+        if jt_on_j[j] == 1:
+            JF[row, j] = f
+            JT[row, j] = tq
+        else:
+            e = X[jt_mi[j]] - X[jt_mj[j]]
+            JF[row, j] = -f
+            JT[row, j, 0] = -tq[0] - (e[1] * f[2] - e[2] * f[1])
+            JT[row, j, 1] = -tq[1] - (e[2] * f[0] - e[0] * f[2])
+            JT[row, j, 2] = -tq[2] - (e[0] * f[1] - e[1] * f[0])
+    for c in range(jc_kind.size):  # joints.rotation_coordinate / translation_coordinate
+        i, j = jc_mi[c], jc_mj[c]
+        if jc_kind[c] == 0:
+            ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
+            xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
+            JC[row, c] = math.atan2(ydx, xdx)
+        else:
+            JC[row, c] = (R[i, 0, 2] * (X[j, 0] - X[i, 0]) + R[i, 1, 2] * (X[j, 1] - X[i, 1])
+                          + R[i, 2, 2] * (X[j, 2] - X[i, 2]))
+    cnt[0] = row + 1

@@ -1,0 +1,296 @@
+"""Compile a model for the compiled step (issue 26): flat arrays, a workspace, and the run that steps them.
+
+:func:`compiled_run` turns an assembled :class:`~flexmbs.engine.system.System` into the arrays of
+:mod:`flexmbs.engine.compiled_step` once (parameters, index maps, element kernels' addresses and parameters) and
+returns a :class:`CompiledRun` with the interface of :class:`flexmbs.engine.solver._Run`; :func:`flexmbs.simulate`
+then steps it with :func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
+
+What compiles today: rigid bodies, library joints (their basic rows; redundant rows dropped), gravity, and state
+elements that offer a compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distance
+measurements. Anything else — flexible bodies, force elements, prescribed motions, user joints, other measurements,
+elements with contact events, signals that are not functions of time — keeps the model on the Python path, and the
+results say why (``Results.statistics["engine"]``).
+"""
+from __future__ import annotations
+
+import ctypes
+from ctypes import POINTER, c_double, c_int64
+
+import numpy as np
+
+from fem.errors import SimulationError
+
+from flexmbs.model.measurements import Distance
+
+from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
+                            C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, advance, integrands_at, refresh, take_sample)
+from .compiled_record import Sampler
+from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
+                            S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
+                            T_SIG)
+
+CHUNK = 20_000  # accepted steps per compiled call at most: the watchdog, progress bar and Ctrl-C run between
+from .initial import equation_names
+from .integrator import NewtonFailure, StepState
+
+__all__ = ["compiled_run", "CompiledRun", "ELEMENT_PROTOTYPE"]
+
+_PD = POINTER(c_double)
+#: C prototype of a compiled element kernel (docs/element-protocol.md):
+#: ``kernel(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)``
+ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD, _PD)
+_SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
+_NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
+                   "matrix)", -3: "diverging", -4: "too many iterations"}
+
+
+def _noop_kernel():
+    """A kernel that does nothing: the element tuple of a model without state elements."""
+    from numba import cfunc, types
+
+    ptr = types.CPointer(types.float64)
+    sig = types.void(types.float64, ptr, ptr, ptr, ptr, ptr, types.CPointer(types.int64), ptr, ptr, ptr)
+
+    @cfunc(sig, cache=True)
+    def noop(t, z, y, ydot, s, fpar, ipar, rates, forces, aux):  # pragma: no cover - compiled
+        return
+
+    return noop
+
+
+def _unsupported(system, events, state) -> str:
+    """Why the model cannot take the compiled step ("" if it can)."""
+    if any(b.n_modes for b in system.bodies):
+        return "flexible bodies"
+    if system.forces:
+        return f"force elements ({', '.join(type(f).__name__ for f in system.forces)})"
+    if system.fallback_joints:
+        return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
+    if system.driven_joints:
+        return f"prescribed joint motions ({', '.join(j.name for j in system.driven_joints)})"
+    for element in system.elements:
+        if not callable(getattr(element, "compiled_element", None)):
+            return f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
+        for meas in element.measurements:
+            if type(meas) is not Distance:
+                return f"element {element.name!r} reads a {type(meas).__name__} measurement"
+    if system.row_keep is not None:
+        return "redundant constraints (their reactions are split by the Python path)"
+    if any(j.marker_i.on_ground and j.marker_j.on_ground for j in system.model.joints):
+        return "a joint between two ground markers"
+    if events.active and events.gaps(state.t, state.q, state.v, state.z):
+        return "contact events (" + ", ".join(events.gaps(state.t, state.q, state.v, state.z)) + ")"
+    return ""
+
+
+class _Plan:
+    """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles)."""
+
+    def __init__(self, system, integ, specs):
+        n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
+        n_b, n_m = len(system.bodies), len(system.markers)
+        cc = system.compiled
+        keep = system.row_keep if system.row_keep is not None else np.arange(system.n_c_all)
+        meas_a, meas_b, el = [], [], {k: [] for k in "zysafi"}
+        fpar, ipar, signals, n_aux = [], [], [], 0
+        for k, (element, spec) in enumerate(zip(system.elements, specs)):
+            el["z"].append(system.z_offsets[k])
+            el["y"].append(len(meas_a))
+            el["s"].append(len(signals))
+            el["a"].append(n_aux)
+            el["f"].append(sum(len(f) for f in fpar))
+            el["i"].append(sum(len(i) for i in ipar))
+            for meas in element.measurements:
+                meas_a.append(meas.marker_a.index)
+                meas_b.append(meas.marker_b.index)
+            fpar.append(np.asarray(spec.fpar, dtype=float))
+            ipar.append(np.asarray(spec.ipar, dtype=np.int64))
+            signals += list(spec.signals)
+            n_aux += spec.n_aux
+        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        n_y = len(meas_a)
+        self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
+                   ints(system.marker_body), ints(system.body_n_coordinates), ints(cc.flat_kind), ints(cc.flat_mi),
+                   ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), ints(meas_a),
+                   ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
+                   ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation))
+        self.sig = np.zeros(max(len(signals), 1))
+        flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
+        self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
+                   flo(system._rigid_inertia).reshape(-1, 3, 3), flo(system.model.gravity), flo(system.marker_local),
+                   flo(system.marker_orient), flo(system.marker_s_t), flo(system.marker_s_r),
+                   flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig)
+        n_quasi = system.n_quasi_max
+        n_rows = max(cc.n_rows, 1)
+        self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
+                   system.ground_axes.copy(), np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi)),
+                   np.zeros((n_m, 3)), np.zeros((n_m, 3)), np.zeros((n_b, n_quasi)), np.zeros((n_rows, n_quasi)),
+                   np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
+                   np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q))
+        self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
+                    np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
+        self.tmp = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)),
+                    np.zeros((n_q, n_q)))
+        n = n_q + n_z + n_c
+        self.mat, self.piv, self.rhs = np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n)
+        self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
+        self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
+        addresses = [spec.address for spec in specs] or [_noop_kernel().address]
+        self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
+        self.fns = tuple(self.kernels)
+        out_addresses = [spec.output_address for spec in specs] or [_noop_kernel().address]
+        self.output_kernels = [ELEMENT_PROTOTYPE(address) for address in out_addresses]
+        self.ofns = tuple(self.output_kernels)
+        keys = [f"element/{e.name}/{key}" for e in system.elements if hasattr(e, "integrands")
+                for key in e.integral_units]
+        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys)
+        self.signals = signals
+        self.errors: list = []
+        self.callback = _SIGNAL_CALLBACK(self._signal_function())
+
+    def _signal_function(self):
+        sig, errors = self.sig, self.errors
+        timed = []
+        for i, (kind, data) in enumerate(self.signals):
+            if kind == "constant":
+                sig[i] = data
+            elif kind == "table":
+                timed.append((i, lambda t, x=data[0], y=data[1]: np.interp(t, x, y)))
+            else:
+                timed.append((i, data))
+
+        def evaluate(t):
+            try:
+                for i, f in timed:
+                    sig[i] = f(t)
+            except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
+                errors.append(exc)
+                sig[:] = np.nan
+        return evaluate
+
+
+class _NoEvents:
+    """The event bookkeeping of a compiled run: no contact events (they keep a model on the Python path)."""
+
+    active = False
+
+    def __init__(self):
+        self.events = []
+
+
+class CompiledRun:
+    """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
+
+    def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks):
+        self.system, self.integ, self.state = system, integ, state
+        self.t_end, self.output_interval, self.plan = t_end, output_interval, plan
+        self.max_steps = hooks["max_steps"]
+        self.recorder, self._newton_message = hooks["recorder"], hooks["newton_message"]
+        self.events = _NoEvents()
+        self.integrals = hooks["integrals"]
+        self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
+                      "event_resteps": 0}
+        coef = np.zeros(14)
+        coef[C_INTERVAL] = output_interval or 0.0
+        coef[[C_AM, C_AF, C_G, C_B]] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
+        coef[[C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP]] = (integ.rtol, integ.atol,
+                                                                              integ.max_newton, t_end, max_step,
+                                                                              min_step)
+        coef[[C_SAFETY, C_SHRINK, C_GROW]] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
+        self.coef = coef
+        self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
+        self.fl = np.zeros(4, dtype=np.int64)
+        self.fl[0] = 1  # fresh Jacobian at the start
+        self.counters = np.zeros(9, dtype=np.int64)
+        s = state
+        self.cur = tuple(np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd))
+        self.new = tuple(x.copy() for x in self.cur)
+        p = plan
+        take_sample(0.0, 0, self.cur, p.mi, p.mf, p.fns, p.ofns, p.ws, p.tmp, self.sc, p.callback, p.sampler.sp,
+                    p.sampler.bf, p.integrals)
+        self._check_callback()
+        p.sampler.flush(self.recorder, self.stats)
+        refresh(self.cur, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp, self.sc, self.counters, p.callback)
+        integrands_at(self.cur, p.mi, p.mf, p.fns, p.ws, p.tmp, self.sc, p.callback, p.aux_prev)
+        self._check_callback()
+        self._sync()
+
+    @property
+    def h(self) -> float:
+        return float(self.sc[H])
+
+    def limiting_names(self) -> dict[str, int]:
+        """Rejected steps per limiting equation, by equation name."""
+        hits = np.nonzero(self.plan.limiting)[0]
+        if not hits.size:
+            return {}
+        names = equation_names(self.system)
+        out: dict[str, int] = {}
+        for i in hits:
+            out[names[i]] = out.get(names[i], 0) + int(self.plan.limiting[i])
+        return out
+
+    def _check_callback(self) -> None:
+        if self.plan.errors:
+            exc = self.plan.errors[0]
+            self.plan.errors.clear()
+            raise exc
+
+    def _sync(self) -> None:
+        c = self.counters
+        self.stats.update(steps=int(c[S_STEPS]), rejected_steps=int(c[S_REJECTED]),
+                          newton_failures=int(c[S_NEWTON_FAIL]))
+        self.integ.stats.update(newton_iterations=int(c[S_ITER]), jacobian_evaluations=int(c[S_JAC]),
+                                factorizations=int(c[S_FACT]), residual_evaluations=int(c[S_RES]))
+        q, v, a, qdd, z, zd, w, lam, zdp = (x.copy() for x in self.cur)
+        self.state = StepState(float(self.sc[T]), q, v, a, qdd, z, zd, w, lam, zdp, float(self.sc[2]))
+        for key, value in zip(self.integrals.values, self.plan.integrals):
+            self.integrals.values[key] = float(value)
+
+    def attempt(self) -> None:
+        """Step in compiled code until the end, a full sample buffer or a chunk of steps; record the samples."""
+        p = self.plan
+        code = advance(CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ofns, p.ws, p.blk, p.tmp,
+                       p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
+                       p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf)
+        self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time
+        self._sync()
+        try:
+            self._check_callback()
+        finally:
+            p.sampler.flush(self.recorder, self.stats)
+        if code in (OUTPUT, END, CONTINUE):
+            return
+        t, names = self.state.t, equation_names(self.system)
+        if code == MAX_STEPS:
+            raise SimulationError(f"maximum number of steps ({self.max_steps}) reached at t = {t:.6g} s")
+        if code == NEWTON_FAILED:
+            failure = NewtonFailure(p.rhs.copy(), _NEWTON_REASONS.get(int(self.counters[S_LAST_ITERS]), "failed"))
+            raise SimulationError(self._newton_message(self.system, t, float(self.sc[5]), failure))
+        worst = int(np.argmax(np.abs(p.errv)))
+        if code == ERROR_FAILED:
+            raise SimulationError(
+                f"step size fell below {self.coef[C_MINSTEP]:g} s at t = {t:.6g} s: the error test keeps failing, "
+                f"largest error in {names[int(self.counters[S_WORST])]} (an impact, a discontinuous force or a "
+                "solution that blows up?)")
+        if code == STEP_TOO_SMALL:
+            raise SimulationError(f"step size fell below {self.coef[C_MINSTEP]:g} s at t = {t:.6g} s; the solution "
+                                  f"changes too fast in {names[worst]} (does it blow up?)")
+        raise SimulationError(f"compiled step returned an unknown code {code}")  # pragma: no cover
+
+
+def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks):
+    """``(CompiledRun, "")``, or ``(None, reason)`` when the model needs the Python path. ``hooks``: ``record(state,
+    h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
+    ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
+    reason = _unsupported(system, events, state)
+    if reason:
+        return None, reason
+    specs = []
+    for element in system.elements:
+        spec, why = element.compiled_element()
+        if spec is None:
+            return None, why
+        specs.append(spec)
+    plan = _Plan(system, integ, specs)
+    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

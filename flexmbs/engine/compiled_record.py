@@ -1,0 +1,106 @@
+"""Output samples of the compiled step (issue 26): index arrays for :func:`flexmbs.engine.compiled_loop.take_sample`,
+its buffers, and the conversion of a full buffer into the named columns of the results file.
+
+A sample costs no second Newton solve and no Python: the compiled loop fills one buffer row per output time (the
+same numbers the Python path's ``_record`` and ``Recorder.record`` compute: consistent reactions, body and marker
+states, joint reactions and coordinates, element measurements, forces, outputs and integrals); Python turns a full
+buffer into columns (one slice per signal, not per sample) and hands them to ``Recorder.record_block``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .recorder import Recorder
+
+__all__ = ["Sampler", "CAPACITY"]
+
+CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps)
+
+
+class Sampler:
+    """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
+
+    def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list):
+        model_markers = system.model.markers
+        joints = system.model.joints
+        cc = system.compiled
+        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        side, on_j, body, mi, mj, rj, rpos, rlam = [], [], [], [], [], [], [], []
+        for j, joint in enumerate(joints):
+            j_side = not joint.marker_j.on_ground
+            marker = joint.marker_j if j_side else joint.marker_i
+            side.append(marker.index)
+            on_j.append(1 if j_side else 0)
+            body.append(marker.body.index)
+            mi.append(joint.marker_i.index)
+            mj.append(joint.marker_j.index)
+            for pos in cc.positions[joint]:
+                rj.append(j)
+                rpos.append(pos)
+                rlam.append(cc.rows[pos])
+        coords = [(joint, which) for joint in joints for which in joint.coordinates]
+        self.out_offsets = np.cumsum([0] + [len(names) for names in elements_out])
+        self.sp = (ints([len(model_markers)]), ints(side), ints(on_j), ints(body), ints(mi), ints(mj), ints(rj),
+                   ints(rpos), ints(rlam), ints([j.marker_i.index for j, _ in coords]),
+                   ints([j.marker_j.index for j, _ in coords]), ints([0 if w == "rotation" else 1 for _, w in coords]),
+                   ints(self.out_offsets))
+        n, n_q, n_z, n_b = CAPACITY, system.n_q, system.n_z, len(system.bodies)
+        n_y = sum(len(e.measurements) for e in system.elements)
+        self.bf = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, n_q)), np.zeros((n, n_q)),
+                   np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
+                   np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
+                   np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
+                   np.zeros(2), np.zeros(1, dtype=np.int64))
+        self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+
+    @property
+    def count(self) -> int:
+        return int(self.bf[-1][0])
+
+    def flush(self, recorder: Recorder, stats: dict) -> None:
+        """Hand the buffered samples to the recorder as columns and empty the buffer."""
+        n = self.count
+        if not n:
+            return
+        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FB, cnt) = self.bf
+        system = self.system
+        cols: dict = {}
+        for k, b in enumerate(system.bodies):
+            o, base = b.offset, f"body/{b.name}/"
+            cols[base + "position"] = Q[:n, o:o + 3].copy()
+            cols[base + "orientation"] = Q[:n, o + 3:o + 7].copy()
+            cols[base + "velocity"] = V[:n, o:o + 3].copy()
+            cols[base + "angular_velocity"] = OM[:n, k].copy()
+        for i, marker in enumerate(system.model.markers):
+            cols[f"marker/{marker.name}/position"] = XM[:n, i].copy()
+        c = 0
+        for j, joint in enumerate(system.model.joints):
+            cols[f"joint/{joint.name}/force"] = JF[:n, j].copy()
+            cols[f"joint/{joint.name}/torque"] = JT[:n, j].copy()
+            for which in joint.coordinates:
+                cols[f"joint/{joint.name}/{which}"] = JC[:n, c].copy()
+                c += 1
+        y0 = 0
+        for k, element in enumerate(system.elements):
+            prefix = f"element/{element.name}/"
+            lo = system.z_offsets[k]
+            for i, name in enumerate(element.state_names):
+                cols[prefix + name] = Z[:n, lo + i].copy()
+            for i, meas in enumerate(element.measurements):
+                cols[f"{prefix}y/{meas.name}"] = Y[:n, y0 + i].copy()
+                cols[f"{prefix}force/{meas.name}"] = FY[:n, y0 + i].copy()
+            y0 += len(element.measurements)
+            for i, name in enumerate(self.elements_out[k]):
+                cols[prefix + name] = OUT[:n, self.out_offsets[k] + i].copy()
+        for i, key in enumerate(self.integral_keys):
+            cols[key] = INT[:n, i].copy()
+        cols["solver/step_size"] = hs[:n].copy()
+        cols["solver/newton_iterations"] = its[:n].copy()
+        cols["solver/constraint_violation"] = viol[:n].copy()
+        stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(viol[:n].max()))
+        if FB[0]:
+            first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
+            system.reaction_fallbacks = (first, count + int(FB[0]))
+            FB[:] = 0.0
+        recorder.record_block(times[:n].copy(), cols, (Q[:n].copy(), V[:n].copy(), Z[:n].copy()))
+        cnt[0] = 0

@@ -1,0 +1,196 @@
+"""The compiled step (issue 26): residual, Jacobian, Newton iteration and step-size control in one numba loop.
+
+The same equations and the same algorithm as the Python path, on the flat arrays of
+:mod:`flexmbs.engine.compiled_plan`:
+
+* residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` as :meth:`flexmbs.engine.system.System.residual`,
+  from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states,
+  library-joint rows), the distance measurements and the state elements' own compiled kernels, called through their C addresses
+  (docs/element-protocol.md, "compiled elements");
+* Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences with the increments of
+  :func:`flexmbs.engine.newton_blocks.difference_increment` (:mod:`flexmbs.engine.jacobian`), reused across steps and
+  refreshed by the same rules as :class:`flexmbs.engine.solver._Run`;
+* the generalized-α Newton step of :meth:`flexmbs.engine.integrator.GeneralizedAlpha.step`, its error estimate
+  (:meth:`~flexmbs.engine.integrator.GeneralizedAlpha.error_vector`) and the step-size control of ``_Run``.
+
+The Newton matrix is small and dense (tens of unknowns): it is factorized by a partial-pivoting LU written here
+(numba has no ``lu_factor``/``lu_solve`` pair to reuse a factorization; ``np.linalg.solve`` would factorize at every
+iteration). Signals that are Python functions of time are evaluated by one callback per new time (``signal_cb``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
+
+# return codes of advance()
+OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
+# stats slots
+S_STEPS, S_REJECTED, S_NEWTON_FAIL, S_ITER, S_JAC, S_FACT, S_RES, S_WORST, S_LAST_ITERS = range(9)
+# scalar slots: t, h, h_previous, last signal time, error of the last accepted step, h of the last attempt, next
+# output time
+T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
+# flag slots
+F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
+
+
+@njit(cache=True)
+def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints):
+    """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
+    (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
+     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot) = mi
+    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig) = mf
+    (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force) = ws
+    body_kinematics(q, v, offsets, A, G, omega)
+    mass[:, :] = 0.0
+    packed[:, :] = 0.0
+    rigid_terms(A, omega, G, rigid_index, offsets, r_mass, r_fm, r_inertia, gravity, mass, packed)
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
+    for k in range(meas_a.size):  # Distance.evaluate
+        a, b = meas_a[k], meas_b[k]
+        d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
+        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        y[k] = length
+        ydot[k] = (d0 * (V[b, 0] - V[a, 0]) + d1 * (V[b, 1] - V[a, 1]) + d2 * (V[b, 2] - V[a, 2])) / length
+    for e in range(len(fns)):
+        z0, y0, s0, a0, f0, i0 = el_z[e], el_y[e], el_s[e], el_a[e], el_f[e], el_i[e]
+        fns[e](t, z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+               ipar[i0:].ctypes, zdot[z0:].ctypes, fy[y0:].ctypes, aux[a0:].ctypes)
+    for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
+        a, b = meas_a[k], meas_b[k]
+        inv = fy[k] / y[k]
+        for side in range(2):
+            m = b if side == 0 else a
+            bd = marker_body[m]
+            if bd < 0:
+                continue
+            sgn = inv if side == 0 else -inv
+            d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
+            for n in range(6 + n_modes[bd]):
+                packed[bd, n] += sgn * (d0 * JX[m, 0, n] + d1 * JX[m, 1, n] + d2 * JX[m, 2, n])
+    map_forces(packed, G, offsets, n_modes, force)
+    n_q = q.size
+    for i in range(n_q):
+        s = -force[i]
+        for j in range(n_q):
+            s += mass[i, j] * qdd[j]
+        res[i] = s
+    if not with_constraints:
+        return
+    n_b = offsets.size
+    jac_all[:, :] = 0.0
+    for b in range(n_b):
+        o = offsets[b] + 3
+        phi_all[b] = 0.5 * (q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3] - 1.0)
+        for c in range(4):
+            jac_all[b, o + c] = q[o + c]
+    constraint_rows(X, R, JX, JTH, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord, G,
+                    phi_all, jac_all, ji, jj, True)
+    for r in range(keep.size):
+        phi[r] = phi_all[keep[r]]
+        for j in range(n_q):
+            jac[r, j] = jac_all[keep[r], j]
+    for j in range(n_q):
+        s = 0.0
+        for r in range(keep.size):
+            s += jac[r, j] * lam[r]
+        res[j] += s
+
+
+@njit(cache=True)
+def signals_at(t, sc, cb):
+    """Call the signal callback once per new time."""
+    if sc[T_SIG] != t:
+        cb(t)
+        sc[T_SIG] = t
+
+
+@njit(cache=True)
+def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
+    """``K, C, D_z, G_q, G_v, G_z`` by forward differences (:mod:`flexmbs.engine.jacobian`); returns the number of
+    residual evaluations."""
+    K, C, Dz, Gq, Gv, Gz = blk
+    res0, zd0, res, zd, phi, jac, mass = tmp
+    signals_at(t, sc, cb)
+    n_q, n_z = q.size, z.size
+    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, True)
+    count = 1
+    qp = q.copy()
+    for j in range(n_q):
+        h = 1e-7 * max(1.0, abs(q[j]))
+        qp[j] = q[j] + h
+        residual(t, qp, v, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
+        qp[j] = q[j]
+        K[:, j] = (res - res0) / h
+        Gq[:, j] = (zd - zd0) / h
+        count += 1
+    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, False)
+    vp = v.copy()
+    for j in range(n_q):
+        h = 1e-7 * max(1.0, abs(v[j]))
+        vp[j] = v[j] + h
+        residual(t, q, vp, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, False)
+        vp[j] = v[j]
+        C[:, j] = (res - res0) / h
+        Gv[:, j] = (zd - zd0) / h
+        count += 1
+    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, True)
+    zp = z.copy()
+    for j in range(n_z):
+        h = 1e-7 * max(1.0, abs(z[j]))
+        zp[j] = z[j] + h
+        residual(t, q, v, qdd, zp, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
+        zp[j] = z[j]
+        Dz[:, j] = (res - res0) / h
+        Gz[:, j] = (zd - zd0) / h
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def lu_factor(a, piv):
+    """In-place LU with partial pivoting (``a = P L U``); returns False when a pivot is zero or not finite."""
+    n = a.shape[0]
+    for k in range(n):
+        p = k
+        big = abs(a[k, k])
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > big:
+                big, p = abs(a[i, k]), i
+        piv[k] = p
+        if not big > 0.0 or not math.isfinite(big):
+            return False
+        if p != k:
+            for j in range(n):
+                a[k, j], a[p, j] = a[p, j], a[k, j]
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            f = a[i, k] * inv
+            a[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= f * a[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve(a, piv, b):
+    """Solve in place with the factors of :func:`lu_factor`."""
+    n = a.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            b[k], b[p] = b[p], b[k]
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= a[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= a[i, j] * b[j]
+        b[i] = s / a[i, i]

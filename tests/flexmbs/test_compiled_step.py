@@ -1,0 +1,133 @@
+"""The compiled step (issue 26): the same equations as the Python path, chosen automatically, refused with a reason.
+
+The model is the valve–cylinder–arm of ``benchmarks/race_hydraulic.py`` (Exudyn's hydraulic-actuator example):
+a 120 kg arm on a revolute joint, a double-acting cylinder fed by a 4/3 valve.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import flexmbs as fm
+import hydraulics as hy
+from fem.errors import ModelError
+
+MASS, LENGTH, AREA, PIN = 120.0, 1.0, 0.01, 0.25
+L0 = math.sqrt(2.0) * PIN
+GRAVITY = 9.81
+
+
+def holding_force() -> float:
+    """Cylinder force holding the arm level (torque balance about the pivot, lever PIN sin 45°), N."""
+    return MASS * GRAVITY * 0.5 * LENGTH / (PIN * PIN / L0)
+
+
+def command(t: float) -> float:
+    s = min(max((t - 0.05) / 0.05, 0.0), 1.0)
+    r = min(max((t - 0.3) / 0.05, 0.0), 1.0)
+    return 0.02 * (s * s * (3 - 2 * s) - r * r * (3 - 2 * r))
+
+
+def arm_model(valve_command=command, with_spring: bool = False, wrap=None):
+    model = fm.Model("arm", gravity=(0.0, -GRAVITY, 0.0), planar=True)
+    arm = model.add_rigid_body("arm", mass=MASS, inertia=(MASS * LENGTH**2 / 12.0,) * 3, position=(0.5, 0.0, 0.0))
+    model.add_joint("revolute", model.add_marker(model.ground, "pivot"),
+                    model.add_marker(arm, "arm.pivot", position=(-0.5, 0.0, 0.0)), name="pivot")
+    base = model.add_marker(model.ground, "base", position=(0.0, -PIN, 0.0))
+    pin = model.add_marker(arm, "arm.pin", position=(PIN - 0.5, 0.0, 0.0))
+    circuit = hy.Circuit("hyd", hy.Fluid("oil", 850.0, 1.0e11, 46e-6))
+    p_b = 2.0e6
+    circuit.add(hy.PressureSource("P", 200e5))
+    circuit.add(hy.Tank("T", 0.0))
+    circuit.add(hy.Volume("VA", 0.0, initial_pressure=p_b + holding_force() / AREA))
+    circuit.add(hy.Volume("VB", 0.0, initial_pressure=p_b))
+    circuit.add(hy.Cylinder("cyl", AREA, AREA, 0.5 * L0, measurement=fm.Distance(base, pin), retracted_length=L0,
+                            dead_volume_a=1.0, dead_volume_b=1.0, friction=hy.CoulombViscousFriction(0.0, 2e5),
+                            stop_stiffness=0.0, stop_damping=0.0), A="VA", B="VB")
+    area = 2e-5 / (0.7 * math.sqrt(2.0 / 850.0))
+    circuit.add(hy.closed_centre_valve("valve", area, valve_command, transition_pressure=1e3),
+                P="P", T="T", A="VA", B="VB")
+    model.add_element(wrap(circuit) if wrap else circuit)
+    if with_spring:
+        model.add_force(fm.SpringDamper(base, pin, stiffness=1.0, name="spring"))
+    return model
+
+
+class PythonOnly:
+    """A user's own Python state element (docs/element-protocol.md) that forwards to a circuit: no compiled
+    kernel, so its model takes the Python path."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.measurements = inner.measurements
+        self.state_names, self.state_units = inner.state_names, inner.state_units
+
+    def initial_state(self):
+        return self.inner.initial_state()
+
+    def rates(self, t, z, y, ydot):
+        return self.inner.rates(t, z, y, ydot)
+
+    def forces(self, t, z, y, ydot):
+        return self.inner.forces(t, z, y, ydot)
+
+    def outputs(self, t, z, y, ydot):
+        return self.inner.outputs(t, z, y, ydot)
+
+
+def test_automatic_choice_and_same_results_as_the_python_path():
+    """At tight tolerances both paths converge to the same solution: cylinder force within 0.05 N RMS of a
+    ~3 kN swing, pressures within 20 Pa (the tolerance: 1e-8 rtol, 1e-10 atol, i.e. 0.01 Pa + 1e-8 |p|)."""
+    runs = {e: fm.simulate(arm_model(), 0.6, rho_inf=0.5, rtol=1e-8, atol=1e-10, engine=e)
+            for e in ("auto", "python")}
+    fast, slow = runs["auto"], runs["python"]
+    assert fast.statistics["engine"] == "compiled"
+    assert slow.statistics["engine"].startswith("python")
+    force = np.interp(slow.time, fast.time, fast["element/hyd/cyl.force"])
+    assert np.sqrt(np.mean((force - slow["element/hyd/cyl.force"]) ** 2)) < 0.05
+    assert np.ptp(slow["element/hyd/cyl.force"]) > 1e3  # the valve moved the arm
+    for node in ("VA", "VB"):
+        p = np.interp(slow.time, fast.time, fast[f"element/hyd/{node}.pressure"])
+        assert np.max(np.abs(p - slow[f"element/hyd/{node}.pressure"])) < 20.0
+
+
+def test_closed_valve_holds_the_arm_at_the_analytic_force():
+    """Valve closed, started at the holding pressure: the arm stays level and the cylinder force equals
+    m g (L/2) / lever (independent torque balance) to 1e-6 relative."""
+    res = fm.simulate(arm_model(valve_command=lambda t: 0.0), 0.5, engine="compiled")
+    assert res.success and res.statistics["engine"] == "compiled"
+    force = res["element/hyd/cyl.force"]
+    assert np.max(np.abs(force / holding_force() - 1.0)) < 1e-6
+    assert np.max(np.abs(res["element/hyd/cyl.position"] - res["element/hyd/cyl.position"][0])) < 1e-9
+
+
+def test_user_python_element_matches_its_compiled_twin():
+    """The same circuit behind a Python-only element (the slow path) and compiled: the same answer within the
+    integration tolerance (rtol 1e-7: force within 0.2 N RMS)."""
+    fast = fm.simulate(arm_model(), 0.6, rho_inf=0.5, rtol=1e-7, atol=1e-9)
+    slow = fm.simulate(arm_model(wrap=PythonOnly), 0.6, rho_inf=0.5, rtol=1e-7, atol=1e-9)
+    assert fast.statistics["engine"] == "compiled"
+    assert "has no compiled kernel" in slow.statistics["engine"]
+    force = np.interp(slow.time, fast.time, fast["element/hyd/cyl.force"])
+    assert np.sqrt(np.mean((force - slow["element/hyd/cyl.force"]) ** 2)) < 0.2
+
+
+def test_refusal_names_the_reason():
+    model = arm_model(with_spring=True)
+    res = fm.simulate(model, 0.05)
+    assert res.statistics["engine"].startswith("python (force elements")
+    with pytest.raises(ModelError, match="cannot take the compiled step: force elements"):
+        fm.simulate(arm_model(with_spring=True), 0.05, engine="compiled")
+
+
+def test_error_in_a_signal_function_reaches_the_caller():
+    def broken(t):
+        if t > 0.1:
+            raise ValueError("command table ended")
+        return 0.0
+
+    with pytest.raises(ValueError, match="command table ended"):
+        fm.simulate(arm_model(valve_command=broken), 0.3, engine="compiled")
