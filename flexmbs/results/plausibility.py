@@ -126,6 +126,7 @@ class Extremes:
                 self.modal[key] = (float(norms[k]), np.array(columns[key][k]), float(times[k]))
             elif store == "spin" and norms[k] > self.spin.get(key, (-1.0,))[0]:
                 self.spin[key] = (float(norms[k]), float(times[k]))
+        self._axial_update(np.asarray(times, dtype=float), columns)
 
     def update(self, t: float, row: dict, units: dict) -> None:
         self._keys(row, units)
@@ -143,13 +144,17 @@ class Extremes:
             norm = float(np.sqrt(np.dot(value, value)))
             if norm > self.spin.get(key, (-1.0,))[0]:
                 self.spin[key] = (norm, t)
+        self._axial_update(np.array([t]), {k: np.asarray(row[k])[None] for k in self._axial if k in row})
+
+    def _axial_update(self, times, columns: dict) -> None:
+        """Largest |N|/P_cr of each watched body over samples (``columns``: modal key -> (n_t, m))."""
         for key, (pairs, operator, inverse_p_cr) in self._axial.items():
-            if key in row:
-                load = operator @ np.asarray(row[key], dtype=float)
+            if key in columns:
+                load = np.asarray(columns[key], dtype=float) @ operator.T  # (n_t, pairs) N
                 ratio = np.abs(load) * inverse_p_cr
-                k = int(np.argmax(ratio))
-                if ratio[k] > self.axial.get(key, (-1.0,))[0]:
-                    self.axial[key] = (float(ratio[k]), float(load[k]), pairs[k], t)
+                i, k = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+                if ratio[i, k] > self.axial.get(key, (-1.0,))[0]:
+                    self.axial[key] = (float(ratio[i, k]), float(load[i, k]), pairs[k], float(times[i]))
 
 
 def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:

@@ -124,3 +124,22 @@ def test_a_body_with_many_interfaces_checks_each_with_its_farthest():
     pairs, operator, p_cr = axial_load_operator(body)
     assert "i0–i99" in pairs and len(pairs) < n and operator.shape == (len(pairs), m)
     assert {name for pair in pairs for name in pair.split("–")} == {f"i{k}" for k in range(n)}
+
+
+def test_block_samples_track_the_same_axial_extreme_as_single_samples(plain_column):
+    """The compiled step records blocks of samples (``Extremes.update_block``): the largest |N|/P_cr and its load
+    (to round-off), pair and time equal those of the same samples one by one."""
+    from flexmbs.results.plausibility import Extremes
+
+    model = fm.Model("m")
+    model.add_flexible_body("column", plain_column)
+    system = type("S", (), {"bodies": model.bodies})()
+    key = "body/column/modal_coordinates"
+    times = np.linspace(0.0, 1.0, 25)
+    q = np.random.default_rng(3).standard_normal((25, plain_column.n_modes)) * 1e-4
+    one, block = Extremes(system), Extremes(system)
+    for t, row in zip(times, q):
+        one.update(t, {key: row}, {key: "m kg^0.5"})
+    block.update_block(times, {key: q}, {key: "m kg^0.5"})
+    assert one.axial[key][2:] == block.axial[key][2:] and one.axial[key][0] > 0.0
+    assert np.allclose(one.axial[key][:2], block.axial[key][:2], rtol=1e-12, atol=0.0)
