@@ -5,7 +5,7 @@ floats, ``ipar`` integers: node table and one record per component) and the addr
 numba ``cfunc`` with the C signature of the compiled element protocol (docs/element-protocol.md, "compiled
 elements")::
 
-    void kernel(double t, double *z, double *y, double *ydot, double *sig, double *fpar, long *ipar,
+    void kernel(long mode, double t, double *z, double *y, double *ydot, double *sig, double *fpar, long *ipar,
                 double *rates, double *forces, double *aux)
 
 The multibody engine calls it through that address from its own compiled step, without returning to Python;
@@ -254,44 +254,36 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
     return p, inflow
 
 
-_SIGNATURE = types.void(types.float64, types.CPointer(types.float64), types.CPointer(types.float64),
+_SIGNATURE = types.void(types.int64, types.float64, types.CPointer(types.float64), types.CPointer(types.float64),
                         types.CPointer(types.float64), types.CPointer(types.float64), types.CPointer(types.float64),
                         types.CPointer(types.int64), types.CPointer(types.float64), types.CPointer(types.float64),
                         types.CPointer(types.float64))
 
 
 @cfunc(_SIGNATURE, cache=True)
-def circuit_kernel(t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, aux_):
-    """:func:`circuit_eval` behind the C signature of the compiled element protocol."""
+def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, aux_):
+    """:func:`circuit_eval` behind the C signature of the compiled element protocol: ``mode`` 0 writes the
+    integrands into ``aux_``, mode 1 the outputs (``Circuit.outputs``, :attr:`CompiledCircuit.output_names`)."""
     head = carray(ipar_, _HEAD)
     ipar = carray(ipar_, head[6])
     fpar = carray(fpar_, head[7])
-    circuit_eval(t, carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1]), carray(sig_, head[2]),
-                 fpar, ipar, carray(rates_, head[0]), carray(forces_, head[1]), carray(aux_, head[3]),
-                 carray(aux_, 0), False)
-
-
-@cfunc(_SIGNATURE, cache=True)
-def circuit_outputs_kernel(t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, out_):
-    """The circuit's outputs (``Circuit.outputs``) into ``out_`` (the ``aux`` slot of the signature); rates and
-    forces are written too."""
-    head = carray(ipar_, _HEAD)
-    ipar = carray(ipar_, head[6])
-    fpar = carray(fpar_, head[7])
-    circuit_eval(t, carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1]), carray(sig_, head[2]),
-                 fpar, ipar, carray(rates_, head[0]), carray(forces_, head[1]), np.empty(head[3]),
-                 carray(out_, head[8]), True)
+    z, y, ydot = carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1])
+    rates, forces, sig = carray(rates_, head[0]), carray(forces_, head[1]), carray(sig_, head[2])
+    if mode == 0:
+        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, carray(aux_, head[3]), carray(aux_, 0), False)
+    else:
+        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, np.empty(head[3]), carray(aux_, head[8]), True)
 
 
 class CompiledCircuit:
     """What the engine needs of a compiled circuit: kernel address, parameters, signals.
 
-    ``output_names`` name the entries the output kernel (``output_address``) writes, as ``Circuit.outputs``.
+    ``output_names`` name the entries the kernel writes in mode 1, as ``Circuit.outputs``.
     ``signals`` are ``(kind, data)`` per entry of ``sig``: ``("constant", value)``, ``("table", (times, values))``
     or ``("function", f)`` with ``f(t)`` a Python callable."""
 
     def __init__(self, fpar, ipar, signals, n_aux, output_names):
-        self.address, self.output_address = circuit_kernel.address, circuit_outputs_kernel.address
+        self.address = circuit_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
         self.output_names = output_names
 

@@ -211,14 +211,23 @@ def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
 
 
 @njit(cache=True)
-def advance(chunk, max_steps, cur, new, mi, mf, fns, ofns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
+def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
             cb, rhs, errv, integrals, aux_prev, sp, bf):
     """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
-    end, a full buffer (OUTPUT), ``chunk`` accepted steps (CONTINUE) or a failure; returns a code."""
+    end, a full buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the
+    start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several)."""
+    if mode == 0:
+        take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
+        _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+        integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev)
+        return CONTINUE
     t_end = coef[C_TEND]
     capacity = bf[0].size
     done = 0
     while True:
+        if done >= chunk:
+            return CONTINUE
+        done += 1
         if stats[S_STEPS] >= max_steps:
             return MAX_STEPS
         h_try = min(sc[H], t_end - sc[T])
@@ -280,15 +289,12 @@ def advance(chunk, max_steps, cur, new, mi, mf, fns, ofns, ws, blk, tmp, mat, pi
         end = sc[T] >= t_end * (1.0 - 1e-12)
         interval = coef[C_INTERVAL]
         if interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end:  # _Run._accept's output rule
-            take_sample(h_try, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integrals)
+            take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
             sc[NEXT] = sc[T] + interval
         if end:
             return END
         if bf[-1][0] >= capacity:
             return OUTPUT
-        done += 1
-        if done >= chunk:
-            return CONTINUE
 
 
 @njit(cache=True)
@@ -296,12 +302,6 @@ def _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
     stats[S_JAC] += 1
-
-
-@njit(cache=True)
-def refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
-    """The Jacobian blocks at the current state (the start of a run)."""
-    _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
 
 
 @njit(cache=True)
@@ -359,7 +359,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
 
 
 @njit(cache=True)
-def take_sample(h, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integrals):
+def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
     """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
@@ -395,10 +395,10 @@ def take_sample(h, iters, cur, mi, mf, fns, ofns, ws, tmp, sc, cb, sp, bf, integ
     FY[row] = fy
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    for e in range(len(ofns)):
+    for e in range(len(fns)):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
         out = OUT[row, eo[e]:]
-        ofns[e](sc[T], z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+        fns[e](1, sc[T], z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
                 ipar[i0:].ctypes, rates.ctypes, forces.ctypes, out.ctypes)
     gen = np.zeros((jt_side.size, 6))
     for k in range(jr_joint.size):

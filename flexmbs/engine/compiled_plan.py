@@ -23,13 +23,14 @@ from fem.errors import SimulationError
 from flexmbs.model.measurements import Distance
 
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
-                            C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, advance, integrands_at, refresh, take_sample)
+                            C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, advance)
 from .compiled_record import Sampler
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)
 
-CHUNK = 20_000  # accepted steps per compiled call at most: the watchdog, progress bar and Ctrl-C run between
+CHUNK = 64  # step attempts per compiled call at most: the watchdog, progress bar and Ctrl-C run between (the
+# return costs ~2 µs per step of the race model; the Python path's watchdog looks every 32 attempts)
 from .initial import equation_names
 from .integrator import NewtonFailure, StepState
 
@@ -37,8 +38,9 @@ __all__ = ["compiled_run", "CompiledRun", "ELEMENT_PROTOTYPE"]
 
 _PD = POINTER(c_double)
 #: C prototype of a compiled element kernel (docs/element-protocol.md):
-#: ``kernel(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)``
-ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD, _PD)
+#: ``kernel(mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)`` (mode 0: integrands into aux, 1: outputs)
+ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD,
+                                     _PD)
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
@@ -49,10 +51,10 @@ def _noop_kernel():
     from numba import cfunc, types
 
     ptr = types.CPointer(types.float64)
-    sig = types.void(types.float64, ptr, ptr, ptr, ptr, ptr, types.CPointer(types.int64), ptr, ptr, ptr)
+    sig = types.void(types.int64, types.float64, ptr, ptr, ptr, ptr, ptr, types.CPointer(types.int64), ptr, ptr, ptr)
 
     @cfunc(sig, cache=True)
-    def noop(t, z, y, ydot, s, fpar, ipar, rates, forces, aux):  # pragma: no cover - compiled
+    def noop(mode, t, z, y, ydot, s, fpar, ipar, rates, forces, aux):  # pragma: no cover - compiled
         return
 
     return noop
@@ -138,9 +140,6 @@ class _Plan:
         addresses = [spec.address for spec in specs] or [_noop_kernel().address]
         self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
         self.fns = tuple(self.kernels)
-        out_addresses = [spec.output_address for spec in specs] or [_noop_kernel().address]
-        self.output_kernels = [ELEMENT_PROTOTYPE(address) for address in out_addresses]
-        self.ofns = tuple(self.output_kernels)
         keys = [f"element/{e.name}/{key}" for e in system.elements if hasattr(e, "integrands")
                 for key in e.integral_units]
         self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys)
@@ -181,6 +180,8 @@ class _NoEvents:
 class CompiledRun:
     """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
 
+    attempts_per_call = CHUNK  # for the watchdog, which counts step attempts
+
     def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks):
         self.system, self.integ, self.state = system, integ, state
         self.t_end, self.output_interval, self.plan = t_end, output_interval, plan
@@ -206,13 +207,11 @@ class CompiledRun:
         self.cur = tuple(np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd))
         self.new = tuple(x.copy() for x in self.cur)
         p = plan
-        take_sample(0.0, 0, self.cur, p.mi, p.mf, p.fns, p.ofns, p.ws, p.tmp, self.sc, p.callback, p.sampler.sp,
-                    p.sampler.bf, p.integrals)
+        advance(0, CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp, p.mat, p.piv,
+                self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv, p.integrals,
+                p.aux_prev, p.sampler.sp, p.sampler.bf)  # the start: sample, Jacobian, integrands
         self._check_callback()
         p.sampler.flush(self.recorder, self.stats)
-        refresh(self.cur, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp, self.sc, self.counters, p.callback)
-        integrands_at(self.cur, p.mi, p.mf, p.fns, p.ws, p.tmp, self.sc, p.callback, p.aux_prev)
-        self._check_callback()
         self._sync()
 
     @property
@@ -250,7 +249,7 @@ class CompiledRun:
     def attempt(self) -> None:
         """Step in compiled code until the end, a full sample buffer or a chunk of steps; record the samples."""
         p = self.plan
-        code = advance(CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ofns, p.ws, p.blk, p.tmp,
+        code = advance(1, CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp,
                        p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
                        p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf)
         self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time

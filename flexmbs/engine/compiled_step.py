@@ -57,7 +57,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         ydot[k] = (d0 * (V[b, 0] - V[a, 0]) + d1 * (V[b, 1] - V[a, 1]) + d2 * (V[b, 2] - V[a, 2])) / length
     for e in range(len(fns)):
         z0, y0, s0, a0, f0, i0 = el_z[e], el_y[e], el_s[e], el_a[e], el_f[e], el_i[e]
-        fns[e](t, z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+        fns[e](0, t, z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
                ipar[i0:].ctypes, zdot[z0:].ctypes, fy[y0:].ctypes, aux[a0:].ctypes)
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
         a, b = meas_a[k], meas_b[k]

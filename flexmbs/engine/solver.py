@@ -292,7 +292,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
             if run.stats["steps"] >= max_steps:
                 raise SimulationError(f"maximum number of steps ({max_steps}) reached at t = {run.state.t:.6g} s")
             run.attempt()
-            watchdog.check(run.h, run.state.t, run.limiting_names)
+            watchdog.check(run.h, run.state.t, run.limiting_names, getattr(run, "attempts_per_call", 1))
             if bar is not None:  # update() honours tqdm's minimum refresh interval
                 bar.update(round(min(run.state.t, t_end), 9) - bar.n)
     except KeyboardInterrupt:

@@ -52,11 +52,13 @@ class Watchdog:
         self._notice = notice or (lambda text: print(text, file=sys.stderr, flush=True))
         self._start, self._noticed = _time.monotonic(), False
 
-    def check(self, h: float, t: float, causes) -> None:
-        """Call once per step attempt with the current step size ``h`` (s) and time ``t`` (s); ``causes()``
-        returns ``{equation name: rejected steps}``. Raises :class:`StalledError` when the run stalled."""
-        self._count += 1
-        if self._count % self.every:
+    def check(self, h: float, t: float, causes, attempts: int = 1) -> None:
+        """Call once per step attempt (or once per ``attempts`` of them: the compiled step) with the current step
+        size ``h`` (s) and time ``t`` (s); ``causes()`` returns ``{equation name: rejected steps}``. Raises
+        :class:`StalledError` when the run stalled."""
+        before = self._count
+        self._count += attempts
+        if self._count // self.every == before // self.every:
             return
         now = _time.monotonic()
         if not self._noticed and now - self._start >= self.notice_after:
