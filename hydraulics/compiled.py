@@ -37,8 +37,8 @@ __all__ = ["compile_circuit", "circuit_kernel", "circuit_eval", "SUPPORTED", "Co
 SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "DirectionalValve (no spool, first- or "
              "second-order spool)", "Cylinder (no friction or Coulomb-viscous friction, end stops)")
 
-# ipar header: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar), n_out
-_HEAD = 9
+# ipar header: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar), n_out, n_gaps
+_HEAD = 10
 # node kinds
 _VOLUME, _TANK, _SOURCE = 0, 1, 2
 # record kinds
@@ -118,6 +118,23 @@ def _bulk_modulus(p, fpar, f):
     oil = 1.0 - a0
     air = a0 * (p_ref / p_abs) ** (1.0 / n)
     return (oil + air) / (oil / modulus + air / (n * p_abs))
+
+
+@njit(cache=True)
+def circuit_gaps(y, ydot, fpar, ipar, gaps):
+    """``Circuit.event_gaps`` (``Cylinder.event_gaps``: ``x`` and ``stroke - x`` with their rates, for cylinders
+    with end stops): values into ``gaps[:n]``, rates into ``gaps[n:2n]``, in the order of
+    :attr:`CompiledCircuit.gap_names`."""
+    n_nodes, n_rec, n = ipar[4], ipar[5], ipar[9]
+    r = _HEAD + 2 * n_nodes
+    for _ in range(n_rec):
+        kind, length = ipar[r], ipar[r + 1]
+        if kind == _CYLINDER and ipar[r + 8] >= 0:
+            iy, f, g = ipar[r + 4], ipar[r + 6], ipar[r + 8]
+            x = y[iy] - fpar[f + 3]
+            gaps[g], gaps[n + g] = x, ydot[iy]
+            gaps[g + 1], gaps[n + g + 1] = fpar[f + 2] - x, -ydot[iy]
+        r += length
 
 
 @njit(cache=True)
@@ -263,7 +280,8 @@ _SIGNATURE = types.void(types.int64, types.float64, types.CPointer(types.float64
 @cfunc(_SIGNATURE, cache=True)
 def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, aux_):
     """:func:`circuit_eval` behind the C signature of the compiled element protocol: ``mode`` 0 writes the
-    integrands into ``aux_``, mode 1 the outputs (``Circuit.outputs``, :attr:`CompiledCircuit.output_names`)."""
+    integrands into ``aux_``, mode 1 the outputs (``Circuit.outputs``, :attr:`CompiledCircuit.output_names`),
+    mode 2 the event gaps and their rates (:func:`circuit_gaps`)."""
     head = carray(ipar_, _HEAD)
     ipar = carray(ipar_, head[6])
     fpar = carray(fpar_, head[7])
@@ -271,6 +289,8 @@ def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, 
     rates, forces, sig = carray(rates_, head[0]), carray(forces_, head[1]), carray(sig_, head[2])
     if mode == 0:
         circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, carray(aux_, head[3]), carray(aux_, 0), False)
+    elif mode == 2:
+        circuit_gaps(y, ydot, fpar, ipar, carray(aux_, 2 * head[9]))
     else:
         circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, np.empty(head[3]), carray(aux_, head[8]), True)
 
@@ -278,14 +298,15 @@ def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, 
 class CompiledCircuit:
     """What the engine needs of a compiled circuit: kernel address, parameters, signals.
 
-    ``output_names`` name the entries the kernel writes in mode 1, as ``Circuit.outputs``.
+    ``output_names`` name the entries the kernel writes in mode 1, as ``Circuit.outputs``; ``gap_names`` the
+    gaps of mode 2, as ``Circuit.event_gaps``.
     ``signals`` are ``(kind, data)`` per entry of ``sig``: ``("constant", value)``, ``("table", (times, values))``
     or ``("function", f)`` with ``f(t)`` a Python callable."""
 
-    def __init__(self, fpar, ipar, signals, n_aux, output_names):
+    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names):
         self.address = circuit_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
-        self.output_names = output_names
+        self.output_names, self.gap_names = output_names, gap_names
 
 
 def _signal_entry(sig):
@@ -334,7 +355,7 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
                 node_table += [_SOURCE, signal(node.pressure_signal)]
             else:
                 raise _Unsupported(f"node {node.name!r} ({type(node).__name__})")
-        records, names, first, late = [], [], {}, []
+        records, names, first, late, gaps = [], [], {}, [], []
         for comp in circuit.components:
             first[id(comp)] = len(names)
             names += [f"{comp.name}.{key}" for key in _output_keys(comp)]
@@ -345,6 +366,12 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
             else:
                 rec = _record(comp, number, circuit, floats, signal, first[id(comp)])
                 if rec is not None:
+                    if rec[0] == _CYLINDER:  # its end stops as two event gaps (none without stops)
+                        rec[1] += 1
+                        stops = comp.stop_stiffness != 0.0 or comp.stop_damping != 0.0
+                        rec.append(len(gaps) if stops else -1)
+                        if stops:
+                            gaps += [f"{comp.name}.retracted_stop", f"{comp.name}.extended_stop"]
                     records.append(rec)
         n_aux = 0
         for volume in circuit.volumes:  # after the flows and chambers: the order of Circuit.integrands
@@ -358,8 +385,8 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
         return None, f"circuit {circuit.name!r}: {exc} has no compiled kernel (compiled: {', '.join(SUPPORTED)})"
     body = node_table + [x for rec in records for x in rec]
     ipar = np.array([circuit.n_states, len(circuit.measurements), len(signals), n_aux, len(nodes), len(records),
-                     _HEAD + len(body), max(len(fpar), 1), len(names)] + body, dtype=np.int64)
-    return CompiledCircuit(np.array(fpar or [0.0], dtype=float), ipar, signals, n_aux, names), ""
+                     _HEAD + len(body), max(len(fpar), 1), len(names), len(gaps)] + body, dtype=np.int64)
+    return CompiledCircuit(np.array(fpar or [0.0], dtype=float), ipar, signals, n_aux, names, gaps), ""
 
 
 class _Unsupported(Exception):

@@ -27,6 +27,7 @@ from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_P
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
  C_INTERVAL) = range(14)
 CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ctrl-C)
+EVENT = 7  # an armed contact gap closed in the pending step: Python locates its root (flexmbs.engine.events)
 
 
 @njit(cache=True)
@@ -212,17 +213,27 @@ def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
 
 @njit(cache=True)
 def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
-            cb, rhs, errv, integrals, aux_prev, sp, bf):
+            cb, rhs, errv, integrals, aux_prev, sp, bf, gv):
     """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
     end, a full buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the
-    start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several)."""
+    start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several); ``mode``
+    2: accept the step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 3: the
+    event gaps at the pending step's end into ``gv[1]`` (for Python's check of a re-stepped pending step).
+
+    ``gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
+    element offsets into the buffer, [re-arm gap])."""
     if mode == 0:
         take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
         _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
         integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev)
+        if gv[0].size:
+            _gaps_at(sc[T], cur, mi, mf, fns, ws, tmp, gv)
         return CONTINUE
+    if mode == 2:
+        code = _accept_step(sc[H_TRY], sc[ERR], stats[S_LAST_ITERS], cur, new, mi, mf, fns, ws, blk, tmp, coef, sc,
+                            fl, stats, cb, integrals, aux_prev, sp, bf)
+        return CONTINUE if code < 0 else code
     t_end = coef[C_TEND]
-    capacity = bf[0].size
     done = 0
     while True:
         if done >= chunk:
@@ -261,40 +272,94 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                 stats[S_WORST] = worst
                 return ERROR_FAILED
             continue
-        # _Run._accept
-        _copy_state(new, cur)
-        sc[H_PREV] = h_try
-        fl[F_PREV] = 1
-        sc[T] = sc[T] + h_try
-        stats[S_STEPS] += 1
-        stats[S_LAST_ITERS] = iters
-        sc[ERR] = err
-        _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
-        fl[F_FRESH] = 0
-        fl[F_HALVED] = 0
-        if iters > 3:
-            _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
-            fl[F_FRESH] = 1
-        if err > 0:
-            factor = min(coef[C_GROW], max(0.5, coef[C_SAFETY] * err ** (-1.0 / 3.0)))
-        else:
-            factor = coef[C_GROW]
-        if fl[F_REJECTED] == 1:
-            factor = min(factor, 1.0)
-            fl[F_REJECTED] = 0
-        if h_try >= sc[H] * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
-            sc[H] = min(coef[C_MAXSTEP], h_try * factor)
-        if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
-            return STEP_TOO_SMALL
-        end = sc[T] >= t_end * (1.0 - 1e-12)
-        interval = coef[C_INTERVAL]
-        if interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end:  # _Run._accept's output rule
-            take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
-            sc[NEXT] = sc[T] + interval
-        if end:
-            return END
-        if bf[-1][0] >= capacity:
-            return OUTPUT
+        if gv[0].size:  # _Run._accept_with_events: a closing contact goes to Python for its root
+            _gaps_at(sc[T] + h_try, new, mi, mf, fns, ws, tmp, gv)
+            if _closing(gv):
+                sc[ERR] = err
+                stats[S_LAST_ITERS] = iters
+                return EVENT
+        code = _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, sc, fl, stats, cb,
+                            integrals, aux_prev, sp, bf)
+        if gv[0].size:
+            _rearm(gv)
+        if code >= 0:
+            return code
+
+
+@njit(cache=True)
+def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
+    """The elements' event gaps and rates at ``state`` (kernel mode 2) into ``gv[1]``."""
+    q, v, a, qdd, z, zd, w, lam, zdp = state
+    el_g, gaps = gv[3], gv[1]
+    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
+    el_z, el_y, el_s, el_f, el_i = mi[14], mi[15], mi[16], mi[18], mi[19]
+    ipar, fpar, sig, y, ydot = mi[20], mf[8], mf[11], ws[14], ws[15]
+    rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
+    for e in range(len(fns)):
+        if el_g[e + 1] > el_g[e]:
+            z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
+            fns[e](2, t, z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+                   ipar[i0:].ctypes, rates.ctypes, forces.ctypes, gaps[el_g[e]:].ctypes)
+
+
+@njit(cache=True)
+def _closing(gv):
+    """An armed gap closed (``g ≤ 0``): :meth:`flexmbs.engine.events.EventLocator.check`."""
+    pos, gaps, armed = gv[0], gv[1], gv[2]
+    for k in range(pos.size):
+        if gaps[pos[k]] <= 0.0 and armed[k] == 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _rearm(gv):
+    """:meth:`flexmbs.engine.events.EventLocator._rearm` with the gaps at the accepted state."""
+    pos, gaps, armed, rearm = gv[0], gv[1], gv[2], gv[4][0]
+    for k in range(pos.size):
+        g = gaps[pos[k]]
+        armed[k] = 1 if (g > rearm or (g > 0.0 and armed[k] == 1)) else 0
+
+
+@njit(cache=True)
+def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, sc, fl, stats, cb, integrals,
+                 aux_prev, sp, bf):
+    """``_Run._accept``: take ``new``, integrate, control the step, sample; returns a code, or -1 to go on."""
+    t_end = coef[C_TEND]
+    _copy_state(new, cur)
+    sc[H_PREV] = h_try
+    fl[F_PREV] = 1
+    sc[T] = sc[T] + h_try
+    stats[S_STEPS] += 1
+    stats[S_LAST_ITERS] = iters
+    sc[ERR] = err
+    _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
+    fl[F_FRESH] = 0
+    fl[F_HALVED] = 0
+    if iters > 3:
+        _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+        fl[F_FRESH] = 1
+    if err > 0:
+        factor = min(coef[C_GROW], max(0.5, coef[C_SAFETY] * err ** (-1.0 / 3.0)))
+    else:
+        factor = coef[C_GROW]
+    if fl[F_REJECTED] == 1:
+        factor = min(factor, 1.0)
+        fl[F_REJECTED] = 0
+    if h_try >= sc[H] * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
+        sc[H] = min(coef[C_MAXSTEP], h_try * factor)
+    if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
+        return STEP_TOO_SMALL
+    end = sc[T] >= t_end * (1.0 - 1e-12)
+    interval = coef[C_INTERVAL]
+    if interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end:  # _Run._accept's output rule
+        take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
+        sc[NEXT] = sc[T] + interval
+    if end:
+        return END
+    if bf[-1][0] >= bf[0].size:
+        return OUTPUT
+    return -1
 
 
 @njit(cache=True)

@@ -23,7 +23,8 @@ from fem.errors import SimulationError
 from flexmbs.model.measurements import Distance
 
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
-                            C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, advance)
+                            C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
+from .events import MAX_RESTEPS, REARM_GAP
 from .compiled_record import Sampler
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
@@ -33,6 +34,7 @@ CHUNK = 64  # step attempts per compiled call at most: the watchdog, progress ba
 # return costs ~2 µs per step of the race model; the Python path's watchdog looks every 32 attempts)
 from .initial import equation_names
 from .integrator import NewtonFailure, StepState
+from .system import measure
 
 __all__ = ["compiled_run", "CompiledRun", "ELEMENT_PROTOTYPE"]
 
@@ -80,8 +82,6 @@ def _unsupported(system, events, state) -> str:
         return "redundant constraints (their reactions are split by the Python path)"
     if any(j.marker_i.on_ground and j.marker_j.on_ground for j in system.model.joints):
         return "a joint between two ground markers"
-    if events.active and events.gaps(state.t, state.q, state.v, state.z):
-        return "contact events (" + ", ".join(events.gaps(state.t, state.q, state.v, state.z)) + ")"
     return ""
 
 
@@ -143,6 +143,13 @@ class _Plan:
         keys = [f"element/{e.name}/{key}" for e in system.elements if hasattr(e, "integrands")
                 for key in e.integral_units]
         self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys)
+        # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
+        counts = [len(spec.gap_names) for spec in specs]
+        el_g = np.cumsum([0] + [2 * n for n in counts])
+        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)]
+        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(system.elements, specs) for name in spec.gap_names]
+        self.gv = (ints(pos), np.zeros(max(int(el_g[-1]), 1)), np.zeros(len(pos), dtype=np.int64), ints(el_g),
+                   np.array([REARM_GAP]))
         self.signals = signals
         self.errors: list = []
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
@@ -168,15 +175,6 @@ class _Plan:
         return evaluate
 
 
-class _NoEvents:
-    """The event bookkeeping of a compiled run: no contact events (they keep a model on the Python path)."""
-
-    active = False
-
-    def __init__(self):
-        self.events = []
-
-
 class CompiledRun:
     """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
 
@@ -187,7 +185,7 @@ class CompiledRun:
         self.t_end, self.output_interval, self.plan = t_end, output_interval, plan
         self.max_steps = hooks["max_steps"]
         self.recorder, self._newton_message = hooks["recorder"], hooks["newton_message"]
-        self.events = _NoEvents()
+        self.events, self.resteps = hooks["events"], 0
         self.integrals = hooks["integrals"]
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
@@ -207,11 +205,12 @@ class CompiledRun:
         self.cur = tuple(np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd))
         self.new = tuple(x.copy() for x in self.cur)
         p = plan
-        advance(0, CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp, p.mat, p.piv,
-                self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv, p.integrals,
-                p.aux_prev, p.sampler.sp, p.sampler.bf)  # the start: sample, Jacobian, integrands
+        self._advance(0)  # the start: sample, Jacobian, integrands
         self._check_callback()
         p.sampler.flush(self.recorder, self.stats)
+        if self.events.active:
+            self.events.start(state)
+            self._armed_to_compiled()
         self._sync()
 
     @property
@@ -241,22 +240,63 @@ class CompiledRun:
                           newton_failures=int(c[S_NEWTON_FAIL]))
         self.integ.stats.update(newton_iterations=int(c[S_ITER]), jacobian_evaluations=int(c[S_JAC]),
                                 factorizations=int(c[S_FACT]), residual_evaluations=int(c[S_RES]))
-        q, v, a, qdd, z, zd, w, lam, zdp = (x.copy() for x in self.cur)
-        self.state = StepState(float(self.sc[T]), q, v, a, qdd, z, zd, w, lam, zdp, float(self.sc[2]))
+        self.state = self._state(self.cur, float(self.sc[T]), float(self.sc[2]))
         for key, value in zip(self.integrals.values, self.plan.integrals):
             self.integrals.values[key] = float(value)
+
+    def _advance(self, mode: int) -> int:
+        p = self.plan
+        return advance(mode, CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp,
+                       p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
+                       p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf, p.gv)
+
+    def _armed_to_compiled(self) -> None:
+        armed = self.events._armed
+        self.plan.gv[2][:] = [1 if armed.get(name, False) else 0 for name in self.plan.gap_names]
+
+    def _armed_from_compiled(self) -> None:
+        self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
+
+    def _state(self, arrays, t: float, h_previous: float) -> StepState:
+        q, v, a, qdd, z, zd, w, lam, zdp = (x.copy() for x in arrays)
+        return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
+
+    def _event(self) -> int:
+        """``_Run._accept_with_events`` for the pending step: Python locates the root (the elements' own
+        ``event_gaps``); a root more than the event tolerance before the step's end sends the step back onto it."""
+        self._armed_from_compiled()
+        old = self.state
+        h_try = float(self.sc[5])
+        new = self._state(self.new, old.t + h_try, h_try)
+        root, found = self.events.check(old, new)
+        if root is not None and new.t - root > self.events.tolerance and self.resteps < MAX_RESTEPS:
+            self.resteps += 1
+            self.stats["event_resteps"] += 1
+            self.sc[H] = max(root - old.t + 0.5 * self.events.tolerance, self.coef[C_MINSTEP])
+            return CONTINUE
+        code = self._advance(2)
+        if root is None:
+            self.events.accept(found)
+        else:
+            self.events.accept(found["gaps"], found["event"])
+            self.resteps = 0
+        self._armed_to_compiled()
+        return code
 
     def attempt(self) -> None:
         """Step in compiled code until the end, a full sample buffer or a chunk of steps; record the samples."""
         p = self.plan
-        code = advance(1, CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp,
-                       p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
-                       p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf)
+        code = self._advance(1)
         self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time
-        self._sync()
         try:
             self._check_callback()
+            if code == EVENT:
+                self._sync()
+                code = self._event()
+                self.sc[T_SIG] = np.nan
+                self._check_callback()
         finally:
+            self._sync()
             p.sampler.flush(self.recorder, self.stats)
         if code in (OUTPUT, END, CONTINUE):
             return
@@ -286,10 +326,17 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
     if reason:
         return None, reason
     specs = []
-    for element in system.elements:
+    offsets = system.z_offsets
+    for k, element in enumerate(system.elements):
         spec, why = element.compiled_element()
         if spec is None:
             return None, why
+        if hasattr(element, "event_gaps"):  # the kernel's gaps must be the element's own
+            ctx = system.context(state.q, state.v, state.t)
+            y, ydot, _ = measure(ctx, element.measurements)
+            own = list(element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot))
+            if own != list(getattr(spec, "gap_names", [])):
+                return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
         specs.append(spec)
     plan = _Plan(system, integ, specs)
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

@@ -352,7 +352,7 @@ def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, out
         integrals = Integrals(system, state)
         hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": _newton_message,
                  "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
-                 "recorder": recorder}
+                 "recorder": recorder, "events": events}
         run, why = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks)
         if run is not None:
             return run, "compiled"

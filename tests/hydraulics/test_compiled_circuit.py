@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import hydraulics as hy
-from hydraulics.compiled import circuit_eval, compile_circuit
+from hydraulics.compiled import circuit_eval, circuit_gaps, compile_circuit
 
 
 class _Stroke:
@@ -85,6 +85,13 @@ def test_kernel_equals_the_component_methods(seed):
         np.testing.assert_allclose(rates, circuit.rates(t, z, y, ydot), rtol=1e-9, atol=1e-300)
         np.testing.assert_allclose(forces, circuit.forces(t, z, y, ydot), rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(aux, list(circuit.integrands(t, z, y, ydot).values()), rtol=1e-9, atol=1e-300)
+        gaps = np.zeros(2 * len(compiled.gap_names))
+        circuit_gaps(y, ydot, compiled.fpar, compiled.ipar, gaps)
+        ref_gaps = circuit.event_gaps(t, z, y, ydot)
+        assert compiled.gap_names == list(ref_gaps)
+        n = len(compiled.gap_names)
+        np.testing.assert_allclose(gaps[:n], [g for g, _ in ref_gaps.values()], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(gaps[n:], [r for _, r in ref_gaps.values()], rtol=1e-12, atol=1e-15)
 
 
 def test_unsupported_component_is_named():
