@@ -79,9 +79,16 @@ def modal_geometric_stiffness(model, cb, elastic: np.ndarray, progress=None) -> 
         held[interior] = factor.solve(np.asarray(loads[interior])).reshape(interior.size, -1)
     finally:
         factor.release()
-    static = cb.basis[:, cb.n_normal_modes:] @ elastic[cb.boundary]  # Ψ S_b: interface motion of each mode
-    say(f"geometric stiffness: projecting {held.shape[1] + static.shape[1]} stress states on the modes")
+    constraint = cb.basis[:, cb.n_normal_modes:]  # Ψ (n_dofs, n_b): the constraint modes
+    boundary_rows = elastic[cb.boundary]  # S_b (n_b, m): interface motion of each mode
+    # the stress of Ψ S_b,j is Σ_r S_b[r, j] × (stress of Ψ_r): project whichever set is smaller (same result)
+    by_constraint = constraint.shape[1] < boundary_rows.shape[1]
+    static = constraint if by_constraint else constraint @ boundary_rows
+    say(f"geometric stiffness: projecting {held.shape[1] + static.shape[1]} stress states on {elastic.shape[1]} "
+        "modes")
     projected = projected_geometric_stiffness(model, model.expand(elastic), model.expand(np.hstack([held, static])))
     inertia, deformation = projected[:held.shape[1]], projected[held.shape[1]:]
+    if by_constraint:
+        deformation = np.tensordot(boundary_rows.T, deformation, 1)  # [j] = Σ_r S_b[r, j] G(Ψ_r)
     return GeometricStiffness(0.5 * (inertia + inertia.transpose(0, 2, 1)),
                               0.5 * (deformation + deformation.transpose(0, 2, 1)))

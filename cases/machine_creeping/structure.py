@@ -125,7 +125,10 @@ def structure_model(params: dict, mesh_path: str):
 
 def cache_key(params: dict) -> str:
     keys = sorted(k for k in params if k in _STRUCTURE_KEYS)
-    text = json.dumps({k: params[k] for k in keys} | {"version": CACHE_VERSION}, sort_keys=True, default=float)
+    settings = {k: params[k] for k in keys} | {"version": CACHE_VERSION}
+    if params.get("structure_geometric_stiffness"):  # only then: the cache files of earlier runs stay valid
+        settings["geometric_stiffness"] = True
+    text = json.dumps(settings, sort_keys=True, default=float)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -159,7 +162,8 @@ def reduced_structure(params: dict, progress: bool = False, cache: str | None = 
         model, interfaces, paths = structure_model(params, mesh_path)
         say(f"Craig–Bampton reduction of {model.n_dofs} dofs")
         body = reduce(model, interfaces, int(params["fixed_interface_modes"]), damping=params["modal_damping"],
-                      name="structure", compare_modes=10, progress=say, paths=paths)
+                      name="structure", compare_modes=10, progress=say, paths=paths,
+                      geometric_stiffness=bool(params.get("structure_geometric_stiffness", False)))
         write_flexbody(body, path, source={"case": "machine-creeping", "settings": cache_key(params)})
         os.remove(mesh_path)
     body = read_flexbody(path)

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from flexmbs.catalog.validation import row, skipped_rows
+from flexmbs.catalog.validation import row, skipped_rows, trend_row
 
 CASE = "spin-up-beam"
 SOUTHWELL_K = 1.193  # first mode of a uniform cantilever
@@ -88,5 +88,51 @@ def spin_up_rows(quick: bool = True) -> list:
     return rows
 
 
+ORIGIN_EULER = "Euler column ω² = ω₀² (1 − P/P_cr), P_cr = π² EI/L², ω₀ = π² √(EI/ρA L⁴) (pinned–pinned)"
+
+
+def euler_column_rows(quick: bool = True) -> list:
+    """The preloaded pinned–pinned frame column (:mod:`.column`): lowest frequency at P/P_cr = 0, 0.5, 0.9 and
+    the loss of stability between 0.98 and 1.02 P_cr, from the linearization."""
+    import flexmbs as fm
+
+    from .column import column_body, column_model, euler_reference, lowest_frequency
+
+    body = column_body()
+    omega0, p_cr = euler_reference()
+    rows = [row(f"lowest frequency at P = {ratio:g} P_cr", omega0 * np.sqrt(1.0 - ratio),
+                lowest_frequency(body, ratio * p_cr)[0], kind="analytic", origin=ORIGIN_EULER, unit="rad/s",
+                tolerance=0.01) for ratio in (0.0, 0.5, 0.9)]
+    below = fm.linearize(column_model(body, 0.98 * p_cr)).eigenvalues()
+    above = fm.linearize(column_model(body, 1.02 * p_cr)).eigenvalues()
+    stable = bool(below.real.max() < 1e-6 * np.abs(below).max())
+    diverging = int(np.sum((np.abs(above.imag) < 1e-9) & (above.real > 1e-3)))
+    rows.append(trend_row("stability at 0.98 / 1.02 P_cr", "stable / one real positive eigenvalue (divergence)",
+                          f"{'stable' if stable else 'unstable'} / {diverging} real positive eigenvalue(s)",
+                          stable and diverging == 1, origin=ORIGIN_EULER))
+    return rows
+
+
+def solid_column_rows(quick: bool = True) -> list:
+    """A quadratic-hexahedral column (solid geometric stiffness): buckling load from the linearization against
+    Euler (slow: meshing and reduction of 21 000 dofs)."""
+    from .column import SOLID_EULER_LOAD, lowest_frequency, solid_column_body
+
+    quantity = "buckling load of the hex27 column, P ω₀²/(ω₀² − ω²) at P = 0.5 P_E"
+    if quick:
+        return skipped_rows([(quantity, SOLID_EULER_LOAD, "N")], origin=ORIGIN_EULER, kind="analytic")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        body = solid_column_body(folder)
+    omega0 = lowest_frequency(body, 0.0)[0]
+    omega = lowest_frequency(body, 0.5 * SOLID_EULER_LOAD)[0]
+    return [row(quantity, SOLID_EULER_LOAD, 0.5 * SOLID_EULER_LOAD * omega0**2 / (omega0**2 - omega**2),
+                kind="analytic", origin=ORIGIN_EULER, unit="N", tolerance=0.01,
+                note="1 m × 20 mm × 30 mm, 100 × 2 × 3 hex27, RBE2 ends, 6 fixed-interface modes")]
+
+
 CHECKS = [("rotating cantilever: Southwell law", southwell_rows, True),
+          ("preloaded column: Euler", euler_column_rows, True),
+          ("solid column: Euler load", solid_column_rows, False),
           ("spin-up beam vs the co-rotational beam", spin_up_rows, False)]

@@ -37,7 +37,7 @@ class Recorder:
         self.n_samples, self.last_time, self._first = 0, None, None
         self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
         self._reactions = None
-        self.extremes = Extremes()  # running extremes for the plausibility guards
+        self.extremes = Extremes(system)  # running extremes for the plausibility guards
         self.scratch = path is None and scratch_folder() is not None
         if self.scratch:
             path = os.path.join(scratch_folder(), f"run{next(self._counter)}.results.h5")

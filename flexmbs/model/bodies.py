@@ -255,6 +255,14 @@ class FlexibleBody(_InertialBody):
             return
         self._kg_inertia = np.ascontiguousarray(np.asarray(gs.inertia, dtype=float)[:, sel][:, :, sel])
         self._kg_deformation = np.ascontiguousarray(np.asarray(gs.deformation, dtype=float)[np.ix_(sel, sel, sel)])
+        # G_j = Σ_r U[j, r] H_r: the interface-load stress states span at most the n_b constraint modes, so the
+        # rank r of G (m, m·m) is ≤ n_b; contracting with q costs r m² instead of m³ (the same numbers to 1e-12)
+        m = self._kg_deformation.shape[0]
+        u, sv, vt = np.linalg.svd(self._kg_deformation.reshape(m, m * m), full_matrices=False)
+        rank = int(np.sum(sv > 1e-12 * sv[0])) if sv.size and sv[0] > 0 else 0
+        self._kg_weights = np.ascontiguousarray(u[:, :rank] * sv[:rank])  # (m, r)
+        self._kg_flat = np.ascontiguousarray(vt[:rank])  # (r, m·m): H_r flattened
+        self._kg_shapes = self._kg_flat.reshape(rank, m, m)  # (r, m, m), a view
 
     @staticmethod
     def geometric_parameters(omega: np.ndarray, g_body: np.ndarray) -> np.ndarray:
@@ -269,10 +277,11 @@ class FlexibleBody(_InertialBody):
         return p
 
     def _geometric_parts(self, kin, g_body):
+        """``q``, ``K_G(ω, g)`` and ``Σ_j q_j G_j`` (m, m)."""
         q = np.asarray(kin.qf, dtype=float)
-        k_load = np.tensordot(self.geometric_parameters(kin.omega, g_body), self._kg_inertia, 1)
-        gq = self._kg_deformation @ q  # [k] = G_k q
-        return q, k_load, gq
+        m = q.size
+        k_load = (self.geometric_parameters(kin.omega, g_body) @ self._kg_inertia.reshape(12, m * m)).reshape(m, m)
+        return q, k_load, ((q @ self._kg_weights) @ self._kg_flat).reshape(m, m)
 
     def geometric_forces(self, kin, g_body) -> np.ndarray:
         """Geometric-stiffness forces on the elastic coordinates (m,): ``−(K_G(ω, g) + Σ_j q_j G_j) q``.
@@ -281,13 +290,14 @@ class FlexibleBody(_InertialBody):
         interface motion ``q`` carries), not a potential: the bending of the body does not feed back into its
         axial coordinates (a cubic energy ``½ Σ_j q_j qᵀ G_j q`` without its quartic partner would, and turns a
         spinning beam unstable through the foreshortening of its stiff axial mode; docs/theory-multibody.md)."""
-        q, k_load, _ = self._geometric_parts(kin, g_body)
-        return -((k_load + np.tensordot(q, self._kg_deformation, 1)) @ q)
+        q, k_load, k_def = self._geometric_parts(kin, g_body)
+        return -((k_load + k_def) @ q)
 
     def geometric_jacobian(self, kin, g_body) -> np.ndarray:
         """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + [(G_l q)_k]_kl`` (not symmetric)."""
-        q, k_load, gq = self._geometric_parts(kin, g_body)
-        return k_load + np.tensordot(q, self._kg_deformation, 1) + gq.T
+        q, k_load, k_def = self._geometric_parts(kin, g_body)
+        gq = self._kg_weights @ (self._kg_shapes @ q)  # [k, l] = (G_k q)_l
+        return k_load + k_def + gq.T
 
     def acceleration_coupling(self, kin) -> np.ndarray:
         """``[G_ax q, G_ay q, G_az q, G_αx q, G_αy q, G_αz q]`` (m, 6): the geometric stiffness of the frame
@@ -300,7 +310,8 @@ class FlexibleBody(_InertialBody):
         """``∂(B [a; α])/∂q_f = Σ_c u̇_c G_c`` (m, m) at the coordinate accelerations ``qdd_b`` (7 + m,) of the
         body: ``a = Aᵀ r̈``, ``α = 2 G p̈``."""
         acc = np.concatenate([kin.A.T @ qdd_b[0:3], 2.0 * kin.G @ qdd_b[3:7]])
-        return np.tensordot(acc, self._kg_inertia[6:12], 1)
+        m = self.n_modes
+        return (acc @ self._kg_inertia[6:12].reshape(6, m * m)).reshape(m, m)
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":

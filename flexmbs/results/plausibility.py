@@ -7,14 +7,17 @@ Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keep
 * elastic deformation beyond the small-deformation range of the floating frame (> 5 % of the body's size);
 * elastic frequencies no solid body of that size can have (unit slips in E or ρ);
 * a flexible body without geometric stiffness spinning faster than :data:`SPIN_FRACTION` of its lowest elastic
-  frequency (issue 28: its bending frequencies miss the centrifugal stiffening, ``≈ Ω²`` in ``ω²``);
+  frequency (issue 28: its bending frequencies miss the centrifugal stiffening, ``≈ Ω²`` in ``ω²``), or whose
+  axial load between two interfaces exceeds :data:`LOAD_FRACTION` of an Euler load estimated from its lowest
+  frequency (issue 28: the softening under compression, the stiffening under tension are missing) — one warning
+  per run for all such bodies and both reasons, naming ``reduce(..., geometric_stiffness=True)`` / ``flexmbs reduce --geometric-stiffness``;
 * a collapsing time step or a run far slower than simulated time, with the equation that limited the step.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "MAX_ELASTIC_FRACTION"]
+__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "axial_load_operator", "MAX_ELASTIC_FRACTION"]
 
 MAX_ELASTIC_FRACTION = 0.05  # floating frame with linear elastic modes: small deformation only
 PRESSURE_MARGIN = 1.1  # above the highest relief/supply setting by more than 10 %
@@ -25,20 +28,82 @@ MIN_MEAN_STEP_FRACTION = 1e-7  # mean step below this fraction of t_end: the ste
 # body knows): a body held like a cantilever has a lowest frequency ≈ ω₁/6.4 (uniform beam: 3.516 against 22.37),
 # so Ω > 0.13 of that, where the missing Southwell term k Ω² (k ≈ 1.2) shifts its frequency by more than 1 %
 SPIN_FRACTION = 0.02
+# an axial load |N| > 0.02 P_cr between two interfaces of a body without geometric stiffness: a pinned–pinned column
+# has ω² = ω₀² (1 − N/P_cr) (tension: 1 + N/P_cr), so the missing term shifts its lowest bending frequency by
+# ≈ ½ N/P_cr, more than 1 % — the same 1 % as the spin threshold. P_cr is an estimate (:func:`axial_load_operator`).
+LOAD_FRACTION = 0.02
+MAX_ALL_PAIRS = 64  # interfaces up to which every pair is checked
+FREE_FREE_BETA_L = 4.730041  # first free–free bending root of a uniform beam, β₁L (ω₁ = (β₁L)² √(EI/(m L³)))
 
 
 class PlausibilityWarning(UserWarning):
     """A result that is computed correctly from absurd inputs (printed as one ``warning:`` line)."""
 
 
-class Extremes:
-    """Running extremes of a run: peak pressure (signal, time) and the sample of largest modal amplitude per
-    flexible body."""
+def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
+    """Axial loads between the interfaces of a flexible body, read off its elastic coordinates, and an Euler load
+    estimate of each pair (issue 28); ``None`` for a body with fewer than two interfaces.
 
-    def __init__(self):
+    Every pair of interfaces with translations (more than :data:`MAX_ALL_PAIRS`: each with the one farthest from it).
+    For the interfaces ``a``, ``b`` (axis ``e`` from a to b, undeformed) the elongation is ``δ = gᵀ q`` with
+    ``g = (T_b − T_a)ᵀ e`` (translation rows of the modes) and the reduced body's axial flexibility between them is
+    ``c = gᵀ K_ff⁻¹ g``: ``N = δ / c`` (tension positive) is the pair force that stretches the body by ``δ`` — exact
+    for a body loaded by that pair alone (a column pressed or a tie pulled by its ends). The Euler load estimate is
+    that of a pinned–pinned uniform beam whose lowest free–free frequency ``ω₁`` is the body's:
+    ``EI ≈ ω₁² m L³ / (β₁L)⁴`` (``L`` the body's size, ``m`` its mass), ``P_cr ≈ π² EI / L_ab²``.
+
+    Returns
+    -------
+    (pairs, operator, p_cr): names ``"a–b"`` (p,), ``N = operator @ q`` (p, m) N per modal unit, estimates (p,) N.
+    """
+    flexbody = getattr(body, "flexbody", None)
+    stiffness = np.asarray(getattr(body, "modal_stiffness", []), dtype=float)
+    if flexbody is None or stiffness.size == 0 or np.any(stiffness <= 0.0):
+        return None
+    found = [(i.name, i.node) for i in getattr(flexbody, "interfaces", []) if set("123") <= set(i.retained_dofs)]
+    if len(found) < 2:
+        return None
+    nodes = np.array([node for _, node in found])
+    pos, shapes = np.asarray(body.node_positions, dtype=float), np.asarray(body.node_translations, dtype=float)
+    if len(found) <= MAX_ALL_PAIRS:
+        first, second = np.triu_indices(len(found), 1)
+    else:  # many interfaces: each with the one farthest from it (the long load paths), not all n²/2 pairs
+        at = pos[nodes]
+        first = np.arange(len(found))
+        second = np.concatenate([np.argmax(np.linalg.norm(at[k:k + 256, None, :] - at[None, :, :], axis=2), axis=1)
+                                 for k in range(0, len(found), 256)])  # 256 rows at a time: bounded memory
+        first, second = np.unique(np.sort(np.column_stack([first, second]), axis=1), axis=0).T
+    axis = pos[nodes[second]] - pos[nodes[first]]
+    length = np.linalg.norm(axis, axis=1)
+    keep = length > 0.0
+    first, second, axis, length = first[keep], second[keep], axis[keep], length[keep]
+    g = np.einsum("pi,pim->pm", axis / length[:, None], shapes[nodes[second]] - shapes[nodes[first]])
+    compliance = np.einsum("pm,pm->p", g, g / stiffness)
+    keep = compliance > 0.0
+    size = float(np.linalg.norm(np.ptp(pos, axis=0)))
+    omega1 = 2.0 * np.pi * float(np.min(body.frequencies_hz))
+    ei = omega1**2 * float(body.mass) * size**3 / FREE_FREE_BETA_L**4
+    pairs = [f"{found[a][0]}–{found[b][0]}" for a, b in zip(first[keep], second[keep])]
+    return pairs, g[keep] / compliance[keep, None], np.pi**2 * ei / length[keep] ** 2
+
+
+class Extremes:
+    """Running extremes of a run: peak pressure (signal, time), the sample of largest modal amplitude per flexible
+    body, the largest spin and, for flexible bodies without geometric stiffness, the largest axial interface load
+    relative to its Euler estimate (:func:`axial_load_operator`: one small matrix product per recorded sample)."""
+
+    def __init__(self, system=None):
         self.pressure = (-np.inf, "", 0.0)
         self.modal: dict[str, tuple[float, np.ndarray, float]] = {}
         self.spin: dict[str, tuple[float, float]] = {}  # body angular velocity key -> (largest |ω| rad/s, time)
+        # modal key -> (pairs, operator (p, m), 1/P_cr (p,)), and -> (largest |N|/P_cr, N N, pair, time)
+        self._axial: dict[str, tuple] = {}
+        self.axial: dict[str, tuple[float, float, str, float]] = {}
+        for body in getattr(system, "bodies", []):
+            if getattr(body, "n_modes", 0) and not getattr(body, "has_geometric_stiffness", True):
+                found = axial_load_operator(body)
+                if found is not None and len(found[0]):
+                    self._axial[f"body/{body.name}/modal_coordinates"] = (found[0], found[1], 1.0 / found[2])
         self._pressure_keys = self._modal_keys = self._spin_keys = None
 
     def _keys(self, row, units) -> None:
@@ -61,6 +126,7 @@ class Extremes:
                 self.modal[key] = (float(norms[k]), np.array(columns[key][k]), float(times[k]))
             elif store == "spin" and norms[k] > self.spin.get(key, (-1.0,))[0]:
                 self.spin[key] = (float(norms[k]), float(times[k]))
+        self._axial_update(np.asarray(times, dtype=float), columns)
 
     def update(self, t: float, row: dict, units: dict) -> None:
         self._keys(row, units)
@@ -78,6 +144,17 @@ class Extremes:
             norm = float(np.sqrt(np.dot(value, value)))
             if norm > self.spin.get(key, (-1.0,))[0]:
                 self.spin[key] = (norm, t)
+        self._axial_update(np.array([t]), {k: np.asarray(row[k])[None] for k in self._axial if k in row})
+
+    def _axial_update(self, times, columns: dict) -> None:
+        """Largest |N|/P_cr of each watched body over samples (``columns``: modal key -> (n_t, m))."""
+        for key, (pairs, operator, inverse_p_cr) in self._axial.items():
+            if key in columns:
+                load = np.asarray(columns[key], dtype=float) @ operator.T  # (n_t, pairs) N
+                ratio = np.abs(load) * inverse_p_cr
+                i, k = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+                if ratio[i, k] > self.axial.get(key, (-1.0,))[0]:
+                    self.axial[key] = (float(ratio[i, k]), float(load[i, k]), pairs[k], float(times[i]))
 
 
 def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
@@ -103,18 +180,38 @@ def _body_size(positions: np.ndarray) -> float:
     return float(np.linalg.norm(np.ptp(positions, axis=0))) if positions.size else 0.0
 
 
-def _spin_warning(body, freqs: np.ndarray, extremes: Extremes) -> list[str]:
-    """One line if a body without geometric stiffness spun faster than SPIN_FRACTION of its lowest frequency."""
+def _geometric_reasons(body, freqs: np.ndarray, extremes: Extremes) -> str:
+    """Why a body without geometric stiffness needs it (spin above SPIN_FRACTION of its lowest frequency, axial
+    interface load above LOAD_FRACTION of its Euler estimate), or ``""``."""
     if not freqs.size or getattr(body, "has_geometric_stiffness", True):
-        return []
+        return ""
+    reasons = []
     spin, t_spin = extremes.spin.get(f"body/{body.name}/angular_velocity", (0.0, 0.0))
     lowest = 2.0 * np.pi * float(freqs.min())
-    if spin <= SPIN_FRACTION * lowest:
+    if spin > SPIN_FRACTION * lowest:
+        reasons.append(f"spins at up to {spin:.3g} rad/s (t = {t_spin:.4g} s), {spin / lowest:.2g} x its lowest "
+                       f"(free–free) elastic frequency {lowest:.3g} rad/s: centrifugal stiffening is missing (a mounted "
+                       "bending frequency ω shifts by ≈ ½·1.2·(Ω/ω)² of itself)")
+    ratio, load, pair, t_load = extremes.axial.get(f"body/{body.name}/modal_coordinates", (0.0, 0.0, "", 0.0))
+    if ratio > LOAD_FRACTION:
+        kind = "compression" if load < 0.0 else "tension"
+        effect = "softening up to buckling" if load < 0.0 else "tension stiffening"
+        reasons.append(f"carries {abs(load):.3g} N of {kind} between its interfaces {pair} (t = {t_load:.4g} s), "
+                       f"{ratio:.2g} x an Euler load estimated from its lowest frequency ({abs(load) / ratio:.3g} N, "
+                       f"pinned–pinned): {effect} is missing (ω² shifts by ≈ N/P_cr)")
+    return f"body {body.name!r} " + " and ".join(reasons) if reasons else ""
+
+
+def _geometric_warning(bodies, extremes: Extremes) -> list[str]:
+    """One line per run for all flexible bodies without geometric stiffness that need it (issue 28)."""
+    found = [_geometric_reasons(body, np.asarray(getattr(body, "frequencies_hz", []), dtype=float), extremes)
+             for body in bodies if getattr(body, "n_modes", 0)]
+    found = [text for text in found if text]
+    if not found:
         return []
-    return [f"body {body.name!r} spins at up to {spin:.3g} rad/s (t = {t_spin:.4g} s), {spin / lowest:.2g} x its "
-            f"lowest (free–free) elastic frequency {lowest:.3g} rad/s, but its file has no geometric stiffness: "
-            "centrifugal stiffening is missing (a mounted bending frequency ω shifts by ≈ ½·1.2·(Ω/ω)² of itself); "
-            "reduce the body with reduce(..., geometric_stiffness=True) or flexmbs reduce --geometric-stiffness"]
+    files = "its file has" if len(found) == 1 else "their files have"
+    return ["; ".join(found) + f"; but {files} no geometric stiffness: reduce with reduce(..., "
+            "geometric_stiffness=True) or flexmbs reduce --geometric-stiffness"]
 
 
 def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: dict | None,
@@ -142,7 +239,6 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
                            f"{100 * deflection / size:.0f} % of its size {size:.3g} m: beyond the small-deformation "
                            "range of the floating frame (check its Young's modulus and loads)")
         freqs = np.asarray(getattr(body, "frequencies_hz", []), dtype=float)
-        out += _spin_warning(body, freqs, extremes)
         if freqs.size and size > 0:
             upper = SOUND_SPEED_RANGE[1] / size  # no solid's lowest elastic mode is above c_max / L
             if freqs.min() > upper:
@@ -151,6 +247,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
             if freqs.min() < 0.1:
                 out.append(f"lowest elastic frequency of body {body.name!r} is {freqs.min():.3g} Hz, implausibly low "
                            "for a structural part: a unit slip in E (Pa) or density (kg/m³)?")
+    out += _geometric_warning(system.bodies, extremes)
     t_end, steps, wall = stats.get("t_end", 0.0), stats.get("steps", 0), stats.get("wall_time_s", 0.0)
     cause = ""
     if limiting:
