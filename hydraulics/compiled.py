@@ -29,13 +29,14 @@ from numba import carray, cfunc, njit, types
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cylinder
 from .friction import StribeckFriction
 from .nodes import PressureSource, Tank, Volume
-from .orifices import Orifice, Throttle
+from .orifices import CheckValve, Orifice, ReliefValve, Throttle
 from .signals import Constant, PiecewiseLinear, Ramp, TimeFunction
 from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 
 __all__ = ["compile_circuit", "circuit_kernel", "circuit_eval", "SUPPORTED", "CompiledCircuit"]
 
-SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "DirectionalValve (no spool, first- or "
+SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckValve", "ReliefValve",
+             "DirectionalValve (no spool, first- or "
              "second-order spool)", "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)")
 
 # ipar header: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar), n_out, n_gaps
@@ -43,7 +44,7 @@ _HEAD = 10
 # node kinds
 _VOLUME, _TANK, _SOURCE = 0, 1, 2
 # record kinds
-_ORIFICE, _THROTTLE, _VALVE, _CYLINDER, _VOLUME_RATE, _NODE_OUT, _SIGNAL_OUT = 1, 2, 3, 4, 5, 6, 7
+_ORIFICE, _THROTTLE, _VALVE, _CYLINDER, _VOLUME_RATE, _NODE_OUT, _SIGNAL_OUT, _CHECK, _RELIEF = 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 
 @njit(cache=True, inline="always")
@@ -168,6 +169,28 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
                 o = ipar[r + 7]
                 out[o] = q
                 out[o + 1] = (p[a] - p[b]) * q
+        elif kind == _CHECK:  # CheckValve.flow: [a, b, f, out]; fpar: cracking, range, leakage, k, dp_lim
+            a, b, f = ipar[r + 2], ipar[r + 3], ipar[r + 4]
+            dp = p[a] - p[b]
+            s = _smoothstep(dp, fpar[f], fpar[f] + fpar[f + 1])
+            eps = fpar[f + 2]
+            q = _orifice_flow(dp, fpar[f + 3] * (eps + (1.0 - eps) * s), fpar[f + 4], True)
+            inflow[a] -= q
+            inflow[b] += q
+            if want:  # Orifice.outputs
+                o = ipar[r + 5]
+                out[o], out[o + 1] = q, dp * q
+        elif kind == _RELIEF:  # ReliefValve.flow, state_rates: [P, T, state or -1, f, out]; cracking, width, gain, tau
+            a, b, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
+            static = _softplus(p[a] - p[b] - fpar[f], fpar[f + 1])
+            q = fpar[f + 2] * (z[i] if i >= 0 else static)
+            if i >= 0:
+                rates[i] = (static - z[i]) / fpar[f + 3]
+            inflow[a] -= q
+            inflow[b] += q
+            if want:
+                o = ipar[r + 6]
+                out[o], out[o + 1] = q, (p[a] - p[b]) * q
         elif kind == _VALVE:  # DirectionalValve.path_flows: [n_paths, command, spool, cubic, f, (from, to, n, xs)*]
             n_paths, s_cmd, spool, cubic, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
             if spool >= 0:
@@ -414,7 +437,7 @@ def _output_keys(comp) -> list[str]:
         return ["pressure", "cavitation_flow", "guard_flow", "volume", "compression_power"]
     if kind in (Tank, PressureSource):
         return ["pressure", "flow", "power"]
-    if kind in (Orifice, Throttle):
+    if kind in (Orifice, Throttle, CheckValve, ReliefValve):
         return ["flow", "power_loss"]
     if kind is DirectionalValve:
         keys = ["spool"]
@@ -444,6 +467,16 @@ def _record(comp, number, circuit, floats, signal, out):
         k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
         return [_ORIFICE, 8, a, b, signal(comp.area), cubic[comp.transition], floats(k, comp.transition_pressure),
                 out]
+    if kind is CheckValve:
+        k = comp.discharge_coefficient * comp.max_area * math.sqrt(2.0 / comp.density)
+        return [_CHECK, 6, number[id(comp.nodes["A"])], number[id(comp.nodes["B"])],
+                floats(comp.cracking_pressure, comp.opening_pressure_range, comp.leakage_fraction, k,
+                       comp.transition_pressure), out]
+    if kind is ReliefValve:
+        tau = comp.time_constant
+        return [_RELIEF, 7, number[id(comp.nodes["P"])], number[id(comp.nodes["T"])],
+                comp.state_offset if tau else -1, floats(comp.cracking_pressure, comp.width, comp.flow_gain,
+                                                         tau or 1.0), out]
     if kind is DirectionalValve:
         spool = comp.spool
         if spool is not None and type(spool) not in (FirstOrderSpool, SecondOrderSpool):
