@@ -65,6 +65,14 @@ class ScaledCircuit:
                 "rates_ydot": dr[:, nz + ny:] / s[:, None], "forces_z": df[:, :nz] * s[None, :],
                 "forces_y": df[:, nz:nz + ny], "forces_ydot": df[:, nz + ny:]}
 
+    def compiled_element(self):
+        """The circuit's compiled kernel (hydraulics.compiled) with this element's state scale; no event gaps and
+        no integrands, as this element declares none."""
+        spec, why = self.circuit.compiled_element()
+        if spec is not None:
+            spec.state_scale, spec.gap_names = self.scale, []
+        return spec, why
+
     def outputs(self, t, z, y, ydot) -> dict:
         return self.circuit.outputs(t, z * self.scale, y, ydot)
 

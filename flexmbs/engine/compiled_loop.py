@@ -295,10 +295,10 @@ def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
     el_z, el_y, el_s, el_f, el_i = mi[14], mi[15], mi[16], mi[18], mi[19]
     ipar, fpar, sig, y, ydot = mi[20], mf[8], mf[11], ws[14], ws[15]
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    for e in range(len(fns)):
+    for e in range(len(fns[0])):
         if el_g[e + 1] > el_g[e]:
             z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
-            fns[e](2, t, z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+            fns[0][e](2, t, ws[20][z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
                    ipar[i0:].ctypes, rates.ctypes, forces.ctypes, gaps[el_g[e]:].ctypes)
 
 
@@ -461,10 +461,10 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
     FO[row] = ws[19]
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    for e in range(len(fns)):
+    for e in range(len(fns[0])):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
         out = OUT[row, eo[e]:]
-        fns[e](1, sc[T], z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+        fns[0][e](1, sc[T], ws[20][z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
                 ipar[i0:].ctypes, rates.ctypes, forces.ctypes, out.ctypes)
     gen = np.zeros((jt_side.size, 6))
     for k in range(jr_joint.size):

@@ -68,10 +68,17 @@ def _unsupported(system, events, state) -> str:
     """Why the model cannot take the compiled step ("" if it can)."""
     if any(b.n_modes for b in system.bodies):
         return "flexible bodies"
-    other = [f for f in system.forces if not (type(f) is JointActuator
-                                               or (type(f) is SpringDamper and not isinstance(f.stiffness, Table)))]
-    if other:
-        return f"force elements ({', '.join(type(f).__name__ for f in other)})"
+    contacts = [f for f in _python_forces(system) if hasattr(f, "event_gaps")]
+    if contacts:
+        return f"force elements with contact events ({', '.join(type(f).__name__ for f in contacts)})"
+    python = _python_forces(system)
+    if python:  # called back from the compiled step; not those that read joint reactions (friction fixed point)
+        ctx = system.context(state.q, state.v, state.t, state.lam)
+        ctx.z = state.z
+        for force in python:
+            force.generalized_forces(ctx)
+            if ctx.multipliers_read:
+                return f"force element {force.name!r} ({type(force).__name__}) reads joint reactions"
     if system.fallback_joints:
         return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
     if system.driven_joints:
@@ -89,10 +96,21 @@ def _unsupported(system, events, state) -> str:
     return ""
 
 
+def _compiled_force(force) -> bool:
+    """A force element with a kernel in :func:`flexmbs.engine.compiled_step.force_element`."""
+    return type(force) is JointActuator or (type(force) is SpringDamper and not isinstance(force.stiffness, Table))
+
+
+def _python_forces(system) -> list:
+    return [f for f in system.forces if not _compiled_force(f)]
+
+
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles)."""
 
     def __init__(self, system, integ, specs, state):
+        self.compiled_forces = [f for f in system.forces if _compiled_force(f)]
+        self.python_forces = _python_forces(system)
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
@@ -127,7 +145,9 @@ class _Plan:
                    flo(system._rigid_inertia).reshape(-1, 3, 3), flo(system.model.gravity), flo(system.marker_local),
                    flo(system.marker_orient), flo(system.marker_s_t), flo(system.marker_s_r),
                    flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
-                   self._force_par)
+                   self._force_par, flo(np.concatenate(  # states the element presents, in its kernel's units
+                       [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
+                        for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)))
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows, 1)
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
@@ -135,7 +155,7 @@ class _Plan:
                    np.zeros((n_m, 3)), np.zeros((n_m, 3)), np.zeros((n_b, n_quasi)), np.zeros((n_rows, n_quasi)),
                    np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
                    np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q),
-                   np.zeros((max(len(system.forces), 1), 3)))
+                   np.zeros((max(len(self.compiled_forces), 1), 3)), np.zeros(n_z), self._python_buffers(system))
         self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
                     np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
         self.tmp = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)),
@@ -146,10 +166,16 @@ class _Plan:
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
         addresses = [spec.address for spec in specs] or [_noop_kernel().address]
         self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
-        self.fns = tuple(self.kernels)
-        keys = [f"element/{e.name}/{key}" for e in system.elements if hasattr(e, "integrands")
-                for key in e.integral_units]
-        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys)
+        self.errors: list = []
+        self.force_callback = _SIGNAL_CALLBACK(self._force_function(system))
+        self.fns = (tuple(self.kernels), self.force_callback)
+        keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
+        for e, spec in zip(system.elements, specs):
+            own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []
+            keys += own if len(own) == spec.n_aux else [None] * spec.n_aux
+        self.aux_keys = keys
+        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
+                               self.compiled_forces, self.python_forces)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
         el_g = np.cumsum([0] + [2 * n for n in counts])
@@ -158,7 +184,6 @@ class _Plan:
         self.gv = (ints(pos), np.zeros(max(int(el_g[-1]), 1)), np.zeros(len(pos), dtype=np.int64), ints(el_g),
                    np.array([REARM_GAP]))
         self.signals = signals
-        self.errors: list = []
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
 
     def _force_tables(self, system, state, signals) -> tuple:
@@ -167,7 +192,7 @@ class _Plan:
         own first evaluation would."""
         kind, mi, mj, sig, which, par = [], [], [], [], [], []
         ctx = system.context(state.q, state.v, state.t)
-        for force in system.forces:
+        for force in self.compiled_forces:
             if type(force) is SpringDamper:
                 if force.free_length is None:
                     force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x
@@ -189,6 +214,33 @@ class _Plan:
         ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
         self._force_par = np.array(par, dtype=float).reshape(-1, 4)
         return ints(kind), ints(mi), ints(mj), ints(sig), ints(which)
+
+    def _python_buffers(self, system) -> tuple:
+        """``(q, q̇, z, λ, loads)`` the compiled step hands to the Python force elements (empty without them)."""
+        if not self.python_forces:
+            return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 0))
+        return (np.zeros(system.n_q), np.zeros(system.n_q), np.zeros(system.n_z), np.zeros(system.n_c),
+                np.zeros((len(system.bodies), system.n_quasi_max)))
+
+    def _force_function(self, system):
+        """The callback of the Python force elements: their quasi-coordinate loads at the compiled step's state."""
+        forces, errors = self.python_forces, self.errors
+        if not forces:
+            return lambda t: None
+        q, v, z, lam, loads = self.ws[21]
+
+        def evaluate(t):
+            try:
+                ctx = system.context(q, v, t, lam)
+                ctx.z = z
+                loads[:] = 0.0
+                for force in forces:
+                    for body, gen in force.generalized_forces(ctx):
+                        loads[body.index, :gen.size] += gen
+            except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
+                errors.append(exc)
+                loads[:] = np.nan
+        return evaluate
 
     def _signal_function(self):
         sig, errors = self.sig, self.errors
@@ -277,8 +329,9 @@ class CompiledRun:
         self.integ.stats.update(newton_iterations=int(c[S_ITER]), jacobian_evaluations=int(c[S_JAC]),
                                 factorizations=int(c[S_FACT]), residual_evaluations=int(c[S_RES]))
         self.state = self._state(self.cur, float(self.sc[T]), float(self.sc[2]))
-        for key, value in zip(self.integrals.values, self.plan.integrals):
-            self.integrals.values[key] = float(value)
+        for key, value in zip(self.plan.aux_keys, self.plan.integrals):
+            if key is not None:
+                self.integrals.values[key] = float(value)
 
     def _advance(self, mode: int) -> int:
         p = self.plan

@@ -20,7 +20,9 @@ CAPACITY = 256  # samples per buffer: Python runs once per this many samples (an
 class Sampler:
     """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
 
-    def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list):
+    def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
+                 python_forces: list):
+        self.compiled_forces, self.python_forces = compiled_forces, python_forces
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
@@ -50,7 +52,7 @@ class Sampler:
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
                    np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
-                   np.zeros((n, max(len(system.forces), 1), 3)), np.zeros(2), np.zeros(1, dtype=np.int64))
+                   np.zeros((n, max(len(compiled_forces), 1), 3)), np.zeros(2), np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
 
     @property
@@ -80,9 +82,18 @@ class Sampler:
             for which in joint.coordinates:
                 cols[f"joint/{joint.name}/{which}"] = JC[:n, c].copy()
                 c += 1
-        for k, force in enumerate(system.forces):  # compiled_step.force_element: outputs in output_units order
+        for k, force in enumerate(self.compiled_forces):  # compiled_step.force_element: in output_units order
             for i, key in enumerate(force.output_units):
                 cols[f"force/{force.name}/{key}"] = FO[:n, k, i].copy()
+        if self.python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
+            rows = []
+            for r in range(n):
+                ctx = system.context(Q[r].copy(), V[r].copy(), float(times[r]))
+                ctx.z = Z[r].copy()
+                rows.append({f"force/{f.name}/{key}": float(value) for f in self.python_forces
+                             for key, value in f.outputs(ctx).items()})
+            for key in rows[0]:
+                cols[key] = np.array([row[key] for row in rows])
         y0 = 0
         for k, element in enumerate(system.elements):
             prefix = f"element/{element.name}/"
@@ -96,7 +107,8 @@ class Sampler:
             for i, name in enumerate(self.elements_out[k]):
                 cols[prefix + name] = OUT[:n, self.out_offsets[k] + i].copy()
         for i, key in enumerate(self.integral_keys):
-            cols[key] = INT[:n, i].copy()
+            if key is not None:
+                cols[key] = INT[:n, i].copy()
         cols["solver/step_size"] = hs[:n].copy()
         cols["solver/newton_iterations"] = its[:n].copy()
         cols["solver/constraint_violation"] = viol[:n].copy()

@@ -42,8 +42,9 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
      meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which) = mi
-    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par) = mf
-    (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out) = ws
+    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale) = mf
+    (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
+     py) = ws
     body_kinematics(q, v, offsets, A, G, omega)
     mass[:, :] = 0.0
     packed[:, :] = 0.0
@@ -55,10 +56,15 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
         y[k] = length
         ydot[k] = (d0 * (V[b, 0] - V[a, 0]) + d1 * (V[b, 1] - V[a, 1]) + d2 * (V[b, 2] - V[a, 2])) / length
-    for e in range(len(fns)):
+    for i in range(z.size):  # the states in the kernels' units (an element may present scaled states)
+        zs[i] = z[i] * zscale[i]
+    kernels = fns[0]
+    for e in range(len(kernels)):
         z0, y0, s0, a0, f0, i0 = el_z[e], el_y[e], el_s[e], el_a[e], el_f[e], el_i[e]
-        fns[e](0, t, z[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
+        kernels[e](0, t, zs[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
                ipar[i0:].ctypes, zdot[z0:].ctypes, fy[y0:].ctypes, aux[a0:].ctypes)
+    for i in range(z.size):
+        zdot[i] /= zscale[i]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
         a, b = meas_a[k], meas_b[k]
         inv = fy[k] / y[k]
@@ -74,6 +80,17 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     for k in range(f_kind.size):
         force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, sig, X, R, JX, JTH, V, marker_body, n_modes,
                       packed, f_out[k])
+    if py[0].size:  # force elements without a kernel: evaluated in Python, called back here (docs/element-protocol.md)
+        py_q, py_v, py_z, py_lam, py_packed = py
+        py_q[:] = q
+        py_v[:] = v
+        py_z[:] = z
+        for r in range(min(lam.size, py_lam.size)):
+            py_lam[r] = lam[r]
+        fns[1](t)
+        for b in range(packed.shape[0]):
+            for n in range(packed.shape[1]):
+                packed[b, n] += py_packed[b, n]
     map_forces(packed, G, offsets, n_modes, force)
     n_q = q.size
     for i in range(n_q):
