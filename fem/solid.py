@@ -201,10 +201,16 @@ def nodal_stress(disc: SolidDiscretization, displacement: np.ndarray, lam: np.nd
     stress = lam_e * trace * np.eye(3)[None, None, :, :, None] + 2.0 * mu_e * strain
     voigt = np.stack([stress[:, :, 0, 0], stress[:, :, 1, 1], stress[:, :, 2, 2], stress[:, :, 1, 2],
                       stress[:, :, 0, 2], stress[:, :, 0, 1]], axis=2)  # (e, p, 6, k)
-    total = np.zeros((disc.mesh.n_nodes, 6, k))
-    count = np.bincount(enodes.ravel(), minlength=disc.mesh.n_nodes).astype(float)
-    np.add.at(total, enodes.ravel(), voigt.reshape(-1, 6, k))
-    return total[nodes] / count[nodes, None, None]
+    # average over the elements at each wanted node: one sparse (node × element-node) sum, not np.add.at
+    flat = enodes.ravel()
+    unique, inverse = np.unique(nodes, return_inverse=True)
+    row = np.full(disc.mesh.n_nodes, -1, dtype=np.int64)
+    row[unique] = np.arange(unique.size)
+    at = np.flatnonzero(row[flat] >= 0)
+    gather = sp.csr_matrix((np.ones(at.size), (row[flat[at]], at)), shape=(unique.size, flat.size))
+    total = (gather @ voigt.reshape(flat.size, 6 * k)).reshape(unique.size, 6, k)
+    count = np.bincount(flat, minlength=disc.mesh.n_nodes)[unique].astype(float)
+    return (total / count[:, None, None])[inverse]
 
 
 def von_mises(stress: np.ndarray) -> np.ndarray:
