@@ -6,8 +6,8 @@
 Each run, in fresh processes: (1) the whole ``flexmbs reduce`` command (bar only; mesh reading, assembly, spiders,
 Craig–Bampton with one K_ii factorization, orthonormalization, invariants, modal stress, writing the file; the full
 free–free comparison is skipped with ``--compare 0``, it is a separate modal analysis: benchmarks/fem_modal.py),
-wall and CPU time (user + system of the child) and peak RSS; (2) the in-process reduction (``reduction.reduce``)
-with its peak RSS; (3) one PARDISO factorization of the same interior stiffness K_ii (assembly not timed), wall and
+wall and CPU time (user + system of the child) and peak RSS; (2) plate only: the in-process reduction
+(``reduction.reduce``) with its peak RSS; (3) one PARDISO factorization of the same interior stiffness K_ii (assembly not timed), wall and
 CPU. Medians of ``--runs``, the ratio whole / factorization, and the load average before and after.
 Mesh generation is not timed. Targets (issue 31): whole ≤ 5× one factorization and ≤ 3 GB for the bar.
 """
@@ -163,7 +163,8 @@ def main() -> None:
             row = {"load_1min": os.getloadavg()[0]}
             if args.kind == "bar":
                 row.update(_child(["bar", "--mesh", path, "--whole", os.path.join(tmp, "bar.flex.h5")]))
-            row.update(_child([args.kind, "--mesh", path, "--once"]))
+            else:
+                row.update(_child([args.kind, "--mesh", path, "--once"]))
             row.update(_child([args.kind, "--mesh", path, "--factor"]))
             runs.append(row)
             print(f"run {k + 1}/{args.runs}: " + ", ".join(f"{key} {value:.3g}" for key, value in row.items()
