@@ -138,7 +138,7 @@ _STRUCTURE_KEYS = ("base_length", "base_width", "base_height", "girder_thickness
 
 
 def reduced_structure(params: dict, progress: bool = False, cache: str | None = None, compare_modes: int = 0):
-    """The reduced structure from the cache (meshed and reduced on first use, ≈ 10 s CPU at the default mesh),
+    """The reduced structure from the cache (meshed and reduced on first use, ≈ 18 s wall at the default mesh),
     with ``report["cache_file"]``.
 
     ``compare_modes``: full free–free FE modes for the Table 5-1 comparison (``report["full_free_free_hz"]``). The
