@@ -111,7 +111,7 @@ def modal_analysis(model: FEModel, n_modes: int = 12, fixed_nodes=None, shift: f
     factor = SPDFactor((k - sigma * m).tocsr(), "shifted stiffness K − σM")
     n_solve = min(n_modes + GROUP_PAD, keep.size - 1)  # complete a degenerate group cut at n_modes (fem.canonical)
     try:
-        values, vectors = block_shift_invert(k, m, n_solve, factor.solve, sigma)
+        values, vectors = block_shift_invert(k, m, n_solve, lambda rhs: factor.solve(rhs, refine=False), sigma)
     finally:
         factor.release()
     order = np.argsort(values)

@@ -109,10 +109,8 @@ class FEModel:
     # ------------------------------------------------------------------ additions
     def _grow(self, n_new_dofs: int) -> np.ndarray:
         n = self.n_full_dofs
-        self._k_parts = [sp.block_diag([p, sp.csr_matrix((n_new_dofs, n_new_dofs))], format="csr")
-                         for p in self._k_parts]
-        self._m_parts = [sp.block_diag([p, sp.csr_matrix((n_new_dofs, n_new_dofs))], format="csr")
-                         for p in self._m_parts]
+        self._k_parts = [_padded(p, n_new_dofs) for p in self._k_parts]
+        self._m_parts = [_padded(p, n_new_dofs) for p in self._m_parts]
         self._cache.clear()
         return np.arange(n, n + n_new_dofs)
 
@@ -339,6 +337,15 @@ class FEModel:
         u = u.reshape(u.shape[0], -1)
         mesh_dofs = self.translation_dofs[:n_mesh].reshape(-1)
         return nodal_stress(self.solid, u[mesh_dofs], self._lame[0], self._lame[1], nodes)
+
+
+def _padded(matrix, n_new: int) -> sp.csr_matrix:
+    """``matrix`` with ``n_new`` empty rows and columns appended, sharing its data (a CSR matrix only gets more
+    row pointers; ``sp.block_diag`` rebuilt every part through COO for each added node)."""
+    matrix = matrix.tocsr()
+    indptr = np.concatenate([matrix.indptr, np.full(n_new, matrix.indptr[-1], dtype=matrix.indptr.dtype)])
+    return sp.csr_matrix((matrix.data, matrix.indices, indptr), shape=(matrix.shape[0] + n_new,
+                                                                        matrix.shape[1] + n_new))
 
 
 def _block(dofs: np.ndarray, matrix: np.ndarray, n: int) -> sp.csr_matrix:

@@ -192,14 +192,7 @@ def nodal_stress(disc: SolidDiscretization, displacement: np.ndarray, lam: np.nd
     u = displacement.reshape(disc.mesh.n_nodes, 3, -1)
     k = u.shape[2]
     nodes = np.arange(disc.mesh.n_nodes) if nodes is None else np.asarray(nodes)
-    wanted = np.zeros(disc.mesh.n_nodes, dtype=bool)
-    wanted[nodes] = True
-    elems = np.flatnonzero(wanted[disc.element_nodes].any(axis=1))
-    ref_points = disc.element.doflocs.T  # (3, nb) reference coordinates of the element nodes
-    at_nodes = skfem.CellBasis(disc.skmesh, disc.element, quadrature=(ref_points, np.ones(ref_points.shape[1])),
-                               elements=elems)
-    nb = len(at_nodes.basis)
-    grad = np.stack([at_nodes.basis[a][0].grad for a in range(nb)], axis=0)  # (nb, 3, e, point)
+    elems, grad, gather, count, inverse = _stress_operator(disc, nodes)
     enodes = disc.element_nodes[elems]  # (e, nb)
     ue = u[enodes]  # (e, nb, 3, k)
     du = np.einsum("aiep,eajk->epjik", grad, ue, optimize=True)  # ∂u_j/∂x_i at element node p: (e, p, j, i, k)
@@ -210,10 +203,38 @@ def nodal_stress(disc: SolidDiscretization, displacement: np.ndarray, lam: np.nd
     stress = lam_e * trace * np.eye(3)[None, None, :, :, None] + 2.0 * mu_e * strain
     voigt = np.stack([stress[:, :, 0, 0], stress[:, :, 1, 1], stress[:, :, 2, 2], stress[:, :, 1, 2],
                       stress[:, :, 0, 2], stress[:, :, 0, 1]], axis=2)  # (e, p, 6, k)
-    total = np.zeros((disc.mesh.n_nodes, 6, k))
-    count = np.bincount(enodes.ravel(), minlength=disc.mesh.n_nodes).astype(float)
-    np.add.at(total, enodes.ravel(), voigt.reshape(-1, 6, k))
-    return total[nodes] / count[nodes, None, None]
+    total = (gather @ voigt.reshape(gather.shape[1], 6 * k)).reshape(gather.shape[0], 6, k)
+    return (total / count[:, None, None])[inverse]
+
+
+def _stress_operator(disc: SolidDiscretization, nodes: np.ndarray):
+    """What :func:`nodal_stress` needs for ``nodes`` besides the displacements, kept on ``disc`` for the last node
+    set (the modal stress field asks for the same nodes once per block of modes; rebuilding the basis at the
+    element nodes each time cost most of it): the elements touching the nodes, the shape-function gradients at
+    their nodes (nb, 3, e, nb), the sparse (node × element-node) sum replacing ``np.add.at``, the element count
+    per node and the map back to the order of ``nodes``."""
+    key = nodes.tobytes()
+    cached = getattr(disc, "_stress_cache", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    wanted = np.zeros(disc.mesh.n_nodes, dtype=bool)
+    wanted[nodes] = True
+    elems = np.flatnonzero(wanted[disc.element_nodes].any(axis=1))
+    ref_points = disc.element.doflocs.T  # (3, nb) reference coordinates of the element nodes
+    at_nodes = skfem.CellBasis(disc.skmesh, disc.element, quadrature=(ref_points, np.ones(ref_points.shape[1])),
+                               elements=elems)
+    nb = len(at_nodes.basis)
+    grad = np.stack([at_nodes.basis[a][0].grad for a in range(nb)], axis=0)  # (nb, 3, e, point)
+    flat = disc.element_nodes[elems].ravel()
+    unique, inverse = np.unique(nodes, return_inverse=True)
+    row = np.full(disc.mesh.n_nodes, -1, dtype=np.int64)
+    row[unique] = np.arange(unique.size)
+    at = np.flatnonzero(row[flat] >= 0)
+    gather = sp.csr_matrix((np.ones(at.size), (row[flat[at]], at)), shape=(unique.size, flat.size))
+    count = np.bincount(flat, minlength=disc.mesh.n_nodes)[unique].astype(float)
+    operator = (elems, grad, gather, count, inverse)
+    disc._stress_cache = (key, operator)
+    return operator
 
 
 def von_mises(stress: np.ndarray) -> np.ndarray:

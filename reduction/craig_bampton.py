@@ -94,20 +94,21 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
                              "non-collinear ones)")
     try:
         say(f"constraint modes ({boundary.size} right-hand sides)")
-        psi = -factor.solve(k_ib.toarray()).reshape(interior.size, boundary.size)
+        # without PARDISO's iterative refinement: 1.6e-11 relative change at 177k dofs (round-off), a third of the cost
+        psi = -factor.solve(k_ib.toarray(), refine=False).reshape(interior.size, boundary.size)
         if n_modes or max_frequency_hz is not None:
             n_modes = max(n_modes, 1)
             say(f"{n_modes} fixed-interface normal modes" + (f" (first guess; cut-off {max_frequency_hz:.4g} Hz)"
                                                              if max_frequency_hz is not None else ""))
             # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
             n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
-            values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor.solve)
+            values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
             if max_frequency_hz is not None:
                 cut = (2.0 * np.pi * max_frequency_hz) ** 2
                 while np.sum(values <= cut) + GROUP_PAD >= n_solve and n_solve < interior.size - 1:
                     n_solve = min(max(2 * n_solve, int(np.sum(values <= cut)) + GROUP_PAD + 1), interior.size - 1)
                     say(f"cut-off {max_frequency_hz:.4g} Hz not reached: solving {n_solve} fixed-interface modes")
-                    values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor.solve)
+                    values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
                 n_modes = max(1, min(int(np.sum(values <= cut)), interior.size - 2))
         else:
             values, phi = np.zeros(0), np.zeros((interior.size, 0))
@@ -202,8 +203,10 @@ def _rigid_by_gap(values: np.ndarray, projection: np.ndarray, rigid: np.ndarray)
     return extra
 
 
-def _lowest_modes(k_ii, m_ii, n_solve: int, solve):
-    values, phi = block_shift_invert(k_ii, m_ii, n_solve, solve)
+def _lowest_modes(k_ii, m_ii, n_solve: int, factor: SPDFactor):
+    # Krylov solves without PARDISO's iterative refinement (fem.linalg.SPDFactor.solve): the pairs are accepted on
+    # their true residuals, so the refinement's two extra passes over the factor per solve buy nothing
+    values, phi = block_shift_invert(k_ii, m_ii, n_solve, lambda rhs: factor.solve(rhs, refine=False))
     order = np.argsort(values)
     return values[order], phi[:, order]
 

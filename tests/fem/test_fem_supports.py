@@ -71,6 +71,24 @@ def test_cluster_at_the_cut_off_is_resolved():
     np.testing.assert_allclose(vectors.T @ vectors, np.eye(10), atol=1e-9)
 
 
+def test_block_lanczos_many_modes_match_the_analytic_string():
+    """40 lowest modes of a fixed–fixed string of 3000 linear elements (lumped mass): the locking of converged pairs
+    and the final check over all pairs (issue 31) return the analytic discrete eigenvalues
+    λ_k = (2/h²)(1 − cos(kπ/n)) · T/ρ to 1e-9 and M-orthonormal vectors (1e-9)."""
+    import scipy.sparse.linalg as spla
+
+    n, length = 3000, 1.0
+    h = length / n
+    main, off = np.full(n - 1, 2.0 / h), np.full(n - 2, -1.0 / h)  # tension 1 N, 1 kg/m
+    k = sp.diags([off, main, off], [-1, 0, 1], format="csc")
+    m = sp.identity(n - 1, format="csr") * h
+    lu = spla.splu(k)
+    got, vectors = block_shift_invert(k.tocsr(), m, 40, lu.solve, 0.0)
+    exact = 2.0 / h**2 * (1.0 - np.cos(np.arange(1, 41) * np.pi / n))
+    np.testing.assert_allclose(np.sort(got), exact, rtol=1e-9)
+    np.testing.assert_allclose(vectors.T @ (m @ vectors), np.eye(40), atol=1e-9)
+
+
 @pytest.mark.slow
 def test_fv12_fourteen_modes_converge(mesh_dir):
     """FV12, free thin square plate 10 m × 10 m × 0.05 m, 40 × 40 × 1 hexahedra of 27 nodes (59 049 dofs): 14 modes
