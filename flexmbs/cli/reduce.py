@@ -388,11 +388,18 @@ def _describe_hdf5(path: str, kind, as_json: bool) -> None:
                 signals.append({"name": name, "shape": list(obj.shape), "unit": str(obj.attrs.get("unit", ""))})
 
         f.visititems(visit)
+        solver = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
+                  for k, v in (f["solver"].attrs.items() if isinstance(f.get("solver"), h5py.Group) else [])}
     if as_json:
-        emit_json({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "signals": signals})
+        emit_json({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "solver": solver,
+                   "signals": signals})
         return
     click.echo(f"{path}: {kind or 'HDF5 file'}")
     for key, value in attrs.items():
         click.echo(f"  {key}: {value}")
+    if "steps" in solver:  # how the run went: which engine (issue 26), steps, Newton work, time
+        click.echo(f"  solver: {solver.get('engine', 'python')} engine, {solver['steps']} steps "
+                   f"({solver.get('rejected_steps', 0)} rejected), {solver.get('newton_iterations', 0)} Newton "
+                   f"iterations, {solver.get('wall_time_s', float('nan')):.3g} s wall")
     for s in signals:
         click.echo(f"  {s['name']:<50} {str(tuple(s['shape'])):>16}  [{s['unit']}]")

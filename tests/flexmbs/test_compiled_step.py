@@ -207,3 +207,15 @@ def test_user_python_force_element_gives_the_answer_of_its_compiled_twin():
         y = np.asarray(user[key]).reshape(len(user.time), -1)
         y = np.stack([np.interp(twin.time, user.time, y[:, i]) for i in range(y.shape[1])], 1)
         assert np.max(np.abs(y - x)) < 1e-7 * np.max(np.abs(x)), key
+
+
+def test_info_says_which_engine_ran(tmp_path):
+    """`flexmbs info` of a results file names the engine and the step counts (solver attributes of the file)."""
+    from click.testing import CliRunner
+
+    from flexmbs.cli import main
+
+    path = str(tmp_path / "arm.results.h5")
+    res = fm.simulate(arm_model(), 0.05, output=path)
+    out = CliRunner().invoke(main, ["info", path]).output
+    assert f"solver: compiled engine, {res.statistics['steps']} steps" in out
