@@ -18,6 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, lu_factor,
@@ -295,6 +296,8 @@ def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
     el_z, el_y, el_s, el_f, el_i = mi[14], mi[15], mi[16], mi[18], mi[19]
     ipar, fpar, sig, y, ydot = mi[20], mf[8], mf[11], ws[14], ws[15]
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
+    if mi[27][1]:  # force elements' gaps (contacts without a kernel), in Python, after the elements'
+        fns[2](t)
     for e in range(len(fns[0])):
         if el_g[e + 1] > el_g[e]:
             z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
@@ -414,12 +417,27 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     piv = np.zeros(n, dtype=np.int64)
     if not lu_factor(kkt, piv):
         return False
-    lu_solve(kkt, piv, rhs)
+    sol = rhs.copy()
+    lu_solve(kkt, piv, sol)
+    if mi[27][0] == 1:  # force elements read the reactions (friction): their fixed point, as initial_accelerations
+        for _ in range(REACTION_PASSES):
+            residual(sc[T], q, v, zero_q, z, sol[n_q:].copy(), mi, mf, fns, ws, res, zdot, phi, jac, mass, False)
+            new = rhs.copy()
+            for i in range(n_q):
+                new[i] = -res[i]
+            lu_solve(kkt, piv, new)
+            change, size = 0.0, 0.0
+            for r in range(n_c):
+                change = max(change, abs(new[n_q + r] - sol[n_q + r]))
+                size = max(size, abs(new[n_q + r]))
+            sol = new
+            if change <= REACTION_RTOL * max(size, 1e-300):
+                break
     for i in range(n):
-        if not math.isfinite(rhs[i]):
+        if not math.isfinite(sol[i]):
             return False
-    out_qdd[:] = rhs[:n_q]
-    out_lam[:] = rhs[n_q:]
+    out_qdd[:] = sol[:n_q]
+    out_lam[:] = sol[n_q:]
     return True
 
 
@@ -430,7 +448,7 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
     (through the elements' output kernels) and integrals, step size, iterations, constraint violation."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
-    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, FB, cnt) = bf
+    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, LAM, FB, cnt) = bf
     (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
     (el_z, el_y, el_s, el_f, el_i) = (mi[14], mi[15], mi[16], mi[18], mi[19])
     ipar, fpar, sig = mi[20], mf[8], mf[11]
@@ -459,6 +477,7 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
     Y[row] = y
     FY[row] = fy
     FO[row] = ws[19]
+    LAM[row] = lam_c
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
     for e in range(len(fns[0])):

@@ -68,17 +68,6 @@ def _unsupported(system, events, state) -> str:
     """Why the model cannot take the compiled step ("" if it can)."""
     if any(b.n_modes for b in system.bodies):
         return "flexible bodies"
-    contacts = [f for f in _python_forces(system) if hasattr(f, "event_gaps")]
-    if contacts:
-        return f"force elements with contact events ({', '.join(type(f).__name__ for f in contacts)})"
-    python = _python_forces(system)
-    if python:  # called back from the compiled step; not those that read joint reactions (friction fixed point)
-        ctx = system.context(state.q, state.v, state.t, state.lam)
-        ctx.z = state.z
-        for force in python:
-            force.generalized_forces(ctx)
-            if ctx.multipliers_read:
-                return f"force element {force.name!r} ({type(force).__name__}) reads joint reactions"
     if system.fallback_joints:
         return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
     if system.driven_joints:
@@ -111,6 +100,15 @@ class _Plan:
     def __init__(self, system, integ, specs, state):
         self.compiled_forces = [f for f in system.forces if _compiled_force(f)]
         self.python_forces = _python_forces(system)
+        # Python force elements: do they read the reactions (friction: the samples' reactions need the fixed point
+        # of initial_accelerations) and which have contact gaps (located by flexmbs.engine.events)?
+        ctx = system.context(state.q, state.v, state.t, state.lam)
+        ctx.z = state.z
+        for force in self.python_forces:
+            force.generalized_forces(ctx)
+        self.reads_reactions = bool(self.python_forces) and ctx.multipliers_read
+        self.gap_forces = [f for f in self.python_forces if hasattr(f, "event_gaps")]
+        self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(ctx)]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
@@ -138,7 +136,8 @@ class _Plan:
                    ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), ints(meas_a),
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
-                   *self._force_tables(system, state, signals))
+                   *self._force_tables(system, state, signals),
+                   ints([1 if self.reads_reactions else 0, len(self.force_gap_names)]))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -168,7 +167,8 @@ class _Plan:
         self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
         self.errors: list = []
         self.force_callback = _SIGNAL_CALLBACK(self._force_function(system))
-        self.fns = (tuple(self.kernels), self.force_callback)
+        self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))
+        self.fns = (tuple(self.kernels), self.force_callback, self.gap_callback)
         keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
         for e, spec in zip(system.elements, specs):
             own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []
@@ -179,10 +179,12 @@ class _Plan:
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
         el_g = np.cumsum([0] + [2 * n for n in counts])
-        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)]
-        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(system.elements, specs) for name in spec.gap_names]
-        self.gv = (ints(pos), np.zeros(max(int(el_g[-1]), 1)), np.zeros(len(pos), dtype=np.int64), ints(el_g),
-                   np.array([REARM_GAP]))
+        n_fg = len(self.force_gap_names)  # the force elements' gaps after the elements' (values, then rates)
+        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [int(el_g[-1]) + k for k in range(n_fg)]
+        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(system.elements, specs)
+                          for name in spec.gap_names] + self.force_gap_names
+        self.gv = (ints(pos), np.zeros(max(int(el_g[-1]) + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64),
+                   ints(el_g), np.array([REARM_GAP]))
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
 
@@ -240,6 +242,27 @@ class _Plan:
             except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
                 errors.append(exc)
                 loads[:] = np.nan
+        return evaluate
+
+    def _gap_function(self, system):
+        """The callback of the Python force elements' contact gaps, at the state the compiled step handed over."""
+        forces, errors, names = self.gap_forces, self.errors, self.force_gap_names
+        if not forces:
+            return lambda t: None
+        q, v, z, lam, _ = self.ws[21]
+
+        def evaluate(t):
+            try:
+                buf, base, n = self.gv[1], int(self.gv[3][-1]), len(names)
+                ctx = system.context(q, v, t, lam)
+                ctx.z = z
+                k = 0
+                for force in forces:
+                    for g, rate in force.event_gaps(ctx).values():
+                        buf[base + k], buf[base + n + k] = g, rate
+                        k += 1
+            except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
+                errors.append(exc)
         return evaluate
 
     def _signal_function(self):

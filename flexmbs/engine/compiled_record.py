@@ -52,7 +52,8 @@ class Sampler:
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
                    np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
-                   np.zeros((n, max(len(compiled_forces), 1), 3)), np.zeros(2), np.zeros(1, dtype=np.int64))
+                   np.zeros((n, max(len(compiled_forces), 1), 3)), np.zeros((n, system.n_c)), np.zeros(2),
+                   np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
 
     @property
@@ -64,7 +65,7 @@ class Sampler:
         n = self.count
         if not n:
             return
-        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, FB, cnt) = self.bf
+        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, LAM, FB, cnt) = self.bf
         system = self.system
         cols: dict = {}
         for k, b in enumerate(system.bodies):
@@ -88,7 +89,7 @@ class Sampler:
         if self.python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
             rows = []
             for r in range(n):
-                ctx = system.context(Q[r].copy(), V[r].copy(), float(times[r]))
+                ctx = system.context(Q[r].copy(), V[r].copy(), float(times[r]), LAM[r].copy())
                 ctx.z = Z[r].copy()
                 rows.append({f"force/{f.name}/{key}": float(value) for f in self.python_forces
                              for key, value in f.outputs(ctx).items()})
