@@ -18,7 +18,6 @@ import math
 import numpy as np
 from numba import njit
 
-from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, lu_factor,
@@ -419,20 +418,6 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
         return False
     sol = rhs.copy()
     lu_solve(kkt, piv, sol)
-    if mi[27][0] == 1:  # force elements read the reactions (friction): their fixed point, as initial_accelerations
-        for _ in range(REACTION_PASSES):
-            residual(sc[T], q, v, zero_q, z, sol[n_q:].copy(), mi, mf, fns, ws, res, zdot, phi, jac, mass, False)
-            new = rhs.copy()
-            for i in range(n_q):
-                new[i] = -res[i]
-            lu_solve(kkt, piv, new)
-            change, size = 0.0, 0.0
-            for r in range(n_c):
-                change = max(change, abs(new[n_q + r] - sol[n_q + r]))
-                size = max(size, abs(new[n_q + r]))
-            sol = new
-            if change <= REACTION_RTOL * max(size, 1e-300):
-                break
     for i in range(n):
         if not math.isfinite(sol[i]):
             return False

@@ -68,6 +68,17 @@ def _unsupported(system, events, state) -> str:
     """Why the model cannot take the compiled step ("" if it can)."""
     if any(b.n_modes for b in system.bodies):
         return "flexible bodies"
+    python = _python_forces(system)
+    if python:  # called back from the compiled step; not those that read joint reactions (see below)
+        ctx = system.context(state.q, state.v, state.t, state.lam)
+        ctx.z = state.z
+        for force in python:
+            force.generalized_forces(ctx)
+            if ctx.multipliers_read:
+                # friction from the reactions: its slope at rest (stiction) in a Jacobian kept over many steps let
+                # the compiled Newton iteration stop on a small update with a residual of 4 % (a wheel on a rubbing
+                # axle); the Python path's failures refresh that Jacobian. Kept there until the loop checks residuals.
+                return f"force element {force.name!r} ({type(force).__name__}) reads joint reactions"
     if system.fallback_joints:
         return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
     if system.driven_joints:
@@ -100,13 +111,9 @@ class _Plan:
     def __init__(self, system, integ, specs, state):
         self.compiled_forces = [f for f in system.forces if _compiled_force(f)]
         self.python_forces = _python_forces(system)
-        # Python force elements: do they read the reactions (friction: the samples' reactions need the fixed point
-        # of initial_accelerations) and which have contact gaps (located by flexmbs.engine.events)?
+        # Python force elements with contact gaps (located by flexmbs.engine.events)
         ctx = system.context(state.q, state.v, state.t, state.lam)
         ctx.z = state.z
-        for force in self.python_forces:
-            force.generalized_forces(ctx)
-        self.reads_reactions = bool(self.python_forces) and ctx.multipliers_read
         self.gap_forces = [f for f in self.python_forces if hasattr(f, "event_gaps")]
         self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(ctx)]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
@@ -137,7 +144,7 @@ class _Plan:
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
                    *self._force_tables(system, state, signals),
-                   ints([1 if self.reads_reactions else 0, len(self.force_gap_names)]))
+                   ints([0, len(self.force_gap_names)]))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),

@@ -115,34 +115,29 @@ def test_user_python_element_matches_its_compiled_twin():
 
 
 def test_refusal_names_the_reason():
-    """A prescribed joint motion has no compiled rows yet: the model keeps the Python path and says why;
-    engine='compiled' refuses with that reason."""
+    """Friction that reads the joint multipliers keeps the Python path (a Jacobian with its stiction slope, kept
+    over many steps, let the compiled iteration stop early: a wheel on a rubbing axle accelerated 12 % too fast),
+    and says why; engine='compiled' refuses with that reason."""
     def build():
-        model = fm.Model("crank", gravity=(0.0, -9.81, 0.0))
-        crank = model.add_rigid_body("crank", 1.0, (1e-3, 1e-3, 1e-3), position=(0.1, 0.0, 0.0))
-        joint = model.add_joint("revolute", model.add_marker(model.ground, "o"),
-                                model.add_marker(crank, "crank.o", position=(-0.1, 0.0, 0.0)), name="drive")
-        joint.prescribe(velocity=2.0)
+        model = arm_model()
+        model.add_force(fm.JointFriction(model.joints[0], 0.15, 0.1, 1e-3, pin_radius=0.02))
         return model
 
-    assert "prescribed joint motions (drive)" in fm.simulate(build(), 0.02).statistics["engine"]
-    with pytest.raises(ModelError, match="cannot take the compiled step: prescribed joint motions"):
+    assert "reads joint reactions" in fm.simulate(build(), 0.02).statistics["engine"]
+    with pytest.raises(ModelError, match="cannot take the compiled step: force element .* reads joint reactions"):
         fm.simulate(build(), 0.02, engine="compiled")
 
 
-def test_joint_friction_and_hard_stops_through_python_callbacks():
-    """Joint friction (reads the reactions: the samples' reactions iterate to its fixed point, as on the Python
-    path) and a hard stop (a force element's contact: its gaps are called back and located by the event
-    locator) on the pivot, the arm driven into both stops: the same two onsets within 2e-6 s and impact speeds
-    within 1e-3, the motion within 1e-5 of its range, the reactions within 1e-4 RMS of their peak and the
-    friction force within 1e-2 RMS of its peak (it switches direction within the 1 mm/s stiction velocity, where
-    samples of the two runs fall at different times)."""
+def test_hard_stops_through_python_callbacks():
+    """A hard stop on the pivot (a force element's contact without a kernel: its gaps are called back after each
+    step and located by the event locator), the arm driven into both stops: the same two onsets within 2e-6 s and
+    impact speeds within 1e-3 as the Python path, the motion within 1e-5 of its range and the reactions within
+    1e-4 RMS of their peak."""
     def drive(t):
         return 1.0 if 0.05 < t < 0.9 else (-1.0 if t > 1.2 else 0.0)
 
     def build():
         model = arm_model(valve_command=drive)
-        model.add_force(fm.JointFriction(model.joints[0], 0.15, 0.1, 1e-3, pin_radius=0.02, name="fric"))
         model.add_force(fm.HardStop(model.joints[0], lower=-0.12, upper=0.5, stiffness=1e6, damping=1e3,
                                     name="stop"))
         return model
@@ -152,7 +147,8 @@ def test_joint_friction_and_hard_stops_through_python_callbacks():
         slow, fast = (fm.simulate(build(), 1.5, rho_inf=0.5, rtol=1e-7, atol=1e-9, engine=e)
                       for e in ("python", "auto"))
     assert fast.statistics["engine"] == "compiled"
-    assert [e["name"] for e in fast.events] == [e["name"] for e in slow.events] == ["stop.upper", "stop.lower"]
+    assert [e["name"] for e in fast.events] == [e["name"] for e in slow.events]
+    assert {e["name"] for e in slow.events} == {"stop.upper", "stop.lower"}
     for a, b in zip(fast.events, slow.events):
         assert abs(a["time"] - b["time"]) < 2e-6
         assert a["gap_rate"] == pytest.approx(b["gap_rate"], rel=1e-3)
@@ -165,9 +161,8 @@ def test_joint_friction_and_hard_stops_through_python_callbacks():
 
     biggest, _, size = difference("joint/pivot/rotation")
     assert biggest < 1e-5 * size
-    for key, tolerance in (("joint/pivot/force", 1e-4), ("force/fric/friction", 1e-2)):
-        _, rms, size = difference(key)
-        assert rms < tolerance * size, key
+    _, rms, size = difference("joint/pivot/force")
+    assert rms < 1e-4 * size
 
 
 def test_error_in_a_signal_function_reaches_the_caller():
