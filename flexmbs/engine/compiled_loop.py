@@ -295,7 +295,7 @@ def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
     el_z, el_y, el_s, el_f, el_i = mi[14], mi[15], mi[16], mi[18], mi[19]
     ipar, fpar, sig, y, ydot = mi[20], mf[8], mf[11], ws[14], ws[15]
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    if mi[27][1]:  # force elements' gaps (contacts without a kernel), in Python, after the elements'
+    if mi[27][0]:  # force elements' gaps (contacts without a kernel), in Python, after the elements'
         fns[2](t)
     for e in range(len(fns[0])):
         if el_g[e + 1] > el_g[e]:

@@ -144,7 +144,7 @@ class _Plan:
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
                    *self._force_tables(system, state, signals),
-                   ints([0, len(self.force_gap_names)]))
+                   ints([len(self.force_gap_names)]))  # number of the Python force elements' gaps
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),

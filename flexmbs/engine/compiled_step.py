@@ -41,7 +41,7 @@ F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
 def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
-     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, flags) = mi
+     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps) = mi
     (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale) = mf
     (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
      py) = ws
