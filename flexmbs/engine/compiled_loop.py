@@ -18,10 +18,12 @@ import math
 import numpy as np
 from numba import njit
 
+from .compiled_flex import modal_scale, observe_amplitudes
+from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, lu_factor,
-                            lu_solve, residual, signals_at)
+                            lu_solve, residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -32,8 +34,8 @@ EVENT = 7  # an armed contact gap closed in the pending step: Python locates its
 
 @njit(cache=True)
 def _scale_q(mi, mf, coef, qa, qb, out):
-    """:meth:`GeneralizedAlpha._q_scale` of rigid bodies: ``atol`` per kind, Euler parameters the tighter of that
-    and ``atol + rtol·max|p|``."""
+    """:meth:`GeneralizedAlpha._q_scale`: ``atol`` per kind, Euler parameters the tighter of that and
+    ``atol + rtol·max|p|``, modal coordinates plus ``rtol`` × the body's deformation amplitude."""
     rot = mi[21]
     scale_q = mf[9]
     out[:] = scale_q
@@ -41,6 +43,8 @@ def _scale_q(mi, mf, coef, qa, qb, out):
         i = rot[k]
         size = max(abs(qa[i]), abs(qb[i]))
         out[i] = min(out[i], coef[C_ATOL] + coef[C_RTOL] * size)
+    if mi[28].size:
+        modal_scale(mi[28], mi[0], mi[1], mf[14][13], coef[C_RTOL], qa, qb, out)
 
 
 @njit(cache=True)
@@ -71,6 +75,8 @@ def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stat
     gamma_p = g / (b * h)
     weights = np.empty(n_q)
     _scale_q(mi, mf, coef, q1, q1, weights)
+    for i in range(n_q):
+        weights[i] = 1.0 / weights[i]
     zw = np.empty(n_z)
     for i in range(n_z):
         zw[i] = 1.0 / (mf[10][i] + coef[C_RTOL] * abs(z1[i]))
@@ -295,7 +301,8 @@ def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
     el_z, el_y, el_s, el_f, el_i = mi[14], mi[15], mi[16], mi[18], mi[19]
     ipar, fpar, sig, y, ydot = mi[20], mf[8], mf[11], ws[14], ws[15]
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    if mi[27][0]:  # force elements' gaps (contacts without a kernel), in Python, after the elements'
+    if mi[27][0]:  # force elements' gaps (contacts), in Python, after the elements'
+        to_python(q, v, z, lam, ws[21])
         fns[2](t)
     for e in range(len(fns[0])):
         if el_g[e + 1] > el_g[e]:
@@ -329,6 +336,8 @@ def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, s
     """``_Run._accept``: take ``new``, integrate, control the step, sample; returns a code, or -1 to go on."""
     t_end = coef[C_TEND]
     _copy_state(new, cur)
+    if mi[28].size:
+        observe_amplitudes(mi[28], mi[0], mi[1], mf[14][13], cur[0])
     sc[H_PREV] = h_try
     fl[F_PREV] = 1
     sc[T] = sc[T] + h_try
@@ -418,6 +427,25 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
         return False
     sol = rhs.copy()
     lu_solve(kkt, piv, sol)
+    if mi[30][0]:  # friction from the reactions: the fixed point λ = λ(Q(λ)) (initial.initial_accelerations)
+        lam_k = sol[n_q:].copy()
+        for _ in range(REACTION_PASSES):
+            residual(sc[T], q, v, zero_q, z, lam_k, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+            for i in range(n_q):
+                s_ = -res[i]
+                for r in range(n_c):
+                    s_ += jac[r, i] * lam_k[r]
+                sol[i] = s_
+            for r in range(n_c):
+                sol[n_q + r] = rhs[n_q + r]
+            lu_solve(kkt, piv, sol)
+            change, size = 0.0, 0.0
+            for r in range(n_c):
+                change = max(change, abs(sol[n_q + r] - lam_k[r]))
+                size = max(size, abs(sol[n_q + r]))
+                lam_k[r] = sol[n_q + r]
+            if change <= REACTION_RTOL * max(size, 1e-300):
+                break
     for i in range(n):
         if not math.isfinite(sol[i]):
             return False

@@ -20,13 +20,13 @@ import numpy as np
 
 from fem.errors import SimulationError
 
-from flexmbs.model.forces import JointActuator, SpringDamper
 from flexmbs.model.measurements import Distance
-from flexmbs.model.timefunctions import Table
 
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
 from .events import MAX_RESTEPS, REARM_GAP
+from .compiled_flex import flexible_arrays
+from .compiled_forces import N_OUT, compiled_force, force_tables, has_friction
 from .compiled_record import Sampler
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
@@ -66,8 +66,6 @@ def _noop_kernel():
 
 def _unsupported(system, events, state) -> str:
     """Why the model cannot take the compiled step ("" if it can)."""
-    if any(b.n_modes for b in system.bodies):
-        return "flexible bodies"
     python = _python_forces(system)
     if python:  # called back from the compiled step; not those that read joint reactions (see below)
         ctx = system.context(state.q, state.v, state.t, state.lam)
@@ -96,31 +94,27 @@ def _unsupported(system, events, state) -> str:
     return ""
 
 
-def _compiled_force(force) -> bool:
-    """A force element with a kernel in :func:`flexmbs.engine.compiled_step.force_element`."""
-    return type(force) is JointActuator or (type(force) is SpringDamper and not isinstance(force.stiffness, Table))
-
-
 def _python_forces(system) -> list:
-    return [f for f in system.forces if not _compiled_force(f)]
+    return [f for f in system.forces if not compiled_force(f)]
 
 
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles)."""
 
     def __init__(self, system, integ, specs, state):
-        self.compiled_forces = [f for f in system.forces if _compiled_force(f)]
+        self.compiled_forces = [f for f in system.forces if compiled_force(f)]
         self.python_forces = _python_forces(system)
         # Python force elements with contact gaps (located by flexmbs.engine.events)
         ctx = system.context(state.q, state.v, state.t, state.lam)
         ctx.z = state.z
-        self.gap_forces = [f for f in self.python_forces if hasattr(f, "event_gaps")]
+        self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
         self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(ctx)]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
         keep = system.row_keep if system.row_keep is not None else np.arange(system.n_c_all)
         meas_a, meas_b, el = [], [], {k: [] for k in "zysafi"}
+        fx_bodies, fx_data, fx_work = flexible_arrays(system, state.q)
         fpar, ipar, signals, n_aux = [], [], [], 0
         for k, (element, spec) in enumerate(zip(system.elements, specs)):
             el["z"].append(system.z_offsets[k])
@@ -136,6 +130,7 @@ class _Plan:
             ipar.append(np.asarray(spec.ipar, dtype=np.int64))
             signals += list(spec.signals)
             n_aux += spec.n_aux
+        f_ints, self._force_par, f_rows = force_tables(system, self.compiled_forces, state, signals)
         ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
         n_y = len(meas_a)
         self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
@@ -143,8 +138,8 @@ class _Plan:
                    ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), ints(meas_a),
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
-                   *self._force_tables(system, state, signals),
-                   ints([len(self.force_gap_names)]))  # number of the Python force elements' gaps
+                   *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
+                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -153,7 +148,7 @@ class _Plan:
                    flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
                    self._force_par, flo(np.concatenate(  # states the element presents, in its kernel's units
                        [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
-                        for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)))
+                        for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)), fx_data)
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows, 1)
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
@@ -161,7 +156,8 @@ class _Plan:
                    np.zeros((n_m, 3)), np.zeros((n_m, 3)), np.zeros((n_b, n_quasi)), np.zeros((n_rows, n_quasi)),
                    np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
                    np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q),
-                   np.zeros((max(len(self.compiled_forces), 1), 3)), np.zeros(n_z), self._python_buffers(system))
+                   np.zeros((max(len(self.compiled_forces), 1), N_OUT)), np.zeros(n_z), self._python_buffers(system),
+                   fx_work)
         self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
                     np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
         self.tmp = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)),
@@ -195,41 +191,13 @@ class _Plan:
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
 
-    def _force_tables(self, system, state, signals) -> tuple:
-        """Kind, markers, signal and coordinate of each force element (compiled_step.force_element); the
-        parameters go to ``self._force_par``. A spring without a free length gets the initial distance, as its
-        own first evaluation would."""
-        kind, mi, mj, sig, which, par = [], [], [], [], [], []
-        ctx = system.context(state.q, state.v, state.t)
-        for force in self.compiled_forces:
-            if type(force) is SpringDamper:
-                if force.free_length is None:
-                    force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x
-                                                             - ctx.marker(force.marker_i).x))
-                kind.append(0)
-                mi.append(force.marker_i.index)
-                mj.append(force.marker_j.index)
-                sig.append(-1)
-                which.append(0)
-                par.append([float(force.stiffness), force.damping, force.free_length, force.preload])
-            else:  # JointActuator
-                kind.append(1)
-                mi.append(force.joint.marker_i.index)
-                mj.append(force.joint.marker_j.index)
-                sig.append(len(signals))
-                signals.append(("function", force.load))
-                which.append(0 if force.which == "rotation" else 1)
-                par.append([0.0, 0.0, 0.0, 0.0])
-        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
-        self._force_par = np.array(par, dtype=float).reshape(-1, 4)
-        return ints(kind), ints(mi), ints(mj), ints(sig), ints(which)
-
     def _python_buffers(self, system) -> tuple:
-        """``(q, q̇, z, λ, loads)`` the compiled step hands to the Python force elements (empty without them)."""
-        if not self.python_forces:
+        """``(q, q̇, z, λ, loads)`` the compiled step hands to the Python force elements and to the force elements'
+        gap callback (empty without them; ``loads`` only with Python force elements)."""
+        if not self.python_forces and not self.gap_forces:
             return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 0))
-        return (np.zeros(system.n_q), np.zeros(system.n_q), np.zeros(system.n_z), np.zeros(system.n_c),
-                np.zeros((len(system.bodies), system.n_quasi_max)))
+        loads = np.zeros((len(system.bodies), system.n_quasi_max) if self.python_forces else (0, 0))
+        return np.zeros(system.n_q), np.zeros(system.n_q), np.zeros(system.n_z), np.zeros(system.n_c), loads
 
     def _force_function(self, system):
         """The callback of the Python force elements: their quasi-coordinate loads at the compiled step's state."""

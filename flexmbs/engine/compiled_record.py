@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .compiled_forces import N_OUT
 from .recorder import Recorder
 
 __all__ = ["Sampler", "CAPACITY"]
@@ -52,7 +53,7 @@ class Sampler:
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
                    np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
-                   np.zeros((n, max(len(compiled_forces), 1), 3)), np.zeros((n, system.n_c)), np.zeros(2),
+                   np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, system.n_c)), np.zeros(2),
                    np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
 
@@ -74,6 +75,8 @@ class Sampler:
             cols[base + "orientation"] = Q[:n, o + 3:o + 7].copy()
             cols[base + "velocity"] = V[:n, o:o + 3].copy()
             cols[base + "angular_velocity"] = OM[:n, k].copy()
+            if b.n_modes:
+                cols[base + "modal_coordinates"] = Q[:n, o + 7:o + 7 + b.n_modes].copy()
         for i, marker in enumerate(system.model.markers):
             cols[f"marker/{marker.name}/position"] = XM[:n, i].copy()
         c = 0
@@ -83,7 +86,7 @@ class Sampler:
             for which in joint.coordinates:
                 cols[f"joint/{joint.name}/{which}"] = JC[:n, c].copy()
                 c += 1
-        for k, force in enumerate(self.compiled_forces):  # compiled_step.force_element: in output_units order
+        for k, force in enumerate(self.compiled_forces):  # compiled_forces.force_element: in output_units order
             for i, key in enumerate(force.output_units):
                 cols[f"force/{force.name}/{key}"] = FO[:n, k, i].copy()
         if self.python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)

@@ -26,6 +26,9 @@ from numba import njit
 
 from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
+from .compiled_flex import flexible_terms
+from .compiled_forces import force_element
+
 # return codes of advance()
 OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
 # stats slots
@@ -41,14 +44,18 @@ F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
 def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
-     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps) = mi
-    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale) = mf
+     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps,
+     fx_bodies, f_rows, f_friction) = mi
+    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale,
+     fx_data) = mf
     (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
-     py) = ws
+     py, fx_work) = ws
     body_kinematics(q, v, offsets, A, G, omega)
     mass[:, :] = 0.0
     packed[:, :] = 0.0
     rigid_terms(A, omega, G, rigid_index, offsets, r_mass, r_fm, r_inertia, gravity, mass, packed)
+    if fx_bodies.size:
+        flexible_terms(q, v, A, omega, G, fx_bodies, offsets, n_modes, fx_data, fx_work, gravity, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
     for k in range(meas_a.size):  # Distance.evaluate
         a, b = meas_a[k], meas_b[k]
@@ -77,16 +84,17 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
             d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
             for n in range(6 + n_modes[bd]):
                 packed[bd, n] += sgn * (d0 * JX[m, 0, n] + d1 * JX[m, 1, n] + d2 * JX[m, 2, n])
+    rows_done = False
+    if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
+        _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
+                          keep, phi_all, jac_all, ji, jj, phi, jac)
+        rows_done = True
     for k in range(f_kind.size):
-        force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, sig, X, R, JX, JTH, V, marker_body, n_modes,
-                      packed, f_out[k])
-    if py[0].size:  # force elements without a kernel: evaluated in Python, called back here (docs/element-protocol.md)
-        py_q, py_v, py_z, py_lam, py_packed = py
-        py_q[:] = q
-        py_v[:] = v
-        py_z[:] = z
-        for r in range(min(lam.size, py_lam.size)):
-            py_lam[r] = lam[r]
+        force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji,
+                      jj, offsets, marker_body, n_modes, packed, f_out[k])
+    if py[4].shape[0]:  # force elements without a kernel: evaluated in Python, called back here
+        py_q, py_v, py_z, py_lam, py_packed = py  # (docs/element-protocol.md)
+        to_python(q, v, z, lam, py)
         fns[1](t)
         for b in range(packed.shape[0]):
             for n in range(packed.shape[1]):
@@ -100,7 +108,31 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         res[i] = s
     if not with_constraints:
         return
-    n_b = offsets.size
+    if not rows_done:
+        _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
+                          keep, phi_all, jac_all, ji, jj, phi, jac)
+    for j in range(n_q):
+        s = 0.0
+        for r in range(keep.size):
+            s += jac[r, j] * lam[r]
+        res[j] += s
+
+
+@njit(cache=True)
+def to_python(q, v, z, lam, py):
+    """The state into the buffers the Python callbacks read."""
+    py[0][:] = q
+    py[1][:] = v
+    py[2][:] = z
+    for r in range(min(lam.size, py[3].size)):
+        py[3][r] = lam[r]
+
+
+@njit(cache=True)
+def _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord, keep,
+                      phi_all, jac_all, ji, jj, phi, jac):
+    """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows)."""
+    n_b, n_q = offsets.size, q.size
     jac_all[:, :] = 0.0
     for b in range(n_b):
         o = offsets[b] + 3
@@ -113,58 +145,6 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         phi[r] = phi_all[keep[r]]
         for j in range(n_q):
             jac[r, j] = jac_all[keep[r], j]
-    for j in range(n_q):
-        s = 0.0
-        for r in range(keep.size):
-            s += jac[r, j] * lam[r]
-        res[j] += s
-
-
-@njit(cache=True)
-def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, sig, X, R, JX, JTH, V, marker_body, n_modes,
-                  packed, out):
-    """Force element ``k`` into the quasi-coordinate loads ``packed``; returns its outputs in ``out[:3]``.
-
-    Kind 0, :class:`flexmbs.model.forces.SpringDamper` (linear): tension ``k (L - L0) + c L̇ + preload`` pulls the
-    points together (outputs force, length, velocity); kind 1, :class:`flexmbs.model.forces.JointActuator`: the
-    load ``sig[f_sig]`` along the joint's rotation (``∂θ/∂q̄ = ∓ z_iᵀ J_θ``) or translation coordinate
-    (``joints.translation_coordinate``; output the load)."""
-    i, j = f_mi[k], f_mj[k]
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    if f_kind[k] == 0:
-        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-        e0, e1, e2 = d0 / length, d1 / length, d2 / length
-        rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
-        tension = f_par[k, 0] * (length - f_par[k, 2]) + f_par[k, 1] * rate + f_par[k, 3]
-        for side in range(2):
-            m = i if side == 0 else j
-            bd = marker_body[m]
-            if bd < 0:
-                continue
-            s = tension if side == 0 else -tension
-            for n in range(6 + n_modes[bd]):
-                packed[bd, n] += s * (e0 * JX[m, 0, n] + e1 * JX[m, 1, n] + e2 * JX[m, 2, n])
-        out[0], out[1], out[2] = tension, length, rate
-        return
-    value = sig[f_sig[k]]
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
-    for side in range(2):
-        m = i if side == 0 else j
-        bd = marker_body[m]
-        if bd < 0:
-            continue
-        for n in range(6 + n_modes[bd]):
-            if f_which[k] == 0:
-                g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
-                g = -g if side == 0 else g
-            elif side == 0:
-                g = (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
-                    z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
-            else:
-                g = z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
-            packed[bd, n] += value * g
-    out[0] = value
 
 
 @njit(cache=True)

@@ -115,12 +115,12 @@ def test_user_python_element_matches_its_compiled_twin():
 
 
 def test_refusal_names_the_reason():
-    """Friction that reads the joint multipliers keeps the Python path (a Jacobian with its stiction slope, kept
-    over many steps, let the compiled iteration stop early: a wheel on a rubbing axle accelerated 12 % too fast),
-    and says why; engine='compiled' refuses with that reason."""
+    """A Python force element that reads the joint multipliers (joint friction with a stick state: no kernel) keeps
+    the Python path and says why; engine='compiled' refuses with that reason."""
     def build():
         model = arm_model()
-        model.add_force(fm.JointFriction(model.joints[0], 0.15, 0.1, 1e-3, pin_radius=0.02))
+        model.add_force(fm.JointFriction(model.joints[0], 0.15, 0.1, 1e-3, pin_radius=0.02,
+                                         stiction_deformation=1e-5, stiction_damping=1e-3))
         return model
 
     assert "reads joint reactions" in fm.simulate(build(), 0.02).statistics["engine"]
@@ -128,9 +128,9 @@ def test_refusal_names_the_reason():
         fm.simulate(build(), 0.02, engine="compiled")
 
 
-def test_hard_stops_through_python_callbacks():
-    """A hard stop on the pivot (a force element's contact without a kernel: its gaps are called back after each
-    step and located by the event locator), the arm driven into both stops: the same two onsets within 2e-6 s and
+def test_hard_stops_on_the_compiled_step():
+    """A hard stop on the pivot (its load compiled, its contact gaps called back after each step and located by
+    the event locator), the arm driven into both stops: the same two onsets within 2e-6 s and
     impact speeds within 1e-3 as the Python path, the motion within 1e-5 of its range and the reactions within
     1e-4 RMS of their peak."""
     def drive(t):

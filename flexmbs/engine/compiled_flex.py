@@ -1,0 +1,157 @@
+"""Flexible bodies on the compiled step (issue 26): their invariants as padded arrays, and their terms of the residual.
+
+The same equations as :func:`flexmbs.engine.system.body_terms` for a :class:`flexmbs.model.bodies.FlexibleBody`:
+mass matrix and quadratic-velocity vector from the floating-frame kernel :func:`flexmbs.model.kernels.ffrf_mass_and_force`
+(seed 003 eq. (2-156..2-171)), gravity ``m g``, ``c(q_f) × Aᵀ g``, ``I3ᵀ Aᵀ g``, elastic and modal damping forces
+``-K q_f - D q̇_f`` (eq. (2-172), (2-173)) and, where the body's file has it, the geometric stiffness of issue 28
+(``-(K_G(ω, g) + Σ_j q_j G_j) q_f`` and the frame-acceleration coupling ``+B [Aᵀ r̈; ω̇']`` in the mass matrix,
+:meth:`flexmbs.model.bodies.FlexibleBody.geometric_forces`, ``acceleration_coupling``).
+
+The invariants of all flexible bodies are stacked with zero padding to the largest mode count ``M``; body ``f``
+uses the leading ``m_f`` entries. The running deformation amplitude per body (the modal error reference of
+:meth:`flexmbs.engine.integrator.GeneralizedAlpha.observe`) lives in ``amplitude`` and is updated on accepted steps.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from flexmbs.model.kernels import ffrf_mass_and_force, map_mass
+
+__all__ = ["flexible_arrays", "flexible_terms", "observe_amplitudes", "modal_scale"]
+
+
+def flexible_arrays(system, state_q) -> tuple:
+    """``(bodies, data, work)``: indices of the flexible bodies (int64), their padded invariants and the running
+    amplitudes (``data``), and scratch for their ``M̄``, ``Q̄`` (``work``)."""
+    flex = [b for b in system.bodies if b.n_modes]
+    nf = max(len(flex), 1)
+    M = max([b.n_modes for b in flex] + [1])
+    R = max([b._kg_weights.shape[1] for b in flex if getattr(b, "has_geometric_stiffness", False)] + [1])
+    z = np.zeros
+    mass, c0, J0 = z(nf), z((nf, 3)), z((nf, 3, 3))
+    i3, i4, i5, i6 = z((nf, 3, M)), z((nf, 3, M)), z((nf, M, 3, M)), z((nf, M, M))
+    i8, i8s, i9, i9s = z((nf, M, 3, 3)), z((nf, M, 3, 3)), z((nf, M, M, 3, 3)), z((nf, M, M, 3, 3))
+    k, d, amp = z((nf, M)), z((nf, M)), z(nf)
+    kg_on = np.zeros(nf, dtype=np.int64)
+    kg_in, kg_w, kg_h = z((nf, 12, M, M)), z((nf, M, R)), z((nf, R, M, M))
+    for f, b in enumerate(flex):
+        m = b.n_modes
+        mass[f] = b.mass
+        fm, io, a3, a4, a5, a6, a8, a8s, a9, a9s = b._ffrf_args
+        c0[f], J0[f] = fm, io
+        i3[f, :, :m], i4[f, :, :m], i5[f, :m, :, :m], i6[f, :m, :m] = a3, a4, a5, a6
+        i8[f, :m], i8s[f, :m], i9[f, :m, :m], i9s[f, :m, :m] = a8, a8s, a9, a9s
+        k[f, :m], d[f, :m] = b.modal_stiffness, b.modal_damping
+        amp[f] = float(np.max(np.abs(state_q[b.offset + 7:b.offset + 7 + m])))
+        if getattr(b, "has_geometric_stiffness", False):
+            kg_on[f] = 1
+            r = b._kg_weights.shape[1]
+            kg_in[f, :, :m, :m] = b._kg_inertia
+            kg_w[f, :m, :r] = b._kg_weights
+            kg_h[f, :r, :m, :m] = b._kg_shapes
+    bodies = np.array([b.index for b in flex], dtype=np.int64)
+    data = (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, i9s, k, d, amp, kg_in, kg_w, kg_h, kg_on)
+    work = (z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), z((M, M)), z(M))
+    return bodies, data, work
+
+
+@njit(cache=True)
+def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, gravity, mass_out, packed):
+    """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (see the module
+    docstring), for every flexible body."""
+    (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, i9s, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = data
+    mbar_all, qv_all, kmat, kq = work
+    g_b = np.empty(3)
+    for f in range(bodies.size):
+        b = bodies[f]
+        m = n_modes[b]
+        o = offsets[b]
+        qf = q[o + 7:o + 7 + m]
+        qfd = v[o + 7:o + 7 + m]
+        mbar = mbar_all[f, :6 + m, :6 + m]
+        qv = qv_all[f, :6 + m]
+        ffrf_mass_and_force(A[b], omega[b], qf, qfd, mass[f], c0[f], J0[f], i3[f, :, :m], i4[f, :, :m],
+                            i5[f, :m, :, :m], i6[f, :m, :m], i8[f, :m], i8s[f, :m], i9[f, :m, :m], i9s[f, :m, :m],
+                            mbar, qv)
+        for r in range(3):  # gravity (body_terms): m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g
+            g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
+            qv[r] += mass[f] * gravity[r]
+        c = np.empty(3)
+        for r in range(3):
+            s = c0[f, r]
+            for j in range(m):
+                s += i3[f, r, j] * qf[j]
+            c[r] = s
+        qv[3] += c[1] * g_b[2] - c[2] * g_b[1]
+        qv[4] += c[2] * g_b[0] - c[0] * g_b[2]
+        qv[5] += c[0] * g_b[1] - c[1] * g_b[0]
+        for j in range(m):
+            qv[6 + j] += (i3[f, 0, j] * g_b[0] + i3[f, 1, j] * g_b[1] + i3[f, 2, j] * g_b[2]
+                          - kd[f, j] * qf[j] - dd[f, j] * qfd[j])
+        if kg_on[f]:
+            _geometric(f, m, A[b], omega[b], g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv)
+        map_mass(mbar, G[b], mass_out, o)
+        for n in range(6 + m):
+            packed[b, n] = qv[n]
+
+
+@njit(cache=True)
+def _geometric(f, m, A, w, g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv):
+    """Issue 28's geometric stiffness of body ``f`` (FlexibleBody.geometric_forces, acceleration_coupling)."""
+    p = np.zeros(12)  # FlexibleBody.geometric_parameters: ω_i ω_j, −g (body axes)
+    p[0], p[1], p[2] = w[0] * w[0], w[1] * w[1], w[2] * w[2]
+    p[3], p[4], p[5] = w[0] * w[1], w[1] * w[2], w[0] * w[2]
+    p[6], p[7], p[8] = -g_b[0], -g_b[1], -g_b[2]
+    R = kg_w.shape[2]
+    for r in range(R):  # Σ_j q_j G_j = Σ_r (q·U_r) H_r
+        s = 0.0
+        for j in range(m):
+            s += qf[j] * kg_w[f, j, r]
+        kq[r] = s
+    for i in range(m):
+        for j in range(m):
+            s = 0.0
+            for c in range(9):
+                s += p[c] * kg_in[f, c, i, j]
+            for r in range(R):
+                s += kq[r] * kg_h[f, r, i, j]
+            kmat[i, j] = s
+    for i in range(m):
+        s = 0.0
+        for j in range(m):
+            s += kmat[i, j] * qf[j]
+        qv[6 + i] -= s
+    for i in range(m):  # B = [G_ax q, ..., G_αz q] (m, 6): M̄[6:, 0:3] += B[:, :3] Aᵀ, M̄[6:, 3:6] += B[:, 3:]
+        bq = np.zeros(6)
+        for c in range(6):
+            s = 0.0
+            for j in range(m):
+                s += kg_in[f, 6 + c, i, j] * qf[j]
+            bq[c] = s
+        for r in range(3):
+            mbar[6 + i, r] += bq[0] * A[r, 0] + bq[1] * A[r, 1] + bq[2] * A[r, 2]
+            mbar[6 + i, 3 + r] += bq[3 + r]
+
+
+@njit(cache=True)
+def modal_scale(bodies, offsets, n_modes, amp, rtol, qa, qb, out):
+    """``GeneralizedAlpha._q_scale`` of the modal coordinates: ``+ rtol · max(amplitude, max|q_f|)`` per body."""
+    for f in range(bodies.size):
+        b = bodies[f]
+        o = offsets[b] + 7
+        size = amp[f]
+        for j in range(n_modes[b]):
+            size = max(size, abs(qa[o + j]), abs(qb[o + j]))
+        for j in range(n_modes[b]):
+            out[o + j] += rtol * size
+
+
+@njit(cache=True)
+def observe_amplitudes(bodies, offsets, n_modes, amp, q):
+    """``GeneralizedAlpha.observe``: the running max of ``|q_f|`` per flexible body."""
+    for f in range(bodies.size):
+        b = bodies[f]
+        o = offsets[b] + 7
+        for j in range(n_modes[b]):
+            amp[f] = max(amp[f], abs(q[o + j]))

@@ -1,0 +1,256 @@
+"""Force elements on the compiled step (issue 26): their tables, and one kernel over all instances.
+
+Kinds (the same equations as the Python classes, see their docstrings):
+
+* 0 :class:`flexmbs.model.forces.SpringDamper` (linear): tension ``k (L - L0) + c L̇ + preload`` pulls the points
+  together (outputs force, length, velocity);
+* 1 :class:`flexmbs.model.forces.JointActuator`: the load ``sig[f_sig]`` along the joint's rotation or translation
+  coordinate (``joints.rotation_coordinate`` / ``translation_coordinate``);
+* 2 :class:`flexmbs.model.contacts.JointFriction` without a stick state: the joint's reaction from the multipliers of
+  its rows (``Context.joint_reaction``), its axial, radial, torsional and bending parts (``contacts._split``), the
+  friction load of the Adams form (``revolute_friction_load``, ``prismatic_friction_load``) times the coefficient of
+  seed 003 Fig. 3-4 (``friction_coefficient``) at the sliding velocity, along the joint coordinate;
+* 3 :class:`flexmbs.model.contacts.HardStop`: penalty loads beyond ``lower``/``upper`` (seed 003 eq. (4-1),
+  ``penalty_force``); its event gaps stay in Python (called back once per step, :mod:`flexmbs.engine.compiled_plan`).
+
+``f_par`` rows: kind 0 ``[k, c, L0, preload]``; kind 2 ``[μ_s, μ_d, v_s, R_p (1 for translation), F_pre, R_n,
+R_b, X_s]`` (0: a term left out); kind 3 ``[lower, upper, has lower, has upper, k, e, d, x_d]``. ``f_rows`` holds
+per element the positions of its joint's rows among all rows and their multiplier indices (-1 padded).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from flexmbs.model.contacts import HardStop, JointFriction
+from flexmbs.model.forces import JointActuator, SpringDamper
+from flexmbs.model.timefunctions import Table
+
+__all__ = ["compiled_force", "force_tables", "force_element", "N_OUT"]
+
+N_OUT = 7  # outputs per force element (JointFriction has the most)
+
+
+def compiled_force(force) -> bool:
+    """A force element with a kernel in :func:`force_element`."""
+    kind = type(force)
+    if kind is SpringDamper:
+        return not isinstance(force.stiffness, Table)
+    if kind is JointFriction:
+        return force.stick is None
+    return kind is JointActuator or kind is HardStop
+
+
+def force_tables(system, forces, state, signals) -> tuple:
+    """``(ints, par, rows)``: kind, markers, signal and coordinate (0 rotation, 1 translation) of each force element,
+    its parameters and the rows of its joint. A spring without a free length gets the initial distance, as its own
+    first evaluation would; JointActuator loads are appended to ``signals``."""
+    kind, mi, mj, sig, which, par, rows = [], [], [], [], [], [], []
+    ctx = system.context(state.q, state.v, state.t)
+    cc = system.compiled
+    for force in forces:
+        p = np.zeros(8)
+        r = -np.ones((2, 6), dtype=np.int64)
+        s = -1
+        if type(force) is SpringDamper:
+            if force.free_length is None:
+                force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x - ctx.marker(force.marker_i).x))
+            k, a, b, w = 0, force.marker_i, force.marker_j, 0
+            p[:4] = float(force.stiffness), force.damping, force.free_length, force.preload
+        else:
+            joint = force.joint
+            a, b = joint.marker_i, joint.marker_j
+            if type(force) is JointActuator:
+                k, w, s = 1, 0 if force.which == "rotation" else 1, len(signals)
+                signals.append(("function", force.load))
+            elif type(force) is JointFriction:
+                k, w = 2, 0 if force.which == "rotation" else 1
+                rotation = w == 0
+                p[:8] = (force.static, force.dynamic, force.stiction_velocity, force.pin_radius if rotation else 1.0,
+                         force.preload, force.friction_arm if rotation else (force.reaction_arm or 0.0),
+                         (force.bending_arm or 0.0) if rotation else 0.0, 0.0 if rotation else (force.overlap or 0.0))
+                positions = list(cc.positions[joint])
+                r[0, :len(positions)] = positions
+                r[1, :len(positions)] = [cc.rows[pos] for pos in positions]
+            else:  # HardStop
+                k, w = 3, 0 if force.which == "rotation" else 1
+                p[:] = (force.lower or 0.0, force.upper or 0.0, force.lower is not None, force.upper is not None,
+                        force.stiffness, force.exponent, force.damping, force.damping_depth)
+        kind.append(k)
+        mi.append(a.index)
+        mj.append(b.index)
+        sig.append(s)
+        which.append(w)
+        par.append(p)
+        rows.append(r)
+    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+    par = np.array(par, dtype=float).reshape(-1, 8)
+    rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 6)
+    return (ints(kind), ints(mi), ints(mj), ints(sig), ints(which)), par, rows
+
+
+def has_friction(forces) -> bool:
+    return any(type(f) is JointFriction for f in forces)
+
+
+@njit(cache=True)
+def _cubic_step(s):
+    s = min(max(s, 0.0), 1.0)
+    return s * s * (3.0 - 2.0 * s)
+
+
+@njit(cache=True)
+def friction_coefficient(velocity, static, dynamic, v_s):
+    """:func:`flexmbs.model.contacts.friction_coefficient` (``v_d = 1.5 v_s``)."""
+    v_d = 1.5 * v_s
+    speed = abs(velocity)
+    if speed <= v_s:
+        s = speed / v_s
+        mu = static * (1.5 * s - 0.5 * s ** 3)
+    elif speed < v_d:
+        mu = static + (dynamic - static) * _cubic_step((speed - v_s) / (v_d - v_s))
+    else:
+        mu = dynamic
+    return math.copysign(mu, velocity)
+
+
+@njit(cache=True)
+def penalty_force(penetration, rate, stiffness, exponent, damping, depth):
+    """:func:`flexmbs.model.contacts.penalty_force`, seed 003 eq. (4-1)."""
+    if penetration <= 0.0:
+        return 0.0
+    damp = damping * _cubic_step(penetration / depth) if depth > 0 else damping
+    return max(0.0, stiffness * penetration ** exponent + damp * rate)
+
+
+@njit(cache=True)
+def joint_coordinate(i, j, which, X, R, V, W):
+    """Value and rate of a joint coordinate (``joints.rotation_coordinate`` / ``translation_coordinate``)."""
+    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+    if which == 0:
+        ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
+        xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
+        rate = z0 * (W[j, 0] - W[i, 0]) + z1 * (W[j, 1] - W[i, 1]) + z2 * (W[j, 2] - W[i, 2])
+        return math.atan2(ydx, xdx), rate
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    c0, c1, c2 = W[i, 1] * z2 - W[i, 2] * z1, W[i, 2] * z0 - W[i, 0] * z2, W[i, 0] * z1 - W[i, 1] * z0
+    rate = z0 * (V[j, 0] - V[i, 0]) + z1 * (V[j, 1] - V[i, 1]) + z2 * (V[j, 2] - V[i, 2]) + d0 * c0 + d1 * c1 + d2 * c2
+    return z0 * d0 + z1 * d1 + z2 * d2, rate
+
+
+@njit(cache=True)
+def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed):
+    """``value`` (N or N m) along the joint coordinate: ``value ∂θ/∂q̄`` on both bodies (``JointActuator``)."""
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+    c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+    for side in range(2):
+        m = i if side == 0 else j
+        bd = marker_body[m]
+        if bd < 0:
+            continue
+        for n in range(6 + n_modes[bd]):
+            if which == 0:
+                g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
+                g = -g if side == 0 else g
+            elif side == 0:
+                g = (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
+                    z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
+            else:
+                g = z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
+            packed[bd, n] += value * g
+
+
+@njit(cache=True)
+def joint_reaction(i, j, rows, lam, ji, jj, q, A, X, offsets, marker_body, out):
+    """``Context.joint_reaction``: force (N) and torque about marker j (N m), global axes, on marker j's body, into
+    ``out[0:3]``, ``out[3:6]``."""
+    on_j = marker_body[j] >= 0
+    gen = np.zeros(6)
+    for k in range(rows.shape[1]):
+        p, r = rows[0, k], rows[1, k]
+        if p < 0:
+            break
+        for c in range(6):
+            gen[c] -= (jj[p, c] if on_j else ji[p, c]) * lam[r]
+    m = j if on_j else i
+    b = marker_body[m]
+    o = offsets[b]
+    f0, f1, f2 = gen[0], gen[1], gen[2]
+    t = np.empty(3)
+    for r in range(3):
+        t[r] = A[b, r, 0] * gen[3] + A[b, r, 1] * gen[4] + A[b, r, 2] * gen[5]
+    d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
+    t[0] -= d1 * f2 - d2 * f1
+    t[1] -= d2 * f0 - d0 * f2
+    t[2] -= d0 * f1 - d1 * f0
+    if on_j:
+        out[0], out[1], out[2], out[3], out[4], out[5] = f0, f1, f2, t[0], t[1], t[2]
+        return
+    e0, e1, e2 = X[i, 0] - X[j, 0], X[i, 1] - X[j, 1], X[i, 2] - X[j, 2]
+    out[0], out[1], out[2] = -f0, -f1, -f2
+    out[3] = -t[0] - (e1 * f2 - e2 * f1)
+    out[4] = -t[1] - (e2 * f0 - e0 * f2)
+    out[5] = -t[2] - (e0 * f1 - e1 * f0)
+
+
+@njit(cache=True)
+def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji, jj,
+                  offsets, marker_body, n_modes, packed, out):
+    """Force element ``k`` (module docstring) into the quasi-coordinate loads ``packed``; its outputs into ``out``
+    (in the order of the class's ``output_units``)."""
+    i, j = f_mi[k], f_mj[k]
+    kind, which, p = f_kind[k], f_which[k], f_par[k]
+    if kind == 0:
+        d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        e0, e1, e2 = d0 / length, d1 / length, d2 / length
+        rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
+        tension = p[0] * (length - p[2]) + p[1] * rate + p[3]
+        for side in range(2):
+            m = i if side == 0 else j
+            bd = marker_body[m]
+            if bd < 0:
+                continue
+            s = tension if side == 0 else -tension
+            for n in range(6 + n_modes[bd]):
+                packed[bd, n] += s * (e0 * JX[m, 0, n] + e1 * JX[m, 1, n] + e2 * JX[m, 2, n])
+        out[0], out[1], out[2] = tension, length, rate
+        return
+    if kind == 1:
+        value = sig[f_sig[k]]
+        out[0] = value
+    elif kind == 2:
+        react = np.empty(6)
+        joint_reaction(i, j, f_rows[k], lam, ji, jj, q, A, X, offsets, marker_body, react)
+        a0, a1, a2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+        f_ax = react[0] * a0 + react[1] * a1 + react[2] * a2
+        t_ax = react[3] * a0 + react[4] * a1 + react[5] * a2
+        r0, r1, r2 = react[0] - f_ax * a0, react[1] - f_ax * a1, react[2] - f_ax * a2
+        b0, b1, b2 = react[3] - t_ax * a0, react[4] - t_ax * a1, react[5] - t_ax * a2
+        radial, bending = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2), math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+        axial, torsion = abs(f_ax), abs(t_ax)
+        if which == 0:  # revolute_friction_load: R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|
+            load = p[3] * (p[4] + radial + (bending / p[6] if p[6] > 0.0 else 0.0)) + p[5] * axial
+            normal = load / p[3]
+        else:  # prismatic_friction_load: F_pre + |F_r| + |T_b|/X_s + |T_t|/R_n
+            load = p[4] + radial + (bending / p[7] if p[7] > 0.0 else 0.0) + (torsion / p[5] if p[5] > 0.0 else 0.0)
+            normal = load
+        _, rate = joint_coordinate(i, j, which, X, R, V, W)
+        sliding = rate * p[3]
+        mu = friction_coefficient(sliding, p[0], p[1], p[2])
+        value = -mu * load
+        out[0], out[1], out[2], out[3], out[4], out[5], out[6] = value, normal, radial, axial, bending, sliding, mu
+    else:
+        x, rate = joint_coordinate(i, j, which, X, R, V, W)
+        value = 0.0
+        if p[2] > 0.0 and x < p[0]:
+            value += penalty_force(p[0] - x, -rate, p[4], p[5], p[6], p[7])
+        if p[3] > 0.0 and x > p[1]:
+            value -= penalty_force(x - p[1], rate, p[4], p[5], p[6], p[7])
+        out[0] = value
+        if value == 0.0:
+            return
+    apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed)
