@@ -19,11 +19,12 @@ import numpy as np
 from numba import njit
 
 from .compiled_flex import modal_scale, observe_amplitudes
+from .compiled_lapack import factor, solve
 from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, lu_factor,
-                            lu_solve, residual, signals_at, to_python)
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, residual,
+                            signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -118,10 +119,10 @@ def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stat
                 for j in range(n_z):
                     mat[n_q + i, n_q + j] = (1.0 if i == j else 0.0) - gh * c_z * Gz[i, j]
             stats[S_FACT] += 1
-            if not lu_factor(mat, piv):
+            if not factor(fns, mat, piv):
                 return -2
         delta = rhs.copy()
-        lu_solve(mat, piv, delta)
+        solve(fns, mat, piv, delta)
         for i in range(n):
             if not math.isfinite(delta[i]):
                 return -2
@@ -423,10 +424,10 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     for r in range(n_c):
         rhs[n_q + r] = gamma[r] + 2.0 * phi[r] / s ** 2
     piv = np.zeros(n, dtype=np.int64)
-    if not lu_factor(kkt, piv):
+    if not factor(fns, kkt, piv):
         return False
     sol = rhs.copy()
-    lu_solve(kkt, piv, sol)
+    solve(fns, kkt, piv, sol)
     if mi[30][0]:  # friction from the reactions: the fixed point λ = λ(Q(λ)) (initial.initial_accelerations)
         lam_k = sol[n_q:].copy()
         for _ in range(REACTION_PASSES):
@@ -438,7 +439,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
                 sol[i] = s_
             for r in range(n_c):
                 sol[n_q + r] = rhs[n_q + r]
-            lu_solve(kkt, piv, sol)
+            solve(fns, kkt, piv, sol)
             change, size = 0.0, 0.0
             for r in range(n_c):
                 change = max(change, abs(sol[n_q + r] - lam_k[r]))

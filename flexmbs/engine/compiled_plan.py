@@ -26,6 +26,7 @@ from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
 from .events import MAX_RESTEPS, REARM_GAP
 from .compiled_flex import flexible_arrays
+from .compiled_lapack import lapack_functions
 from .compiled_forces import N_OUT, compiled_force, force_tables, has_friction
 from .compiled_record import Sampler
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
@@ -171,7 +172,7 @@ class _Plan:
         self.errors: list = []
         self.force_callback = _SIGNAL_CALLBACK(self._force_function(system))
         self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))
-        self.fns = (tuple(self.kernels), self.force_callback, self.gap_callback)
+        self.fns = (tuple(self.kernels), self.force_callback, self.gap_callback, *lapack_functions())
         keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
         for e, spec in zip(system.elements, specs):
             own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []

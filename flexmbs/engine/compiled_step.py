@@ -13,9 +13,9 @@ The same equations and the same algorithm as the Python path, on the flat arrays
 * the generalized-α Newton step of :meth:`flexmbs.engine.integrator.GeneralizedAlpha.step`, its error estimate
   (:meth:`~flexmbs.engine.integrator.GeneralizedAlpha.error_vector`) and the step-size control of ``_Run``.
 
-The Newton matrix is small and dense (tens of unknowns): it is factorized by a partial-pivoting LU written here
-(numba has no ``lu_factor``/``lu_solve`` pair to reuse a factorization; ``np.linalg.solve`` would factorize at every
-iteration). Signals that are Python functions of time are evaluated by one callback per new time (``signal_cb``).
+The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.compiled_lapack.factor` (an inline
+LU for tens of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's ``np.linalg.solve`` would
+factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new time (``signal_cb``).
 """
 from __future__ import annotations
 
@@ -195,49 +195,3 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         Gz[:, j] = (zd - zd0) / h
         count += 1
     return count
-
-
-@njit(cache=True)
-def lu_factor(a, piv):
-    """In-place LU with partial pivoting (``a = P L U``); returns False when a pivot is zero or not finite."""
-    n = a.shape[0]
-    for k in range(n):
-        p = k
-        big = abs(a[k, k])
-        for i in range(k + 1, n):
-            if abs(a[i, k]) > big:
-                big, p = abs(a[i, k]), i
-        piv[k] = p
-        if not big > 0.0 or not math.isfinite(big):
-            return False
-        if p != k:
-            for j in range(n):
-                a[k, j], a[p, j] = a[p, j], a[k, j]
-        inv = 1.0 / a[k, k]
-        for i in range(k + 1, n):
-            f = a[i, k] * inv
-            a[i, k] = f
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    a[i, j] -= f * a[k, j]
-    return True
-
-
-@njit(cache=True)
-def lu_solve(a, piv, b):
-    """Solve in place with the factors of :func:`lu_factor`."""
-    n = a.shape[0]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            b[k], b[p] = b[p], b[k]
-    for i in range(n):
-        s = b[i]
-        for j in range(i):
-            s -= a[i, j] * b[j]
-        b[i] = s
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= a[i, j] * b[j]
-        b[i] = s / a[i, i]
