@@ -52,7 +52,7 @@ def force_tables(system, forces, state, signals) -> tuple:
     cc = system.compiled
     for force in forces:
         p = np.zeros(8)
-        r = -np.ones((2, 6), dtype=np.int64)
+        r = -np.ones((2, 8), dtype=np.int64)
         s = -1
         if type(force) is SpringDamper:
             if force.free_length is None:
@@ -72,8 +72,15 @@ def force_tables(system, forces, state, signals) -> tuple:
                          force.preload, force.friction_arm if rotation else (force.reaction_arm or 0.0),
                          (force.bending_arm or 0.0) if rotation else 0.0, 0.0 if rotation else (force.overlap or 0.0))
                 positions = list(cc.positions[joint])
+                lams = [cc.rows[pos] for pos in positions]
+                first = joint.offset + joint.n_equations - len(joint.drivers)
+                driven = [j for j in system.driven_joints]
+                k0 = cc.n_rows + sum(len(j.drivers) for j in driven[:driven.index(joint)]) if joint in driven else 0
+                for d in range(len(joint.drivers)):  # its prescribed motion's rows too (Context.joint_reaction)
+                    positions.append(k0 + d)
+                    lams.append(first + d)
                 r[0, :len(positions)] = positions
-                r[1, :len(positions)] = [cc.rows[pos] for pos in positions]
+                r[1, :len(positions)] = lams
             else:  # HardStop
                 k, w = 3, 0 if force.which == "rotation" else 1
                 p[:] = (force.lower or 0.0, force.upper or 0.0, force.lower is not None, force.upper is not None,
@@ -87,7 +94,7 @@ def force_tables(system, forces, state, signals) -> tuple:
         rows.append(r)
     ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
     par = np.array(par, dtype=float).reshape(-1, 8)
-    rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 6)
+    rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 8)
     return (ints(kind), ints(mi), ints(mj), ints(sig), ints(which)), par, rows
 
 
@@ -254,3 +261,66 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         if value == 0.0:
             return
     apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed)
+
+
+def driver_table(system, signals) -> np.ndarray:
+    """Prescribed joint motions (``Joint.prescribe``): per driver ``[λ row, marker i, marker j, coordinate (0
+    rotation, 1 translation), signal, position of its quasi-coordinate rows]`` (n_d, 6); ``f(t)`` is appended to
+    ``signals``. The rows follow the joint's base rows (``Joint.driver_rows``); their quasi-coordinate Jacobians
+    are stored after the library rows' (``ji``, ``jj`` rows ``n_rows + k``) for the joint reactions."""
+    out, k = [], 0
+    n_rows = system.compiled.n_rows
+    for joint in system.driven_joints:
+        first = joint.offset + joint.n_equations - len(joint.drivers)
+        for d, (which, func) in enumerate(joint.drivers):
+            out.append([first + d, joint.marker_i.index, joint.marker_j.index, 0 if which == "rotation" else 1,
+                        len(signals), n_rows + k])
+            signals.append(("function", func))
+            k += 1
+    return np.array(out, dtype=np.int64).reshape(-1, 6)
+
+
+@njit(cache=True)
+def driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi_all, jac_all, ji, jj):
+    """``coordinate - f(t)`` (rotations modulo 2π) and its Jacobian rows (``Joint.driver_rows``)."""
+    for k in range(drv.shape[0]):
+        row, i, j, which, s, pos = drv[k, 0], drv[k, 1], drv[k, 2], drv[k, 3], drv[k, 4], drv[k, 5]
+        value, _ = joint_coordinate(i, j, which, X, R, V, W)
+        error = value - sig[s]
+        if which == 0:
+            error = (error + math.pi) % (2.0 * math.pi) - math.pi
+        phi_all[row] = error
+        d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+        z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+        c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+        for side in range(2):
+            m = i if side == 0 else j
+            bd = marker_body[m]
+            for n in range(ji.shape[1]):
+                if side == 0:
+                    ji[pos, n] = 0.0
+                else:
+                    jj[pos, n] = 0.0
+            if bd < 0:
+                continue
+            o = offsets[bd]
+            for n in range(6 + n_modes[bd]):
+                if which == 0:
+                    g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
+                    g = -g if side == 0 else g
+                elif side == 0:
+                    g = (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
+                        z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
+                else:
+                    g = z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
+                if side == 0:
+                    ji[pos, n] = g
+                else:
+                    jj[pos, n] = g
+                if n < 3:
+                    jac_all[row, o + n] += g
+                elif n < 6:
+                    for c in range(4):
+                        jac_all[row, o + 3 + c] += 2.0 * g * G[bd, n - 3, c]
+                else:
+                    jac_all[row, o + n + 1] += g

@@ -394,8 +394,8 @@ def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
 def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     """:func:`flexmbs.engine.initial.initial_accelerations` at the current state (models without force elements):
     ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)``
-    (rows without
-    time dependence: the compiled step has no prescribed motions); returns False when the matrix is singular."""
+    (and of ``t + s``
+    with prescribed motions); returns False when the matrix is singular."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     res, zdot, phi, jac, mass = tmp[2], tmp[3], tmp[4], tmp[5], tmp[6]
     n_q, n_c = q.size, lam.size
@@ -406,10 +406,14 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
         speed += v[i] * v[i]
     s = 1e-4 / max(math.sqrt(speed), 1.0)
     gamma = np.zeros(n_c)
+    rheonomic = mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
     for k in (-1.0, 1.0):
-        residual(sc[T], q + k * s * v, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+        t_k = sc[T] + k * s if rheonomic else sc[T]
+        signals_at(t_k, sc, cb)
+        residual(t_k, q + k * s * v, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
+    signals_at(sc[T], sc, cb)
     residual(sc[T], q, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
     n = n_q + n_c
     kkt = np.zeros((n, n))

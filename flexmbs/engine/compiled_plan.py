@@ -27,7 +27,7 @@ from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_
 from .events import MAX_RESTEPS, REARM_GAP
 from .compiled_flex import flexible_arrays
 from .compiled_lapack import lapack_functions
-from .compiled_forces import N_OUT, compiled_force, force_tables, has_friction
+from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .compiled_record import Sampler
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
@@ -80,8 +80,6 @@ def _unsupported(system, events, state) -> str:
                 return f"force element {force.name!r} ({type(force).__name__}) reads joint reactions"
     if system.fallback_joints:
         return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
-    if system.driven_joints:
-        return f"prescribed joint motions ({', '.join(j.name for j in system.driven_joints)})"
     for element in system.elements:
         if not callable(getattr(element, "compiled_element", None)):
             return f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
@@ -132,6 +130,7 @@ class _Plan:
             signals += list(spec.signals)
             n_aux += spec.n_aux
         f_ints, self._force_par, f_rows = force_tables(system, self.compiled_forces, state, signals)
+        self.drivers = driver_table(system, signals)
         ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
         n_y = len(meas_a)
         self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
@@ -140,7 +139,7 @@ class _Plan:
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
                    *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
-                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]))
+                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]), self.drivers)
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -151,7 +150,7 @@ class _Plan:
                        [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
                         for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)), fx_data)
         n_quasi = system.n_quasi_max
-        n_rows = max(cc.n_rows, 1)
+        n_rows = max(cc.n_rows + len(self.drivers), 1)  # library rows, then the prescribed motions'
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
                    system.ground_axes.copy(), np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi)),
                    np.zeros((n_m, 3)), np.zeros((n_m, 3)), np.zeros((n_b, n_quasi)), np.zeros((n_rows, n_quasi)),
@@ -179,7 +178,7 @@ class _Plan:
             keys += own if len(own) == spec.n_aux else [None] * spec.n_aux
         self.aux_keys = keys
         self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
-                               self.compiled_forces, self.python_forces)
+                               self.compiled_forces, self.python_forces, self.drivers)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
         el_g = np.cumsum([0] + [2 * n for n in counts])

@@ -22,7 +22,7 @@ class Sampler:
     """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
 
     def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
-                 python_forces: list):
+                 python_forces: list, drivers: np.ndarray):
         self.compiled_forces, self.python_forces = compiled_forces, python_forces
         model_markers = system.model.markers
         joints = system.model.joints
@@ -41,6 +41,12 @@ class Sampler:
                 rj.append(j)
                 rpos.append(pos)
                 rlam.append(cc.rows[pos])
+            first = joint.offset + joint.n_equations - len(joint.drivers)
+            for row, pos in zip(drivers[:, 0], drivers[:, 5]):  # the prescribed motions' rows (driving loads)
+                if first <= row < joint.offset + joint.n_equations:
+                    rj.append(j)
+                    rpos.append(pos)
+                    rlam.append(row)
         coords = [(joint, which) for joint in joints for which in joint.coordinates]
         self.out_offsets = np.cumsum([0] + [len(names) for names in elements_out])
         self.sp = (ints([len(model_markers)]), ints(side), ints(on_j), ints(body), ints(mi), ints(mj), ints(rj),

@@ -27,7 +27,7 @@ from numba import njit
 from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
 from .compiled_flex import flexible_terms
-from .compiled_forces import force_element
+from .compiled_forces import driver_rows, force_element
 
 # return codes of advance()
 OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
@@ -45,7 +45,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
      meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps,
-     fx_bodies, f_rows, f_friction) = mi
+     fx_bodies, f_rows, f_friction, drv) = mi
     (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale,
      fx_data) = mf
     (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
@@ -86,8 +86,8 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
                 packed[bd, n] += sgn * (d0 * JX[m, 0, n] + d1 * JX[m, 1, n] + d2 * JX[m, 2, n])
     rows_done = False
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
-        _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
-                          keep, phi_all, jac_all, ji, jj, phi, jac)
+        _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac)
         rows_done = True
     for k in range(f_kind.size):
         force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji,
@@ -109,8 +109,8 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     if not with_constraints:
         return
     if not rows_done:
-        _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
-                          keep, phi_all, jac_all, ji, jj, phi, jac)
+        _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac)
     for j in range(n_q):
         s = 0.0
         for r in range(keep.size):
@@ -129,9 +129,10 @@ def to_python(q, v, z, lam, py):
 
 
 @njit(cache=True)
-def _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord, keep,
-                      phi_all, jac_all, ji, jj, phi, jac):
-    """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows)."""
+def _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
+                      n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac):
+    """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows and
+    the prescribed motions)."""
     n_b, n_q = offsets.size, q.size
     jac_all[:, :] = 0.0
     for b in range(n_b):
@@ -141,6 +142,8 @@ def _constraint_block(q, X, R, JX, JTH, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows,
             jac_all[b, o + c] = q[o + c]
     constraint_rows(X, R, JX, JTH, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord, G,
                     phi_all, jac_all, ji, jj, True)
+    if drv.shape[0]:
+        driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi_all, jac_all, ji, jj)
     for r in range(keep.size):
         phi[r] = phi_all[keep[r]]
         for j in range(n_q):

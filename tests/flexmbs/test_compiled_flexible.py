@@ -99,3 +99,19 @@ def test_joint_friction_from_the_reactions_on_the_compiled_step(torque):
     assert np.max(np.abs(turned - np.unwrap(slow["joint/axle/rotation"]))) < 1e-5
     friction = slow["force/friction(axle)/friction"]
     assert np.max(np.abs(_interp(fast, slow, "force/friction(axle)/friction")[:, 0] - friction)) < 1e-6
+
+
+def test_prescribed_crank_speed_is_the_same_on_both_engines():
+    """The slider crank driven at 1200 rpm (a prescribed motion: a rheonomic constraint row) with the flexible link:
+    link mid-span position within 1e-6 of its range, the driving torque (the prescribed row's multiplier in the
+    bearing's reaction) within 1e-4 of its peak."""
+    from cases.slider_crank.model import build_model, link_flexbody, parameters
+
+    p = parameters({})
+    assert p["drive"] == "speed"
+    body = link_flexbody(p)
+    slow, fast = _both(lambda: build_model(p, body), 0.05, rtol=1e-7, atol=1e-9, output_interval=1e-3)
+    assert fast.statistics["engine"] == "compiled"
+    for key, tol in (("marker/link.mid/position", 1e-6), ("joint/bearing/torque", 1e-4)):
+        ref = np.asarray(slow[key]).reshape(len(slow.time), -1)
+        assert np.max(np.abs(_interp(fast, slow, key) - ref)) < tol * np.max(np.abs(ref)), key
