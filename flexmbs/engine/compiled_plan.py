@@ -14,6 +14,7 @@ results say why (``Results.statistics["engine"]``).
 from __future__ import annotations
 
 import ctypes
+import time
 from ctypes import POINTER, c_double, c_int64
 
 import numpy as np
@@ -33,8 +34,10 @@ from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTP
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)
 
-CHUNK = 64  # step attempts per compiled call at most: the watchdog, progress bar and Ctrl-C run between (the
-# return costs ~2 µs per step of the race model; the Python path's watchdog looks every 32 attempts)
+CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress bar and Ctrl-C run between calls
+# each call from Python costs ≈ 0.5 ms (numba checks and unboxes the ~150 arrays of the plan), so the chunk doubles
+# while a call takes less than CHUNK_WALL[0] s and halves above CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts)
+CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
 from .initial import equation_names
 from .integrator import NewtonFailure, StepState
 from .system import measure
@@ -264,7 +267,7 @@ class _Plan:
 class CompiledRun:
     """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
 
-    attempts_per_call = CHUNK  # for the watchdog, which counts step attempts
+    chunk = CHUNK  # step attempts per compiled call (adapted to the wall time of a call)
 
     def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks):
         self.system, self.integ, self.state = system, integ, state
@@ -333,7 +336,7 @@ class CompiledRun:
 
     def _advance(self, mode: int) -> int:
         p = self.plan
-        return advance(mode, CHUNK, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp,
+        return advance(mode, self.chunk, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp,
                        p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
                        p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf, p.gv)
 
@@ -370,10 +373,22 @@ class CompiledRun:
         self._armed_to_compiled()
         return code
 
+    @property
+    def attempts_per_call(self) -> int:
+        """Step attempts of the last compiled call (the watchdog counts attempts)."""
+        return self._last_chunk
+
     def attempt(self) -> None:
         """Step in compiled code until the end, a full sample buffer or a chunk of steps; record the samples."""
         p = self.plan
+        self._last_chunk = self.chunk
+        start = time.perf_counter()
         code = self._advance(1)
+        took = time.perf_counter() - start
+        if took < CHUNK_WALL[0] and code == CONTINUE:
+            self.chunk = min(2 * self.chunk, CHUNK_MAX)
+        elif took > CHUNK_WALL[1]:
+            self.chunk = max(self.chunk // 2, 8)
         self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time
         try:
             self._check_callback()
