@@ -15,6 +15,7 @@ import numpy as np
 
 from . import compiled_kernel as K
 from . import compiled_signals as S
+from .accumulators import GasAccumulator
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cushion, Cylinder
 from .datasheet import Hysteresis, NormalisedCommand
 from .friction import StribeckFriction
@@ -26,13 +27,14 @@ from .pressure_valves import (CounterbalanceValve, PilotOperatedCheckValve, Pres
 from .pumps import VariableDisplacementPump
 from .signals import (PID, Constant, LookupTable, MeasurementSensor, PiecewiseLinear, PressureSensor, Ramp,
                       SmoothStep, Sum, TimeFunction, VelocityProfile)
+from .sources import FixedDisplacementPump
 from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 
 SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckValve", "ReliefValve",
              "DirectionalValve (no spool, first- or second-order spool)",
              "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)", "Pipe", "Cushion",
              "VariableDisplacementPump", "PressureCompensator", "PressureReducingValve", "CounterbalanceValve",
-             "PilotOperatedCheckValve", "ShuttleValve", "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
+             "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator", "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
              "SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile, "
              "NormalisedCommand, Hysteresis")
 _TIME_SIGNALS = (Constant, PiecewiseLinear, Ramp, TimeFunction)
@@ -206,6 +208,10 @@ def _output_keys(comp) -> list[str]:
         return ["flow", "opening", "power_loss"]
     if kind is ShuttleValve:
         return ["flow_AC", "flow_BC"]
+    if kind is FixedDisplacementPump:
+        return ["flow", "hydraulic_power", "shaft_power"]
+    if kind is GasAccumulator:
+        return ["flow", "gas_pressure", "oil_volume", "gas_volume"]
     if kind is VariableDisplacementPump:
         return ["flow", "displacement_fraction", "target_pressure", "hydraulic_power", "shaft_power"]
     if kind is DirectionalValve:
@@ -275,6 +281,16 @@ def _record(comp, b: _Builder, out) -> list:
                 b.signal(comp.speed), f, out]
     if kind in _PILOTS:
         return _pilot_record(comp, b, out)
+    if kind is FixedDisplacementPump:
+        relief = comp.relief_pressure is not None
+        f = b.floats(comp.displacement, comp.leakage_conductance, comp.relief_pressure if relief else 0.0,
+                     comp.relief_gain, comp.relief_width)
+        return [K.FIXED_PUMP, 8, n[id(comp.nodes["S"])], n[id(comp.nodes["P"])], b.signal(comp.speed), int(relief),
+                f, out]
+    if kind is GasAccumulator:
+        f = b.floats(comp.gas_volume, comp.polytropic_index, comp.precharge, comp.closing_volume,
+                     comp.switching_pressure, _k(comp, comp.port_area), comp.transition_pressure)
+        return [K.ACCUMULATOR, 6, n[id(comp.nodes["P"])], comp.state_offset, f, out]
     raise _Unsupported(f"component {comp.name!r} ({kind.__name__})")
 
 

@@ -24,7 +24,8 @@ HEAD = 12
 VOLUME, TANK, SOURCE = 0, 1, 2
 # record kinds
 (ORIFICE, THROTTLE, VALVE, CYLINDER, VOLUME_RATE, NODE_OUT, SIGNAL_OUT, CHECK, RELIEF, PIPE, CUSHION, PUMP, PILOT,
- SHUTTLE) = range(1, 15)
+ SHUTTLE, FIXED_PUMP, ACCUMULATOR) = range(1, 17)
+ATMOSPHERE = 101325.0  # Pa, hydraulics.accumulators.ATMOSPHERE
 # PILOT variants (hydraulics.pressure_valves)
 COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
 
@@ -80,6 +81,8 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
             _lines(kind, r, p, z, y, fpar, ipar, rates, nodal[0], out, want)
         elif kind == PUMP or kind == PILOT:
             _controlled(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
+        elif kind == FIXED_PUMP or kind == ACCUMULATOR:
+            _sources(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
         elif want and kind == NODE_OUT:  # Tank.outputs, PressureSource.outputs
             node, o = ipar[r + 2], ipar[r + 3]
             out[o], out[o + 1], out[o + 2] = p[node], -nodal[0, node], p[node] * -nodal[0, node]
@@ -314,6 +317,38 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     if want:
         o = ipar[r + 8]
         out[o], out[o + 1], out[o + 2] = q, o_now, (p[n1] - p[n2]) * q
+
+
+@njit(cache=True)
+def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
+    """FixedDisplacementPump (sources; seed 001 eq. (43) for its relief) and GasAccumulator (accumulators)."""
+    if kind == FIXED_PUMP:  # FixedDisplacementPump.flow, outputs: [S, P, speed slot, relief, f, out]
+        s_node, p_node, relief, f = ipar[r + 2], ipar[r + 3], ipar[r + 5], ipar[r + 6]
+        dp = p[p_node] - p[s_node]
+        geometric = fpar[f] * sv[ipar[r + 4]]
+        q = geometric - fpar[f + 1] * dp  # D, G_leak, relief pressure, relief gain, relief width
+        if relief:
+            q -= fpar[f + 3] * softplus(dp - fpar[f + 2], fpar[f + 4])
+        _edge(inflow, s_node, p_node, q)
+        if want:
+            o = ipar[r + 7]
+            out[o], out[o + 1], out[o + 2] = q, dp * q, dp * geometric
+        return
+    # GasAccumulator.gas_pressure, flow, outputs: [P, state, f, out]; V_0, n, precharge, closing volume,
+    # switching pressure, k, dp_lim
+    node, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4]
+    v, v0 = z[i], fpar[f]
+    gas = smooth_lower_limit(v0 - v, 0.01 * v0, 0.005 * v0)
+    pg = (fpar[f + 2] + ATMOSPHERE) * (v0 / gas) ** fpar[f + 1] - ATMOSPHERE
+    dp = p[node] - pg
+    gate = smoothstep(v, 0.0, fpar[f + 3])
+    opening = smoothstep(dp, -fpar[f + 4], fpar[f + 4])
+    q = orifice_flow(dp, fpar[f + 5] * (opening + (1.0 - opening) * gate), fpar[f + 6], True)
+    rates[i] = q
+    inflow[node] -= q
+    if want:
+        o = ipar[r + 5]
+        out[o], out[o + 1], out[o + 2], out[o + 3] = q, pg, v, v0 - v
 
 
 @njit(cache=True)

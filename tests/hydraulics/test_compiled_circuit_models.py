@@ -4,7 +4,7 @@ A rigid arm (1 DOF, pivot at one end) lifted by a cylinder, as in tests/flexmbs/
 circuits: (1) a supply line with fluid inertia (``add_line``: two pipe segments and a hose node) and an end cushion,
 (2) a load-sensing supply (variable pump, pressure compensator, shuttle valve), (3) closed-loop position control
 (PID on the measured stroke, set-point a smooth step, the command through a Sum, a play hysteresis and the
-normalised ±10 V range). ``simulate(engine="compiled")`` (the kernel of hydraulics.compiled) and
+normalised ±10 V range) supplied by a fixed pump with a gas accumulator. ``simulate(engine="compiled")`` (the kernel of hydraulics.compiled) and
 ``engine="python"`` (the component methods) solve the same equations; both converge to the same solution, so their
 difference is integration error, bounded in proportion to the tolerance ``rtol`` (atol = rtol / 100): the
 cylinder force within ``1e3 rtol`` of its range (RMS), the pressures within ``2e3 rtol`` of their range (max), the
@@ -89,10 +89,14 @@ def load_sensing_circuit(distance):
 
 
 def control_circuit(distance):
-    """PID position control of the stroke: set-point +40 mm (smooth step), PID -> Sum (V) -> hysteresis -> U."""
+    """PID position control of the stroke: set-point +40 mm (smooth step), PID -> Sum (V) -> hysteresis -> U;
+    supplied by a fixed pump (12 l/min, built-in relief) and a gas accumulator."""
     c = hy.Circuit("hyd", OIL)
-    c.add(hy.PressureSource("P", 160e5))
     c.add(hy.Tank("T", 0.0))
+    c.add(hy.Volume("P", 2e-5, initial_pressure=160e5))
+    c.add(hy.FixedDisplacementPump("pump", 8e-6, 25.0, leakage_conductance=1e-12, relief_pressure=165e5), S="T",
+          P="P")
+    c.add(hy.GasAccumulator("acc", 0.5e-3, 100e5, initial_pressure=160e5), P="P")
     c.add(hy.Volume("VA", 2e-5, initial_pressure=holding_pressure()))
     c.add(hy.Volume("VB", 2e-5, initial_pressure=0.0))
     c.add(cylinder(distance), A="VA", B="VB")
@@ -149,6 +153,6 @@ def test_load_sensing_supply():
 
 def test_closed_loop_position_control():
     fast, slow = both_paths(control_circuit, 1.0)
-    assert_same_solution(fast, slow, ("VA", "VB"))
+    assert_same_solution(fast, slow, ("P", "VA", "VB"))
     stroke = np.asarray(slow["element/hyd/cyl.position"])
     assert abs(stroke[-1] - 0.09) < 5e-3  # the loop took the stroke to the set-point (0.05 + 0.04 m)
