@@ -16,6 +16,7 @@ import numpy as np
 from . import compiled_kernel as K
 from . import compiled_signals as S
 from .accumulators import GasAccumulator
+from .core import Signal
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cushion, Cylinder
 from .datasheet import Hysteresis, NormalisedCommand
 from .friction import StribeckFriction
@@ -74,26 +75,49 @@ class _Builder:
         self.signal_records: list = []
         self.number: dict = {}            # id(node) -> node number
         self.sources: dict = {}           # id(pressure source) -> its pressure signal
+        self.plugins: dict = {}           # id(signal) -> what its compiled_signal() gave
+        self.first_output: dict = {}      # id(component) -> index of its first output
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
         self.fpar.extend(float(v) for v in values)
         return start
 
+    def measurement_index(self, measurement) -> int:
+        """Index of a measurement in ``y`` (for a signal's own kernel)."""
+        return self.circuit.measurement_index(measurement)
+
+    def own_kernel(self, sig):
+        """``(address, floats, integers, output keys)`` of a signal with its own kernel (its class defines
+        ``compiled_signal``), or None."""
+        if "compiled_signal" not in type(sig).__dict__ or "evaluate" in vars(sig):
+            return None
+        if id(sig) not in self.plugins:
+            self.plugins[id(sig)] = sig.compiled_signal(self)
+        return self.plugins[id(sig)]
+
     def signal(self, sig) -> int:
         """The slot of a signal, its record (and those of its inputs) laid out on first use."""
         if id(sig) in self.slots:
             return self.slots[id(sig)]
-        if type(sig) not in _SIGNALS or "evaluate" in vars(sig):  # a subclass, or replaced on the instance
+        own = self.own_kernel(sig)
+        if own is None and (type(sig) not in _SIGNALS or "evaluate" in vars(sig)):  # a subclass, or replaced
             raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__})")
         if id(sig) in self.busy:
             raise _Unsupported(f"signal {sig.name!r} (an algebraic loop)")
         self.busy.add(id(sig))
-        fields = self._signal_fields(sig)
+        fields = self._signal_fields(sig) if own is None else self._own_fields(sig, own)
         self.busy.discard(id(sig))
         slot = self.slots[id(sig)] = len(self.slots)
         self.signal_records.append([fields[0], len(fields) + 2, slot] + fields[1:])
         return slot
+
+    def _own_fields(self, sig, own) -> list:
+        """``[PLUGIN, address, first output, fpar start, own integers...]`` (:mod:`hydraulics.compiled_signals`)."""
+        address, floats, integers, _ = own
+        if id(sig) not in self.first_output:  # read by another signal's compiled_signal() before its turn
+            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__}, an input of a signal with its own kernel)")
+        return [S.PLUGIN, int(address), self.first_output[id(sig)], self.floats(*floats)] + [int(k) for k in integers]
 
     def _signal_fields(self, sig) -> list:
         """``[kind, fields...]`` of one signal record (:mod:`hydraulics.compiled_signals`)."""
@@ -141,6 +165,7 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
         nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
         b.number = {id(n): k for k, n in enumerate(nodes)}
         b.sources = {id(n): n.pressure_signal for n in nodes if type(n) is PressureSource}
+        names = _output_names(circuit, b)
         node_table = []
         for node in nodes:
             if type(node) is Volume:
@@ -151,7 +176,7 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
                 node_table += [K.SOURCE, b.signal(node.pressure_signal)]
             else:
                 raise _Unsupported(f"node {node.name!r} ({type(node).__name__})")
-        records, names, gaps = _component_records(circuit, b)
+        records, gaps = _component_records(circuit, b)
     except _Unsupported as exc:
         return None, f"circuit {circuit.name!r}: {exc} has no compiled kernel (compiled: {', '.join(SUPPORTED)})"
     body = node_table + [x for rec in b.signal_records + records for x in rec]
@@ -162,17 +187,25 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
     return CompiledCircuit(np.array(b.fpar or [0.0], dtype=float), ipar, b.signals, n_aux, names, gaps), ""
 
 
-def _component_records(circuit, b: _Builder) -> tuple[list, list, list]:
-    """The component records (flows and chambers first, then the volumes, then the tank and source outputs), the
-    output names and the gap names."""
-    records, names, late, gaps = [], [], [], []
-    first = {}
+def _output_names(circuit, b: _Builder) -> list[str]:
+    """The names of ``Circuit.outputs``, in its order; notes each component's first output in ``b``."""
+    names = []
     for comp in circuit.components:
-        first[id(comp)] = len(names)
-        names += [f"{comp.name}.{key}" for key in _output_keys(comp)]
+        b.first_output[id(comp)] = len(names)
+        own = b.own_kernel(comp) if isinstance(comp, Signal) else None
+        names += [f"{comp.name}.{key}" for key in (_output_keys(comp) if own is None else own[3])]
+    return names
+
+
+def _component_records(circuit, b: _Builder) -> tuple[list, list]:
+    """The component records (flows and chambers first, then the volumes, then the tank and source outputs) and
+    the gap names."""
+    records, late, gaps = [], [], []
+    first = b.first_output
+    for comp in circuit.components:
         if type(comp) in (Tank, PressureSource):  # after every flow is in
             late.append([K.NODE_OUT, 4, b.number[id(comp)], first[id(comp)]])
-        elif type(comp) in _SIGNALS:
+        elif isinstance(comp, Signal):
             records.append([K.SIGNAL_OUT, 4, b.signal(comp), first[id(comp)]])
         elif type(comp) is not Volume:
             rec = _record(comp, b, first[id(comp)])
@@ -188,7 +221,7 @@ def _component_records(circuit, b: _Builder) -> tuple[list, list, list]:
                      volume.fixed_volume, sum(v / m for v, m in volume.subvolumes if math.isfinite(m)),
                      volume.min_volume, *_fluid(volume.fluid))
         records.append([K.VOLUME_RATE, 7, b.number[id(volume)], volume.state_offset, f, 2 * k, first[id(volume)]])
-    return records + late, names, gaps
+    return records + late, gaps
 
 
 def _fluid(fluid) -> tuple:

@@ -63,7 +63,7 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
         p[k] = z[idx] if kind == VOLUME else (fpar[idx] if kind == TANK else 0.0)
     for k in range(forces.size):
         forces[k] = 0.0
-    r = eval_signals(t, z, y, ydot, sig, fpar, ipar, HEAD + 2 * n_nodes, ipar[11], p, sv, rates)
+    r = eval_signals(t, z, y, ydot, sig, fpar, ipar, HEAD + 2 * n_nodes, ipar[11], p, sv, rates, out, want)
     for k in range(n_nodes):
         if ipar[HEAD + 2 * k] == SOURCE:
             p[k] = sv[ipar[HEAD + 2 * k + 1]]

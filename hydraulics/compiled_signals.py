@@ -9,22 +9,60 @@ others are evaluated here, one record each, in an order where every input comes 
 their state rates. Each block names the method whose equations it repeats.
 
 Record layout ``[kind, length, slot, fields...]``; the fields per kind are listed at each block.
+
+**A signal's own kernel** (record ``PLUGIN``): a :class:`~hydraulics.core.Signal` subclass whose class defines
+``compiled_signal(index)`` (a case's controller, docs/element-protocol.md) brings a numba ``cfunc`` with the C
+signature :data:`SIGNAL_SIGNATURE`::
+
+    double signal(long want, double t, double *z, double *y, double *ydot, double *sv, double *fpar, long *ipar,
+                  long i, double *rates, double *out)
+
+It returns the signal's value and writes the rates of its own states; with ``want`` its outputs after ``value``
+(``out[ipar[i]]`` is ``value``, written by the circuit). ``ipar[i + 1]`` is the start of its floats in ``fpar``,
+its own integers follow from ``ipar[i + 2]``; the sizes of ``z``, ``y``, ``fpar``, ``ipar`` and ``out`` are in the
+head of ``ipar`` (:data:`hydraulics.compiled_kernel.HEAD`). The circuit kernel calls it through its address
+(:func:`call_signal`), so the signal's code lives with the signal (hydraulics knows nothing of it).
 """
 from __future__ import annotations
 
 import math
 
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .compiled_laws import interp, smoothstep, softplus
 
-TIME, SUM, LOOKUP, SMOOTH_STEP, MEASUREMENT, PRESSURE, PID, PROFILE, NORMALISED, HYSTERESIS, COPY = range(1, 12)
+(TIME, SUM, LOOKUP, SMOOTH_STEP, MEASUREMENT, PRESSURE, PID, PROFILE, NORMALISED, HYSTERESIS, COPY,
+ PLUGIN) = range(1, 13)
+SIGNAL_SIGNATURE = types.float64(types.int64, types.float64, *([types.CPointer(types.float64)] * 5),
+                                 types.CPointer(types.int64), types.int64, types.CPointer(types.float64),
+                                 types.CPointer(types.float64))
+
+
+@intrinsic
+def call_signal(typingctx, address, want, t, z, y, ydot, sv, fpar, ipar, i, rates, out):
+    """Call the ``cfunc`` at ``address`` (:data:`SIGNAL_SIGNATURE`) with the data pointers of the arrays."""
+    sig = types.float64(address, want, t, z, y, ydot, sv, fpar, ipar, i, rates, out)
+
+    def codegen(context, builder, signature, args):
+        dbl, i64 = ir.DoubleType(), ir.IntType(64)
+        fnty = ir.FunctionType(dbl, [i64, dbl] + [dbl.as_pointer()] * 5 + [i64.as_pointer(), i64]
+                               + [dbl.as_pointer()] * 2)
+        values = [args[1], args[2]]
+        for aty, val in zip(signature.args[3:], args[3:]):
+            values.append(context.make_array(aty)(context, builder, val).data if isinstance(aty, types.Array)
+                          else val)
+        return builder.call(builder.inttoptr(args[0], fnty.as_pointer()), values)
+
+    return sig, codegen
 
 
 @njit(cache=True)
-def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates):
+def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, want):
     """Fill ``sv`` from the ``n_rec`` signal records starting at ``ipar[r]``; returns the index after them.
-    ``p`` holds the pressures of the volume and tank nodes (pressure sensors read them)."""
+    ``p`` holds the pressures of the volume and tank nodes (pressure sensors read them); with ``want`` the signals
+    with their own kernels write their outputs into ``out``."""
     for _ in range(n_rec):
         kind, length, slot = ipar[r], ipar[r + 1], ipar[r + 2]
         if kind == TIME:  # Constant, PiecewiseLinear, Ramp, TimeFunction: evaluated by the engine; [sig index]
@@ -56,11 +94,13 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates):
             sv[slot] = (sv[ipar[r + 3]] - fpar[f]) / fpar[f + 1]
         elif kind == HYSTERESIS:  # datasheet.Hysteresis.evaluate, state_rates: [input slot, state, f]; b, tau
             i, f = ipar[r + 4], ipar[r + 5]
-            u, out, b = sv[ipar[r + 3]], z[i], fpar[f]
-            sv[slot] = out
-            up = softplus(u - out - b, b / 100.0)
-            down = softplus(out - u - b, b / 100.0)
+            u, held, b = sv[ipar[r + 3]], z[i], fpar[f]
+            sv[slot] = held
+            up = softplus(u - held - b, b / 100.0)
+            down = softplus(held - u - b, b / 100.0)
             rates[i] = (up - down) / fpar[f + 1]
+        elif kind == PLUGIN:  # a signal's own kernel: [address, first output, fpar start, own fields...]
+            sv[slot] = call_signal(ipar[r + 3], 1 if want else 0, t, z, y, ydot, sv, fpar, ipar, r + 4, rates, out)
         r += length
     return r
 
