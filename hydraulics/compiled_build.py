@@ -77,6 +77,7 @@ class _Builder:
         self.sources: dict = {}           # id(pressure source) -> its pressure signal
         self.plugins: dict = {}           # id(signal) -> what its compiled_signal() gave
         self.first_output: dict = {}      # id(component) -> index of its first output
+        self.names: list[str] = []        # the output names
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
@@ -114,9 +115,11 @@ class _Builder:
 
     def _own_fields(self, sig, own) -> list:
         """``[PLUGIN, address, first output, fpar start, own integers...]`` (:mod:`hydraulics.compiled_signals`)."""
-        address, floats, integers, _ = own
-        if id(sig) not in self.first_output:  # read by another signal's compiled_signal() before its turn
-            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__}, an input of a signal with its own kernel)")
+        address, floats, integers, keys = own
+        first = self.first_output[id(sig)]
+        if self.names[first:first + len(keys)] != [f"{sig.name}.{key}" for key in keys]:
+            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__}: its kernel's outputs {keys} are not "
+                               "those of its outputs())")
         return [S.PLUGIN, int(address), self.first_output[id(sig)], self.floats(*floats)] + [int(k) for k in integers]
 
     def _signal_fields(self, sig) -> list:
@@ -165,7 +168,7 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
         nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
         b.number = {id(n): k for k, n in enumerate(nodes)}
         b.sources = {id(n): n.pressure_signal for n in nodes if type(n) is PressureSource}
-        names = _output_names(circuit, b)
+        names = b.names = _output_names(circuit, b)
         node_table = []
         for node in nodes:
             if type(node) is Volume:
@@ -188,12 +191,19 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
 
 
 def _output_names(circuit, b: _Builder) -> list[str]:
-    """The names of ``Circuit.outputs``, in its order; notes each component's first output in ``b``."""
-    names = []
+    """The names of ``Circuit.outputs``, in its order; notes each component's first output in ``b``. A signal with
+    its own kernel has the keys of its ``outputs`` (at the initial state; its kernel must write them in order)."""
+    names, ev = [], None
     for comp in circuit.components:
         b.first_output[id(comp)] = len(names)
-        own = b.own_kernel(comp) if isinstance(comp, Signal) else None
-        names += [f"{comp.name}.{key}" for key in (_output_keys(comp) if own is None else own[3])]
+        if isinstance(comp, Signal) and "compiled_signal" in type(comp).__dict__:
+            if ev is None:
+                n_y = len(circuit.measurements)
+                ev = circuit.evaluate(0.0, circuit.initial_state(), np.zeros(n_y), np.zeros(n_y))
+            keys = list(comp.outputs(ev))
+        else:
+            keys = _output_keys(comp)
+        names += [f"{comp.name}.{key}" for key in keys]
     return names
 
 

@@ -288,6 +288,12 @@ class StrokeCommand(Signal):
         return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold,
                 ((target - latch) / HOLD_TIME, -d_latch / HOLD_TIME), (clock, ev.zero())]
 
+    def compiled_signal(self, index):
+        """This controller's numba kernel for the circuit's compiled step (:mod:`.compiled_controls`)."""
+        from .compiled_controls import stroke_command_spec
+
+        return stroke_command_spec(self, index)
+
     def outputs(self, ev: Evaluation):
         v, _, phase = self.reference(ev)
         return {"value": (ev.signal(self)[0], "V"), "velocity_reference": (self.direction * v, "m/s"),
