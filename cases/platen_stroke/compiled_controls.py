@@ -21,22 +21,8 @@ from hydraulics.compiled_kernel import HEAD
 from hydraulics.compiled_laws import interp
 from hydraulics.compiled_signals import SIGNAL_SIGNATURE
 
-from .controls import DECELERATION_PROFILES, HOLD_TIME, PHASES
-
-REST, ACCELERATION, PID, OPEN_LOOP, FINAL, STOP, FULL_OPEN = (PHASES[k] for k in (
-    "rest", "acceleration", "pid", "open_loop", "final", "stop", "full_open"))
-
-
-def stroke_command_spec(command, index) -> tuple:
-    """``(address, floats, integers, output keys)`` of a StrokeCommand for the circuit's compiled kernel."""
-    floats = [command.stroke, command.start_time, command.max_velocity, command.deceleration, command.acceleration,
-              command.acceleration_end, command.final_velocity, command.safety_distance, command.limit, command.kp,
-              command.kp / command.ti, command.kp * command.td / command.tf, command.tf, command.tracking,
-              command.deceleration_time, command.trigger_distance(), HOLD_TIME,
-              *command.table_v, *command.table_u]
-    integers = [index.measurement_index(command.gap), command.state_offset, command.direction, int(command.pid),
-                int(command.full_acceleration), DECELERATION_PROFILES.index(command.profile), len(command.table_v)]
-    return stroke_command_kernel.address, floats, integers, ["value", "velocity_reference", "phase"]
+# the phase codes of controls.PHASES (the "phase" output; the kernel test compares it)
+REST, ACCELERATION, PID, OPEN_LOOP, FINAL, STOP, FULL_OPEN = range(7)
 
 
 @njit(cache=True)

@@ -15,8 +15,12 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
+from cases.machine_creeping.hydraulic import StopAfter
 from cases.platen_stroke import parameters
-from cases.platen_stroke.simulation import build_model
+from cases.platen_stroke.circuit import build_circuit
+from cases.platen_stroke.controls import StrokeCommand
+from cases.platen_stroke.model import build_mechanism
+from cases.platen_stroke.simulation import build_model, scenario_settings
 from hydraulics.compiled import circuit_eval, compile_circuit
 
 SCENARIOS = ("close", "open", "close-pid", "open-pid", "close-full-acceleration", "close-abrupt-deceleration")
@@ -28,16 +32,14 @@ def circuit_of(scenario):
     return handles["circuit"], p
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_controller_kernel_equals_the_methods(scenario):
-    circuit, p = circuit_of(scenario)
+def assert_kernel_equals_methods(circuit, p, rng, n=300):
+    """The compiled circuit against the circuit's methods at ``n`` random points; returns the phases visited."""
     compiled, why = compile_circuit(circuit)
     assert compiled is not None, why
-    rng = np.random.default_rng(len(scenario))
     n_z, n_y = circuit.n_states, len(circuit.measurements)
     gap = circuit.measurement_index(circuit.component("controller").gap)
     phases = set()
-    for _ in range(300):
+    for _ in range(n):
         t = rng.choice([rng.uniform(0.0, 0.1), rng.uniform(0.1, 0.6), rng.uniform(0.6, 6.0)])
         z = circuit.initial_state() + rng.normal(size=n_z) * np.where(np.abs(circuit.initial_state()) > 1e3, 20e5, 1.0)
         for k, name in enumerate(circuit.state_names):  # the latch on and off, the ramp clock before and after
@@ -47,8 +49,8 @@ def test_controller_kernel_equals_the_methods(scenario):
                 z[k] = rng.uniform(0.0, 1.0)
         y = np.array([1.0 + rng.uniform(0.0, 2.5) for _ in range(n_y)])
         end = p["stroke"] - p["safety_distance"]  # travel: anywhere, the deceleration zones, the final creep
-        travel = rng.choice([rng.uniform(-0.1, p["stroke"] + 0.1), end - rng.uniform(0.0, 0.8), end + rng.uniform(0.0, 0.1),
-                             p["safety_distance"] + rng.uniform(-0.1, 0.8)])
+        travel = rng.choice([rng.uniform(-0.1, p["stroke"] + 0.1), end - rng.uniform(0.0, 0.8),
+                             end + rng.uniform(0.0, 0.1), p["safety_distance"] + rng.uniform(-0.1, 0.8)])
         y[gap] = p["stroke"] + 1.0 - travel
         ydot = rng.normal(size=n_y) * 0.3
         sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
@@ -63,7 +65,28 @@ def test_controller_kernel_equals_the_methods(scenario):
         np.testing.assert_allclose(rates, circuit.rates(t, z, y, ydot), rtol=1e-9, atol=1e-300)
         np.testing.assert_allclose(forces, circuit.forces(t, z, y, ydot), rtol=1e-9, atol=1e-9)
         phases.add(int(ref["controller.phase"]))
+    return phases
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_controller_kernel_equals_the_methods(scenario):
+    circuit, p = circuit_of(scenario)
+    phases = assert_kernel_equals_methods(circuit, p, np.random.default_rng(len(scenario)))
     assert len(phases) >= 4  # rest, acceleration, final and the scenario's own (pid, open loop, stop, full open)
+
+
+def test_emergency_stop_command_kernel_equals_the_methods():
+    """The machine-creeping emergency stop (cases.machine_creeping.hydraulic.StopAfter, its own kernel reading the
+    controller's slot) around the stop time 1 s."""
+    p = parameters({"scenario": "close"})
+    settings = scenario_settings(p)
+    _, handles = build_mechanism(p, open_position=True)
+    controller = StrokeCommand("controller", handles["gap"], p, 1, settings["max_velocity"], settings["deceleration"])
+    circuit = build_circuit(p, handles, 1, settings["max_velocity"], settings["deceleration"],
+                            command=StopAfter("stop", controller, 1.0))
+    compiled, why = compile_circuit(circuit)
+    assert compiled is not None, why
+    assert_kernel_equals_methods(circuit, p, np.random.default_rng(7))
 
 
 def test_pid_stroke_on_the_compiled_step_matches_the_python_path():
