@@ -16,9 +16,10 @@ values only, the engine differences them for its Jacobian. ``aux`` holds the int
 ``Circuit.integrands`` (per volume: the cavitation fill flow and ``|guard flow|``). Signals that are plain
 functions of time (constants, tables, Python functions ``f(t)``) are evaluated by the engine once per time and
 handed in ``sig``; the signals that read other signals, measurements, pressures or own states (Sum, PID,
-LookupTable, sensors, ...) are evaluated in the kernel. A circuit with any other kind of component or signal (a
-user's subclass, a case's own controller, motors, accumulators, ...) is not compiled: :func:`compile_circuit` says
-which, and the engine keeps the circuit on its Python path.
+LookupTable, sensors, ...) are evaluated in the kernel, and a signal class may bring its own numba kernel
+(``compiled_signal``, :mod:`hydraulics.compiled_signals`: a case's controller). A circuit with any other kind of
+component or signal (a user's subclass, hydraulic motors) is not compiled: :func:`compile_circuit` says which, and
+the engine keeps the circuit on its Python path.
 
 The code: :mod:`hydraulics.compiled_laws` (smooth laws), :mod:`hydraulics.compiled_signals` (signals),
 :mod:`hydraulics.compiled_kernel` (components, the kernel), :mod:`hydraulics.compiled_build` (the arrays).

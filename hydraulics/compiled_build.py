@@ -3,9 +3,9 @@
 :func:`compile_circuit` turns a finalised :class:`~hydraulics.circuit.Circuit` into parameter arrays (``fpar``
 floats, ``ipar`` integers: head, node table, signal records, one record per component; the layouts are in
 :mod:`hydraulics.compiled_kernel` and :mod:`hydraulics.compiled_signals`) and the kernel's address. A component or
-signal of a kind the kernel lacks (a user's subclass, a signal whose ``evaluate`` was replaced on the instance,
-the kinds not in :data:`SUPPORTED`) makes it return ``(None, reason)``; the engine then keeps the circuit on its
-Python path.
+signal of a kind the kernel lacks (a user's subclass without ``compiled_signal``, a signal whose ``evaluate`` was
+replaced on the instance, the kinds not in :data:`SUPPORTED`) makes it return ``(None, reason)``; the engine then
+keeps the circuit on its Python path.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckVa
              "VariableDisplacementPump", "PressureCompensator", "PressureReducingValve", "CounterbalanceValve",
              "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator", "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
              "SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile, "
-             "NormalisedCommand, Hysteresis")
+             "NormalisedCommand, Hysteresis and signals whose class defines compiled_signal()")
 _TIME_SIGNALS = (Constant, PiecewiseLinear, Ramp, TimeFunction)
 _SIGNALS = _TIME_SIGNALS + (SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile,
                             NormalisedCommand, Hysteresis)
