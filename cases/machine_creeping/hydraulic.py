@@ -48,6 +48,12 @@ class StopAfter(Signal):
             return 0.0, ev.zero()
         return ev.signal(self.inner)
 
+    def compiled_signal(self, index):
+        """This signal's numba kernel for the circuit's compiled step (:mod:`.compiled_stop`)."""
+        from .compiled_stop import stop_after_kernel
+
+        return stop_after_kernel.address, [self.stop_time], [index.signal(self.inner)], ["value"]
+
 
 def stroke_parameters(p: dict) -> dict:
     """Parameters of :func:`cases.platen_stroke.circuit.build_circuit` for the machine: the platen-stroke defaults

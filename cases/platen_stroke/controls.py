@@ -288,6 +288,19 @@ class StrokeCommand(Signal):
         return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold,
                 ((target - latch) / HOLD_TIME, -d_latch / HOLD_TIME), (clock, ev.zero())]
 
+    def compiled_signal(self, index):
+        """``(address, floats, integers, output keys)``: this controller's numba kernel for the circuit's compiled
+        step (:mod:`.compiled_controls`, where the layout of the floats and integers is described)."""
+        from .compiled_controls import stroke_command_kernel
+
+        floats = [self.stroke, self.start_time, self.max_velocity, self.deceleration, self.acceleration,
+                  self.acceleration_end, self.final_velocity, self.safety_distance, self.limit, self.kp,
+                  self.kp / self.ti, self.kp * self.td / self.tf, self.tf, self.tracking, self.deceleration_time,
+                  self.trigger_distance(), HOLD_TIME, *self.table_v, *self.table_u]
+        integers = [index.measurement_index(self.gap), self.state_offset, self.direction, int(self.pid),
+                    int(self.full_acceleration), DECELERATION_PROFILES.index(self.profile), len(self.table_v)]
+        return stroke_command_kernel.address, floats, integers, ["value", "velocity_reference", "phase"]
+
     def outputs(self, ev: Evaluation):
         v, _, phase = self.reference(ev)
         return {"value": (ev.signal(self)[0], "V"), "velocity_reference": (self.direction * v, "m/s"),

@@ -3,7 +3,9 @@
 The component methods are the definition (equations and seed references there); the kernel must give the same
 rates, forces, integrands and every output at random points, to round-off (1e-9 relative), including the
 regions of the smooth laws: laminar orifice region, cavitation floor, end stops, the minimum-volume guard and an
-oil with entrained air.
+oil with entrained air; pipe flows in the laminar, blended and turbulent (Blasius) ranges; controllers in and out
+of saturation. Two circuits: one with every valve and cylinder law, one with the lines, the load-sensing supply, the
+pilot-operated valves and every signal that reads other signals, measurements, pressures or states.
 """
 from __future__ import annotations
 
@@ -51,6 +53,59 @@ def circuit_with_everything(law="coulomb-viscous"):
     c.add(hy.CheckValve("makeup", 1e-5, 0.3e5, 0.2e5, transition_pressure=0.2e5), A="T", B="VA")
     c.add(hy.ReliefValve("PRV_A", 120e5, 1e-10, width=2e5), P="VA", T="T")
     c.add(hy.ReliefValve("PRV_B", 100e5, 1e-10, width=2e5, time_constant=2e-3), P="VB", T="T")
+    c.add(hy.Pipe("line", 3.0, 0.01, minor_loss_coefficient=1.5), A="VA", B="VC")
+    return c
+
+
+class _Leak(hy.Orifice):
+    """A user's own subclass of a compiled kind: its equations may differ, so it is not compiled."""
+
+
+class _Stepper(hy.Signal):
+    """A user's own signal (a subclass the kernel does not know)."""
+
+    def evaluate(self, ev):
+        return (1.0 if ev.t > 0.5 else 0.0), ev.zero()
+
+
+def circuit_with_controls(stroke=None, command=None):
+    """Lines (pipe with inertia, cushions), a load-sensing supply (variable pump, compensator, shuttle), the
+    pilot-operated valves and signals that read signals, measurements, pressures and own states."""
+    stroke = stroke or _Stroke("s")
+    oil = hy.Fluid("oil", 870.0, 1.5e9, 46e-6)
+    c = hy.Circuit("ctl", oil)
+    c.add(hy.Tank("T", 0.0))
+    supply = hy.Sum("supply", [180e5, hy.SmoothStep("bump", 0.2, 0.6, 0.0, 20e5)])
+    c.add(hy.PressureSource("P", supply))
+    for name, volume, p0 in (("pump", 1e-4, 150e5), ("metered", 5e-5, 120e5), ("LS", 1e-6, 90e5),
+                             ("VA", 2e-4, 80e5), ("VB", 2e-4, 30e5), ("CA", 1e-5, 80e5), ("X", 1e-5, 20e5)):
+        c.add(hy.Volume(name, volume, initial_pressure=p0))
+    c.add(hy.VariableDisplacementPump("ls_pump", 45e-6, 25.0, 250e5, margin_pressure=20e5,
+                                      leakage_conductance=1e-12), S="T", P="pump", LS="LS")
+    c.add(hy.PressureCompensator("comp", 1e-4, 15e5, time_constant=3e-3), P="pump", A="metered", X="LS")
+    c.add(hy.PressureReducingValve("reducer", 2e-5, 50e5), P="P", A="X", T="T")
+    c.add(hy.ShuttleValve("shuttle", 1e-6), A="VA", B="VB", C="LS")
+    c.add(hy.Orifice("ls_bleed", 1e-8), A="LS", B="T")
+    cyl = c.add(hy.Cylinder("cyl", 3e-3, 1.8e-3, 0.4, measurement=stroke, retracted_length=1.0,
+                            dead_volume_a=1e-5, dead_volume_b=1e-5), A="CA", B="VB")
+    c.add(hy.Cushion("cushion", cyl, [0.0, 0.02, 0.05], [2e-6, 2e-6, 5e-5], 3e-5), chamber="CA", line="VA")
+    hy.add_line(c, "hose", "VA", "X", 4.0, 0.012, segments=2, wall_bulk_modulus=5e8, minor_loss_coefficient=2.0)
+    c.add(hy.CounterbalanceValve("cbv", 2e-5, 120e5, 4.0, time_constant=2e-3), L="VB", V="T", X="X")
+    c.add(hy.PilotOperatedCheckValve("pocv", 1e-5, 5.0), A="X", B="VB", X="LS")
+    c.add(hy.FixedDisplacementPump("charge", 2e-6, lambda t: 20.0 + 5.0 * t, leakage_conductance=1e-12,
+                                   relief_pressure=30e5), S="T", P="X")
+    c.add(hy.GasAccumulator("acc", 1e-3, 40e5, initial_pressure=80e5), P="VA")
+    position = hy.MeasurementSensor("x", stroke, unit="m")
+    profile = hy.VelocityProfile("profile", position, 0.1, 2.0, 0.3, 1.5, 1.35, 0.02, 0.01)
+    pid = hy.PID("pid", profile, hy.MeasurementSensor("v", stroke, rate=True), 8.0, 0.2, 0.01,
+                 output_limits=(-0.8, 0.8))
+    lookup = hy.LookupTable("shape", pid, [-1.0, -0.1, 0.1, 1.0], [-1.0, -0.3, 0.3, 1.0])
+    gap = hy.Sum("pressure_term", [lookup, hy.PressureSensor("pB", "VB"), hy.PressureSensor("pP", "P")],
+                 [1.0, 1e-9, -1e-9])
+    volts = hy.Sum("volts", [gap], [10.0]) if command is None else hy.as_signal(command, "volts")
+    hyst = hy.Hysteresis("hyst", volts, 0.2)
+    c.add(hy.closed_centre_valve("valve", 3e-5, hy.NormalisedCommand("U", hyst, hy.VOLTAGE_10V),
+                                 spool=hy.SecondOrderSpool(80.0, 0.7)), P="metered", T="T", A="VA", B="VB")
     return c
 
 
@@ -62,6 +117,12 @@ def random_points(circuit, rng, n=40):
         for k, name in enumerate(circuit.state_names):
             if name.endswith("pressure"):  # near tank, near zero (laminar), cavitating and working pressures
                 z[k] = rng.choice([rng.uniform(-2e5, 3e5), rng.uniform(0.0, 250e5), 1e5 + rng.normal() * 500])
+            elif name.endswith(".flow"):  # pipes: Re = 2300 at 0.8 (line) and 0.7 (hose) l/s, 4000 at 1.4 and 1.2
+                z[k] = rng.uniform(-3e-3, 3e-3)
+            elif name.endswith("oil_volume"):  # accumulator (1 l of gas): the closing gate (1 cm^3), between, and
+                z[k] = rng.choice([rng.uniform(-0.2e-6, 1.2e-6), rng.uniform(-0.1e-3, 1.1e-3)])  # the gas guard
+            elif name.endswith("output"):  # hysteresis output (V)
+                z[k] = rng.uniform(-12.0, 12.0)
             else:
                 z[k] = rng.uniform(-1.2, 1.2)
         y = np.array([1.0 + rng.uniform(-0.02, 0.42), 0.5 + rng.uniform(-0.01, 0.11)])[:n_y]
@@ -69,22 +130,7 @@ def random_points(circuit, rng, n=40):
         yield rng.uniform(0.0, 2.0), z, y, ydot
 
 
-def evaluate(compiled, t, z, y, ydot):
-    sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
-                    for k, d in compiled.signals])
-    rates, forces = np.zeros(z.size), np.zeros(y.size)
-    aux, out = np.zeros(compiled.n_aux), np.zeros(len(compiled.output_names))
-    circuit_eval(t, z, y, ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
-    return rates, forces, aux, out
-
-
-@pytest.mark.parametrize("seed, law", [(0, "coulomb-viscous"), (1, "coulomb-viscous"), (2, "brown-mcphee"),
-                                        (3, "stribeck")])
-def test_kernel_equals_the_component_methods(seed, law):
-    circuit = circuit_with_everything(law)
-    compiled, why = compile_circuit(circuit)
-    assert compiled is not None, why
-    rng = np.random.default_rng(seed)
+def assert_kernel_equals_methods(circuit, compiled, rng):
     for t, z, y, ydot in random_points(circuit, rng):
         rates, forces, aux, out = evaluate(compiled, t, z, y, ydot)
         ref_out = circuit.outputs(t, z, y, ydot)
@@ -103,9 +149,44 @@ def test_kernel_equals_the_component_methods(seed, law):
         np.testing.assert_allclose(gaps[n:], [r for _, r in ref_gaps.values()], rtol=1e-12, atol=1e-15)
 
 
-def test_unsupported_component_is_named():
-    circuit = circuit_with_everything()
-    circuit.add(hy.Pipe("line", 1e-2, 2.0), A="VA", B="VC")
+def evaluate(compiled, t, z, y, ydot):
+    sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
+                    for k, d in compiled.signals])
+    rates, forces = np.zeros(z.size), np.zeros(y.size)
+    aux, out = np.zeros(compiled.n_aux), np.zeros(len(compiled.output_names))
+    circuit_eval(t, z, y, ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
+    return rates, forces, aux, out
+
+
+@pytest.mark.parametrize("seed, law", [(0, "coulomb-viscous"), (1, "coulomb-viscous"), (2, "brown-mcphee"),
+                                        (3, "stribeck")])
+def test_kernel_equals_the_component_methods(seed, law):
+    circuit = circuit_with_everything(law)
+    compiled, why = compile_circuit(circuit)
+    assert compiled is not None, why
+    assert_kernel_equals_methods(circuit, compiled, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_kernel_equals_the_methods_of_lines_load_sensing_and_signals(seed):
+    circuit = circuit_with_controls()
+    compiled, why = compile_circuit(circuit)
+    assert compiled is not None, why
+    # the engine evaluates the functions of time; the other signals are in the kernel
+    assert sorted(k for k, _ in compiled.signals) == ["constant", "constant", "constant", "function"]
+    assert_kernel_equals_methods(circuit, compiled, np.random.default_rng(seed))
+
+
+def test_unsupported_signal_is_named():
+    circuit = circuit_with_controls(command=_Stepper("stepper"))
     compiled, why = compile_circuit(circuit)
     assert compiled is None
-    assert "'line' (Pipe) has no compiled kernel" in why
+    assert "signal 'stepper' (_Stepper) has no compiled kernel" in why
+
+
+def test_unsupported_component_is_named():
+    circuit = circuit_with_everything()
+    circuit.add(_Leak("leak2", 1e-7), A="VA", B="T")
+    compiled, why = compile_circuit(circuit)
+    assert compiled is None
+    assert "'leak2' (_Leak) has no compiled kernel" in why

@@ -1,0 +1,390 @@
+"""A circuit as flat arrays for the compiled kernel (:mod:`hydraulics.compiled_kernel`).
+
+:func:`compile_circuit` turns a finalised :class:`~hydraulics.circuit.Circuit` into parameter arrays (``fpar``
+floats, ``ipar`` integers: head, node table, signal records, one record per component; the layouts are in
+:mod:`hydraulics.compiled_kernel` and :mod:`hydraulics.compiled_signals`) and the kernel's address. A component or
+signal of a kind the kernel lacks (a user's subclass without ``compiled_signal``, a signal whose ``evaluate`` was
+replaced on the instance, the kinds not in :data:`SUPPORTED`) makes it return ``(None, reason)``; the engine then
+keeps the circuit on its Python path.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import compiled_kernel as K
+from . import compiled_signals as S
+from .accumulators import GasAccumulator
+from .core import Signal
+from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cushion, Cylinder
+from .datasheet import Hysteresis, NormalisedCommand
+from .friction import StribeckFriction
+from .lines import Pipe
+from .nodes import PressureSource, Tank, Volume
+from .orifices import CheckValve, Orifice, ReliefValve, Throttle
+from .pressure_valves import (CounterbalanceValve, PilotOperatedCheckValve, PressureCompensator,
+                              PressureReducingValve, ShuttleValve)
+from .pumps import VariableDisplacementPump
+from .signals import (PID, Constant, LookupTable, MeasurementSensor, PiecewiseLinear, PressureSensor, Ramp,
+                      SmoothStep, Sum, TimeFunction, VelocityProfile)
+from .sources import FixedDisplacementPump
+from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
+
+SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckValve", "ReliefValve",
+             "DirectionalValve (no spool, first- or second-order spool)",
+             "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)", "Pipe", "Cushion",
+             "VariableDisplacementPump", "PressureCompensator", "PressureReducingValve", "CounterbalanceValve",
+             "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator", "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
+             "SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile, "
+             "NormalisedCommand, Hysteresis and signals whose class defines compiled_signal()")
+_TIME_SIGNALS = (Constant, PiecewiseLinear, Ramp, TimeFunction)
+_SIGNALS = _TIME_SIGNALS + (SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile,
+                            NormalisedCommand, Hysteresis)
+_PILOTS = {PressureCompensator: K.COMPENSATOR, PressureReducingValve: K.REDUCING,
+           CounterbalanceValve: K.COUNTERBALANCE, PilotOperatedCheckValve: K.PILOT_CHECK}
+
+
+class CompiledCircuit:
+    """What the engine needs of a compiled circuit: kernel address, parameters, signals.
+
+    ``output_names`` name the entries the kernel writes in mode 1, as ``Circuit.outputs``; ``gap_names`` the
+    gaps of mode 2, as ``Circuit.event_gaps``.
+    ``signals`` are ``(kind, data)`` per entry of ``sig``: ``("constant", value)``, ``("table", (times, values))``
+    or ``("function", f)`` with ``f(t)`` a Python callable."""
+
+    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names):
+        self.address = K.circuit_kernel.address
+        self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
+        self.output_names, self.gap_names = output_names, gap_names
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class _Builder:
+    """Collects ``fpar``, the engine's time signals and the signal records (each signal once, inputs first)."""
+
+    def __init__(self, circuit):
+        self.circuit = circuit
+        self.fpar: list[float] = []
+        self.signals: list = []           # the engine's entries of ``sig``
+        self.slots: dict = {}             # id(signal) -> slot in the kernel's signal vector
+        self.busy: set = set()
+        self.signal_records: list = []
+        self.number: dict = {}            # id(node) -> node number
+        self.sources: dict = {}           # id(pressure source) -> its pressure signal
+        self.plugins: dict = {}           # id(signal) -> what its compiled_signal() gave
+        self.first_output: dict = {}      # id(component) -> index of its first output
+        self.names: list[str] = []        # the output names
+
+    def floats(self, *values) -> int:
+        start = len(self.fpar)
+        self.fpar.extend(float(v) for v in values)
+        return start
+
+    def measurement_index(self, measurement) -> int:
+        """Index of a measurement in ``y`` (for a signal's own kernel)."""
+        return self.circuit.measurement_index(measurement)
+
+    def own_kernel(self, sig):
+        """``(address, floats, integers, output keys)`` of a signal with its own kernel (its class defines
+        ``compiled_signal``), or None."""
+        if "compiled_signal" not in type(sig).__dict__ or "evaluate" in vars(sig):
+            return None
+        if id(sig) not in self.plugins:
+            self.plugins[id(sig)] = sig.compiled_signal(self)
+        return self.plugins[id(sig)]
+
+    def signal(self, sig) -> int:
+        """The slot of a signal, its record (and those of its inputs) laid out on first use."""
+        if id(sig) in self.slots:
+            return self.slots[id(sig)]
+        own = self.own_kernel(sig)
+        if own is None and (type(sig) not in _SIGNALS or "evaluate" in vars(sig)):  # a subclass, or replaced
+            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__})")
+        if id(sig) in self.busy:
+            raise _Unsupported(f"signal {sig.name!r} (an algebraic loop)")
+        self.busy.add(id(sig))
+        fields = self._signal_fields(sig) if own is None else self._own_fields(sig, own)
+        self.busy.discard(id(sig))
+        slot = self.slots[id(sig)] = len(self.slots)
+        self.signal_records.append([fields[0], len(fields) + 2, slot] + fields[1:])
+        return slot
+
+    def _own_fields(self, sig, own) -> list:
+        """``[PLUGIN, address, first output, fpar start, own integers...]`` (:mod:`hydraulics.compiled_signals`)."""
+        address, floats, integers, keys = own
+        first = self.first_output[id(sig)]
+        if self.names[first:first + len(keys)] != [f"{sig.name}.{key}" for key in keys]:
+            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__}: its kernel's outputs {keys} are not "
+                               "those of its outputs())")
+        return [S.PLUGIN, int(address), self.first_output[id(sig)], self.floats(*floats)] + [int(k) for k in integers]
+
+    def _signal_fields(self, sig) -> list:
+        """``[kind, fields...]`` of one signal record (:mod:`hydraulics.compiled_signals`)."""
+        kind = type(sig)
+        if kind in _TIME_SIGNALS:
+            self.signals.append(("constant", sig.constant) if kind is Constant else
+                                ("function", sig.function) if kind is TimeFunction else
+                                ("table", (np.asarray(sig.times, dtype=float), np.asarray(sig.values, dtype=float))))
+            return [S.TIME, len(self.signals) - 1]
+        if kind is Sum:
+            inputs = [self.signal(s) for s in sig.terms]
+            return [S.SUM, len(inputs), self.floats(*sig.weights)] + inputs
+        if kind is LookupTable:
+            return [S.LOOKUP, self.signal(sig.input_signal), len(sig.x), self.floats(*sig.x, *sig.y)]
+        if kind is SmoothStep:
+            return [S.SMOOTH_STEP, self.floats(sig.t_start, sig.t_end, sig.initial, sig.final)]
+        if kind is MeasurementSensor:
+            return [S.MEASUREMENT, self.circuit.measurement_index(sig.measurement), int(bool(sig.rate))]
+        if kind is PressureSensor:
+            node = self.circuit.node(sig.node_name)
+            if id(node) in self.sources:  # a source's pressure is its signal
+                return [S.COPY, self.signal(self.sources[id(node)])]
+            return [S.PRESSURE, self.number[id(node)]]
+        if kind is PID:
+            ki = sig.gain / sig.integral_time if math.isfinite(sig.integral_time) else 0.0
+            f = self.floats(sig.gain, ki, sig.gain * sig.derivative_time / sig.filter_time, sig.filter_time,
+                            sig.u_min, sig.u_max, sig.tracking_time)
+            return [S.PID, self.signal(sig.setpoint), self.signal(sig.measured), sig.state_offset, f]
+        if kind is VelocityProfile:
+            return [S.PROFILE, self.signal(sig.position),
+                    self.floats(sig.start_time, sig.acceleration, sig.max_velocity, sig.deceleration,
+                                sig.end_position, sig.final_velocity, sig.safety_distance, sig.direction)]
+        if kind is NormalisedCommand:
+            r = sig.command_range
+            return [S.NORMALISED, self.signal(sig.raw), self.floats(r.centre, r.half_span)]
+        return [S.HYSTERESIS, self.signal(sig.input_signal), sig.state_offset,
+                self.floats(sig.half_width, sig.time_constant)]
+
+
+def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
+    """``(compiled, "")`` or ``(None, reason)`` when a component or signal is of a kind the kernel lacks."""
+    circuit.finalize()
+    b = _Builder(circuit)
+    try:
+        nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
+        b.number = {id(n): k for k, n in enumerate(nodes)}
+        b.sources = {id(n): n.pressure_signal for n in nodes if type(n) is PressureSource}
+        names = b.names = _output_names(circuit, b)
+        node_table = []
+        for node in nodes:
+            if type(node) is Volume:
+                node_table += [K.VOLUME, node.state_offset]
+            elif type(node) is Tank:
+                node_table += [K.TANK, b.floats(node.tank_pressure)]
+            elif type(node) is PressureSource:
+                node_table += [K.SOURCE, b.signal(node.pressure_signal)]
+            else:
+                raise _Unsupported(f"node {node.name!r} ({type(node).__name__})")
+        records, gaps = _component_records(circuit, b)
+    except _Unsupported as exc:
+        return None, f"circuit {circuit.name!r}: {exc} has no compiled kernel (compiled: {', '.join(SUPPORTED)})"
+    body = node_table + [x for rec in b.signal_records + records for x in rec]
+    n_aux = 2 * len(circuit.volumes)
+    ipar = np.array([circuit.n_states, len(circuit.measurements), len(b.signals), n_aux, len(nodes), len(records),
+                     K.HEAD + len(body), max(len(b.fpar), 1), len(names), len(gaps), len(b.slots),
+                     len(b.signal_records)] + body, dtype=np.int64)
+    return CompiledCircuit(np.array(b.fpar or [0.0], dtype=float), ipar, b.signals, n_aux, names, gaps), ""
+
+
+def _output_names(circuit, b: _Builder) -> list[str]:
+    """The names of ``Circuit.outputs``, in its order; notes each component's first output in ``b``. A signal with
+    its own kernel has the keys of its ``outputs`` (at the initial state; its kernel must write them in order)."""
+    names, ev = [], None
+    for comp in circuit.components:
+        b.first_output[id(comp)] = len(names)
+        if isinstance(comp, Signal) and "compiled_signal" in type(comp).__dict__:
+            if ev is None:
+                n_y = len(circuit.measurements)
+                ev = circuit.evaluate(0.0, circuit.initial_state(), np.zeros(n_y), np.zeros(n_y))
+            keys = list(comp.outputs(ev))
+        else:
+            keys = _output_keys(comp)
+        names += [f"{comp.name}.{key}" for key in keys]
+    return names
+
+
+def _component_records(circuit, b: _Builder) -> tuple[list, list]:
+    """The component records (flows and chambers first, then the volumes, then the tank and source outputs) and
+    the gap names."""
+    records, late, gaps = [], [], []
+    first = b.first_output
+    for comp in circuit.components:
+        if type(comp) in (Tank, PressureSource):  # after every flow is in
+            late.append([K.NODE_OUT, 4, b.number[id(comp)], first[id(comp)]])
+        elif isinstance(comp, Signal):
+            records.append([K.SIGNAL_OUT, 4, b.signal(comp), first[id(comp)]])
+        elif type(comp) is not Volume:
+            rec = _record(comp, b, first[id(comp)])
+            if rec[0] == K.CYLINDER:  # its end stops as two event gaps (none without stops)
+                rec[1] += 1
+                stops = comp.stop_stiffness != 0.0 or comp.stop_damping != 0.0
+                rec.append(len(gaps) if stops else -1)
+                if stops:
+                    gaps += [f"{comp.name}.retracted_stop", f"{comp.name}.extended_stop"]
+            records.append(rec)
+    for k, volume in enumerate(circuit.volumes):  # after the flows and chambers: the order of Circuit.integrands
+        f = b.floats(volume.cavitation_pressure, volume.cavitation_width, volume.cavitation_conductance,
+                     volume.fixed_volume, sum(v / m for v, m in volume.subvolumes if math.isfinite(m)),
+                     volume.min_volume, *_fluid(volume.fluid))
+        records.append([K.VOLUME_RATE, 7, b.number[id(volume)], volume.state_offset, f, 2 * k, first[id(volume)]])
+    return records + late, gaps
+
+
+def _fluid(fluid) -> tuple:
+    return fluid.bulk_modulus, fluid.air_fraction, fluid.polytropic_index, fluid.air_reference_pressure
+
+
+def _output_keys(comp) -> list[str]:
+    """The keys of ``comp.outputs`` (the methods named in the kernel), in their order."""
+    kind = type(comp)
+    if kind is Volume:
+        return ["pressure", "cavitation_flow", "guard_flow", "volume", "compression_power"]
+    if kind in (Tank, PressureSource):
+        return ["pressure", "flow", "power"]
+    if kind in (Orifice, Throttle, CheckValve, ReliefValve, Pipe, Cushion):
+        return ["flow", "power_loss"]
+    if kind in _PILOTS:
+        return ["flow", "opening", "power_loss"]
+    if kind is ShuttleValve:
+        return ["flow_AC", "flow_BC"]
+    if kind is FixedDisplacementPump:
+        return ["flow", "hydraulic_power", "shaft_power"]
+    if kind is GasAccumulator:
+        return ["flow", "gas_pressure", "oil_volume", "gas_volume"]
+    if kind is VariableDisplacementPump:
+        return ["flow", "displacement_fraction", "target_pressure", "hydraulic_power", "shaft_power"]
+    if kind is DirectionalValve:
+        keys = ["spool"]
+        for path in comp.paths:
+            key = f"flow_{path.from_port}{path.to_port}"
+            if key not in keys:
+                keys.append(key)
+        return keys + ["power_loss"]
+    if kind is Cylinder:
+        return ["position", "velocity", "force", "pressure_force", "friction_force", "friction_power", "stop_force"]
+    if kind in _SIGNALS:
+        return ["value"]
+    return []
+
+
+def _k(comp, area) -> float:
+    """``C_d A sqrt(2/rho)`` as the component computes it."""
+    return comp.discharge_coefficient * area * math.sqrt(2.0 / comp.density)
+
+
+def _record(comp, b: _Builder, out) -> list:
+    """The ipar record of one component (kind, length, fields..., first output)."""
+    kind, n = type(comp), b.number
+    if kind is Orifice or kind is Throttle:
+        a, bb = n[id(comp.nodes["A"])], n[id(comp.nodes["B"])]
+        cubic = {"cubic": 1, "linear": 0}[comp.transition]
+        if kind is Throttle:
+            return [K.THROTTLE, 8, a, bb, -1, cubic, b.floats(comp.flow_coefficient, comp.transition_pressure), out]
+        k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
+        return [K.ORIFICE, 8, a, bb, b.signal(comp.area), cubic, b.floats(k, comp.transition_pressure), out]
+    if kind is CheckValve:
+        return [K.CHECK, 6, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])],
+                b.floats(comp.cracking_pressure, comp.opening_pressure_range, comp.leakage_fraction,
+                         _k(comp, comp.max_area), comp.transition_pressure), out]
+    if kind is ReliefValve:
+        tau = comp.time_constant
+        return [K.RELIEF, 7, n[id(comp.nodes["P"])], n[id(comp.nodes["T"])], comp.state_offset if tau else -1,
+                b.floats(comp.cracking_pressure, comp.width, comp.flow_gain, tau or 1.0), out]
+    if kind is DirectionalValve:
+        return _valve_record(comp, b, out)
+    if kind is Cylinder:
+        return _cylinder_record(comp, b, out)
+    if kind is Pipe:  # the factors of Pipe.pressure_loss, as it computes them
+        rho, nu, area, d, length = (comp.fluid.density, comp.fluid.kinematic_viscosity, comp.area, comp.diameter,
+                                    comp.length)
+        per_flow = d / (area * nu)
+        f = b.floats(128.0 * rho * nu * length / (math.pi * d**4), per_flow,
+                     comp.minor_loss_coefficient * 0.5 * rho / area**2,
+                     0.3164 * per_flow**-0.25 * (length / d) * 0.5 * rho / area**2, comp.inertance)
+        return [K.PIPE, 7, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])], comp.state_offset, f, out]
+    if kind is Cushion:
+        k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
+        cyl = comp.cylinder
+        f = b.floats(k, cyl.retracted_length, k * comp.bypass_area, comp.bypass_cracking, comp.transition_pressure)
+        return [K.CUSHION, 9, n[id(comp.nodes["chamber"])], n[id(comp.nodes["line"])],
+                b.circuit.measurement_index(cyl.measurement), len(comp.positions),
+                b.floats(*comp.positions, *comp.areas), f, out]
+    if kind is ShuttleValve:
+        return [K.SHUTTLE, 7, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])], n[id(comp.nodes["C"])],
+                b.floats(_k(comp, comp.max_area), comp.switching_range, comp.transition_pressure), out]
+    if kind is VariableDisplacementPump:
+        ls = -1 if comp.margin_pressure is None else n[id(comp.nodes["LS"])]
+        f = b.floats(comp.displacement, comp.compensator_pressure, comp.margin_pressure or 0.0,
+                     comp.regulation_band, comp.time_constant, comp.leakage_conductance)
+        return [K.PUMP, 9, n[id(comp.nodes["S"])], n[id(comp.nodes["P"])], ls, comp.state_offset,
+                b.signal(comp.speed), f, out]
+    if kind in _PILOTS:
+        return _pilot_record(comp, b, out)
+    if kind is FixedDisplacementPump:
+        relief = comp.relief_pressure is not None
+        f = b.floats(comp.displacement, comp.leakage_conductance, comp.relief_pressure if relief else 0.0,
+                     comp.relief_gain, comp.relief_width)
+        return [K.FIXED_PUMP, 8, n[id(comp.nodes["S"])], n[id(comp.nodes["P"])], b.signal(comp.speed), int(relief),
+                f, out]
+    if kind is GasAccumulator:
+        f = b.floats(comp.gas_volume, comp.polytropic_index, comp.precharge, comp.closing_volume,
+                     comp.switching_pressure, _k(comp, comp.port_area), comp.transition_pressure)
+        return [K.ACCUMULATOR, 6, n[id(comp.nodes["P"])], comp.state_offset, f, out]
+    raise _Unsupported(f"component {comp.name!r} ({kind.__name__})")
+
+
+def _pilot_record(comp, b: _Builder, out) -> list:
+    """PressureCompensator, PressureReducingValve, CounterbalanceValve, PilotOperatedCheckValve."""
+    kind = type(comp)
+    setting = {PressureCompensator: "pressure_difference", PressureReducingValve: "set_pressure"}.get(
+        kind, "cracking_pressure")
+    check = ((_k(comp, comp.check_area), comp.check_cracking, comp.check_opening_range)
+             if kind is CounterbalanceValve else (0.0, 0.0, 1.0))
+    tau = comp.time_constant
+    f = b.floats(_k(comp, comp.max_area), comp.leakage_fraction, comp.opening_range, tau or 1.0,
+                 comp.transition_pressure, getattr(comp, setting), getattr(comp, "pilot_ratio", 0.0), *check)
+    ports = [b.number[id(comp.nodes[port])] for port in comp.ports]
+    return [K.PILOT, 9, _PILOTS[kind]] + ports + [comp.state_offset if tau is not None else -1, f, out]
+
+
+def _valve_record(comp, b: _Builder, out) -> list:
+    spool = comp.spool
+    if spool is not None and type(spool) not in (FirstOrderSpool, SecondOrderSpool):
+        raise _Unsupported(f"valve {comp.name!r} spool ({type(spool).__name__})")
+    extra = () if spool is None else ((spool.time_constant, 0.0) if type(spool) is FirstOrderSpool
+                                      else (spool.natural_frequency, spool.damping_ratio))
+    f = b.floats(_k(comp, comp.max_area), comp.transition_pressure, *extra)
+    paths, keys = [], _output_keys(comp)
+    for path in comp.paths:
+        xs = b.floats(*np.asarray(path.positions, dtype=float), *np.asarray(path.fractions, dtype=float))
+        paths += [b.number[id(comp.nodes[path.from_port])], b.number[id(comp.nodes[path.to_port])],
+                  len(path.positions), xs, out + keys.index(f"flow_{path.from_port}{path.to_port}")]
+    order = 0 if spool is None else (1 if type(spool) is FirstOrderSpool else 2)
+    fields = [len(comp.paths), b.signal(comp.command), comp.state_offset if spool is not None else -1,
+              {"cubic": 1, "linear": 0}[comp.transition], f] + paths + [order, out, out + len(keys) - 1]
+    return [K.VALVE, 2 + len(fields)] + fields
+
+
+_LAWS = {type(None): (0, ()),
+         CoulombViscousFriction: (1, ("viscous_coefficient", "coulomb_force", "velocity_width")),
+         BrownMcPheeFriction: (2, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient")),
+         StribeckFriction: (3, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient",
+                                "velocity_width", "exponent"))}
+
+
+def _cylinder_record(comp, b: _Builder, out) -> list:
+    fric = comp.friction
+    if type(fric) not in _LAWS:
+        raise _Unsupported(f"cylinder {comp.name!r} friction ({type(fric).__name__})")
+    fric_code, names = _LAWS[type(fric)]
+    law = [float(getattr(fric, name)) for name in names] + [1.0] * (6 - len(names))
+    iy = b.circuit.measurement_index(comp.measurement)
+    f = b.floats(comp.piston_area, comp.rod_side_area, comp.stroke, comp.retracted_length, comp.dead_volume_a,
+                 comp.dead_volume_b, comp.wall_bulk_modulus, comp.stop_stiffness, comp.stop_damping,
+                 comp.stop_damping_depth, *law)
+    nb = -1 if comp.single_acting else b.number[id(comp.nodes["B"])]
+    return [K.CYLINDER, 8, b.number[id(comp.nodes["A"])], nb, iy, fric_code, f, out]

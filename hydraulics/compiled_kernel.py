@@ -1,0 +1,393 @@
+"""The compiled circuit kernel: one numba ``cfunc`` over the flat arrays of :mod:`hydraulics.compiled_build`.
+
+The kernel evaluates the same equations as the component methods (each block names the method that defines it;
+equations and seed references are there), values only: the engine differences them for its Jacobian.
+
+``ipar`` layout: the head (``HEAD`` integers: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar),
+n_out, n_gaps, n_slots, n_signal_records), the node table (kind, index per node), the signal records
+(:mod:`hydraulics.compiled_signals`), then one record ``[kind, length, fields..., first output]`` per component.
+Node pressures: volumes from their state, tanks from ``fpar``, pressure sources from their signal's slot.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import carray, cfunc, njit, types
+
+from .compiled_laws import (bulk_modulus, interp, orifice_flow, pipe_loss, smooth_clamp01, smooth_lower_limit,
+                            smoothstep, softplus)
+from .compiled_signals import eval_signals
+
+HEAD = 12
+# node kinds
+VOLUME, TANK, SOURCE = 0, 1, 2
+# record kinds
+(ORIFICE, THROTTLE, VALVE, CYLINDER, VOLUME_RATE, NODE_OUT, SIGNAL_OUT, CHECK, RELIEF, PIPE, CUSHION, PUMP, PILOT,
+ SHUTTLE, FIXED_PUMP, ACCUMULATOR) = range(1, 17)
+ATMOSPHERE = 101325.0  # Pa, hydraulics.accumulators.ATMOSPHERE
+# PILOT variants (hydraulics.pressure_valves)
+COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
+
+
+@njit(cache=True)
+def circuit_gaps(y, ydot, fpar, ipar, gaps):
+    """``Circuit.event_gaps`` (``Cylinder.event_gaps``: ``x`` and ``stroke - x`` with their rates, for cylinders
+    with end stops): values into ``gaps[:n]``, rates into ``gaps[n:2n]``, in the order of
+    :attr:`CompiledCircuit.gap_names`."""
+    n_nodes, n_rec, n = ipar[4], ipar[5], ipar[9]
+    r = HEAD + 2 * n_nodes
+    for _ in range(ipar[11]):  # the signal records
+        r += ipar[r + 1]
+    for _ in range(n_rec):
+        kind, length = ipar[r], ipar[r + 1]
+        if kind == CYLINDER and ipar[r + 8] >= 0:
+            iy, f, g = ipar[r + 4], ipar[r + 6], ipar[r + 8]
+            x = y[iy] - fpar[f + 3]
+            gaps[g], gaps[n + g] = x, ydot[iy]
+            gaps[g + 1], gaps[n + g + 1] = fpar[f + 2] - x, -ydot[iy]
+        r += length
+
+
+@njit(cache=True)
+def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
+    """Rates (n_z,), forces conjugate to the measurements (n_y,) and integrands (n_aux,) of a compiled circuit;
+    with ``want`` also the outputs of ``Circuit.outputs`` into ``out`` (in :attr:`CompiledCircuit.output_names`
+    order; each record carries the index of its first output). Returns the node pressures and net inflows."""
+    n_nodes, n_rec = ipar[4], ipar[5]
+    p = np.empty(n_nodes)
+    nodal = np.zeros((4, n_nodes))  # net inflow, chamber volume, chamber volume rate, chamber wall compliance
+    sv = np.empty(max(ipar[10], 1))
+    for k in range(n_nodes):  # node table: kind, index (state, fpar); sources after the signals
+        kind, idx = ipar[HEAD + 2 * k], ipar[HEAD + 2 * k + 1]
+        p[k] = z[idx] if kind == VOLUME else (fpar[idx] if kind == TANK else 0.0)
+    for k in range(forces.size):
+        forces[k] = 0.0
+    r = eval_signals(t, z, y, ydot, sig, fpar, ipar, HEAD + 2 * n_nodes, ipar[11], p, sv, rates, out, want)
+    for k in range(n_nodes):
+        if ipar[HEAD + 2 * k] == SOURCE:
+            p[k] = sv[ipar[HEAD + 2 * k + 1]]
+    for _ in range(n_rec):
+        kind = ipar[r]
+        if kind <= THROTTLE or kind == CHECK or kind == RELIEF:
+            _orifices(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
+        elif kind == VALVE:
+            _valve(r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
+        elif kind == CYLINDER:
+            _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want)
+        elif kind == VOLUME_RATE:
+            _volume(r, z, fpar, ipar, rates, nodal, aux, out, want)
+        elif kind == PIPE or kind == CUSHION or kind == SHUTTLE:
+            _lines(kind, r, p, z, y, fpar, ipar, rates, nodal[0], out, want)
+        elif kind == PUMP or kind == PILOT:
+            _controlled(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
+        elif kind == FIXED_PUMP or kind == ACCUMULATOR:
+            _sources(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
+        elif want and kind == NODE_OUT:  # Tank.outputs, PressureSource.outputs
+            node, o = ipar[r + 2], ipar[r + 3]
+            out[o], out[o + 1], out[o + 2] = p[node], -nodal[0, node], p[node] * -nodal[0, node]
+        elif want and kind == SIGNAL_OUT:  # Signal.outputs
+            out[ipar[r + 3]] = sv[ipar[r + 2]]
+        r += ipar[r + 1]
+    return p, nodal[0]
+
+
+@njit(cache=True, inline="always")
+def _edge(inflow, a, b, q):
+    """A flow ``q`` from node ``a`` to node ``b``."""
+    inflow[a] -= q
+    inflow[b] += q
+
+
+@njit(cache=True)
+def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
+    """Orifice, Throttle, CheckValve, ReliefValve; outputs flow and power loss (``Orifice.outputs``)."""
+    a, b = ipar[r + 2], ipar[r + 3]
+    dp = p[a] - p[b]
+    if kind == ORIFICE or kind == THROTTLE:  # Orifice.flow / Throttle: [a, b, area slot, cubic, f, out]
+        f = ipar[r + 6]
+        gamma = fpar[f] if kind == THROTTLE else fpar[f] * max(sv[ipar[r + 4]], 0.0)
+        q = orifice_flow(dp, gamma, fpar[f + 1], ipar[r + 5] == 1)
+        o = ipar[r + 7]
+    elif kind == CHECK:  # CheckValve.flow: [a, b, f, out]; fpar: cracking, range, leakage, k, dp_lim
+        f = ipar[r + 4]
+        s = smoothstep(dp, fpar[f], fpar[f] + fpar[f + 1])
+        eps = fpar[f + 2]
+        q = orifice_flow(dp, fpar[f + 3] * (eps + (1.0 - eps) * s), fpar[f + 4], True)
+        o = ipar[r + 5]
+    else:  # ReliefValve.flow, state_rates: [P, T, state or -1, f, out]; cracking, width, gain, tau
+        i, f = ipar[r + 4], ipar[r + 5]
+        static = softplus(dp - fpar[f], fpar[f + 1])
+        q = fpar[f + 2] * (z[i] if i >= 0 else static)
+        if i >= 0:
+            rates[i] = (static - z[i]) / fpar[f + 3]
+        o = ipar[r + 6]
+    _edge(inflow, a, b, q)
+    if want:
+        out[o], out[o + 1] = q, dp * q
+
+
+@njit(cache=True)
+def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
+    """DirectionalValve.path_flows, outputs and its spool (FirstOrderSpool.rates / SecondOrderSpool.rates):
+    [n_paths, command slot, spool state or -1, cubic, f, (from, to, n, xs, out)*, order, out, out of power]."""
+    n_paths, s_cmd, spool, cubic, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
+    if spool >= 0:
+        u = z[spool]
+    else:
+        u = sv[s_cmd]
+        if abs(u) > 1.0:
+            u = math.copysign(1.0, u)
+    kv, lim = fpar[f], fpar[f + 1]
+    o, o_loss = ipar[r + 8 + 5 * n_paths], ipar[r + 9 + 5 * n_paths]
+    if want:  # spool, flow per port pair (parallel edges add), power loss
+        out[o] = u
+        for j in range(n_paths):
+            out[ipar[r + 7 + 5 * j + 4]] = 0.0
+        out[o_loss] = 0.0
+    for j in range(n_paths):
+        e = r + 7 + 5 * j
+        a, b, n, xs = ipar[e], ipar[e + 1], ipar[e + 2], ipar[e + 3]
+        q = orifice_flow(p[a] - p[b], kv * interp(u, fpar, xs, n), lim, cubic == 1)
+        _edge(inflow, a, b, q)
+        if want:
+            out[ipar[e + 4]] += q
+            out[o_loss] += (p[a] - p[b]) * q
+    if spool >= 0:
+        ref = sv[s_cmd]
+        if abs(ref) > 1.0:
+            ref = math.copysign(1.0, ref)
+        if ipar[r + 7 + 5 * n_paths] == 1:
+            rates[spool] = (ref - u) / fpar[f + 2]
+        else:
+            w, zeta = fpar[f + 2], fpar[f + 3]
+            rates[spool] = z[spool + 1]
+            rates[spool + 1] = w * w * (ref - u) - 2.0 * zeta * w * z[spool + 1]
+
+
+@njit(cache=True)
+def _friction(fric, v, fpar, f):
+    """The friction laws of a cylinder: [none, CoulombViscousFriction, BrownMcPheeFriction (seed 002 eq. (8)),
+    friction.StribeckFriction].force; parameters at ``fpar[f:f+6]``."""
+    if fric == 1:
+        return fpar[f] * v + fpar[f + 1] * math.tanh(v / fpar[f + 2])
+    if fric == 2:
+        fc, fs, vs, sigma2 = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3]
+        rr = v / vs
+        return fc * math.tanh(4.0 * rr) + (fs - fc) * rr / (0.25 * rr * rr + 0.75) ** 2 + sigma2 * v
+    if fric == 3:
+        fc, fs, vs, b_visc, width, delta = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3], fpar[f + 4], fpar[f + 5]
+        g_v = fc + (fs - fc) * math.exp(-(abs(v) / vs) ** delta)
+        return g_v * math.tanh(v / width) + b_visc * v
+    return 0.0
+
+
+@njit(cache=True)
+def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
+    """Cylinder.chambers, Cylinder.force, Cylinder.outputs: [A, B or -1, y index, friction, f, out, gap]."""
+    na, nb, iy, fric, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
+    area_a, area_b, stroke, retracted = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3]
+    x = y[iy] - retracted
+    v = ydot[iy]
+    wall_modulus = fpar[f + 6]
+    nodal[1, na] += fpar[f + 4] + area_a * x
+    nodal[2, na] += area_a * v
+    if math.isfinite(wall_modulus):
+        nodal[3, na] += (fpar[f + 4] + area_a * x) / wall_modulus
+    force = p[na] * area_a
+    if nb >= 0:
+        vb = fpar[f + 5] + area_b * (stroke - x)
+        nodal[1, nb] += vb
+        nodal[2, nb] += -area_b * v
+        if math.isfinite(wall_modulus):
+            nodal[3, nb] += vb / wall_modulus
+        force = force - p[nb] * area_b
+    pressure_force = force
+    friction = _friction(fric, v, fpar, f + 10)
+    force = force - friction
+    stop = 0.0
+    if x < 0.0 or x > stroke:  # end stops
+        sign = 1.0 if x > stroke else -1.0
+        depth = x - stroke if x > stroke else -x
+        s = smoothstep(depth, 0.0, fpar[f + 9])
+        stop = sign * (fpar[f + 7] * depth + fpar[f + 8] * s * sign * v)
+        force = force - stop
+    forces[iy] += force
+    if want:
+        o = ipar[r + 7]
+        out[o], out[o + 1], out[o + 2], out[o + 3] = x, v, force, pressure_force
+        out[o + 4], out[o + 5], out[o + 6] = friction, friction * v, stop
+
+
+@njit(cache=True)
+def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
+    """Volume.pressure_rate, cavitation_flow, capacitance, fictive_flows, outputs: [node, state, f, aux, out];
+    fpar: cavitation pressure, width, conductance, fixed volume, sub-volume compliance, min volume, fluid (4)."""
+    node, i, f, ia = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
+    pv = z[i]
+    w = fpar[f + 1]
+    q_cav = fpar[f + 2] * w * softplus((fpar[f] - pv) / w, 1.0)
+    modulus = bulk_modulus(pv, fpar, f + 6)
+    total = fpar[f + 3] + nodal[1, node]
+    guarded = smooth_lower_limit(total, fpar[f + 5], 0.5 * fpar[f + 5])
+    c = guarded / modulus + fpar[f + 4] + nodal[3, node]
+    net = nodal[0, node] + q_cav - nodal[2, node]
+    rate = net / c
+    rates[i] = rate
+    excess = guarded - total
+    q_guard = excess / modulus * rate if excess > 0.0 else 0.0
+    aux[ia] = q_cav
+    aux[ia + 1] = abs(q_guard)
+    if want:
+        o = ipar[r + 6]
+        out[o], out[o + 1], out[o + 2], out[o + 3] = pv, q_cav, q_guard, guarded
+        out[o + 4] = pv * net
+
+
+@njit(cache=True)
+def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
+    """Pipe (seed 003 eq. (2-225), (2-232)), Cushion and ShuttleValve."""
+    if kind == PIPE:  # Pipe.state_rates, port_flows, outputs: [A, B, state, f, out]; loss (4), inertance
+        a, b, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
+        q = z[i]
+        loss = pipe_loss(q, fpar, f)
+        rates[i] = (p[a] - p[b] - loss) / fpar[f + 4]
+        _edge(inflow, a, b, q)
+        if want:
+            o = ipar[r + 6]
+            out[o], out[o + 1] = q, loss * q
+    elif kind == CUSHION:  # Cushion.flow, outputs: [chamber, line, y index, n, xs, f, out]
+        c, line, iy, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 7]
+        k, retracted, k_bypass, cracking, lim = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3], fpar[f + 4]
+        area = interp(y[iy] - retracted, fpar, ipar[r + 6], ipar[r + 5])
+        q = orifice_flow(p[c] - p[line], k * area, lim, True)
+        s = smoothstep(p[line] - p[c], cracking, 2.0 * cracking + 1.0)
+        q = q - orifice_flow(p[line] - p[c], k_bypass * s, lim, True)
+        _edge(inflow, c, line, q)
+        if want:
+            o = ipar[r + 8]
+            out[o], out[o + 1] = q, (p[c] - p[line]) * q
+    else:  # ShuttleValve.flows, outputs: [A, B, C, f, out]; k, switching range, dp_lim
+        a, b, c, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
+        k, w = fpar[f], fpar[f + 1]
+        s = smoothstep(p[a] - p[b], -w, w)
+        qa = orifice_flow(p[a] - p[c], k * s, fpar[f + 2], True)
+        qb = orifice_flow(p[b] - p[c], k * (1.0 - s), fpar[f + 2], True)
+        _edge(inflow, a, c, qa)
+        _edge(inflow, b, c, qb)
+        if want:
+            o = ipar[r + 6]
+            out[o], out[o + 1] = qa, qb
+
+
+@njit(cache=True)
+def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
+    """VariableDisplacementPump (pumps) and the PilotValve family (pressure_valves)."""
+    if kind == PUMP:  # [S, P, LS or -1, state, speed slot, f, out]; D, p_c, margin, band, tau, G_leak
+        s_node, p_node, ls, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 7]
+        ref = fpar[f + 1]  # target_pressure
+        if ls >= 0:
+            a = p[ls] + fpar[f + 2]
+            ref = a - softplus(a - fpar[f + 1], 0.1 * fpar[f + 3])
+        rates[i] = (smooth_clamp01((ref - p[p_node]) / fpar[f + 3], 0.02) - z[i]) / fpar[f + 4]  # command, rates
+        n = sv[ipar[r + 6]]
+        q = z[i] * fpar[f] * n - fpar[f + 5] * (p[p_node] - p[s_node])  # flow
+        _edge(inflow, s_node, p_node, q)
+        if want:
+            o = ipar[r + 8]
+            dp = p[p_node] - p[s_node]
+            out[o], out[o + 1], out[o + 2], out[o + 3] = q, z[i], ref, dp * q
+            out[o + 4] = dp * z[i] * fpar[f] * n
+        return
+    # PilotValve: [variant, first, second, third, state or -1, f, out]; k, leakage, opening range, tau, dp_lim,
+    # setting (dp_set / p_set / p_crack), pilot ratio, check k, check cracking, check range
+    variant, n1, n2, n3, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6], ipar[r + 7]
+    s = _pilot_opening(variant, p[n1], p[n2], p[n3], fpar, f)
+    o_now = s
+    if i >= 0:
+        o_now = z[i]
+        rates[i] = (s - z[i]) / fpar[f + 3]
+    eps = fpar[f + 1]
+    q = orifice_flow(p[n1] - p[n2], fpar[f] * (eps + (1.0 - eps) * o_now), fpar[f + 4], True)  # metered_flow
+    if variant == COUNTERBALANCE:  # CounterbalanceValve.check_flow: V -> L
+        dp = p[n2] - p[n1]
+        s_check = smoothstep(dp, fpar[f + 8], fpar[f + 8] + fpar[f + 9])
+        q = q - orifice_flow(dp, fpar[f + 7] * s_check, fpar[f + 4], True)
+    _edge(inflow, n1, n2, q)
+    if want:
+        o = ipar[r + 8]
+        out[o], out[o + 1], out[o + 2] = q, o_now, (p[n1] - p[n2]) * q
+
+
+@njit(cache=True)
+def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
+    """FixedDisplacementPump (sources; seed 001 eq. (43) for its relief) and GasAccumulator (accumulators)."""
+    if kind == FIXED_PUMP:  # FixedDisplacementPump.flow, outputs: [S, P, speed slot, relief, f, out]
+        s_node, p_node, relief, f = ipar[r + 2], ipar[r + 3], ipar[r + 5], ipar[r + 6]
+        dp = p[p_node] - p[s_node]
+        geometric = fpar[f] * sv[ipar[r + 4]]
+        q = geometric - fpar[f + 1] * dp  # D, G_leak, relief pressure, relief gain, relief width
+        if relief:
+            q -= fpar[f + 3] * softplus(dp - fpar[f + 2], fpar[f + 4])
+        _edge(inflow, s_node, p_node, q)
+        if want:
+            o = ipar[r + 7]
+            out[o], out[o + 1], out[o + 2] = q, dp * q, dp * geometric
+        return
+    # GasAccumulator.gas_pressure, flow, outputs: [P, state, f, out]; V_0, n, precharge, closing volume,
+    # switching pressure, k, dp_lim
+    node, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4]
+    v, v0 = z[i], fpar[f]
+    gas = smooth_lower_limit(v0 - v, 0.01 * v0, 0.005 * v0)
+    pg = (fpar[f + 2] + ATMOSPHERE) * (v0 / gas) ** fpar[f + 1] - ATMOSPHERE
+    dp = p[node] - pg
+    gate = smoothstep(v, 0.0, fpar[f + 3])
+    opening = smoothstep(dp, -fpar[f + 4], fpar[f + 4])
+    q = orifice_flow(dp, fpar[f + 5] * (opening + (1.0 - opening) * gate), fpar[f + 6], True)
+    rates[i] = q
+    inflow[node] -= q
+    if want:
+        o = ipar[r + 5]
+        out[o], out[o + 1], out[o + 2], out[o + 3] = q, pg, v, v0 - v
+
+
+@njit(cache=True)
+def _pilot_opening(variant, p1, p2, p3, fpar, f):
+    """``PilotValve.static_opening``: the step of ``balance`` over the opening range (PressureCompensator,
+    PressureReducingValve, CounterbalanceValve), PilotOperatedCheckValve.static_opening."""
+    rng = fpar[f + 2]
+    if variant == COMPENSATOR:  # P, A, X: dp_set - (p_A - p_X)
+        b = fpar[f + 5] - (p2 - p3)
+    elif variant == REDUCING:  # P, A, T: p_set - (p_A - p_T)
+        b = fpar[f + 5] - (p2 - p3)
+    elif variant == COUNTERBALANCE:  # L, V, X
+        b = (p1 - p2) + fpar[f + 6] * (p3 - p2) - fpar[f + 5]
+    else:  # A, B, X
+        sf = smoothstep(p1 - p2 - fpar[f + 5], 0.0, rng)
+        sp = smoothstep(fpar[f + 6] * (p3 - p1) - (p2 - p1) - fpar[f + 5], 0.0, rng)
+        return 1.0 - (1.0 - sf) * (1.0 - sp)
+    return smoothstep(b, 0.0, rng)
+
+
+SIGNATURE = types.void(types.int64, types.float64, types.CPointer(types.float64), types.CPointer(types.float64),
+                       types.CPointer(types.float64), types.CPointer(types.float64), types.CPointer(types.float64),
+                       types.CPointer(types.int64), types.CPointer(types.float64), types.CPointer(types.float64),
+                       types.CPointer(types.float64))
+
+
+@cfunc(SIGNATURE, cache=True)
+def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, aux_):
+    """:func:`circuit_eval` behind the C signature of the compiled element protocol: ``mode`` 0 writes the
+    integrands into ``aux_``, mode 1 the outputs (``Circuit.outputs``, :attr:`CompiledCircuit.output_names`),
+    mode 2 the event gaps and their rates (:func:`circuit_gaps`)."""
+    head = carray(ipar_, HEAD)
+    ipar = carray(ipar_, head[6])
+    fpar = carray(fpar_, head[7])
+    z, y, ydot = carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1])
+    rates, forces, sig = carray(rates_, head[0]), carray(forces_, head[1]), carray(sig_, head[2])
+    if mode == 0:
+        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, carray(aux_, head[3]), carray(aux_, 0), False)
+    elif mode == 2:
+        circuit_gaps(y, ydot, fpar, ipar, carray(aux_, 2 * head[9]))
+    else:
+        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, np.empty(head[3]), carray(aux_, head[8]), True)

@@ -1,0 +1,117 @@
+"""Case platen-stroke on the compiled step: the stroke controller's kernel (cases/platen_stroke/compiled_controls.py)
+against StrokeCommand's methods, and a stroke on the compiled step against the Python path.
+
+The kernel must give the circuit's rates, forces and every output (command, speed reference, phase) of the
+component methods at random points to 1e-9 relative, in every phase (rest, acceleration, PID, open loop, final,
+stop, full open) and for each deceleration profile (absolute 1e-12 in the outputs' SI units: with two cylinders on
+one node the Python path sums the chamber volumes in another order, and a guard flow of 3e-18 m^3/s appears where
+the kernel has 0); the stroke simulated on both paths must agree within the integration tolerance.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from cases.machine_creeping.hydraulic import StopAfter
+from cases.platen_stroke import parameters
+from cases.platen_stroke.circuit import build_circuit
+from cases.platen_stroke.controls import StrokeCommand
+from cases.platen_stroke.model import build_mechanism
+from cases.platen_stroke.simulation import build_model, scenario_settings
+from hydraulics.compiled import circuit_eval, compile_circuit
+
+SCENARIOS = ("close", "open", "close-pid", "open-pid", "close-full-acceleration", "close-abrupt-deceleration")
+
+
+def circuit_of(scenario):
+    p = parameters({"scenario": scenario})
+    _, handles, _ = build_model(p)
+    return handles["circuit"], p
+
+
+def assert_kernel_equals_methods(circuit, p, rng, n=300):
+    """The compiled circuit against the circuit's methods at ``n`` random points; returns the phases visited."""
+    compiled, why = compile_circuit(circuit)
+    assert compiled is not None, why
+    n_z, n_y = circuit.n_states, len(circuit.measurements)
+    gap = circuit.measurement_index(circuit.component("controller").gap)
+    phases = set()
+    for _ in range(n):
+        t = rng.choice([rng.uniform(0.0, 0.1), rng.uniform(0.1, 0.6), rng.uniform(0.6, 6.0)])
+        z = circuit.initial_state() + rng.normal(size=n_z) * np.where(np.abs(circuit.initial_state()) > 1e3, 20e5, 1.0)
+        for k, name in enumerate(circuit.state_names):  # the latch on and off, the ramp clock before and after
+            if name.endswith("latch"):
+                z[k] = rng.choice([0.0, 1.0])
+            elif name.endswith("deceleration_clock"):
+                z[k] = rng.uniform(0.0, 1.0)
+        y = np.array([1.0 + rng.uniform(0.0, 2.5) for _ in range(n_y)])
+        end = p["stroke"] - p["safety_distance"]  # travel: anywhere, the deceleration zones, the final creep
+        travel = rng.choice([rng.uniform(-0.1, p["stroke"] + 0.1), end - rng.uniform(0.0, 0.8),
+                             end + rng.uniform(0.0, 0.1), p["safety_distance"] + rng.uniform(-0.1, 0.8)])
+        y[gap] = p["stroke"] + 1.0 - travel
+        ydot = rng.normal(size=n_y) * 0.3
+        sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
+                        for k, d in compiled.signals])
+        rates, forces = np.zeros(n_z), np.zeros(n_y)
+        aux, out = np.zeros(compiled.n_aux), np.zeros(len(compiled.output_names))
+        circuit_eval(t, z, y, ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
+        ref = circuit.outputs(t, z, y, ydot)
+        assert list(ref) == compiled.output_names
+        for name, value in zip(compiled.output_names, out):
+            assert value == pytest.approx(ref[name], rel=1e-9, abs=1e-12), name
+        np.testing.assert_allclose(rates, circuit.rates(t, z, y, ydot), rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(forces, circuit.forces(t, z, y, ydot), rtol=1e-9, atol=1e-9)
+        phases.add(int(ref["controller.phase"]))
+    return phases
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_controller_kernel_equals_the_methods(scenario):
+    circuit, p = circuit_of(scenario)
+    phases = assert_kernel_equals_methods(circuit, p, np.random.default_rng(len(scenario)))
+    assert len(phases) >= 4  # rest, acceleration, final and the scenario's own (pid, open loop, stop, full open)
+
+
+def test_emergency_stop_command_kernel_equals_the_methods():
+    """The machine-creeping emergency stop (cases.machine_creeping.hydraulic.StopAfter, its own kernel reading the
+    controller's slot) around the stop time 1 s."""
+    p = parameters({"scenario": "close"})
+    settings = scenario_settings(p)
+    _, handles = build_mechanism(p, open_position=True)
+    controller = StrokeCommand("controller", handles["gap"], p, 1, settings["max_velocity"], settings["deceleration"])
+    circuit = build_circuit(p, handles, 1, settings["max_velocity"], settings["deceleration"],
+                            command=StopAfter("stop", controller, 1.0))
+    compiled, why = compile_circuit(circuit)
+    assert compiled is not None, why
+    assert_kernel_equals_methods(circuit, p, np.random.default_rng(7))
+
+
+def test_pid_stroke_on_the_compiled_step_matches_the_python_path():
+    """Scenario close-pid, the first 2 s (rest, acceleration, PID at constant speed), at rtol 1e-6: both paths
+    solve the same equations, so they differ by integration error only: travel within 0.1 mm (measured 0.02 mm),
+    pressures within 2e-4 of their range (5e-5), the command within 1e-3 of its range (1.5e-4)."""
+    runs = {}
+    for engine in ("compiled", "python"):
+        p = parameters({"scenario": "close-pid"})
+        model, handles, _ = build_model(p)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs[engine] = fm.simulate(model, 2.0, rtol=1e-6, atol=1e-7, max_step=0.02,
+                                       output_interval=p["output_interval"], engine=engine)
+    fast, slow = runs["compiled"], runs["python"]
+    assert fast.statistics["engine"] == "compiled"
+
+    def both(key):
+        return np.interp(slow.time, fast.time, np.asarray(fast[key]).reshape(-1)), np.asarray(slow[key]).reshape(-1)
+
+    a, b = both(f"element/hydraulics/y/{handles['gap'].name}")
+    assert np.max(np.abs(a - b)) < 1e-4 and np.ptp(b) > 0.5  # the platen moved (1 m)
+    for node in ("rod", "bore"):
+        a, b = both(f"element/hydraulics/{node}.pressure")
+        assert np.max(np.abs(a - b)) < 2e-4 * np.ptp(b), node
+    a, b = both("element/hydraulics/controller.value")
+    assert np.max(np.abs(a - b)) < 1e-3 * np.ptp(b)
+    assert 2.0 in set(np.asarray(slow["element/hydraulics/controller.phase"]))  # the PID ran
