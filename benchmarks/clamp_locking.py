@@ -38,20 +38,27 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         reduced_bar(params, progress=True)  # warm the cache: the benchmark times the stroke, not the reduction
         print(f"reduced bar ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    walls, last = [], None
+    import os
+
+    walls, cpus, last = [], [], None
+    load_before = os.getloadavg()[0]
     for k in range(args.runs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         last = run(changes, t_end=args.t_end)
         walls.append(time.perf_counter() - t0)
-        print(f"run {k + 1}: {walls[-1]:.1f} s wall, {last['steps']} steps, locking time "
+        cpus.append(time.process_time() - c0)
+        print(f"run {k + 1}: {walls[-1]:.2f} s wall, {cpus[-1]:.2f} s CPU, {last['steps']} steps, locking time "
               f"{last['outputs']['locking_time_s']} s, max constraint violation "
               f"{last['max_constraint_violation']:.2e}", file=sys.stderr)
     median = statistics.median(walls)
     bars = "flexible" if params["flexible"] else "rigid"
     print(f"clamp-locking {params['stroke_direction']} stroke, {bars} bars, t_end={last['t_end']:g} s: median wall "
-          f"{median:.1f} s over {args.runs} runs (min {min(walls):.1f}, max {max(walls):.1f})")
+          f"{median:.2f} s, median CPU {statistics.median(cpus):.2f} s over {args.runs} runs (min {min(walls):.2f}, "
+          f"max {max(walls):.2f} s wall); engine {last.get('engine', '?')}; load {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after")
     print(json.dumps({"benchmark": "clamp_locking", "bars": bars, "t_end_s": last["t_end"], "runs": args.runs,
                       "median_wall_s": round(median, 2), "walls_s": [round(w, 2) for w in walls],
+                      "median_cpu_s": round(statistics.median(cpus), 2), "cpus_s": [round(c, 2) for c in cpus],
                       "steps": last["steps"], "machine": platform.machine(), "python": platform.python_version(),
                       "date": time.strftime("%Y-%m-%d")}))
     return 0
