@@ -260,26 +260,31 @@ def test_info_says_which_engine_ran(tmp_path):
     assert f"solver: compiled engine, {res.statistics['steps']} steps" in out
 
 
-def test_auto_keeps_python_force_elements_on_many_coordinates_on_the_python_path():
-    """engine='auto': a user's Python force element on a model of more than CALLBACK_COORDINATES coordinates keeps
-    the Python path (its local Jacobian evaluates the element over its own bodies only) and says why;
-    engine='compiled' still takes the compiled step, with the same answer (1e-6 of the spring force)."""
-    from flexmbs.engine.compiled_plan import CALLBACK_COORDINATES
+def test_auto_keeps_many_python_force_elements_on_many_coordinates_on_the_python_path():
+    """engine='auto': user Python force elements × coordinates above CALLBACK_WORK keep the Python path (its local
+    Jacobian evaluates each element over its own bodies only) and say why; engine='compiled' still takes the
+    compiled step, with the same answer (1e-6 of the spring force)."""
+    from flexmbs.engine.compiled_plan import CALLBACK_WORK
 
-    def build():
+    def build(n_springs):
         model = arm_model()
         tip = model.add_marker(model.bodies[0], "tip", position=(0.5, 0.0, 0.0))
-        for k in range(CALLBACK_COORDINATES // 7 + 1):  # free-floating bystanders: coordinates, no coupling
+        for k in range(9):  # free-floating bystanders: coordinates, no coupling
             model.add_rigid_body(f"float{k}", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(0.0, 0.0, 2.0 + k))
         anchor = model.add_marker(model.ground, "anchor", position=(1.0, 0.6, 0.0))
-        model.add_force(UserSpring(anchor, tip, stiffness=2e4, damping=300.0, free_length=0.5, preload=100.0,
-                                   name="spring"))
+        for k in range(n_springs):
+            model.add_force(UserSpring(anchor, tip, stiffness=2e4 / n_springs, damping=300.0 / n_springs,
+                                       free_length=0.5, preload=100.0 / n_springs, name=f"spring{k}"))
         return model
 
-    auto = fm.simulate(build(), 0.1, rho_inf=0.5, rtol=1e-8, atol=1e-10)
-    assert auto.statistics["engine"].startswith("python (1 force element(s) without a kernel (UserSpring)")
-    forced = fm.simulate(build(), 0.1, rho_inf=0.5, rtol=1e-8, atol=1e-10, engine="compiled")
+    n_q = 70
+    few, many = CALLBACK_WORK // n_q, CALLBACK_WORK // n_q + 1
+    assert fm.simulate(build(few), 0.01).statistics["engine"] == "compiled"
+    auto = fm.simulate(build(many), 0.1, rho_inf=0.5, rtol=1e-8, atol=1e-10)
+    assert auto.statistics["engine"].startswith(f"python ({many} force element(s) without a kernel (UserSpring) on "
+                                                f"{n_q} coordinates")
+    forced = fm.simulate(build(many), 0.1, rho_inf=0.5, rtol=1e-8, atol=1e-10, engine="compiled")
     assert forced.statistics["engine"] == "compiled"
-    x = auto["force/spring/force"]
-    y = np.interp(auto.time, forced.time, forced["force/spring/force"])
+    x = auto["force/spring0/force"]
+    y = np.interp(auto.time, forced.time, forced["force/spring0/force"])
     assert np.max(np.abs(y - x)) < 1e-6 * np.max(np.abs(x))
