@@ -77,9 +77,8 @@ def _unsupported(system, events, state) -> str:
         for force in python:
             force.generalized_forces(ctx)
             if ctx.multipliers_read:
-                # friction from the reactions: its slope at rest (stiction) in a Jacobian kept over many steps let
-                # the compiled Newton iteration stop on a small update with a residual of 4 % (a wheel on a rubbing
-                # axle); the Python path's failures refresh that Jacobian. Kept there until the loop checks residuals.
+                # a Python element reading the reactions (friction with a stick state): the compiled samples iterate
+                # only the kernels' friction to the fixed point of the reactions (compiled_loop.consistent_sample)
                 return f"force element {force.name!r} ({type(force).__name__}) reads joint reactions"
     if system.fallback_joints:
         return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
