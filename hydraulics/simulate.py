@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from fem.errors import ModelError, SimulationError
 
@@ -163,6 +162,8 @@ def simulate_circuit(circuit, stroke_of_t=None, stroke_rate_of_t=None, t_end: fl
     def jac(t, z):
         return circuit.jacobians(t, z, y_fun(t), ydot_fun(t))["rates_z"]
 
+    from scipy.integrate import solve_ivp  # here: scipy.integrate costs 0.3 s of `import hydraulics`
+
     sol = solve_ivp(rhs, (t_start, t_end), z0, method=method, jac=jac, rtol=rtol,
                     atol=_default_atol(circuit) if atol is None else atol, max_step=max_step, t_eval=t_eval,
                     first_step=first_step, dense_output=True)
@@ -238,6 +239,8 @@ def simulate_with_mass(circuit, mass: float, t_end: float, initial_position: flo
 
     x0 = np.concatenate(([initial_position, initial_velocity], circuit.initial_state()))
     tol = np.concatenate(([1e-10, 1e-9], _default_atol(circuit))) if atol is None else atol
+    from scipy.integrate import solve_ivp
+
     sol = solve_ivp(rhs, (t_start, t_end), x0, method=method, jac=jac, rtol=rtol, atol=tol, max_step=max_step,
                     t_eval=t_eval, dense_output=True)
     if sol.status < 0:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from scipy.optimize import brentq
 
 from .system import measure
 
@@ -101,6 +100,8 @@ class EventLocator:
                 return self.gaps(t, *interpolate_state(old, new, t))[name][0]
 
             # the interpolant may close slightly earlier or later than the step end: bracket on [t₀, t₁]
+            from scipy.optimize import brentq  # here: scipy.optimize costs 0.25 s of `import flexmbs`
+
             root = new.t if gap(new.t) == 0.0 else brentq(gap, old.t, new.t, xtol=0.25 * self.tolerance,
                                                           rtol=4 * np.finfo(float).eps)
             if best is None or root < best[0]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy.integrate import quad
 
 from fem.errors import ModelError
 
@@ -63,6 +62,8 @@ def integrated_time_function(rate, initial: float = 0.0):
     if isinstance(rate, numbers.Real):
         speed = float(rate)
         return lambda t: initial + speed * t
+    from scipy.integrate import quad  # here, not at import: scipy.integrate costs 0.3 s of `import flexmbs`
+
     rate = as_time_function(rate)
     cache = {"t": 0.0, "value": float(initial)}
 
