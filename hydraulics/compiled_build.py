@@ -117,9 +117,9 @@ class _Builder:
         """``[PLUGIN, address, first output, fpar start, own integers...]`` (:mod:`hydraulics.compiled_signals`)."""
         address, floats, integers, keys = own
         first = self.first_output[id(sig)]
-        if self.names[first:first + len(keys)] != [f"{sig.name}.{key}" for key in keys]:
+        if keys[:1] != ["value"] or self.names[first:first + len(keys)] != [f"{sig.name}.{key}" for key in keys]:
             raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__}: its kernel's outputs {keys} are not "
-                               "those of its outputs())")
+                               "those of its outputs(), 'value' first)")
         return [S.PLUGIN, int(address), self.first_output[id(sig)], self.floats(*floats)] + [int(k) for k in integers]
 
     def _signal_fields(self, sig) -> list:

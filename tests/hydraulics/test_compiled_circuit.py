@@ -5,7 +5,8 @@ rates, forces, integrands and every output at random points, to round-off (1e-9 
 regions of the smooth laws: laminar orifice region, cavitation floor, end stops, the minimum-volume guard and an
 oil with entrained air; pipe flows in the laminar, blended and turbulent (Blasius) ranges; controllers in and out
 of saturation. Two circuits: one with every valve and cylinder law, one with the lines, the load-sensing supply, the
-pilot-operated valves and every signal that reads other signals, measurements, pressures or states.
+pilot-operated valves, every signal that reads other signals, measurements, pressures or states, and a user's signal
+with its own kernel (``compiled_signal``).
 """
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ import math
 import numpy as np
 import pytest
 
+from numba import carray, cfunc
+
 import hydraulics as hy
 from hydraulics.compiled import circuit_eval, circuit_gaps, compile_circuit
+from hydraulics.compiled_kernel import HEAD
+from hydraulics.compiled_signals import SIGNAL_SIGNATURE
 
 
 class _Stroke:
@@ -57,6 +62,51 @@ def circuit_with_everything(law="coulomb-viscous"):
     return c
 
 
+@cfunc(SIGNAL_SIGNATURE, cache=True)
+def _lag_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, out_):
+    """``_Lag`` as a signal kernel: fpar the time constant; ipar the input's slot and the state."""
+    head = carray(ipar_, HEAD)
+    ipar, fpar = carray(ipar_, head[6]), carray(fpar_, head[7])
+    z, sv, rates = carray(z_, head[0]), carray(sv_, head[10]), carray(rates_, head[0])
+    u, st = sv[ipar[i + 2]], ipar[i + 3]
+    rates[st] = (u - z[st]) / fpar[ipar[i + 1]]
+    if want:
+        out = carray(out_, head[8])
+        out[ipar[i] + 1] = u - z[st]
+    return z[st]
+
+
+class _Lag(hy.Signal):
+    """A user's first-order lag with its own kernel (the signal-kernel protocol): ``x' = (u - x)/tau``, value ``x``,
+    output ``error = u - x``."""
+
+    state_names = ("x",)
+
+    def __init__(self, name, inp, tau):
+        super().__init__(name)
+        self.inp, self.tau = hy.as_signal(inp, f"{name}.in"), tau
+
+    def inputs(self):
+        return [self.inp]
+
+    def evaluate(self, ev):
+        return self.own_state(ev)
+
+    def state_rates(self, ev):
+        (u, du), (x, dx) = ev.signal(self.inp), self.own_state(ev)
+        return [((u - x) / self.tau, (du - dx) / self.tau)]
+
+    def outputs(self, ev):
+        return {"value": (self.own_state(ev)[0], "1"), "error": (ev.signal(self.inp)[0] - self.own_state(ev)[0], "1")}
+
+    def compiled_signal(self, index):
+        return _lag_kernel.address, [self.tau], [index.signal(self.inp), self.state_offset], ["value", "error"]
+
+
+class _OtherLag(_Lag):
+    """A subclass of a signal with its own kernel, without one of its own: not compiled."""
+
+
 class _Leak(hy.Orifice):
     """A user's own subclass of a compiled kind: its equations may differ, so it is not compiled."""
 
@@ -68,7 +118,7 @@ class _Stepper(hy.Signal):
         return (1.0 if ev.t > 0.5 else 0.0), ev.zero()
 
 
-def circuit_with_controls(stroke=None, command=None):
+def circuit_with_controls(stroke=None, command=None, lag=_Lag):
     """Lines (pipe with inertia, cushions), a load-sensing supply (variable pump, compensator, shuttle), the
     pilot-operated valves and signals that read signals, measurements, pressures and own states."""
     stroke = stroke or _Stroke("s")
@@ -103,7 +153,7 @@ def circuit_with_controls(stroke=None, command=None):
     gap = hy.Sum("pressure_term", [lookup, hy.PressureSensor("pB", "VB"), hy.PressureSensor("pP", "P")],
                  [1.0, 1e-9, -1e-9])
     volts = hy.Sum("volts", [gap], [10.0]) if command is None else hy.as_signal(command, "volts")
-    hyst = hy.Hysteresis("hyst", volts, 0.2)
+    hyst = hy.Hysteresis("hyst", lag("lag", volts, 0.01), 0.2)
     c.add(hy.closed_centre_valve("valve", 3e-5, hy.NormalisedCommand("U", hyst, hy.VOLTAGE_10V),
                                  spool=hy.SecondOrderSpool(80.0, 0.7)), P="metered", T="T", A="VA", B="VB")
     return c
@@ -175,6 +225,12 @@ def test_kernel_equals_the_methods_of_lines_load_sensing_and_signals(seed):
     # the engine evaluates the functions of time; the other signals are in the kernel
     assert sorted(k for k, _ in compiled.signals) == ["constant", "constant", "constant", "function"]
     assert_kernel_equals_methods(circuit, compiled, np.random.default_rng(seed))
+
+
+def test_subclass_of_a_signal_with_its_own_kernel_is_named():
+    compiled, why = compile_circuit(circuit_with_controls(lag=_OtherLag))
+    assert compiled is None
+    assert "signal 'lag' (_OtherLag) has no compiled kernel" in why
 
 
 def test_unsupported_signal_is_named():
