@@ -23,8 +23,8 @@ from .compiled_lapack import factor, solve
 from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, jacobian_blocks, residual,
-                            signals_at, to_python)
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, jacobian_blocks,
+                            residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -305,11 +305,11 @@ def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
     if mi[27][0]:  # force elements' gaps (contacts), in Python, after the elements'
         to_python(q, v, z, lam, ws[21])
         fns[2](t)
-    for e in range(len(fns[0])):
+    for e in range(fns[0].size):
         if el_g[e + 1] > el_g[e]:
             z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
-            fns[0][e](2, t, ws[20][z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
-                   ipar[i0:].ctypes, rates.ctypes, forces.ctypes, gaps[el_g[e]:].ctypes)
+            call_kernel(fns[0][e], 2, t, ws[20][z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
+                        forces, gaps[el_g[e]:])
 
 
 @njit(cache=True)
@@ -498,11 +498,11 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
     LAM[row] = lam_c
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    for e in range(len(fns[0])):
+    for e in range(fns[0].size):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
         out = OUT[row, eo[e]:]
-        fns[0][e](1, sc[T], ws[20][z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
-                ipar[i0:].ctypes, rates.ctypes, forces.ctypes, out.ctypes)
+        call_kernel(fns[0][e], 1, sc[T], ws[20][z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
+                    forces, out)
     gen = np.zeros((jt_side.size, 6))
     for k in range(jr_joint.size):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]

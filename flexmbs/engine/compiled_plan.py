@@ -54,20 +54,6 @@ _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (sin
                    "matrix)", -3: "diverging", -4: "too many iterations"}
 
 
-def _noop_kernel():
-    """A kernel that does nothing: the element tuple of a model without state elements."""
-    from numba import cfunc, types
-
-    ptr = types.CPointer(types.float64)
-    sig = types.void(types.int64, types.float64, ptr, ptr, ptr, ptr, ptr, types.CPointer(types.int64), ptr, ptr, ptr)
-
-    @cfunc(sig, cache=True)
-    def noop(mode, t, z, y, ydot, s, fpar, ipar, rates, forces, aux):  # pragma: no cover - compiled
-        return
-
-    return noop
-
-
 def _unsupported(system, events, state) -> str:
     """Why the model cannot take the compiled step ("" if it can)."""
     python = _python_forces(system)
@@ -186,12 +172,11 @@ class _Plan:
         self.mat, self.piv, self.rhs = np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n)
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
-        addresses = [spec.address for spec in specs] or [_noop_kernel().address]
-        self.kernels = [ELEMENT_PROTOTYPE(address) for address in addresses]
+        self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by compiled_step.call_kernel
         self.errors: list = []
         self.force_callback = _SIGNAL_CALLBACK(self._force_function(system))
         self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))
-        self.fns = (tuple(self.kernels), self.force_callback, self.gap_callback, *lapack_functions())
+        self.fns = (self.kernels, self.force_callback, self.gap_callback, *lapack_functions())
         keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
         for e, spec in zip(system.elements, specs):
             own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []

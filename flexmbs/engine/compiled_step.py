@@ -22,7 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
@@ -38,6 +40,26 @@ S_STEPS, S_REJECTED, S_NEWTON_FAIL, S_ITER, S_JAC, S_FACT, S_RES, S_WORST, S_LAS
 T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
 # flag slots
 F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
+
+
+@intrinsic
+def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux):
+    """Call the element kernel at ``address`` (C signature of docs/element-protocol.md) with the arrays' data
+    pointers. The addresses live in one int64 array, so a model's number of elements is not part of the compiled
+    step's type (a tuple of function pointers was: every new count compiled the whole step again, ≈ 1.5 min)."""
+    sig_ = types.void(address, mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)
+
+    def codegen(context, builder, signature, args):
+        dbl, i64 = ir.DoubleType(), ir.IntType(64)
+        fnty = ir.FunctionType(ir.VoidType(), [i64, dbl] + [dbl.as_pointer()] * 5 + [i64.as_pointer()]
+                               + [dbl.as_pointer()] * 3)
+        values = [args[1], args[2]]
+        for aty, val in zip(signature.args[3:], args[3:]):
+            values.append(context.make_array(aty)(context, builder, val).data)
+        builder.call(builder.inttoptr(args[0], fnty.as_pointer()), values)
+        return context.get_dummy_value()
+
+    return sig_, codegen
 
 
 @njit(cache=True)
@@ -66,10 +88,10 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     for i in range(z.size):  # the states in the kernels' units (an element may present scaled states)
         zs[i] = z[i] * zscale[i]
     kernels = fns[0]
-    for e in range(len(kernels)):
+    for e in range(kernels.size):
         z0, y0, s0, a0, f0, i0 = el_z[e], el_y[e], el_s[e], el_a[e], el_f[e], el_i[e]
-        kernels[e](0, t, zs[z0:].ctypes, y[y0:].ctypes, ydot[y0:].ctypes, sig[s0:].ctypes, fpar[f0:].ctypes,
-               ipar[i0:].ctypes, zdot[z0:].ctypes, fy[y0:].ctypes, aux[a0:].ctypes)
+        call_kernel(kernels[e], 0, t, zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], zdot[z0:], fy[y0:],
+                    aux[a0:])
     for i in range(z.size):
         zdot[i] /= zscale[i]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
