@@ -16,7 +16,7 @@ from .recorder import Recorder
 __all__ = ["Sampler", "CAPACITY"]
 
 CAPACITY = (256, 4096)  # samples per buffer, fewest and most: Python runs once per full buffer (and per chunk of
-# steps); each return costs ≈ 0.5 ms, so the buffer holds as many samples as fit BUFFER_BYTES
+# steps): the buffer holds as many samples as fit BUFFER_BYTES
 BUFFER_BYTES = 4 << 20
 
 
