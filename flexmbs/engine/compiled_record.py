@@ -15,9 +15,8 @@ from .recorder import Recorder
 
 __all__ = ["Sampler", "CAPACITY"]
 
-CAPACITY = (256, 4096)  # samples per buffer, fewest and most: Python runs once per full buffer (and per chunk of
-# steps): the buffer holds as many samples as fit BUFFER_BYTES
-BUFFER_BYTES = 4 << 20
+CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
+# error (full disk) then stops the run within 256 samples
 
 
 class Sampler:
@@ -57,9 +56,7 @@ class Sampler:
                    ints(self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
         n_y = sum(len(e.measurements) for e in system.elements)
-        row = 8 * (4 + 2 * n_q + n_z + 3 * n_b + 3 * len(model_markers) + 2 * n_y + int(self.out_offsets[-1]) + n_aux
-                   + 7 * len(joints) + N_OUT * len(compiled_forces) + system.n_c)
-        n = int(min(max(BUFFER_BYTES // row, CAPACITY[0]), CAPACITY[1]))
+        n = CAPACITY
         self.bf = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, n_q)), np.zeros((n, n_q)),
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
                    np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
