@@ -148,26 +148,38 @@ def joint_coordinate(i, j, which, X, R, V, W):
 
 
 @njit(cache=True)
-def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed):
-    """``value`` (N or N m) along the joint coordinate: ``value ∂θ/∂q̄`` on both bodies (``JointActuator``)."""
+def coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH):
+    """``∂θ/∂q̄_n`` of the joint coordinate at marker ``m`` (side 0: marker i, 1: marker j; ``z`` the axis z_i,
+    ``c = z_i × (x_j - x_i)``): rotation ``∓ z_iᵀ J_θ``, translation ``cᵀ J_θ,i - z_iᵀ J_x,i`` and ``z_iᵀ J_x,j``
+    (``joints.rotation_coordinate``, ``translation_coordinate``)."""
+    if which == 0:
+        g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
+        return -g if side == 0 else g
+    if side == 0:
+        return (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
+            z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
+    return z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
+
+
+@njit(cache=True)
+def axis_and_arm(i, j, X, R):
+    """The joint axis ``z_i`` and ``z_i × (x_j - x_i)`` (6 floats)."""
     d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
     z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+    return z0, z1, z2, z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+
+
+@njit(cache=True)
+def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed):
+    """``value`` (N or N m) along the joint coordinate: ``value ∂θ/∂q̄`` on both bodies (``JointActuator``)."""
+    z0, z1, z2, c0, c1, c2 = axis_and_arm(i, j, X, R)
     for side in range(2):
         m = i if side == 0 else j
         bd = marker_body[m]
         if bd < 0:
             continue
         for n in range(6 + n_modes[bd]):
-            if which == 0:
-                g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
-                g = -g if side == 0 else g
-            elif side == 0:
-                g = (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
-                    z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
-            else:
-                g = z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
-            packed[bd, n] += value * g
+            packed[bd, n] += value * coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH)
 
 
 @njit(cache=True)
@@ -290,9 +302,7 @@ def driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes,
         if which == 0:
             error = (error + math.pi) % (2.0 * math.pi) - math.pi
         phi_all[row] = error
-        d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-        z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-        c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+        z0, z1, z2, c0, c1, c2 = axis_and_arm(i, j, X, R)
         for side in range(2):
             m = i if side == 0 else j
             bd = marker_body[m]
@@ -305,14 +315,7 @@ def driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes,
                 continue
             o = offsets[bd]
             for n in range(6 + n_modes[bd]):
-                if which == 0:
-                    g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
-                    g = -g if side == 0 else g
-                elif side == 0:
-                    g = (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
-                        z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
-                else:
-                    g = z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
+                g = coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH)
                 if side == 0:
                     ji[pos, n] = g
                 else:
