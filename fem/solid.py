@@ -235,13 +235,19 @@ def nodal_stress(disc: SolidDiscretization, displacement: np.ndarray, lam: np.nd
     enodes = disc.element_nodes[elems]  # (e, nb)
     ue = u[enodes]  # (e, nb, 3, k)
     du = np.einsum("aiep,eajk->epjik", grad, ue, optimize=True)  # ∂u_j/∂x_i at element node p: (e, p, j, i, k)
-    strain = 0.5 * (du + du.transpose(0, 1, 3, 2, 4))
-    lam_e = lam[disc.element_order[elems]][:, None, None, None, None]
-    mu_e = mu[disc.element_order[elems]][:, None, None, None, None]
-    trace = np.einsum("epiik->epk", strain)[:, :, None, None, :]
-    stress = lam_e * trace * np.eye(3)[None, None, :, :, None] + 2.0 * mu_e * strain
-    voigt = np.stack([stress[:, :, 0, 0], stress[:, :, 1, 1], stress[:, :, 2, 2], stress[:, :, 1, 2],
-                      stress[:, :, 0, 2], stress[:, :, 0, 1]], axis=2)  # (e, p, 6, k)
+    # the six Voigt components straight from the gradient (no 3 × 3 strain and stress temporaries):
+    # σ = λ tr(ε) I + 2 μ ε with ε = (∇u + ∇uᵀ) / 2
+    lam_e = lam[disc.element_order[elems]][:, None, None]
+    mu_e = mu[disc.element_order[elems]][:, None, None]
+    voigt = np.empty(du.shape[:2] + (6, k))  # (e, p, 6, k)
+    trace = lam_e * (du[:, :, 0, 0] + du[:, :, 1, 1] + du[:, :, 2, 2])
+    for c, (i, j) in enumerate(((0, 0), (1, 1), (2, 2), (1, 2), (0, 2), (0, 1))):
+        if i == j:
+            np.multiply(2.0 * mu_e, du[:, :, i, i], out=voigt[:, :, c])
+            voigt[:, :, c] += trace
+        else:
+            np.add(du[:, :, i, j], du[:, :, j, i], out=voigt[:, :, c])
+            voigt[:, :, c] *= mu_e
     total = (gather @ voigt.reshape(gather.shape[1], 6 * k)).reshape(gather.shape[0], 6, k)
     return (total / count[:, None, None])[inverse]
 
