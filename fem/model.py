@@ -227,9 +227,9 @@ class FEModel:
     def _surface_weights(self, connected: np.ndarray) -> np.ndarray:
         if self.solid is None:
             return np.ones(len(connected))
-        if "surface_areas" not in self._cache:
-            self._cache["surface_areas"] = surface_areas(self.solid)
-        areas = self._cache["surface_areas"][connected]
+        if getattr(self, "_surface_areas", None) is None:  # the mesh's own: kept when nodes are added (not _cache)
+            self._surface_areas = surface_areas(self.solid)
+        areas = self._surface_areas[connected]
         return areas if np.count_nonzero(areas) >= 3 else np.ones(len(connected))
 
     # ------------------------------------------------------------------ constrained matrices
