@@ -46,8 +46,8 @@ class _Basis:
     ``Vᵀ K V`` (the projected mass is ``I``)."""
 
     def __init__(self, n: int, capacity: int):
-        self.v = np.empty((n, capacity))
-        self.mv = np.empty((n, capacity))
+        self.v = np.empty((n, capacity), order="F")
+        self.mv = np.empty((n, capacity), order="F")
         self.k = np.empty((capacity, capacity))
         self.size = 0
 
@@ -59,7 +59,7 @@ class _Basis:
         if d + b > self.v.shape[1]:
             capacity = max(d + b, int(1.25 * self.v.shape[1]))
             for name in ("v", "mv"):
-                grown = np.empty((self.v.shape[0], capacity))
+                grown = np.empty((self.v.shape[0], capacity), order="F")
                 grown[:, :d] = getattr(self, name)[:, :d]
                 setattr(self, name, grown)
             k = np.empty((capacity, capacity))
