@@ -234,7 +234,9 @@ def nodal_stress(disc: SolidDiscretization, displacement: np.ndarray, lam: np.nd
     elems, grad, gather, count, inverse = _stress_operator(disc, nodes)
     enodes = disc.element_nodes[elems]  # (e, nb)
     ue = u[enodes]  # (e, nb, 3, k)
-    du = np.einsum("aiep,eajk->epjik", grad, ue, optimize=True)  # ∂u_j/∂x_i at element node p: (e, p, j, i, k)
+    n_e, nb = enodes.shape
+    # ∂u_j/∂x_i at element node p, (e, p, i, j, k): one small matrix product per element, (p i × a)(a × j k)
+    du = np.matmul(grad, ue.reshape(n_e, nb, 3 * k)).reshape(n_e, grad.shape[1] // 3, 3, 3, k)
     # the six Voigt components straight from the gradient (no 3 × 3 strain and stress temporaries):
     # σ = λ tr(ε) I + 2 μ ε with ε = (∇u + ∇uᵀ) / 2
     lam_e = lam[disc.element_order[elems]][:, None, None]
@@ -256,7 +258,7 @@ def _stress_operator(disc: SolidDiscretization, nodes: np.ndarray):
     """What :func:`nodal_stress` needs for ``nodes`` besides the displacements, kept on ``disc`` for the last node
     set (the modal stress field asks for the same nodes once per block of modes; rebuilding the basis at the
     element nodes each time cost most of it): the elements touching the nodes, the shape-function gradients at
-    their nodes (nb, 3, e, nb), the sparse (node × element-node) sum replacing ``np.add.at``, the element count
+    their nodes (e, 3 nb, nb), the sparse (node × element-node) sum replacing ``np.add.at``, the element count
     per node and the map back to the order of ``nodes``."""
     key = nodes.tobytes()
     cached = getattr(disc, "_stress_cache", None)
@@ -270,6 +272,7 @@ def _stress_operator(disc: SolidDiscretization, nodes: np.ndarray):
                                elements=elems)
     nb = len(at_nodes.basis)
     grad = np.stack([at_nodes.basis[a][0].grad for a in range(nb)], axis=0)  # (nb, 3, e, point)
+    grad = np.ascontiguousarray(grad.transpose(2, 3, 1, 0)).reshape(len(elems), -1, nb)  # (e, point 3, nb)
     flat = disc.element_nodes[elems].ravel()
     unique, inverse = np.unique(nodes, return_inverse=True)
     row = np.full(disc.mesh.n_nodes, -1, dtype=np.int64)
