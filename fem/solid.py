@@ -66,6 +66,10 @@ class SolidDiscretization:
     element_nodes: np.ndarray
     element_order: np.ndarray
 
+    def release_pattern(self) -> None:
+        """Drop the node-pair assembly pattern kept by :func:`_node_pattern` (rebuilt if asked for again)."""
+        self._pattern = None
+
 
 def discretize(mesh: Mesh) -> SolidDiscretization:
     """Build the scikit-fem mesh and basis of ``mesh`` and map skfem dofs onto our nodes."""
