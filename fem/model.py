@@ -227,9 +227,9 @@ class FEModel:
     def _surface_weights(self, connected: np.ndarray) -> np.ndarray:
         if self.solid is None:
             return np.ones(len(connected))
-        if "surface_areas" not in self._cache:
-            self._cache["surface_areas"] = surface_areas(self.solid)
-        areas = self._cache["surface_areas"][connected]
+        if getattr(self, "_surface_areas", None) is None:  # the mesh's own: kept when nodes are added (not _cache)
+            self._surface_areas = surface_areas(self.solid)
+        areas = self._surface_areas[connected]
         return areas if np.count_nonzero(areas) >= 3 else np.ones(len(connected))
 
     # ------------------------------------------------------------------ constrained matrices
@@ -417,6 +417,7 @@ def solid_model(mesh: Mesh, material: Material | str | dict | None = None) -> FE
     disc: SolidDiscretization = discretize(mesh)
     stiffness = assemble_stiffness(disc, lam, mu)
     mass = assemble_mass(disc, rho)
+    disc.release_pattern()  # the assembly pattern (≈ 75 MB at 177k dofs) is not needed after the assembly
     n = mesh.n_nodes
     translation_dofs = np.arange(3 * n).reshape(n, 3)
     return FEModel(mesh.points, mesh.node_ids, stiffness, mass, translation_dofs, np.full((n, 3), -1),

@@ -137,7 +137,27 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     Returns
     -------
     FlexBody
+
+    Notes
+    -----
+    Runs with OpenBLAS (NumPy's and SciPy's dense BLAS) on one thread; PARDISO (MKL) keeps its threads. The dense
+    products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
+    (docs/benchmarks.md, "Reduction at its limit"), the second OpenBLAS thread mostly spin-waited.
     """
+    with _openblas_one_thread():
+        return _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_modes, progress,
+                       stress_field, paths, max_frequency, geometric_stiffness)
+
+
+def _openblas_one_thread():
+    """Context: OpenBLAS (all copies loaded, NumPy's and SciPy's) limited to one thread, restored on exit."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(internal_api="openblas").limit(limits=1)
+
+
+def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_modes, progress, stress_field, paths,
+            max_frequency, geometric_stiffness) -> FlexBody:
     say = progress or (lambda message: None)
     start = time.perf_counter()
     if not isinstance(interfaces, Mapping):
