@@ -308,8 +308,11 @@ def test_angular_momentum_of_every_piston_equals_the_impulse_of_its_bar_and_cyli
                                                                                             friction):
     """Force balance behind every bar force of Tables 3-3/3-4 (valve opening, 0-0.3 s): for each piston
     J (ω(t1) − ω(t0)) = ∫ (Σ lug-force moments + friction torque) dt, J = m (r_o² + r_i²) / 2 of its ring; 0.1 % of
-    the impulse of the largest torque (trapezoid over the 1 ms samples). Flexible bars: the coarse reduction."""
-    changes = {"flexible": flexible, "friction_static": 0.5 * friction, "friction_dynamic": 0.42 * friction}
+    the impulse of the largest torque (trapezoid over the 1 ms samples). Flexible bars: the coarse reduction. At
+    rtol 1e-5: at the case's default 1e-4 the balance of the rigid pistons with friction carries integration error
+    of the same size as the tolerance (0.7–1.0 of it on both engines and both OpenBLAS kernels; 0.6 at 1e-5)."""
+    changes = {"flexible": flexible, "friction_static": 0.5 * friction, "friction_dynamic": 0.42 * friction,
+               "rtol": 1e-5}
     if flexible:
         changes.update(request.getfixturevalue("coarse_bar")[0])
     p = parameters(changes)
