@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hydraulics.compiled import circuit_eval, compile_circuit
+from hydraulics.compiled import compile_circuit
+from hydraulics.compiled_check import check_point
 
 
 class _Stroke:
@@ -57,14 +58,4 @@ def test_case_circuit_compiles_and_equals_its_methods(build):
         z = random_state(circuit, rng)
         y = np.array([retracted + rng.uniform(-0.02, stroke + 0.02)])
         ydot = rng.normal(size=1) * 0.3
-        sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
-                        for k, d in compiled.signals])
-        rates, forces = np.zeros(z.size), np.zeros(1)
-        aux, out = np.zeros(compiled.n_aux), np.zeros(len(compiled.output_names))
-        circuit_eval(t, z, y, ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
-        ref = circuit.outputs(t, z, y, ydot)
-        assert list(ref) == compiled.output_names
-        for name, value in zip(compiled.output_names, out):
-            assert value == pytest.approx(ref[name], rel=1e-9, abs=1e-12), name
-        np.testing.assert_allclose(rates, circuit.rates(t, z, y, ydot), rtol=1e-9, atol=1e-300)
-        np.testing.assert_allclose(forces, circuit.forces(t, z, y, ydot), rtol=1e-9, atol=1e-9)
+        check_point(circuit, compiled, t, z, y, ydot, out_abs=1e-12)

@@ -21,7 +21,8 @@ from cases.platen_stroke.circuit import build_circuit
 from cases.platen_stroke.controls import StrokeCommand
 from cases.platen_stroke.model import build_mechanism
 from cases.platen_stroke.simulation import build_model, scenario_settings
-from hydraulics.compiled import circuit_eval, compile_circuit
+from hydraulics.compiled import compile_circuit
+from hydraulics.compiled_check import check_point
 
 SCENARIOS = ("close", "open", "close-pid", "open-pid", "close-full-acceleration", "close-abrupt-deceleration")
 
@@ -53,17 +54,7 @@ def assert_kernel_equals_methods(circuit, p, rng, n=300):
                              end + rng.uniform(0.0, 0.1), p["safety_distance"] + rng.uniform(-0.1, 0.8)])
         y[gap] = p["stroke"] + 1.0 - travel
         ydot = rng.normal(size=n_y) * 0.3
-        sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
-                        for k, d in compiled.signals])
-        rates, forces = np.zeros(n_z), np.zeros(n_y)
-        aux, out = np.zeros(compiled.n_aux), np.zeros(len(compiled.output_names))
-        circuit_eval(t, z, y, ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
-        ref = circuit.outputs(t, z, y, ydot)
-        assert list(ref) == compiled.output_names
-        for name, value in zip(compiled.output_names, out):
-            assert value == pytest.approx(ref[name], rel=1e-9, abs=1e-12), name
-        np.testing.assert_allclose(rates, circuit.rates(t, z, y, ydot), rtol=1e-9, atol=1e-300)
-        np.testing.assert_allclose(forces, circuit.forces(t, z, y, ydot), rtol=1e-9, atol=1e-9)
+        ref = check_point(circuit, compiled, t, z, y, ydot, out_abs=1e-12)
         phases.add(int(ref["controller.phase"]))
     return phases
 

@@ -18,7 +18,8 @@ import pytest
 from numba import carray, cfunc
 
 import hydraulics as hy
-from hydraulics.compiled import circuit_eval, circuit_gaps, compile_circuit
+from hydraulics.compiled import circuit_gaps, compile_circuit
+from hydraulics.compiled_check import check_point, evaluate_kernel
 from hydraulics.compiled_kernel import HEAD
 from hydraulics.compiled_signals import SIGNAL_SIGNATURE
 
@@ -182,13 +183,8 @@ def random_points(circuit, rng, n=40):
 
 def assert_kernel_equals_methods(circuit, compiled, rng):
     for t, z, y, ydot in random_points(circuit, rng):
-        rates, forces, aux, out = evaluate(compiled, t, z, y, ydot)
-        ref_out = circuit.outputs(t, z, y, ydot)
-        assert list(ref_out) == compiled.output_names
-        for name, value in zip(compiled.output_names, out):
-            assert value == pytest.approx(ref_out[name], rel=1e-9, abs=1e-300), name
-        np.testing.assert_allclose(rates, circuit.rates(t, z, y, ydot), rtol=1e-9, atol=1e-300)
-        np.testing.assert_allclose(forces, circuit.forces(t, z, y, ydot), rtol=1e-9, atol=1e-9)
+        check_point(circuit, compiled, t, z, y, ydot)
+        aux = evaluate_kernel(compiled, t, z, y, ydot)[2]
         np.testing.assert_allclose(aux, list(circuit.integrands(t, z, y, ydot).values()), rtol=1e-9, atol=1e-300)
         gaps = np.zeros(2 * len(compiled.gap_names))
         circuit_gaps(y, ydot, compiled.fpar, compiled.ipar, gaps)
@@ -197,15 +193,6 @@ def assert_kernel_equals_methods(circuit, compiled, rng):
         n = len(compiled.gap_names)
         np.testing.assert_allclose(gaps[:n], [g for g, _ in ref_gaps.values()], rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(gaps[n:], [r for _, r in ref_gaps.values()], rtol=1e-12, atol=1e-15)
-
-
-def evaluate(compiled, t, z, y, ydot):
-    sig = np.array([d if k == "constant" else (np.interp(t, *d) if k == "table" else d(t))
-                    for k, d in compiled.signals])
-    rates, forces = np.zeros(z.size), np.zeros(y.size)
-    aux, out = np.zeros(compiled.n_aux), np.zeros(len(compiled.output_names))
-    circuit_eval(t, z, y, ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
-    return rates, forces, aux, out
 
 
 @pytest.mark.parametrize("seed, law", [(0, "coulomb-viscous"), (1, "coulomb-viscous"), (2, "brown-mcphee"),
