@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.errors import MeshError, ModelError
-from fem.nastran import card_fields as _card_fields
+from fem.nastran import bulk_cards, card_fields as _card_fields
 
 __all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_dmig", "write_dmig", "read_matrix", "read_node_positions",
            "matrix_model", "load_matrix_model"]
@@ -79,21 +79,10 @@ def _nastran_real(text: str, where: str) -> float:
 
 def _dmig_cards(path: str) -> dict:
     """``{matrix name: [card lines, ...]}`` of the DMIG cards of a Nastran bulk data or punch file."""
-    cards, current = {}, None
-    with open(path, errors="replace") as handle:
-        for line in handle:
-            if not line.strip() or line.startswith("$"):
-                continue
-            head = line[:8].split(",")[0].strip().upper()
-            if head in ("DMIG", "DMIG*"):
-                current = []
-                fields = _card_fields([line])
-                cards.setdefault(fields[0].upper() if fields else "", []).append(current)
-                current.append(line)
-            elif current is not None and (line[0] in "+* " or line.startswith(",")) and not head.isalpha():
-                current.append(line)
-            else:
-                current = None
+    cards = {}
+    for lines in bulk_cards(path, "DMIG"):
+        fields = _card_fields(lines[:1])
+        cards.setdefault(fields[0].upper() if fields else "", []).append(lines)
     return cards
 
 

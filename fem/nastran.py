@@ -25,7 +25,7 @@ import numpy as np
 from fem.errors import MaterialError, MeshError
 from fem.materials import Material
 
-__all__ = ["annotate_raw", "read_cards", "read_set1", "card_fields"]
+__all__ = ["annotate_raw", "read_cards", "read_set1", "card_fields", "bulk_cards"]
 
 _EXPONENT = re.compile(r"(?<=[0-9.])([+-])(?=[0-9])")  # Nastran's 1.5+3 = 1.5e3 (no E)
 
@@ -108,24 +108,30 @@ def card_fields(lines: list[str]) -> list[str]:
     return out
 
 
-def read_set1(path: str) -> dict:
-    """``SET1`` cards of a bulk data file: ``{sid: ids}`` (``THRU`` ranges expanded; small, large or free field,
-    with continuation lines)."""
-    cards, current = {}, None
+def bulk_cards(path: str, name: str) -> list[list[str]]:
+    """The ``name`` cards of a bulk data or punch file (small or large field, ``name*``, or free field), each as
+    its lines with the continuation lines that follow it."""
+    cards, current = [], None
     with open(path, errors="replace") as handle:
         for line in handle:
             if not line.strip() or line.startswith("$"):
                 continue
             head = line[:8].split(",")[0].strip().upper()
-            if head.rstrip("*") == "SET1":
+            if head.rstrip("*") == name:
                 current = [line]
-                cards.setdefault(len(cards), current)
-            elif current is not None and (line[0] in "+* ," ) and not head.isalpha():
+                cards.append(current)
+            elif current is not None and line[0] in "+* ," and not head.isalpha():
                 current.append(line)
             else:
                 current = None
+    return cards
+
+
+def read_set1(path: str) -> dict:
+    """``SET1`` cards of a bulk data file: ``{sid: ids}`` (``THRU`` ranges expanded; small, large or free field,
+    with continuation lines)."""
     sets = {}
-    for lines in cards.values():
+    for lines in bulk_cards(path, "SET1"):
         f = [x for x in card_fields(lines) if x and not x.startswith("+")]  # continuation markers out
         try:
             sid, ids, k = int(f[0]), [], 1
