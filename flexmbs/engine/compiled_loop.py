@@ -24,7 +24,7 @@ from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, jacobian_blocks,
-                            residual, signals_at, to_python)
+                            constraints_at, residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -213,6 +213,12 @@ def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
         return
     signals_at(sc[T], sc, cb)
     residual(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
+    _trapezoid(h, aux, integrals, aux_prev)
+
+
+@njit(cache=True)
+def _trapezoid(h, aux, integrals, aux_prev):
+    """Add the trapezoid of the step ``h`` with the integrands ``aux`` at its end (``aux_prev`` at its start)."""
     for k in range(aux.size):
         integrals[k] += 0.5 * h * (aux_prev[k] + aux[k])
         aux_prev[k] = aux[k]
@@ -230,7 +236,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
     ``gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
     element offsets into the buffer, [re-arm gap])."""
     if mode == 0:
-        take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
+        take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, False)
         _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
         integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev)
         if gv[0].size:
@@ -345,7 +351,11 @@ def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, s
     stats[S_STEPS] += 1
     stats[S_LAST_ITERS] = iters
     sc[ERR] = err
-    _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
+    end = sc[T] >= t_end * (1.0 - 1e-12)
+    interval = coef[C_INTERVAL]
+    sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # _Run._accept's output rule
+    if not sample:  # a sample evaluates the integrands at this state anyway (take_sample integrates then)
+        _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
     fl[F_FRESH] = 0
     fl[F_HALVED] = 0
     if iters > 3:
@@ -361,11 +371,11 @@ def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, s
     if h_try >= sc[H] * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
         sc[H] = min(coef[C_MAXSTEP], h_try * factor)
     if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
+        if sample:
+            _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
         return STEP_TOO_SMALL
-    end = sc[T] >= t_end * (1.0 - 1e-12)
-    interval = coef[C_INTERVAL]
-    if interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end:  # _Run._accept's output rule
-        take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals)
+    if sample:
+        take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, True)
         sc[NEXT] = sc[T] + interval
     if end:
         return END
@@ -410,7 +420,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
-        residual(t_k, q + k * s * v, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+        constraints_at(q + k * s * v, v, mi, mf, ws, phi, jac)  # only Φ is needed there
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
@@ -460,11 +470,13 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
 
 
 @njit(cache=True)
-def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
+def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, integrate):
     """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
-    (through the elements' output kernels) and integrals, step size, iterations, constraint violation."""
+    (through the elements' output kernels) and integrals, step size, iterations, constraint violation.
+    ``integrate``: first add the accepted step ``h`` to the integrals (:func:`_integrate`) with the integrands of
+    the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``)."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, LAM, FB, cnt) = bf
     (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
@@ -479,6 +491,8 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals):
         if FB[0] == 0:
             FB[1] = sc[T]
         FB[0] += 1
+    if integrate:
+        _trapezoid(h, ws[17], integrals, aux_prev)
     phi = tmp[4]
     pmax = 0.0
     for r in range(phi.size):
