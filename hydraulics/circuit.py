@@ -374,6 +374,8 @@ class Circuit:
 
     def integral_warnings(self, integrals: dict[str, float], t, z, y, ydot) -> list[str]:
         """Warnings for added oil above ``ADDED_OIL_FRACTION`` of a node's volume at ``(t, z, y)`` (the start)."""
+        if not any(value > 0.0 for value in integrals.values()):  # no oil added anywhere: nothing to size
+            return []
         ev = self.evaluate(t, z, y, ydot)
         lines = []
         for volume in self.volumes:

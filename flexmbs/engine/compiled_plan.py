@@ -297,12 +297,15 @@ class CompiledRun:
         self.new = tuple(x.copy() for x in self.cur)
         p = plan
         self._advance(0)  # the start: sample, Jacobian, integrands
-        self._check_callback()
-        p.sampler.flush(self.recorder, self.stats)
+        self._check_callback()  # the start's sample stays in the buffer until the first attempt (or flush())
         if self.events.active:
             self.events.start(state)
             self._armed_to_compiled()
         self._sync()
+
+    def flush(self) -> None:
+        """Hand the buffered samples to the recorder (each attempt does; the start's sample waits for it)."""
+        self.plan.sampler.flush(self.recorder, self.stats)
 
     @property
     def h(self) -> float:
@@ -401,7 +404,8 @@ class CompiledRun:
                 self._check_callback()
         finally:
             self._sync()
-            p.sampler.flush(self.recorder, self.stats)
+            if code != CONTINUE or self.recorder.writer is not None:  # in memory: a full buffer or the end
+                self.flush()
         if code in (OUTPUT, END, CONTINUE):
             return
         t, names = self.state.t, equation_names(self.system)

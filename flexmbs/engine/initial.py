@@ -84,10 +84,12 @@ ROUND_OFF_STALL = 1e-9  # m: a Newton stalled below this is at round-off (large 
 
 def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-12, max_iter: int = 50):
     """Closest ``q`` to ``q0`` with ``Φ(q, t) = 0``; raises :class:`ModelError` if the constraints cannot be met."""
-    system.select_rows(q0, t)  # an independent set of equations at the given placement
+    dropped = system.select_rows(q0, t)  # an independent set of equations at the given placement
     q = _assemble(system, q0, t, tol, max_iter)
-    # the rank at the assembled position decides (an approximate placement may hide or fake a dependency)
-    dropped = system.select_rows(q, t)
+    # the rank at the assembled position decides (an approximate placement may hide or fake a dependency); a
+    # placement that already met the constraints was not moved, and the same rows are found there again
+    if not np.array_equal(q, q0):
+        dropped = system.select_rows(q, t)
     if dropped.size:
         q = _assemble(system, q, t, tol, max_iter)
         phi, jac = system.all_constraints(system.context(q, np.zeros_like(q), t))
@@ -129,7 +131,7 @@ def _assemble(system, q0: np.ndarray, t: float, tol: float, max_iter: int):
 def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) -> np.ndarray:
     """Closest ``q̇`` to ``v0`` (weighted, see :func:`correction_weights`) satisfying ``Φ_q q̇ + Φ_t = 0``."""
     _, jac = system.constraints(system.context(q, v0, t))
-    phi_t = system.constraint_rate(q, v0, t)
+    phi_t = system.constraint_rate(q, v0, t) if rheonomic(system) else np.zeros(jac.shape[0])
     rhs = jac @ v0 + phi_t
     inverse = correction_weights(system)
     scaled = jac * inverse  # Φ_q W⁻¹
@@ -142,9 +144,23 @@ def acceleration_rhs(system, q, v, t, eps: float = 1e-4, phi0=None) -> np.ndarra
     (``phi0``: ``Φ(q, t)`` if already known)."""
     speed = max(np.linalg.norm(v), 1.0)
     s = eps / speed
-    phi = [system.constraints(system.context(q + k * s * v, v, t + k * s), False)[0] if k or phi0 is None
-           else phi0 for k in (-1, 0, 1)]
+    at_rest = not rheonomic(system) and not np.any(v)  # then Φ(q + s q̇, t + s) is Φ(q - s q̇, t - s)
+    phi = []
+    for k in (-1, 0, 1):
+        if k == 0 and phi0 is not None:
+            phi.append(phi0)
+        elif k == 1 and at_rest:
+            phi.append(phi[0])
+        else:
+            phi.append(system.constraints(system.context(q + k * s * v, v, t + k * s), False)[0])
     return -(phi[2] - 2.0 * phi[1] + phi[0]) / s**2
+
+
+def rheonomic(system) -> bool:
+    """Whether ``Φ`` may depend on time: prescribed motions, or joints with their own (Python) equations. The
+    library joints' rows do not (:class:`flexmbs.engine.constraint_kernels.CompiledConstraints`), and without these
+    ``Φ_t`` is exactly zero."""
+    return bool(getattr(system, "driven_joints", True) or getattr(system, "fallback_joints", True))
 
 
 def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, jac=None):

@@ -11,12 +11,28 @@ class Integrals:
     of the quantities state elements declare with ``integral_units`` and ``integrands`` (docs/element-protocol.md):
     no extra state, so the Newton matrices and the error control of the model are unchanged."""
 
-    def __init__(self, system, state):
+    def __init__(self, system, state, eager: bool = True):
         self.system = system
         self.elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "integrands")]
         self.values = {f"element/{e.name}/{key}": 0.0 for _, e in self.elements for key in e.integral_units}
         self.start = state
-        self.rates = self._rates(state) if self.elements else {}
+        # the integrands at the start; eager=False: on the first advance only (the compiled step integrates with its
+        # own kernels and never asks; an element with a memory, e.g. a hysteresis signal, is evaluated in the same
+        # order as before on the Python path, which builds its Integrals eagerly)
+        self._start_rates = None
+        if eager:
+            self._start_rates = self._rates(state) if self.elements else {}
+
+    @property
+    def rates(self) -> dict:
+        """The integrands at the last accepted state (at the start before the first step)."""
+        if self._start_rates is None:
+            self._start_rates = self._rates(self.start) if self.elements else {}
+        return self._start_rates
+
+    @rates.setter
+    def rates(self, value: dict) -> None:
+        self._start_rates = value
 
     def _arguments(self, state):
         ctx = self.system.context(state.q, state.v, state.t)

@@ -196,13 +196,14 @@ class Recorder:
             self._first = (float(times[0]), {k: v[0] for k, v in columns.items()}, tuple(x[0] for x in states))
         self.writer.append_block(times, columns, self.units, self.components, states)
 
-    def _blocks_to_rows(self) -> None:
-        """In-memory samples kept as blocks, joined into the arrays :meth:`finish` builds the results from."""
+    def _join_blocks(self) -> tuple:
+        """In-memory samples kept as blocks, joined: ``(times, columns, states)`` as arrays (one row per sample)."""
         blocks = self.blocks
-        self.times = list(np.concatenate([b[0] for b in blocks]))
-        keys = list(blocks[0][1])
-        self._columns = {k: np.concatenate([b[1][k] for b in blocks]) for k in keys}
-        self.states = list(zip(*(np.concatenate([b[2][k] for b in blocks]) for k in range(3))))
+        if len(blocks) == 1:
+            return blocks[0]
+        times = np.concatenate([b[0] for b in blocks])
+        columns = {k: np.concatenate([b[1][k] for b in blocks]) for k in blocks[0][1]}
+        return times, columns, tuple(np.concatenate([b[2][k] for b in blocks]) for k in range(3))
 
     def finish(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> Results:
         warnings = list(warnings or [])
@@ -221,19 +222,22 @@ class Recorder:
                 if self.scratch:
                     results.path = None
                 return results
-        data = {}
-        if self.blocks:
-            self._blocks_to_rows()
-            data = self._columns
-        elif self.rows:
-            for key in self.rows[0]:
-                data[key] = np.array([r[key] for r in self.rows])
+        data, states = {}, None
+        if self.blocks:  # the compiled step's columns: joined, not split into rows and stacked again
+            times, data, states = self._join_blocks()
+        else:
+            times = np.array(self.times)
+            if self.rows:
+                for key in self.rows[0]:
+                    data[key] = np.array([r[key] for r in self.rows])
+            if self.states:
+                states = [np.array([s[k] for s in self.states]) for k in range(3)]
         units = {k: self.units[k] for k in data}
-        results = Results(np.array(self.times), data, units, self.components, success=status == "finished",
+        results = Results(times, data, units, self.components, success=status == "finished",
                           message=message, status=status, statistics=statistics,
                           path=self.writer.path if self.writer else None, attributes=self.attributes)
-        if self.states:
-            results.states = {key: np.array([s[k] for s in self.states]) for k, key in enumerate(("q", "v", "z"))}
+        if states is not None:
+            results.states = dict(zip(("q", "v", "z"), states))
         return results
 
 

@@ -304,6 +304,8 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     finally:
         if bar is not None:
             bar.close()
+    if hasattr(run, "flush"):  # the compiled step's buffered samples (the start's, if no attempt ran)
+        run.flush()
     stats = run.stats
     stats.update({k: int(v) for k, v in integ.stats.items()})
     stats["t_end"] = float(run.state.t)
@@ -349,7 +351,7 @@ def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, out
         raise ModelError(f"engine must be 'auto', 'compiled' or 'python', got {engine!r}")
     why = "engine='python' asked"
     if engine != "python":
-        integrals = Integrals(system, state)
+        integrals = Integrals(system, state, eager=False)  # the compiled step integrates in its kernels
         hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": _newton_message,
                  "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
                  "recorder": recorder, "events": events}
