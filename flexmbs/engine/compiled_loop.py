@@ -420,7 +420,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
-        constraints_at(q + k * s * v, v, mi, mf, ws, phi, jac)  # only Φ is needed there
+        constraints_at(q + k * s * v, v, mi, mf, ws, phi, jac)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)

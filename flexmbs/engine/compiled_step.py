@@ -141,21 +141,14 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
 
 @njit(cache=True)
 def constraints_at(q, v, mi, mf, ws, phi, jac):
-    """``Φ`` and ``Φ_q`` of the kept rows at ``(q, q̇)`` alone: the constraint part of :func:`residual` (the same
-    kernels in the same order, so the same numbers) without masses, forces and element kernels. The second
-    difference of ``Φ`` in an output sample (``compiled_loop.consistent_sample``) needs only these: two full
-    residuals there cost as much as a step (hydraulic race, 15 µs per sample)."""
-    (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
-     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps,
-     fx_bodies, f_rows, f_friction, drv) = mi
-    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale,
-     fx_data) = mf
-    (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
-     py, fx_work) = ws
+    """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
+    of ``Φ`` in :func:`flexmbs.engine.compiled_loop.consistent_sample`."""
+    offsets, n_modes, marker_body, n_coord, keep = mi[0], mi[1], mi[3], mi[4], mi[11]
+    A, G, omega, X, R, JX, JTH, V, W = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8]
     body_kinematics(q, v, offsets, A, G, omega)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
-    _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                      n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac)
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, mf[4], mf[5], mf[6], mf[7], X, R, JX, JTH, V, W)
+    _constraint_block(q, X, R, JX, JTH, V, W, G, mi[5], mi[6], mi[7], mi[8], mi[9], mi[10], marker_body, offsets,
+                      n_coord, n_modes, keep, mi[31], mf[11], ws[12], ws[13], ws[10], ws[11], phi, jac)
 
 
 @njit(cache=True)
