@@ -297,7 +297,9 @@ class CompiledRun:
         self.new = tuple(x.copy() for x in self.cur)
         p = plan
         self._advance(0)  # the start: sample, Jacobian, integrands
-        self._check_callback()  # the start's sample stays in the buffer until the first attempt (or flush())
+        self._check_callback()
+        if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
+            self.flush()
         if self.events.active:
             self.events.start(state)
             self._armed_to_compiled()
