@@ -77,6 +77,12 @@ class LateralGuide(ForceElement):
         _, _, _, _, deflection, f_n, friction = self._state(ctx)
         return {"lateral_force": f_n, "friction_force": float(np.linalg.norm(friction)), "deflection": deflection}
 
+    def compiled_force(self, system):
+        """Its kernel for the compiled step (:mod:`.compiled_forces`, protocol :mod:`flexmbs.engine.force_kernels`)."""
+        from .compiled_forces import guide_spec
+
+        return guide_spec(self, system)
+
     def potential_energy(self, ctx):
         """``k e² / 2`` (J)."""
         return 0.5 * self.stiffness * self._state(ctx)[4] ** 2

@@ -91,6 +91,12 @@ class PadSet(ForceElement):
             out.update({f"{name}_Fx": float(f[0]), f"{name}_Fy": float(f[1]), f"{name}_Fz": float(f[2])})
         return out
 
+    def compiled_force(self, system):
+        """Its kernel for the compiled step (:mod:`.compiled_forces`, protocol :mod:`flexmbs.engine.force_kernels`)."""
+        from .compiled_forces import pad_spec
+
+        return pad_spec(self, system)
+
     def potential_energy(self, ctx):
         X = ctx.marker_arrays()[0]
         self._groups()

@@ -31,17 +31,17 @@ def flexible_arrays(system, state_q) -> tuple:
     z = np.zeros
     mass, c0, J0 = z(nf), z((nf, 3)), z((nf, 3, 3))
     i3, i4, i5, i6 = z((nf, 3, M)), z((nf, 3, M)), z((nf, M, 3, M)), z((nf, M, M))
-    i8, i8s, i9, i9s = z((nf, M, 3, 3)), z((nf, M, 3, 3)), z((nf, M, M, 3, 3)), z((nf, M, M, 3, 3))
+    i8, i8s, i9 = z((nf, M, 3, 3)), z((nf, M, 3, 3)), z((nf, M, M, 3, 3))
     k, d, amp = z((nf, M)), z((nf, M)), z(nf)
     kg_on = np.zeros(nf, dtype=np.int64)
     kg_in, kg_w, kg_h = z((nf, 12, M, M)), z((nf, M, R)), z((nf, R, M, M))
     for f, b in enumerate(flex):
         m = b.n_modes
         mass[f] = b.mass
-        fm, io, a3, a4, a5, a6, a8, a8s, a9, a9s = b._ffrf_args
+        fm, io, a3, a4, a5, a6, a8, a8s, a9 = b._ffrf_args
         c0[f], J0[f] = fm, io
         i3[f, :, :m], i4[f, :, :m], i5[f, :m, :, :m], i6[f, :m, :m] = a3, a4, a5, a6
-        i8[f, :m], i8s[f, :m], i9[f, :m, :m], i9s[f, :m, :m] = a8, a8s, a9, a9s
+        i8[f, :m], i8s[f, :m], i9[f, :m, :m] = a8, a8s, a9
         k[f, :m], d[f, :m] = b.modal_stiffness, b.modal_damping
         amp[f] = float(np.max(np.abs(state_q[b.offset + 7:b.offset + 7 + m])))
         if getattr(b, "has_geometric_stiffness", False):
@@ -51,17 +51,26 @@ def flexible_arrays(system, state_q) -> tuple:
             kg_w[f, :m, :r] = b._kg_weights
             kg_h[f, :r, :m, :m] = b._kg_shapes
     bodies = np.array([b.index for b in flex], dtype=np.int64)
-    data = (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, i9s, k, d, amp, kg_in, kg_w, kg_h, kg_on)
-    work = (z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), z((M, M)), z(M))
+    data = (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, k, d, amp, kg_in, kg_w, kg_h, kg_on)
+    frame = -np.ones(system.n_q, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
+    for f, b in enumerate(flex):
+        frame[b.offset:b.offset + 7] = f
+    work = (z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), z((M, M)), z(M), np.zeros(nf, dtype=np.int64),
+            z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), frame, np.zeros(1, dtype=np.int64), z(system.n_q))
     return bodies, data, work
 
 
 @njit(cache=True)
 def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, gravity, mass_out, packed):
     """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (see the module
-    docstring), for every flexible body."""
-    (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, i9s, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = data
-    mbar_all, qv_all, kmat, kq = work
+    docstring), for every flexible body. ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
+    also keeps them, 2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose
+    effect on them it leaves out, :func:`flexmbs.engine.compiled_step.jacobian_blocks`); gravity, elastic, damping
+    and geometric terms are always evaluated. ``work[8][0]`` (mass mode) 2: the mass matrix is not needed
+    (:func:`flexmbs.engine.compiled_step.residual` takes the kept ``M q̈``)."""
+    (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = data
+    mbar_all, qv_all, kmat, kq, freeze, mbar_kept, qv_kept, _, mass_mode, _ = work
+    with_mass = mass_mode[0] != 2
     g_b = np.empty(3)
     for f in range(bodies.size):
         b = bodies[f]
@@ -71,9 +80,16 @@ def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, grav
         qfd = v[o + 7:o + 7 + m]
         mbar = mbar_all[f, :6 + m, :6 + m]
         qv = qv_all[f, :6 + m]
-        ffrf_mass_and_force(A[b], omega[b], qf, qfd, mass[f], c0[f], J0[f], i3[f, :, :m], i4[f, :, :m],
-                            i5[f, :m, :, :m], i6[f, :m, :m], i8[f, :m], i8s[f, :m], i9[f, :m, :m], i9s[f, :m, :m],
-                            mbar, qv)
+        if freeze[f] == 2:  # the inertia terms kept from the last evaluation with freeze 1 (jacobian_blocks)
+            if with_mass:
+                mbar[:, :] = mbar_kept[f, :6 + m, :6 + m]
+            qv[:] = qv_kept[f, :6 + m]
+        else:
+            ffrf_mass_and_force(A[b], omega[b], qf, qfd, mass[f], c0[f], J0[f], i3[f, :, :m], i4[f, :, :m],
+                                i5[f, :m, :, :m], i6[f, :m, :m], i8[f, :m], i8s[f, :m], i9[f, :m, :m], mbar, qv)
+            if freeze[f] == 1:
+                mbar_kept[f, :6 + m, :6 + m] = mbar
+                qv_kept[f, :6 + m] = qv
         for r in range(3):  # gravity (body_terms): m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g
             g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
             qv[r] += mass[f] * gravity[r]
@@ -91,7 +107,8 @@ def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, grav
                           - kd[f, j] * qf[j] - dd[f, j] * qfd[j])
         if kg_on[f]:
             _geometric(f, m, A[b], omega[b], g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv)
-        map_mass(mbar, G[b], mass_out, o)
+        if with_mass:
+            map_mass(mbar, G[b], mass_out, o)
         for n in range(6 + m):
             packed[b, n] = qv[n]
 

@@ -23,8 +23,8 @@ from .compiled_lapack import factor, solve
 from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, jacobian_blocks,
-                            constraints_at, residual, signals_at, to_python)
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, constraints_at, force_kernels,
+                            jacobian_blocks, residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -45,7 +45,7 @@ def _scale_q(mi, mf, coef, qa, qb, out):
         size = max(abs(qa[i]), abs(qb[i]))
         out[i] = min(out[i], coef[C_ATOL] + coef[C_RTOL] * size)
     if mi[28].size:
-        modal_scale(mi[28], mi[0], mi[1], mf[14][13], coef[C_RTOL], qa, qb, out)
+        modal_scale(mi[28], mi[0], mi[1], mf[14][12], coef[C_RTOL], qa, qb, out)
 
 
 @njit(cache=True)
@@ -344,7 +344,7 @@ def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, s
     t_end = coef[C_TEND]
     _copy_state(new, cur)
     if mi[28].size:
-        observe_amplitudes(mi[28], mi[0], mi[1], mf[14][13], cur[0])
+        observe_amplitudes(mi[28], mi[0], mi[1], mf[14][12], cur[0])
     sc[H_PREV] = h_try
     fl[F_PREV] = 1
     sc[T] = sc[T] + h_try
@@ -478,7 +478,7 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, 
     ``integrate``: first add the accepted step ``h`` to the integrals (:func:`_integrate`) with the integrands of
     the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``)."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
-    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, LAM, FB, cnt) = bf
+    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = bf
     (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
     (el_z, el_y, el_s, el_f, el_i) = (mi[14], mi[15], mi[16], mi[18], mi[19])
     ipar, fpar, sig = mi[20], mf[8], mf[11]
@@ -509,6 +509,9 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, 
     Y[row] = y
     FY[row] = fy
     FO[row] = ws[19]
+    if fns[5].size:  # force elements with their own kernels: outputs (mode 1) at the sample's state
+        force_kernels(1, sc[T], q, v, A, omega, X, R, ws[7], ws[8], ws[5], ws[6], np.zeros_like(ws[9]), mi[34],
+                      fns[5], mi[32], mf[15], mi[33], KO[row])
     LAM[row] = lam_c
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)

@@ -30,6 +30,7 @@ from .compiled_flex import flexible_arrays
 from .compiled_lapack import lapack_functions
 from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .compiled_record import Sampler
+from .force_kernels import force_kernel, kernel_tables
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)
@@ -100,7 +101,22 @@ def auto_prefers_python(system) -> str:
 
 
 def _python_forces(system) -> list:
-    return [f for f in system.forces if not compiled_force(f)]
+    """Force elements called back in Python: neither a built-in kind of :func:`compiled_force` nor with a kernel of
+    their own (:mod:`flexmbs.engine.force_kernels`)."""
+    return [f for f in system.forces if not compiled_force(f) and force_kernel(f, system)[0] is None]
+
+
+def _kernel_forces(system) -> tuple[list, list]:
+    """The force elements with their own kernel and their :class:`~flexmbs.engine.force_kernels.ForceKernel`."""
+    forces, specs = [], []
+    for f in system.forces:
+        if compiled_force(f):
+            continue
+        spec, _ = force_kernel(f, system)
+        if spec is not None:
+            forces.append(f)
+            specs.append(spec)
+    return forces, specs
 
 
 class _Plan:
@@ -108,6 +124,7 @@ class _Plan:
 
     def __init__(self, system, integ, specs, state):
         self.compiled_forces = [f for f in system.forces if compiled_force(f)]
+        self.kernel_forces, k_specs = _kernel_forces(system)
         self.python_forces = _python_forces(system)
         # Python force elements with contact gaps (located by flexmbs.engine.events)
         ctx = system.context(state.q, state.v, state.t, state.lam)
@@ -136,6 +153,8 @@ class _Plan:
             signals += list(spec.signals)
             n_aux += spec.n_aux
         f_ints, self._force_par, f_rows = force_tables(system, self.compiled_forces, state, signals)
+        k_index, k_ipar, k_fpar, n_kout, self.force_kernels = kernel_tables(k_specs)
+        self.kernel_outputs = [list(spec.output_names) for spec in k_specs]
         self.drivers = driver_table(system, signals)
         ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
         n_y = len(meas_a)
@@ -145,7 +164,8 @@ class _Plan:
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
                    *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
-                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]), self.drivers)
+                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]), self.drivers,
+                   k_index, k_ipar, ints([n_q, n_b, n_m, system.n_quasi_max]))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -154,7 +174,7 @@ class _Plan:
                    flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
                    self._force_par, flo(np.concatenate(  # states the element presents, in its kernel's units
                        [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
-                        for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)), fx_data)
+                        for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)), fx_data, k_fpar)
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows + len(self.drivers), 1)  # library rows, then the prescribed motions'
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
@@ -163,7 +183,7 @@ class _Plan:
                    np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
                    np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q),
                    np.zeros((max(len(self.compiled_forces), 1), N_OUT)), np.zeros(n_z), self._python_buffers(system),
-                   fx_work)
+                   fx_work, np.zeros(max(n_kout, 1)))
         self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
                     np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
         self.tmp = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)),
@@ -176,14 +196,15 @@ class _Plan:
         self.errors: list = []
         self.force_callback = _SIGNAL_CALLBACK(self._force_function(system))
         self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))
-        self.fns = (self.kernels, self.force_callback, self.gap_callback, *lapack_functions())
+        self.fns = (self.kernels, self.force_callback, self.gap_callback, *lapack_functions(), self.force_kernels)
         keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
         for e, spec in zip(system.elements, specs):
             own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []
             keys += own if len(own) == spec.n_aux else [None] * spec.n_aux
         self.aux_keys = keys
         self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
-                               self.compiled_forces, self.python_forces, self.drivers)
+                               self.compiled_forces, self.python_forces, self.drivers,
+                               list(zip(self.kernel_forces, self.kernel_outputs)))
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
         el_g = np.cumsum([0] + [2 * n for n in counts])

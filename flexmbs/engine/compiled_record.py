@@ -23,8 +23,10 @@ class Sampler:
     """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
 
     def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
-                 python_forces: list, drivers: np.ndarray):
+                 python_forces: list, drivers: np.ndarray, kernel_forces: list = ()):
         self.compiled_forces, self.python_forces = compiled_forces, python_forces
+        self.kernel_forces = list(kernel_forces)  # (element, its output names) with their own kernels
+        n_kout = sum(len(names) for _, names in self.kernel_forces)
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
@@ -61,7 +63,8 @@ class Sampler:
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
                    np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
-                   np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, system.n_c)), np.zeros(2),
+                   np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, max(n_kout, 1))),
+                   np.zeros((n, system.n_c)), np.zeros(2),
                    np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
 
@@ -74,7 +77,7 @@ class Sampler:
         n = self.count
         if not n:
             return
-        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, LAM, FB, cnt) = self.bf
+        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
         system = self.system
         cols: dict = {}
         for k, b in enumerate(system.bodies):
@@ -97,6 +100,11 @@ class Sampler:
         for k, force in enumerate(self.compiled_forces):  # compiled_forces.force_element: in output_units order
             for i, key in enumerate(force.output_units):
                 cols[f"force/{force.name}/{key}"] = FO[:n, k, i].copy()
+        o = 0
+        for force, names in self.kernel_forces:  # force_kernels: outputs in the order of their spec's names
+            for key in names:
+                cols[f"force/{force.name}/{key}"] = KO[:n, o].copy()
+                o += 1
         if self.python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
             rows = []
             for r in range(n):

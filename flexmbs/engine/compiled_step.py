@@ -29,6 +29,7 @@ from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, 
 
 from .compiled_flex import flexible_terms
 from .compiled_forces import driver_rows, force_element
+from .force_kernels import call_force
 
 # return codes of advance()
 OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
@@ -66,13 +67,15 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
      meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps,
-     fx_bodies, f_rows, f_friction, drv) = mi
+     fx_bodies, f_rows, f_friction, drv, k_index, k_ipar, dims) = mi
     (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale,
-     fx_data) = mf
+     fx_data, k_fpar) = mf
     (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
-     py, fx_work) = ws
+     py, fx_work, k_out) = ws
+    mass_mode, mq_kept = fx_work[8][0], fx_work[9]  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
-    mass[:, :] = 0.0
+    if mass_mode != 2:
+        mass[:, :] = 0.0
     packed[:, :] = 0.0
     rigid_terms(A, omega, G, rigid_index, offsets, r_mass, r_fm, r_inertia, gravity, mass, packed)
     if fx_bodies.size:
@@ -113,6 +116,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     for k in range(f_kind.size):
         force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji,
                       jj, offsets, marker_body, n_modes, packed, f_out[k])
+    force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fns[5], k_index, k_fpar, k_ipar, k_out)
     if py[4].shape[0]:  # force elements without a kernel: evaluated in Python, called back here
         py_q, py_v, py_z, py_lam, py_packed = py  # (docs/element-protocol.md)
         to_python(q, v, z, lam, py)
@@ -123,10 +127,15 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     map_forces(packed, G, offsets, n_modes, force)
     n_q = q.size
     for i in range(n_q):
-        s = -force[i]
+        if mass_mode == 2:
+            res[i] = mq_kept[i] - force[i]
+            continue
+        s = 0.0
         for j in range(n_q):
             s += mass[i, j] * qdd[j]
-        res[i] = s
+        if mass_mode == 1:
+            mq_kept[i] = s
+        res[i] = s - force[i]
     if not with_constraints:
         return
     if not rows_done:
@@ -137,6 +146,16 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         for r in range(keep.size):
             s += jac[r, j] * lam[r]
         res[j] += s
+
+
+@njit(cache=True)
+def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, addresses, index, fpar, ipar, out):
+    """The force elements with their own kernels (:mod:`flexmbs.engine.force_kernels`): loads into ``packed``,
+    with ``mode`` 1 their outputs into ``out``."""
+    for e in range(addresses.size):
+        f0, i0, o0 = index[e, 0], index[e, 1], index[e, 2]
+        call_force(addresses[e], mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar[f0:], ipar[i0:],
+                   out[o0:])
 
 
 @njit(cache=True)
@@ -192,36 +211,67 @@ def signals_at(t, sc, cb):
 
 
 @njit(cache=True)
+def _freeze(freeze, frame, j):
+    """Flexible bodies' inertia terms for difference column ``j`` (``frame[j]``: the body whose frame coordinate
+    ``j`` is, or -1): kept (2) for all bodies but that one; ``j = -1``: evaluate and keep them (1)."""
+    for f in range(freeze.size):
+        freeze[f] = 1 if j < 0 else (0 if frame[j] == f else 2)
+
+
+@njit(cache=True)
 def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
     """``K, C, D_z, G_q, G_v, G_z`` by forward differences (:mod:`flexmbs.engine.jacobian`); returns the number of
-    residual evaluations."""
+    residual evaluations.
+
+    A flexible body's floating-frame inertia terms ``M̄ u̇ - Q̄_v`` (the costly part of a residual at many modes) are
+    evaluated only for the columns of its own frame coordinates; every other column takes them from the base point:
+    exact for the other bodies' and the states' columns, and for its elastic columns the dependence of the inertia
+    terms on ``q_f``, ``q̇_f`` is left out, as in the Python path's local Jacobian
+    (:func:`flexmbs.engine.local_jacobian._body_blocks`; terms of order ``ω²``, ``ω̇``, ``ω q̇_f`` times the modal
+    invariants, small against ``K_ff``). Elastic, damping, gravity and geometric terms, forces and constraints are
+    differenced in full. Newton uses only the matrix: the residual, hence the solution, stays exact."""
     K, C, Dz, Gq, Gv, Gz = blk
     res0, zd0, res, zd, phi, jac, mass = tmp
+    freeze, frame, mass_mode = ws[22][4], ws[22][7], ws[22][8]
     signals_at(t, sc, cb)
     n_q, n_z = q.size, z.size
+    _freeze(freeze, frame, -1)
+    mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, True)
     count = 1
     qp = q.copy()
     for j in range(n_q):
         h = 1e-7 * max(1.0, abs(q[j]))
         qp[j] = q[j] + h
+        _freeze(freeze, frame, j)
+        # M(q) unchanged: an elastic column (its inertia terms kept, above) or another body's
+        mass_mode[0] = 2 if (frame[j] < 0 and _elastic(mi, j)) else 0
         residual(t, qp, v, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
         qp[j] = q[j]
         K[:, j] = (res - res0) / h
         Gq[:, j] = (zd - zd0) / h
         count += 1
+    _freeze(freeze, frame, -1)
+    mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, False)
+    mass_mode[0] = 2  # M(q) does not depend on q̇, nor on z
     vp = v.copy()
     for j in range(n_q):
         h = 1e-7 * max(1.0, abs(v[j]))
         vp[j] = v[j] + h
+        _freeze(freeze, frame, j)
         residual(t, q, vp, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, False)
         vp[j] = v[j]
         C[:, j] = (res - res0) / h
         Gv[:, j] = (zd - zd0) / h
         count += 1
+    _freeze(freeze, frame, -1)
+    mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, True)
+    mass_mode[0] = 2
     zp = z.copy()
+    for f in range(freeze.size):
+        freeze[f] = 2
     for j in range(n_z):
         h = 1e-7 * max(1.0, abs(z[j]))
         zp[j] = z[j] + h
@@ -230,4 +280,16 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         Dz[:, j] = (res - res0) / h
         Gz[:, j] = (zd - zd0) / h
         count += 1
+    freeze[:] = 0
+    mass_mode[0] = 0
     return count
+
+
+@njit(cache=True)
+def _elastic(mi, j):
+    """Coordinate ``j`` is an elastic (modal) coordinate of a flexible body."""
+    offsets, n_modes = mi[0], mi[1]
+    for b in range(offsets.size):
+        if n_modes[b] and offsets[b] + 7 <= j < offsets[b] + 7 + n_modes[b]:
+            return True
+    return False

@@ -83,13 +83,12 @@ class _InertialBody:
         self.i3, self.i4, self.i5, self.i6 = i3, i4, i5, i6
         self.i8 = i8
         self.i8_sym = i8 + np.transpose(i8, (0, 2, 1))
+        # I9_jk = I9_kjᵀ by definition (I9_jk[a, b] = ∫ρ S_aj S_bk dV); made exact (the file's rounding), as the
+        # inertia kernel reads only the blocks j ≤ k
+        i9 = 0.5 * (i9 + np.transpose(i9, (1, 0, 3, 2)))
         self.i9 = i9
-        self.i9_sym = i9 + np.transpose(i9, (1, 0, 2, 3))
         m = i8.shape[0]
-        # layouts for cheap contractions with q: (m, 9) and (m, 3, 3, m)
         self._i8_sym_flat = self.i8_sym.reshape(m, 9)
-        self._i9_last = np.ascontiguousarray(np.transpose(i9, (0, 2, 3, 1)))
-        self._i9_sym_last = np.ascontiguousarray(np.transpose(self.i9_sym, (0, 2, 3, 1)))
         self._i5_flat = i5.reshape(m, 3 * m)
         self.modal_stiffness = np.asarray(stiffness, dtype=float)  # (m,) diagonal of K_ff
         self.modal_damping = np.asarray(damping, dtype=float)  # (m,) diagonal of D_ff
@@ -98,7 +97,7 @@ class _InertialBody:
         self.n_quasi = 6 + self.n_modes
         c64 = np.ascontiguousarray
         self._ffrf_args = tuple(c64(x, dtype=float) for x in (
-            self.first_moment, self.inertia_origin, i3, i4, i5, i6, i8, self.i8_sym, i9, self.i9_sym))
+            self.first_moment, self.inertia_origin, i3, i4, i5, i6, i8, self.i8_sym, i9))
 
     @property
     def slice(self) -> slice:
@@ -139,9 +138,9 @@ class _InertialBody:
         n = 6 + self.n_modes
         mbar = np.empty((n, n))
         qv = np.empty(n)
-        first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9, i9_sym = self._ffrf_args
+        first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9 = self._ffrf_args
         _ffrf(kin.A, kin.omega, np.ascontiguousarray(kin.qf, dtype=float), np.ascontiguousarray(kin.qfdot, dtype=float),
-              self.mass, first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9, i9_sym, mbar, qv)
+              self.mass, first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9, mbar, qv)
         return mbar, qv
 
     def elastic_forces(self, kin: BodyKinematics) -> np.ndarray:

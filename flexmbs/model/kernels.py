@@ -109,11 +109,14 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
 
 
 @njit(cache=True)
-def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4, i5, i6, i8, i8_sym, i9, i9_sym,
-                        mbar, qv):
+def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4, i5, i6, i8, i8_sym, i9, mbar, qv):
     """Mass matrix ``M̄`` (6+m, 6+m) and quadratic-velocity vector ``Q̄v`` (6+m,) of a floating-frame body in
     quasi-velocities, written into ``mbar`` and ``qv`` (the formulas of :mod:`flexmbs.model.bodies`, seed 003
-    eq. (2-156..2-171))."""
+    eq. (2-156..2-171)).
+
+    ``I9`` must have the symmetry of its definition, ``I9_jk = I9_kjᵀ`` (:meth:`flexmbs.model.bodies._InertialBody._set_invariants`
+    makes it exact): only the blocks ``j ≤ k`` are read, once for ``Σ_k I9_jk q_k`` and ``J̇`` together (at 147 modes
+    the two full passes over ``I9`` and ``I9 + I9ᵀ`` were 2 × 1.5 MB of memory traffic per call)."""
     m = q.size
     c = first_moment.copy()
     i3qd = np.zeros(3)
@@ -121,16 +124,23 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
         for k in range(m):
             c[r] += i3[r, k] * q[k]
             i3qd[r] += i3[r, k] * qd[k]
-    # J = I7 + Σ q_j I8sym_j + Σ_jk q_j q_k I9_jk;  J̇ = Σ q̇_j I8sym_j + Σ_jk q̇_j q_k I9sym_jk
+    # J = I7 + Σ q_j I8sym_j + Σ_jk q_j q_k I9_jk;  J̇ = Σ q̇_j I8sym_j + Σ_jk q̇_j q_k (I9_jk + I9_kj)
     J = inertia_origin.copy()
     jdot = np.zeros((3, 3))
     i9q = np.zeros((m, 3, 3))
     for j in range(m):
-        for k in range(m):
+        for a in range(3):
+            for b in range(3):
+                i9q[j, a, b] += i9[j, j, a, b] * q[j]
+                jdot[a, b] += 2.0 * qd[j] * q[j] * i9[j, j, a, b]
+        for k in range(j + 1, m):
+            pair = qd[j] * q[k] + q[j] * qd[k]
             for a in range(3):
                 for b in range(3):
-                    i9q[j, a, b] += i9[j, k, a, b] * q[k]
-                    jdot[a, b] += qd[j] * i9_sym[j, k, a, b] * q[k]
+                    bab, bba = i9[j, k, a, b], i9[j, k, b, a]  # I9_kj[a, b] = I9_jk[b, a]
+                    i9q[j, a, b] += bab * q[k]
+                    i9q[k, a, b] += bba * q[j]
+                    jdot[a, b] += (bab + bba) * pair
     for j in range(m):
         for a in range(3):
             for b in range(3):

@@ -144,3 +144,36 @@ def test_hydraulic_drive_balances_friction_at_constant_speed_and_completes_the_s
     assert np.abs(pos1 - pos2).max() < 1e-3
     for k in (1, 2):
         assert np.all(res[f"element/hydraulics/cylinder{k}.stop_force"] == 0.0)
+
+
+@pytest.mark.slow
+def test_compiled_kernels_equal_the_methods_on_the_machine(coarse):
+    """Every force element of the machine (pads on structure nodes, rails and tie bars sliding on the flexible
+    structure, guides, the mould impact) has a kernel on the compiled step equal to its methods (the reference)."""
+    from cases.machine_creeping.machine import build_machine
+    from flexmbs.engine.compiled_plan import _python_forces
+    from flexmbs.engine.force_kernels import check_force_kernel
+    from flexmbs.engine.system import System
+
+    p, structure = coarse
+    model, _ = build_machine(structure, p, "normal-cycle")
+    system = System(model)
+    assert not _python_forces(system)
+    q0, v0, _ = system.initial_state()
+    rng = np.random.default_rng(5)
+    loaded = set()
+    for _ in range(5):
+        q, v = q0.copy(), v0 + 1e-2 * rng.standard_normal(v0.size)
+        for body in system.bodies:
+            q[body.offset:body.offset + 3] += 1e-4 * rng.standard_normal(3)
+            q[body.offset + 7:body.offset + body.n_coordinates] += 1e-6 * rng.standard_normal(body.n_modes)
+        for force in system.forces:
+            got = check_force_kernel(system, force, q, v, 0.0)
+            kernel, method = got["loads"]
+            if np.any(method):
+                loaded.add(force.name)
+            np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-11 * max(np.abs(method).max(), 1.0))
+            outputs, reference = got["outputs"]
+            for key, value in reference.items():
+                assert outputs[key] == pytest.approx(value, rel=1e-10, abs=1e-9), (force.name, key)
+    assert {"pads", "rail_l", "rail_r", "guide_0"} <= loaded

@@ -219,3 +219,35 @@ def test_analytic_jacobian_of_the_contact_matches_finite_differences(beam):
         scale = np.abs(n - r).max()
         # the analytic rows leave out the rotation of the shoe axes and of A (geometric terms ~ F/k of the rest)
         assert np.abs(a - n).max() < 1e-3 * scale, name
+
+
+def test_compiled_kernel_equals_the_contact_s_methods_at_random_states(beam):
+    """flexmbs.engine.contact_kernels against SlidingContact.generalized_forces and outputs (the reference):
+    penalty, damping and friction on a flexible path, node outputs, a slider on a rigid body."""
+    from flexmbs.engine.force_kernels import check_force_kernel
+    from flexmbs.engine.system import System
+
+    _, interior, _ = beam
+    model, _, _ = beam_model(interior, L, B, H, 1.23, speed=0.5, load=1e4, static=0.3, dynamic=0.2, exponent=1.2,
+                             shoe_length=0.1)
+    old = model.forces[-1]
+    contact = fm.SlidingContact(old.slider, old.body, "top", stiffness=1e9, exponent=1.2, damping=3e4,
+                                damping_depth=2e-5, shoe_length=0.1, static=0.3, dynamic=0.2,
+                                stiction_velocity=0.01, node_outputs=True, name="shoe")
+    model.forces[-1] = contact
+    system = System(model)
+    q0, v0, _ = system.initial_state()
+    rng = np.random.default_rng(3)
+    touching = 0
+    for _ in range(20):
+        q = q0 + 1e-5 * rng.standard_normal(q0.size)
+        v = v0 + 1e-2 * rng.standard_normal(v0.size)
+        got = check_force_kernel(system, contact, q, v, 0.0)
+        kernel, method = got["loads"]
+        touching += bool(np.any(method))
+        # the same formulas, other order of the modal sums: rounding only (1e-11 of the largest load)
+        np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-11 * max(np.abs(method).max(), 1.0))
+        outputs, reference = got["outputs"]
+        for key, value in reference.items():
+            assert outputs[key] == pytest.approx(value, rel=1e-10, abs=1e-12), key
+    assert touching >= 10

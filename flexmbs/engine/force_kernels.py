@@ -1,0 +1,152 @@
+"""Force elements with their own compiled kernel (issue 26): the protocol, its tables and the call.
+
+A force element joins the compiled step without a Python callback when it has a kernel: a numba ``cfunc`` with the
+signature :data:`FORCE_SIGNATURE`, evaluated over the state arrays of the compiled step::
+
+    kernel(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
+
+``dims = [n_q, n_b, n_m, n_quasi]`` gives the shapes of the arrays behind the pointers (:func:`views` makes them
+arrays again): ``q``, ``v`` (n_q,) coordinates and their rates; ``A`` (n_b, 3, 3) body rotation matrices; ``omega``
+(n_b, 3) body angular velocities in body axes; ``X``, ``V``, ``W`` (n_m, 3) marker positions, velocities and angular
+velocities, ``R`` (n_m, 3, 3) marker axes (columns), ``JX``, ``JTH`` (n_m, 3, n_quasi) their position and rotation
+Jacobians in the body's quasi-coordinates, all global (:func:`flexmbs.model.kernels.marker_states`); ground markers
+have their fixed pose and zero rates. The kernel **adds** its loads in quasi-coordinates to ``packed`` (n_b,
+n_quasi): force ``F`` and torque ``T`` (global) at marker ``m`` of body ``b`` add ``Fᵀ JX[m] + Tᵀ JTH[m]`` over the
+``6 + n_modes`` columns of ``b`` (:func:`flexmbs.model.forces.apply_at_marker`). With ``mode`` 1 (an output sample)
+it also writes its outputs to ``out``, in the order of the names its spec gives; with ``mode`` 0 it need not.
+``fpar``, ``ipar`` are the element's own parameters (marker and body indices, coordinate offsets, sizes: all it
+needs, written by its spec).
+
+Built-in kinds with kernels: :class:`flexmbs.SlidingContact` and :class:`flexmbs.PlaneContact`
+(:mod:`flexmbs.engine.contact_kernels`). Any other force element offers one by defining, **in its own class**,
+``compiled_force(self, system) -> (ForceKernel | None, reason)``; a subclass that does not define it itself keeps
+the callback (its equations may differ). Examples: the machine-creeping pads and lateral guides
+(``cases/machine_creeping/compiled_forces.py``), tested against their ``generalized_forces`` and ``outputs``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
+
+from flexmbs.model.kernels import body_kinematics, marker_states
+
+__all__ = ["FORCE_SIGNATURE", "ForceKernel", "force_kernel", "kernel_tables", "call_force", "views",
+           "apply_point_load", "check_force_kernel"]
+
+_D, _I = types.CPointer(types.float64), types.CPointer(types.int64)
+#: C signature of a force kernel (module docstring)
+FORCE_SIGNATURE = types.void(types.int64, types.float64, _D, _D, _D, _D, _D, _D, _D, _D, _D, _D, _D, _I, _D, _I, _D)
+
+
+@dataclass
+class ForceKernel:
+    """What a force element hands the compiled step: its kernel's address, parameters and output names."""
+
+    address: int
+    fpar: np.ndarray
+    ipar: np.ndarray
+    output_names: list = field(default_factory=list)
+
+
+def force_kernel(force, system) -> tuple[ForceKernel | None, str]:
+    """The kernel of ``force`` (built-in kind or its own class's ``compiled_force``), or ``(None, why not)``."""
+    from .contact_kernels import BUILTIN
+
+    builder = BUILTIN.get(type(force))
+    if builder is not None:
+        return builder(force, system)
+    own = type(force).__dict__.get("compiled_force")
+    if own is None:
+        return None, f"{type(force).__name__} has no compiled kernel"
+    return own(force, system)
+
+
+def kernel_tables(specs: list) -> tuple:
+    """``(index (n, 3) [fpar start, ipar start, output start], ipar, fpar, n_out, addresses)`` of the kernels."""
+    index, f0, i0, o0 = [], 0, 0, 0
+    for spec in specs:
+        index.append((f0, i0, o0))
+        f0, i0, o0 = f0 + len(spec.fpar), i0 + len(spec.ipar), o0 + len(spec.output_names)
+    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64))  # noqa: E731
+    ipar = np.concatenate([np.asarray(s.ipar, dtype=np.int64).ravel() for s in specs] + [np.zeros(1, np.int64)])
+    fpar = np.concatenate([np.asarray(s.fpar, dtype=float).ravel() for s in specs] + [np.zeros(1)])
+    return (ints(np.array(index, dtype=np.int64).reshape(-1, 3)), ints(ipar), np.ascontiguousarray(fpar), o0,
+            ints([s.address for s in specs]))
+
+
+@intrinsic
+def call_force(typingctx, address, mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out):
+    """Call the force kernel at ``address`` with the arrays' data pointers (as
+    :func:`flexmbs.engine.compiled_step.call_kernel` does for state elements)."""
+    arrays = (q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
+    sig = types.void(address, mode, t, *arrays)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        kinds = [context.get_value_type(a.dtype).as_pointer() for a in signature.args[3:]]
+        fnty = ir.FunctionType(ir.VoidType(), [i64, ir.DoubleType()] + kinds)
+        values = [args[1], args[2]]
+        for aty, val in zip(signature.args[3:], args[3:]):
+            values.append(context.make_array(aty)(context, builder, val).data)
+        builder.call(builder.inttoptr(args[0], fnty.as_pointer()), values)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_):
+    """The arrays behind a kernel's pointers: ``(q, v, A, omega, X, R, V, W, JX, JTH, packed)``."""
+    d = carray(dims_, 4)
+    n_q, n_b, n_m, n_quasi = d[0], d[1], d[2], d[3]
+    return (carray(q_, n_q), carray(v_, n_q), carray(A_, (n_b, 3, 3)), carray(om_, (n_b, 3)), carray(X_, (n_m, 3)),
+            carray(R_, (n_m, 3, 3)), carray(V_, (n_m, 3)), carray(W_, (n_m, 3)), carray(JX_, (n_m, 3, n_quasi)),
+            carray(JTH_, (n_m, 3, n_quasi)), carray(packed_, (n_b, n_quasi)))
+
+
+@njit(cache=True)
+def apply_point_load(m, body, n_quasi, f0, f1, f2, t0, t1, t2, JX, JTH, packed):
+    """Force ``f`` and torque ``t`` (global) at marker ``m`` of body ``body`` (``n_quasi`` = 6 + its modes) into
+    ``packed`` (:func:`flexmbs.model.forces.apply_at_marker`); nothing for a ground marker (``body < 0``)."""
+    if body < 0:
+        return
+    for n in range(n_quasi):
+        packed[body, n] += (f0 * JX[m, 0, n] + f1 * JX[m, 1, n] + f2 * JX[m, 2, n]
+                            + t0 * JTH[m, 0, n] + t1 * JTH[m, 1, n] + t2 * JTH[m, 2, n])
+
+
+@njit(cache=True)
+def _evaluate(address, mode, t, q, v, offsets, n_modes, marker_body, local, orient, s_t, s_r, A, G, omega, X, R, JX,
+              JTH, V, W, packed, dims, fpar, ipar, out):
+    body_kinematics(q, v, offsets, A, G, omega)
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, local, orient, s_t, s_r, X, R, JX, JTH, V, W)
+    call_force(address, mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
+
+
+def check_force_kernel(system, force, q, v, t: float = 0.0) -> dict:
+    """A force element's kernel and its Python methods at one state ``(q, q̇)`` of an assembled ``system``:
+    ``{"loads": (kernel, python)}`` (n_b, n_quasi) quasi-coordinate loads and ``{"outputs": (kernel, python)}``
+    (dicts). For the kernel-vs-method tests of every kernel (the Python methods are the reference)."""
+    spec, why = force_kernel(force, system)
+    if spec is None:
+        raise ValueError(why)
+    n_b, n_m, n_quasi = len(system.bodies), len(system.markers), system.n_quasi_max
+    q, v = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float)
+    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+    packed, out = np.zeros((n_b, n_quasi)), np.zeros(max(len(spec.output_names), 1))
+    _evaluate(spec.address, 1, t, q, v, ints(system.body_offsets), ints(system.body_n_modes), ints(system.marker_body),
+              system.marker_local, system.marker_orient, system.marker_s_t, system.marker_s_r, np.empty((n_b, 3, 3)),
+              np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(), system.ground_axes.copy(),
+              np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3)), np.zeros((n_m, 3)),
+              packed, ints([q.size, n_b, n_m, n_quasi]), np.ascontiguousarray(spec.fpar, dtype=float),
+              ints(spec.ipar), out)
+    ctx = system.context(q, v, t)
+    reference = np.zeros((n_b, n_quasi))
+    for body, gen in force.generalized_forces(ctx):
+        reference[body.index, :gen.size] += gen
+    return {"loads": (packed, reference),
+            "outputs": (dict(zip(spec.output_names, out)), force.outputs(ctx))}

@@ -1,0 +1,58 @@
+"""The compiled kernels of the machine's pads and lateral guides (cases/machine_creeping/compiled_forces.py) against
+the classes' own generalized_forces and outputs (the reference) at random states of free blocks; on the machine
+itself in test_machine_creeping_machine.py (slow)."""
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from cases.machine_creeping.guides import LateralGuide
+from cases.machine_creeping.pads import PadSet
+from flexmbs.engine.force_kernels import check_force_kernel
+from flexmbs.engine.system import System
+
+
+def _blocks():
+    model = fm.Model("guided block on pads", gravity=(0.0, 0.0, -9.81))
+    platen = model.add_rigid_body("platen", 500.0, (40.0, 60.0, 80.0), position=(1.5, 0.002, 0.3))
+    base = model.add_rigid_body("base", 900.0, (90.0, 70.0, 50.0), position=(0.1, -0.1, 0.0))
+    frame = model.add_marker(base, "frame")
+    guides = [model.add_force(LateralGuide(model.add_marker(platen, f"shoe{i}", position=(dx, 0.0, -0.2)), frame,
+                                           0.01 * i, 2e6, 5e2, static=0.12, dynamic=0.09, stiction_velocity=0.002,
+                                           dynamic_velocity=dv, name=f"guide{i}"))
+              for i, (dx, dv) in enumerate([(-0.4, 0.01), (0.4, None)])]
+    corners = [(x, y, -0.3) for x in (-1.0, 1.0) for y in (-0.6, 0.6)]
+    marks = [model.add_marker(base, f"pad{n}", position=xyz) for n, xyz in enumerate(corners)]
+    marks.append(model.add_marker(platen, "pad_platen", position=(0.0, 0.0, -0.3)))
+    floor = np.array([[x + 0.1, y - 0.1, -0.3] for x, y, _ in corners] + [[1.5, 0.0, 0.0]])
+    pads = model.add_force(PadSet(marks, floor, (4e7, 5e7, 6e8), (8e5, 7e5, 4e6), [f"p{n}" for n in range(5)]))
+    return model, guides + [pads]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pad_and_guide_kernels_equal_their_methods_at_random_states(seed):
+    model, forces = _blocks()
+    system = System(model)
+    q0, v0, _ = system.initial_state()
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        q = q0 + np.concatenate([rng.normal(0, 0.01, 3), rng.normal(0, 0.1, 4)] * 2)
+        v = v0 + np.concatenate([rng.normal(0, 0.3, 3), rng.normal(0, 0.3, 4)] * 2)
+        for force in forces:
+            got = check_force_kernel(system, force, q, v, 0.1)
+            kernel, method = got["loads"]
+            assert np.any(method), force.name
+            # the same formulas in another order of operations: rounding only (1e-12 of the largest load)
+            np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * np.abs(method).max())
+            outputs, reference = got["outputs"]
+            assert list(outputs) == list(reference)
+            for key, value in reference.items():
+                assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-9), (force.name, key)
+
+
+def test_the_guided_blocks_take_the_compiled_step_without_callbacks():
+    from flexmbs.engine.compiled_plan import _python_forces
+
+    model, _ = _blocks()
+    assert not _python_forces(System(model))
+    res = fm.simulate(model, 0.02)
+    assert res.statistics["engine"] == "compiled"

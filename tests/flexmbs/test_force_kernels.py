@@ -1,0 +1,66 @@
+"""Force elements with compiled kernels (flexmbs.engine.force_kernels, issue 26): the built-in PlaneContact kernel
+against the class's own methods (the reference) at random states, and which elements take a kernel. The physics of
+the compiled contacts is checked by the contact tests (test_mbs_friction_contact.py, test_mbs_events.py), which now
+run on the compiled step."""
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from flexmbs.engine.compiled_plan import _python_forces
+from flexmbs.engine.force_kernels import check_force_kernel, force_kernel
+from flexmbs.engine.system import System
+from flexmbs.model.rotations import rotation_matrix
+
+
+def _two_blocks(half_length=None, static=0.4, dynamic=0.3, damping=2e3):
+    """A point on a free block against the tilted plane of another free block (both off the origin)."""
+    model = fm.Model("blocks", gravity=(0.0, 0.0, -9.81))
+    a = model.add_rigid_body("a", 2.0, (0.1, 0.2, 0.3), position=(0.3, -0.2, 0.5))
+    b = model.add_rigid_body("b", 5.0, (0.4, 0.3, 0.2), position=(0.1, 0.1, 0.0))
+    quaternion = np.array([0.9, 0.2, -0.3, 0.1])
+    tilt = rotation_matrix(quaternion / np.linalg.norm(quaternion))
+    point = model.add_marker(a, "tip", position=(0.05, -0.02, -0.1))
+    plane = model.add_marker(b, "face", position=(0.2, -0.3, 0.4), orientation=tilt)
+    contact = model.add_force(fm.PlaneContact(point, plane, stiffness=1e7, exponent=1.3, damping=damping,
+                                              damping_depth=1e-3, static=static, dynamic=dynamic,
+                                              stiction_velocity=0.01, half_length=half_length, name="c"))
+    return model, contact
+
+
+@pytest.mark.parametrize("half_length", [None, 0.05])
+def test_plane_contact_kernel_equals_its_methods_at_random_states(half_length):
+    model, contact = _two_blocks(half_length)
+    system = System(model)
+    q0, v0, _ = system.initial_state()
+    rng = np.random.default_rng(7)
+    touching, trials = 0, 0
+    while touching < 10 and trials < 2000:
+        trials += 1
+        q = q0 + np.concatenate([rng.normal(0, 0.3, 3), rng.normal(0, 0.2, 4), rng.normal(0, 0.3, 3),
+                                 rng.normal(0, 0.2, 4)])
+        v = v0 + rng.normal(0, 0.5, q0.size)
+        got = check_force_kernel(system, contact, q, v, 0.3)
+        kernel, method = got["loads"]
+        touching += bool(np.any(method))
+        # the same formulas in another order of operations: rounding only (1e-12 of the largest load)
+        np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * max(np.abs(method).max(), 1.0))
+        outputs, reference = got["outputs"]
+        for key, value in reference.items():
+            assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    assert touching == 10  # states that press the point into the plane (with friction), and many that do not
+
+
+def test_kernel_elements_join_the_compiled_step_and_a_subclass_is_called_back():
+    class OwnContact(fm.PlaneContact):  # may change the equations: no kernel unless it defines its own
+        pass
+
+    model, contact = _two_blocks()
+    system = System(model)
+    assert force_kernel(contact, system)[0] is not None and not _python_forces(system)
+    model2 = fm.Model("sub")
+    a = model2.add_rigid_body("a", 1.0, (0.1, 0.1, 0.1))
+    sub = model2.add_force(OwnContact(model2.add_marker(a, "p"), model2.add_marker(model2.ground, "g"), 1e6))
+    system2 = System(model2)
+    assert force_kernel(sub, system2)[0] is None and _python_forces(system2) == [sub]
+    res = fm.simulate(model2, 0.01)
+    assert res.statistics["engine"] == "compiled"  # called back from the compiled step
