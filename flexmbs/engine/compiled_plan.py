@@ -89,8 +89,9 @@ def auto_prefers_python(system) -> str:
     """Why ``engine='auto'`` keeps a model that could take the compiled step on the Python path ("" if not): many
     force elements without a kernel on many coordinates. The compiled step differences its Newton matrix over all
     coordinates and calls them all back for every column; the Python path's local differences evaluate each only
-    over its own bodies. Measured: machine creeping (11 such elements × 168 coordinates) 95 s compiled against 25 s
-    Python; the excavator (1 × 84) 0.9 s compiled against 2.8 s Python."""
+    over its own bodies. Measured (session 7, before its elements had kernels): machine creeping (11 such elements ×
+    168 coordinates) 95 s compiled against 25 s Python; the excavator (1 × 84) 0.9 s compiled against 2.8 s
+    Python."""
     python = _python_forces(system)
     if len(python) * system.n_q > CALLBACK_WORK:
         kinds = ", ".join(sorted({type(f).__name__ for f in python}))

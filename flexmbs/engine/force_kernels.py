@@ -32,12 +32,15 @@ from llvmlite import ir
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
+from flexmbs.model.contacts import PlaneContact
 from flexmbs.model.kernels import body_kinematics, marker_states
+from flexmbs.model.sliding import SlidingContact
 
 __all__ = ["FORCE_SIGNATURE", "ForceKernel", "force_kernel", "kernel_tables", "call_force", "views",
            "apply_point_load", "check_force_kernel"]
 
 _D, _I = types.CPointer(types.float64), types.CPointer(types.int64)
+_BUILTIN_TYPES = (SlidingContact, PlaneContact)  # the keys of contact_kernels.BUILTIN
 #: C signature of a force kernel (module docstring)
 FORCE_SIGNATURE = types.void(types.int64, types.float64, _D, _D, _D, _D, _D, _D, _D, _D, _D, _D, _D, _I, _D, _I, _D)
 
@@ -54,11 +57,10 @@ class ForceKernel:
 
 def force_kernel(force, system) -> tuple[ForceKernel | None, str]:
     """The kernel of ``force`` (built-in kind or its own class's ``compiled_force``), or ``(None, why not)``."""
-    from .contact_kernels import BUILTIN
+    if type(force) in _BUILTIN_TYPES:  # loading their compiled kernels costs ≈ 0.25 s: only where used
+        from .contact_kernels import BUILTIN
 
-    builder = BUILTIN.get(type(force))
-    if builder is not None:
-        return builder(force, system)
+        return BUILTIN[type(force)](force, system)
     own = type(force).__dict__.get("compiled_force")
     if own is None:
         return None, f"{type(force).__name__} has no compiled kernel"
