@@ -30,7 +30,8 @@ from .compiled_flex import flexible_arrays
 from .compiled_lapack import lapack_functions
 from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .compiled_record import Sampler
-from .force_kernels import force_kernel, kernel_tables
+from .force_kernels import kernel_tables
+from .force_specs import force_kernel
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)

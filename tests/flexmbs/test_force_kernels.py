@@ -7,7 +7,7 @@ import pytest
 
 import flexmbs as fm
 from flexmbs.engine.compiled_plan import _python_forces
-from flexmbs.engine.force_kernels import check_force_kernel, force_kernel
+from flexmbs.engine.force_specs import check_force_kernel, force_kernel
 from flexmbs.engine.system import System
 from flexmbs.model.rotations import rotation_matrix
 
