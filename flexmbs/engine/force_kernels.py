@@ -18,10 +18,11 @@ it also writes its outputs to ``out``, in the order of the names its spec gives;
 needs, written by its spec).
 
 Built-in kinds with kernels: :class:`flexmbs.SlidingContact` and :class:`flexmbs.PlaneContact`
-(:mod:`flexmbs.engine.contact_kernels`; :func:`flexmbs.engine.force_specs.force_kernel` finds them). Any other force element offers one by defining, **in its own class**,
-``compiled_force(self, system) -> (ForceKernel | None, reason)``; a subclass that does not define it itself keeps
-the callback (its equations may differ). Examples: the machine-creeping pads and lateral guides
-(``cases/machine_creeping/compiled_forces.py``), tested against their ``generalized_forces`` and ``outputs``.
+(:mod:`flexmbs.engine.contact_kernels`; :func:`flexmbs.engine.force_specs.force_kernel` finds them). Any other
+force element offers one by defining, **in its own class**, ``compiled_force(self, system) -> (ForceKernel | None,
+reason)``; a subclass that does not define it itself keeps the callback (its equations may differ). Examples: the
+machine-creeping pads and lateral guides (``cases/machine_creeping/compiled_forces.py``), tested against their
+``generalized_forces`` and ``outputs``.
 """
 from __future__ import annotations
 
