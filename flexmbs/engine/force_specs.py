@@ -5,19 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 from flexmbs.model.contacts import PlaneContact
+from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper
 from flexmbs.model.sliding import SlidingContact
 
 from .force_kernels import ForceKernel, evaluate_kernel
 
 __all__ = ["force_kernel", "check_force_kernel"]
 
-_BUILTIN_TYPES = (SlidingContact, PlaneContact)  # the keys of contact_kernels.BUILTIN
+_CONTACTS = (SlidingContact, PlaneContact)  # the keys of contact_kernels.BUILTIN
+_SPRINGS = (Bushing, RotationalSpringDamper, PointForce)  # the keys of spring_kernels.BUILTIN
 
 
 def force_kernel(force, system) -> tuple[ForceKernel | None, str]:
     """The kernel of ``force`` (built-in kind or its own class's ``compiled_force``), or ``(None, why not)``."""
-    if type(force) in _BUILTIN_TYPES:  # loading their compiled kernels costs ≈ 0.25 s: only where used
+    if type(force) in _CONTACTS:  # loading their compiled kernels costs ≈ 0.25 s: only where used
         from .contact_kernels import BUILTIN
+
+        return BUILTIN[type(force)](force, system)
+    if type(force) in _SPRINGS:
+        from .spring_kernels import BUILTIN
 
         return BUILTIN[type(force)](force, system)
     own = type(force).__dict__.get("compiled_force")
