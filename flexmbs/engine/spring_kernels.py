@@ -1,8 +1,9 @@
 """Compiled kernels of the built-in marker force elements (issue 26; protocol in
 :mod:`flexmbs.engine.force_kernels`): :class:`flexmbs.Bushing`, :class:`flexmbs.RotationalSpringDamper` with a
-constant stiffness and :class:`flexmbs.PointForce` with constant vectors (the same equations as their ``generalized_forces`` and ``outputs``, checked against them at
-random states in ``tests/flexmbs/test_force_kernels.py``). A rotational spring with a Table, or a point force
-that is a function of time, keeps the callback.
+constant stiffness and :class:`flexmbs.PointForce` with constant vectors (the same equations as their
+``generalized_forces`` and ``outputs``, checked against them at random states in
+``tests/flexmbs/test_force_kernels.py``). A rotational spring with a Table, or a point force that is a function of
+time, keeps the callback.
 """
 from __future__ import annotations
 
