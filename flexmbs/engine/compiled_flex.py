@@ -62,7 +62,7 @@ def flexible_arrays(system, state_q) -> tuple:
 
 @njit(cache=True)
 def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, gravity, mass_out, packed):
-    """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (see the module
+    """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (module
     docstring), for every flexible body. ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
     also keeps them, 2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose
     effect on them it leaves out, :func:`flexmbs.engine.compiled_step.jacobian_blocks`); gravity, elastic, damping

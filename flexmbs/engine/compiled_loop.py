@@ -23,8 +23,8 @@ from .compiled_lapack import factor, solve
 from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, constraints_at, force_kernels,
-                            jacobian_blocks, residual, signals_at, to_python)
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, constraints_at,
+                            force_kernels, jacobian_blocks, residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,

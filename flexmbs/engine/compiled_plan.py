@@ -30,7 +30,8 @@ from .compiled_flex import flexible_arrays
 from .compiled_lapack import lapack_functions
 from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .compiled_record import Sampler
-from .force_kernels import force_kernel, kernel_tables
+from .force_kernels import kernel_tables
+from .force_specs import force_kernel
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG)
@@ -89,8 +90,9 @@ def auto_prefers_python(system) -> str:
     """Why ``engine='auto'`` keeps a model that could take the compiled step on the Python path ("" if not): many
     force elements without a kernel on many coordinates. The compiled step differences its Newton matrix over all
     coordinates and calls them all back for every column; the Python path's local differences evaluate each only
-    over its own bodies. Measured: machine creeping (11 such elements × 168 coordinates) 95 s compiled against 25 s
-    Python; the excavator (1 × 84) 0.9 s compiled against 2.8 s Python."""
+    over its own bodies. Measured (session 7, before its elements had kernels): machine creeping (11 such elements ×
+    168 coordinates) 95 s compiled against 25 s Python; the excavator (1 × 84) 0.9 s compiled against 2.8 s
+    Python."""
     python = _python_forces(system)
     if len(python) * system.n_q > CALLBACK_WORK:
         kinds = ", ".join(sorted({type(f).__name__ for f in python}))

@@ -130,12 +130,12 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         if mass_mode == 2:
             res[i] = mq_kept[i] - force[i]
             continue
-        s = 0.0
+        s = -force[i]
         for j in range(n_q):
             s += mass[i, j] * qdd[j]
+        res[i] = s
         if mass_mode == 1:
-            mq_kept[i] = s
-        res[i] = s - force[i]
+            mq_kept[i] = s + force[i]
     if not with_constraints:
         return
     if not rows_done:

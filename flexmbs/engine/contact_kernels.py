@@ -114,7 +114,8 @@ def _sliding(mode, q, v, A, omega, X, R, V, W, packed, ms, bs, os_, b, o, m, k, 
                 out[5 + p] = force
         if force == 0.0:
             continue
-        f0, f1, f2 = force * n[0] - mu * force * ta[0], force * n[1] - mu * force * ta[1], force * n[2] - mu * force * ta[2]
+        fn, ft = force, mu * force
+        f0, f1, f2 = fn * n[0] - ft * ta[0], fn * n[1] - ft * ta[1], fn * n[2] - ft * ta[2]
         for a in range(3):
             fb[a] = Ab[0, a] * f0 + Ab[1, a] * f1 + Ab[2, a] * f2  # Aᵀ f, body axes
         packed[b, 0] -= f0

@@ -18,10 +18,11 @@ it also writes its outputs to ``out``, in the order of the names its spec gives;
 needs, written by its spec).
 
 Built-in kinds with kernels: :class:`flexmbs.SlidingContact` and :class:`flexmbs.PlaneContact`
-(:mod:`flexmbs.engine.contact_kernels`). Any other force element offers one by defining, **in its own class**,
-``compiled_force(self, system) -> (ForceKernel | None, reason)``; a subclass that does not define it itself keeps
-the callback (its equations may differ). Examples: the machine-creeping pads and lateral guides
-(``cases/machine_creeping/compiled_forces.py``), tested against their ``generalized_forces`` and ``outputs``.
+(:mod:`flexmbs.engine.contact_kernels`; :func:`flexmbs.engine.force_specs.force_kernel` finds them). Any other
+force element offers one by defining, **in its own class**, ``compiled_force(self, system) -> (ForceKernel | None,
+reason)``; a subclass that does not define it itself keeps the callback (its equations may differ). Examples: the
+machine-creeping pads and lateral guides (``cases/machine_creeping/compiled_forces.py``), tested against their
+``generalized_forces`` and ``outputs``.
 """
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ from numba.extending import intrinsic
 
 from flexmbs.model.kernels import body_kinematics, marker_states
 
-__all__ = ["FORCE_SIGNATURE", "ForceKernel", "force_kernel", "kernel_tables", "call_force", "views",
-           "apply_point_load", "check_force_kernel"]
+__all__ = ["FORCE_SIGNATURE", "ForceKernel", "kernel_tables", "call_force", "views", "apply_point_load",
+           "evaluate_kernel"]
 
 _D, _I = types.CPointer(types.float64), types.CPointer(types.int64)
 #: C signature of a force kernel (module docstring)
@@ -50,19 +51,6 @@ class ForceKernel:
     fpar: np.ndarray
     ipar: np.ndarray
     output_names: list = field(default_factory=list)
-
-
-def force_kernel(force, system) -> tuple[ForceKernel | None, str]:
-    """The kernel of ``force`` (built-in kind or its own class's ``compiled_force``), or ``(None, why not)``."""
-    from .contact_kernels import BUILTIN
-
-    builder = BUILTIN.get(type(force))
-    if builder is not None:
-        return builder(force, system)
-    own = type(force).__dict__.get("compiled_force")
-    if own is None:
-        return None, f"{type(force).__name__} has no compiled kernel"
-    return own(force, system)
 
 
 def kernel_tables(specs: list) -> tuple:
@@ -120,33 +108,10 @@ def apply_point_load(m, body, n_quasi, f0, f1, f2, t0, t1, t2, JX, JTH, packed):
 
 
 @njit(cache=True)
-def _evaluate(address, mode, t, q, v, offsets, n_modes, marker_body, local, orient, s_t, s_r, A, G, omega, X, R, JX,
-              JTH, V, W, packed, dims, fpar, ipar, out):
+def evaluate_kernel(address, mode, t, q, v, offsets, n_modes, marker_body, local, orient, s_t, s_r, A, G, omega, X,
+                    R, JX, JTH, V, W, packed, dims, fpar, ipar, out):
+    """Kinematics, marker states and one force kernel at ``(q, q̇)``
+    (:func:`flexmbs.engine.force_specs.check_force_kernel`)."""
     body_kinematics(q, v, offsets, A, G, omega)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, local, orient, s_t, s_r, X, R, JX, JTH, V, W)
     call_force(address, mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
-
-
-def check_force_kernel(system, force, q, v, t: float = 0.0) -> dict:
-    """A force element's kernel and its Python methods at one state ``(q, q̇)`` of an assembled ``system``:
-    ``{"loads": (kernel, python)}`` (n_b, n_quasi) quasi-coordinate loads and ``{"outputs": (kernel, python)}``
-    (dicts). For the kernel-vs-method tests of every kernel (the Python methods are the reference)."""
-    spec, why = force_kernel(force, system)
-    if spec is None:
-        raise ValueError(why)
-    n_b, n_m, n_quasi = len(system.bodies), len(system.markers), system.n_quasi_max
-    q, v = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float)
-    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
-    packed, out = np.zeros((n_b, n_quasi)), np.zeros(max(len(spec.output_names), 1))
-    _evaluate(spec.address, 1, t, q, v, ints(system.body_offsets), ints(system.body_n_modes), ints(system.marker_body),
-              system.marker_local, system.marker_orient, system.marker_s_t, system.marker_s_r, np.empty((n_b, 3, 3)),
-              np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(), system.ground_axes.copy(),
-              np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3)), np.zeros((n_m, 3)),
-              packed, ints([q.size, n_b, n_m, n_quasi]), np.ascontiguousarray(spec.fpar, dtype=float),
-              ints(spec.ipar), out)
-    ctx = system.context(q, v, t)
-    reference = np.zeros((n_b, n_quasi))
-    for body, gen in force.generalized_forces(ctx):
-        reference[body.index, :gen.size] += gen
-    return {"loads": (packed, reference),
-            "outputs": (dict(zip(spec.output_names, out)), force.outputs(ctx))}

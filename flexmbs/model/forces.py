@@ -77,6 +77,9 @@ class PointForce(ForceElement):
         self.marker = marker
         self.force = _vector_function(force)
         self.torque = _vector_function(torque)
+        # constant vectors (N, N m), None for a function of time or none given: the compiled kernel takes these
+        self.constant_force = None if force is None or callable(force) else self.force(0.0)
+        self.constant_torque = None if torque is None or callable(torque) else self.torque(0.0)
         self.local = local
         self.name = name or f"point_force({marker.name})"
 

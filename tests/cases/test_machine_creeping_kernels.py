@@ -7,7 +7,7 @@ import pytest
 import flexmbs as fm
 from cases.machine_creeping.guides import LateralGuide
 from cases.machine_creeping.pads import PadSet
-from flexmbs.engine.force_kernels import check_force_kernel
+from flexmbs.engine.force_specs import check_force_kernel
 from flexmbs.engine.system import System
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import flexmbs as fm
 from flexmbs.engine.compiled_plan import _python_forces
-from flexmbs.engine.force_kernels import check_force_kernel, force_kernel
+from flexmbs.engine.force_specs import check_force_kernel, force_kernel
 from flexmbs.engine.system import System
 from flexmbs.model.rotations import rotation_matrix
 
@@ -64,3 +64,49 @@ def test_kernel_elements_join_the_compiled_step_and_a_subclass_is_called_back():
     assert force_kernel(sub, system2)[0] is None and _python_forces(system2) == [sub]
     res = fm.simulate(model2, 0.01)
     assert res.statistics["engine"] == "compiled"  # called back from the compiled step
+
+
+def _spring_blocks():
+    """Two free blocks joined by a bushing and a torsion spring, one pushed by constant point loads."""
+    model = fm.Model("springs", gravity=(0.0, 0.0, -9.81))
+    a = model.add_rigid_body("a", 2.0, (0.1, 0.2, 0.3), position=(0.3, -0.2, 0.5))
+    b = model.add_rigid_body("b", 5.0, (0.4, 0.3, 0.2), position=(0.1, 0.1, 0.0))
+    quaternion = np.array([0.9, 0.2, -0.3, 0.1])
+    tilt = rotation_matrix(quaternion / np.linalg.norm(quaternion))
+    mi = model.add_marker(a, "ai", position=(0.05, -0.02, -0.1), orientation=tilt)
+    mj = model.add_marker(b, "bj", position=(0.2, -0.3, 0.4))
+    forces = [model.add_force(fm.Bushing(mi, mj, (1e5, 2e5, 3e5), (1e3, 2e3, 3e3), (10.0, 20.0, 30.0),
+                                         (1.0, 2.0, 3.0), name="bush")),
+              model.add_force(fm.RotationalSpringDamper(mi, mj, 300.0, 4.0, free_angle=0.2, name="torsion")),
+              model.add_force(fm.PointForce(mj, force=(1.0, -2.0, 3.0), torque=(0.3, 0.2, -0.1), local=True,
+                                            name="local_load")),
+              model.add_force(fm.PointForce(mi, force=(5.0, 0.0, -1.0), name="global_load"))]
+    return model, forces
+
+
+def test_marker_force_kernels_equal_their_methods_at_random_states():
+    model, forces = _spring_blocks()
+    system = System(model)
+    q0, v0, _ = system.initial_state()
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        q = q0 + rng.normal(0, 0.2, q0.size)
+        v = v0 + rng.normal(0, 0.5, q0.size)
+        for force in forces:
+            got = check_force_kernel(system, force, q, v, 0.1)
+            kernel, method = got["loads"]
+            assert np.any(method), force.name
+            np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * np.abs(method).max())  # rounding
+            outputs, reference = got["outputs"]
+            assert list(outputs) == list(reference)
+            for key, value in reference.items():
+                assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (force.name, key)
+    assert not _python_forces(system)
+
+
+def test_a_point_force_of_time_is_called_back():
+    model = fm.Model("callbacks")
+    a = model.add_rigid_body("a", 1.0, (0.1, 0.1, 0.1))
+    p = model.add_force(fm.PointForce(model.add_marker(a, "p"), force=lambda t: (t, 0.0, 0.0)))
+    system = System(model)
+    assert force_kernel(p, system)[0] is None and _python_forces(system) == [p]

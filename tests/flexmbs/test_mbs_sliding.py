@@ -224,7 +224,7 @@ def test_analytic_jacobian_of_the_contact_matches_finite_differences(beam):
 def test_compiled_kernel_equals_the_contact_s_methods_at_random_states(beam):
     """flexmbs.engine.contact_kernels against SlidingContact.generalized_forces and outputs (the reference):
     penalty, damping and friction on a flexible path, node outputs, a slider on a rigid body."""
-    from flexmbs.engine.force_kernels import check_force_kernel
+    from flexmbs.engine.force_specs import check_force_kernel
     from flexmbs.engine.system import System
 
     _, interior, _ = beam

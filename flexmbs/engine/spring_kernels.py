@@ -1,0 +1,118 @@
+"""Compiled kernels of the built-in marker force elements (issue 26; protocol in
+:mod:`flexmbs.engine.force_kernels`): :class:`flexmbs.Bushing`, :class:`flexmbs.RotationalSpringDamper` with a
+constant stiffness and :class:`flexmbs.PointForce` with constant vectors (the same equations as their
+``generalized_forces`` and ``outputs``, checked against them at random states in
+``tests/flexmbs/test_force_kernels.py``). A rotational spring with a Table, or a point force that is a function of
+time, keeps the callback.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import carray, cfunc, njit
+
+from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper
+from flexmbs.model.timefunctions import Table
+
+from .compiled_forces import joint_coordinate
+from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
+
+__all__ = ["BUILTIN"]
+
+
+def _body(marker) -> tuple[int, int]:
+    return (-1, 0) if marker.on_ground else (marker.body.index, 6 + marker.body.n_modes)
+
+
+# --- bushing: ipar [i, body i, n_quasi i, j, body j, n_quasi j], fpar [kt (3), kr (3), ct (3), cr (3)] ------------
+@njit(cache=True)
+def _bushing(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
+    """``F = R_i (-K_t δ - C_t δ̇)``, ``T = R_i (-K_r θ - C_r θ̇)`` on marker j, the opposite on marker i."""
+    i, j = ip[0], ip[3]
+    ri = R[i]
+    d = X[j] - X[i]
+    rel = ri.T @ R[j]
+    theta = 0.5 * np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
+    wi = W[i]
+    dv = V[j] - V[i] - np.array([wi[1] * d[2] - wi[2] * d[1], wi[2] * d[0] - wi[0] * d[2], wi[0] * d[1] - wi[1] * d[0]])
+    delta, ddot, wrel = ri.T @ d, ri.T @ dv, ri.T @ (W[j] - wi)
+    f_loc, t_loc = np.empty(3), np.empty(3)
+    for a in range(3):
+        f_loc[a] = -fp[a] * delta[a] - fp[6 + a] * ddot[a]
+        t_loc[a] = -fp[3 + a] * theta[a] - fp[9 + a] * wrel[a]
+    f, tq = ri @ f_loc, ri @ t_loc
+    apply_point_load(j, ip[4], ip[5], f[0], f[1], f[2], tq[0], tq[1], tq[2], JX, JTH, packed)
+    apply_point_load(i, ip[1], ip[2], -f[0], -f[1], -f[2], -tq[0] - (d[1] * f[2] - d[2] * f[1]),
+                     -tq[1] - (d[2] * f[0] - d[0] * f[2]), -tq[2] - (d[0] * f[1] - d[1] * f[0]), JX, JTH, packed)
+    if mode == 1:
+        out[0], out[1], out[2], out[3], out[4], out[5] = f[0], f[1], f[2], tq[0], tq[1], tq[2]
+
+
+@cfunc(FORCE_SIGNATURE, cache=True)
+def bushing_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_, fpar_, ipar_, out_):
+    q, v, A, omega, X, R, V, W, JX, JTH, packed = views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_)
+    _bushing(mode, X, R, V, W, JX, JTH, packed, carray(ipar_, 6), carray(fpar_, 12), carray(out_, 6))
+
+
+def _bushing_spec(force: Bushing, system):
+    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j)]
+    fpar = np.concatenate([force.kt, force.kr, force.ct, force.cr])
+    return ForceKernel(bushing_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
+
+
+# --- rotational spring-damper: ipar [i, body i, n_quasi i, j, body j, n_quasi j], fpar [k, c, θ0] ----------------
+@njit(cache=True)
+def _torsion(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
+    """``T = -k (θ - θ0) - c θ̇`` about ``z_i`` (``joints.rotation_coordinate``): ``+T z_i`` on marker j, ``-T z_i``
+    on marker i (``∂θ/∂q̄ = ± z_iᵀ J_θ``)."""
+    i, j = ip[0], ip[3]
+    angle, rate = joint_coordinate(i, j, 0, X, R, V, W)
+    torque = -fp[0] * (angle - fp[2]) - fp[1] * rate
+    z0, z1, z2 = torque * R[i, 0, 2], torque * R[i, 1, 2], torque * R[i, 2, 2]
+    apply_point_load(i, ip[1], ip[2], 0.0, 0.0, 0.0, -z0, -z1, -z2, JX, JTH, packed)
+    apply_point_load(j, ip[4], ip[5], 0.0, 0.0, 0.0, z0, z1, z2, JX, JTH, packed)
+    if mode == 1:
+        out[0], out[1], out[2] = torque, angle, rate
+
+
+@cfunc(FORCE_SIGNATURE, cache=True)
+def torsion_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_, fpar_, ipar_, out_):
+    q, v, A, omega, X, R, V, W, JX, JTH, packed = views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_)
+    _torsion(mode, X, R, V, W, JX, JTH, packed, carray(ipar_, 6), carray(fpar_, 3), carray(out_, 3))
+
+
+def _torsion_spec(force: RotationalSpringDamper, system):
+    if isinstance(force.stiffness, Table):
+        return None, "RotationalSpringDamper with a Table stiffness has no compiled kernel"
+    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j)]
+    fpar = [float(force.stiffness), force.damping, force.free_angle]
+    return ForceKernel(torsion_kernel.address, np.array(fpar), np.array(ipar), list(force.output_units)), ""
+
+
+# --- point force with constant vectors: ipar [marker, body, n_quasi, local], fpar [F (3), T (3)] -------------------
+@njit(cache=True)
+def _point(mode, R, JX, JTH, packed, ip, fp, out):
+    f, tq = fp[0:3].copy(), fp[3:6].copy()
+    if ip[3]:
+        f, tq = R[ip[0]] @ f, R[ip[0]] @ tq
+    apply_point_load(ip[0], ip[1], ip[2], f[0], f[1], f[2], tq[0], tq[1], tq[2], JX, JTH, packed)
+    if mode == 1:
+        out[0], out[1], out[2], out[3], out[4], out[5] = f[0], f[1], f[2], tq[0], tq[1], tq[2]
+
+
+@cfunc(FORCE_SIGNATURE, cache=True)
+def point_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_, fpar_, ipar_, out_):
+    q, v, A, omega, X, R, V, W, JX, JTH, packed = views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_)
+    _point(mode, R, JX, JTH, packed, carray(ipar_, 4), carray(fpar_, 6), carray(out_, 6))
+
+
+def _point_spec(force: PointForce, system):
+    constants = [getattr(force, "constant_force", None), getattr(force, "constant_torque", None)]
+    if (force.force is not None and constants[0] is None) or (force.torque is not None and constants[1] is None):
+        return None, "PointForce of a function of time has no compiled kernel"
+    fpar = np.concatenate([np.zeros(3) if c is None else c for c in constants])
+    ipar = [force.marker.index, *_body(force.marker), int(force.local)]
+    return ForceKernel(point_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
+
+
+#: built-in marker force kinds with a kernel (exact types)
+BUILTIN = {Bushing: _bushing_spec, RotationalSpringDamper: _torsion_spec, PointForce: _point_spec}
