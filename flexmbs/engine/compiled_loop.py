@@ -470,6 +470,23 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
 
 
 @njit(cache=True)
+def all_multipliers(keep, jac_all, lam):
+    """``λ`` of every constraint row from the kept rows' (``Context.full_lam``): the same vector without redundant
+    rows; with them, the minimum-norm split with the same ``Φ_qᵀ λ``
+    (:func:`flexmbs.engine.redundancy.minimum_norm_multipliers`: the component in the left null space of ``Φ_q`` of
+    all rows removed; unique, whatever the SVD's signs)."""
+    n_all = jac_all.shape[0]
+    if keep.size == n_all:
+        return lam
+    full = np.zeros(n_all)
+    for r in range(keep.size):
+        full[keep[r]] = lam[r]
+    u = np.linalg.svd(jac_all, True)[0]
+    null = np.ascontiguousarray(u[:, keep.size:])
+    return full - null @ (null.T @ full)
+
+
+@njit(cache=True)
 def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, integrate):
     """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
@@ -520,11 +537,12 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, 
         out = OUT[row, eo[e]:]
         call_kernel(fns[0][e], 1, sc[T], ws[20][z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
                     forces, out)
+    lam_all = all_multipliers(mi[11], ws[13], lam_c)
     gen = np.zeros((jt_side.size, 6))
     for k in range(jr_joint.size):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
         for c in range(6):
-            gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_c[r]
+            gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_all[r]
     for j in range(jt_side.size):
         b, m = jt_body[j], jt_side[j]
         o = offsets[b]

@@ -5,11 +5,13 @@
 returns a :class:`CompiledRun` with the interface of :class:`flexmbs.engine.solver._Run`; :func:`flexmbs.simulate`
 then steps it with :func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
 
-What compiles today: rigid bodies, library joints (their basic rows; redundant rows dropped), gravity, and state
-elements that offer a compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distance
-measurements. Anything else — flexible bodies, force elements, prescribed motions, user joints, other measurements,
-elements with contact events, signals that are not functions of time — keeps the model on the Python path, and the
-results say why (``Results.statistics["engine"]``).
+What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
+samples split the reactions by the minimum norm, as the Python path), gravity, force elements with kernels
+(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`), and state elements that offer a
+compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distance measurements. Force elements
+without a kernel are called back from the compiled step. User joints, other measurements, elements whose event gaps
+have no kernel, joint friction with redundant rows and Python elements that read joint reactions keep the model on
+the Python path, and the results say why (``Results.statistics["engine"]``).
 """
 from __future__ import annotations
 
@@ -76,8 +78,8 @@ def _unsupported(system, events, state) -> str:
         for meas in element.measurements:
             if type(meas) is not Distance:
                 return f"element {element.name!r} reads a {type(meas).__name__} measurement"
-    if system.row_keep is not None:
-        return "redundant constraints (their reactions are split by the Python path)"
+    if system.row_keep is not None and has_friction(system.forces):
+        return "joint friction with redundant constraints (its reaction is split by the Python path)"
     if any(j.marker_i.on_ground and j.marker_j.on_ground for j in system.model.joints):
         return "a joint between two ground markers"
     return ""

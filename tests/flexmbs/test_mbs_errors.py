@@ -17,9 +17,7 @@ def test_marker_on_a_node_that_does_not_exist_is_rejected_with_its_id():
         model.add_marker(beam, "middle", node="middle")
 
 
-def test_redundant_planar_loop_in_3d_reports_the_dropped_equations_and_moves_as_the_planar_model():
-    # a planar four-bar with four revolute joints in 3D: Grübler count -2 against 1 degree of freedom, so three
-    # equations are redundant (issue 27: they are dropped and reported, no longer refused)
+def _planar_four_bar():
     model = fm.Model("redundant", gravity=(0.0, -9.81, 0.0))
     pts = [(0, 0, 0), (0, 0.2, 0), (0.45, 0.3, 0), (0.4, 0, 0)]
     bodies = [model.add_rigid_body(n, 1.0, (1e-3, 1e-3, 1e-3), position=np.mean([pts[k], pts[k + 1]], axis=0))
@@ -31,15 +29,23 @@ def test_redundant_planar_loop_in_3d_reports_the_dropped_equations_and_moves_as_
         ma = model.add_marker(a, position=np.subtract(p, a.initial_position) if a is not ground else p)
         mb = model.add_marker(b, position=np.subtract(p, b.initial_position) if b is not ground else p)
         model.add_joint("revolute", ma, mb, name=f"J{k}")
+    return model
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_redundant_planar_loop_in_3d_reports_the_dropped_equations_and_moves_as_the_planar_model(engine):
+    # a planar four-bar with four revolute joints in 3D: Grübler count -2 against 1 degree of freedom, so three
+    # equations are redundant (issue 27: they are dropped and reported, no longer refused)
+    model = _planar_four_bar()
     with pytest.warns(RedundantConstraintWarning, match=r"joint 'J3' equation\(s\) 2, 3, 4 dropped.*'J0', 'J1', 'J2'"):
-        spatial = fm.simulate(model, 0.5, rtol=1e-7, atol=1e-9)
+        spatial = fm.simulate(model, 0.5, rtol=1e-7, atol=1e-9, engine=engine)
+    assert spatial.statistics["engine"].startswith(engine)
     assert spatial.attributes["redundant_joints"] == "J0,J1,J2,J3"  # their reaction split is a choice: flagged
     # reference: the same mechanism as a planar model (no redundant equation); positions to 1e-7 m
     model.planar = True
-    # the same integrator path as the spatial run (redundant rows keep that one on the Python path): the check is
-    # the reaction split, and at rtol 1e-7 both runs carry the same ~5e-5 relative integration error in the
-    # reactions, which a different Jacobian (the compiled step's) would shift by ~1e-6
-    planar = fm.simulate(model, 0.5, rtol=1e-7, atol=1e-9, engine="python")
+    # the same engine as the spatial run: the check is the reaction split, and at rtol 1e-7 both runs carry the
+    # same ~5e-5 relative integration error in the reactions, which the other engine's Jacobian shifts by ~1e-6
+    planar = fm.simulate(model, 0.5, rtol=1e-7, atol=1e-9, engine=engine)
     for body in ("crank", "coupler", "rocker"):
         assert spatial[f"body/{body}/position"][-1] == pytest.approx(planar[f"body/{body}/position"][-1], abs=1e-7)
     # the in-plane reactions of the minimum-norm split agree with the planar model's unique ones (1e-6 relative)
