@@ -231,7 +231,8 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
     end, a full buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the
     start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several); ``mode``
     2: accept the step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 3: the
-    event gaps at the pending step's end into ``gv[1]`` (for Python's check of a re-stepped pending step).
+    event gaps at the pending step's end into ``gv[1]`` (for Python's check of a re-stepped pending step); ``mode``
+    4: a fresh Jacobian at the current state.
 
     ``gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
     element offsets into the buffer, [re-arm gap])."""
@@ -241,6 +242,10 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
         integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev)
         if gv[0].size:
             _gaps_at(sc[T], cur, mi, mf, fns, ws, tmp, gv)
+        return CONTINUE
+    if mode == 4:  # a fresh Jacobian at the current state (after Python re-chose the constraint rows)
+        _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+        fl[F_FRESH] = 1
         return CONTINUE
     if mode == 2:
         code = _accept_step(sc[H_TRY], sc[ERR], stats[S_LAST_ITERS], cur, new, mi, mf, fns, ws, blk, tmp, coef, sc,

@@ -43,6 +43,7 @@ CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress b
 # CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts), so they run at a steady rate whatever a step costs
 CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
 from .initial import equation_names
+from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
 from .system import measure
 
@@ -405,6 +406,32 @@ class CompiledRun:
         self._armed_to_compiled()
         return code
 
+    _singular = ""
+    _rechecked_at = None
+
+    def _rows_rechosen(self, message: str) -> bool:
+        """``_Run._newton_failed``'s last resort: at a singular position the kept constraint rows may have become
+        dependent; another independent set of the same size takes over (same ``Φ_qᵀ λ``) and the step is retried
+        with a fresh Jacobian. Once per time; False when the rows are still independent or their number changes."""
+        s = self.state
+        if not self.system.n_c or self._rechecked_at == s.t:
+            return False
+        self._rechecked_at = s.t
+        try:
+            note, lam = reselect_rows(self.system, s.q, s.v, s.t, s.lam)
+        except SimulationError as singular:  # the count changes: said with the failure
+            self._singular = str(singular)
+            return False
+        if note is None:
+            return False
+        self.system.fallback_notes = [*getattr(self.system, "fallback_notes", []), note]
+        self.plan.mi[11][:] = self.system.row_keep
+        self.cur[7][:] = lam
+        self.sc[H] = float(self.sc[5])  # the step that failed, with the new rows
+        self._advance(4)
+        self._sync()
+        return True
+
     @property
     def attempts_per_call(self) -> int:
         """Step attempts of the last compiled call (the watchdog counts attempts)."""
@@ -440,7 +467,10 @@ class CompiledRun:
             raise SimulationError(f"maximum number of steps ({self.max_steps}) reached at t = {t:.6g} s")
         if code == NEWTON_FAILED:
             failure = NewtonFailure(p.rhs.copy(), _NEWTON_REASONS.get(int(self.counters[S_LAST_ITERS]), "failed"))
-            raise SimulationError(self._newton_message(self.system, t, float(self.sc[5]), failure))
+            message = self._newton_message(self.system, t, float(self.sc[5]), failure)
+            if self._rows_rechosen(message):
+                return
+            raise SimulationError(message + (f"; {self._singular}" if self._singular else ""))
         worst = int(np.argmax(np.abs(p.errv)))
         if code == ERROR_FAILED:
             raise SimulationError(

@@ -100,3 +100,46 @@ def test_a_change_in_the_number_of_independent_equations_is_one_line_naming_the_
                                                  r"equations change from \d+ to \d+ \(joints .*'J5'") as info:
         reselect_rows(system, q, v0, 0.0, np.zeros(system.n_c))
     assert "\n" not in str(info.value)
+
+
+def test_the_compiled_step_re_chooses_dependent_rows_with_the_same_constraint_force():
+    """The compiled run's last resort after a Newton failure (CompiledRun._rows_rechosen, as _Run._newton_failed):
+    kept rows that became dependent are replaced by an independent set of the same size in the compiled plan, with
+    the same generalized constraint force Φ_qᵀ λ (1e-9 of its size)."""
+    import flexmbs.engine.solver as solver
+
+    runs = []
+    start = solver._start_run
+
+    def keep_run(*args, **kwargs):
+        run, engine = start(*args, **kwargs)
+        runs.append(run)
+        return run, engine
+
+    solver._start_run = keep_run
+    try:
+        with pytest.warns(RedundantConstraintWarning):
+            fm.simulate(door.build_door(20.0), 1e-3)
+    finally:
+        solver._start_run = start
+    run = runs[0]
+    system = run.system
+    assert type(run).__name__ == "CompiledRun"
+    s = run.state
+    hinge1, hinge2 = system.joints
+    ctx = system.context(s.q, s.v, s.t, s.lam)
+    before = system.all_constraints(ctx)[1].T @ ctx.full_lam
+    other = np.array(list(range(len(system.bodies))) + list(range(hinge2.offset, hinge2.offset + 5)))
+    # as if the run had kept the second hinge's rows (the row selection prefers the first hinge's: a set of the
+    # same size, so the re-check replaces the kept rows, as where rows become dependent)
+    system.row_keep = other
+    run.plan.mi[11][:] = other
+    lam_other = np.linalg.lstsq(system.constraints(system.context(s.q, s.v, s.t))[1].T, before, rcond=None)[0]
+    run.cur[7][:] = lam_other
+    run.state.lam = lam_other.copy()
+    assert run._rows_rechosen("Newton failed")
+    expected = list(range(len(system.bodies))) + list(range(hinge1.offset, hinge1.offset + 5))
+    assert list(system.row_keep) == expected and list(run.plan.mi[11]) == expected
+    after = system.constraints(system.context(s.q, s.v, s.t))[1].T @ run.cur[7]
+    assert after == pytest.approx(before, abs=1e-9 * np.abs(before).max())
+    assert "re-chosen" in system.fallback_notes[-1]
