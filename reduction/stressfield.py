@@ -11,8 +11,8 @@ Storage: group ``/stress_field`` of the FlexBody file (optional, so files writte
 
 * ``nodes`` (n,) int32 — indices into ``/nodes/ids`` (ascending);
 * ``modal_stress`` (n, 6, m) float32, Pa per unit modal coordinate, components ``xx, yy, zz, yz, xz, xy`` in the
-  body frame, chunked by node blocks, compressed (gzip after the byte shuffle) where that saves a quarter of the
-  bytes (:func:`filters`);
+  body frame; compressed (gzip after the byte shuffle, chunked by node blocks) where that saves a quarter of the
+  bytes (:func:`filters`), else contiguous;
 * attributes ``scope`` (``"surface"``, ``"all"`` or the node-set selectors) and ``recovery``.
 
 float32 keeps 7 significant digits: far below the discretization error of the recovered stress.
@@ -187,7 +187,8 @@ def write_stress_field(h5file, field: StressField | None) -> None:
     ds.attrs["unit"] = "1"
     data = np.asarray(field.modal_stress, dtype=np.float32)
     chunk = (int(min(data.shape[0], max(1, 2**20 // max(1, 4 * 6 * data.shape[2])))), 6, data.shape[2])
-    ds = group.create_dataset("modal_stress", data=data, chunks=chunk, **filters(data))
+    kwargs = filters(data)  # chunked by node blocks where it is compressed, else contiguous (no chunk padding)
+    ds = group.create_dataset("modal_stress", data=data, **({"chunks": chunk, **kwargs} if kwargs else {}))
     ds.attrs["unit"] = "Pa"
     ds.attrs["components"] = "xx,yy,zz,yz,xz,xy"
 
