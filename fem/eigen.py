@@ -16,7 +16,6 @@ residual the measured cases needed 2.9–4.2 times as many Krylov vectors as wan
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.linalg as sla
@@ -127,19 +126,7 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     space = _Basis(n, min(n, 4 * n_modes + 2 * b))
     first, m_first = _m_orthonormalize(solve(mass @ rng.standard_normal((n, b))), space.v[:, :0], space.mv[:, :0],
                                        mass)
-    # where a core is free, the solve of the next block runs in a second thread while this one appends the last
-    # block and checks the residuals (neither changes what the solve gets, so the numbers are the same either way);
-    # one solve is wasted when a check accepts (the executor waits for it)
-    with (ThreadPoolExecutor(max_workers=1) if _core_free() else _Inline()) as pool:
-        pending = pool.submit(solve, m_first)
-        space.append(first, m_first, stiffness)
-        return _iterate(space, stiffness, mass, n_modes, solve, pool, pending, b, limit, tol)
-
-
-def _iterate(space: "_Basis", stiffness, mass, n_modes: int, solve, pool, pending, b: int, limit: int, tol: float):
-    """The block Krylov loop of :func:`block_shift_invert`: residual checks when due, else the next block (its
-    solve ``pending`` in ``pool``)."""
-    n = space.v.shape[0]
+    space.append(first, m_first, stiffness)
     k_norm = float(abs(stiffness).sum(axis=1).max())  # ‖K‖∞: sets the round-off floor of the residuals
     floor = k_norm * 1e-16 / tol
     n_check, history, converged = n_modes, [], np.zeros(0, dtype=bool)
@@ -171,49 +158,10 @@ def _iterate(space: "_Basis", stiffness, mass, n_modes: int, solve, pool, pendin
             raise ModelError(f"eigenvalue iteration did not converge to {tol:g} within {space.size} vectors "
                              f"(smallest worst residual {min(history, default=np.inf):.2g}); try fewer modes")
         basis, m_basis = space.view()
-        new, m_new = _m_orthonormalize(pending.result(), basis, m_basis, mass)
+        new, m_new = _m_orthonormalize(solve(m_basis[:, -b:]), basis, m_basis, mass)
         if new.shape[1] == 0:
             raise ModelError("eigenvalue iteration broke down (the Krylov space stopped growing)")
-        pending = pool.submit(solve, m_new)
         space.append(new, m_new, stiffness)
-
-
-def _core_free() -> bool:
-    """True when the 1-minute load average (this process included) leaves at least half a core free. Overlapping the
-    solves with the bookkeeping pays only then: PARDISO's solve phase and the one-thread BLAS products are both
-    memory-bound, and on a busy machine the overlap only adds contention (issue 31, the machine-creeping
-    structure's eigen phase at load ≈ 4: 7.3–8.8 s CPU without the overlap, 7.7–8.9 s with it, and longer wall;
-    the 177k-dof bar's at load ≈ 2: 6.8–7.9 s wall with it, 7.9–8.0 s without)."""
-    import os
-
-    try:
-        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 0.5
-    except OSError:  # no load average on this platform
-        return False
-
-
-class _Inline:
-    """A stand-in for the one-thread executor that runs a job only when its result is asked for (no solve is
-    wasted when a check accepts)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> bool:
-        return False
-
-    def submit(self, job, *args):
-        return _Deferred(job, args)
-
-
-class _Deferred:
-    def __init__(self, job, args):
-        self._job, self._args, self._done = job, args, False
-
-    def result(self):
-        if not self._done:
-            self._value, self._done = self._job(*self._args), True
-        return self._value
 
 
 #: a cluster continues while consecutive Ritz values differ by less than this (relative, in λ)
