@@ -4,9 +4,10 @@
 
 Reads BODY once, then writes and reads it back ``--runs`` times per setting (``reduction.io.write_flexbody`` /
 ``read_flexbody``, the whole file including the fsync), medians of CPU and wall time, and the file size. The
-settings: no filter, LZF, gzip levels 1, 4 (the default before issue 31) and 9, and with the byte shuffle filter
-(the stress field had it before). Prints a Markdown table and the load
-average before and after.
+settings: no filter, LZF, gzip levels 1 to 4 and 9, with and without the byte shuffle filter, each applied to every
+dataset of more than 4096 items; and "where it saves" (the default since issue 31's third round): gzip 1 + shuffle
+only on the datasets where a trial on a sample saves at least ``reduction.stressfield.COMPRESS_MIN_SAVING``. Prints a
+Markdown table and the load average before and after.
 """
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ import statistics
 import tempfile
 import time
 
-SETTINGS = {"none": {}, "lzf": {"compression": "lzf"}, "gzip 1": {"compression": "gzip", "compression_opts": 1},
-            "gzip 4": {"compression": "gzip", "compression_opts": 4},
-            "gzip 9": {"compression": "gzip", "compression_opts": 9},
+SETTINGS = {"none": {}, "lzf": {"compression": "lzf"},
+            **{f"gzip {level}": {"compression": "gzip", "compression_opts": level} for level in (1, 2, 3, 4, 9)},
             "lzf + shuffle": {"compression": "lzf", "shuffle": True},
-            "gzip 1 + shuffle": {"compression": "gzip", "compression_opts": 1, "shuffle": True},
-            "gzip 4 + shuffle": {"compression": "gzip", "compression_opts": 4, "shuffle": True}}
+            **{f"gzip {level} + shuffle": {"compression": "gzip", "compression_opts": level, "shuffle": True}
+               for level in (1, 2, 3, 4)}}
+WHERE_IT_SAVES = "gzip 1 + shuffle where it saves"  # the default: reduction.stressfield.filters
 
 
 def _timed(func, *args):
@@ -43,9 +44,11 @@ def main() -> None:
     print("| setting | size [MB] | write wall / CPU [s] | read wall / CPU [s] |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "b.flex.h5")
-        for name, setting in SETTINGS.items():
+        default = (dict(rsf.COMPRESSION), rsf.COMPRESS_MIN_SAVING)
+        for name, setting in [*SETTINGS.items(), (WHERE_IT_SAVES, default[0])]:
             rsf.COMPRESSION.clear()
             rsf.COMPRESSION.update(setting)
+            rsf.COMPRESS_MIN_SAVING = default[1] if name == WHERE_IT_SAVES else -1.0  # -1: on every dataset
             writes = [_timed(rio.write_flexbody, body, path) for _ in range(args.runs)]
             reads = [_timed(rio.read_flexbody, path) for _ in range(args.runs)]
             size = os.path.getsize(path) / 1e6

@@ -17,7 +17,7 @@ import numpy as np
 
 from fem.errors import FileFormatError
 from reduction.flexbody import FlexBody, Interface, Invariants, SlidingPath
-from reduction.stressfield import COMPRESSION, read_stress_field, write_stress_field
+from reduction.stressfield import filters, read_stress_field, write_stress_field
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "write_flexbody", "read_flexbody", "file_sha256"]
 
@@ -60,8 +60,7 @@ def file_sha256(path: str) -> str:
 
 def _dataset(group, name, data, unit):
     data = np.asarray(data)
-    kwargs = COMPRESSION if data.size > 4096 else {}
-    ds = group.create_dataset(name, data=data, **kwargs)
+    ds = group.create_dataset(name, data=data, **filters(data))
     ds.attrs["unit"] = unit
     return ds
 

@@ -11,7 +11,8 @@ Storage: group ``/stress_field`` of the FlexBody file (optional, so files writte
 
 * ``nodes`` (n,) int32 — indices into ``/nodes/ids`` (ascending);
 * ``modal_stress`` (n, 6, m) float32, Pa per unit modal coordinate, components ``xx, yy, zz, yz, xz, xy`` in the
-  body frame, chunked by node blocks and gzip-compressed (with byte shuffle);
+  body frame; compressed (gzip after the byte shuffle, chunked by node blocks) where that saves a quarter of the
+  bytes (:func:`filters`), else contiguous;
 * attributes ``scope`` (``"surface"``, ``"all"`` or the node-set selectors) and ``recovery``.
 
 float32 keeps 7 significant digits: far below the discretization error of the recovered stress.
@@ -26,17 +27,43 @@ import numpy as np
 from fem.errors import FileFormatError, ModelError
 
 __all__ = ["StressField", "stress_field_nodes", "modal_stress_field", "write_stress_field", "read_stress_field",
-           "GROUP"]
+           "GROUP", "COMPRESSION", "filters"]
 
 GROUP = "stress_field"
 _RECOVERY = "nodal average of element stresses at the element nodes (fem.solid.nodal_stress)"
-_WORK_BYTES = 256e6  # bound of the element-stress work arrays of one block of modes
+_WORK_BYTES = 256e6  # bound of the displacement and stress arrays of one block of modes
 
 #: HDF5 filters of the large datasets of a flexible-body file (mode shapes, invariants, this stress field), chosen
 #: by measurement (docs/benchmarks.md, "Writing the flexible-body file"; benchmarks/flex_compression.py): gzip level 1
 #: after the byte shuffle is smaller and faster to write and read than the former gzip 4 (46.7 against 48.9 MB, 1.0
 #: against 1.4 s write, 0.18 against 0.28 s read for the 177k-dof bar); both are built into every HDF5 library
 COMPRESSION = {"compression": "gzip", "compression_opts": 1, "shuffle": True}
+#: ... applied only where a trial of them on a sample of the dataset saves at least this share of its bytes. Dense
+#: mode shapes and stress save ≈ 10 % at ≈ 70 MB/s of deflate, i.e. more CPU than the bytes cost to write or read;
+#: the zero rotations of a solid part, connectivity and node ids save 60–99 % and are cheap to deflate
+#: (docs/benchmarks.md, "Reduction at its limit", third round)
+COMPRESS_MIN_SAVING = 0.25
+_TRIAL_BLOCKS, _TRIAL_BLOCK = 16, 4096  # sample of a dataset for the trial: 16 blocks of 4096 items spread over it
+
+
+def filters(data: np.ndarray) -> dict:
+    """HDF5 filter keywords for ``data``: :data:`COMPRESSION` where deflate (level 1 after the byte shuffle) saves at
+    least :data:`COMPRESS_MIN_SAVING` of a sample's bytes (16 blocks of 4096 items spread over the array), else none
+    (datasets of at most 4096 items are never filtered)."""
+    import zlib
+
+    data = np.asarray(data)
+    if data.size <= 4096:
+        return {}
+    if data.dtype.kind not in "biufc":
+        return dict(COMPRESSION)
+    flat = np.ascontiguousarray(data).reshape(-1)
+    if flat.size > _TRIAL_BLOCKS * _TRIAL_BLOCK:
+        starts = np.linspace(0, flat.size - _TRIAL_BLOCK, _TRIAL_BLOCKS).astype(np.int64)
+        flat = np.concatenate([flat[s:s + _TRIAL_BLOCK] for s in starts])
+    raw = np.ascontiguousarray(flat.view(np.uint8).reshape(-1, flat.itemsize).T).tobytes()  # the byte shuffle
+    saving = 1.0 - len(zlib.compress(raw, 1)) / max(1, len(raw))
+    return dict(COMPRESSION) if saving >= COMPRESS_MIN_SAVING else {}
 
 
 @dataclass
@@ -137,8 +164,9 @@ def modal_stress_field(model, modes: np.ndarray, nodes: np.ndarray, scope: str =
     out = np.empty((nodes.size, 6, m), dtype=np.float32)
     if nodes.size == 0:
         return StressField(nodes, out, scope)
-    n_el, nb = model.solid.element_nodes.shape
-    per_mode = 8.0 * n_el * nb * 9 * 4  # gradient, strain, stress temporaries of nodal_stress
+    # per mode: the mesh displacements handed to nodal_stress and its float64 sums and result at the nodes (the
+    # element work arrays are bounded inside nodal_stress, which does best with many modes at once)
+    per_mode = 8.0 * (3 * model.mesh.n_nodes + 2 * 6 * nodes.size)
     block = int(max(1, min(m, _WORK_BYTES // per_mode)))
     if progress:
         progress(f"modal stress at {nodes.size} nodes ({scope}) for {m} modes")
@@ -154,13 +182,13 @@ def write_stress_field(h5file, field: StressField | None) -> None:
         return
     group = h5file.create_group(GROUP)
     group.attrs.update({"scope": field.scope, "recovery": _RECOVERY})
-    ds = group.create_dataset("nodes", data=np.asarray(field.nodes, dtype=np.int32), compression="gzip",
-                              shuffle=True)
+    nodes = np.asarray(field.nodes, dtype=np.int32)
+    ds = group.create_dataset("nodes", data=nodes, **filters(nodes))
     ds.attrs["unit"] = "1"
     data = np.asarray(field.modal_stress, dtype=np.float32)
     chunk = (int(min(data.shape[0], max(1, 2**20 // max(1, 4 * 6 * data.shape[2])))), 6, data.shape[2])
-    ds = group.create_dataset("modal_stress", data=data, chunks=chunk,
-                              **COMPRESSION)
+    kwargs = filters(data)  # chunked by node blocks where it is compressed, else contiguous (no chunk padding)
+    ds = group.create_dataset("modal_stress", data=data, **({"chunks": chunk, **kwargs} if kwargs else {}))
     ds.attrs["unit"] = "Pa"
     ds.attrs["components"] = "xx,yy,zz,yz,xz,xy"
 

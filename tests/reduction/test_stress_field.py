@@ -60,6 +60,7 @@ def test_file_stores_float32_chunked_compressed_and_older_files_still_read(block
     path = write_flexbody(body, str(tmp_path / "block.flex.h5"))
     with h5py.File(path, "r") as f:
         ds = f[GROUP]["modal_stress"]
+        # this smooth small field deflates by more than a quarter: compressed, chunked by node blocks
         assert ds.dtype == np.float32 and ds.chunks is not None and ds.compression == "gzip"
         assert f[GROUP].attrs["scope"] == "all"
     again = read_flexbody(path)
@@ -68,6 +69,25 @@ def test_file_stores_float32_chunked_compressed_and_older_files_still_read(block
         del f[GROUP]
     older = read_flexbody(path)
     assert older.stress_field is None and older.n_modes == body.n_modes
+
+
+def test_file_compresses_a_dataset_only_where_deflate_saves_a_quarter_of_its_bytes(block, tmp_path):
+    """Zero rotations of a solid part deflate to almost nothing and are compressed; mode shapes replaced by random
+    noise (incompressible: its mantissa bits are random) are stored without a filter; both read back bit for bit."""
+    from reduction.stressfield import COMPRESS_MIN_SAVING, filters
+
+    assert filters(np.zeros((5000, 3))) and not filters(np.random.default_rng(0).standard_normal((5000, 3)))
+    assert 0.0 < COMPRESS_MIN_SAVING < 1.0
+    body = reduce(block, ["a", "b"], 3, compare_modes=0)
+    body.translations = np.random.default_rng(1).standard_normal(body.translations.shape)
+    assert body.translations.size > 4096  # smaller datasets are never filtered
+    path = write_flexbody(body, str(tmp_path / "noise.flex.h5"))
+    with h5py.File(path, "r") as f:
+        assert f["modes/translations"].compression is None
+        assert f["modes/rotations"].compression == "gzip"  # all zero: the block has no rotational dofs
+    again = read_flexbody(path)
+    np.testing.assert_array_equal(again.translations, body.translations)
+    np.testing.assert_array_equal(again.rotations, body.rotations)
 
 
 def test_cli_reduce_stress_field_and_info_size(tmp_path):
