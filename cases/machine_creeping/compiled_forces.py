@@ -10,7 +10,8 @@ import math
 import numpy as np
 from numba import carray, cfunc, njit
 
-from flexmbs.engine.contact_kernels import friction_mu, marker_body
+from flexmbs.engine.compiled_forces import friction_mu
+from flexmbs.engine.contact_kernels import marker_body
 from flexmbs.engine.force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
 __all__ = ["pad_spec", "guide_spec"]

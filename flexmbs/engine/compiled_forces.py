@@ -103,24 +103,30 @@ def has_friction(forces) -> bool:
 
 
 @njit(cache=True)
-def _cubic_step(s):
+def cubic_step(s):
     s = min(max(s, 0.0), 1.0)
     return s * s * (3.0 - 2.0 * s)
 
 
 @njit(cache=True)
-def friction_coefficient(velocity, static, dynamic, v_s):
-    """:func:`flexmbs.model.contacts.friction_coefficient` (``v_d = 1.5 v_s``)."""
-    v_d = 1.5 * v_s
+def friction_mu(velocity, static, dynamic, v_s, v_d):
+    """Signed coefficient ``μ(v)`` of seed 003 Fig. 3-4 / Fig. 4-3 (``contacts.friction_coefficient`` with ``v_d``
+    given): ``μ_s (3s/2 - s³/2)`` up to ``v_s``, a cubic step to ``μ_d`` up to ``v_d``, ``μ_d`` above; odd in ``v``."""
     speed = abs(velocity)
     if speed <= v_s:
         s = speed / v_s
         mu = static * (1.5 * s - 0.5 * s ** 3)
     elif speed < v_d:
-        mu = static + (dynamic - static) * _cubic_step((speed - v_s) / (v_d - v_s))
+        mu = static + (dynamic - static) * cubic_step((speed - v_s) / (v_d - v_s))
     else:
         mu = dynamic
     return math.copysign(mu, velocity)
+
+
+@njit(cache=True)
+def friction_coefficient(velocity, static, dynamic, v_s):
+    """:func:`flexmbs.model.contacts.friction_coefficient` with its default ``v_d = 1.5 v_s`` (joint friction)."""
+    return friction_mu(velocity, static, dynamic, v_s, 1.5 * v_s)
 
 
 @njit(cache=True)
@@ -128,7 +134,7 @@ def penalty_force(penetration, rate, stiffness, exponent, damping, depth):
     """:func:`flexmbs.model.contacts.penalty_force`, seed 003 eq. (4-1)."""
     if penetration <= 0.0:
         return 0.0
-    damp = damping * _cubic_step(penetration / depth) if depth > 0 else damping
+    damp = damping * cubic_step(penetration / depth) if depth > 0 else damping
     return max(0.0, stiffness * penetration ** exponent + damp * rate)
 
 

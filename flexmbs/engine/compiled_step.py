@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 
-from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
@@ -29,7 +28,7 @@ from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, 
 
 from .compiled_flex import flexible_terms
 from .compiled_forces import driver_rows, force_element
-from .force_kernels import call_force
+from .force_kernels import address_call, call_force
 
 # return codes of advance()
 OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
@@ -47,19 +46,7 @@ def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates,
     """Call the element kernel at ``address`` (C signature of docs/element-protocol.md) with the arrays' data
     pointers. The addresses live in one int64 array, so a model's number of elements is not part of the compiled
     step's type (a tuple of function pointers was: every new count compiled the whole step again, ≈ 1.5 min)."""
-    sig_ = types.void(address, mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)
-
-    def codegen(context, builder, signature, args):
-        dbl, i64 = ir.DoubleType(), ir.IntType(64)
-        fnty = ir.FunctionType(ir.VoidType(), [i64, dbl] + [dbl.as_pointer()] * 5 + [i64.as_pointer()]
-                               + [dbl.as_pointer()] * 3)
-        values = [args[1], args[2]]
-        for aty, val in zip(signature.args[3:], args[3:]):
-            values.append(context.make_array(aty)(context, builder, val).data)
-        builder.call(builder.inttoptr(args[0], fnty.as_pointer()), values)
-        return context.get_dummy_value()
-
-    return sig_, codegen
+    return types.void(address, mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux), address_call
 
 
 @njit(cache=True)

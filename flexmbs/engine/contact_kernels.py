@@ -20,31 +20,10 @@ from numba import carray, cfunc, njit
 from flexmbs.model.contacts import PlaneContact
 from flexmbs.model.sliding import WINDOW_MARGIN, SlidingContact
 
-from .compiled_forces import penalty_force
+from .compiled_forces import cubic_step, friction_mu, penalty_force
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
-__all__ = ["BUILTIN", "friction_mu", "step01"]
-
-
-@njit(cache=True)
-def step01(u):
-    """Cubic unit step ``Δ² (3 - 2Δ)`` on [0, 1] (``sliding._step01``)."""
-    u = min(max(u, 0.0), 1.0)
-    return u * u * (3.0 - 2.0 * u)
-
-
-@njit(cache=True)
-def friction_mu(velocity, static, dynamic, v_s, v_d):
-    """Signed coefficient ``μ(v)`` of seed 003 Fig. 4-3 (``contacts.friction_coefficient`` with ``v_d`` given)."""
-    speed = abs(velocity)
-    if speed <= v_s:
-        s = speed / v_s
-        mu = static * (1.5 * s - 0.5 * s ** 3)
-    elif speed < v_d:
-        mu = static + (dynamic - static) * step01((speed - v_s) / (v_d - v_s))
-    else:
-        mu = dynamic
-    return math.copysign(mu, velocity) if speed > 0.0 else 0.0
+__all__ = ["BUILTIN", "marker_body"]
 
 
 # --- sliding contact ----------------------------------------------------------------------------------------
@@ -96,11 +75,11 @@ def _sliding(mode, q, v, A, omega, X, R, V, W, packed, ms, bs, os_, b, o, m, k, 
             dz += rel[a] * ta[a]
             vy += (vel[a] - vsl) * n[a]
             vz += (vsl - vel[a]) * ta[a]
-        up = step01((dz - d1) / (d3 - d1))
-        down = step01((d2 - dz) / (d2 - d4))
+        up = cubic_step((dz - d1) / (d3 - d1))
+        down = cubic_step((d2 - dz) / (d2 - d4))
         w = up * down
         pen = max(dy, 0.0)
-        ramp = step01(pen / depth) if depth > 0 else 1.0
+        ramp = cubic_step(pen / depth) if depth > 0 else 1.0
         raw = stiff * pen ** expo + damp * ramp * vy
         force = w * raw if (dy > 0.0 and raw > 0.0 and w > 0.0) else 0.0
         mu = friction_mu(vz, static, dynamic, v_s, v_d) if (static != 0.0 or dynamic != 0.0) else 0.0

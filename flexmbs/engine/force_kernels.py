@@ -66,24 +66,25 @@ def kernel_tables(specs: list) -> tuple:
             ints([s.address for s in specs]))
 
 
+def address_call(context, builder, signature, args):
+    """Codegen of a call of the C function at ``args[0]`` with ``args[1:3]`` (int64 mode, double time) as values
+    and every further argument (an array) as the pointer to its data: the shared body of :func:`call_force` and
+    :func:`flexmbs.engine.compiled_step.call_kernel`."""
+    kinds = [context.get_value_type(a.dtype).as_pointer() for a in signature.args[3:]]
+    fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(64), ir.DoubleType()] + kinds)
+    values = [args[1], args[2]]
+    for aty, val in zip(signature.args[3:], args[3:]):
+        values.append(context.make_array(aty)(context, builder, val).data)
+    builder.call(builder.inttoptr(args[0], fnty.as_pointer()), values)
+    return context.get_dummy_value()
+
+
 @intrinsic
 def call_force(typingctx, address, mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out):
     """Call the force kernel at ``address`` with the arrays' data pointers (as
     :func:`flexmbs.engine.compiled_step.call_kernel` does for state elements)."""
     arrays = (q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
-    sig = types.void(address, mode, t, *arrays)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        kinds = [context.get_value_type(a.dtype).as_pointer() for a in signature.args[3:]]
-        fnty = ir.FunctionType(ir.VoidType(), [i64, ir.DoubleType()] + kinds)
-        values = [args[1], args[2]]
-        for aty, val in zip(signature.args[3:], args[3:]):
-            values.append(context.make_array(aty)(context, builder, val).data)
-        builder.call(builder.inttoptr(args[0], fnty.as_pointer()), values)
-        return context.get_dummy_value()
-
-    return sig, codegen
+    return types.void(address, mode, t, *arrays), address_call
 
 
 @njit(cache=True)
