@@ -169,8 +169,8 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 
 @njit(cache=True)
 def _friction(fric, v, fpar, f):
-    """The friction laws of a cylinder and of a motor (there in N m and rad/s): [none, CoulombViscousFriction, BrownMcPheeFriction (seed 002 eq. (8)),
-    friction.StribeckFriction].force; parameters at ``fpar[f:f+6]``."""
+    """The friction laws of a cylinder and of a motor (there in N m and rad/s): [none, CoulombViscousFriction,
+    BrownMcPheeFriction (seed 002 eq. (8)), friction.StribeckFriction].force; parameters at ``fpar[f:f+6]``."""
     if fric == 1:
         return fpar[f] * v + fpar[f + 1] * math.tanh(v / fpar[f + 2])
     if fric == 2:
