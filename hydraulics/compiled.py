@@ -18,8 +18,9 @@ functions of time (constants, tables, Python functions ``f(t)``) are evaluated b
 handed in ``sig``; the signals that read other signals, measurements, pressures or own states (Sum, PID,
 LookupTable, sensors, ...) are evaluated in the kernel, and a signal class may bring its own numba kernel
 (``compiled_signal``, :mod:`hydraulics.compiled_signals`: a case's controller). A circuit with any other kind of
-component or signal (a user's subclass, hydraulic motors) is not compiled: :func:`compile_circuit` says which, and
-the engine keeps the circuit on its Python path.
+component or signal (a user's subclass) is not compiled: :func:`compile_circuit` says which, and the engine keeps
+the circuit on its Python path. Hydraulic motors are compiled; the engine measures their shaft angle (a joint
+coordinate) in its own compiled step.
 
 The code: :mod:`hydraulics.compiled_laws` (smooth laws), :mod:`hydraulics.compiled_signals` (signals),
 :mod:`hydraulics.compiled_kernel` (components, the kernel), :mod:`hydraulics.compiled_build` (the arrays).

@@ -21,6 +21,7 @@ from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cushion, Cyli
 from .datasheet import Hysteresis, NormalisedCommand
 from .friction import StribeckFriction
 from .lines import Pipe
+from .motors import HydraulicMotor
 from .nodes import PressureSource, Tank, Volume
 from .orifices import CheckValve, Orifice, ReliefValve, Throttle
 from .pressure_valves import (CounterbalanceValve, PilotOperatedCheckValve, PressureCompensator,
@@ -35,7 +36,9 @@ SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckVa
              "DirectionalValve (no spool, first- or second-order spool)",
              "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)", "Pipe", "Cushion",
              "VariableDisplacementPump", "PressureCompensator", "PressureReducingValve", "CounterbalanceValve",
-             "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator", "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
+             "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator",
+             "HydraulicMotor (no, Coulomb-viscous, Brown-McPhee or Stribeck friction)",
+             "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
              "SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile, "
              "NormalisedCommand, Hysteresis and signals whose class defines compiled_signal()")
 _TIME_SIGNALS = (Constant, PiecewiseLinear, Ramp, TimeFunction)
@@ -264,6 +267,8 @@ def _output_keys(comp) -> list[str]:
             if key not in keys:
                 keys.append(key)
         return keys + ["power_loss"]
+    if kind is HydraulicMotor:
+        return ["flow", "speed", "torque", "shaft_power", "hydraulic_power"]
     if kind is Cylinder:
         return ["position", "velocity", "force", "pressure_force", "friction_force", "friction_power", "stop_force"]
     if kind in _SIGNALS:
@@ -298,6 +303,8 @@ def _record(comp, b: _Builder, out) -> list:
         return _valve_record(comp, b, out)
     if kind is Cylinder:
         return _cylinder_record(comp, b, out)
+    if kind is HydraulicMotor:
+        return _motor_record(comp, b, out)
     if kind is Pipe:  # the factors of Pipe.pressure_loss, as it computes them
         rho, nu, area, d, length = (comp.fluid.density, comp.fluid.kinematic_viscosity, comp.area, comp.diameter,
                                     comp.length)
@@ -376,12 +383,25 @@ _LAWS = {type(None): (0, ()),
                                 "velocity_width", "exponent"))}
 
 
-def _cylinder_record(comp, b: _Builder, out) -> list:
+def _law(comp, what: str) -> tuple[int, list]:
+    """The friction law's code and its six parameters (:func:`hydraulics.compiled_kernel._friction`)."""
     fric = comp.friction
     if type(fric) not in _LAWS:
-        raise _Unsupported(f"cylinder {comp.name!r} friction ({type(fric).__name__})")
+        raise _Unsupported(f"{what} {comp.name!r} friction ({type(fric).__name__})")
     fric_code, names = _LAWS[type(fric)]
-    law = [float(getattr(fric, name)) for name in names] + [1.0] * (6 - len(names))
+    return fric_code, [float(getattr(fric, name)) for name in names] + [1.0] * (6 - len(names))
+
+
+def _motor_record(comp, b: _Builder, out) -> list:
+    """HydraulicMotor: [MOTOR, 8, A, B, y index, friction, f, out]; fpar: D_r, C_i, the friction law (6)."""
+    fric_code, law = _law(comp, "motor")
+    f = b.floats(comp.radial_displacement, comp.internal_leakage, *law)
+    return [K.MOTOR, 8, b.number[id(comp.nodes["A"])], b.number[id(comp.nodes["B"])],
+            b.circuit.measurement_index(comp.measurement), fric_code, f, out]
+
+
+def _cylinder_record(comp, b: _Builder, out) -> list:
+    fric_code, law = _law(comp, "cylinder")
     iy = b.circuit.measurement_index(comp.measurement)
     f = b.floats(comp.piston_area, comp.rod_side_area, comp.stroke, comp.retracted_length, comp.dead_volume_a,
                  comp.dead_volume_b, comp.wall_bulk_modulus, comp.stop_stiffness, comp.stop_damping,

@@ -24,7 +24,7 @@ HEAD = 12
 VOLUME, TANK, SOURCE = 0, 1, 2
 # record kinds
 (ORIFICE, THROTTLE, VALVE, CYLINDER, VOLUME_RATE, NODE_OUT, SIGNAL_OUT, CHECK, RELIEF, PIPE, CUSHION, PUMP, PILOT,
- SHUTTLE, FIXED_PUMP, ACCUMULATOR) = range(1, 17)
+ SHUTTLE, FIXED_PUMP, ACCUMULATOR, MOTOR) = range(1, 18)
 ATMOSPHERE = 101325.0  # Pa, hydraulics.accumulators.ATMOSPHERE
 # PILOT variants (hydraulics.pressure_valves)
 COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
@@ -75,6 +75,8 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
             _valve(r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
         elif kind == CYLINDER:
             _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want)
+        elif kind == MOTOR:
+            _motor(r, p, ydot, fpar, ipar, forces, nodal[0], out, want)
         elif kind == VOLUME_RATE:
             _volume(r, z, fpar, ipar, rates, nodal, aux, out, want)
         elif kind == PIPE or kind == CUSHION or kind == SHUTTLE:
@@ -167,8 +169,8 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 
 @njit(cache=True)
 def _friction(fric, v, fpar, f):
-    """The friction laws of a cylinder: [none, CoulombViscousFriction, BrownMcPheeFriction (seed 002 eq. (8)),
-    friction.StribeckFriction].force; parameters at ``fpar[f:f+6]``."""
+    """The friction laws of a cylinder and of a motor (there in N m and rad/s): [none, CoulombViscousFriction,
+    BrownMcPheeFriction (seed 002 eq. (8)), friction.StribeckFriction].force; parameters at ``fpar[f:f+6]``."""
     if fric == 1:
         return fpar[f] * v + fpar[f + 1] * math.tanh(v / fpar[f + 2])
     if fric == 2:
@@ -217,6 +219,24 @@ def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
         o = ipar[r + 7]
         out[o], out[o + 1], out[o + 2], out[o + 3] = x, v, force, pressure_force
         out[o + 4], out[o + 5], out[o + 6] = friction, friction * v, stop
+
+
+@njit(cache=True)
+def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
+    """HydraulicMotor.flow, friction_torque, torque, outputs: [A, B, y index, friction, f, out]; fpar: D_r
+    (m^3/rad), C_i, the friction law (6). ``Q = D_r omega + C_i (p_A - p_B)`` from A to B,
+    ``T = D_r (p_A - p_B) - T_f(omega)`` conjugate to the shaft angle (the angle itself is not read)."""
+    na, nb, iy, fric, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
+    d_r = fpar[f]
+    omega = ydot[iy]
+    dp = p[na] - p[nb]
+    q = d_r * omega + fpar[f + 1] * dp
+    torque = d_r * dp - _friction(fric, omega, fpar, f + 2)
+    _edge(inflow, na, nb, q)
+    forces[iy] += torque
+    if want:
+        o = ipar[r + 7]
+        out[o], out[o + 1], out[o + 2], out[o + 3], out[o + 4] = q, omega, torque, torque * omega, dp * q
 
 
 @njit(cache=True)

@@ -24,7 +24,7 @@ from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, constraints_at,
-                            force_kernels, jacobian_blocks, residual, signals_at, to_python)
+                            force_kernels, jacobian_blocks, keep_angles, residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -348,6 +348,7 @@ def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, s
     """``_Run._accept``: take ``new``, integrate, control the step, sample; returns a code, or -1 to go on."""
     t_end = coef[C_TEND]
     _copy_state(new, cur)
+    keep_angles(mi[35], ws[14], ws[24])  # the last evaluation was at (or a Newton correction from) ``new``
     if mi[28].size:
         observe_amplitudes(mi[28], mi[0], mi[1], mf[14][12], cur[0])
     sc[H_PREV] = h_try

@@ -8,10 +8,11 @@ then steps it with :func:`flexmbs.engine.compiled_loop.advance`, which returns t
 What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
 samples split the reactions by the minimum norm, as the Python path), gravity, force elements with kernels
 (:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`), and state elements that offer a
-compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distance measurements. Force elements
-without a kernel are called back from the compiled step. User joints, other measurements, elements whose event gaps
-have no kernel, joint friction with redundant rows and Python elements that read joint reactions keep the model on
-the Python path, and the results say why (``Results.statistics["engine"]``).
+compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distances or the rotation or
+translation of library joints (``JointCoordinate``). Force elements without a kernel are called back from the
+compiled step. User joints, other measurements, elements whose event gaps have no kernel, joint friction with
+redundant rows and Python elements that read joint reactions keep the model on the Python path, and the results say
+why (``Results.statistics["engine"]``).
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ import numpy as np
 
 from fem.errors import SimulationError
 
-from flexmbs.model.measurements import Distance
+from flexmbs.model.joints import Joint
+from flexmbs.model.measurements import Distance, JointCoordinate
 
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
@@ -36,7 +38,7 @@ from .force_kernels import kernel_tables
 from .force_specs import force_kernel
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
-                            T_SIG)
+                            T_SIG, DISTANCE, ROTATION, TRANSLATION)
 
 CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress bar and Ctrl-C run between calls
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
@@ -77,13 +79,28 @@ def _unsupported(system, events, state) -> str:
         if not callable(getattr(element, "compiled_element", None)):
             return f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
         for meas in element.measurements:
-            if type(meas) is not Distance:
-                return f"element {element.name!r} reads a {type(meas).__name__} measurement"
+            if _measurement_row(meas) is None:
+                what = f" ({meas.which})" if isinstance(meas, JointCoordinate) else ""
+                return f"element {element.name!r} reads a {type(meas).__name__}{what} measurement"
     if system.row_keep is not None and has_friction(system.forces):
         return "joint friction with redundant constraints (its reaction is split by the Python path)"
     if any(j.marker_i.on_ground and j.marker_j.on_ground for j in system.model.joints):
         return "a joint between two ground markers"
     return ""
+
+
+def _measurement_row(meas) -> tuple[int, int, int] | None:
+    """``(kind, marker a, marker b)`` of a measurement the compiled step evaluates
+    (:func:`flexmbs.engine.compiled_step.joint_coordinate`), or None: a ``Distance`` between its markers, or a
+    ``JointCoordinate`` rotation or translation between its joint's markers ``i``, ``j`` (a joint class that
+    defines its own ``coordinate`` is left to the Python path)."""
+    if type(meas) is Distance:
+        return DISTANCE, meas.marker_a.index, meas.marker_b.index
+    if type(meas) is JointCoordinate and type(meas.joint).coordinate is Joint.coordinate:
+        kind = {"rotation": ROTATION, "translation": TRANSLATION}.get(meas.which)
+        if kind is not None:
+            return kind, meas.joint.marker_i.index, meas.joint.marker_j.index
+    return None
 
 
 CALLBACK_WORK = 500  # engine='auto': Python force elements × coordinates above this take the Python path
@@ -140,7 +157,9 @@ class _Plan:
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
         keep = system.row_keep if system.row_keep is not None else np.arange(system.n_c_all)
-        meas_a, meas_b, el = [], [], {k: [] for k in "zysafi"}
+        meas_a, meas_b, meas_kind, el = [], [], [], {k: [] for k in "zysafi"}
+        angle_ref, self.angles = [], []  # rotation measurements: (row in y, measurement), for _sync_angles
+        start = system.context(state.q, state.v, state.t)
         fx_bodies, fx_data, fx_work = flexible_arrays(system, state.q)
         fpar, ipar, signals, n_aux = [], [], [], 0
         for k, (element, spec) in enumerate(zip(system.elements, specs)):
@@ -151,8 +170,15 @@ class _Plan:
             el["f"].append(sum(len(f) for f in fpar))
             el["i"].append(sum(len(i) for i in ipar))
             for meas in element.measurements:
-                meas_a.append(meas.marker_a.index)
-                meas_b.append(meas.marker_b.index)
+                kind, a, b = _measurement_row(meas)
+                # an angle's first reference: the Python measurement's value at the start (continuous with the
+                # consistent start's evaluations, as the Python path's next one would be)
+                if kind == ROTATION:
+                    self.angles.append((len(meas_a), meas))
+                angle_ref.append(float(meas.evaluate(start)[0]) if kind == ROTATION else 0.0)
+                meas_kind.append(kind)
+                meas_a.append(a)
+                meas_b.append(b)
             fpar.append(np.asarray(spec.fpar, dtype=float))
             ipar.append(np.asarray(spec.ipar, dtype=np.int64))
             signals += list(spec.signals)
@@ -170,7 +196,7 @@ class _Plan:
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
                    *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
                    fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]), self.drivers,
-                   k_index, k_ipar, ints([n_q, n_b, n_m, system.n_quasi_max]))
+                   k_index, k_ipar, ints([n_q, n_b, n_m, system.n_quasi_max]), ints(meas_kind))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -188,7 +214,7 @@ class _Plan:
                    np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
                    np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q),
                    np.zeros((max(len(self.compiled_forces), 1), N_OUT)), np.zeros(n_z), self._python_buffers(system),
-                   fx_work, np.zeros(max(n_kout, 1)))
+                   fx_work, np.zeros(max(n_kout, 1)), np.array(angle_ref, dtype=float))
         self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
                     np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
         self.tmp = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)),
@@ -366,6 +392,9 @@ class CompiledRun:
         for key, value in zip(self.plan.aux_keys, self.plan.integrals):
             if key is not None:
                 self.integrals.values[key] = float(value)
+        reference = self.plan.ws[24]
+        for k, meas in self.plan.angles:  # Python's own evaluations (events, the last sample) on the same turn
+            meas.follow(reference[k])
 
     def _advance(self, mode: int) -> int:
         p = self.plan

@@ -5,8 +5,9 @@ The same equations and the same algorithm as the Python path, on the flat arrays
 
 * residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` as :meth:`flexmbs.engine.system.System.residual`,
   from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states,
-  library-joint rows), the distance measurements and the state elements' own compiled kernels, called through their C addresses
-  (docs/element-protocol.md, "compiled elements");
+  library-joint rows), the element measurements (distances and joint coordinates, :func:`measure_elements`) and
+  the state elements' own compiled kernels, called through their C addresses (docs/element-protocol.md, "compiled
+  elements");
 * Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences with the increments of
   :func:`flexmbs.engine.newton_blocks.difference_increment` (:mod:`flexmbs.engine.jacobian`), reused across steps and
   refreshed by the same rules as :class:`flexmbs.engine.solver._Run`;
@@ -39,6 +40,8 @@ S_STEPS, S_REJECTED, S_NEWTON_FAIL, S_ITER, S_JAC, S_FACT, S_RES, S_WORST, S_LAS
 T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
 # flag slots
 F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
+# element measurement kinds (flexmbs.model.measurements): Distance, JointCoordinate "rotation" and "translation"
+DISTANCE, ROTATION, TRANSLATION = 0, 1, 2
 
 
 @intrinsic
@@ -54,11 +57,11 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
      meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps,
-     fx_bodies, f_rows, f_friction, drv, k_index, k_ipar, dims) = mi
+     fx_bodies, f_rows, f_friction, drv, k_index, k_ipar, dims, meas_kind) = mi
     (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale,
      fx_data, k_fpar) = mf
     (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
-     py, fx_work, k_out) = ws
+     py, fx_work, k_out, angle_ref) = ws
     mass_mode, mq_kept = fx_work[8][0], fx_work[9]  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
     if mass_mode != 2:
@@ -68,12 +71,15 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     if fx_bodies.size:
         flexible_terms(q, v, A, omega, G, fx_bodies, offsets, n_modes, fx_data, fx_work, gravity, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
-    for k in range(meas_a.size):  # Distance.evaluate
+    for k in range(meas_a.size):
         a, b = meas_a[k], meas_b[k]
-        d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
-        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-        y[k] = length
-        ydot[k] = (d0 * (V[b, 0] - V[a, 0]) + d1 * (V[b, 1] - V[a, 1]) + d2 * (V[b, 2] - V[a, 2])) / length
+        if meas_kind[k] == DISTANCE:  # Distance.evaluate
+            d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
+            length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            y[k] = length
+            ydot[k] = (d0 * (V[b, 0] - V[a, 0]) + d1 * (V[b, 1] - V[a, 1]) + d2 * (V[b, 2] - V[a, 2])) / length
+        else:
+            joint_coordinate(meas_kind[k], a, b, X, R, V, W, angle_ref[k], y, ydot, k)
     for i in range(z.size):  # the states in the kernels' units (an element may present scaled states)
         zs[i] = z[i] * zscale[i]
     kernels = fns[0]
@@ -85,6 +91,9 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         zdot[i] /= zscale[i]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
         a, b = meas_a[k], meas_b[k]
+        if meas_kind[k] != DISTANCE:
+            joint_coordinate_load(meas_kind[k], a, b, fy[k], X, R, JX, JTH, marker_body, n_modes, packed)
+            continue
         inv = fy[k] / y[k]
         for side in range(2):
             m = b if side == 0 else a
@@ -133,6 +142,76 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         for r in range(keep.size):
             s += jac[r, j] * lam[r]
         res[j] += s
+
+
+@njit(cache=True)
+def unwrapped(angle, reference):
+    """The branch of ``angle`` (rad) within π of ``reference``: ``JointCoordinate.evaluate``'s continuous angle,
+    with the same arithmetic."""
+    return reference + (angle - reference + math.pi) % (2.0 * math.pi) - math.pi
+
+
+@njit(cache=True)
+def joint_coordinate(kind, i, j, X, R, V, W, reference, y, ydot, k):
+    """``JointCoordinate.evaluate`` (:func:`flexmbs.model.joints.rotation_coordinate`,
+    :func:`~flexmbs.model.joints.translation_coordinate`) of the joint between markers ``i`` and ``j`` into
+    ``y[k]``, ``ydot[k]``: the angle about ``z_i`` from ``x_i`` to ``x_j`` and ``z_iᵀ (w_j - w_i)``, or the
+    displacement ``z_iᵀ (x_j - x_i)`` and ``z_iᵀ (v_j - v_i) + dᵀ (w_i × z_i)``.
+
+    The angle is unwrapped against ``reference``, the measurement's value at the last accepted step
+    (``angle_ref`` in the workspace, set from the Python measurement at the start and by :func:`keep_angles`
+    after each accepted step). The Python path unwraps against its previous evaluation, whatever it was; both
+    give the same continuous angle while the shaft turns less than π between the reference and any state Newton
+    visits in a step (the Python path's own condition, "steps < π"). The accepted value is the safer reference: a
+    rejected step or a diverging Newton iteration cannot carry the angle onto another turn, and the difference
+    Jacobian's columns never move it."""
+    if kind == ROTATION:
+        ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
+        xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
+        y[k] = unwrapped(math.atan2(ydx, xdx), reference)
+        ydot[k] = R[i, 0, 2] * (W[j, 0] - W[i, 0]) + R[i, 1, 2] * (W[j, 1] - W[i, 1]) + R[i, 2, 2] * (W[j, 2] - W[i, 2])
+        return
+    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    y[k] = z0 * d0 + z1 * d1 + z2 * d2
+    c0, c1, c2 = W[i, 1] * z2 - W[i, 2] * z1, W[i, 2] * z0 - W[i, 0] * z2, W[i, 0] * z1 - W[i, 1] * z0  # w_i × z_i
+    ydot[k] = (z0 * (V[j, 0] - V[i, 0]) + z1 * (V[j, 1] - V[i, 1]) + z2 * (V[j, 2] - V[i, 2])
+               + d0 * c0 + d1 * c1 + d2 * c2)
+
+
+@njit(cache=True)
+def joint_coordinate_load(kind, i, j, f, X, R, JX, JTH, marker_body, n_modes, packed):
+    """``(∂y/∂q̄)ᵀ f`` of a joint coordinate on both markers' bodies (``System._state_elements``): the gradients
+    ``-z_iᵀ J_θ,i``, ``z_iᵀ J_θ,j`` of the angle, ``(z_i × d)ᵀ J_θ,i - z_iᵀ J_x,i``, ``z_iᵀ J_x,j`` of the
+    displacement (:mod:`flexmbs.model.joints`); a marker on the ground takes none."""
+    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0  # z_i × d
+    bi, bj = marker_body[i], marker_body[j]
+    if bi >= 0:
+        for n in range(6 + n_modes[bi]):
+            if kind == ROTATION:
+                g = -(z0 * JTH[i, 0, n] + z1 * JTH[i, 1, n] + z2 * JTH[i, 2, n])
+            else:
+                g = (c0 * JTH[i, 0, n] + c1 * JTH[i, 1, n] + c2 * JTH[i, 2, n]
+                     - (z0 * JX[i, 0, n] + z1 * JX[i, 1, n] + z2 * JX[i, 2, n]))
+            packed[bi, n] += f * g
+    if bj >= 0:
+        for n in range(6 + n_modes[bj]):
+            if kind == ROTATION:
+                g = z0 * JTH[j, 0, n] + z1 * JTH[j, 1, n] + z2 * JTH[j, 2, n]
+            else:
+                g = z0 * JX[j, 0, n] + z1 * JX[j, 1, n] + z2 * JX[j, 2, n]
+            packed[bj, n] += f * g
+
+
+@njit(cache=True)
+def keep_angles(meas_kind, y, angle_ref):
+    """After an accepted step: the angles of its last evaluation become the references of the next
+    (:func:`joint_coordinate`); only the branch matters, so the evaluation at the converged Newton iterate serves."""
+    for k in range(meas_kind.size):
+        if meas_kind[k] == ROTATION:
+            angle_ref[k] = y[k]
 
 
 @njit(cache=True)

@@ -60,6 +60,12 @@ class JointCoordinate:
         """Forget the unwrapping history (called when a simulation starts)."""
         self._last = None
 
+    def follow(self, angle: float) -> None:
+        """Unwrap the next evaluation against ``angle`` (rad): the compiled step, which unwraps in its own
+        workspace (:func:`flexmbs.engine.compiled_step.joint_coordinate`), hands its angle back so that an
+        evaluation in Python during its run stays on the same turn."""
+        self._last = float(angle)
+
     def evaluate(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)

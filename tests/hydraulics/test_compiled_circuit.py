@@ -233,3 +233,56 @@ def test_unsupported_component_is_named():
     compiled, why = compile_circuit(circuit)
     assert compiled is None
     assert "'leak2' (_Leak) has no compiled kernel" in why
+
+
+class _Angle:
+    """A stand-in shaft angle (the kernel only needs its place in ``y``; a motor reads only its rate)."""
+
+    unit = "rad"
+
+    def __init__(self, name):
+        self.name = name
+
+
+MOTOR_LAWS = {"none": None, "coulomb-viscous": hy.CoulombViscousFriction(4.0, 0.02, 0.5),
+              "brown-mcphee": hy.BrownMcPheeFriction(4.0, 6.0, 2.0, 0.02),
+              "stribeck": hy.StribeckFriction(4.0, 6.0, 2.0, 0.02, 0.5, 1.5)}
+
+
+def circuit_with_motors():
+    """A motor of each friction law (and one without) between volumes, a source and the tank, each on its own
+    shaft; one from a datasheet (its leakage and Coulomb-viscous law from the efficiencies)."""
+    c = hy.Circuit("motors")
+    c.add(hy.PressureSource("P", lambda t: 150e5 + 20e5 * math.sin(7 * t)))
+    c.add(hy.Tank("T", 1e5))
+    c.add(hy.Volume("VA", 2e-4, initial_pressure=80e5))
+    c.add(hy.Volume("VB", 1e-4, initial_pressure=20e5))
+    ports = [("P", "VA"), ("VA", "VB"), ("VB", "T"), ("VA", "T")]
+    for k, (law, (a, b)) in enumerate(zip(MOTOR_LAWS, ports)):
+        c.add(hy.HydraulicMotor(f"m_{law}", (10 + 5 * k) * 1e-6, measurement=_Angle(f"phi{k}"),
+                                internal_leakage=1e-11 * k, friction=MOTOR_LAWS[law]), A=a, B=b)
+    c.add(hy.HydraulicMotor.from_datasheet("m_sheet", 50e-6, 25.0, 200e5, 0.95, 0.92, measurement=_Angle("phi4")),
+          A="P", B="VB")
+    return c
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_motor_kernel_equals_the_methods(seed):
+    """Every motor output (flow, speed, torque, shaft and hydraulic power), the volumes' rates and the torques
+    conjugate to the shaft angles equal ``HydraulicMotor``'s methods to 1e-9 relative (``check_point``) at random
+    pressures (near zero, working, cavitating), angles over several turns and speeds in every friction regime:
+    standstill, inside the Coulomb width and the Stribeck velocity (0.5 and 2 rad/s), and up to 200 rad/s."""
+    circuit = circuit_with_motors()
+    compiled, why = compile_circuit(circuit)
+    assert compiled is not None, why
+    assert [name for name in compiled.output_names if name.startswith("m_none.")] == [
+        "m_none.flow", "m_none.speed", "m_none.torque", "m_none.shaft_power", "m_none.hydraulic_power"]
+    rng = np.random.default_rng(seed)
+    n_y = len(circuit.measurements)
+    assert n_y == 5
+    for _ in range(60):
+        z = circuit.initial_state()
+        z[:] = [rng.choice([rng.uniform(-2e5, 3e5), rng.uniform(0.0, 250e5)]) for _ in z]
+        y = rng.uniform(-40.0, 40.0, n_y)
+        ydot = rng.choice([0.0, 1.0, 10.0, 200.0]) * rng.uniform(-1.0, 1.0, n_y)
+        check_point(circuit, compiled, rng.uniform(0.0, 2.0), z, y, ydot)
