@@ -8,11 +8,11 @@ then steps it with :func:`flexmbs.engine.compiled_loop.advance`, which returns t
 What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
 samples split the reactions by the minimum norm, as the Python path), gravity, force elements with kernels
 (:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`), and state elements that offer a
-compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distances or the rotation or
-translation of library joints (``JointCoordinate``). Force elements without a kernel are called back from the
-compiled step. User joints, other measurements, elements whose event gaps have no kernel, joint friction with
-redundant rows and Python elements that read joint reactions keep the model on the Python path, and the results say
-why (``Results.statistics["engine"]``).
+compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distances, marker coordinates or
+the rotation or translation of library joints (``JointCoordinate``). Force elements without a kernel are called
+back from the compiled step. User joints, user measurements, elements whose event gaps have no kernel, joint
+friction with redundant rows and Python elements that read joint reactions keep the model on the Python path, and
+the results say why (``Results.statistics["engine"]``).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import numpy as np
 from fem.errors import SimulationError
 
 from flexmbs.model.joints import Joint
-from flexmbs.model.measurements import Distance, JointCoordinate
+from flexmbs.model.measurements import Distance, JointCoordinate, MarkerCoordinate
 
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
@@ -38,7 +38,7 @@ from .force_kernels import kernel_tables
 from .force_specs import force_kernel
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
-                            T_SIG, DISTANCE, ROTATION, TRANSLATION)
+                            T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
 
 CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress bar and Ctrl-C run between calls
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
@@ -90,12 +90,14 @@ def _unsupported(system, events, state) -> str:
 
 
 def _measurement_row(meas) -> tuple[int, int, int] | None:
-    """``(kind, marker a, marker b)`` of a measurement the compiled step evaluates
-    (:func:`flexmbs.engine.compiled_step.joint_coordinate`), or None: a ``Distance`` between its markers, or a
-    ``JointCoordinate`` rotation or translation between its joint's markers ``i``, ``j`` (a joint class that
-    defines its own ``coordinate`` is left to the Python path)."""
+    """``(kind, a, b)`` of a measurement the compiled step evaluates (:func:`flexmbs.engine.compiled_step.measure`),
+    or None: a ``Distance`` between its markers ``a``, ``b``; a ``JointCoordinate`` rotation or translation between
+    its joint's markers ``i``, ``j`` (a joint class that defines its own ``coordinate`` is left to the Python path);
+    a ``MarkerCoordinate`` of marker ``a`` along axis ``b``."""
     if type(meas) is Distance:
         return DISTANCE, meas.marker_a.index, meas.marker_b.index
+    if type(meas) is MarkerCoordinate:
+        return MARKER, meas.marker.index, meas.axis
     if type(meas) is JointCoordinate and type(meas.joint).coordinate is Joint.coordinate:
         kind = {"rotation": ROTATION, "translation": TRANSLATION}.get(meas.which)
         if kind is not None:

@@ -5,7 +5,7 @@ The same equations and the same algorithm as the Python path, on the flat arrays
 
 * residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` as :meth:`flexmbs.engine.system.System.residual`,
   from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states,
-  library-joint rows), the element measurements (distances and joint coordinates, :func:`measure_elements`) and
+  library-joint rows), the element measurements (distances; joint and marker coordinates, :func:`measure`) and
   the state elements' own compiled kernels, called through their C addresses (docs/element-protocol.md, "compiled
   elements");
 * Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences with the increments of
@@ -28,7 +28,7 @@ from numba.extending import intrinsic
 from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
 from .compiled_flex import flexible_terms
-from .compiled_forces import driver_rows, force_element
+from .compiled_forces import coordinate_gradient, driver_rows, force_element, joint_coordinate
 from .force_kernels import address_call, call_force
 
 # return codes of advance()
@@ -41,7 +41,8 @@ T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
 # flag slots
 F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
 # element measurement kinds (flexmbs.model.measurements): Distance, JointCoordinate "rotation" and "translation"
-DISTANCE, ROTATION, TRANSLATION = 0, 1, 2
+# (``which`` 0 and 1 of compiled_forces.joint_coordinate), MarkerCoordinate (its axis in place of a second marker)
+DISTANCE, ROTATION, TRANSLATION, MARKER = 0, 1, 2, 3
 
 
 @intrinsic
@@ -79,7 +80,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
             y[k] = length
             ydot[k] = (d0 * (V[b, 0] - V[a, 0]) + d1 * (V[b, 1] - V[a, 1]) + d2 * (V[b, 2] - V[a, 2])) / length
         else:
-            joint_coordinate(meas_kind[k], a, b, X, R, V, W, angle_ref[k], y, ydot, k)
+            measure(meas_kind[k], a, b, X, V, R, W, angle_ref[k], y, ydot, k)
     for i in range(z.size):  # the states in the kernels' units (an element may present scaled states)
         zs[i] = z[i] * zscale[i]
     kernels = fns[0]
@@ -92,7 +93,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
         a, b = meas_a[k], meas_b[k]
         if meas_kind[k] != DISTANCE:
-            joint_coordinate_load(meas_kind[k], a, b, fy[k], X, R, JX, JTH, marker_body, n_modes, packed)
+            measurement_load(meas_kind[k], a, b, fy[k], X, R, JX, JTH, marker_body, n_modes, packed)
             continue
         inv = fy[k] / y[k]
         for side in range(2):
@@ -152,63 +153,53 @@ def unwrapped(angle, reference):
 
 
 @njit(cache=True)
-def joint_coordinate(kind, i, j, X, R, V, W, reference, y, ydot, k):
-    """``JointCoordinate.evaluate`` (:func:`flexmbs.model.joints.rotation_coordinate`,
-    :func:`~flexmbs.model.joints.translation_coordinate`) of the joint between markers ``i`` and ``j`` into
-    ``y[k]``, ``ydot[k]``: the angle about ``z_i`` from ``x_i`` to ``x_j`` and ``z_iᵀ (w_j - w_i)``, or the
-    displacement ``z_iᵀ (x_j - x_i)`` and ``z_iᵀ (v_j - v_i) + dᵀ (w_i × z_i)``.
+def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
+    """An element measurement other than a distance into ``y[k]``, ``ydot[k]``: a joint coordinate between markers
+    ``a``, ``b`` (``JointCoordinate.evaluate``, :func:`flexmbs.engine.compiled_forces.joint_coordinate`) or the
+    global coordinate ``b`` of marker ``a`` (``MarkerCoordinate.evaluate``).
 
-    The angle is unwrapped against ``reference``, the measurement's value at the last accepted step
+    A joint angle is unwrapped against ``reference``, the measurement's value at the last accepted step
     (``angle_ref`` in the workspace, set from the Python measurement at the start and by :func:`keep_angles`
     after each accepted step). The Python path unwraps against its previous evaluation, whatever it was; both
     give the same continuous angle while the shaft turns less than π between the reference and any state Newton
     visits in a step (the Python path's own condition, "steps < π"). The accepted value is the safer reference: a
     rejected step or a diverging Newton iteration cannot carry the angle onto another turn, and the difference
     Jacobian's columns never move it."""
-    if kind == ROTATION:
-        ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
-        xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
-        y[k] = unwrapped(math.atan2(ydx, xdx), reference)
-        ydot[k] = R[i, 0, 2] * (W[j, 0] - W[i, 0]) + R[i, 1, 2] * (W[j, 1] - W[i, 1]) + R[i, 2, 2] * (W[j, 2] - W[i, 2])
+    if kind == MARKER:
+        y[k], ydot[k] = X[a, b], V[a, b]
         return
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    y[k] = z0 * d0 + z1 * d1 + z2 * d2
-    c0, c1, c2 = W[i, 1] * z2 - W[i, 2] * z1, W[i, 2] * z0 - W[i, 0] * z2, W[i, 0] * z1 - W[i, 1] * z0  # w_i × z_i
-    ydot[k] = (z0 * (V[j, 0] - V[i, 0]) + z1 * (V[j, 1] - V[i, 1]) + z2 * (V[j, 2] - V[i, 2])
-               + d0 * c0 + d1 * c1 + d2 * c2)
+    value, rate = joint_coordinate(a, b, kind - ROTATION, X, R, V, W)
+    ydot[k] = rate
+    y[k] = unwrapped(value, reference) if kind == ROTATION else value
 
 
 @njit(cache=True)
-def joint_coordinate_load(kind, i, j, f, X, R, JX, JTH, marker_body, n_modes, packed):
-    """``(∂y/∂q̄)ᵀ f`` of a joint coordinate on both markers' bodies (``System._state_elements``): the gradients
-    ``-z_iᵀ J_θ,i``, ``z_iᵀ J_θ,j`` of the angle, ``(z_i × d)ᵀ J_θ,i - z_iᵀ J_x,i``, ``z_iᵀ J_x,j`` of the
-    displacement (:mod:`flexmbs.model.joints`); a marker on the ground takes none."""
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+def measurement_load(kind, a, b, f, X, R, JX, JTH, marker_body, n_modes, packed):
+    """``(∂y/∂q̄)ᵀ f`` of a measurement of :func:`measure` on its markers' bodies (``System._state_elements``):
+    ``e_bᵀ J_x`` of a marker coordinate, the gradients of :func:`flexmbs.engine.compiled_forces.coordinate_gradient`
+    of a joint coordinate; a marker on the ground takes none."""
+    if kind == MARKER:
+        body = marker_body[a]
+        if body >= 0:
+            for n in range(6 + n_modes[body]):
+                packed[body, n] += f * JX[a, b, n]
+        return
+    z0, z1, z2 = R[a, 0, 2], R[a, 1, 2], R[a, 2, 2]
+    d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
     c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0  # z_i × d
-    bi, bj = marker_body[i], marker_body[j]
-    if bi >= 0:
-        for n in range(6 + n_modes[bi]):
-            if kind == ROTATION:
-                g = -(z0 * JTH[i, 0, n] + z1 * JTH[i, 1, n] + z2 * JTH[i, 2, n])
-            else:
-                g = (c0 * JTH[i, 0, n] + c1 * JTH[i, 1, n] + c2 * JTH[i, 2, n]
-                     - (z0 * JX[i, 0, n] + z1 * JX[i, 1, n] + z2 * JX[i, 2, n]))
-            packed[bi, n] += f * g
-    if bj >= 0:
-        for n in range(6 + n_modes[bj]):
-            if kind == ROTATION:
-                g = z0 * JTH[j, 0, n] + z1 * JTH[j, 1, n] + z2 * JTH[j, 2, n]
-            else:
-                g = z0 * JX[j, 0, n] + z1 * JX[j, 1, n] + z2 * JX[j, 2, n]
-            packed[bj, n] += f * g
+    for side in range(2):
+        m = a if side == 0 else b
+        body = marker_body[m]
+        if body >= 0:
+            for n in range(6 + n_modes[body]):
+                packed[body, n] += f * coordinate_gradient(kind - ROTATION, side, m, n, z0, z1, z2, c0, c1, c2, JX,
+                                                           JTH)
 
 
 @njit(cache=True)
 def keep_angles(meas_kind, y, angle_ref):
     """After an accepted step: the angles of its last evaluation become the references of the next
-    (:func:`joint_coordinate`); only the branch matters, so the evaluation at the converged Newton iterate serves."""
+    (:func:`measure`); only the branch matters, so the evaluation at the converged Newton iterate serves."""
     for k in range(meas_kind.size):
         if meas_kind[k] == ROTATION:
             angle_ref[k] = y[k]

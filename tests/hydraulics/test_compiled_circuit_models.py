@@ -163,12 +163,13 @@ def test_closed_loop_position_control():
 SLIDER_STIFFNESS, SUPPLY, PLUNGER = 2e5, 50e5, 1e-3  # N/m, Pa, m^2
 
 
-def slider(translation: bool, moving_rail: bool = False):
+def slider(length: str, moving_rail: bool = False):
     """A 20 kg slider on a prismatic joint along z, pushed by a single-acting cylinder (plunger 1e-3 m^2) from a
     50 bar source through an orifice against a spring (2e5 N/m, free at the start, 2e3 N s/m). The cylinder reads
-    the joint's translation (``JointCoordinate``) or, the same length, the distance of the joint's markers. With
-    ``moving_rail`` the rail is a 30 kg body sliding along z on the ground (the spring and the cylinder act between
-    the two bodies)."""
+    the joint's translation (``length="translation"``: ``JointCoordinate``) or, the same length on the ground rail
+    at the origin, the distance of the joint's markers (``"distance"``) or the carriage's z coordinate
+    (``"marker"``: ``MarkerCoordinate``). With ``moving_rail`` the rail is a 30 kg body sliding along z on the
+    ground (the spring and the cylinder act between the two bodies)."""
     model = fm.Model("slider", gravity=(0.0, 0.0, 0.0))
     body = model.add_rigid_body("slider", mass=20.0, inertia=(0.1, 0.1, 0.1), position=(0.0, 0.0, 0.5))
     rail = model.add_marker(model.ground, "rail")
@@ -183,7 +184,8 @@ def slider(translation: bool, moving_rail: bool = False):
     c.add(hy.PressureSource("P", SUPPLY))
     c.add(hy.Volume("VA", 1e-5, initial_pressure=0.0))
     c.add(hy.Orifice("inlet", 2e-6), A="P", B="VA")
-    length = fm.JointCoordinate(joint) if translation else fm.Distance(rail, carriage)
+    length = {"translation": lambda: fm.JointCoordinate(joint), "distance": lambda: fm.Distance(rail, carriage),
+              "marker": lambda: fm.MarkerCoordinate(carriage, "z")}[length]()
     c.add(hy.Cylinder("cyl", PLUNGER, 0.0, 0.3, measurement=length, retracted_length=0.4, single_acting=True,
                       dead_volume_a=1e-5), A="VA")
     model.add_element(c)
@@ -193,17 +195,19 @@ def slider(translation: bool, moving_rail: bool = False):
 @pytest.mark.parametrize("moving_rail", [False, True])
 def test_cylinder_on_a_prismatic_joint_translation(moving_rail):
     """The compiled step's joint translation (``z_iᵀ (x_j - x_i)``, its rate and its force on both bodies) against
-    the Python path's ``JointCoordinate`` (and, on the ground rail, a distance measurement of the same length):
+    the Python path's ``JointCoordinate`` (and, on the ground rail, a distance and a marker coordinate of the same
+    length, the marker coordinate on both engines):
     position, velocity and pressure histories agree to 1e-6 of their range (ten times ``rtol``; measured 1e-8 to
     9e-8), and the slider settles where the spring holds the supply pressure on the plunger, ``0.5 m + p_s A / k``
     (to 1e-6 of the 25 mm travel). On the moving rail the momentum along z stays zero (1e-6 of the slider's, measured
     1e-14: the plunger and the spring push both bodies)."""
     runs = {}
-    cases = [("python", True, "python"), ("compiled", True, "compiled")]
-    if not moving_rail:
-        cases.append(("distance", False, "compiled"))
-    for name, translation, engine in cases:
-        runs[name] = res = fm.simulate(slider(translation, moving_rail), 1.0, rtol=1e-7, atol=1e-9,
+    cases = [("python", "translation", "python"), ("compiled", "translation", "compiled")]
+    if not moving_rail:  # the same length measured two other ways; the marker coordinate on both engines
+        cases += [("distance", "distance", "compiled"), ("marker", "marker", "compiled"),
+                  ("marker on the Python path", "marker", "python")]
+    for name, length, engine in cases:
+        runs[name] = res = fm.simulate(slider(length, moving_rail), 1.0, rtol=1e-7, atol=1e-9,
                                        output_interval=0.01, engine=engine)
         assert res.success, res.message
         assert res.statistics["engine"].startswith(engine), res.statistics["engine"]
