@@ -12,10 +12,16 @@ Kinds (the same equations as the Python classes, see their docstrings):
   seed 003 Fig. 3-4 (``friction_coefficient``) at the sliding velocity, along the joint coordinate;
 * 3 :class:`flexmbs.model.contacts.HardStop`: penalty loads beyond ``lower``/``upper`` (seed 003 eq. (4-1),
   ``penalty_force``); its event gaps stay in Python (called back once per step, :mod:`flexmbs.engine.compiled_plan`).
+* 4 :class:`flexmbs.model.forces.PointForce` with a force or torque that is a function of time: force and torque
+  ``sig[f_sig:f_sig+6]`` (``Fx, Fy, Fz, Tx, Ty, Tz``; in the marker's axes if ``f_which`` is 1, turned by its ``R``)
+  at the marker (``apply_at_marker``); outputs the global vectors (``PointForce.outputs``). Its functions of time
+  are signals (:func:`vector_signals`); constant vectors of the same element are constant signals.
 
 ``f_par`` rows: kind 0 ``[k, c, L0, preload]``; kind 2 ``[μ_s, μ_d, v_s, R_p (1 for translation), F_pre, R_n,
-R_b, X_s]`` (0: a term left out); kind 3 ``[lower, upper, has lower, has upper, k, e, d, x_d]``. ``f_rows`` holds
-per element the positions of its joint's rows among all rows and their multiplier indices (-1 padded).
+R_b, X_s]`` (0: a term left out); kind 3 ``[lower, upper, has lower, has upper, k, e, d, x_d]``; kind 4 none.
+``f_rows`` holds per element the positions of its joint's rows among all rows and their multiplier indices (-1
+padded). A tabulated SpringDamper and a PointForce with constant vectors have kernels of their own
+(:mod:`flexmbs.engine.spring_kernels`).
 """
 from __future__ import annotations
 
@@ -25,10 +31,12 @@ import numpy as np
 from numba import njit
 
 from flexmbs.model.contacts import HardStop, JointFriction
-from flexmbs.model.forces import JointActuator, SpringDamper
+from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
-__all__ = ["compiled_force", "force_tables", "force_element", "N_OUT"]
+from .force_kernels import apply_point_load
+
+__all__ = ["compiled_force", "force_tables", "force_element", "vector_signals", "N_OUT"]
 
 N_OUT = 7  # outputs per force element (JointFriction has the most)
 
@@ -40,13 +48,50 @@ def compiled_force(force) -> bool:
         return not isinstance(force.stiffness, Table)
     if kind is JointFriction:
         return force.stick is None
+    if kind is PointForce:  # of a function of time (constant vectors: spring_kernels)
+        return ((force.force is not None and getattr(force, "constant_force", None) is None)
+                or (force.torque is not None and getattr(force, "constant_torque", None) is None))
     return kind is JointActuator or kind is HardStop
+
+
+class _VectorComponents:
+    """The three components of a vector function of time ``f(t) -> (3,)`` as three scalar signals, from one call of
+    ``f`` per new time: the compiled step evaluates its signals in order at each new time, so the first component
+    calls ``f`` and the other two read the vector it kept.
+
+    Why three scalar signals and not one vector signal: every slot of ``sig`` is a scalar and the signals' kinds
+    (``constant``, ``table``, ``function``; docs/element-protocol.md) are shared with the state elements; a vector
+    kind would change the signal callback of every model for one element, while this costs one comparison of the
+    time per component and leaves the callback as it is."""
+
+    def __init__(self, function):
+        self.function, self.time, self.value = function, math.nan, np.zeros(3)
+
+    def component(self, axis: int):
+        def value(t):
+            if t != self.time:  # a new time (NaN at first: never equal)
+                self.value = np.asarray(self.function(t), dtype=float).reshape(3)
+                self.time = t
+            return float(self.value[axis])
+        return value
+
+
+def vector_signals(function, constant) -> list:
+    """Three signals (``compiled_plan`` kinds) of a PointForce vector: zeros without one, its constant, or the
+    components of its function of time (:class:`_VectorComponents`)."""
+    if function is None:
+        return [("constant", 0.0)] * 3
+    if constant is not None:
+        return [("constant", float(c)) for c in constant]
+    components = _VectorComponents(function)
+    return [("function", components.component(axis)) for axis in range(3)]
 
 
 def force_tables(system, forces, state, signals) -> tuple:
     """``(ints, par, rows)``: kind, markers, signal and coordinate (0 rotation, 1 translation) of each force element,
     its parameters and the rows of its joint. A spring without a free length gets the initial distance, as its own
-    first evaluation would; JointActuator loads are appended to ``signals``."""
+    first evaluation would; JointActuator loads and PointForce vectors (six signals each) are appended to
+    ``signals``."""
     kind, mi, mj, sig, which, par, rows = [], [], [], [], [], [], []
     ctx = system.context(state.q, state.v, state.t)
     cc = system.compiled
@@ -59,6 +104,10 @@ def force_tables(system, forces, state, signals) -> tuple:
                 force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x - ctx.marker(force.marker_i).x))
             k, a, b, w = 0, force.marker_i, force.marker_j, 0
             p[:4] = float(force.stiffness), force.damping, force.free_length, force.preload
+        elif type(force) is PointForce:
+            k, a, b, w, s = 4, force.marker, force.marker, int(force.local), len(signals)
+            signals += vector_signals(force.force, getattr(force, "constant_force", None))
+            signals += vector_signals(force.torque, getattr(force, "constant_torque", None))
         else:
             joint = force.joint
             a, b = joint.marker_i, joint.marker_j
@@ -243,6 +292,21 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
             for n in range(6 + n_modes[bd]):
                 packed[bd, n] += s * (e0 * JX[m, 0, n] + e1 * JX[m, 1, n] + e2 * JX[m, 2, n])
         out[0], out[1], out[2] = tension, length, rate
+        return
+    if kind == 4:  # PointForce._vectors and apply_at_marker
+        s0 = f_sig[k]
+        f0, f1, f2, t0, t1, t2 = sig[s0], sig[s0 + 1], sig[s0 + 2], sig[s0 + 3], sig[s0 + 4], sig[s0 + 5]
+        if which == 1:  # marker axes: R f, R T
+            f0, f1, f2 = (R[i, 0, 0] * f0 + R[i, 0, 1] * f1 + R[i, 0, 2] * f2,
+                          R[i, 1, 0] * f0 + R[i, 1, 1] * f1 + R[i, 1, 2] * f2,
+                          R[i, 2, 0] * f0 + R[i, 2, 1] * f1 + R[i, 2, 2] * f2)
+            t0, t1, t2 = (R[i, 0, 0] * t0 + R[i, 0, 1] * t1 + R[i, 0, 2] * t2,
+                          R[i, 1, 0] * t0 + R[i, 1, 1] * t1 + R[i, 1, 2] * t2,
+                          R[i, 2, 0] * t0 + R[i, 2, 1] * t1 + R[i, 2, 2] * t2)
+        bd = marker_body[i]
+        if bd >= 0:
+            apply_point_load(i, bd, 6 + n_modes[bd], f0, f1, f2, t0, t1, t2, JX, JTH, packed)
+        out[0], out[1], out[2], out[3], out[4], out[5] = f0, f1, f2, t0, t1, t2
         return
     if kind == 1:
         value = sig[f_sig[k]]

@@ -1,19 +1,23 @@
 """Which force elements have a compiled kernel (:mod:`flexmbs.engine.force_kernels`), and the check of a kernel
-against its element's own methods."""
+(or of a kind of :func:`flexmbs.engine.compiled_forces.force_element`) against its element's own methods."""
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 
-from flexmbs.model.contacts import PlaneContact
-from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper
+from flexmbs.model.contacts import JointFriction, PlaneContact
+from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
+from flexmbs.model.kernels import body_kinematics, marker_states
 from flexmbs.model.sliding import SlidingContact
 
+from .compiled_forces import N_OUT, compiled_force, force_element, force_tables
 from .force_kernels import ForceKernel, evaluate_kernel
 
 __all__ = ["force_kernel", "check_force_kernel"]
 
 _CONTACTS = (SlidingContact, PlaneContact)  # the keys of contact_kernels.BUILTIN
-_SPRINGS = (Bushing, RotationalSpringDamper, PointForce)  # the keys of spring_kernels.BUILTIN
+_SPRINGS = (Bushing, RotationalSpringDamper, SpringDamper, PointForce)  # the keys of spring_kernels.BUILTIN
 
 
 def force_kernel(force, system) -> tuple[ForceKernel | None, str]:
@@ -35,7 +39,10 @@ def force_kernel(force, system) -> tuple[ForceKernel | None, str]:
 def check_force_kernel(system, force, q, v, t: float = 0.0) -> dict:
     """A force element's kernel and its Python methods at one state ``(q, q̇)`` of an assembled ``system``:
     ``{"loads": (kernel, python)}`` (n_b, n_quasi) quasi-coordinate loads and ``{"outputs": (kernel, python)}``
-    (dicts). For the kernel-vs-method tests of every kernel (the Python methods are the reference)."""
+    (dicts). For the kernel-vs-method tests of every kernel (the Python methods are the reference). A built-in kind
+    of :func:`flexmbs.engine.compiled_forces.force_element` is checked there (:func:`_check_builtin`)."""
+    if compiled_force(force):
+        return _check_builtin(system, force, q, v, t)
     spec, why = force_kernel(force, system)
     if spec is None:
         raise ValueError(why)
@@ -56,3 +63,45 @@ def check_force_kernel(system, force, q, v, t: float = 0.0) -> dict:
         reference[body.index, :gen.size] += gen
     return {"loads": (packed, reference),
             "outputs": (dict(zip(spec.output_names, out)), force.outputs(ctx))}
+
+
+def _signal_value(kind: str, data, t: float) -> float:
+    """A signal of the compiled step at ``t`` (``compiled_plan._Plan._signal_function``)."""
+    if kind == "constant":
+        return float(data)
+    if kind == "table":
+        return float(np.interp(t, data[0], data[1]))
+    return float(data(t))
+
+
+def _check_builtin(system, force, q, v, t: float) -> dict:
+    """:func:`check_force_kernel` for a kind of :func:`flexmbs.engine.compiled_forces.force_element`: its tables and
+    signals at ``t``, the marker states at ``(q, q̇)``, then the element. Joint friction reads the reactions of the
+    constraint rows and is checked on the engines instead."""
+    if type(force) is JointFriction:
+        raise ValueError("JointFriction reads the joint reactions: compare the engines instead")
+    n_b, n_m, n_quasi = len(system.bodies), len(system.markers), system.n_quasi_max
+    q, v = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float)
+    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+    signals = []
+    (kind, mi, mj, sig_index, which), par, rows = force_tables(system, [force], SimpleNamespace(q=q, v=v, t=t),
+                                                               signals)
+    sig = np.array([_signal_value(k, data, t) for k, data in signals] + [0.0])
+    offsets, n_modes, marker_body = ints(system.body_offsets), ints(system.body_n_modes), ints(system.marker_body)
+    A, G, omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
+    X, R = system.ground_positions.copy(), system.ground_axes.copy()
+    JX, JTH = np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi))
+    V, W = np.zeros((n_m, 3)), np.zeros((n_m, 3))
+    body_kinematics(q, v, offsets, A, G, omega)
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, system.marker_local, system.marker_orient,
+                  system.marker_s_t, system.marker_s_r, X, R, JX, JTH, V, W)
+    packed, out = np.zeros((n_b, n_quasi)), np.zeros(N_OUT)
+    no_rows = np.zeros((1, n_quasi))
+    force_element(0, kind, mi, mj, sig_index, which, par, rows, sig, q, np.zeros(1), A, X, R, JX, JTH, V, W, no_rows,
+                  no_rows, offsets, marker_body, n_modes, packed, out)
+    ctx = system.context(q, v, t)
+    reference = np.zeros((n_b, n_quasi))
+    for body, gen in force.generalized_forces(ctx):
+        reference[body.index, :gen.size] += gen
+    return {"loads": (packed, reference),
+            "outputs": (dict(zip(force.output_units, out)), force.outputs(ctx))}

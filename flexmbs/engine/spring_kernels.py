@@ -1,26 +1,55 @@
 """Compiled kernels of the built-in marker force elements (issue 26; protocol in
-:mod:`flexmbs.engine.force_kernels`): :class:`flexmbs.Bushing`, :class:`flexmbs.RotationalSpringDamper` with a
-constant stiffness and :class:`flexmbs.PointForce` with constant vectors (the same equations as their
-``generalized_forces`` and ``outputs``, checked against them at random states in
-``tests/flexmbs/test_force_kernels.py``). A rotational spring with a Table, or a point force that is a function of
-time, keeps the callback.
+:mod:`flexmbs.engine.force_kernels`): :class:`flexmbs.Bushing`, :class:`flexmbs.RotationalSpringDamper` (constant
+or :class:`~flexmbs.model.timefunctions.Table` stiffness), :class:`flexmbs.SpringDamper` with a Table stiffness
+and :class:`flexmbs.PointForce` with constant vectors (the same equations as their ``generalized_forces`` and
+``outputs``, checked against them at random states in ``tests/flexmbs/test_force_kernels.py``). A linear
+SpringDamper is kind 0 and a point force of a function of time kind 4 of :mod:`flexmbs.engine.compiled_forces`
+(its functions of time are signals of the compiled step).
+
+A table is stored in ``fpar`` as its abscissae followed by its values (``n`` each, ``n`` in ``ipar``) and read by
+:func:`table_value`.
 """
 from __future__ import annotations
 
 import numpy as np
+import math
+
 from numba import carray, cfunc, njit
 
-from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper
+from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
 from flexmbs.model.timefunctions import Table
 
 from .compiled_forces import joint_coordinate
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
-__all__ = ["BUILTIN"]
+__all__ = ["BUILTIN", "table_value"]
 
 
 def _body(marker) -> tuple[int, int]:
     return (-1, 0) if marker.on_ground else (marker.body.index, 6 + marker.body.n_modes)
+
+
+@njit(cache=True)
+def table_value(x, fp, start, n):
+    """:meth:`flexmbs.model.timefunctions.Table.__call__` at ``x`` of the table ``fp[start:start+n]`` (abscissae,
+    increasing) and ``fp[start+n:start+2n]`` (values): the piece ``k = clip(searchsorted(xs, x) - 1, 0, n - 2)``
+    (the first abscissa ``>= x`` found by bisection), extended linearly beyond the ends. (``hydraulics.compiled_laws
+    .interp`` holds its end values instead of extending them, and flexmbs does not import hydraulics.)"""
+    lo, hi = 0, n  # numpy's searchsorted(side="left"): the number of abscissae below x
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fp[start + mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    k = min(max(lo - 1, 0), n - 2)
+    x0, y0 = fp[start + k], fp[start + n + k]
+    slope = (fp[start + n + k + 1] - y0) / (fp[start + k + 1] - x0)
+    return y0 + slope * (x - x0)
+
+
+def _table_floats(table: Table) -> np.ndarray:
+    return np.concatenate([table.x, table.y])
 
 
 # --- bushing: ipar [i, body i, n_quasi i, j, body j, n_quasi j], fpar [kt (3), kr (3), ct (3), cr (3)] ------------
@@ -59,14 +88,17 @@ def _bushing_spec(force: Bushing, system):
     return ForceKernel(bushing_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
 
 
-# --- rotational spring-damper: ipar [i, body i, n_quasi i, j, body j, n_quasi j], fpar [k, c, θ0] ----------------
+# --- rotational spring-damper: ipar [i, body i, n_quasi i, j, body j, n_quasi j, n], fpar [k, c, θ0, table] -----
+# (n = 0: constant stiffness k; n > 0: a Table of n points after θ0, k unused)
 @njit(cache=True)
 def _torsion(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
-    """``T = -k (θ - θ0) - c θ̇`` about ``z_i`` (``joints.rotation_coordinate``): ``+T z_i`` on marker j, ``-T z_i``
-    on marker i (``∂θ/∂q̄ = ± z_iᵀ J_θ``)."""
+    """``T = -k (θ - θ0) - c θ̇`` (or ``-table(θ - θ0) - c θ̇``) about ``z_i`` (``joints.rotation_coordinate``):
+    ``+T z_i`` on marker j, ``-T z_i`` on marker i (``∂θ/∂q̄ = ± z_iᵀ J_θ``)."""
     i, j = ip[0], ip[3]
     angle, rate = joint_coordinate(i, j, 0, X, R, V, W)
-    torque = -fp[0] * (angle - fp[2]) - fp[1] * rate
+    twist = angle - fp[2]
+    elastic = fp[0] * twist if ip[6] == 0 else table_value(twist, fp, 3, ip[6])
+    torque = -elastic - fp[1] * rate
     z0, z1, z2 = torque * R[i, 0, 2], torque * R[i, 1, 2], torque * R[i, 2, 2]
     apply_point_load(i, ip[1], ip[2], 0.0, 0.0, 0.0, -z0, -z1, -z2, JX, JTH, packed)
     apply_point_load(j, ip[4], ip[5], 0.0, 0.0, 0.0, z0, z1, z2, JX, JTH, packed)
@@ -77,15 +109,54 @@ def _torsion(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
 @cfunc(FORCE_SIGNATURE, cache=True)
 def torsion_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_, fpar_, ipar_, out_):
     q, v, A, omega, X, R, V, W, JX, JTH, packed = views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_)
-    _torsion(mode, X, R, V, W, JX, JTH, packed, carray(ipar_, 6), carray(fpar_, 3), carray(out_, 3))
+    ip = carray(ipar_, 7)
+    _torsion(mode, X, R, V, W, JX, JTH, packed, ip, carray(fpar_, 3 + 2 * ip[6]), carray(out_, 3))
 
 
 def _torsion_spec(force: RotationalSpringDamper, system):
-    if isinstance(force.stiffness, Table):
-        return None, "RotationalSpringDamper with a Table stiffness has no compiled kernel"
-    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j)]
-    fpar = [float(force.stiffness), force.damping, force.free_angle]
-    return ForceKernel(torsion_kernel.address, np.array(fpar), np.array(ipar), list(force.output_units)), ""
+    table = isinstance(force.stiffness, Table)
+    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j),
+            force.stiffness.x.size if table else 0]
+    fpar = np.concatenate([[0.0 if table else float(force.stiffness), force.damping, force.free_angle],
+                           _table_floats(force.stiffness) if table else []])
+    return ForceKernel(torsion_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
+
+
+# --- spring-damper with a Table: ipar [i, body i, n_quasi i, j, body j, n_quasi j, n], fpar [c, L0, F0, table] ----
+@njit(cache=True)
+def _table_spring(mode, X, V, JX, JTH, packed, ip, fp, out):
+    """Tension ``F = table(L - L0) + c L̇ + preload`` (``SpringDamper._state``) pulls the points together: ``+F e``
+    on marker i, ``-F e`` on marker j, ``e`` the unit vector from i to j."""
+    i, j = ip[0], ip[3]
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    e0, e1, e2 = d0 / length, d1 / length, d2 / length
+    rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
+    tension = table_value(length - fp[1], fp, 3, ip[6]) + fp[0] * rate + fp[2]
+    f0, f1, f2 = tension * e0, tension * e1, tension * e2
+    apply_point_load(i, ip[1], ip[2], f0, f1, f2, 0.0, 0.0, 0.0, JX, JTH, packed)
+    apply_point_load(j, ip[4], ip[5], -f0, -f1, -f2, 0.0, 0.0, 0.0, JX, JTH, packed)
+    if mode == 1:
+        out[0], out[1], out[2] = tension, length, rate
+
+
+@cfunc(FORCE_SIGNATURE, cache=True)
+def table_spring_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_, fpar_, ipar_, out_):
+    q, v, A, omega, X, R, V, W, JX, JTH, packed = views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_)
+    ip = carray(ipar_, 7)
+    _table_spring(mode, X, V, JX, JTH, packed, ip, carray(fpar_, 3 + 2 * ip[6]), carray(out_, 3))
+
+
+def _spring_spec(force: SpringDamper, system):
+    if not isinstance(force.stiffness, Table):
+        return None, "a linear SpringDamper is kind 0 of flexmbs.engine.compiled_forces"
+    if force.free_length is None:  # its first evaluation sets it: at the initial placement, as the Python path's
+        q0, v0, _ = system.initial_state()
+        force._state(system.context(q0, v0, 0.0))
+    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j),
+            force.stiffness.x.size]
+    fpar = np.concatenate([[force.damping, float(force.free_length), force.preload], _table_floats(force.stiffness)])
+    return ForceKernel(table_spring_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
 
 
 # --- point force with constant vectors: ipar [marker, body, n_quasi, local], fpar [F (3), T (3)] -------------------
@@ -108,11 +179,12 @@ def point_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, d
 def _point_spec(force: PointForce, system):
     constants = [getattr(force, "constant_force", None), getattr(force, "constant_torque", None)]
     if (force.force is not None and constants[0] is None) or (force.torque is not None and constants[1] is None):
-        return None, "PointForce of a function of time has no compiled kernel"
+        return None, "a PointForce of a function of time is kind 4 of flexmbs.engine.compiled_forces"
     fpar = np.concatenate([np.zeros(3) if c is None else c for c in constants])
     ipar = [force.marker.index, *_body(force.marker), int(force.local)]
     return ForceKernel(point_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
 
 
 #: built-in marker force kinds with a kernel (exact types)
-BUILTIN = {Bushing: _bushing_spec, RotationalSpringDamper: _torsion_spec, PointForce: _point_spec}
+BUILTIN = {Bushing: _bushing_spec, RotationalSpringDamper: _torsion_spec, SpringDamper: _spring_spec,
+           PointForce: _point_spec}

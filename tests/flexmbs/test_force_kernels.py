@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
+from flexmbs.engine.compiled_forces import compiled_force
 from flexmbs.engine.compiled_plan import _python_forces
 from flexmbs.engine.force_specs import check_force_kernel, force_kernel
 from flexmbs.engine.system import System
@@ -104,9 +105,110 @@ def test_marker_force_kernels_equal_their_methods_at_random_states():
     assert not _python_forces(system)
 
 
-def test_a_point_force_of_time_is_called_back():
+def test_a_point_force_of_time_is_a_compiled_kind_and_a_subclass_is_called_back():
+    class OwnLoad(fm.PointForce):  # may change the equations: called back
+        pass
+
     model = fm.Model("callbacks")
     a = model.add_rigid_body("a", 1.0, (0.1, 0.1, 0.1))
     p = model.add_force(fm.PointForce(model.add_marker(a, "p"), force=lambda t: (t, 0.0, 0.0)))
+    own = model.add_force(OwnLoad(model.add_marker(a, "o"), force=lambda t: (t, 0.0, 0.0)))
     system = System(model)
-    assert force_kernel(p, system)[0] is None and _python_forces(system) == [p]
+    assert compiled_force(p) and not compiled_force(own)
+    assert _python_forces(system) == [own]
+
+
+# a progressive table with a softer piece: force (N) over deflection (m), torque (N m) over twist (rad); the random
+# states below reach both sides beyond its ends (linear extrapolation) and every piece
+_PULL = fm.Table([-0.08, 0.0, 0.04, 0.1], [-400.0, 0.0, 50.0, 900.0])
+_TWIST = fm.Table([-0.3, -0.05, 0.0, 0.1, 0.25], [-60.0, -4.0, 0.0, 10.0, 60.0])
+
+
+def _table_and_timed_blocks():
+    """Two free blocks joined by a tabulated spring-damper and a tabulated torsion spring, with point forces of
+    time: global and in tilted marker axes, a function-of-time force with a constant torque, and a torque alone."""
+    model = fm.Model("tables", gravity=(0.0, 0.0, -9.81))
+    a = model.add_rigid_body("a", 2.0, (0.1, 0.2, 0.3), position=(0.3, -0.2, 0.5))
+    b = model.add_rigid_body("b", 5.0, (0.4, 0.3, 0.2), position=(0.1, 0.1, 0.0))
+    quaternion = np.array([0.9, 0.2, -0.3, 0.1])
+    tilt = rotation_matrix(quaternion / np.linalg.norm(quaternion))
+    mi = model.add_marker(a, "ai", position=(0.05, -0.02, -0.1), orientation=tilt)
+    mj = model.add_marker(b, "bj", position=(0.2, -0.3, 0.4))
+    wave = lambda t: np.array([3.0 * np.sin(5.0 * t), -1.0 + t, 2.0 * np.cos(3.0 * t)])  # noqa: E731
+    forces = [model.add_force(fm.SpringDamper(mi, mj, _PULL, damping=30.0, free_length=0.2, preload=12.0,
+                                                     name="pull")),
+              model.add_force(fm.RotationalSpringDamper(mi, mj, _TWIST, 4.0, free_angle=-0.4, name="twist")),
+              model.add_force(fm.PointForce(mi, force=wave, torque=lambda t: 0.1 * wave(t), local=True,
+                                            name="local_wave")),
+              model.add_force(fm.PointForce(mj, force=wave, torque=(0.3, -0.2, 0.1), name="global_wave")),
+              model.add_force(fm.PointForce(mj, torque=lambda t: (0.0, t, 1.0), local=False, name="torque_only"))]
+    return model, forces
+
+
+def test_table_springs_and_point_forces_of_time_equal_their_methods_at_random_states():
+    """The tabulated SpringDamper and RotationalSpringDamper kernels (spring_kernels) and the PointForce-of-time kind
+    of compiled_forces.force_element against the classes' generalized_forces and outputs at 60 random states and
+    times: the same formulas in another order of operations, so rounding only (loads within 1e-12 of the largest,
+    outputs to 1e-12 relative). The deflections and twists cover every piece of the tables and both sides beyond
+    their ends (linear extrapolation)."""
+    model, forces = _table_and_timed_blocks()
+    system = System(model)
+    q0, v0, _ = system.initial_state()
+    assert not _python_forces(system)
+    rng = np.random.default_rng(5)
+    pieces = {"pull": set(), "twist": set()}
+    for _ in range(60):
+        q = q0 + rng.normal(0, 0.08, q0.size)
+        v = v0 + rng.normal(0, 0.5, q0.size)
+        t = rng.uniform(0.0, 2.0)
+        for force in forces:
+            got = check_force_kernel(system, force, q, v, t)
+            kernel, method = got["loads"]
+            assert np.any(method), force.name
+            np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * np.abs(method).max())  # rounding
+            outputs, reference = got["outputs"]
+            assert list(outputs) == list(reference)
+            for key, value in reference.items():
+                assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (force.name, key)
+            if force.name in pieces:
+                table = force.stiffness
+                x = (reference["length"] - force.free_length if force.name == "pull"
+                     else reference["angle"] - force.free_angle)
+                pieces[force.name].add(int(np.searchsorted(table.x, x)))  # 0: below, n: above, else the piece
+    assert pieces["pull"] == set(range(_PULL.x.size + 1)), pieces
+    assert pieces["twist"] == set(range(_TWIST.x.size + 1)), pieces
+
+
+def test_table_lookup_equals_the_table_on_its_points_inside_and_beyond():
+    """spring_kernels.table_value against Table.__call__ at the abscissae themselves, between them and far beyond
+    both ends, for a two-point table too: the same piece and formula, so equal to rounding (1e-15 relative)."""
+    from flexmbs.engine.spring_kernels import table_value
+
+    for table in (_PULL, _TWIST, fm.Table([1.0, 3.0], [2.0, -5.0])):
+        fp = np.concatenate([[7.0], table.x, table.y])  # an offset start, as in the kernels' fpar
+        span = table.x[-1] - table.x[0]
+        xs = np.concatenate([table.x, 0.5 * (table.x[1:] + table.x[:-1]),
+                             np.linspace(table.x[0] - 3 * span, table.x[-1] + 3 * span, 57)])
+        for x in xs:
+            assert table_value(x, fp, 1, table.x.size) == pytest.approx(table(x), rel=1e-15, abs=1e-15), x
+
+
+def test_vector_function_is_called_once_per_new_time():
+    """A PointForce's vector function of time becomes three component signals from one call per new time
+    (compiled_forces.vector_signals)."""
+    from flexmbs.engine.compiled_forces import vector_signals
+
+    calls = []
+
+    def load(t):
+        calls.append(t)
+        return (t, 2.0 * t, 3.0 * t)
+
+    signals = vector_signals(load, None)
+    for t in (0.1, 0.1, 0.25):
+        assert [f(t) for _, f in signals] == [t, 2.0 * t, 3.0 * t]
+    assert calls == [0.1, 0.25]
+    assert vector_signals(None, None) == [("constant", 0.0)] * 3
+    assert vector_signals(lambda t: (1.0, 2.0, 3.0), np.array([1.0, 2.0, 3.0])) == [("constant", 1.0),
+                                                                                    ("constant", 2.0),
+                                                                                    ("constant", 3.0)]
