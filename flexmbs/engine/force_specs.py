@@ -57,12 +57,16 @@ def check_force_kernel(system, force, q, v, t: float = 0.0) -> dict:
                     np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3)), np.zeros((n_m, 3)), packed,
                     ints([q.size, n_b, n_m, n_quasi]), np.ascontiguousarray(spec.fpar, dtype=float),
                     ints(spec.ipar), out)
+    return _compared(system, force, q, v, t, packed, spec.output_names, out)
+
+
+def _compared(system, force, q, v, t: float, packed: np.ndarray, names, out) -> dict:
+    """The kernel's loads and outputs beside the element's own ``generalized_forces`` and ``outputs``."""
     ctx = system.context(q, v, t)
-    reference = np.zeros((n_b, n_quasi))
+    reference = np.zeros_like(packed)
     for body, gen in force.generalized_forces(ctx):
         reference[body.index, :gen.size] += gen
-    return {"loads": (packed, reference),
-            "outputs": (dict(zip(spec.output_names, out)), force.outputs(ctx))}
+    return {"loads": (packed, reference), "outputs": (dict(zip(names, out)), force.outputs(ctx))}
 
 
 def _signal_value(kind: str, data, t: float) -> float:
@@ -99,9 +103,4 @@ def _check_builtin(system, force, q, v, t: float) -> dict:
     no_rows = np.zeros((1, n_quasi))
     force_element(0, kind, mi, mj, sig_index, which, par, rows, sig, q, np.zeros(1), A, X, R, JX, JTH, V, W, no_rows,
                   no_rows, offsets, marker_body, n_modes, packed, out)
-    ctx = system.context(q, v, t)
-    reference = np.zeros((n_b, n_quasi))
-    for body, gen in force.generalized_forces(ctx):
-        reference[body.index, :gen.size] += gen
-    return {"loads": (packed, reference),
-            "outputs": (dict(zip(force.output_units, out)), force.outputs(ctx))}
+    return _compared(system, force, q, v, t, packed, force.output_units, out)

@@ -11,9 +11,9 @@ A table is stored in ``fpar`` as its abscissae followed by its values (``n`` eac
 """
 from __future__ import annotations
 
-import numpy as np
 import math
 
+import numpy as np
 from numba import carray, cfunc, njit
 
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
