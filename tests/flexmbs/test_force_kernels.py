@@ -67,15 +67,35 @@ def test_kernel_elements_join_the_compiled_step_and_a_subclass_is_called_back():
     assert res.statistics["engine"] == "compiled"  # called back from the compiled step
 
 
-def _spring_blocks():
-    """Two free blocks joined by a bushing and a torsion spring, one pushed by constant point loads."""
-    model = fm.Model("springs", gravity=(0.0, 0.0, -9.81))
+def _assert_kernel_equals_method(system, force, q, v, t):
+    """The kernel's loads and outputs against the element's methods at one state: rounding only (loads within 1e-12
+    of the largest, outputs to 1e-12 relative); returns the method's outputs."""
+    got = check_force_kernel(system, force, q, v, t)
+    kernel, method = got["loads"]
+    assert np.any(method), force.name
+    np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * np.abs(method).max())
+    outputs, reference = got["outputs"]
+    assert list(outputs) == list(reference)
+    for key, value in reference.items():
+        assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (force.name, key)
+    return reference
+
+
+def _tilted_pair(name: str):
+    """Two free blocks under gravity and a marker on each (the first in tilted axes), for the force elements."""
+    model = fm.Model(name, gravity=(0.0, 0.0, -9.81))
     a = model.add_rigid_body("a", 2.0, (0.1, 0.2, 0.3), position=(0.3, -0.2, 0.5))
     b = model.add_rigid_body("b", 5.0, (0.4, 0.3, 0.2), position=(0.1, 0.1, 0.0))
     quaternion = np.array([0.9, 0.2, -0.3, 0.1])
     tilt = rotation_matrix(quaternion / np.linalg.norm(quaternion))
     mi = model.add_marker(a, "ai", position=(0.05, -0.02, -0.1), orientation=tilt)
     mj = model.add_marker(b, "bj", position=(0.2, -0.3, 0.4))
+    return model, mi, mj
+
+
+def _spring_blocks():
+    """Two free blocks joined by a bushing and a torsion spring, one pushed by constant point loads."""
+    model, mi, mj = _tilted_pair("springs")
     forces = [model.add_force(fm.Bushing(mi, mj, (1e5, 2e5, 3e5), (1e3, 2e3, 3e3), (10.0, 20.0, 30.0),
                                          (1.0, 2.0, 3.0), name="bush")),
               model.add_force(fm.RotationalSpringDamper(mi, mj, 300.0, 4.0, free_angle=0.2, name="torsion")),
@@ -94,14 +114,7 @@ def test_marker_force_kernels_equal_their_methods_at_random_states():
         q = q0 + rng.normal(0, 0.2, q0.size)
         v = v0 + rng.normal(0, 0.5, q0.size)
         for force in forces:
-            got = check_force_kernel(system, force, q, v, 0.1)
-            kernel, method = got["loads"]
-            assert np.any(method), force.name
-            np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * np.abs(method).max())  # rounding
-            outputs, reference = got["outputs"]
-            assert list(outputs) == list(reference)
-            for key, value in reference.items():
-                assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (force.name, key)
+            _assert_kernel_equals_method(system, force, q, v, 0.1)
     assert not _python_forces(system)
 
 
@@ -127,13 +140,7 @@ _TWIST = fm.Table([-0.3, -0.05, 0.0, 0.1, 0.25], [-60.0, -4.0, 0.0, 10.0, 60.0])
 def _table_and_timed_blocks():
     """Two free blocks joined by a tabulated spring-damper and a tabulated torsion spring, with point forces of
     time: global and in tilted marker axes, a function-of-time force with a constant torque, and a torque alone."""
-    model = fm.Model("tables", gravity=(0.0, 0.0, -9.81))
-    a = model.add_rigid_body("a", 2.0, (0.1, 0.2, 0.3), position=(0.3, -0.2, 0.5))
-    b = model.add_rigid_body("b", 5.0, (0.4, 0.3, 0.2), position=(0.1, 0.1, 0.0))
-    quaternion = np.array([0.9, 0.2, -0.3, 0.1])
-    tilt = rotation_matrix(quaternion / np.linalg.norm(quaternion))
-    mi = model.add_marker(a, "ai", position=(0.05, -0.02, -0.1), orientation=tilt)
-    mj = model.add_marker(b, "bj", position=(0.2, -0.3, 0.4))
+    model, mi, mj = _tilted_pair("tables")
     wave = lambda t: np.array([3.0 * np.sin(5.0 * t), -1.0 + t, 2.0 * np.cos(3.0 * t)])  # noqa: E731
     forces = [model.add_force(fm.SpringDamper(mi, mj, _PULL, damping=30.0, free_length=0.2, preload=12.0,
                                                      name="pull")),
@@ -162,14 +169,7 @@ def test_table_springs_and_point_forces_of_time_equal_their_methods_at_random_st
         v = v0 + rng.normal(0, 0.5, q0.size)
         t = rng.uniform(0.0, 2.0)
         for force in forces:
-            got = check_force_kernel(system, force, q, v, t)
-            kernel, method = got["loads"]
-            assert np.any(method), force.name
-            np.testing.assert_allclose(kernel, method, rtol=0, atol=1e-12 * np.abs(method).max())  # rounding
-            outputs, reference = got["outputs"]
-            assert list(outputs) == list(reference)
-            for key, value in reference.items():
-                assert outputs[key] == pytest.approx(value, rel=1e-12, abs=1e-12), (force.name, key)
+            reference = _assert_kernel_equals_method(system, force, q, v, t)
             if force.name in pieces:
                 table = force.stiffness
                 x = (reference["length"] - force.free_length if force.name == "pull"
