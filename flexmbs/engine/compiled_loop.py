@@ -23,8 +23,9 @@ from .compiled_lapack import factor, solve
 from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, call_kernel, constraints_at,
-                            force_kernels, jacobian_blocks, keep_angles, residual, signals_at, to_python)
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, borrowed, call_kernel,
+                            constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles, residual,
+                            signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -34,18 +35,19 @@ EVENT = 7  # an armed contact gap closed in the pending step: Python locates its
 
 
 @njit(cache=True)
-def _scale_q(mi, mf, coef, qa, qb, out):
+def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb, out):
     """:meth:`GeneralizedAlpha._q_scale`: ``atol`` per kind, Euler parameters the tighter of that and
-    ``atol + rtol·max|p|``, modal coordinates plus ``rtol`` × the body's deformation amplitude."""
-    rot = mi[21]
-    scale_q = mf[9]
-    out[:] = scale_q
+    ``atol + rtol·max|p|``, modal coordinates plus ``rtol`` × the body's deformation amplitude. (Arrays, not the
+    plan's tuples: numba counts a reference, an atomic operation, for every array of a tuple argument at every
+    call; below :func:`advance` the hot functions take arrays.) ``out`` may be longer than ``q``."""
+    for i in range(scale_q.size):
+        out[i] = scale_q[i]
     for k in range(rot.size):
         i = rot[k]
         size = max(abs(qa[i]), abs(qb[i]))
         out[i] = min(out[i], coef[C_ATOL] + coef[C_RTOL] * size)
-    if mi[28].size:
-        modal_scale(mi[28], mi[0], mi[1], mf[14][12], coef[C_RTOL], qa, qb, out)
+    if fx_bodies.size:
+        modal_scale(fx_bodies, offsets, n_modes, amplitude, coef[C_RTOL], qa, qb, out)
 
 
 @njit(cache=True)
@@ -75,7 +77,7 @@ def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stat
     beta_p = (1.0 - am) / ((1.0 - af) * bh2)
     gamma_p = g / (b * h)
     weights = np.empty(n_q)
-    _scale_q(mi, mf, coef, q1, q1, weights)
+    _scale_q(mi[21], mf[9], mi[28], mi[0], mi[1], mf[14][12], coef, q1, q1, weights)
     for i in range(n_q):
         weights[i] = 1.0 / weights[i]
     zw = np.empty(n_z)
@@ -174,17 +176,16 @@ def _finish(it, h, cur, new, coef, zbase, lam_s):
 
 
 @njit(cache=True)
-def error_vector(h, cur, new, mi, mf, coef, fl, sc, out):
-    """:meth:`GeneralizedAlpha.error_vector` into ``out`` (n_q + n_z,); returns the weighted RMS."""
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
-    q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
+def error_vector(h, q, q1, a, a1, z, z1, zd, zd1, zdp, rot, scale_q, scale_z, fx_bodies, offsets, n_modes, amplitude,
+                 coef, fl, sc, out):
+    """:meth:`GeneralizedAlpha.error_vector` into ``out`` (n_q + n_z,) from the step ``(q, a, z, ż) → (q1, a1, z1,
+    ż1)`` (``zdp``: ``ż`` of the step before); returns the weighted RMS."""
     n_q, n_z = q.size, z.size
-    scale = np.empty(n_q)
-    _scale_q(mi, mf, coef, q, q1, scale)
     c = h * h * abs(coef[C_B] - 1.0 / 6.0)
+    _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, q, q1, out)
     s = 0.0
     for i in range(n_q):
-        out[i] = c * (a1[i] - a[i]) / scale[i]
+        out[i] = c * (a1[i] - a[i]) / out[i]
         s += out[i] ** 2
     for i in range(n_z):
         if fl[F_PREV] == 1 and sc[H_PREV] > 0.0:
@@ -192,28 +193,10 @@ def error_vector(h, cur, new, mi, mf, coef, fl, sc, out):
             e = h / 2.0 * (zd1[i] - extrapolated)
         else:
             e = h / 6.0 * (zd1[i] - zd[i])
-        out[n_q + i] = e / (mf[10][i] + coef[C_RTOL] * max(abs(z[i]), abs(z1[i])))
+        out[n_q + i] = e / (scale_z[i] + coef[C_RTOL] * max(abs(z[i]), abs(z1[i])))
         s += out[n_q + i] ** 2
     n = n_q + n_z
     return math.sqrt(s / n) if n else 0.0
-
-
-@njit(cache=True)
-def _copy_state(src, dst):
-    for k in range(len(src)):
-        dst[k][:] = src[k]
-
-
-@njit(cache=True)
-def _integrate(h, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp):
-    """Trapezoid of the elements' integrands over the accepted step (flexmbs.engine.solver._Integrals)."""
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
-    aux = ws[17]
-    if aux.size == 0:
-        return
-    signals_at(sc[T], sc, cb)
-    residual(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
-    _trapezoid(h, aux, integrals, aux_prev)
 
 
 @njit(cache=True)
@@ -236,6 +219,12 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
 
     ``gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
     element offsets into the buffer, [re-arm gap])."""
+    # every array below is Python's for the whole call: borrowed, without reference counts (compiled_step.borrowed)
+    cur, new, mi, mf, fns, ws, blk, tmp = borrowed(cur), borrowed(new), borrowed(mi), borrowed(mf), borrowed(fns), \
+        borrowed(ws), borrowed(blk), borrowed(tmp)
+    mat, piv, coef, sc, fl, stats, limiting, rhs, errv = borrowed(mat), borrowed(piv), borrowed(coef), borrowed(sc), \
+        borrowed(fl), borrowed(stats), borrowed(limiting), borrowed(rhs), borrowed(errv)
+    integrals, aux_prev, sp, bf, gv = borrowed(integrals), borrowed(aux_prev), borrowed(sp), borrowed(bf), borrowed(gv)
     if mode == 0:
         take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, False)
         _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
@@ -247,57 +236,106 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
         _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
         fl[F_FRESH] = 1
         return CONTINUE
-    if mode == 2:
-        code = _accept_step(sc[H_TRY], sc[ERR], stats[S_LAST_ITERS], cur, new, mi, mf, fns, ws, blk, tmp, coef, sc,
-                            fl, stats, cb, integrals, aux_prev, sp, bf)
-        return CONTINUE if code < 0 else code
     t_end = coef[C_TEND]
     done = 0
+    h_try, err, iters = sc[H_TRY], sc[ERR], stats[S_LAST_ITERS]  # mode 2: the pending step's
     while True:
-        if done >= chunk:
-            return CONTINUE
-        done += 1
-        if stats[S_STEPS] >= max_steps:
-            return MAX_STEPS
-        h_try = min(sc[H], t_end - sc[T])
-        sc[H_TRY] = h_try
-        iters = newton_step(h_try, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs)
-        if iters < 0:  # _Run._newton_failed (without the re-selection of constraint rows)
-            stats[S_NEWTON_FAIL] += 1
-            if fl[F_FRESH] == 0 and fl[F_HALVED] == 0 and 0.5 * h_try >= coef[C_MINSTEP]:
-                fl[F_HALVED] = 1
-                sc[H] = 0.5 * h_try
+        if mode != 2:
+            if done >= chunk:
+                return CONTINUE
+            done += 1
+            if stats[S_STEPS] >= max_steps:
+                return MAX_STEPS
+            h_try = min(sc[H], t_end - sc[T])
+            sc[H_TRY] = h_try
+            iters = newton_step(h_try, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs)
+            if iters < 0:  # _Run._newton_failed (without the re-selection of constraint rows)
+                stats[S_NEWTON_FAIL] += 1
+                if fl[F_FRESH] == 0 and fl[F_HALVED] == 0 and 0.5 * h_try >= coef[C_MINSTEP]:
+                    fl[F_HALVED] = 1
+                    sc[H] = 0.5 * h_try
+                    continue
+                if fl[F_FRESH] == 0:
+                    _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+                    fl[F_FRESH] = 1
+                    continue
+                sc[H] = 0.25 * h_try
+                if sc[H] < coef[C_MINSTEP]:
+                    stats[S_LAST_ITERS] = iters
+                    return NEWTON_FAILED
                 continue
-            if fl[F_FRESH] == 0:
-                _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
-                fl[F_FRESH] = 1
+            err = error_vector(h_try, cur[0], new[0], cur[2], new[2], cur[4], new[4], cur[5], new[5], cur[8], mi[21],
+                               mf[9], mf[10], mi[28], mi[0], mi[1], mf[14][12], coef, fl, sc, errv)
+            if not math.isfinite(err):
+                err = 1e6
+            if err > 1.0:  # _Run._reject
+                stats[S_REJECTED] += 1
+                fl[F_REJECTED] = 1
+                worst = np.argmax(np.abs(errv))
+                limiting[worst] += 1
+                sc[H] = h_try * max(coef[C_SHRINK], coef[C_SAFETY] * err ** (-1.0 / 3.0))
+                if sc[H] < coef[C_MINSTEP]:
+                    stats[S_WORST] = worst
+                    return ERROR_FAILED
                 continue
-            sc[H] = 0.25 * h_try
-            if sc[H] < coef[C_MINSTEP]:
-                stats[S_LAST_ITERS] = iters
-                return NEWTON_FAILED
-            continue
-        err = error_vector(h_try, cur, new, mi, mf, coef, fl, sc, errv)
-        if not math.isfinite(err):
-            err = 1e6
-        if err > 1.0:  # _Run._reject
-            stats[S_REJECTED] += 1
-            fl[F_REJECTED] = 1
-            worst = np.argmax(np.abs(errv))
-            limiting[worst] += 1
-            sc[H] = h_try * max(coef[C_SHRINK], coef[C_SAFETY] * err ** (-1.0 / 3.0))
-            if sc[H] < coef[C_MINSTEP]:
-                stats[S_WORST] = worst
-                return ERROR_FAILED
-            continue
-        if gv[0].size:  # _Run._accept_with_events: a closing contact goes to Python for its root
-            _gaps_at(sc[T] + h_try, new, mi, mf, fns, ws, tmp, gv)
-            if _closing(gv):
-                sc[ERR] = err
-                stats[S_LAST_ITERS] = iters
-                return EVENT
-        code = _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, sc, fl, stats, cb,
-                            integrals, aux_prev, sp, bf)
+            if gv[0].size:  # _Run._accept_with_events: a closing contact goes to Python for its root
+                _gaps_at(sc[T] + h_try, new, mi, mf, fns, ws, tmp, gv)
+                if _closing(gv):
+                    sc[ERR] = err
+                    stats[S_LAST_ITERS] = iters
+                    return EVENT
+        # _Run._accept: take ``new``, integrate, control the step, sample. Written out here rather than called:
+        # a call with the plan's tuples costs an atomic reference count per array (≈ 200 per accepted step)
+        for k in range(len(cur)):
+            cur[k][:] = new[k]
+        keep_angles(mi[35], ws[14], ws[24])  # the last evaluation was at (or a Newton correction from) ``new``
+        if mi[28].size:
+            observe_amplitudes(mi[28], mi[0], mi[1], mf[14][12], cur[0])
+        sc[H_PREV] = h_try
+        fl[F_PREV] = 1
+        sc[T] = sc[T] + h_try
+        stats[S_STEPS] += 1
+        stats[S_LAST_ITERS] = iters
+        sc[ERR] = err
+        end = sc[T] >= t_end * (1.0 - 1e-12)
+        interval = coef[C_INTERVAL]
+        sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # _Run._accept's output rule
+        integrate = ws[17].size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.solver._Integrals)
+        if integrate and not sample:  # a sample evaluates the integrands at this state anyway (and integrates)
+            signals_at(sc[T], sc, cb)
+            integrands(sc[T], cur[0], cur[1], cur[4], mi, mf, fns, ws, tmp[3])
+            _trapezoid(h_try, ws[17], integrals, aux_prev)
+        fl[F_FRESH] = 0
+        fl[F_HALVED] = 0
+        if iters > 3:
+            _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+            fl[F_FRESH] = 1
+        if err > 0:
+            factor = min(coef[C_GROW], max(0.5, coef[C_SAFETY] * err ** (-1.0 / 3.0)))
+        else:
+            factor = coef[C_GROW]
+        if fl[F_REJECTED] == 1:
+            factor = min(factor, 1.0)
+            fl[F_REJECTED] = 0
+        if h_try >= sc[H] * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
+            sc[H] = min(coef[C_MAXSTEP], h_try * factor)
+        code = -1
+        if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
+            if integrate and sample:
+                signals_at(sc[T], sc, cb)
+                integrands(sc[T], cur[0], cur[1], cur[4], mi, mf, fns, ws, tmp[3])
+                _trapezoid(h_try, ws[17], integrals, aux_prev)
+            code = STEP_TOO_SMALL
+        else:
+            if sample:
+                take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, True)
+                sc[NEXT] = sc[T] + interval
+            if end:
+                code = END
+            elif bf[-1][0] >= bf[0].size:
+                code = OUTPUT
+        if mode == 2:
+            return CONTINUE if code < 0 else code
         if gv[0].size:
             _rearm(gv)
         if code >= 0:
@@ -343,54 +381,6 @@ def _rearm(gv):
 
 
 @njit(cache=True)
-def _accept_step(h_try, err, iters, cur, new, mi, mf, fns, ws, blk, tmp, coef, sc, fl, stats, cb, integrals,
-                 aux_prev, sp, bf):
-    """``_Run._accept``: take ``new``, integrate, control the step, sample; returns a code, or -1 to go on."""
-    t_end = coef[C_TEND]
-    _copy_state(new, cur)
-    keep_angles(mi[35], ws[14], ws[24])  # the last evaluation was at (or a Newton correction from) ``new``
-    if mi[28].size:
-        observe_amplitudes(mi[28], mi[0], mi[1], mf[14][12], cur[0])
-    sc[H_PREV] = h_try
-    fl[F_PREV] = 1
-    sc[T] = sc[T] + h_try
-    stats[S_STEPS] += 1
-    stats[S_LAST_ITERS] = iters
-    sc[ERR] = err
-    end = sc[T] >= t_end * (1.0 - 1e-12)
-    interval = coef[C_INTERVAL]
-    sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # _Run._accept's output rule
-    if not sample:  # a sample evaluates the integrands at this state anyway (take_sample integrates then)
-        _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
-    fl[F_FRESH] = 0
-    fl[F_HALVED] = 0
-    if iters > 3:
-        _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
-        fl[F_FRESH] = 1
-    if err > 0:
-        factor = min(coef[C_GROW], max(0.5, coef[C_SAFETY] * err ** (-1.0 / 3.0)))
-    else:
-        factor = coef[C_GROW]
-    if fl[F_REJECTED] == 1:
-        factor = min(factor, 1.0)
-        fl[F_REJECTED] = 0
-    if h_try >= sc[H] * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
-        sc[H] = min(coef[C_MAXSTEP], h_try * factor)
-    if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
-        if sample:
-            _integrate(h_try, mi, mf, fns, ws, cur, sc, cb, integrals, aux_prev, tmp)
-        return STEP_TOO_SMALL
-    if sample:
-        take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, True)
-        sc[NEXT] = sc[T] + interval
-    if end:
-        return END
-    if bf[-1][0] >= bf[0].size:
-        return OUTPUT
-    return -1
-
-
-@njit(cache=True)
 def _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
@@ -400,9 +390,8 @@ def _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
 @njit(cache=True)
 def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
     """The elements' integrands at the current state into ``aux_prev`` (the start of a run)."""
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
     signals_at(sc[T], sc, cb)
-    residual(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
+    integrands(sc[T], cur[0], cur[1], cur[4], mi, mf, fns, ws, tmp[3])
     aux_prev[:] = ws[17]
 
 
@@ -498,7 +487,7 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, 
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
     (through the elements' output kernels) and integrals, step size, iterations, constraint violation.
-    ``integrate``: first add the accepted step ``h`` to the integrals (:func:`_integrate`) with the integrands of
+    ``integrate``: first add the accepted step ``h`` to the integrals (the trapezoid of :func:`advance`) with the integrands of
     the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``)."""
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = bf
