@@ -213,9 +213,8 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
     """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
     end, a full buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the
     start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several); ``mode``
-    2: accept the step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 3: the
-    event gaps at the pending step's end into ``gv[1]`` (for Python's check of a re-stepped pending step); ``mode``
-    4: a fresh Jacobian at the current state.
+    2: accept the step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 4: a
+    fresh Jacobian at the current state.
 
     ``gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
     element offsets into the buffer, [re-arm gap])."""
