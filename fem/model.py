@@ -349,6 +349,8 @@ class FEModel:
         u = np.asarray(full_displacement)
         u = u.reshape(u.shape[0], -1)
         mesh_dofs = self.translation_dofs[:n_mesh].reshape(-1)
+        if np.array_equal(mesh_dofs, np.arange(mesh_dofs.size)):  # mesh nodes first, x y z each: a view, no copy
+            return nodal_stress(self.solid, u[:mesh_dofs.size], self._lame[0], self._lame[1], nodes)
         return nodal_stress(self.solid, u[mesh_dofs], self._lame[0], self._lame[1], nodes)
 
 
