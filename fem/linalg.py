@@ -55,7 +55,8 @@ def _one_mkl_thread():
     """Context: MKL (PARDISO) on one thread. PARDISO's solve phase runs on one thread anyway (issue 31: CPU equal to
     wall at idle), but its OpenMP team stays awake and spin-waits: on the shared 2-core machine 12 solves of 8
     right-hand sides at 177k dofs took 7.2 s CPU and 18-20 s wall with the team of two against 4.7 s CPU and
-    4.8-10.7 s wall on one thread (load 4.4-5.2). The factorization keeps both threads."""
+    4.8-10.7 s wall on one thread (load 4.4-5.2). The factorization too (issue 31): the machine-creeping structure's
+    60k-dof K_ii took 0.86 s wall and 1.6 s CPU on two threads against 1.04 s wall and 1.04 s CPU on one."""
     global _mkl_controller
     if _mkl_controller is None:
         from threadpoolctl import ThreadpoolController
@@ -93,11 +94,13 @@ class SPDFactor:
             self._upper.sort_indices()
             self._solver = pardiso.PyPardisoSolver(mtype=2)
             try:
-                self._solver.factorize(self._upper)
+                with _one_mkl_thread():
+                    self._solver.factorize(self._upper)
             except Exception:
                 raise ModelError(f"the {what} is singular or not positive definite: the part may be "
                                  "unconstrained, contain a mechanism or a disconnected piece") from None
             self._lu = None
+            self._one_based = None  # (ia, ja) of the upper triangle for PARDISO, made at the first solve
         else:
             self._upper = None
             try:
@@ -126,9 +129,38 @@ class SPDFactor:
             iparm[0], iparm[7] = 1, 0
         try:
             with _one_mkl_thread():
-                return solver._call_pardiso(self._upper, np.asfortranarray(rhs))
+                return self._call_pardiso(np.asfortranarray(rhs))
         finally:
             iparm[7] = steps
+
+    def _call_pardiso(self, b: np.ndarray) -> np.ndarray:
+        """pypardiso's ``_call_pardiso`` without its per-call work: the 1-based index arrays of the factorized
+        matrix made once (pypardiso converts and copies them on every call), the solution written into an
+        uninitialized Fortran-order array and returned as it is (pypardiso zero-fills it and then copies it to C
+        order): issue 31, four index copies and a copy of the solution less per solve."""
+        import ctypes
+
+        from pypardiso.pardiso_wrapper import PyPardisoError
+
+        solver = self._solver
+        if self._one_based is None:
+            self._one_based = (self._upper.indptr.astype(np.int32) + 1, self._upper.indices.astype(np.int32) + 1)
+        ia, ja = self._one_based
+        x = np.empty_like(b, order="F")
+        error = ctypes.c_int32(0)
+        c_int32_p, c_float64_p = ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_double)
+        solver._mkl_pardiso(solver.pt.ctypes.data_as(ctypes.POINTER(solver._pt_type[0])),
+                            ctypes.byref(ctypes.c_int32(1)), ctypes.byref(ctypes.c_int32(1)),
+                            ctypes.byref(ctypes.c_int32(solver.mtype)), ctypes.byref(ctypes.c_int32(solver.phase)),
+                            ctypes.byref(ctypes.c_int32(self._upper.shape[0])),
+                            self._upper.data.ctypes.data_as(c_float64_p), ia.ctypes.data_as(c_int32_p),
+                            ja.ctypes.data_as(c_int32_p), solver.perm.ctypes.data_as(c_int32_p),
+                            ctypes.byref(ctypes.c_int32(1 if b.ndim == 1 else b.shape[1])),
+                            solver.iparm.ctypes.data_as(c_int32_p), ctypes.byref(ctypes.c_int32(solver.msglvl)),
+                            b.ctypes.data_as(c_float64_p), x.ctypes.data_as(c_float64_p), ctypes.byref(error))
+        if error.value != 0:
+            raise PyPardisoError(error.value)
+        return x
 
     def release(self) -> None:
         """Free the factor's memory now rather than at garbage collection."""

@@ -349,6 +349,8 @@ class FEModel:
         u = np.asarray(full_displacement)
         u = u.reshape(u.shape[0], -1)
         mesh_dofs = self.translation_dofs[:n_mesh].reshape(-1)
+        if np.array_equal(mesh_dofs, np.arange(mesh_dofs.size)):  # mesh nodes first, x y z each: a view, no copy
+            return nodal_stress(self.solid, u[:mesh_dofs.size], self._lame[0], self._lame[1], nodes)
         return nodal_stress(self.solid, u[mesh_dofs], self._lame[0], self._lame[1], nodes)
 
 
@@ -380,7 +382,9 @@ def _sum(parts: list) -> sp.csr_matrix:
 
 def _symmetric(a: sp.spmatrix) -> sp.csr_matrix:
     a = sp.csr_matrix(a)
-    return ((a + a.T) * 0.5).tocsr()
+    total = (a + a.T).tocsr()
+    total.data *= 0.5  # in place (the same numbers as ``(a + aᵀ) * 0.5`` without another copy of the matrix)
+    return total
 
 
 def _constraint_transform(constraints, n_full: int):

@@ -255,7 +255,11 @@ def nodal_stress(disc: SolidDiscretization, displacement: np.ndarray, lam: np.nd
         rows, local = np.unique(part.indices, return_inverse=True)  # only the nodes this chunk touches
         part = sp.csc_matrix((part.data, local.ravel(), part.indptr), shape=(rows.size, part.shape[1]))
         total[rows] += part @ voigt.reshape(-1, 6 * k)
-    return (total.reshape(-1, 6, k) / count[:, None, None])[inverse]
+    total = total.reshape(-1, 6, k)
+    total /= count[:, None, None]  # in place: a 147-mode surface field is 85 MB, each fresh copy ~0.2 s of faults
+    if inverse.size == total.shape[0] and np.array_equal(inverse, np.arange(inverse.size)):
+        return total  # ``nodes`` ascending and unique (a surface field): the sums are already in their order
+    return total[inverse]
 
 
 _STRESS_WORK_BYTES = 16e6  # work arrays of one element chunk of nodal_stress

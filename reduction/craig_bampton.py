@@ -95,7 +95,8 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     try:
         say(f"constraint modes ({boundary.size} right-hand sides)")
         # without PARDISO's iterative refinement: 1.6e-11 relative change at 177k dofs (round-off), a third of the cost
-        psi = -factor.solve(k_ib.toarray(), refine=False).reshape(interior.size, boundary.size)
+        psi = factor.solve(k_ib.toarray(), refine=False).reshape(interior.size, boundary.size)
+        np.negative(psi, out=psi)  # in place (no second fresh n_i × n_b array)
         if n_modes or max_frequency_hz is not None:
             n_modes = max(n_modes, 1)
             say(f"{n_modes} fixed-interface normal modes" + (f" (first guess; cut-off {max_frequency_hz:.4g} Hz)"
@@ -165,9 +166,8 @@ def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
     orders below every other mode's counts as rigid too, with a warning that says so.
     The elastic modes are returned in the canonical form of :mod:`fem.canonical`.
     """
-    values, vectors = sla.eigh(cb.stiffness, cb.mass)
-    modes = cb.basis @ vectors  # (n_dofs, n_cb), mass-orthonormal
-    projection = _rigid_projection(model, modes)
+    values, vectors = sla.eigh(cb.stiffness, cb.mass)  # S = T N (n_dofs, n_cb) is mass-orthonormal
+    projection = _rigid_projection(model, cb.basis, vectors)
     zero = np.abs(values) < 1e-8 * np.max(np.abs(values))
     rigid = zero & (projection > 0.99)
     rigid = rigid | _rigid_by_gap(values, projection, rigid)
@@ -181,10 +181,11 @@ def orthonormalize(model: FEModel, cb: CraigBampton) -> OrthonormalBasis:
                          "or translations at three non-collinear interfaces)")
     keep = ~rigid
     # one canonical form (fem.canonical): signs and degenerate-group bases independent of the LAPACK kernels
-    elastic, elastic_values = modes[:, keep], values[keep]
+    # (the columns of S formed only as needed: each (n_dofs, n_cb) array is ~75 MB of fresh memory at 60k dofs)
+    elastic, elastic_values = cb.basis @ vectors[:, keep], values[keep]
     q, elastic_values, info = canonical_transform(model.expand(elastic), elastic_values, model.full_mass,
                                                   model.positions, model.translation_dofs)
-    return OrthonormalBasis(elastic @ q, elastic_values, modes[:, rigid], projection, info)
+    return OrthonormalBasis(elastic @ q, elastic_values, cb.basis @ vectors[:, rigid], projection, info)
 
 
 def _rigid_by_gap(values: np.ndarray, projection: np.ndarray, rigid: np.ndarray) -> np.ndarray:
@@ -211,12 +212,13 @@ def _lowest_modes(k_ii, m_ii, n_solve: int, factor: SPDFactor):
     return values[order], phi[:, order]
 
 
-def _rigid_projection(model: FEModel, modes: np.ndarray) -> np.ndarray:
-    """Share of each mode's mass norm in the span of the rigid-body fields (M-orthogonal projection)."""
+def _rigid_projection(model: FEModel, basis: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """Share of each mode ``basis @ vectors`` 's mass norm in the span of the rigid-body fields (M-orthogonal
+    projection), by way of the (6, n_cb) rigid couplings of the basis (the modes themselves are not formed)."""
     tt, rr = rigid_body_fields(model.positions, model.translation_dofs, model.rotation_dofs, model.n_full_dofs)
     fields = np.hstack([tt, rr])[model.independent_dofs]  # rigid motion of the independent dofs
     m = model.mass
     m_fields = m @ fields
     gram = fields.T @ m_fields
-    coupling = m_fields.T @ modes  # (6, n)
+    coupling = (m_fields.T @ basis) @ vectors  # (6, n)
     return np.einsum("in,in->n", coupling, np.linalg.solve(gram, coupling))

@@ -238,9 +238,12 @@ def compute_invariants(
     trans = translation_dofs.ravel()
     # R_j = e_k × S_j lives at the translational dofs only, so R_jᵀ (M X) = Σ_p (e_k × s_j(p))·(M X)(p)
     # = Σ_ab ε_kab Σ_p s_j,a(p) (M X)_b(p): per-component products of the shape rows with M S and M Rr0
-    s_rows = modes[trans, :].reshape(-1, 3, m)  # (n_nodes, 3, m)
-    g = _component_products(s_rows, ms[trans, :].reshape(-1, 3, m))  # G_ab = S_aᵀ (M S)_b, (3, 3, m, m)
-    h = _component_products(s_rows, mrr0[trans, :].reshape(-1, 3, 3))  # H_ab = S_aᵀ (M Rr0)_b, (3, 3, m, 3)
+    # node rows (n_nodes, 3, ·) in two parts: a view of the leading nodes whose dofs are 0, 1, 2, ... in order (the
+    # mesh nodes of a solid model) and a copy of the others (issue 31: no 71 MB copies of S and M S at 60k dofs)
+    lead = _ordered_lead(translation_dofs)
+    parts = [tuple(_rows(x, translation_dofs, nodes) for x in (modes, ms, mrr0)) for nodes in lead]
+    g = sum(_component_products(s, m_s) for s, m_s, _ in parts)  # G_ab = S_aᵀ (M S)_b, (3, 3, m, m)
+    h = sum(_component_products(s, m_r) for s, _, m_r in parts)  # H_ab = S_aᵀ (M Rr0)_b, (3, 3, m, 3)
 
     mass = float(np.trace(tt.T @ mtt) / 3.0)
     first_moment = (tt.T @ (mass_matrix @ _position_field(positions, translation_dofs, ndof))).ravel()
@@ -259,7 +262,7 @@ def compute_invariants(
             inertia_qq[:, :, k, k] += trace
     else:  # general mass matrix: R as (ndof, 3 m) columns (k, j) -> k m + j
         r_flat = np.zeros((ndof, 3 * m))
-        r_flat[trans, :] = _skew_columns_modes(s_rows).reshape(-1, 3 * m)
+        r_flat[trans, :] = _skew_columns_modes(modes[trans, :].reshape(-1, 3, m)).reshape(-1, 3 * m)
         inertia_qq = (r_flat.T @ (mass_matrix @ r_flat)).reshape(3, m, 3, m).transpose(1, 3, 0, 2)
     modal_mass = modes.T @ ms
     return Invariants(
@@ -275,13 +278,32 @@ def compute_invariants(
     )
 
 
+def _ordered_lead(translation_dofs: np.ndarray) -> tuple[slice, slice]:
+    """Node ranges ``(leading, rest)``: the leading nodes are those whose translation dofs are ``0, 1, 2, ...`` in
+    order (their rows of a dof array are a contiguous block), the rest need a gather."""
+    flat = np.asarray(translation_dofs).ravel()
+    off = np.flatnonzero(flat != np.arange(flat.size))
+    p = (int(off[0]) if off.size else flat.size) // 3
+    return slice(0, p), slice(p, len(translation_dofs))
+
+
+def _rows(x: np.ndarray, translation_dofs: np.ndarray, nodes: slice) -> np.ndarray:
+    """Translation rows of ``x`` (ndof, c) for the nodes ``nodes`` of :func:`_ordered_lead`, (n, 3, c): a view for
+    the leading block (``x`` C-contiguous), a copy otherwise."""
+    if nodes.start == 0:
+        return x[:3 * nodes.stop].reshape(nodes.stop, 3, x.shape[1])
+    return x[np.asarray(translation_dofs)[nodes].ravel()].reshape(-1, 3, x.shape[1])
+
+
 def _component_products(rows: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """``out[a, b] = rows[:, a, :]ᵀ other[:, b, :]`` for node rows (n, 3, m) and (n, 3, c): (3, 3, m, c)."""
-    out = np.empty((3, 3, rows.shape[2], other.shape[2]))
-    for a in range(3):
-        for b in range(3):
-            out[a, b] = rows[:, a, :].T @ other[:, b, :]
-    return out
+    """``out[a, b] = rows[:, a, :]ᵀ other[:, b, :]`` for node rows (n, 3, m) and (n, 3, c): (3, 3, m, c).
+
+    One (3 m × n)(n × 3 c) product instead of nine strided ones (issue 31: 0.17 s against 0.26 s for 147 modes at
+    20k nodes)."""
+    n, _, m = rows.shape
+    c = other.shape[2]
+    products = rows.reshape(n, 3 * m).T @ other.reshape(n, 3 * c)
+    return np.ascontiguousarray(products.reshape(3, m, 3, c).transpose(0, 2, 1, 3))
 
 
 def _cross_contract(products: np.ndarray) -> np.ndarray:

@@ -140,8 +140,8 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
 
     Notes
     -----
-    Runs with OpenBLAS (NumPy's and SciPy's dense BLAS) on one thread; PARDISO (MKL) keeps its threads. The dense
-    products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
+    Runs with OpenBLAS (NumPy's and SciPy's dense BLAS) on one thread, and PARDISO (MKL) too (:mod:`fem.linalg`).
+    The dense products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
     (docs/benchmarks.md, "Reduction at its limit"), the second OpenBLAS thread mostly spin-waited.
     """
     with _openblas_one_thread():
@@ -230,7 +230,7 @@ def _rotation_dofs_or_none(model: FEModel):
 def _assemble_body(model, modes, frequencies, ratios, invariants, items, output_nodes, name) -> FlexBody:
     translations = modes[model.translation_dofs]  # (n, 3, m)
     has_rotation = model.rotation_dofs[:, 0] >= 0
-    rotations = np.zeros_like(translations)
+    rotations = np.zeros(translations.shape)  # not zeros_like: fresh zero pages, only the few 6-dof nodes written
     rotations[has_rotation] = modes[model.rotation_dofs[has_rotation]]
     for item in items:
         item.node = int(model.references[item.name].node)
