@@ -55,8 +55,7 @@ def _one_mkl_thread():
     """Context: MKL (PARDISO) on one thread. PARDISO's solve phase runs on one thread anyway (issue 31: CPU equal to
     wall at idle), but its OpenMP team stays awake and spin-waits: on the shared 2-core machine 12 solves of 8
     right-hand sides at 177k dofs took 7.2 s CPU and 18-20 s wall with the team of two against 4.7 s CPU and
-    4.8-10.7 s wall on one thread (load 4.4-5.2). The factorization too (issue 31): the machine-creeping structure's
-    60k-dof K_ii took 0.86 s wall and 1.6 s CPU on two threads against 1.04 s wall and 1.04 s CPU on one."""
+    4.8-10.7 s wall on one thread (load 4.4-5.2). The factorization keeps both threads."""
     global _mkl_controller
     if _mkl_controller is None:
         from threadpoolctl import ThreadpoolController
@@ -94,8 +93,7 @@ class SPDFactor:
             self._upper.sort_indices()
             self._solver = pardiso.PyPardisoSolver(mtype=2)
             try:
-                with _one_mkl_thread():
-                    self._solver.factorize(self._upper)
+                self._solver.factorize(self._upper)
             except Exception:
                 raise ModelError(f"the {what} is singular or not positive definite: the part may be "
                                  "unconstrained, contain a mechanism or a disconnected piece") from None

@@ -140,8 +140,8 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
 
     Notes
     -----
-    Runs with OpenBLAS (NumPy's and SciPy's dense BLAS) on one thread, and PARDISO (MKL) too (:mod:`fem.linalg`).
-    The dense products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
+    Runs with OpenBLAS (NumPy's and SciPy's dense BLAS) on one thread; PARDISO (MKL) keeps its threads. The dense
+    products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
     (docs/benchmarks.md, "Reduction at its limit"), the second OpenBLAS thread mostly spin-waited.
     """
     with _openblas_one_thread():
