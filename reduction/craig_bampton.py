@@ -26,7 +26,7 @@ import scipy.linalg as sla
 from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
 from fem.eigen import block_shift_invert
-from fem.linalg import SPDFactor
+from fem.linalg import SPDFactor, spmm
 from fem.model import FEModel
 from reduction.flexbody import rigid_body_fields
 
@@ -85,9 +85,10 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     if n_modes >= interior.size:
         raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs")
     k, m = model.stiffness, model.mass
-    k_ii = k[interior][:, interior].tocsr()
+    k_i = k[interior]  # the interior rows once (a copy of almost all of K) for K_ii and K_ib
+    k_ii, k_ib = k_i[:, interior].tocsr(), k_i[:, boundary]
+    del k_i
     m_ii = m[interior][:, interior].tocsr()
-    k_ib = k[interior][:, boundary]
     say(f"factorizing interior stiffness ({interior.size} dofs)")
     factor = SPDFactor(k_ii, "interior stiffness K_ii with the interfaces held (the retained interface dofs must "
                              "stop every rigid-body motion: all 6 dofs at one interface or translations at three "
@@ -125,8 +126,8 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     basis[interior, :n_modes] = phi
     basis[interior, n_modes:] = psi
     basis[boundary, n_modes:] = np.eye(boundary.size)
-    k_t = basis.T @ (k @ basis)
-    m_t = basis.T @ (m @ basis)
+    k_t = basis.T @ spmm(k, basis)
+    m_t = basis.T @ spmm(m, basis)
     fixed_hz = np.sqrt(np.maximum(values, 0.0)) / (2.0 * np.pi)
     return CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
 
@@ -218,7 +219,7 @@ def _rigid_projection(model: FEModel, basis: np.ndarray, vectors: np.ndarray) ->
     tt, rr = rigid_body_fields(model.positions, model.translation_dofs, model.rotation_dofs, model.n_full_dofs)
     fields = np.hstack([tt, rr])[model.independent_dofs]  # rigid motion of the independent dofs
     m = model.mass
-    m_fields = m @ fields
+    m_fields = spmm(m, fields)
     gram = fields.T @ m_fields
     coupling = (m_fields.T @ basis) @ vectors  # (6, n)
     return np.einsum("in,in->n", coupling, np.linalg.solve(gram, coupling))

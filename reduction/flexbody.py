@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from fem.linalg import spmm
 from fem.rigid_body import rigid_body_fields  # noqa: F401  (re-exported: reduction uses it for rigid-mode removal)
 
 __all__ = ["Interface", "SlidingPath", "Invariants", "FlexBody", "compute_invariants", "rigid_body_fields"]
@@ -232,7 +233,7 @@ def compute_invariants(
     """
     ndof, m = modes.shape
     tt, rr0 = rigid_body_fields(positions, translation_dofs, rotation_dofs, ndof)
-    ms = mass_matrix @ modes  # (ndof, m)
+    ms = spmm(mass_matrix, modes)  # (ndof, m)
     mrr0 = mass_matrix @ rr0  # (ndof, 3)
     mtt = mass_matrix @ tt
     trans = translation_dofs.ravel()
@@ -263,7 +264,7 @@ def compute_invariants(
     else:  # general mass matrix: R as (ndof, 3 m) columns (k, j) -> k m + j
         r_flat = np.zeros((ndof, 3 * m))
         r_flat[trans, :] = _skew_columns_modes(modes[trans, :].reshape(-1, 3, m)).reshape(-1, 3 * m)
-        inertia_qq = (r_flat.T @ (mass_matrix @ r_flat)).reshape(3, m, 3, m).transpose(1, 3, 0, 2)
+        inertia_qq = (r_flat.T @ spmm(mass_matrix, r_flat)).reshape(3, m, 3, m).transpose(1, 3, 0, 2)
     modal_mass = modes.T @ ms
     return Invariants(
         mass=mass,
