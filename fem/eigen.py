@@ -16,12 +16,14 @@ residual the measured cases needed 2.9–4.2 times as many Krylov vectors as wan
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fem.errors import ModelError
+from fem.linalg import spmm
 
 __all__ = ["block_shift_invert"]
 
@@ -38,7 +40,7 @@ def _m_orthonormalize(block: np.ndarray, basis: np.ndarray, m_basis: np.ndarray,
                 block = _dgemm(-1.0, basis, h, 1.0, block, overwrite_c=True)
             else:
                 block -= basis @ h
-    m_block = mass @ block
+    m_block = spmm(mass, block)
     gram = block.T @ m_block
     values, vectors = np.linalg.eigh(0.5 * (gram + gram.T))
     keep = values > 1e-10 * max(values.max(), 1e-300)
@@ -72,7 +74,7 @@ class _Basis:
             k = np.empty((capacity, capacity))
             k[:d, :d] = self.k[:d, :d]
             self.k = k
-        k_new = stiffness @ new
+        k_new = spmm(stiffness, new)
         self.k[:d, d:d + b] = self.v[:, :d].T @ k_new
         self.k[d:d + b, :d] = self.k[:d, d:d + b].T
         self.k[d:d + b, d:d + b] = new.T @ k_new
@@ -94,7 +96,8 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     stiffness, mass : (n, n) sparse, symmetric; ``mass`` positive (semi-)definite
     n_modes : int
     solve : callable
-        ``solve(rhs (n, b)) -> (K − σ M)⁻¹ rhs`` from a factorization the caller made once.
+        ``solve(rhs (n, b)) -> (K − σ M)⁻¹ rhs`` from a factorization the caller made once. Called on a worker
+        thread (one call at a time, all done when this returns), while this thread works on the basis.
     sigma : float, (rad/s)²
         The shift of that factorization.
     block_size : int, optional
@@ -114,7 +117,8 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     -----
     Bookkeeping proportional to the work: the basis lives in preallocated arrays; residuals are computed only for
     the pairs not yet converged ("locked" pairs are not recomputed while the space grows), and every accepted set
-    is confirmed by one residual check of all wanted pairs in the final space.
+    is confirmed by one residual check of all wanted pairs in the final space. The solve of the next block runs
+    while the newest block's products and the checks are computed (:func:`_iterate`).
     """
     n = stiffness.shape[0]
     if n <= max(300, 4 * n_modes):  # small models: dense, in shift-invert form M x = μ (K − σM) x, μ = 1/(λ − σ),
@@ -131,9 +135,25 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     # capacity for the 2.9-4.2 × n_modes vectors the measured cases needed: growing copies the basis (a 177k-dof
     # bar that outgrew 3 × n_modes peaked 0.6 GB higher during the copy)
     space = _Basis(n, min(n, 4 * n_modes + 2 * b))
-    first, m_first = _m_orthonormalize(solve(mass @ rng.standard_normal((n, b))), space.v[:, :0], space.mv[:, :0],
-                                       mass)
-    space.append(first, m_first, stiffness)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fem-eigen-solve") as pool:
+        first, m_first = _m_orthonormalize(solve(spmm(mass, rng.standard_normal((n, b)))), space.v[:, :0],
+                                           space.mv[:, :0], mass)
+        pending = pool.submit(solve, m_first[:, -b:])
+        space.append(first, m_first, stiffness)
+        # leaving the pool waits for a solve still running (the caller frees the factor next)
+        return _iterate(space, stiffness, mass, n_modes, solve, pool, pending, b, limit, tol)
+
+
+def _iterate(space: _Basis, stiffness, mass, n_modes: int, solve, pool, pending, b: int, limit: int, tol: float):
+    """The Lanczos loop of :func:`block_shift_invert`, with the solve of the next block running while the space is
+    extended and checked.
+
+    The next block's right-hand side ``M`` × (the newest ``b`` basis vectors) is known as soon as a block is
+    M-orthonormalized, so the solve (PARDISO on one thread, outside the GIL) starts then, on a worker thread, and
+    the projected stiffness (a product with ``K``) and the residual checks run on this thread at the same time: on
+    the 177k-dof bar they are about as long as the solves (issue 31). The iteration is the same sequence of
+    operations as one after another; a solve started before the check that accepts the pairs is discarded."""
+    n = space.v.shape[0]
     k_norm = float(abs(stiffness).sum(axis=1).max())  # ‖K‖∞: sets the round-off floor of the residuals
     floor = k_norm * 1e-16 / tol
     n_check, history, converged = n_modes, [], np.zeros(0, dtype=bool)
@@ -165,11 +185,14 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
             raise ModelError(f"eigenvalue iteration did not converge to {tol:g} within {space.size} vectors "
                              f"(smallest worst residual {min(history, default=np.inf):.2g}); try fewer modes")
         basis, m_basis = space.view()
-        new, m_new = _m_orthonormalize(solve(m_basis[:, -b:]), basis, m_basis, mass)
+        new, m_new = _m_orthonormalize(pending.result(), basis, m_basis, mass)
         if new.shape[1] == 0:
             raise ModelError("eigenvalue iteration broke down (the Krylov space stopped growing)")
+        # the next right-hand side: M × the newest b vectors of the space as it will be after this block
+        older = b - new.shape[1]
+        pending = pool.submit(solve, m_new if older <= 0 else np.hstack([m_basis[:, max(0, m_basis.shape[1] - older):],
+                                                                         m_new]))
         space.append(new, m_new, stiffness)
-
 
 #: a cluster continues while consecutive Ritz values differ by less than this (relative, in λ)
 CLUSTER_GAP = 1e-3
@@ -245,7 +268,7 @@ def _residual(space: _Basis, stiffness, mass, values, coeffs, which, floor, vect
         c = coeffs[:, which[sl]]
         x = space.work[:, :c.shape[1]]
         np.matmul(basis, c, out=x)
-        m_x, k_x = mass @ x, stiffness @ x  # M x sparse: a third of the cost of (M V) c at 273 Krylov vectors
+        m_x, k_x = spmm(mass, x), spmm(stiffness, x)  # M x sparse: a third of the cost of (M V) c at 273 Krylov vectors
         scale = reference[sl] * np.linalg.norm(m_x, axis=0) + floor * np.linalg.norm(x, axis=0) + 1e-300
         m_x *= values[which[sl]]
         k_x -= m_x
