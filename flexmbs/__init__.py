@@ -24,20 +24,25 @@ from fem.errors import (  # noqa: F401  (re-exported: the project's user-facing 
 
 from ._version import __version__  # noqa: E402,F401
 
-# the public names, room by room (docs/architecture.md)
-from .model.bodies import FlexibleBody, Ground, RigidBody  # noqa: E402
-from .model.contacts import HardStop, JointFriction, PlaneContact, friction_coefficient  # noqa: E402
-from .model.forces import Bushing, JointActuator, PointForce, RotationalSpringDamper, SpringDamper  # noqa: E402
-from .model.joints import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal  # noqa: E402
-from .model.measurements import Distance, JointCoordinate, MarkerCoordinate  # noqa: E402
-from .model.model import Model  # noqa: E402
-from .model.sliding import SlidingContact  # noqa: E402
-from .model.timefunctions import Table, smooth_step  # noqa: E402
-from .results.results import Results, load_results  # noqa: E402
-from .engine.solver import simulate, static_equilibrium  # noqa: E402
-from .linear.linearize import OperatingPoint, conventional_jacobian, linearize  # noqa: E402
-from .linear.linear_model import LinearModel  # noqa: E402
-from .studies.study import study  # noqa: E402  (the function; the module is flexmbs.studies.study)
+# the public names, room by room (docs/architecture.md), imported on first use (PEP 562): ``import flexmbs`` and
+# every command that does not simulate (``flexmbs reduce``, ``--help``) skip numba, the kernels and the engine
+# (0.9 s of every CLI start, issue 31)
+_LAZY = {
+    ".model.bodies": ("FlexibleBody", "Ground", "RigidBody"),
+    ".model.contacts": ("HardStop", "JointFriction", "PlaneContact", "friction_coefficient"),
+    ".model.forces": ("Bushing", "JointActuator", "PointForce", "RotationalSpringDamper", "SpringDamper"),
+    ".model.joints": ("Cylindrical", "Fixed", "Planar", "Prismatic", "Revolute", "Spherical", "Universal"),
+    ".model.measurements": ("Distance", "JointCoordinate", "MarkerCoordinate"),
+    ".model.model": ("Model",),
+    ".model.sliding": ("SlidingContact",),
+    ".model.timefunctions": ("Table", "smooth_step"),
+    ".results.results": ("Results", "load_results"),
+    ".engine.solver": ("simulate", "static_equilibrium"),
+    ".linear.linearize": ("OperatingPoint", "conventional_jacobian", "linearize"),
+    ".linear.linear_model": ("LinearModel",),
+    ".studies.study": ("study",),  # the function; the module is flexmbs.studies.study
+}
+_HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
@@ -50,10 +55,19 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``flexmbs.viz`` (pictures, animations; :mod:`flexmbs.post.viz`) on first use: pyvista is not imported with
-    flexmbs itself."""
-    if name == "viz":
-        from .post import viz
+    """A public name from its room, imported on first use and then kept on the package; ``flexmbs.viz`` (pictures,
+    animations; :mod:`flexmbs.post.viz`) likewise, so that pyvista is imported with it, not with flexmbs."""
+    import importlib
 
-        return viz
-    raise AttributeError(f"module 'flexmbs' has no attribute {name!r}")
+    if name == "viz":
+        value = importlib.import_module(".post.viz", __name__)
+    elif name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    else:
+        raise AttributeError(f"module 'flexmbs' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
