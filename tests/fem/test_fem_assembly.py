@@ -1,10 +1,13 @@
-"""The assembly pattern of solid meshes against the construction it replaced (issue 31: rewritten for speed, it must
-give the same arrays)."""
+"""The assembly pattern of solid meshes and the piece count of models, against constructions independent of the code
+(issue 31: both were rewritten for speed and must give the same results)."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
+from fem.beam import rectangular_section
 from fem.mesh import load_mesh
 from fem.meshing import bar_mesh
+from fem.model import FEModel, frame_model, solid_model
 from fem.solid import _node_pattern, discretize
 
 
@@ -33,3 +36,42 @@ def test_node_pattern_equals_the_sorted_keys(mesh_dir, order, hexahedra):
     np.testing.assert_array_equal(gather.indptr, np.arange(size + 1))
     np.testing.assert_array_equal(gather.indices, ref_position)
     assert np.all(gather.data == 1.0)
+
+
+def _two_frames():
+    x = np.linspace(0.0, 1.0, 6)
+    line = np.column_stack([x, 0 * x, 0 * x])
+    elements = np.column_stack([np.arange(5), np.arange(1, 6)])
+    return frame_model(np.vstack([line, line + [0.0, 1.0, 0.0]]), np.vstack([elements, elements + 6]),
+                       rectangular_section(0.01, 0.01), "steel")
+
+
+def test_connected_pieces_of_two_boxes(two_piece_mesh):
+    """Two boxes 0.1 m apart in one mesh: two pieces; one spring or one spider across the gap joins them; a node
+    without stiffness is a piece of its own."""
+    mesh = load_mesh(two_piece_mesh)
+    assert solid_model(mesh, "steel").connected_pieces() == 2
+    joined = solid_model(mesh, "steel")
+    left = np.flatnonzero(joined.positions[:, 0] < 0.55)
+    right = np.flatnonzero(joined.positions[:, 0] > 0.55)
+    joined.add_spring(int(left[0]), int(right[0]), 1e6)
+    assert joined.connected_pieces() == 1
+    spider = solid_model(mesh, "steel")
+    spider.add_reference_node("across", "box:0.45,-1,-1,0.65,1,1", "rbe2")
+    assert spider.connected_pieces() == 1
+    spider.add_node([2.0, 0.0, 0.0])
+    assert spider.connected_pieces() == 2
+
+
+def test_connected_pieces_of_a_pattern_stored_as_one_triangle():
+    """Two separate frames: two pieces, also when the stiffness is stored as one triangle (the pattern is not
+    symmetric, so its strongly connected components are single dofs)."""
+    frames = _two_frames()
+    assert frames.connected_pieces() == 2
+    for triangle in (sp.triu, sp.tril):
+        k = triangle(frames.full_stiffness, format="csr")
+        model = FEModel(frames.positions, frames.node_ids, k, frames.full_mass, frames.translation_dofs,
+                        frames.rotation_dofs)
+        assert model.connected_pieces() == 2
+        model.add_spring(5, 11, [1e3, 0.0, 0.0])  # x only: still joins the two frames
+        assert model.connected_pieces() == 1
