@@ -1,5 +1,5 @@
-"""The assembly pattern of solid meshes and the piece count of models, against constructions independent of the code
-(issue 31: both were rewritten for speed and must give the same results)."""
+"""The assembly pattern of solid meshes, the piece count of models and the boundary triangles of meshes, against
+constructions independent of the code (issue 31: rewritten for speed, they must give the same results)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -75,3 +75,26 @@ def test_connected_pieces_of_a_pattern_stored_as_one_triangle():
         assert model.connected_pieces() == 2
         model.add_spring(5, 11, [1e3, 0.0, 0.0])  # x only: still joins the two frames
         assert model.connected_pieces() == 1
+
+
+@pytest.mark.parametrize("hexahedra", [False, True])
+def test_boundary_triangles_equal_the_unique_faces(mesh_dir, hexahedra):
+    """The faces of one element only, in the order of ``np.unique`` over the sorted face keys; computed once per
+    mesh (each call its own copy) and again when the cells are replaced."""
+    from fem.mesh import _FACES, boundary_triangles
+
+    mesh = load_mesh(bar_mesh(str(mesh_dir / f"boundary_{hexahedra}.msh"), length=0.2, size=0.025,
+                              hexahedra=hexahedra))
+
+    def reference(cells):
+        faces = cells[:, _FACES["hex" if hexahedra else "tet"]].reshape(-1, 4 if hexahedra else 3)
+        _, first, counts = np.unique(np.sort(faces, axis=1), axis=0, return_index=True, return_counts=True)
+        outer = faces[first[counts == 1]]
+        return np.vstack([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]]) if hexahedra else outer
+
+    first = boundary_triangles(mesh)
+    np.testing.assert_array_equal(first, reference(mesh.cells))
+    first[:] = -1
+    np.testing.assert_array_equal(boundary_triangles(mesh), reference(mesh.cells))
+    mesh.cells = mesh.cells[np.random.default_rng(0).permutation(mesh.n_elements)][:-1]
+    np.testing.assert_array_equal(boundary_triangles(mesh), reference(mesh.cells))
