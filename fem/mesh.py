@@ -300,8 +300,14 @@ def boundary_triangles(mesh: Mesh) -> np.ndarray:
     family = VOLUME_CELL_TYPES[mesh.cell_type][0]
     faces = mesh.cells[:, _FACES[family]].reshape(-1, _FACES[family].shape[1])
     key = np.sort(faces, axis=1)
-    _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
-    outer = faces[first[counts == 1]]
+    # rows in lexicographic order, as np.unique(key, axis=0) has them (177k-dof bar: 0.04 s against 0.12-0.19 s)
+    order = np.lexsort(key.T[::-1])
+    key = key[order]
+    same = np.all(key[1:] == key[:-1], axis=1)  # a face shared with the next one
+    single = np.ones(len(key), dtype=bool)
+    single[1:] &= ~same
+    single[:-1] &= ~same
+    outer = faces[order[single]]  # faces of one element only
     if outer.shape[1] == 4:
         outer = np.vstack([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
     mesh._boundary = (mesh.cells, mesh.cell_type, outer)
