@@ -77,6 +77,8 @@ class Mesh:
     element_sets: dict = field(default_factory=dict)
     source: str = ""
     materials: dict = field(default_factory=dict)
+    # boundary_triangles' result with the cells and cell type it was computed from (not part of the mesh's value)
+    _boundary: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n_nodes(self) -> int:
@@ -286,12 +288,27 @@ _FACES = {
 
 
 def boundary_triangles(mesh: Mesh) -> np.ndarray:
-    """Triangles (n_tri, 3) over node indices covering the outer surface (corner nodes; quads split in two)."""
+    """Triangles (n_tri, 3) over node indices covering the outer surface (corner nodes; quads split in two).
+
+    Computed once per mesh and kept on it (a reduction asks twice: the surface areas of the spiders and the body's
+    surface, issue 31); computed again if ``cells`` or ``cell_type`` are replaced (not if the cells array is changed
+    in place). Each call returns its own copy.
+    """
+    cached = mesh._boundary
+    if cached is not None and cached[0] is mesh.cells and cached[1] == mesh.cell_type:
+        return cached[2].copy()
     family = VOLUME_CELL_TYPES[mesh.cell_type][0]
     faces = mesh.cells[:, _FACES[family]].reshape(-1, _FACES[family].shape[1])
     key = np.sort(faces, axis=1)
-    _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
-    outer = faces[first[counts == 1]]
+    # rows in lexicographic order, as np.unique(key, axis=0) has them (177k-dof bar: 0.04 s against 0.12-0.19 s)
+    order = np.lexsort(key.T[::-1])
+    key = key[order]
+    same = np.all(key[1:] == key[:-1], axis=1)  # a face shared with the next one
+    single = np.ones(len(key), dtype=bool)
+    single[1:] &= ~same
+    single[:-1] &= ~same
+    outer = faces[order[single]]  # faces of one element only
     if outer.shape[1] == 4:
         outer = np.vstack([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
-    return outer
+    mesh._boundary = (mesh.cells, mesh.cell_type, outer)
+    return outer.copy()
