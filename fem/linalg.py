@@ -12,7 +12,7 @@ import scipy.sparse.linalg as spla  # SuperLU fallback
 
 from fem.errors import ModelError
 
-__all__ = ["SPDFactor", "backend_name", "spmm"]
+__all__ = ["SPDFactor", "backend_name", "principal_submatrix", "spmm"]
 
 _pypardiso = None
 _backend_checked = False
@@ -117,6 +117,34 @@ def spmm(a: sp.spmatrix, x: np.ndarray) -> np.ndarray:
     other = _pool.submit(half, middle, n)
     half(0, middle)
     other.result()
+    return out
+
+
+def principal_submatrix(a: sp.spmatrix, keep: np.ndarray) -> sp.csr_matrix:
+    """``a[keep][:, keep]`` for a square sparse ``a`` and sorted indices (or a boolean mask) ``keep``: the same
+    matrix, entries in the same order, by one mask over the stored entries instead of SciPy's row gather and
+    column index (issue 31: 0.45 → 0.15 s for the 177k-dof bar's stiffness, from which a few hundred spider or
+    interface dofs are dropped; the work on the dropped rows and columns is proportional to their entries)."""
+    a = a.tocsr()
+    n = a.shape[0]
+    mask = np.zeros(n, dtype=bool)
+    mask[keep] = True
+    index_dtype = np.int32 if max(a.nnz, n) < 2**31 else np.int64
+    column_of = (np.cumsum(mask) - 1).astype(index_dtype)  # new number of each kept dof
+    lengths = np.diff(a.indptr)
+    entry = mask[a.indices]  # entries in kept columns ...
+    gone_rows = np.flatnonzero(~mask)
+    starts, sizes = a.indptr[gone_rows], lengths[gone_rows]
+    if sizes.sum():  # ... and kept rows: the dropped rows' entries, range by range
+        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+        entry[offsets + np.arange(sizes.sum())] = False
+    # kept entries per kept row: its length less its entries in dropped columns (few: found by position)
+    dropped = np.flatnonzero(~mask[a.indices])
+    per_row = lengths - np.bincount(np.searchsorted(a.indptr, dropped, side="right") - 1, minlength=n)
+    indptr = np.zeros(int(mask.sum()) + 1, dtype=index_dtype)
+    np.cumsum(per_row[mask], out=indptr[1:])
+    out = sp.csr_matrix((a.data[entry], column_of[a.indices[entry]], indptr), shape=(indptr.size - 1,) * 2)
+    out.has_sorted_indices = a.has_sorted_indices
     return out
 
 

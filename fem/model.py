@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.errors import MaterialError, ModelError
+from fem.linalg import principal_submatrix
 from fem.materials import Material, lame_parameters, parse_material
 from fem.mesh import Mesh
 from fem.selectors import select_nodes
@@ -64,7 +65,7 @@ class FEModel:
     frame = None  # fem.beam.FrameData of a frame model (elements kept for the geometric stiffness)
 
     def __init__(self, positions, node_ids, stiffness, mass, translation_dofs, rotation_dofs, *, mesh=None,
-                 solid=None, lame=None, lumped=None):
+                 solid=None, lame=None, lumped=None, exactly_symmetric: bool = False):
         self.positions = np.asarray(positions, dtype=float)
         self.node_ids = np.asarray(node_ids, dtype=np.int64)
         self.translation_dofs = np.asarray(translation_dofs, dtype=np.int64)
@@ -75,6 +76,9 @@ class FEModel:
         self._lumped = lumped  # HRZ nodal masses of the mesh part, kg
         self._k_parts = [sp.csr_matrix(stiffness)]
         self._m_parts = [sp.csr_matrix(mass)]
+        # K and M equal their transposes bit for bit (the builders below; added blocks are made so): then
+        # ``Tᵀ K T`` is formed symmetric without a transpose of the whole matrix (:func:`_projected`)
+        self._exactly_symmetric = bool(exactly_symmetric)
         self.references: dict[str, ReferenceNode] = {}
         self.node_sets: dict = {}  # named node index sets of a model without mesh (fem.matrices: the job's *Nset)
         self._constraints: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
@@ -125,13 +129,21 @@ class FEModel:
         return self.n_nodes - 1
 
     def add_stiffness(self, dofs: np.ndarray, matrix: np.ndarray) -> None:
-        """Add a dense symmetric block ``matrix`` on full dofs ``dofs``."""
-        self._k_parts.append(_block(dofs, matrix, self.n_full_dofs))
-        self._cache.clear()
+        """Add a dense symmetric block ``matrix`` on full dofs ``dofs`` (its symmetric part, ``(A + Aᵀ) / 2``)."""
+        self._k_parts.append(self._symmetric_block(dofs, matrix))
 
     def add_mass(self, dofs: np.ndarray, matrix: np.ndarray) -> None:
-        self._m_parts.append(_block(dofs, matrix, self.n_full_dofs))
+        """Add a dense symmetric mass block on full dofs ``dofs`` (its symmetric part)."""
+        self._m_parts.append(self._symmetric_block(dofs, matrix))
+
+    def _symmetric_block(self, dofs, matrix) -> sp.csr_matrix:
+        matrix = np.asarray(matrix, dtype=float)
+        if matrix.ndim == 2 and matrix.shape[0] == matrix.shape[1]:
+            matrix = 0.5 * (matrix + matrix.T)  # exactly symmetric: the same two numbers added both ways
+        if np.unique(np.asarray(dofs)).size != np.size(dofs):  # repeated dofs sum in an order of their own
+            self._exactly_symmetric = False
         self._cache.clear()
+        return _block(dofs, matrix, self.n_full_dofs)
 
     def add_point_mass(self, node: int, mass: float, inertia=None) -> None:
         """Point mass (kg) and optional inertia tensor (3, 3) kg m² at a node (inertia needs rotational dofs)."""
@@ -294,7 +306,7 @@ class FEModel:
         if "K" not in self._cache:
             t = self.transform
             no_spiders = not self._constraints
-            self._cache["K"] = self.full_stiffness if no_spiders else _symmetric(t.T @ self.full_stiffness @ t)
+            self._cache["K"] = self.full_stiffness if no_spiders else self._projected(self.full_stiffness)
         return self._cache["K"]
 
     @property
@@ -303,8 +315,30 @@ class FEModel:
         if "M" not in self._cache:
             t = self.transform
             no_spiders = not self._constraints
-            self._cache["M"] = self.full_mass if no_spiders else _symmetric(t.T @ self.full_mass @ t)
+            self._cache["M"] = self.full_mass if no_spiders else self._projected(self.full_mass)
         return self._cache["M"]
+
+    def _projected(self, full: sp.csr_matrix) -> sp.csr_matrix:
+        """``Tᵀ A T`` for a symmetric ``A`` over the full dofs, symmetric bit for bit.
+
+        With the full dofs split into independent ``I`` and spider-dependent ``D`` (``u_D = C u``, ``T = [1; C]``):
+        ``Tᵀ A T = A_II + X + Xᵀ + Cᵀ A_DD C`` with ``X = Cᵀ A_DI``. Where ``A`` is exactly symmetric, ``A_II`` is,
+        and ``X + Xᵀ`` and the symmetrized small ``Cᵀ A_DD C`` are by construction, so their sum is: no product
+        with ``T`` and no transpose of the whole matrix (issue 31: 1.8 of 2.4 s of the 177k-dof bar's ``Tᵀ K T``
+        and ``Tᵀ M T`` were the two sparse products and the symmetrization ``(A + Aᵀ) / 2``). Otherwise (imported
+        matrices) the general ``(Tᵀ A T + (Tᵀ A T)ᵀ) / 2``.
+        """
+        t = self.transform
+        if not self._exactly_symmetric:
+            return _symmetric(t.T @ full @ t)
+        independent = self.independent_dofs
+        dependent = np.setdiff1d(np.arange(self.n_full_dofs), independent, assume_unique=True)
+        c = t[dependent]  # (n_D, n_I): the spiders' rows of T
+        a_d = full[dependent]  # the dependent rows of A, all columns
+        x = (c.T @ a_d[:, independent]).tocsr()  # Cᵀ A_DI: rows of the spiders' independent nodes only
+        y = (c.T @ (a_d[:, dependent] @ c)).tocsr()
+        coupling = x + x.T.tocsr() + _symmetric(y)
+        return (principal_submatrix(full, independent) + coupling).tocsr()
 
     @property
     def n_dofs(self) -> int:
@@ -454,7 +488,7 @@ def solid_model(mesh: Mesh, material: Material | str | dict | None = None) -> FE
     n = mesh.n_nodes
     translation_dofs = np.arange(3 * n).reshape(n, 3)
     return FEModel(mesh.points, mesh.node_ids, stiffness, mass, translation_dofs, np.full((n, 3), -1),
-                   mesh=mesh, solid=disc, lame=(lam, mu), lumped=lumped_mass(disc, rho))
+                   mesh=mesh, solid=disc, lame=(lam, mu), lumped=lumped_mass(disc, rho), exactly_symmetric=True)
 
 
 def _element_materials(mesh: Mesh, material):
@@ -500,6 +534,7 @@ def frame_model(points, elements, section, material: Material | str = "steel", o
     m = sp.csr_matrix((me.ravel(), (rows, cols)), shape=(6 * n, 6 * n))
     all_dofs = np.arange(6 * n).reshape(n, 6)
     ids = np.arange(1, n + 1) if node_ids is None else node_ids
-    model = FEModel(points, ids, _symmetric(k), _symmetric(m), all_dofs[:, :3], all_dofs[:, 3:])
+    model = FEModel(points, ids, _symmetric(k), _symmetric(m), all_dofs[:, :3], all_dofs[:, 3:],
+                    exactly_symmetric=True)
     model.frame = FrameData(elements, section, mat.youngs_modulus, orientation)  # for fem.geometric
     return model

@@ -157,11 +157,15 @@ def _node_pattern(disc: SolidDiscretization):
 def _element_stiffness(grad: np.ndarray, dx: np.ndarray, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Element stiffness matrices in node-block layout ``K_e[c, a, b, i, j]`` (row dof ``3 a + i``, column
     ``3 b + j``), N/m: ``λ Σ w ∂_i N_a ∂_j N_b + μ Σ w ∂_j N_a ∂_i N_b + μ δ_ij Σ w ∇N_a·∇N_b`` (each term
-    symmetric under ``(a i) ↔ (b j)``, so K_e is)."""
+    symmetric under ``(a i) ↔ (b j)``, so K_e is). The two sums are made symmetric bit for bit (einsum's products
+    round differently on the two sides), and then so is K_e and the assembled K: :class:`fem.model.FEModel` forms
+    ``Tᵀ K T`` without a transpose of K."""
     c, q, nb, _ = grad.shape
     g = grad.reshape(c, q, 3 * nb)  # index (a, i)
-    outer = np.einsum("cqx,cqy,cq->cxy", g, g, dx, optimize=True).reshape(c, nb, 3, nb, 3)  # Σ w ∂_i N_a ∂_j N_b
+    outer = np.einsum("cqx,cqy,cq->cxy", g, g, dx, optimize=True)  # Σ w ∂_i N_a ∂_j N_b
+    outer = (0.5 * (outer + outer.transpose(0, 2, 1))).reshape(c, nb, 3, nb, 3)
     lap = np.einsum("cqai,cqbi,cq->cab", grad, grad, dx, optimize=True)  # Σ w ∇N_a·∇N_b
+    lap = 0.5 * (lap + lap.transpose(0, 2, 1))
     ke = np.empty((c, nb, nb, 3, 3))  # C order: the (c, a, b) blocks are rows of 9 for the block sum
     np.multiply(outer.transpose(0, 1, 3, 2, 4), lam[:, None, None, None, None], out=ke)
     ke += outer.transpose(0, 1, 3, 4, 2) * mu[:, None, None, None, None]

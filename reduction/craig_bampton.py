@@ -26,7 +26,7 @@ import scipy.linalg as sla
 from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
 from fem.eigen import block_shift_invert
-from fem.linalg import SPDFactor, spmm
+from fem.linalg import SPDFactor, principal_submatrix, spmm
 from fem.model import FEModel
 from reduction.flexbody import rigid_body_fields
 
@@ -85,10 +85,8 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     if n_modes >= interior.size:
         raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs")
     k, m = model.stiffness, model.mass
-    k_i = k[interior]  # the interior rows once (a copy of almost all of K) for K_ii and K_ib
-    k_ii, k_ib = k_i[:, interior].tocsr(), k_i[:, boundary]
-    del k_i
-    m_ii = m[interior][:, interior].tocsr()
+    k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
+    k_ib = k[boundary][:, interior].T  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
     say(f"factorizing interior stiffness ({interior.size} dofs)")
     factor = SPDFactor(k_ii, "interior stiffness K_ii with the interfaces held (the retained interface dofs must "
                              "stop every rigid-body motion: all 6 dofs at one interface or translations at three "
