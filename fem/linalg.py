@@ -67,7 +67,7 @@ def _one_mkl_thread():
 #: sparse × dense products with fewer stored entries × columns than this run on one thread (splitting a small product
 #: costs more in thread hand-over than it saves)
 SPLIT_WORK = 20_000_000
-_pool = None
+_pool = None  # (process id, executor): the worker thread of spmm
 try:  # SciPy's own kernel of ``csr @ dense`` (``y += A x`` over row-major x, y), called on each half of the rows so
     # that both write into one result; ``a @ x`` would allocate each half's result and copy it (page faults: 0.06 s
     # of 0.18 s at 177k dofs × 24 columns). Private but unchanged since SciPy 0.14; without it spmm is ``a @ x``.
@@ -100,10 +100,12 @@ def spmm(a: sp.spmatrix, x: np.ndarray) -> np.ndarray:
             or not (np.issubdtype(a.dtype, np.floating) and np.issubdtype(np.asarray(x).dtype, np.floating))):
         return a @ x
     global _pool
-    if _pool is None:
+    import os
+
+    if _pool is None or _pool[0] != os.getpid():  # a forked child (multiprocessing) has no thread of its parent's
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fem-spmm")
+        _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="fem-spmm"))
     x = np.ascontiguousarray(x, dtype=float)  # row-major, as the kernel reads it (scipy would copy it per call)
     n, k = a.shape[0], x.shape[1]
     middle = int(np.searchsorted(a.indptr, a.indptr[-1] // 2))  # half of the stored entries on each side
@@ -114,7 +116,7 @@ def spmm(a: sp.spmatrix, x: np.ndarray) -> np.ndarray:
         _csr_matvecs(stop - start, a.shape[1], k, a.indptr[start:stop + 1], a.indices, data, x.ravel(),
                      out[start:stop].ravel())
 
-    other = _pool.submit(half, middle, n)
+    other = _pool[1].submit(half, middle, n)
     half(0, middle)
     other.result()
     return out

@@ -40,3 +40,15 @@ def test_other_inputs_are_plain_products(always_split):
     assert np.array_equal(linalg.spmm(a32, x), a32 @ x)
     empty = sp.csr_matrix((301, 301))
     assert np.array_equal(linalg.spmm(empty, x), np.zeros((301, 3)))
+
+
+def test_split_product_in_a_forked_child(always_split):
+    """A child forked after a split product (multiprocessing's default on Linux) makes its own worker thread."""
+    import multiprocessing
+
+    a = _matrix(501)
+    x = np.ones((501, 4))
+    linalg.spmm(a, x)  # the parent's worker thread exists now
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        out = pool.apply_async(linalg.spmm, (a, x)).get(timeout=60)
+    assert np.array_equal(out, a @ x)
