@@ -194,6 +194,7 @@ def _iterate(space: _Basis, stiffness, mass, n_modes: int, solve, pool, pending,
                                                                          m_new]))
         space.append(new, m_new, stiffness)
 
+
 #: a cluster continues while consecutive Ritz values differ by less than this (relative, in λ)
 CLUSTER_GAP = 1e-3
 #: residuals that stop decreasing below this multiple of ``tol`` are the round-off level of the model

@@ -135,13 +135,13 @@ def principal_submatrix(a: sp.spmatrix, keep: np.ndarray) -> sp.csr_matrix:
     column_of = (np.cumsum(mask) - 1).astype(index_dtype)  # new number of each kept dof
     lengths = np.diff(a.indptr)
     entry = mask[a.indices]  # entries in kept columns ...
+    dropped = np.flatnonzero(~entry)  # (the entries in dropped columns: few)
     gone_rows = np.flatnonzero(~mask)
     starts, sizes = a.indptr[gone_rows], lengths[gone_rows]
     if sizes.sum():  # ... and kept rows: the dropped rows' entries, range by range
         offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
         entry[offsets + np.arange(sizes.sum())] = False
-    # kept entries per kept row: its length less its entries in dropped columns (few: found by position)
-    dropped = np.flatnonzero(~mask[a.indices])
+    # kept entries per kept row: its length less its entries in dropped columns (found by position)
     per_row = lengths - np.bincount(np.searchsorted(a.indptr, dropped, side="right") - 1, minlength=n)
     indptr = np.zeros(int(mask.sum()) + 1, dtype=index_dtype)
     np.cumsum(per_row[mask], out=indptr[1:])

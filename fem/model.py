@@ -234,8 +234,8 @@ class FEModel:
         (``directed=False``, or ``connection='weak'``) first transposes the graph, and the graph was a fresh array of
         ones: the bar's first call 0.7–1.1 s before, 0.15–0.2 s now (6 fresh processes each). In a structurally
         symmetric pattern the strong components are the components; the sum of parts need not be one (each part's
-        pattern is symmetric, but the solid's values only to rounding, and the sum drops exact zeros: on one side only
-        for 521 entries of the bar), so the stored entries between two strong components join them in the second step:
+        pattern is symmetric, but the sum drops entries that cancel to exact zeros, on one side only where the two
+        sides round differently: 521 entries of the bar before its element sums were symmetrized), so the stored entries between two strong components join them in the second step:
         the count is that of the stored pattern in every case.
         """
         from scipy.sparse.csgraph import connected_components
@@ -304,7 +304,6 @@ class FEModel:
     def stiffness(self) -> sp.csr_matrix:
         """Stiffness over the independent dofs, ``Tᵀ K T``."""
         if "K" not in self._cache:
-            t = self.transform
             no_spiders = not self._constraints
             self._cache["K"] = self.full_stiffness if no_spiders else self._projected(self.full_stiffness)
         return self._cache["K"]
@@ -313,7 +312,6 @@ class FEModel:
     def mass(self) -> sp.csr_matrix:
         """Mass over the independent dofs, ``Tᵀ M T``."""
         if "M" not in self._cache:
-            t = self.transform
             no_spiders = not self._constraints
             self._cache["M"] = self.full_mass if no_spiders else self._projected(self.full_mass)
         return self._cache["M"]
