@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, types
+
+from flexmbs_jit import cfunc, njit
 
 from .compiled_laws import (bulk_modulus, interp, orifice_flow, pipe_loss, smooth_clamp01, smooth_lower_limit,
                             smoothstep, softplus)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from flexmbs_jit import njit
+
 
 # hydraulics.lines: Reynolds numbers of the laminar-turbulent blend
 _RE_LAMINAR, _RE_TURBULENT = 2300.0, 4000.0

@@ -28,8 +28,10 @@ from __future__ import annotations
 import math
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from flexmbs_jit import njit
 
 from .compiled_laws import interp, smoothstep, softplus
 

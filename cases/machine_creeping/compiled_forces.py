@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, cfunc, njit
+from numba import carray
+
+from flexmbs_jit import cfunc, njit
 
 from flexmbs.engine.compiled_forces import friction_mu
 from flexmbs.engine.contact_kernels import marker_body

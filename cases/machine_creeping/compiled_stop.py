@@ -5,7 +5,9 @@ in the signal vector.
 """
 from __future__ import annotations
 
-from numba import carray, cfunc
+from numba import carray
+
+from flexmbs_jit import cfunc
 
 from hydraulics.compiled_kernel import HEAD
 from hydraulics.compiled_signals import SIGNAL_SIGNATURE

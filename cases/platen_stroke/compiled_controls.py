@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
-from numba import carray, cfunc, njit
+from numba import carray
+
+from flexmbs_jit import cfunc, njit
 
 from hydraulics.compiled_kernel import HEAD
 from hydraulics.compiled_laws import interp

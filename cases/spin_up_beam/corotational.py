@@ -11,7 +11,8 @@ validation rows of this case, tests/flexmbs/test_spin_up_beam.py and benchmarks/
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from flexmbs_jit import njit
 
 
 @njit(cache=True)

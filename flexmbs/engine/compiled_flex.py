@@ -14,7 +14,8 @@ uses the leading ``m_f`` entries. The running deformation amplitude per body (th
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from flexmbs_jit import apart, njit
 
 from flexmbs.model.kernels import ffrf_mass_and_force, map_mass
 
@@ -60,7 +61,7 @@ def flexible_arrays(system, state_q) -> tuple:
     return bodies, data, work
 
 
-@njit(cache=True)
+@apart(python=False)
 def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, gravity, mass_out, packed):
     """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (module
     docstring), for every flexible body. ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
@@ -113,7 +114,7 @@ def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, grav
             packed[b, n] = qv[n]
 
 
-@njit(cache=True)
+@apart(python=False)
 def _geometric(f, m, A, w, g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv):
     """Issue 28's geometric stiffness of body ``f`` (FlexibleBody.geometric_forces, acceleration_coupling)."""
     p = np.zeros(12)  # FlexibleBody.geometric_parameters: ω_i ω_j, −g (body axes)

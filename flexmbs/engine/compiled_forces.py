@@ -28,7 +28,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from flexmbs_jit import apart, njit
 
 from flexmbs.model.contacts import HardStop, JointFriction
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
@@ -270,7 +271,7 @@ def joint_reaction(i, j, rows, lam, ji, jj, q, A, X, offsets, marker_body, out):
     out[5] = -t[2] - (e0 * f1 - e1 * f0)
 
 
-@njit(cache=True)
+@apart(python=False)
 def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji, jj,
                   offsets, marker_body, n_modes, packed, out):
     """Force element ``k`` (module docstring) into the quasi-coordinate loads ``packed``; its outputs into ``out``
@@ -362,7 +363,7 @@ def driver_table(system, signals) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 6)
 
 
-@njit(cache=True)
+@apart(python=False)
 def driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi_all, jac_all, ji, jj):
     """``coordinate - f(t)`` (rotations modulo 2π) and its Jacobian rows (``Joint.driver_rows``)."""
     for k in range(drv.shape[0]):

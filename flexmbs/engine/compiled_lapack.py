@@ -12,8 +12,9 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-from numba import njit
 from numba.extending import get_cython_function_address
+
+from flexmbs_jit import njit
 
 __all__ = ["lapack_functions", "factor", "solve", "SMALL"]
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from flexmbs_jit import apart, njit
 
 from .compiled_flex import modal_scale, observe_amplitudes
 from .compiled_lapack import factor, solve
@@ -50,7 +51,7 @@ def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb,
         modal_scale(fx_bodies, offsets, n_modes, amplitude, coef[C_RTOL], qa, qb, out)
 
 
-@njit(cache=True)
+@apart(python=False)
 def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs):
     """One attempt ``t → t + h`` into ``new``; returns the iteration count, or -1 non-finite residual, -2
     non-finite update (singular matrix), -3 diverging, -4 too many iterations (``rhs`` holds the residual)."""
@@ -175,7 +176,7 @@ def _finish(it, h, cur, new, coef, zbase, lam_s):
     return it
 
 
-@njit(cache=True)
+@apart(python=False)
 def error_vector(h, q, q1, a, a1, z, z1, zd, zd1, zdp, rot, scale_q, scale_z, fx_bodies, offsets, n_modes, amplitude,
                  coef, fl, sc, out):
     """:meth:`GeneralizedAlpha.error_vector` into ``out`` (n_q + n_z,) from the step ``(q, a, z, ż) → (q1, a1, z1,
@@ -341,7 +342,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
             return code
 
 
-@njit(cache=True)
+@apart(python=False)
 def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
     """The elements' event gaps and rates at ``state`` (kernel mode 2) into ``gv[1]``."""
     q, v, a, qdd, z, zd, w, lam, zdp = state
@@ -379,14 +380,14 @@ def _rearm(gv):
         armed[k] = 1 if (g > rearm or (g > 0.0 and armed[k] == 1)) else 0
 
 
-@njit(cache=True)
+@apart(python=False)
 def _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
     stats[S_JAC] += 1
 
 
-@njit(cache=True)
+@apart(python=False)
 def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
     """The elements' integrands at the current state into ``aux_prev`` (the start of a run)."""
     signals_at(sc[T], sc, cb)
@@ -394,7 +395,7 @@ def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
     aux_prev[:] = ws[17]
 
 
-@njit(cache=True)
+@apart(python=False)
 def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     """:func:`flexmbs.engine.initial.initial_accelerations` at the current state (models without force elements):
     ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)``
@@ -463,7 +464,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     return True
 
 
-@njit(cache=True)
+@apart(python=False)
 def all_multipliers(keep, jac_all, lam):
     """``λ`` of every constraint row from the kept rows' (``Context.full_lam``): the same vector without redundant
     rows; with them, the minimum-norm split with the same ``Φ_qᵀ λ``
@@ -480,7 +481,7 @@ def all_multipliers(keep, jac_all, lam):
     return full - null @ (null.T @ full)
 
 
-@njit(cache=True)
+@apart(python=False)
 def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, integrate):
     """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker

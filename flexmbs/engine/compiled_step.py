@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import math
 
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from flexmbs_jit import apart, njit
 
 from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
@@ -84,7 +86,7 @@ def borrowed(typingctx, value):
     return value(value), codegen
 
 
-@njit(cache=True)
+@apart(python=False)
 def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
     (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
@@ -163,7 +165,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         res[j] += s
 
 
-@njit(cache=True)
+@apart(python=False)
 def integrands(t, q, v, z, mi, mf, fns, ws, zdot):
     """The elements' integrands at a state into ``ws[17]`` (``aux``): body kinematics, marker states,
     measurements and the element kernels, the part of :func:`residual` before the loads. They depend on
@@ -179,7 +181,7 @@ def integrands(t, q, v, z, mi, mf, fns, ws, zdot):
                     mf[11], ws[14], ws[15], zdot, ws[16], ws[17])
 
 
-@njit(cache=True)
+@apart(python=False)
 def measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot):
     """Every element measurement into ``y``, ``ẏ``: distances here (``Distance.evaluate``), the others by
     :func:`measure`. (The kernels below :func:`residual` take arrays, not the plan's tuples: numba counts a
@@ -195,7 +197,7 @@ def measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot):
             measure(meas_kind[k], a, b, X, V, R, W, angle_ref[k], y, ydot, k)
 
 
-@njit(cache=True)
+@apart(python=False)
 def element_kernels(t, z, zscale, zs, kernels, el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar, sig, y, ydot, zdot, fy,
                     aux):
     """The state elements' kernels in mode 0 (``zdot`` in the kernels' units: an element may present scaled
@@ -268,7 +270,7 @@ def keep_angles(meas_kind, y, angle_ref):
             angle_ref[k] = y[k]
 
 
-@njit(cache=True)
+@apart(python=False)
 def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, addresses, index, fpar, ipar, out):
     """The force elements with their own kernels (:mod:`flexmbs.engine.force_kernels`): loads into ``packed``,
     with ``mode`` 1 their outputs into ``out``."""
@@ -278,7 +280,7 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
                    out[o0:])
 
 
-@njit(cache=True)
+@apart(python=False)
 def constraints_at(q, v, mi, mf, ws, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
     of ``Φ`` in :func:`flexmbs.engine.compiled_loop.consistent_sample`."""
@@ -300,7 +302,7 @@ def to_python(q, v, z, lam, py):
         py[3][r] = lam[r]
 
 
-@njit(cache=True)
+@apart(python=False)
 def _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
                       n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows and
@@ -338,7 +340,7 @@ def _freeze(freeze, frame, j):
         freeze[f] = 1 if j < 0 else (0 if frame[j] == f else 2)
 
 
-@njit(cache=True)
+@apart(python=False)
 def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
     """``K, C, D_z, G_q, G_v, G_z`` by forward differences (:mod:`flexmbs.engine.jacobian`); returns the number of
     residual evaluations.

@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, cfunc, njit
+from numba import carray
+
+from flexmbs_jit import cfunc, njit
 
 from flexmbs.model.contacts import PlaneContact
 from flexmbs.model.sliding import WINDOW_MARGIN, SlidingContact

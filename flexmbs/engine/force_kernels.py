@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
+from numba import carray, types
 from numba.extending import intrinsic
+
+from flexmbs_jit import njit
 
 from flexmbs.model.kernels import body_kinematics, marker_states
 

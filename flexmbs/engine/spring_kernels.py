@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, cfunc, njit
+from numba import carray
+
+from flexmbs_jit import cfunc, njit
 
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
 from flexmbs.model.timefunctions import Table

@@ -9,13 +9,14 @@ Compiled once and cached on disk (``cache=True``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from flexmbs_jit import apart, njit
 
 __all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
            "rigid_terms", "map_forces"]
 
 
-@njit(cache=True)
+@apart
 def body_kinematics(q, v, offsets, A, G, omega):
     """Rotation matrices ``A(p̂)`` (n_b, 3, 3), ``G(p̂)/|p|`` (n_b, 3, 4) and body angular velocities
     ``ω' = 2 G ṗ`` (n_b, 3) of all bodies; ``p̂ = p/|p|`` (see :meth:`flexmbs.model.bodies._InertialBody.kinematics`)."""
@@ -42,7 +43,7 @@ def body_kinematics(q, v, offsets, A, G, omega):
             omega[b, i] = 2.0 * s
 
 
-@njit(cache=True)
+@apart
 def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_r, X, R, JX, JTH, V, W):
     """States of all markers on bodies (``body[i] >= 0``), seed 003 eq. (2-145..2-151)::
 
@@ -108,7 +109,7 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
             W[i, r] = wf[r] + A[b, r, 0] * thd[0] + A[b, r, 1] * thd[1] + A[b, r, 2] * thd[2]
 
 
-@njit(cache=True)
+@apart
 def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4, i5, i6, i8, i8_sym, i9, mbar, qv):
     """Mass matrix ``M̄`` (6+m, 6+m) and quadratic-velocity vector ``Q̄v`` (6+m,) of a floating-frame body in
     quasi-velocities, written into ``mbar`` and ``qv`` (the formulas of :mod:`flexmbs.model.bodies`, seed 003
@@ -234,7 +235,7 @@ def map_force(qbar, G, out, off):
         out[off + r + 1] = qbar[r]
 
 
-@njit(cache=True)
+@apart
 def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq_body, G, phi, jac, ji, jj,
                     with_jac):
     """The basic constraint rows (``kind`` 0: point component ``x_j[a] - x_i[a]``; 1: dot-1 ``a_iᵀ b_j``; 2: dot-2
@@ -286,7 +287,7 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
                     jac[r, o + c] += src[k, c - 1]
 
 
-@njit(cache=True)
+@apart
 def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
     """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
     ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
@@ -345,7 +346,7 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b[1] - c[1] * g_b[0])
 
 
-@njit(cache=True)
+@apart
 def map_forces(qbar, G, offsets, n_modes, out):
     """``out[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``qbar``, (n_b, 6+m_max))."""
     for b in range(offsets.size):
