@@ -1,0 +1,98 @@
+"""Compile every kernel of an installation into its own kernel cache (issue 42: the first run is the hundredth).
+
+Usage::
+
+    python -m flexmbs_jit.build [ROOT] [--jobs 2]
+
+``ROOT`` is the folder that holds the project's packages (default: this installation's). The package build runs
+it on the built tree (``setup.py``), so ``pip install .`` ships the compiled kernels in
+``flexmbs_jit/kernels/<key>``. The work is split over ``--jobs`` processes that share the cache: one runs the
+engine's warm-up (:mod:`flexmbs.engine.warmup`, the compiled step), the others import the modules whose kernels
+compile when defined (the hydraulic circuit, contacts, the cases' own elements). A last pass in one process checks
+that everything loads without compiling. Prints one line with the time taken; exit status 0 even when compiling
+failed (the kernels then compile at first use, with the notice).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["compiled_modules", "main"]
+
+WARM_UPS = ("flexmbs.engine.warmup",)  # modules with a warm_up() that compiles the engine by running it
+
+
+def compiled_modules(root: Path) -> list[str]:
+    """The project modules under ``root`` that define compiled code (they import :mod:`flexmbs_jit`)."""
+    from .cache import PACKAGES, _COMPILED
+
+    names = []
+    for package in PACKAGES[1:]:
+        for path in sorted((root / package).rglob("*.py")):
+            if _COMPILED.search(path.read_text(encoding="utf-8", errors="replace")):
+                parts = list(path.relative_to(root).with_suffix("").parts)
+                if parts[-1] == "__init__":
+                    parts.pop()
+                names.append(".".join(parts))
+    return names
+
+
+def _worker(kind: str, names: list[str]) -> None:
+    import importlib
+    import warnings
+
+    warnings.simplefilter("ignore")
+    for name in names:
+        module = importlib.import_module(name)
+        if kind == "warm-up":
+            module.warm_up()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parents[1]))
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--warm-up", action="append", help="a module whose warm_up() runs the engine (default: "
+                        + ", ".join(WARM_UPS) + ")")
+    parser.add_argument("--worker", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        _worker(args.worker[0], args.worker[1:])
+        return 0
+    root = Path(args.root).resolve()
+    env = dict(os.environ, FLEXMBS_KERNEL_CACHE=str(root / "flexmbs_jit" / "kernels"), FLEXMBS_COMPILE_NOTICE="0",
+               PYTHONPATH=os.pathsep.join([str(root)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                         if p]))
+    warm_ups = args.warm_up or list(WARM_UPS)
+    others = [name for name in compiled_modules(root) if name not in warm_ups]
+    groups = [("warm-up", warm_ups)]
+    jobs = max(1, args.jobs)
+    if jobs == 1:
+        groups.append(("import", others))
+    else:
+        for k in range(jobs - 1):
+            groups.append(("import", others[k::jobs - 1]))
+    start, cpu0 = time.perf_counter(), os.times()
+    command = [sys.executable, "-m", "flexmbs_jit.build", str(root), "--worker"]
+    if jobs == 1:
+        codes = [subprocess.call(command + [kind] + names, env=env, cwd=root) for kind, names in groups]
+    else:
+        running = [subprocess.Popen(command + [kind] + names, env=env, cwd=root) for kind, names in groups]
+        codes = [p.wait() for p in running]
+    check = subprocess.call(command + ["import"] + others, env=env, cwd=root)  # all of it in one process: loads
+    check = check or subprocess.call(command + ["warm-up"] + warm_ups, env=env, cwd=root)
+    cpu1 = os.times()
+    cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
+    ok = not any(codes) and not check
+    print(f"flexmbs_jit.build: {'compiled' if ok else 'could not compile all of'} the kernels into "
+          f"{root / 'flexmbs_jit' / 'kernels'} in {time.perf_counter() - start:.0f} s ({cpu:.0f} s CPU, {jobs} "
+          f"processes){'' if ok else '; they compile at first use instead'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""The kernels' compile (issue 42): a key over all compiled sources, functions compiled apart, the notice.
+
+The edit tests build a tiny project in a temporary folder (a copy of :mod:`flexmbs_jit` beside a package named like
+one of the project's) and run it in fresh processes, so they take seconds and never touch the real kernel cache.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LEAF = """
+from flexmbs_jit import njit
+
+SCALE = {scale}
+
+
+@njit
+def leaf(x):
+    return SCALE * x
+"""
+
+TOP = """
+from flexmbs_jit import apart, njit
+
+from .leaf import leaf
+
+
+@apart
+def middle(x, flag):
+    if flag:
+        return leaf(x) + 1.0
+    if x > 1e300:
+        raise ValueError("x too large")
+    return leaf(x)
+
+
+@njit
+def top(x):
+    return middle(x, True) + middle(x, False)
+"""
+
+RUN = """
+import sys
+from numba.core import event
+compiles = []
+event.register("numba:compile", type("L", (event.Listener,), {{"on_start": lambda s, e: compiles.append(1),
+                                                               "on_end": lambda s, e: None}})())
+from {package}.top import top
+print(top(2.0), len(compiles))
+"""
+
+
+def _project(tmp_path: Path, package: str = "hydraulics") -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "flexmbs_jit", root / "flexmbs_jit", ignore=shutil.ignore_patterns("kernels", "__pycache__"))
+    (root / package).mkdir(parents=True)
+    (root / package / "__init__.py").write_text("")
+    (root / package / "leaf.py").write_text(LEAF.format(scale=2.0))
+    (root / package / "top.py").write_text(TOP)
+    return root
+
+
+def _run(root: Path, cache: Path, package: str = "hydraulics", notice: str = "0") -> tuple[float, int, str]:
+    env = dict(os.environ, PYTHONPATH=str(root), FLEXMBS_KERNEL_CACHE=str(cache), FLEXMBS_COMPILE_NOTICE=notice)
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", RUN.format(package=package)], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    value, compiles = done.stdout.split()
+    return float(value), int(compiles), done.stderr
+
+
+def test_an_edited_callee_in_another_file_is_recompiled(tmp_path):
+    """top(2) = (2·SCALE + 1) + 2·SCALE: 9 with SCALE 2, 13 after the edit to SCALE 3 in leaf.py. The second run
+    loads everything (0 compiles); after the edit the cached ``top`` (whose own file did not change) is not loaded
+    (numba alone keys each function by its own file and would return the stale 9)."""
+    root, cache = _project(tmp_path), tmp_path / "cache"
+    value, compiles, _ = _run(root, cache)
+    assert value == 9.0 and compiles >= 3  # leaf, middle (apart), top
+    value, compiles, _ = _run(root, cache)
+    assert (value, compiles) == (9.0, 0)
+    (root / "hydraulics" / "leaf.py").write_text(LEAF.format(scale=3.0))
+    value, compiles, _ = _run(root, cache)
+    assert value == 13.0 and compiles >= 3
+
+
+def test_the_key_covers_compiled_sources_and_their_imports(tmp_path):
+    """An edit of a compiled file or of a module it imports changes the key; an edit elsewhere does not."""
+    root = _project(tmp_path)
+    (root / "hydraulics" / "other.py").write_text("VALUE = 1\n")
+    (root / "hydraulics" / "constants.py").write_text("GAIN = 1.0\n")
+    (root / "hydraulics" / "leaf.py").write_text(LEAF.format(scale=2.0) + "from .constants import GAIN\n")
+    code = "from flexmbs_jit.cache import cache_key; print(cache_key())"
+    key = lambda: subprocess.run([sys.executable, "-c", code], cwd=root, env=dict(os.environ, PYTHONPATH=str(root)),  # noqa: E731
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    first = key()
+    (root / "hydraulics" / "other.py").write_text("VALUE = 2\n")
+    assert key() == first
+    (root / "hydraulics" / "constants.py").write_text("GAIN = 2.0\n")
+    second = key()
+    assert second != first
+    (root / "hydraulics" / "top.py").write_text(TOP + "\n# a comment\n")
+    assert key() != second
+
+
+def test_exceptions_propagate_through_a_function_compiled_apart(tmp_path):
+    """``middle`` raises inside compiled code called by address: Python sees the ValueError, as for a linked call."""
+    root = _project(tmp_path)
+    code = ("from hydraulics.top import top\n"
+            "try:\n    top(1e301)\nexcept ValueError as exc:\n    print('raised', exc)\n")
+    env = dict(os.environ, PYTHONPATH=str(root), FLEXMBS_KERNEL_CACHE=str(tmp_path / "cache"))
+    for _ in range(2):  # compiled, then loaded from the cache
+        done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.stdout.strip() == "raised x too large", done.stderr
+
+
+def test_a_compile_says_so_in_one_line(tmp_path):
+    root, cache = _project(tmp_path), tmp_path / "cache"
+    _, _, stderr = _run(root, cache, notice="1")
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and re.match(r"flexmbs: compiling .*\(.*about \d+ s of CPU.*Ctrl-C stops it\)$", lines[0])
+    assert _run(root, cache, notice="1")[2].strip() == ""  # loaded: nothing to say
+
+
+def test_every_compiled_module_takes_its_decorators_from_flexmbs_jit():
+    """numba's own ``njit``/``cfunc`` would cache by the function's file alone (the stale-kernel hazard)."""
+    offenders = []
+    for package in ("fem", "reduction", "flexmbs", "hydraulics", "cases"):
+        for path in (ROOT / package).rglob("*.py"):
+            text = path.read_text()
+            if re.search(r"^\s*from numba import [^\n]*\b(njit|cfunc|jit)\b|numba\.(njit|cfunc|jit)\(", text, re.M):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_the_build_ships_kernels_that_load_without_compiling(tmp_path):
+    """``python -m flexmbs_jit.build`` on a copy of the tiny project: a fresh process then loads every kernel from
+    the shipped folder (0 compiles), even after the folder was moved."""
+    root = _project(tmp_path)
+    shutil.copy(ROOT / "flexmbs_jit" / "build.py", root / "flexmbs_jit" / "build.py")
+    (root / "hydraulics" / "warm.py").write_text("def warm_up():\n    from .top import top\n    top(2.0)\n")
+    done = subprocess.run([sys.executable, "-m", "flexmbs_jit.build", str(root), "--jobs", "2", "--warm-up",
+                           "hydraulics.warm"], cwd=tmp_path,
+                          env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "compiled the kernels" in done.stderr, done.stderr
+    moved = tmp_path / "moved"
+    shutil.move(str(root), str(moved))
+    env = dict(os.environ, PYTHONPATH=str(moved), XDG_CACHE_HOME=str(tmp_path / "home-cache"))
+    env.pop("FLEXMBS_KERNEL_CACHE", None)
+    run = subprocess.run([sys.executable, "-c", RUN.format(package="hydraulics")], cwd=moved, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["9.0", "0"]
+    assert not (tmp_path / "home-cache" / "flexmbs").exists()  # nothing compiled or copied into the user's cache
