@@ -270,40 +270,55 @@ def _decimate(n: int) -> np.ndarray:
     return np.arange(n) if n <= MAX_SAMPLES else np.unique(np.linspace(0, n - 1, MAX_SAMPLES).round().astype(int))
 
 
-def signal_figures(results, first_visible: int = 4) -> list[tuple[str, object]]:
-    """One Plotly figure per display quantity and unit (``[(heading, figure)]``): every component of every signal
-    of that unit as a trace (the first ``first_visible`` shown, the others one click away in the legend), angles
-    unwrapped, values in the plot units of :mod:`flexmbs.post.viz.plots`."""
+def signal_figures(results, first_visible: int = 6) -> list[tuple[str, object]]:
+    """One Plotly figure per display unit (``[(heading, figure)]``) with a menu of the quantities in that unit: the
+    chosen quantity's signals are in the legend (the first ``first_visible`` drawn, the others one click away) and
+    the y axis says the quantity and unit. Angles unwrapped; values in the plot units of
+    :mod:`flexmbs.post.viz.plots`."""
     go, _, _ = _plotly()
     from flexmbs.post.viz.plots import axis_quantity, display_unit, select_signals, unwrapped
 
     keep = _decimate(results.time.size)
-    groups: dict[str, list] = {}
+    groups: dict[str, dict[str, list]] = {}
     for name in results.signals():
         if np.asarray(results[name]).ndim > 2 or name.endswith("/orientation"):
             continue
         for s in select_signals(results, [name]):
             if s.values.ndim != 1 or s.values.size != results.time.size:
                 continue
-            groups.setdefault(display_unit(s.unit)[0] or "-", []).append(unwrapped(s))
+            unit = display_unit(s.unit)[0] or "-"
+            groups.setdefault(unit, {}).setdefault(axis_quantity([s.name]), []).append(unwrapped(s))
     out = []
     time = results.time[keep]
     step = np.diff(time)
     uniform = step.size > 0 and np.allclose(step, step[0], rtol=1e-6, atol=0.0) and step[0] > 0
     axis = dict(x0=float(time[0]), dx=float(step[0])) if uniform else dict(x=time.astype(np.float32))
-    for unit, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
-        what = axis_quantity(s.name for s in members)
+    for unit, quantities in sorted(groups.items(), key=lambda item: (-sum(map(len, item[1].values())), item[0])):
         fig = go.Figure()
-        for n, s in enumerate(members):
-            factor = display_unit(s.unit)[1]
-            fig.add_trace(go.Scatter(**axis, y=(s.values[keep] * factor).astype(np.float32), name=s.name,
-                                       mode="lines", visible=True if n < first_visible else "legendonly",
-                                       hovertemplate=f"{html.escape(s.name)}<br>t = %{{x:.4f}} s<br>"
-                                                     f"%{{y:.4g}} {html.escape(unit)}<extra></extra>"))
-        fig.update_layout(height=380, margin=dict(l=60, r=10, t=30, b=40), template="plotly_white",
-                          xaxis_title="time [s]", yaxis_title=f"{what} [{unit}]",
-                          legend=dict(font=dict(size=10)), hovermode="closest")
-        out.append((f"{what} [{unit}] — {len(members)} signal(s)", fig))
+        owner = []  # quantity of each trace
+        for what, members in sorted(quantities.items()):
+            for n, s in enumerate(members):
+                factor = display_unit(s.unit)[1]
+                fig.add_trace(go.Scatter(**axis, y=(s.values[keep] * factor).astype(np.float32), name=s.name,
+                                         mode="lines", hovertemplate=f"{html.escape(s.name)}<br>t = %{{x:.4f}} s<br>"
+                                                                     f"%{{y:.4g}} {html.escape(unit)}<extra></extra>"))
+                owner.append((what, n))
+        names = sorted(quantities)
+
+        def shown(what):
+            return [(True if n < first_visible else "legendonly") if q == what else False for q, n in owner]
+
+        for trace, visible in zip(fig.data, shown(names[0])):
+            trace.visible = visible
+        menu = [dict(label=f"{what} ({len(quantities[what])})", method="update",
+                     args=[{"visible": shown(what)}, {"yaxis.title.text": f"{what} [{unit}]"}]) for what in names]
+        fig.update_layout(height=400, margin=dict(l=60, r=10, t=50, b=40), template="plotly_white",
+                          xaxis_title="time [s]", yaxis_title=f"{names[0]} [{unit}]",
+                          legend=dict(font=dict(size=10)), hovermode="closest",
+                          updatemenus=[dict(buttons=menu, direction="down", x=0.0, xanchor="left", y=1.14,
+                                            yanchor="top", showactive=True)] if len(names) > 1 else [])
+        count = sum(map(len, quantities.values()))
+        out.append((f"[{unit}]: {', '.join(names[:4])}{' …' if len(names) > 4 else ''} — {count} signal(s)", fig))
     return out
 
 
@@ -386,17 +401,16 @@ def run_report(results_path: str, out: str, max_frames: int = 40, scale: float =
         _table(["parameter", "value", "unit", "provenance", "source"], _parameter_rows(case, parameters),
                numeric={1}) if parameters else "<p class='note'>The results file stores no parameters.</p>")
         + "</div>")
-    sections.append("<h2>Solver statistics</h2>" + _table(["statistic", "value"], [[k, v] for k, v in
-                                                                                  sorted(stats.items())],
-                                                           numeric={1}))
+    sections.append("<h2>Solver statistics</h2><div class='scroll'>" + _table(
+        ["statistic", "value"], [[k, v] for k, v in sorted(stats.items())], numeric={1}) + "</div>")
     scene = load_scene(results_path)
     figure, info = machine_figure(scene, max_frames=max_frames, scale=scale)
     sections.append("<h2>The machine</h2><p class='note'>Drag the time slider or press ▶; drag to turn, scroll to "
                     "zoom. Flexible bodies are coloured by von Mises stress on one scale for the whole run; the "
                     "ground plane is a visual reference under the motion.</p>" + _figure_html(figure, "machine", pio))
     plots = signal_figures(results)
-    sections.append("<h2>Signals</h2><p class='note'>One plot per quantity and unit; click a legend entry to show "
-                    "or hide a signal, double-click to show it alone; drag to zoom, double-click the plot to reset. "
+    sections.append("<h2>Signals</h2><p class='note'>One plot per unit; its menu (top left) chooses the quantity; "
+                    "click a legend entry to show or hide a signal, double-click to show it alone; drag to zoom, double-click the plot to reset. "
                     "Angles are unwrapped (no ±180° jumps). Plots show every sample up to "
                     f"{MAX_SAMPLES} per curve.</p>")
     for n, (heading, fig) in enumerate(plots):
