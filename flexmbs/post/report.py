@@ -121,17 +121,6 @@ def _body_arrays(scene, k: int, scale: float) -> dict:
     return frame_arrays(scene, k, scale)
 
 
-_PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#9c755f", "#76b7b2", "#edc948", "#ff9da7", "#bab0ac",
-            "#e15759")
-
-
-def colour_of(body, _seen: dict = {}) -> str:  # noqa: B006  (one colour per body name for the whole page)
-    """A colour per rigid body (a qualitative palette, so that the legend names the links); ground dark grey."""
-    if body.kind == "Ground":
-        return "#555555"
-    return _PALETTE[_seen.setdefault(body.name, len(_seen)) % len(_PALETTE)]
-
-
 def _drawn(body) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the body's points the page draws (its surface's nodes; every point of a body without surface)
     and its triangles renumbered to them (interior nodes of a solid mesh would only make the page larger)."""
@@ -141,6 +130,12 @@ def _drawn(body) -> tuple[np.ndarray, np.ndarray]:
     local = np.full(body.points.shape[0], -1, dtype=np.int64)
     local[kept] = np.arange(kept.size)
     return kept, local[body.triangles]
+
+
+def colour_of(body) -> str:
+    from flexmbs.post.viz.animate import colour_of as colour
+
+    return colour(body)
 
 
 def _mesh_trace(go, body, triangles: np.ndarray, points: np.ndarray, stress: np.ndarray, stress_max: float,

@@ -117,8 +117,8 @@ def test_swinging_bar_stays_in_the_picture_for_the_whole_run(swing_file):
 
     path, angles = swing_file
     assert angles[-1] == pytest.approx(-np.pi)
-    width, height = view_size((800, 600))
-    pixels = frame_pixels(path, window_size=(800, 600))
+    pixels, (width, height) = frame_pixels(path, window_size=(800, 600))
+    assert (width, height) == view_size((800, 600))  # one flexible body: no legend column
     assert pixels[:, 0].min() >= 0.0 and pixels[:, 0].max() <= width
     assert pixels[:, 1].min() >= 0.0 and pixels[:, 1].max() <= height
     assert np.ptp(pixels[:, 0]) > 0.5 * width  # the swing (2 m wide) fills the picture's width
@@ -127,6 +127,7 @@ def test_swinging_bar_stays_in_the_picture_for_the_whole_run(swing_file):
     try:
         points = np.vstack([scene.points("bar", k) for k in range(scene.time.size)])
         old = camera_pixels(start_only.plotter, points)
+        assert tuple(start_only.plotter.renderer.GetSize()) == (width, height)
     finally:
         start_only.close()
     outside = (old[:, 0] < 0) | (old[:, 0] > width) | (old[:, 1] < 0) | (old[:, 1] > height)
@@ -153,3 +154,25 @@ def test_scale_bar_measures_the_bar(swing_file):
     span = points[:, 1].max() - points[:, 1].min()
     assert span == pytest.approx(1.0, rel=0.01)
     assert abs(ends[1, 1] - ends[0, 1]) * metres_per_pixel == pytest.approx(span, rel=0.01)
+
+
+def test_rigid_bodies_get_distinct_colours_named_in_a_legend_beside_the_view(results_file):
+    """The test arm (flexible, stress colours) and its rigid link: the link has a palette colour, named in the
+    legend column right of the 3D view, whose text stays inside the picture and off the other text."""
+    from flexmbs.post.viz.animate import _Frames, legend_entries
+    from flexmbs.post.viz.render import view_size
+    from flexmbs.post.viz.scene import load_scene
+
+    path, _ = results_file
+    scene = load_scene(path)
+    entries = legend_entries(scene)
+    assert [name for name, _ in entries] == ["link", "ground"]
+    assert len({colour for _, colour in entries}) == len(entries)
+    drawing = _Frames(scene, np.arange(scene.time.size), 1.0, (800, 600), "iso")
+    try:
+        drawing.draw(0)
+        assert tuple(drawing.plotter.renderer.GetSize()) == view_size((800, 600), legend=True)
+        assert [t.get_text() for t in drawing.overlay.fig.legends[0].get_texts()] == ["link", "ground"]
+        assert overlapping_texts(drawing.overlay.fig) == [] and texts_outside(drawing.overlay.fig) == []
+    finally:
+        drawing.close()

@@ -100,8 +100,26 @@ def _add_bodies(plotter, scene: MachineScene, k: int, scale: float, stress_max: 
         elif body.flexible:
             plotter.add_mesh(mesh, color="steelblue", **style)
         else:
-            plotter.add_mesh(mesh, color="dimgray" if body.kind == "Ground" else "silver", smooth_shading=True)
+            plotter.add_mesh(mesh, color=colour_of(body), smooth_shading=True)
     return meshes
+
+
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+           "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5")
+# matplotlib's tab20 without its greys (grey is the ground's): one colour per rigid body, named in the legend
+
+
+def colour_of(body, _seen: dict = {}) -> str:  # noqa: B006  (a body keeps its colour in every picture of a session)
+    """Colour of a rigid body (flexible bodies are coloured by stress): a qualitative palette, ground dark grey."""
+    if body.kind == "Ground":
+        return "#555555"
+    return PALETTE[_seen.setdefault(body.name, len(_seen)) % len(PALETTE)]
+
+
+def legend_entries(scene: MachineScene) -> list[tuple[str, str]]:
+    """``(name, colour)`` of the bodies drawn in one colour (rigid bodies and ground); flexible bodies show stress."""
+    return [(b.name, colour_of(b)) for b in scene.bodies if b.points.size and not _stress_nodes(b).size
+            and not b.flexible]
 
 
 def _drawn_nodes(body) -> int:
@@ -205,10 +223,10 @@ def _fit_parallel(plotter, bounds: list[float], margin: float = 0.04) -> None:
     camera.parallel_scale = (1.0 + 2.0 * margin) * max(half_height, 1e-6)
 
 
-def _overlay(window_size, stress_max: float, has_stress: bool) -> Overlay:
+def _overlay(window_size, stress_max: float, has_stress: bool, legend) -> Overlay:
     colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * stress_max, 1e-9), "title": STRESS} \
         if has_stress else None
-    return Overlay(window_size, colour)
+    return Overlay(window_size, colour, legend or None)
 
 
 def _has_stress(scene: MachineScene) -> bool:
@@ -227,13 +245,15 @@ class _Frames:
                  off_screen: bool = True):
         self.scene, self.scale = scene, scale
         self.stress_max = _stress_range(scene)
-        self.plotter = new_plotter(view_size(window_size), off_screen=off_screen)
+        legend = legend_entries(scene)
+        legend = legend if any(name != "ground" for name, _ in legend) else []  # the ground alone needs no name
+        self.plotter = new_plotter(view_size(window_size, legend=bool(legend)), off_screen=off_screen)
         self.meshes = _add_bodies(self.plotter, scene, int(frames[0]), scale, self.stress_max)
         self.bounds = _bounds(scene, frames, scale)
         ground = ground_corners(self.bounds, _up(self.bounds))
         _add_ground(self.plotter, ground)
         _frame_camera(self.plotter, view, _with(self.bounds, ground), _up(self.bounds))
-        self.overlay = _overlay(window_size, self.stress_max, _has_stress(scene))
+        self.overlay = _overlay(window_size, self.stress_max, _has_stress(scene), legend)
         right, up, metres_per_pixel = camera_axes(self.plotter)
         self.overlay.set_triad(right, up)
         self.overlay.set_scale(metres_per_pixel)
@@ -251,17 +271,18 @@ class _Frames:
 
 
 def frame_pixels(scene: MachineScene | str, frames=None, scale: float = 1.0, window_size=(800, 600),
-                 view: str = "iso") -> np.ndarray:
+                 view: str = "iso") -> tuple[np.ndarray, tuple[int, int]]:
     """Pixel positions (x right, y up, origin at the 3D view's lower left) of every drawn point of every body over
-    ``frames`` (default: every output time) in the camera an animation uses, (n, 2). Inside ``[0, width] ×
-    [0, height]`` of :func:`flexmbs.post.viz.render.view_size` means the machine stays in the picture."""
+    ``frames`` (default: every output time) in the camera an animation uses, (n, 2), and the 3D view's size
+    (width, height) in pixels. All positions inside ``[0, width] × [0, height]`` means the machine stays in the
+    picture."""
     scene = as_scene(scene)
     frames = np.arange(scene.time.size) if frames is None else np.asarray(frames, dtype=int)
     drawing = _Frames(scene, frames, scale, window_size, view)
     try:
         points = np.vstack([scene.points(b.name, int(k), scale) for k in frames for b in scene.bodies
                             if b.points.size])
-        return camera_pixels(drawing.plotter, points)
+        return camera_pixels(drawing.plotter, points), tuple(drawing.plotter.renderer.GetSize())
     finally:
         drawing.close()
 

@@ -15,7 +15,7 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 __all__ = ["configure_offscreen", "new_plotter", "screenshot", "write_animation", "parse_size", "set_view",
-           "IMAGE_SUFFIXES", "Overlay", "camera_pixels", "camera_axes", "view_size", "STRIP_PX"]
+           "IMAGE_SUFFIXES", "Overlay", "camera_pixels", "camera_axes", "view_size", "STRIP_PX", "LEGEND_PX"]
 
 IMAGE_SUFFIXES = (".png", ".gif", ".mp4")
 
@@ -121,10 +121,14 @@ def set_view(plotter, view: str, bounds=None) -> None:
 STRIP_PX = 96  # height of the strip under the 3D view that holds the colour bar and the scale bar, pixels
 
 
-def view_size(window_size: tuple[int, int], with_strip: bool = True) -> tuple[int, int]:
-    """Pixel size of the 3D view inside a picture of ``window_size`` (the strip under it holds the colour bar)."""
+LEGEND_PX = 170  # width of the column right of the 3D view that names the bodies, pixels
+
+
+def view_size(window_size: tuple[int, int], with_strip: bool = True, legend: bool = False) -> tuple[int, int]:
+    """Pixel size of the 3D view inside a picture of ``window_size`` (the strip under it holds the colour bar, the
+    column right of it, if any, the bodies' legend)."""
     w, h = window_size
-    return w, max(16, h - STRIP_PX) if with_strip else h
+    return max(16, w - LEGEND_PX) if legend else w, max(16, h - STRIP_PX) if with_strip else h
 
 
 def camera_pixels(plotter, points: np.ndarray) -> np.ndarray:
@@ -161,9 +165,12 @@ class Overlay:
     window_size : (width, height), pixels of the whole picture
     colour : dict or None
         ``cmap``, ``vmin``, ``vmax``, ``title`` of the colour bar (None: no colour bar).
+    legend : list of (name, colour) or None
+        Bodies named in a column right of the 3D view (:func:`view_size` with ``legend=True``).
     """
 
-    def __init__(self, window_size: tuple[int, int], colour: dict | None = None):
+    def __init__(self, window_size: tuple[int, int], colour: dict | None = None,
+                 legend: list[tuple[str, str]] | None = None):
         import matplotlib
 
         matplotlib.use("Agg", force=False)
@@ -177,8 +184,15 @@ class Overlay:
         self.fig = plt.figure(figsize=(w / dpi, h / dpi), dpi=dpi)
         self.fig.patch.set_facecolor("white")
         strip = STRIP_PX / h
-        self.ax = self.fig.add_axes([0.0, strip, 1.0, 1.0 - strip])
+        side = LEGEND_PX / w if legend else 0.0
+        self.ax = self.fig.add_axes([0.0, strip, 1.0 - side, 1.0 - strip])
         self.ax.set_axis_off()
+        if legend:
+            from matplotlib.patches import Patch
+
+            handles = [Patch(facecolor=c, edgecolor="none", label=name) for name, c in legend]
+            self.fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0 - side, 1.0 - 30.0 / h),
+                            fontsize=8, frameon=False, handlelength=1.2, borderaxespad=0.3)
         self.image = None
         self.caption = self.fig.text(0.01, 0.985, "", va="top", ha="left", fontsize=9)
         self.colourbar = None
