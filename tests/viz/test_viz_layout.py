@@ -176,3 +176,19 @@ def test_rigid_bodies_get_distinct_colours_named_in_a_legend_beside_the_view(res
         assert overlapping_texts(drawing.overlay.fig) == [] and texts_outside(drawing.overlay.fig) == []
     finally:
         drawing.close()
+
+
+@pytest.mark.parametrize("size, modes", [((800, 500), [1, 2, 3, 4]), ((640, 480), None)])
+def test_mode_shape_picture_text_never_overlaps(bar_file, size, modes):
+    """The README's picture kind (flexmbs modes … --out modes.png): titles per cell, one colour bar with its title
+    above its labels; also six modes in a small picture (titles shrink to their cells)."""
+    import matplotlib.pyplot as plt
+
+    from flexmbs.post.viz.modes import modes_figure
+
+    fig = modes_figure(bar_file, modes, window_size=size)
+    try:
+        assert fig.canvas.get_width_height() == size
+        assert overlapping_texts(fig) == [] and texts_outside(fig) == []
+    finally:
+        plt.close(fig)

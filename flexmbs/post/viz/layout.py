@@ -40,7 +40,7 @@ def _figure_texts(fig) -> list[tuple[str, object]]:
             continue
         where = f"axes {n}"
         for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            if not axis.get_visible():
+            if not (ax.axison and axis.get_visible()):  # set_axis_off draws neither ticks nor labels
                 continue
             texts += [(f"{where} {axis_name} tick {t.get_text()!r}", t) for t in _tick_texts(axis)]
             texts += [(f"{where} {axis_name} label", axis.label), (f"{where} {axis_name} offset", axis.offsetText)]
