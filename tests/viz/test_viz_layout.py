@@ -192,3 +192,22 @@ def test_mode_shape_picture_text_never_overlaps(bar_file, size, modes):
         assert overlapping_texts(fig) == [] and texts_outside(fig) == []
     finally:
         plt.close(fig)
+
+
+def test_overlay_of_still_pictures_fits_a_long_caption(bar_file):
+    """The fatigue map's overlay (flexmbs fatigue … PREFIX.png): a caption longer than the picture is shrunk to its
+    width; the colour bar's title stays above its labels."""
+    from flexmbs.post.viz.render import Overlay
+
+    overlay = Overlay((600, 400), {"cmap": "turbo", "vmin": -18.7, "vmax": -12.8, "title": "log10 damage per pass"})
+    try:
+        overlay.set_view(np.full((400 - 96, 600, 3), 255, dtype=np.uint8))
+        overlay.set_caption("bar_h: max damage 1.47e-13 per pass at node 3145 (magenta ball, 81, -46, -5 mm in the "
+                            "body frame), life 6.81e+12 passes")
+        overlay.fit_caption()
+        overlay.set_scale(0.002)
+        overlay.set_triad(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+        assert overlapping_texts(overlay.fig) == [] and texts_outside(overlay.fig) == []
+        assert "z ⊙" in [t.get_text() for t in overlay.fig.texts]  # z out of the picture when looking down -z
+    finally:
+        overlay.close()

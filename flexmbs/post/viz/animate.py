@@ -18,11 +18,12 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 from .modes import surface_mesh
-from .render import Overlay, camera_axes, camera_pixels, new_plotter, screenshot, set_view, view_size, write_animation
+from .render import Overlay, camera_axes, camera_pixels, fit_parallel, new_plotter, screenshot, set_view, view_size, write_animation
 from .scene import MachineScene, as_scene
 
 __all__ = ["frame_indices", "frame_arrays", "plot_frame", "frame_picture", "frame_pixels", "animate", "write_pvd",
-           "up_axis", "ground_corners"]
+           "up_axis", "ground_corners",
+           "overlay_picture"]
 
 STRESS = "von Mises [MPa]"
 UNKNOWN_STRESS = "lightsteelblue"  # flexible-body surface where no output node gives the stress
@@ -201,26 +202,7 @@ def _frame_camera(plotter, view: str, bounds: list[float], up: int) -> None:
         plotter.camera.up = (0.0, 1.0, 0.0)
     plotter.enable_parallel_projection()
     plotter.reset_camera(bounds=bounds)
-    _fit_parallel(plotter, bounds)
-
-
-def _fit_parallel(plotter, bounds: list[float], margin: float = 0.04) -> None:
-    """Centre the view on the projected bounding box and set the parallel scale so that all its corners are
-    inside the picture with ``margin`` (fraction) to spare."""
-    from itertools import product
-
-    corners = np.array(list(product(bounds[0:2], bounds[2:4], bounds[4:6])), dtype=float)
-    camera = plotter.camera
-    right, up, _ = camera_axes(plotter)
-    focal = np.asarray(camera.focal_point, dtype=float)
-    u, v = (corners - focal) @ right, (corners - focal) @ up
-    shift = 0.5 * (u.max() + u.min()) * right + 0.5 * (v.max() + v.min()) * up
-    position = np.asarray(camera.position, dtype=float)
-    camera.focal_point = tuple(focal + shift)
-    camera.position = tuple(position + shift)
-    w, h = plotter.renderer.GetSize()
-    half_height = max(0.5 * (v.max() - v.min()), 0.5 * (u.max() - u.min()) * h / w)
-    camera.parallel_scale = (1.0 + 2.0 * margin) * max(half_height, 1e-6)
+    fit_parallel(plotter, bounds)
 
 
 def _overlay(window_size, stress_max: float, has_stress: bool, legend) -> Overlay:
@@ -315,6 +297,30 @@ def frame_picture(scene: MachineScene | str, k: int = -1, scale: float = 1.0, wi
         return drawing.draw(k)
     finally:
         drawing.close()
+
+
+def overlay_picture(draw, bounds: list[float], window_size=(1200, 800), colour: dict | None = None,
+                    caption: str = "", view: str = "iso", legend=None) -> np.ndarray:
+    """A picture of what ``draw(plotter)`` adds to a 3D view (meshes without scalar bars), framed on ``bounds``
+    (m) in parallel projection, with the overlay of the animations: colour bar ``colour`` (``cmap``, ``vmin``,
+    ``vmax``, ``title``) in a strip under the view, scale bar, axes triad, ``caption`` (shrunk to the picture's
+    width). Returns (height, width, 3) uint8."""
+    plotter = new_plotter(view_size(window_size, legend=bool(legend)))
+    overlay = Overlay(window_size, colour, legend)
+    try:
+        draw(plotter)
+        _frame_camera(plotter, view, bounds, _up(bounds))
+        right, up, metres_per_pixel = camera_axes(plotter)
+        overlay.set_triad(right, up)
+        overlay.set_scale(metres_per_pixel)
+        plotter.render()
+        overlay.set_view(screenshot(plotter))
+        overlay.set_caption(caption)
+        overlay.fit_caption()
+        return overlay.render()
+    finally:
+        overlay.close()
+        plotter.close()
 
 
 def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float = 20.0,

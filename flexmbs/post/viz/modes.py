@@ -13,7 +13,7 @@ import numpy as np
 from fem.errors import FlexmbsError
 from reduction.flexbody import FlexBody
 
-from .render import new_plotter, screenshot, set_view, write_animation
+from .render import fit_parallel, new_plotter, screenshot, set_view, write_animation
 from .scene import node_chain
 
 __all__ = ["load_body", "mode_indices", "mode_title", "auto_scale", "surface_mesh", "plot_mode", "plot_modes",
@@ -190,6 +190,8 @@ def modes_figure(body: FlexBody | str, modes=None, scale: float | None = None, w
         try:
             info = _draw_mode(plotter, body, int(index), scale, title=False, colour_bar=False)
             set_view(plotter, view, info["bounds"])
+            plotter.enable_parallel_projection()
+            fit_parallel(plotter, info["bounds"])
             image = screenshot(plotter)
         finally:
             plotter.close()

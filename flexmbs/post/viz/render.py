@@ -15,7 +15,8 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 __all__ = ["configure_offscreen", "new_plotter", "screenshot", "write_animation", "parse_size", "set_view",
-           "IMAGE_SUFFIXES", "Overlay", "camera_pixels", "camera_axes", "view_size", "STRIP_PX", "LEGEND_PX"]
+           "IMAGE_SUFFIXES", "Overlay", "camera_pixels", "camera_axes", "view_size", "STRIP_PX", "LEGEND_PX",
+           "fit_parallel"]
 
 IMAGE_SUFFIXES = (".png", ".gif", ".mp4")
 
@@ -217,6 +218,15 @@ class Overlay:
     def set_caption(self, text: str) -> None:
         self.caption.set_text(text)
 
+    def fit_caption(self, smallest: float = 6.0) -> None:
+        """Shrink the caption's font until it fits the picture's width."""
+        self.fig.canvas.draw()
+        renderer = self.fig.canvas.get_renderer()
+        size = self.caption.get_fontsize()
+        while self.caption.get_window_extent(renderer).x1 > self.size[0] - 2 and size > smallest:
+            size -= 0.5
+            self.caption.set_fontsize(size)
+
     def set_scale(self, metres_per_pixel: float) -> None:
         """A scale bar in the strip's left part: a round length of at most 25 % of the picture width."""
         for artist in self.scale_artists:
@@ -283,3 +293,22 @@ def camera_axes(plotter) -> tuple[np.ndarray, np.ndarray, float]:
     up /= np.linalg.norm(up)
     height = plotter.renderer.GetSize()[1]
     return right, up, 2.0 * camera.GetParallelScale() / height
+
+
+def fit_parallel(plotter, bounds: list[float], margin: float = 0.04) -> None:
+    """Centre the view on the projected bounding box and set the parallel scale so that all its corners are
+    inside the picture with ``margin`` (fraction) to spare."""
+    from itertools import product
+
+    corners = np.array(list(product(bounds[0:2], bounds[2:4], bounds[4:6])), dtype=float)
+    camera = plotter.camera
+    right, up, _ = camera_axes(plotter)
+    focal = np.asarray(camera.focal_point, dtype=float)
+    u, v = (corners - focal) @ right, (corners - focal) @ up
+    shift = 0.5 * (u.max() + u.min()) * right + 0.5 * (v.max() + v.min()) * up
+    position = np.asarray(camera.position, dtype=float)
+    camera.focal_point = tuple(focal + shift)
+    camera.position = tuple(position + shift)
+    w, h = plotter.renderer.GetSize()
+    half_height = max(0.5 * (v.max() - v.min()), 0.5 * (u.max() - u.min()) * h / w)
+    camera.parallel_scale = (1.0 + 2.0 * margin) * max(half_height, 1e-6)
