@@ -21,6 +21,7 @@ __all__ = ["load_body", "mode_indices", "mode_title", "auto_scale", "surface_mes
 
 DEFAULT_AMPLITUDE = 0.1  # largest drawn displacement as a fraction of the body's bounding-box diagonal
 RELATIVE = "relative displacement"  # |u| / max |u| of the mode
+SHOWN = "displacement / largest displacement of the mode"  # the colour bar's title
 
 
 def load_body(body: FlexBody | str) -> FlexBody:
@@ -205,7 +206,7 @@ def modes_figure(body: FlexBody | str, modes=None, scale: float | None = None, w
     bar = fig.colorbar(cm.ScalarMappable(colors.Normalize(0.0, 1.0), cmap="viridis"), cax=cax,
                        orientation="horizontal")
     bar.ax.tick_params(labelsize=8)
-    bar.ax.set_title("displacement / largest displacement of the mode", fontsize=9, pad=3)
+    bar.ax.set_title(SHOWN, fontsize=9, pad=3)
     _fit_titles(fig, [a for a in fig.axes if a is not cax])
     return fig
 
@@ -239,13 +240,23 @@ def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float 
                    window_size=(640, 480), view: str = "iso", n_frames: int = 24, fps: float = 12.0,
                    progress=None) -> str:
     """One mode oscillating, ``u(t) = scale · sin(2π i / n_frames) · φ``, as an animated GIF (or MP4)."""
+    from .render import Overlay, camera_axes, view_size
+
     body = load_body(body)
     index = int(mode_indices(body, [mode])[0])
     frames = []
-    plotter = new_plotter(window_size)
+    plotter = new_plotter(view_size(window_size))
+    overlay = Overlay(window_size, {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0, "title": SHOWN})
     try:
-        info = _draw_mode(plotter, body, index, scale)
+        info = _draw_mode(plotter, body, index, scale, title=False, colour_bar=False)
         set_view(plotter, view, info["bounds"])
+        plotter.enable_parallel_projection()
+        fit_parallel(plotter, info["bounds"])
+        right, up, metres_per_pixel = camera_axes(plotter)
+        overlay.set_triad(right, up)
+        overlay.set_scale(metres_per_pixel)
+        overlay.set_caption(f"{body.name} {mode_title(body, index)}, scale {info['scale']:.3g}")
+        overlay.fit_caption()
         mesh, shape = info["mesh"], info["scale"] * body.translations[:, :, index]
         peak = float(np.linalg.norm(shape, axis=1).max()) or 1.0
         for i in range(n_frames):
@@ -253,10 +264,12 @@ def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float 
             mesh.points = body.positions + displacement
             mesh.point_data[RELATIVE] = np.linalg.norm(displacement, axis=1) / peak
             plotter.render()
-            frames.append(screenshot(plotter))
+            overlay.set_view(screenshot(plotter))
+            frames.append(overlay.render())
             if progress and (i + 1) % 8 == 0:
                 progress(f"frame {i + 1}/{n_frames}")
     finally:
+        overlay.close()
         plotter.close()
     return write_animation(frames, path, fps)
 
