@@ -9,7 +9,7 @@ from .app import main
 __all__ = ["main"]
 
 for _command in (reduce.reduce_command, reduce.info_command, run.cases_command, run.run_command,
-                 viz.modes_command, viz.animate_command, viz.plot_command, viz.stress_command,
+                 viz.modes_command, viz.animate_command, viz.plot_command, viz.stress_command, viz.report_command,
                  linearize.linearize_command, fatigue.fatigue_command, study.study_command,
                  study.study_plot_command, validate.validate_command):
     main.add_command(_command)

@@ -89,11 +89,12 @@ def write_damage_vtu(scene, body: str, fmap: dict, path: str) -> str:
 
 
 def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 800), view: str = "iso") -> str:
-    """The surface coloured by log10 damage (floor: 1e-6 of the largest), the most damaged node as a ball."""
+    """The surface coloured by log10 damage (floor: 1e-6 of the largest), the most damaged node as a ball; colour
+    bar, scale bar and axes triad drawn by matplotlib (flexmbs.post.viz.animate.overlay_picture)."""
     import pyvista
 
+    from flexmbs.post.viz.animate import overlay_picture
     from flexmbs.post.viz.modes import surface_mesh
-    from flexmbs.post.viz.render import new_plotter, screenshot, set_view
 
     points, triangles, fields = _surface(scene, body, fmap)
     mesh = surface_mesh(points, triangles)
@@ -101,21 +102,22 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
     k = int(fmap["order"][0])
     s = fmap["stress"]
     size = float(np.linalg.norm(np.ptp(points, axis=0)))
-    plotter = new_plotter(window_size)
-    try:
-        plotter.add_mesh(mesh, scalars="log10 damage", cmap="turbo", nan_color="lightgray",
-                         scalar_bar_args={"title": "log10 damage per pass", "vertical": False, "position_x": 0.3,
-                                          "position_y": 0.03, "width": 0.4, "color": "black", "fmt": "%.1f"})
+    finite = fields["log10_damage"][np.isfinite(fields["log10_damage"])]
+    clim = [float(finite.min()), float(finite.max())] if finite.size else [0.0, 1.0]
+    clim[1] = clim[1] if clim[1] > clim[0] else clim[0] + 1.0
+
+    def draw(plotter):
+        plotter.add_mesh(mesh, scalars="log10 damage", cmap="turbo", nan_color="lightgray", clim=clim,
+                         show_scalar_bar=False)
         plotter.add_mesh(pyvista.Sphere(radius=0.015 * size, center=s.positions[k]), color="magenta")
-        plotter.add_text(f"{body}: max damage {fmap['damage'][k]:.3g} per pass at node {int(s.node_ids[k])}, "
-                         f"life {fmap['life_repeats'][k]:.3g} passes", font_size=10, color="black",
-                         position="upper_left")
-        lo, hi = points.min(axis=0), points.max(axis=0)
-        set_view(plotter, view, [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]])
-        plotter.render()
-        image = screenshot(plotter)
-    finally:
-        plotter.close()
+
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    caption = (f"{body}: max damage {fmap['damage'][k]:.3g} per pass at node {int(s.node_ids[k])} (magenta ball, "
+               f"{', '.join(f'{1e3 * c:.0f}' for c in s.positions[k])} mm in the body frame), "
+               f"life {fmap['life_repeats'][k]:.3g} passes")
+    image = overlay_picture(draw, [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]], window_size,
+                            {"cmap": "turbo", "vmin": clim[0], "vmax": clim[1], "title": "log10 damage per pass"},
+                            caption, view)
     from PIL import Image
 
     Image.fromarray(image).save(path)

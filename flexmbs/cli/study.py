@@ -6,7 +6,6 @@ Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Exit status of ``
 from __future__ import annotations
 
 import json
-import math
 import os
 
 import click
@@ -163,31 +162,17 @@ def study_plot_command(study_dir, outputs, against, by, out, force):
     groups = [("", finished)] if scatter else _groups(finished, against, by, varied)
     with atomic_output(out, "--out", force=True) as tmp:
         _plot(groups, columns, against, scatter,
-              f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", tmp)
+              f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", tmp, manifest["case"])
     log(f"wrote {out}")
 
 
-def _plot(groups, columns, against, scatter, title, out):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(len(columns), 1, figsize=(7.0, 2.2 + 2.6 * len(columns)), sharex=True, squeeze=False)
-    for ax, column in zip(axes[:, 0], columns):
-        for label, rows in groups:
-            style = dict(linestyle="none") if scatter else dict(linestyle="-")
-            ax.plot(rows[against].to_numpy(float), rows[column].to_numpy(float), marker="o", label=label or None,
-                    **style)
-        ax.set_ylabel(column)
-        ax.grid(True, alpha=0.3)
-    axes[-1, 0].set_xlabel(against)
-    axes[0, 0].set_title(title)
-    if any(label for label, _ in groups):
-        axes[0, 0].legend(fontsize="small", ncol=max(1, math.ceil(len(groups) / 6)))
-    fig.tight_layout()
+def _plot(groups, columns, against, scatter, title, out, case=""):
+    from flexmbs.post.viz.study import plot_study
     from flexmbs.results.safe_files import open_output
 
+    import matplotlib.pyplot as plt
+
+    fig = plot_study(groups, columns, against, scatter, title, case)
     with open_output(out, "wb") as handle:
         fig.savefig(handle, dpi=110, format="png")
     plt.close(fig)

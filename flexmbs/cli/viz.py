@@ -13,14 +13,14 @@ from fem.errors import FlexmbsError
 from .app import emit_json, log
 from .checks import FINITE, POSITIVE, check_video
 
-__all__ = ["modes_command", "animate_command", "plot_command", "stress_command"]
+__all__ = ["modes_command", "animate_command", "plot_command", "stress_command", "report_command"]
 
 _SIZE_HELP = "Image size WIDTHxHEIGHT in pixels."
 _VIEW = click.Choice(["iso", "xy", "xz", "yz"])
 
 
 _KIND_OF = {".png": "png picture", ".gif": "gif animation", ".mp4": "mp4 video", ".vtu": "ParaView file",
-            ".pvd": "ParaView file", ".csv": "csv table"}
+            ".pvd": "ParaView file", ".csv": "csv table", ".html": "report"}
 _FORCE = click.option("--force", is_flag=True, help="Let --out replace a file of another kind or an input.")
 
 
@@ -274,3 +274,34 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
     for lo, hi, count in zip(edges[:-1], edges[1:], summary["bin_counts"]):
         click.echo(f"  {lo:>9.4g} – {hi:>9.4g}  {count:>8g}")
     log(f"wrote {out}")
+
+
+@click.command("report")
+@click.argument("source", metavar="RUN.results.h5|STUDY_DIR", type=click.Path())
+@click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False), help="The page, FILE.html.")
+@click.option("--frames", type=click.IntRange(2, 400), default=40, show_default=True,
+              help="Frames of the 3D view, spread evenly over the output times.")
+@click.option("--scale", type=FINITE, default=1.0, show_default=True, help="Factor on the elastic deformation.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@_FORCE
+def report_command(source, out, frames, scale, as_json, force=False):
+    """One self-contained HTML page to share (no server, no network): of a run, its summary, the machine in 3D with a
+    time slider, every signal as an interactive plot, the modes and the hot spots; of a study folder, its table and
+    one plot per output against each varied parameter, with units."""
+    from flexmbs.post.report import run_report, study_report
+    from flexmbs.studies.study import MANIFEST, load_manifest, load_table
+
+    if os.path.isdir(source):
+        if not os.path.isfile(os.path.join(source, MANIFEST)):
+            raise FlexmbsError(f"{source!r} is a folder but not a study folder (no {MANIFEST}); give a "
+                               "RUN.results.h5 or the folder `flexmbs study` wrote")
+        _output(out, (".html",), [], force, "-o")
+        info = study_report(load_manifest(source), load_table(source), source, out)
+    else:
+        _output(out, (".html",), [source], force, "-o")
+        source = _results_input(source)
+        info = run_report(source, out, max_frames=frames, scale=scale)
+    if as_json:
+        emit_json(info)
+    else:
+        log(f"wrote {out} ({info['bytes'] / 1e6:.2f} MB)")

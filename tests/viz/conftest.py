@@ -58,3 +58,13 @@ def results_file(planted, tmp_path_factory):
     path = str(tmp_path_factory.mktemp("viz_results") / "arm.results.h5")
     info = write_results(body, path)
     return path, info
+
+
+@pytest.fixture(scope="session")
+def swing_file(planted, tmp_path_factory):
+    """The README's swinging bar as prescribed motion (helpers_viz.write_swing)."""
+    from helpers_viz import write_swing
+
+    body, _ = planted
+    path = str(tmp_path_factory.mktemp("viz_swing") / "swing.results.h5")
+    return path, write_swing(body, path)

@@ -82,3 +82,31 @@ def assert_picture(path, size, min_std=10.0, min_ink=0.01):
     colours, counts = np.unique(flat, axis=0, return_counts=True)
     background = colours[np.argmax(counts)]
     assert np.mean(np.any(flat != background, axis=1)) > min_ink
+
+
+def write_swing(body, path: str, n_samples: int = 41) -> np.ndarray:
+    """A results file of the README's pendulum motion, prescribed: the bar pivoted at end_a (the origin) released
+    horizontally along +x swings about z through the bottom (-y) to the other side, angle
+    ``-pi/2 (1 - cos(pi t / T))`` from 0 to -pi over T = 1 s. Returns the angles, rad."""
+    from flexmbs.engine.recorder import Recorder
+    from flexmbs.engine.system import System
+    import flexmbs as fm
+
+    model = fm.Model("swing")
+    arm = model.add_flexible_body("bar", body, modes=ARM_MODES)
+    model.add_joint("revolute", model.add_marker(model.ground, "pivot"), model.add_marker(arm, "a", node="end_a"),
+                    name="pivot")
+    system = System(model)
+    recorder = Recorder(system, path, {"case": "swing"}, flush_every=50)
+    q0, v0, z0 = system.initial_state()
+    time = np.linspace(0.0, 1.0, n_samples)
+    angles = -0.5 * np.pi * (1.0 - np.cos(np.pi * time))
+    for t, angle in zip(time, angles):
+        q = q0.copy()
+        q[arm.offset:arm.offset + 3] = 0.0
+        q[arm.offset + 3:arm.offset + 7] = [np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2)]
+        q[arm.offset + 7:arm.offset + 7 + len(ARM_MODES)] = 2e-4 * np.sin(12.0 * t) * MODAL_DIRECTION
+        recorder.record(t, q, v0, z0, np.zeros(system.n_c), {"step_size": 1e-3, "newton_iterations": 2.0,
+                                                             "constraint_violation": 0.0})
+    recorder.finish("finished", "prescribed motion", {"steps": n_samples})
+    return angles

@@ -14,7 +14,8 @@ Python API behind ``flexmbs modes | animate | plot | stress`` (for scripts and n
 Rendering is off screen by default (:func:`flexmbs.post.viz.render.configure_offscreen`); pass ``off_screen=False``
 to the ``plot_*`` functions for an interactive window.
 """
-from .animate import animate, frame_arrays, plot_frame, write_pvd
+from .animate import animate, frame_arrays, frame_picture, frame_pixels, plot_frame, write_pvd
+from .layout import legends_over_data, overlapping_texts, texts_outside
 from .modes import plot_mode, plot_modes, save_modes_png, write_mode_gif, write_modes_vtu
 from .plots import plot_signals, plot_stress, select_signals, write_signals_csv, write_stress_csv
 from .render import configure_offscreen
@@ -23,7 +24,8 @@ from .stress import StressHistory, hotspot, principal_stresses, rainflow_summary
 
 __all__ = [
     "plot_mode", "plot_modes", "save_modes_png", "write_mode_gif", "write_modes_vtu",
-    "load_scene", "as_scene", "MachineScene", "plot_frame", "animate", "write_pvd", "frame_arrays",
+    "load_scene", "as_scene", "MachineScene", "plot_frame", "frame_picture", "frame_pixels", "animate", "write_pvd",
+    "frame_arrays", "overlapping_texts", "texts_outside", "legends_over_data",
     "select_signals", "plot_signals", "write_signals_csv",
     "stress_history", "hotspot", "principal_stresses", "rainflow_summary", "StressHistory", "von_mises",
     "plot_stress", "write_stress_csv", "configure_offscreen",

@@ -18,10 +18,12 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 from .modes import surface_mesh
-from .render import new_plotter, screenshot, set_view, write_animation
+from .render import Overlay, camera_axes, camera_pixels, fit_parallel, new_plotter, screenshot, set_view, view_size, write_animation
 from .scene import MachineScene, as_scene
 
-__all__ = ["frame_indices", "frame_arrays", "plot_frame", "animate", "write_pvd"]
+__all__ = ["frame_indices", "frame_arrays", "plot_frame", "frame_picture", "frame_pixels", "animate", "write_pvd",
+           "up_axis", "ground_corners",
+           "overlay_picture"]
 
 STRESS = "von Mises [MPa]"
 UNKNOWN_STRESS = "lightsteelblue"  # flexible-body surface where no output node gives the stress
@@ -77,8 +79,6 @@ def _bounds(scene: MachineScene, frames: np.ndarray, scale: float) -> list[float
 def _add_bodies(plotter, scene: MachineScene, k: int, scale: float, stress_max: float) -> dict:
     meshes = {}
     arrays = frame_arrays(scene, k, scale)
-    bar = {"title": STRESS, "vertical": False, "position_x": 0.3, "position_y": 0.03, "width": 0.4,
-           "color": "black", "fmt": "%.3g"}
     for body in scene.bodies:
         if not body.points.size:
             continue
@@ -92,7 +92,7 @@ def _add_bodies(plotter, scene: MachineScene, k: int, scale: float, stress_max: 
             mesh.point_data[STRESS] = 1e-6 * arrays[body.name]["von_mises"]
             clim = [0.0, max(1e-6 * stress_max, 1e-9)]
             plotter.add_mesh(mesh, scalars=STRESS, cmap="turbo", clim=clim, nan_color=UNKNOWN_STRESS,
-                             scalar_bar_args=bar, **style)
+                             show_scalar_bar=False, **style)
             if stressed.size < 0.5 * _drawn_nodes(body):  # sparse output nodes: show them as balls
                 spots = mesh.extract_points(stressed, adjacent_cells=False, include_cells=False)
                 meshes[body.name + " output nodes"] = spots
@@ -101,8 +101,26 @@ def _add_bodies(plotter, scene: MachineScene, k: int, scale: float, stress_max: 
         elif body.flexible:
             plotter.add_mesh(mesh, color="steelblue", **style)
         else:
-            plotter.add_mesh(mesh, color="dimgray" if body.kind == "Ground" else "silver", smooth_shading=True)
+            plotter.add_mesh(mesh, color=colour_of(body), smooth_shading=True)
     return meshes
+
+
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+           "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5")
+# matplotlib's tab20 without its greys (grey is the ground's): one colour per rigid body, named in the legend
+
+
+def colour_of(body, _seen: dict = {}) -> str:  # noqa: B006  (a body keeps its colour in every picture of a session)
+    """Colour of a rigid body (flexible bodies are coloured by stress): a qualitative palette, ground dark grey."""
+    if body.kind == "Ground":
+        return "#555555"
+    return PALETTE[_seen.setdefault(body.name, len(_seen)) % len(PALETTE)]
+
+
+def legend_entries(scene: MachineScene) -> list[tuple[str, str]]:
+    """``(name, colour)`` of the bodies drawn in one colour (rigid bodies and ground); flexible bodies show stress."""
+    return [(b.name, colour_of(b)) for b in scene.bodies if b.points.size and not _stress_nodes(b).size
+            and not b.flexible]
 
 
 def _drawn_nodes(body) -> int:
@@ -124,22 +142,194 @@ def _update(meshes: dict, scene: MachineScene, k: int, scale: float) -> None:
             mesh.point_data[STRESS] = 1e-6 * arrays[name]["von_mises"]
 
 
+def up_axis(lo: np.ndarray, hi: np.ndarray) -> int:
+    """Index of the vertical axis of a machine whose motion spans ``lo``..``hi`` (m): y when the motion is thinnest
+    along z (machines that move in or along a plane normal to z: the README's pendulum, the excavator, the clamp
+    unit, all with gravity along -y), z otherwise (the compactor, the platen on its bed, gravity along -z). The
+    results file does not store the gravity vector, hence the rule."""
+    extent = np.asarray(hi, float) - np.asarray(lo, float)
+    return 1 if extent[2] <= min(extent[0], extent[1]) else 2
+
+
+def ground_corners(bounds: list[float], up: int | None = None) -> np.ndarray:
+    """Corners (4, 3) of a plane under the whole motion, normal to the vertical axis ``up`` (default
+    :func:`up_axis`): as wide as the motion and at least 60 % of its largest extent deep, so that it reads as a
+    floor."""
+    lo, hi = np.array(bounds[0::2], dtype=float), np.array(bounds[1::2], dtype=float)
+    up = up_axis(lo, hi) if up is None else up
+    a, b = [c for c in range(3) if c != up]
+    reach = 0.6 * float((hi - lo).max())
+    for c in (a, b):
+        if hi[c] - lo[c] < reach:
+            middle = 0.5 * (lo[c] + hi[c])
+            lo[c], hi[c] = middle - 0.5 * reach, middle + 0.5 * reach
+    corners = np.zeros((4, 3))
+    corners[:, up] = lo[up]
+    corners[:, a] = [lo[a], hi[a], hi[a], lo[a]]
+    corners[:, b] = [lo[b], lo[b], hi[b], hi[b]]
+    return corners
+
+
+def _add_ground(plotter, corners: np.ndarray) -> None:
+    """The ground plane (a visual reference, not a body)."""
+    import pyvista
+
+    plane = pyvista.PolyData(corners, faces=np.array([4, 0, 1, 2, 3]))
+    plotter.add_mesh(plane, color="#c9bfa9", show_edges=False, lighting=False)
+
+
+def _up(bounds: list[float]) -> int:
+    return up_axis(np.array(bounds[0::2]), np.array(bounds[1::2]))
+
+
+def _with(bounds: list[float], points: np.ndarray) -> list[float]:
+    lo = np.minimum(np.array(bounds[0::2]), points.min(axis=0))
+    hi = np.maximum(np.array(bounds[1::2]), points.max(axis=0))
+    return [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]]
+
+
+def _frame_camera(plotter, view: str, bounds: list[float], up: int) -> None:
+    """Parallel projection (one scale bar holds for the whole picture), the vertical axis ``up`` up, the camera
+    fitted to ``bounds`` (the whole run and the ground)."""
+    lo, hi = np.array(bounds[0::2]), np.array(bounds[1::2])
+    set_view(plotter, view, bounds)
+    if view == "iso" and up == 1:  # planar machine in xy: from the front (+z), a little from above
+        centre = 0.5 * (lo + hi)
+        distance = 3.0 * float(np.linalg.norm(hi - lo))
+        direction = np.array([0.35, 0.3, 1.0]) / np.linalg.norm([0.35, 0.3, 1.0])
+        plotter.camera.position = tuple(centre + distance * direction)
+        plotter.camera.focal_point = tuple(centre)
+        plotter.camera.up = (0.0, 1.0, 0.0)
+    plotter.enable_parallel_projection()
+    plotter.reset_camera(bounds=bounds)
+    fit_parallel(plotter, bounds)
+
+
+def _overlay(window_size, stress_max: float, has_stress: bool, legend) -> Overlay:
+    colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * stress_max, 1e-9), "title": STRESS} \
+        if has_stress else None
+    return Overlay(window_size, colour, legend or None)
+
+
+def _has_stress(scene: MachineScene) -> bool:
+    return any(_stress_nodes(b).size for b in scene.bodies if b.points.size)
+
+
+def _caption(scene: MachineScene, k: int, scale: float) -> str:
+    name = os.path.basename(scene.path)
+    return f"{name}   t = {scene.time[k]:.4f} s   elastic deformation × {scale:g}"
+
+
+class _Frames:
+    """A plotter (3D view) and an overlay (colour bar, scale bar, triad, caption) set up once for a whole run."""
+
+    def __init__(self, scene: MachineScene, frames: np.ndarray, scale: float, window_size, view: str,
+                 off_screen: bool = True):
+        self.scene, self.scale = scene, scale
+        self.stress_max = _stress_range(scene)
+        legend = legend_entries(scene)
+        legend = legend if any(name != "ground" for name, _ in legend) else []  # the ground alone needs no name
+        self.plotter = new_plotter(view_size(window_size, legend=bool(legend)), off_screen=off_screen)
+        self.meshes = _add_bodies(self.plotter, scene, int(frames[0]), scale, self.stress_max)
+        self.bounds = _bounds(scene, frames, scale)
+        ground = ground_corners(self.bounds, _up(self.bounds))
+        _add_ground(self.plotter, ground)
+        _frame_camera(self.plotter, view, _with(self.bounds, ground), _up(self.bounds))
+        self.overlay = _overlay(window_size, self.stress_max, _has_stress(scene), legend)
+        right, up, metres_per_pixel = camera_axes(self.plotter)
+        self.overlay.set_triad(right, up)
+        self.overlay.set_scale(metres_per_pixel)
+
+    def draw(self, k: int) -> np.ndarray:
+        _update(self.meshes, self.scene, k, self.scale)
+        self.plotter.render()
+        self.overlay.set_view(screenshot(self.plotter))
+        self.overlay.set_caption(_caption(self.scene, k, self.scale))
+        return self.overlay.render()
+
+    def close(self) -> None:
+        self.overlay.close()
+        self.plotter.close()
+
+
+def frame_pixels(scene: MachineScene | str, frames=None, scale: float = 1.0, window_size=(800, 600),
+                 view: str = "iso") -> tuple[np.ndarray, tuple[int, int]]:
+    """Pixel positions (x right, y up, origin at the 3D view's lower left) of every drawn point of every body over
+    ``frames`` (default: every output time) in the camera an animation uses, (n, 2), and the 3D view's size
+    (width, height) in pixels. All positions inside ``[0, width] × [0, height]`` means the machine stays in the
+    picture."""
+    scene = as_scene(scene)
+    frames = np.arange(scene.time.size) if frames is None else np.asarray(frames, dtype=int)
+    drawing = _Frames(scene, frames, scale, window_size, view)
+    try:
+        points = np.vstack([scene.points(b.name, int(k), scale) for k in frames for b in scene.bodies
+                            if b.points.size])
+        return camera_pixels(drawing.plotter, points), tuple(drawing.plotter.renderer.GetSize())
+    finally:
+        drawing.close()
+
+
 def plot_frame(scene: MachineScene | str, k: int = -1, scale: float = 1.0, window_size=(1024, 768),
                view: str = "iso", off_screen: bool = True):
-    """The machine at output sample ``k`` (default: the last), as a pyvista plotter (``.show()`` in a notebook)."""
+    """The machine at output sample ``k`` (default: the last), as a pyvista plotter (``.show()`` in a notebook;
+    the colour range is the whole run's; the picture with colour bar, scale bar and triad: :func:`frame_picture`)."""
     scene = as_scene(scene)
     k = int(np.arange(scene.time.size)[k])
     plotter = new_plotter(window_size, off_screen=off_screen)
-    _add_bodies(plotter, scene, k, scale, _stress_range(scene, np.array([k])))
-    plotter.add_text(f"t = {scene.time[k]:.4f} s   deformation × {scale:g}", font_size=10, color="black",
-                     position="upper_left", name="time")
-    set_view(plotter, view, _bounds(scene, np.array([k]), scale))
+    _add_bodies(plotter, scene, k, scale, _stress_range(scene))
+    bounds = _bounds(scene, np.array([k]), scale)
+    ground = ground_corners(bounds)
+    _add_ground(plotter, ground)
+    plotter.add_text(_caption(scene, k, scale), font_size=10, color="black", position="upper_left", name="time")
+    _frame_camera(plotter, view, _with(bounds, ground), _up(bounds))
     return plotter
+
+
+def frame_picture(scene: MachineScene | str, k: int = -1, scale: float = 1.0, window_size=(1024, 768),
+                  view: str = "iso", frames=None) -> np.ndarray:
+    """The picture of output sample ``k`` as an animation draws it (camera framed on ``frames``, default the
+    whole run), (height, width, 3) uint8."""
+    scene = as_scene(scene)
+    k = int(np.arange(scene.time.size)[k])
+    frames = np.arange(scene.time.size) if frames is None else np.asarray(frames, dtype=int)
+    drawing = _Frames(scene, frames, scale, window_size, view)
+    try:
+        return drawing.draw(k)
+    finally:
+        drawing.close()
+
+
+def overlay_picture(draw, bounds: list[float], window_size=(1200, 800), colour: dict | None = None,
+                    caption: str = "", view: str = "iso", legend=None) -> np.ndarray:
+    """A picture of what ``draw(plotter)`` adds to a 3D view (meshes without scalar bars), framed on ``bounds``
+    (m) in parallel projection, with the overlay of the animations: colour bar ``colour`` (``cmap``, ``vmin``,
+    ``vmax``, ``title``) in a strip under the view, scale bar, axes triad, ``caption`` (shrunk to the picture's
+    width). Returns (height, width, 3) uint8."""
+    plotter = new_plotter(view_size(window_size, legend=bool(legend)))
+    overlay = Overlay(window_size, colour, legend)
+    try:
+        draw(plotter)
+        _frame_camera(plotter, view, bounds, _up(bounds))
+        right, up, metres_per_pixel = camera_axes(plotter)
+        overlay.set_triad(right, up)
+        overlay.set_scale(metres_per_pixel)
+        plotter.render()
+        overlay.set_view(screenshot(plotter))
+        overlay.set_caption(caption)
+        overlay.fit_caption()
+        return overlay.render()
+    finally:
+        overlay.close()
+        plotter.close()
 
 
 def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float = 20.0,
             max_frames: int | None = 200, window_size=(800, 600), view: str = "iso", progress=None) -> dict:
     """Render the motion to an animated GIF or an MP4.
+
+    The camera is framed on the whole run (every frame's bodies inside the picture), in parallel projection with a
+    scale bar, an axes triad, a ground plane under the motion and the von Mises colour bar in a strip under the 3D
+    view.
 
     Parameters
     ----------
@@ -159,24 +349,17 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     """
     scene = as_scene(scene)
     frames = frame_indices(scene.time.size, max_frames)
-    stress_max = _stress_range(scene)
-    plotter = new_plotter(window_size)
+    drawing = _Frames(scene, frames, scale, window_size, view)
     images = []
     try:
-        meshes = _add_bodies(plotter, scene, int(frames[0]), scale, stress_max)
-        set_view(plotter, view, _bounds(scene, frames, scale))
         for n, k in enumerate(frames):
-            _update(meshes, scene, int(k), scale)
-            plotter.add_text(f"t = {scene.time[k]:.4f} s   deformation × {scale:g}", font_size=10, color="black",
-                             position="upper_left", name="time")
-            plotter.render()
-            images.append(screenshot(plotter))
+            images.append(drawing.draw(int(k)))
             if progress and ((n + 1) % 20 == 0 or n + 1 == frames.size):
                 progress(f"rendered frame {n + 1}/{frames.size}")
     finally:
-        plotter.close()
+        drawing.close()
     write_animation(images, path, fps)
-    return {"frames": int(frames.size), "stress_max": stress_max, "path": path}
+    return {"frames": int(frames.size), "stress_max": drawing.stress_max, "path": path}
 
 
 def _written_points(body) -> np.ndarray:

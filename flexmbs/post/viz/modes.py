@@ -13,14 +13,15 @@ import numpy as np
 from fem.errors import FlexmbsError
 from reduction.flexbody import FlexBody
 
-from .render import new_plotter, screenshot, set_view, write_animation
+from .render import fit_parallel, new_plotter, screenshot, set_view, write_animation
 from .scene import node_chain
 
 __all__ = ["load_body", "mode_indices", "mode_title", "auto_scale", "surface_mesh", "plot_mode", "plot_modes",
-           "save_modes_png", "write_mode_gif", "write_modes_vtu"]
+           "modes_figure", "save_modes_png", "write_mode_gif", "write_modes_vtu"]
 
 DEFAULT_AMPLITUDE = 0.1  # largest drawn displacement as a fraction of the body's bounding-box diagonal
 RELATIVE = "relative displacement"  # |u| / max |u| of the mode
+SHOWN = "displacement / largest displacement of the mode"  # the colour bar's title
 
 
 def load_body(body: FlexBody | str) -> FlexBody:
@@ -81,7 +82,7 @@ def surface_mesh(points: np.ndarray, triangles: np.ndarray, lines: np.ndarray | 
 
 
 def _draw_mode(plotter, body: FlexBody, index: int, scale: float | None, phase: float = 1.0, clim=None,
-               title: bool = True) -> dict:
+               title: bool = True, colour_bar: bool = True) -> dict:
     """Add the deformed surface (coloured by displacement magnitude) and the undeformed outline to a plotter."""
     shape = body.translations[:, :, index]
     factor = auto_scale(body, index) if scale is None else float(scale)
@@ -101,11 +102,12 @@ def _draw_mode(plotter, body: FlexBody, index: int, scale: float | None, phase: 
                                                    manifold_edges=False)
         plotter.add_mesh(outline, color="black", line_width=1.0, opacity=0.6)
         plotter.add_mesh(deformed, scalars=RELATIVE, cmap="viridis", clim=clim, scalar_bar_args=bar,
-                         smooth_shading=False, show_edges=False)
+                         smooth_shading=False, show_edges=False, show_scalar_bar=colour_bar)
     else:
         plotter.add_mesh(undeformed, color="black", point_size=4, render_points_as_spheres=True, opacity=0.4)
         plotter.add_mesh(deformed, scalars=RELATIVE, cmap="viridis", clim=clim, scalar_bar_args=bar,
-                         point_size=10, render_points_as_spheres=True, line_width=6, render_lines_as_tubes=True)
+                         point_size=10, render_points_as_spheres=True, line_width=6, render_lines_as_tubes=True,
+                         show_scalar_bar=colour_bar)
     if title:
         plotter.add_text(f"{body.name} {mode_title(body, index)}\nscale {factor:.3g}", font_size=10,
                          color="black", position="upper_left")
@@ -160,16 +162,77 @@ def plot_modes(body: FlexBody | str, modes=None, scale: float | None = None, win
     return plotter
 
 
+def modes_figure(body: FlexBody | str, modes=None, scale: float | None = None, window_size=(1024, 768),
+                 view: str = "iso"):
+    """The mode shapes as a matplotlib figure of ``window_size`` pixels: each mode rendered off screen in its own
+    cell under its title (frequency, full FE partner, MAC, drawing scale), one colour bar in a strip at the bottom
+    (title above the bar, labels below). All text is matplotlib text (checked by
+    :func:`flexmbs.post.viz.layout.overlapping_texts` in the tests)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    from matplotlib import cm, colors
+
+    from .render import STRIP_PX
+
+    body = load_body(body)
+    numbers = list(modes) if modes else list(range(1, min(6, body.n_modes) + 1))
+    indices = mode_indices(body, numbers)
+    cols = int(np.ceil(np.sqrt(indices.size)))
+    rows = int(np.ceil(indices.size / cols))
+    w, h = window_size
+    strip, title_px = min(STRIP_PX, h // 4), 34
+    cell_w, cell_h = w // cols, max(16, (h - strip) // rows - title_px)
+    dpi = 100
+    fig = plt.figure(figsize=(w / dpi, h / dpi), dpi=dpi)
+    for n, index in enumerate(indices):
+        plotter = new_plotter((cell_w, cell_h))
+        try:
+            info = _draw_mode(plotter, body, int(index), scale, title=False, colour_bar=False)
+            set_view(plotter, view, info["bounds"])
+            plotter.enable_parallel_projection()
+            fit_parallel(plotter, info["bounds"])
+            image = screenshot(plotter)
+        finally:
+            plotter.close()
+        r, c = divmod(n, cols)
+        top = 1.0 - r * (cell_h + title_px) / h
+        ax = fig.add_axes([c * cell_w / w, top - (cell_h + title_px) / h, cell_w / w, cell_h / h])
+        ax.imshow(image, interpolation="nearest")
+        ax.set_axis_off()
+        ax.set_title(f"{body.name} {mode_title(body, int(index))}\nscale {info['scale']:.3g}", fontsize=9, pad=2)
+    cax = fig.add_axes([0.3, 0.45 * strip / h, 0.4, 0.14 * strip / h])
+    bar = fig.colorbar(cm.ScalarMappable(colors.Normalize(0.0, 1.0), cmap="viridis"), cax=cax,
+                       orientation="horizontal")
+    bar.ax.tick_params(labelsize=8)
+    bar.ax.set_title(SHOWN, fontsize=9, pad=3)
+    _fit_titles(fig, [a for a in fig.axes if a is not cax])
+    return fig
+
+
+def _fit_titles(fig, axes) -> None:
+    """Shrink a title wider than its cell until it fits."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in axes:
+        room = ax.get_window_extent(renderer).width
+        size = ax.title.get_fontsize()
+        while ax.title.get_window_extent(renderer).width > room and size > 5:
+            size -= 0.5
+            ax.title.set_fontsize(size)
+
+
 def save_modes_png(body: FlexBody | str, path: str, modes=None, scale: float | None = None,
                    window_size=(1024, 768), view: str = "iso") -> str:
-    """Render :func:`plot_modes` to a PNG of exactly ``window_size`` pixels."""
-    from PIL import Image
+    """Render :func:`modes_figure` to a PNG of exactly ``window_size`` pixels."""
+    import matplotlib.pyplot as plt
 
-    plotter = plot_modes(body, modes, scale=scale, window_size=window_size, view=view)
+    fig = modes_figure(body, modes, scale=scale, window_size=window_size, view=view)
     try:
-        Image.fromarray(screenshot(plotter)).save(path)
+        fig.savefig(path, dpi=100, format="png")
     finally:
-        plotter.close()
+        plt.close(fig)
     return path
 
 
@@ -177,13 +240,23 @@ def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float 
                    window_size=(640, 480), view: str = "iso", n_frames: int = 24, fps: float = 12.0,
                    progress=None) -> str:
     """One mode oscillating, ``u(t) = scale · sin(2π i / n_frames) · φ``, as an animated GIF (or MP4)."""
+    from .render import Overlay, camera_axes, view_size
+
     body = load_body(body)
     index = int(mode_indices(body, [mode])[0])
     frames = []
-    plotter = new_plotter(window_size)
+    plotter = new_plotter(view_size(window_size))
+    overlay = Overlay(window_size, {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0, "title": SHOWN})
     try:
-        info = _draw_mode(plotter, body, index, scale)
+        info = _draw_mode(plotter, body, index, scale, title=False, colour_bar=False)
         set_view(plotter, view, info["bounds"])
+        plotter.enable_parallel_projection()
+        fit_parallel(plotter, info["bounds"])
+        right, up, metres_per_pixel = camera_axes(plotter)
+        overlay.set_triad(right, up)
+        overlay.set_scale(metres_per_pixel)
+        overlay.set_caption(f"{body.name} {mode_title(body, index)}, scale {info['scale']:.3g}")
+        overlay.fit_caption()
         mesh, shape = info["mesh"], info["scale"] * body.translations[:, :, index]
         peak = float(np.linalg.norm(shape, axis=1).max()) or 1.0
         for i in range(n_frames):
@@ -191,10 +264,12 @@ def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float 
             mesh.points = body.positions + displacement
             mesh.point_data[RELATIVE] = np.linalg.norm(displacement, axis=1) / peak
             plotter.render()
-            frames.append(screenshot(plotter))
+            overlay.set_view(screenshot(plotter))
+            frames.append(overlay.render())
             if progress and (i + 1) % 8 == 0:
                 progress(f"frame {i + 1}/{n_frames}")
     finally:
+        overlay.close()
         plotter.close()
     return write_animation(frames, path, fps)
 

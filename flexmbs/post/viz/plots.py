@@ -15,7 +15,7 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
-__all__ = ["Series", "DISPLAY_UNITS", "display_unit", "select_signals", "plot_signals", "write_signals_csv",
+__all__ = ["Series", "DISPLAY_UNITS", "display_unit", "quantity", "axis_quantity", "unwrapped", "select_signals", "plot_signals", "write_signals_csv",
            "plot_stress", "write_stress_csv"]
 
 # SI unit in the file -> (unit shown in plots, factor applied to the SI values)
@@ -110,7 +110,7 @@ def _figure(window_size, rows=1, sharex=False):
 
     dpi = 100
     fig, axes = plt.subplots(rows, 1, figsize=(window_size[0] / dpi, window_size[1] / dpi), dpi=dpi,
-                             squeeze=False, sharex=sharex)
+                             squeeze=False, sharex=sharex, layout="constrained")
     return fig, axes[:, 0], plt
 
 
@@ -120,26 +120,88 @@ def _save(fig, plt, path: str, dpi: int = 100) -> str:
     return path
 
 
+def quantity(name: str) -> str:
+    """What a signal measures, from its name: ``body/crank/position/y`` → ``position y``,
+    ``joint/pivot/rotation`` → ``rotation``, ``circuit/boom/pressure_A`` → ``pressure A``."""
+    parts = [p for p in name.split("/") if p]
+    if len(parts) >= 2 and parts[-2] in _VECTOR_QUANTITIES:
+        return f"{parts[-2].replace('_', ' ')} {parts[-1]}"
+    return parts[-1].replace("_", " ") if parts else name
+
+
+_VECTOR_QUANTITIES = {"position", "velocity", "acceleration", "orientation", "force", "moment", "torque",
+                      "angular_velocity", "modal_coordinates", "reaction_force", "reaction_moment"}
+
+
+def axis_quantity(names) -> str:
+    """What an axis shows for the signals ``names``: their quantities without the components (``position``,
+    ``position, velocity``), ``value`` for more than three."""
+    bases = []
+    for name in names:
+        parts = [p for p in name.removesuffix(" (unwrapped)").split("/") if p]
+        base = parts[-2] if len(parts) >= 2 and parts[-2] in _VECTOR_QUANTITIES else (parts[-1] if parts else name)
+        bases.append(base.replace("_", " "))
+    bases = list(dict.fromkeys(bases))
+    return ", ".join(bases) if len(bases) <= 3 else "value"
+
+
+def unwrapped(series: Series) -> Series:
+    """An angle (SI unit rad) without the ±π jumps of its stored branch (``numpy.unwrap``); other signals as they
+    are. The name says ``(unwrapped)`` when a jump was removed."""
+    if series.unit.strip() != "rad" or series.values.size < 2:
+        return series
+    values = np.unwrap(series.values)
+    if np.allclose(values, series.values, rtol=0.0, atol=1e-12):
+        return series
+    return Series(f"{series.name} (unwrapped)", series.unit, values)
+
+
+def _legend_outside(ax, n_entries: int) -> None:
+    """A legend right of the axes (never over the curves); one column up to 12 entries."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8,
+              ncol=1 if n_entries <= 12 else 2, frameon=False)
+
+
+def _fit_ylabels(fig, axes) -> None:
+    """A y label taller than its axes gets its unit on a second line, then a smaller font, so that stacked axes'
+    labels never run into each other."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in axes:
+        label = ax.yaxis.label
+        room = ax.get_window_extent(renderer).height
+        if label.get_window_extent(renderer).height <= room:
+            continue
+        text = label.get_text()
+        if " [" in text and "\n" not in text:
+            label.set_text(text.replace(" [", "\n[", 1))
+        size = label.get_fontsize()
+        while label.get_window_extent(renderer).height > room and size > 5:
+            size -= 1
+            label.set_fontsize(size)
+
+
 def plot_signals(time: np.ndarray, series: list[Series], path: str | None = None, window_size=(1000, 600),
                  title: str = ""):
-    """Signals over time, one axis per display unit (stacked), labelled ``name`` with the unit on the y axis.
+    """Signals over time, one axis per display unit (stacked); the y axis says the quantity and its unit, angles
+    are unwrapped (and say so), the legend stands right of the curves.
 
     Returns the matplotlib figure (saved to ``path`` as PNG and closed if a path is given).
     """
     groups: dict[str, list[Series]] = {}
     for s in series:
-        groups.setdefault(display_unit(s.unit)[0], []).append(s)
+        groups.setdefault(display_unit(s.unit)[0], []).append(unwrapped(s))
     fig, axes, plt = _figure(window_size, rows=len(groups), sharex=True)
     for ax, (shown, members) in zip(axes, groups.items()):
         for s in members:
             ax.plot(time, s.values * display_unit(s.unit)[1], label=s.name, linewidth=1.2)
-        ax.set_ylabel(f"[{shown}]" if shown else "[-]")
+        ax.set_ylabel(f"{axis_quantity(s.name for s in members)} [{shown or '-'}]", fontsize=9)
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize=8)
+        _legend_outside(ax, len(members))
     axes[-1].set_xlabel("time [s]")
     if title:
-        axes[0].set_title(title, fontsize=10)
-    fig.tight_layout()
+        fig.suptitle(title, fontsize=10)
+    _fit_ylabels(fig, axes)
     return _save(fig, plt, path) if path else fig
 
 
@@ -158,9 +220,9 @@ def plot_stress(history, summary: dict, path: str | None = None, window_size=(10
     ax.set_title(f"{history.label}: max von Mises {history.von_mises[peak] * mpa:.3g} MPa at "
                  f"t = {history.time[peak]:.4g} s", fontsize=10)
     ax.set_xlabel("time [s]")
-    ax.set_ylabel("stress [MPa]")
+    ax.set_ylabel("stress [MPa], components in body axes", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper right", fontsize=7, ncol=5)
+    _legend_outside(ax, 10)
     edges, counts = summary["bin_edges"] * mpa, summary["bin_counts"]
     ax2.bar(0.5 * (edges[:-1] + edges[1:]), counts, width=0.9 * np.diff(edges), color="tab:blue")
     ax2.set_xlabel(f"{cycle_signal} range [MPa]")
@@ -168,7 +230,6 @@ def plot_stress(history, summary: dict, path: str | None = None, window_size=(10
     ax2.set_title(f"rainflow ({cycle_signal}): {summary['total_cycles']:g} cycles, largest range "
                   f"{summary['max_range'] * mpa:.3g} MPa", fontsize=10)
     ax2.grid(True, alpha=0.3)
-    fig.tight_layout()
     return _save(fig, plt, path) if path else fig
 
 
