@@ -41,15 +41,26 @@ def compiled_modules(root: Path) -> list[str]:
     return names
 
 
-def _worker(kind: str, names: list[str]) -> None:
+def _worker(kind: str, names: list[str]) -> int:
+    """Import ``names`` (``kind`` "import") or run their ``warm_up()`` ("warm-up"); "check" does both and returns
+    the number of kernels it had to compile (0 when everything loads from the cache)."""
     import importlib
     import warnings
 
+    from numba.core import event
+
+    compiled = []
+    event.register("numba:compile", type("Count", (event.Listener,), {
+        "on_start": lambda self, ev: compiled.append(ev.data["dispatcher"]), "on_end": lambda self, ev: None})())
     warnings.simplefilter("ignore")
     for name in names:
         module = importlib.import_module(name)
-        if kind == "warm-up":
+        if kind in ("warm-up", "check") and hasattr(module, "warm_up"):
             module.warm_up()
+    if kind == "check" and compiled:
+        print(f"flexmbs_jit.build: the check compiled {len(compiled)} kernels again (a cached kernel did not load): "
+              + ", ".join(sorted({d.py_func.__qualname__ for d in compiled})[:8]), file=sys.stderr)
+    return len(compiled) if kind == "check" else 0
 
 
 def main(argv=None) -> int:
@@ -61,8 +72,7 @@ def main(argv=None) -> int:
     parser.add_argument("--worker", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(args.worker[0], args.worker[1:])
-        return 0
+        return 3 if _worker(args.worker[0], args.worker[1:]) else 0
     root = Path(args.root).resolve()
     env = dict(os.environ, FLEXMBS_KERNEL_CACHE=str(root / "flexmbs_jit" / "kernels"), FLEXMBS_COMPILE_NOTICE="0",
                PYTHONPATH=os.pathsep.join([str(root)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
@@ -83,8 +93,8 @@ def main(argv=None) -> int:
     else:
         running = [subprocess.Popen(command + [kind] + names, env=env, cwd=root) for kind, names in groups]
         codes = [p.wait() for p in running]
-    check = subprocess.call(command + ["import"] + others, env=env, cwd=root)  # all of it in one process: loads
-    check = check or subprocess.call(command + ["warm-up"] + warm_ups, env=env, cwd=root)
+    # all of it once more in one process: everything must load without compiling
+    check = subprocess.call(command + ["check"] + others + warm_ups, env=env, cwd=root)
     cpu1 = os.times()
     cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
     ok = not any(codes) and not check

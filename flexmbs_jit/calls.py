@@ -42,8 +42,9 @@ from .cache import kernel_cache_dir
 
 __all__ = ["apart", "preload", "registered"]
 
-PREFIX = "flexmbs_apart_"
-_SYMBOL = re.compile(rb"flexmbs_apart_[A-Za-z0-9_]+")
+PREFIX, SUFFIX = "flexmbs_apart_", "_end"
+# the names in a cached library's symbol table follow each other without a separator: the suffix ends one
+_SYMBOL = re.compile(rb"flexmbs_apart_[A-Za-z0-9_]+?_[0-9a-f]{16}_end")
 _lock = threading.RLock()
 _FUNCTIONS: dict[tuple[str, str], object] = {}  # (module, qualname) -> dispatcher
 _REGISTERED: dict[str, object] = {}  # symbol -> numba signature of the compiled function
@@ -54,7 +55,7 @@ _preloaded = False
 def _symbol(dispatcher, argtypes) -> str:
     func = dispatcher.py_func
     name = re.sub(r"[^A-Za-z0-9]", "_", f"{func.__module__}_{func.__qualname__}")
-    return f"{PREFIX}{name}_{hashlib.sha1(repr(argtypes).encode()).hexdigest()[:16]}"
+    return f"{PREFIX}{name}_{hashlib.sha1(repr(argtypes).encode()).hexdigest()[:16]}{SUFFIX}"
 
 
 def _registry_dir():
