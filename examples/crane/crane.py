@@ -44,9 +44,10 @@ DEFAULTS = {
     "valve_nominal_flow": 20.0 / 60000.0,  # m^3/s at 35 bar per edge (datasheet)
     "valve_rated_drop": 35e5,  # Pa per edge
     "valve_f90": 30.0,         # Hz, -90° phase frequency (datasheet)
+    "valve_leakage": 0.01,     # centre leakage of each edge, fraction of the full edge area
     "gain": 30.0,              # V/m, position controller (100 V/m makes the payload bounce unstable)
     "lift": 0.05,              # m, cylinder extension of the lift
-    "t_end": 4.5,              # s
+    "t_end": 6.0,              # s
 }
 GRAVITY = 9.81
 STEEL = {"E": 2.1e11, "rho": 7850.0}
@@ -140,7 +141,13 @@ def build_circuit(p: dict, length, initial_pressures) -> h.Circuit:
     setpoint = h.PiecewiseLinear("setpoint", times, values, unit="m")
     sensor = h.MeasurementSensor("length_sensor", length, unit="m")
     command = h.Sum("controller", [setpoint, sensor], [p["gain"], -p["gain"]], unit="V")  # u = K (s_ref - s)
-    c.add(h.valve_from_datasheet("valve", valve_datasheet(p), command), P="P", T="tank", A="A", B="B")
+    ds = valve_datasheet(p)
+    c.add(h.valve_from_datasheet("valve", ds, command), P="P", T="tank", A="A", B="B")
+    # a real spool leaks across its lands: P->A->T and P->B->T. Without this the closed centre traps the chamber
+    # pressures, and any pair with the same cylinder force holds the boom (a neutral direction, docs/tutorial.md)
+    leak = p["valve_leakage"] * ds.edge_area(h.HLP46.density)
+    for a, b in (("P", "A"), ("A", "tank"), ("P", "B"), ("B", "tank")):
+        c.add(h.Orifice(f"leak_{a}{b}", leak), A=a, B=b)
     return c
 
 
@@ -194,14 +201,10 @@ def load_pressure(res, p: dict, window: float = 0.5) -> float:
     return float(np.mean(pa - pb * a_b / a_a))
 
 
-def linearize(p: dict, body_file: str, res):
-    """The crane linearized where the lift ends (boom horizontal, at rest), valve command in, cylinder length out.
-
-    Not ``at="static"``: with the closed-centre valve shut, any chamber pressures with the same cylinder force hold
-    the boom, so the static solver has no unique answer; the run has picked the pressures.
-    """
+def linearize(p: dict, body_file: str):
+    """The crane linearized at its static equilibrium (boom horizontal), valve command in, cylinder stroke out."""
     model = build_model(p, body_file)
-    return fm.linearize(model, at=(res, float(res.time[-1])), inputs={"command": "element/hydraulics/controller"},
+    return fm.linearize(model, at="static", inputs={"command": "element/hydraulics/controller"},
                         outputs={"stroke": "element/hydraulics/cylinder.position"})
 
 
@@ -220,7 +223,7 @@ def main(folder: str = ".") -> dict:
 
     body = read_flexbody(body_file)
     res = run(p, body_file, os.path.join(folder, "lift.results.h5"))
-    lin = linearize(p, body_file, res)
+    lin = linearize(p, body_file)
     pendulum, _sideways, bounce = payload_modes(lin)[:3]
     numbers = {
         "boom_mass_kg": float(body.invariants.mass),
