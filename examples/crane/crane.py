@@ -77,8 +77,10 @@ def boom_body(p: dict, folder: str = ".") -> str:
     fe = solid_model(load_mesh(mesh), "steel")
     fe.add_reference_node("foot", "group:end_x0", "rbe2")          # the pivot pin, centre of the end face
     fe.add_reference_node("tip", "group:end_x1", "rbe2")           # the payload hinge
-    # the lug: nodes of the underside (y = 0) within 30 mm of x = lug_x, averaged (RBE3: adds no stiffness)
-    fe.add_reference_node("lug", f"box:{x - 0.03},-0.001,-0.001,{x + 0.03},0.001,{b + 0.001}", "rbe3")
+    # the lug: nodes of the underside (y = 0) within 30 mm of x = lug_x, averaged (RBE3: adds no stiffness), its
+    # pin on the boom's centre line (where the pivot and the tip are too)
+    fe.add_reference_node("lug", f"box:{x - 0.03},-0.001,-0.001,{x + 0.03},0.001,{b + 0.001}", "rbe3",
+                          point=(x, b / 2, b / 2))
     body = reduce(fe, {"foot": "123456", "tip": "123456", "lug": "123"}, n_modes=p["n_modes"],
                   damping=p["damping"], name="boom", compare_modes=4)
     write_flexbody(body, path)
@@ -111,7 +113,7 @@ def build_model(p: dict, body_file: str, initial_pressures=(30e5, 10e5)) -> fm.M
                                    position=(tip[0], tip[1] - l_rope, tip[2]))
     model.add_joint("revolute", model.add_marker(boom, "boom.tip", node="tip"),
                     model.add_marker(payload, "payload.hook", position=(0.0, l_rope, 0.0)), name="hook")
-    anchor = model.add_marker(model.ground, "anchor", position=(x_lug, -p["cylinder_height"], b / 2))
+    anchor = model.add_marker(model.ground, "anchor", position=(x_lug, b / 2 - p["cylinder_height"], b / 2))
     lug = model.add_marker(boom, "boom.lug", node="lug")
     length = fm.Distance(anchor, lug)
     model.add_element(build_circuit(p, length, initial_pressures))
