@@ -162,10 +162,12 @@ def hand_checks(p: dict) -> dict:
     * ``load_pressure_pa``: moment balance about the pivot at the horizontal pose, cylinder vertical under the lug:
       ``(p_A − p_B A_B/A_A) A_A x_lug = m_boom g L/2 + m_payload g L``;
     * ``pendulum_hz``: the payload swinging on its hinge, ``f = sqrt(m g l / (m l^2 + I)) / 2π``;
+    * ``spool_hz``: the valve spool, a PT2 with ``f_n`` = the datasheet's -90° frequency and ζ = 0.7, oscillates at
+      ``f_n sqrt(1 − ζ²)``;
     * ``payload_bounce_hz``: the payload bouncing on the boom: tip stiffness of the overhanging beam
-      (``c^2 (a + c) / 3EI``, supported at the pivot and the lug) in series with the oil columns
-      (``k_h = B (A_A^2/V_A + A_B^2/V_B)`` seen at the tip through ``(a/L)^2``), mass ``m_payload + m_boom/3``
-      at the tip (the boom turning about its pivot).
+      (flexibility ``c^2 (a + c) / 3EI``, supported at the pivot and the lug) in series with the oil columns
+      (``k_h = B (A_A^2/V_A + A_B^2/V_B)`` seen at the tip through ``(a/L)^2``); mass ``m_payload`` plus the
+      overhang's own mass with the Rayleigh factor of a cantilever, ``33/140 m_boom c/L``.
     """
     L, b = p["boom_length"], p["boom_section"]
     area, inertia = b * b, b**4 / 12.0
@@ -183,9 +185,10 @@ def hand_checks(p: dict) -> dict:
     v_a, v_b = p["hose_volume"] + a_a * x0, p["hose_volume"] + a_b * (p["stroke"] - x0)
     k_oil = h.HLP46.bulk_modulus * (a_a**2 / v_a + a_b**2 / v_b) * (a / L) ** 2
     k_tip = 1.0 / (1.0 / k_beam + 1.0 / k_oil)
-    bounce = math.sqrt(k_tip / (p["payload"] + m_boom / 3)) / (2 * math.pi)
+    bounce = math.sqrt(k_tip / (p["payload"] + 33.0 / 140.0 * m_boom * c / L)) / (2 * math.pi)
+    spool = p["valve_f90"] * math.sqrt(1.0 - 0.7**2)  # PT2 with ω_n = 2π f_-90°, ζ = 0.7: ω_d = ω_n sqrt(1 − ζ²)
     return {"boom_mass_kg": m_boom, "bending_hz": bending, "load_pressure_pa": load_pressure,
-            "pendulum_hz": pendulum, "payload_bounce_hz": bounce}
+            "pendulum_hz": pendulum, "payload_bounce_hz": bounce, "spool_hz": spool}
 
 
 # --- run, linearize, report --------------------------------------------------------------------------------------
@@ -218,6 +221,12 @@ def payload_modes(lin) -> list[float]:
                   and row["participants"][0][0] == "body payload")
 
 
+def spool_mode(lin) -> float:
+    """Frequency (Hz) of the oscillating mode led by the valve spool."""
+    return next(row["f_hz"] for row in lin.eigen().rows(top=1)
+                if row["im"] > 0.0 and row["participants"][0][0].startswith("element/hydraulics/valve.spool"))
+
+
 def main(folder: str = ".") -> dict:
     p = parameters()
     body_file = boom_body(p, folder)
@@ -233,6 +242,7 @@ def main(folder: str = ".") -> dict:
         "load_pressure_pa": load_pressure(res, p),
         "pendulum_hz": pendulum,
         "payload_bounce_hz": bounce,
+        "spool_hz": spool_mode(lin),
     }
     print(res.message)
     print(lin)
