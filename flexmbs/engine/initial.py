@@ -206,6 +206,9 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
     return qdd, lam, zdot
 
 
+NEUTRAL_RCOND = 1e-10  # smallest/largest singular value of the equilibrated static matrix: singular below this
+
+
 def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_iter: int = 60):
     """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness."""
     from .jacobian import finite_difference_blocks
@@ -245,7 +248,28 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
     names = equation_names(system)
     worst = int(np.argmax(np.abs(r)))
     raise SimulationError(f"static equilibrium not found in {max_iter} Newton iterations; largest residual "
-                          f"{r[worst]:.3g} in {names[worst]}")
+                          f"{r[worst]:.3g} in {names[worst]}{_neutral_note(mat, names, n_q, n_z)}")
+
+
+def _neutral_note(mat: np.ndarray, names: list, n_q: int, n_z: int) -> str:
+    """Why Newton could not settle when the static matrix is singular along element states: ``"; the equilibrium is
+    not unique: ... can change together"`` naming them (e.g. the chamber pressures behind a closed-centre valve,
+    which any pair with the same cylinder force keeps in equilibrium), or ``""``."""
+    rows = 1.0 / np.maximum(np.linalg.norm(mat, axis=1), 1e-300)
+    scaled = mat * rows[:, None]
+    cols = 1.0 / np.maximum(np.linalg.norm(scaled, axis=0), 1e-300)
+    _, sigma, vt = np.linalg.svd(scaled * cols[None, :])
+    if sigma[-1] > NEUTRAL_RCOND * sigma[0]:
+        return ""
+    direction = np.abs(vt[-1] * cols)
+    direction /= direction.max()
+    states = [k for k in range(n_q, n_q + n_z) if direction[k] > 0.1]
+    if not states:
+        return ""
+    listed = ", ".join(names[k].replace("state ", "") for k in states)
+    return (f"; the equilibrium is not unique: {listed} can change together without a residual (a closed valve "
+            "trapping chamber pressures: any pair giving the same force holds); give the circuit a leakage path "
+            "(an Orifice) or linearize about a run's state")
 
 
 def _converged(r: np.ndarray, z: np.ndarray, n_q: int, n_z: int, tol: float) -> bool:

@@ -80,7 +80,8 @@ class LinearModel:
     # --- a short summary: print(lin), and a table in notebooks -------------------------------------------
     def summary(self, max_rows: int = SUMMARY_ROWS) -> str:
         """Sizes, inputs and outputs, and the eigenvalue table (one row per real eigenvalue or conjugate pair:
-        f, ζ, τ and the three largest participants; zero eigenvalues named rigid-body or neutral directions),
+        f, ζ, τ and the three largest participants; zero eigenvalues named free directions of the bodies or neutral
+        directions of the states, :func:`zero_mode_kind`),
         at most ``max_rows`` rows (the lowest |λ|); ``eigen().rows()`` has all of them."""
         return "\n".join(_summary_lines(self, max_rows))
 
@@ -390,13 +391,14 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
 
 
 def zero_mode_kind(participation: list, n_minimal: int, state_names: list) -> str:
-    """What a zero eigenvalue is, from its participation: ``"rigid-body direction"`` (mechanical coordinates: a
-    motion no force resists) or ``"neutral direction"`` (element states: e.g. the chamber pressures behind a
-    closed valve, which any pair with the same cylinder force keeps in equilibrium; the operating point is not
-    unique along it)."""
+    """What a zero eigenvalue is, from its participation: ``"free direction of the bodies"`` (mostly mechanical
+    coordinates: a motion no stiffness resists there — a rigid-body motion, or a family of equilibria through the
+    mechanism) or ``"neutral direction of the states"`` (mostly element states: e.g. the chamber pressures behind a
+    closed valve, which any pair with the same cylinder force keeps in equilibrium). Either way the operating
+    point is not unique along it."""
     mechanical = set(state_names[:n_minimal]) | {lbl for lbl, _ in participation if lbl.startswith("body ")}
     share = sum(s for lbl, s in participation if lbl in mechanical or lbl.startswith("body "))
-    return "rigid-body direction" if share >= 0.5 else "neutral direction"
+    return "free direction of the bodies" if share >= 0.5 else "neutral direction of the states"
 
 
 def _short(label: str) -> str:
