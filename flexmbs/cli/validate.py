@@ -43,10 +43,13 @@ def echo_parameters(case: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"case": case, "parameters": table}, default=str))
         return
+    click.echo(f"{'parameter':<30} {'value':>14} {'unit':<14} {'--set':<6} {'provenance':<10} source")
     for item in table:
         value = f"{item['value']:.6g}" if isinstance(item["value"], float) else str(item["value"])
         settable = "--set" if item["settable"] else "fixed"
-        click.echo(f"{item['key']:<30} {value:>14} {item['unit']:<14} {settable:<6} {item['provenance']:<10} "
+        numeric = isinstance(item["value"], (int, float)) and not isinstance(item["value"], bool)
+        unit = item["unit"] or ("?" if numeric else "-")  # "?": a number whose case declares no unit
+        click.echo(f"{item['key']:<30} {value:>14} {unit:<14} {settable:<6} {item['provenance']:<10} "
                    f"{item['source'] or item['description']}")
 
 

@@ -169,3 +169,20 @@ def test_validate_exits_1_on_a_failed_row_and_0_without(monkeypatch):
         result = CliRunner().invoke(main, ["validate"])
         assert result.exit_code == code, result.output
         assert ("FAIL fake" in result.output) == (code == 1)
+
+
+def test_case_parameters_print_a_header_and_a_unit_for_every_number():
+    from flexmbs.catalog.registry import case_registry
+    from flexmbs.cli.app import main
+    from flexmbs.cli.validate import parameter_table
+
+    # every numeric parameter of every case declares its unit (SI), so `flexmbs cases CASE` can print it
+    missing = [(name, r["key"]) for name, module in case_registry().items() for r in parameter_table(module)
+               if not r["unit"] and isinstance(r["value"], (int, float)) and not isinstance(r["value"], bool)]
+    assert missing == []
+    listed = CliRunner().invoke(main, ["cases", "excavator"])
+    lines = listed.output.splitlines()
+    assert listed.exit_code == 0 and lines[0].split()[:4] == ["parameter", "value", "unit", "--set"]
+    assert any(l.split()[:3] == ["pressure_atol", "1000", "Pa"] for l in lines)
+    # physical switches are not described as integrator settings
+    assert not any(l.split()[0] in ("scenario", "mesh_size") and "integrator" in l for l in lines[1:])
