@@ -67,6 +67,12 @@ class StudyResult:
         return (f"StudyResult({self.case!r}, {self.n_variants} variants: {self.n_finished} finished "
                 f"({self.n_skipped} earlier), {self.n_failed} failed, {self.n_pending} pending; {self.path})")
 
+    def _repr_html_(self) -> str:
+        import html
+
+        table = self.table.head(20).to_html(index=False) if getattr(self, "table", None) is not None else ""
+        return f"<p>{html.escape(repr(self))}</p>{table}"
+
 
 
 
