@@ -7,6 +7,10 @@ so the watchdog costs nothing measurable per step.
 
 A run that crawls without stalling (more than 5 min still to go at the rate of its first ``notice_after`` seconds,
 default 60) gets one ``note: slow progress ...`` line on stderr naming the equation that limits the step.
+
+The first run of a new kind of model compiles its kernels (numba) before its first step: a run whose first step has
+not come back after 5 s says so in one ``note: compiling ...`` line, and how long it took once it has (issue 44:
+the compile used to be silent and was counted as slow progress).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from fem.errors import FlexmbsError, SimulationError
 __all__ = ["Watchdog", "StalledError", "MAX_STEPS_LIMIT"]
 
 MAX_STEPS_LIMIT = 10 ** 9  # more steps than any run of this project could take in a day
+COMPILE_NOTE_AFTER = 5.0  # s without a first step before the compile note (a cached start takes about 0.5 s)
 
 
 class StalledError(SimulationError):
@@ -51,11 +56,42 @@ class Watchdog:
         self.t_end, self.notice_after = float(t_end), float(notice_after)
         self._notice = notice or (lambda text: print(text, file=sys.stderr, flush=True))
         self._start, self._noticed = _time.monotonic(), False
+        self._compile_timer, self._compile_said, self._compile_start = None, False, None
+
+    def begin_compile_note(self, after: float = COMPILE_NOTE_AFTER) -> None:
+        """Say ``note: compiling ...`` if the first step has not come back after ``after`` seconds (numba compiles
+        the kernels of a new kind of model on its first run; later runs load them from the cache). The first
+        :meth:`check` ends it, says how long it took (if the note was said) and restarts the slow-progress clock."""
+        import threading
+
+        self._compile_start = _time.monotonic()
+
+        def say():
+            self._compile_said = True
+            self._notice("note: compiling the kernels of this model's compiled step (numba: once for each new kind "
+                         "of model; later runs load them from the cache) ...")
+
+        self._compile_timer = threading.Timer(after, say)
+        self._compile_timer.daemon = True
+        self._compile_timer.start()
+
+    def end_compile_note(self) -> None:
+        """Cancel the compile note; if it was said, say how long the compile took (idempotent)."""
+        if self._compile_timer is None:
+            return
+        self._compile_timer.cancel()
+        self._compile_timer = None
+        now = _time.monotonic()
+        if self._compile_said:
+            self._notice(f"note: compiled in {now - self._compile_start:.0f} s; cached for later runs")
+        self._start = now  # the slow-progress estimate counts stepping, not compiling
 
     def check(self, h: float, t: float, causes, attempts: int = 1) -> None:
         """Call once per step attempt (or once per ``attempts`` of them: the compiled step) with the current step
         size ``h`` (s) and time ``t`` (s); ``causes()`` returns ``{equation name: rejected steps}``. Raises
         :class:`StalledError` when the run stalled."""
+        if self._compile_timer is not None:
+            self.end_compile_note()
         before = self._count
         self._count += attempts
         if self._count // self.every == before // self.every:

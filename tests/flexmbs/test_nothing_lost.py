@@ -469,3 +469,27 @@ def test_a_cut_file_is_named_as_cut(files, tmp_path):
     text.write_text("hello")
     line = one_error_line(CliRunner().invoke(main, ["plot", str(text), "x", "--out", str(tmp_path / "a.png")]))
     assert "it is not an HDF5 file" in line and "signature" not in line
+
+
+def test_a_long_first_step_says_it_compiles_and_then_how_long():
+    """The compile note (issue 44): said by a timer when the first step is late (0 s here, no wall-clock limit),
+    closed by the first check with the time it took; never said when the first step comes back first."""
+    import threading
+
+    from flexmbs.engine.watchdog import Watchdog
+
+    said = []
+    dog = Watchdog(1.0, stall_window=1e9, every=1, notice=said.append)
+    fired = threading.Event()
+    dog._notice = lambda text: (said.append(text), fired.set())
+    dog.begin_compile_note(after=0.0)
+    assert fired.wait(60.0)  # the timer thread has said it (a bound on a hang, not a timing assertion)
+    dog.check(1e-3, 1e-3, dict)
+    assert len(said) == 2 and said[0].startswith("note: compiling the kernels") and said[1].startswith(
+        "note: compiled in ") and said[1].endswith("cached for later runs")
+    quiet = []
+    dog = Watchdog(1.0, stall_window=1e9, every=1, notice=quiet.append)
+    dog.begin_compile_note(after=1e6)
+    dog.check(1e-3, 1e-3, dict)
+    dog.end_compile_note()
+    assert quiet == []
