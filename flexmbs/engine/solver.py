@@ -314,6 +314,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats.update({k: int(v) for k, v in integ.stats.items()})
     stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
+    stats["compile_time_s"] = float(watchdog.compile_seconds)  # a first run's compile (said on stderr), else 0
     stats["engine"] = used
     if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
         try:

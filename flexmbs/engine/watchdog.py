@@ -57,6 +57,7 @@ class Watchdog:
         self._notice = notice or (lambda text: print(text, file=sys.stderr, flush=True))
         self._start, self._noticed = _time.monotonic(), False
         self._compile_timer, self._compile_said, self._compile_start = None, False, None
+        self.compile_seconds = 0.0  # wall time of a compile that was said (0 when the first step came back in time)
 
     def begin_compile_note(self, after: float = COMPILE_NOTE_AFTER) -> None:
         """Say ``note: compiling ...`` if the first step has not come back after ``after`` seconds (numba compiles
@@ -83,7 +84,8 @@ class Watchdog:
         self._compile_timer = None
         now = _time.monotonic()
         if self._compile_said:
-            self._notice(f"note: compiled in {now - self._compile_start:.0f} s; cached for later runs")
+            self.compile_seconds = now - self._compile_start
+            self._notice(f"note: compiled in {self.compile_seconds:.0f} s; cached for later runs")
         self._start = now  # the slow-progress estimate counts stepping, not compiling
 
     def check(self, h: float, t: float, causes, attempts: int = 1) -> None:
