@@ -178,6 +178,18 @@ class FlexBody:
     def n_modes(self) -> int:
         return int(self.frequencies_hz.size)
 
+    def __repr__(self) -> str:
+        f = self.frequencies_hz
+        span = f"{f.min():.4g}–{f.max():.4g} Hz" if f.size else "none"
+        faces = ", ".join(f"{i.name} ({i.spider}, {i.retained_dofs})" for i in self.interfaces)
+        return (f"FlexBody({self.name!r}, {self.n_modes} elastic modes {span}, {self.node_ids.size} nodes, "
+                f"{self.invariants.mass:.6g} kg, interfaces {faces or 'none'})")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(repr(self))}</pre>"
+
     @property
     def stiffness(self) -> np.ndarray:
         """Modal stiffness ``K_ff = diag(ω²)``, (m, m), N m / (kg m²) per unit modal coordinate squared."""

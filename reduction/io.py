@@ -114,12 +114,20 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str
             handle.write(buffer.getbuffer())
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _default_mode())  # mkstemp makes 0600; a body file is shared like every other output
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
     return path
+
+
+def _default_mode() -> int:
+    """``0o666`` less the user's umask: the mode ``open()`` gives a new file (0644 with the usual umask 022)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def read_flexbody(path: str) -> FlexBody:

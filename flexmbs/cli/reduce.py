@@ -1,6 +1,7 @@
 """``flexmbs reduce`` and ``flexmbs info``."""
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
@@ -376,6 +377,17 @@ def _stress_field_info(body, path: str) -> dict | None:
             "memory_bytes": field.nbytes}
 
 
+def _stored_warnings(value) -> list[str]:
+    """The ``warnings`` attribute of a results file (a JSON list) as one-line texts."""
+    if not value:
+        return []
+    try:
+        items = json.loads(value) if isinstance(value, str) else list(value)
+    except ValueError:
+        items = [value]
+    return [" ".join(str(item).split()) for item in items if str(item).strip()]
+
+
 def _describe_hdf5(path: str, kind, as_json: bool) -> None:
     """List every dataset of a results (or other flexmbs) file with its shape and unit."""
     signals = []
@@ -396,7 +408,11 @@ def _describe_hdf5(path: str, kind, as_json: bool) -> None:
         return
     click.echo(f"{path}: {kind or 'HDF5 file'}")
     for key, value in attrs.items():
+        if key == "warnings":  # the run's warnings, one line each (the results keep them: issue 44)
+            continue
         click.echo(f"  {key}: {value}")
+    for text in _stored_warnings(attrs.get("warnings")):
+        click.echo(f"  warning: {text}")
     if "steps" in solver:  # how the run went: which engine (issue 26), steps, Newton work, time
         click.echo(f"  solver: {solver.get('engine', 'python')} engine, {solver['steps']} steps "
                    f"({solver.get('rejected_steps', 0)} rejected), {solver.get('newton_iterations', 0)} Newton "

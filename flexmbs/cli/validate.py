@@ -43,10 +43,13 @@ def echo_parameters(case: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"case": case, "parameters": table}, default=str))
         return
+    click.echo(f"{'parameter':<30} {'value':>14} {'unit':<14} {'--set':<6} {'provenance':<10} source")
     for item in table:
         value = f"{item['value']:.6g}" if isinstance(item["value"], float) else str(item["value"])
         settable = "--set" if item["settable"] else "fixed"
-        click.echo(f"{item['key']:<30} {value:>14} {item['unit']:<14} {settable:<6} {item['provenance']:<10} "
+        numeric = isinstance(item["value"], (int, float)) and not isinstance(item["value"], bool)
+        unit = item["unit"] or ("?" if numeric else "-")  # "?": a number whose case declares no unit
+        click.echo(f"{item['key']:<30} {value:>14} {unit:<14} {settable:<6} {item['provenance']:<10} "
                    f"{item['source'] or item['description']}")
 
 
@@ -56,8 +59,13 @@ def echo_parameters(case: str, as_json: bool) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the report: .md (Markdown) or .html.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON object on stdout.")
-def validate_command(case_names, quick, output, as_json):
-    """Verification and seed comparisons: reference, our value, deviation, tolerance, status per check."""
+@click.option("--strict/--no-strict", default=True, show_default=True,
+              help="Exit with status 1 when a row fails (after the report is written); --no-strict exits 0.")
+def validate_command(case_names, quick, output, as_json, strict):
+    """Verification and seed comparisons: reference, our value, deviation, tolerance, status per check.
+
+    Exit status: 0 when no row fails, 1 when a row fails (``--no-strict``: 0), 2 for a usage error.
+    """
     from fem.errors import FlexmbsError
 
     from flexmbs.catalog import validation
@@ -82,8 +90,10 @@ def validate_command(case_names, quick, output, as_json):
         with atomic_output(output, "-o", kind="report", force_hint="") as tmp:
             with open_output(tmp, "w", encoding="utf-8") as handle:
                 handle.write(text + "\n")
+    failed = [item for item in rows if item["status"] == "fail"]
     if as_json:
         click.echo(validation.to_json(rows, meta))
+        _exit_on_failures(failed, strict)
         return
     counts = validation.summary(rows)
     for item in rows:
@@ -94,3 +104,12 @@ def validate_command(case_names, quick, output, as_json):
                + f" ({meta['cpu_s']:.0f} s CPU, {meta['wall_s']:.0f} s wall)")
     if output is not None:
         click.echo(f"report: {os.path.abspath(output)}")
+    _exit_on_failures(failed, strict)
+
+
+def _exit_on_failures(failed: list, strict: bool) -> None:
+    """Exit status 1 when rows failed and ``strict`` (CI can gate on ``flexmbs validate``); the report, the JSON
+    and the FAIL lines are out by then."""
+    if failed and strict:
+        click.echo(f"error: {len(failed)} validation row(s) failed (exit status 1; --no-strict exits 0)", err=True)
+        raise SystemExit(1)

@@ -206,6 +206,9 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
     return qdd, lam, zdot
 
 
+NEUTRAL_RCOND = 1e-10  # smallest/largest singular value of the equilibrated static matrix: singular below this
+
+
 def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_iter: int = 60):
     """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness."""
     from .jacobian import finite_difference_blocks
@@ -222,7 +225,7 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
     r, jac = residual(q, z, lam)
     for _ in range(max_iter):
         norm = np.linalg.norm(r)
-        if norm < tol * max(1.0, np.abs(r[:n_q]).max(initial=0.0)) and np.abs(r[n_q + n_z:]).max(initial=0) < 1e-10:
+        if _converged(r, z, n_q, n_z, tol):
             return q, z, lam
         blocks = finite_difference_blocks(system, q, v, acc, z, lam, t, velocity=False)
         mat = np.zeros((n_q + n_z + n_c,) * 2)
@@ -245,7 +248,41 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
     names = equation_names(system)
     worst = int(np.argmax(np.abs(r)))
     raise SimulationError(f"static equilibrium not found in {max_iter} Newton iterations; largest residual "
-                          f"{r[worst]:.3g} in {names[worst]}")
+                          f"{r[worst]:.3g} in {names[worst]}{_neutral_note(mat, names, n_q, n_z)}")
+
+
+def _neutral_note(mat: np.ndarray, names: list, n_q: int, n_z: int) -> str:
+    """Why Newton could not settle when the static matrix is singular along element states: ``"; the equilibrium is
+    not unique: ... can change together"`` naming them (e.g. the chamber pressures behind a closed-centre valve,
+    which any pair with the same cylinder force keeps in equilibrium), or ``""``."""
+    rows = 1.0 / np.maximum(np.linalg.norm(mat, axis=1), 1e-300)
+    scaled = mat * rows[:, None]
+    cols = 1.0 / np.maximum(np.linalg.norm(scaled, axis=0), 1e-300)
+    _, sigma, vt = np.linalg.svd(scaled * cols[None, :])
+    if sigma[-1] > NEUTRAL_RCOND * sigma[0]:
+        return ""
+    direction = np.abs(vt[-1] * cols)
+    direction /= direction.max()
+    states = [k for k in range(n_q, n_q + n_z) if direction[k] > 0.1]
+    if not states:
+        return ""
+    listed = ", ".join(names[k].replace("state ", "") for k in states)
+    return (f"; the equilibrium is not unique: {listed} can change together without a residual (a closed valve "
+            "trapping chamber pressures: any pair giving the same force holds); give the circuit a leakage path "
+            "(an Orifice) or linearize about a run's state")
+
+
+def _converged(r: np.ndarray, z: np.ndarray, n_q: int, n_z: int, tol: float) -> bool:
+    """Static equilibrium reached: forces and constraint rows as before (``tol`` of the largest force, 1e-10 m),
+    and each state rate ``ż_i`` below ``tol · max(|z_i|, 1)`` per second — a pressure of 100 bar that changes by
+    less than 1e-2 Pa/s. (The rates used to enter the force norm unscaled: a pressure node fed by a pump and a relief
+    valve then had to balance its flows to 1e-9 Pa/s, below the round-off of ``B/V·Q`` with ``B/V`` ≈ 3e12 Pa/m³.)"""
+    forces, rates, rows = r[:n_q], r[n_q:n_q + n_z], r[n_q + n_z:]
+    if np.abs(rows).max(initial=0.0) >= 1e-10:
+        return False
+    if np.linalg.norm(forces) >= tol * max(1.0, np.abs(forces).max(initial=0.0)):
+        return False
+    return bool(np.all(np.abs(rates) < tol * np.maximum(np.abs(z), 1.0)))
 
 
 def _scaled_lstsq(mat: np.ndarray, rhs: np.ndarray) -> np.ndarray:

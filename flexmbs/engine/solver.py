@@ -278,11 +278,14 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
     recorder = Recorder(system, output, attributes, force=force)
     watchdog = watchdog or Watchdog(t_end)
+    if engine != "python":
+        watchdog.begin_compile_note()  # kernels compiled before the first step are counted (flexmbs_jit says so)
     try:
         run, used = _start_run(system, integ, recorder, state, t_end,
                                min(initial_step or min(1e-4, t_end / 100.0), max_step), max_step, min_step,
                                output_interval, EventLocator(system, event_tolerance), max_steps, engine)
     except BaseException:  # the first sample failed: the writer lets go of the target untouched
+        watchdog.end_compile_note()
         recorder.finish("failed", "the run failed before its first sample", {})
         raise
     bar = _progress_bar(t_end, progress)
@@ -302,6 +305,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     except Exception as exc:  # noqa: BLE001  the results file is finished before the error goes on
         status, message, unexpected = "failed", f"{type(exc).__name__}: {exc} at t = {run.state.t:.6g} s", exc
     finally:
+        watchdog.end_compile_note()
         if bar is not None:
             bar.close()
     if hasattr(run, "flush"):  # the compiled step's buffered samples (the start's, if no attempt ran)
@@ -310,6 +314,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats.update({k: int(v) for k, v in integ.stats.items()})
     stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
+    stats["compile_time_s"] = float(watchdog.compile_seconds)  # kernels compiled by this run (said on stderr)
     stats["engine"] = used
     if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
         try:

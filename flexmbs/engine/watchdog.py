@@ -7,8 +7,9 @@ so the watchdog costs nothing measurable per step.
 
 A run that crawls without stalling (more than 5 min still to go at the rate of its first ``notice_after`` seconds,
 default 60) gets one ``note: slow progress ...`` line on stderr naming the equation that limits the step. Time spent
-compiling kernels (:func:`flexmbs_jit.notice.compile_seconds`) is left out of that pace: a first run that compiled
-for two minutes predicted "56 min more" one second before it ended.
+compiling kernels (:func:`flexmbs_jit.notice.compile_seconds`) is left out of that pace and kept as
+:attr:`Watchdog.compile_seconds` (the run's statistics ``compile_time_s``): a first run that compiled for two minutes
+predicted "56 min more" one second before it ended. ``flexmbs_jit`` itself says, in one line, that kernels compile.
 """
 from __future__ import annotations
 
@@ -55,11 +56,27 @@ class Watchdog:
         self._notice = notice or (lambda text: print(text, file=sys.stderr, flush=True))
         self._start, self._noticed = _time.monotonic(), False
         self._compiling = compile_seconds()  # time spent compiling kernels is not the run's pace (issue 42)
+        self._compile_begin = None
+        self.compile_seconds = 0.0  # s spent compiling kernels between begin_compile_note and the first step
+
+    def begin_compile_note(self) -> None:
+        """Mark the start of the run's first step: kernels that compile until :meth:`end_compile_note` (numba's
+        first use of a kind of model, announced by :mod:`flexmbs_jit.notice`) are counted in
+        :attr:`compile_seconds`."""
+        self._compile_begin = compile_seconds()
+
+    def end_compile_note(self) -> None:
+        """End the count of :meth:`begin_compile_note` (idempotent)."""
+        if self._compile_begin is not None:
+            self.compile_seconds = compile_seconds() - self._compile_begin
+            self._compile_begin = None
 
     def check(self, h: float, t: float, causes, attempts: int = 1) -> None:
         """Call once per step attempt (or once per ``attempts`` of them: the compiled step) with the current step
         size ``h`` (s) and time ``t`` (s); ``causes()`` returns ``{equation name: rejected steps}``. Raises
         :class:`StalledError` when the run stalled."""
+        if self._compile_begin is not None:
+            self.end_compile_note()
         before = self._count
         self._count += attempts
         if self._count // self.every == before // self.every:

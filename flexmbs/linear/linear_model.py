@@ -19,6 +19,8 @@ from fem.errors import FlexmbsError, ModelError
 
 __all__ = ["LinearModel", "EigenAnalysis", "transfer_summary"]
 
+UNDAMPED = 1e-6  # |Re λ| below this times |λ| prints as undamped (the differences' round-off)
+SUMMARY_ROWS = 16  # eigenvalue rows printed by print(lin): one screen
 NEAR_ORIGIN = 1e-6  # a pole and a zero both this close to s = 0 (relative to max|λ|) cancel: s/s
 ZERO_TOL = 1e-9  # |λ| below ZERO_TOL · max|λ| counts as a zero eigenvalue (rigid-body or conserved mode)
 
@@ -48,7 +50,7 @@ def _finite(x):
     return float(x) if np.isfinite(x) else None
 
 
-@dataclass
+@dataclass(repr=False)
 class LinearModel:
     """``Ẋ̃ = A X̃ + B ũ``, ``ỹ = C X̃ + D ũ`` about an operating point (tilde: deviation from it).
 
@@ -74,6 +76,24 @@ class LinearModel:
     system: object = None
     method: str = "minimal"
     info: dict = field(default_factory=dict)
+
+    # --- a short summary: print(lin), and a table in notebooks -------------------------------------------
+    def summary(self, max_rows: int = SUMMARY_ROWS) -> str:
+        """Sizes, inputs and outputs, and the eigenvalue table (one row per real eigenvalue or conjugate pair:
+        f, ζ, τ and the three largest participants; zero eigenvalues named free directions of the bodies or neutral
+        directions of the states, :func:`zero_mode_kind`),
+        at most ``max_rows`` rows (the lowest |λ|); ``eigen().rows()`` has all of them."""
+        return "\n".join(_summary_lines(self, max_rows))
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.summary())}</pre>"
 
     # --- basic properties ------------------------------------------------------------------------------
     @property
@@ -368,3 +388,60 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
     dc = float("inf") if integrators else _dc_gain(A, b, c, d, np.array(remaining), np.array(kept_zeros), n)
     return {"poles": _sorted(np.array(remaining)), "zeros": _sorted(np.array(kept_zeros)), "dc_gain": dc,
             "integrators": int(integrators), "cancelled": len(poles) - len(remaining)}
+
+
+def zero_mode_kind(participation: list, n_minimal: int, state_names: list) -> str:
+    """What a zero eigenvalue is, from its participation: ``"free direction of the bodies"`` (mostly mechanical
+    coordinates: a motion no stiffness resists there — a rigid-body motion, or a family of equilibria through the
+    mechanism) or ``"neutral direction of the states"`` (mostly element states: e.g. the chamber pressures behind a
+    closed valve, which any pair with the same cylinder force keeps in equilibrium). Either way the operating
+    point is not unique along it."""
+    mechanical = set(state_names[:n_minimal]) | {lbl for lbl, _ in participation if lbl.startswith("body ")}
+    share = sum(s for lbl, s in participation if lbl in mechanical or lbl.startswith("body "))
+    return "free direction of the bodies" if share >= 0.5 else "neutral direction of the states"
+
+
+def _short(label: str) -> str:
+    return label.removeprefix("element/")
+
+
+def _summary_lines(lin: "LinearModel", max_rows: int) -> list:
+    """The lines of :meth:`LinearModel.summary`."""
+    k = lin.n_minimal
+    n_z = lin.n_states - 2 * k
+    op = lin.operating_point
+    where = f"{op.kind} at t = {op.t:g} s" if op is not None else "unknown"
+    name = getattr(getattr(lin.system, "model", None), "name", None)
+    lines = [f"LinearModel{f' of {name!r}' if name else ''} ({lin.method} coordinates): {lin.n_states} states = "
+             f"{k} coordinates + {k} rates + {n_z} element states; operating point: {where}"]
+    io = [("inputs ", lin.input_names, lin.input_units), ("outputs", lin.output_names, lin.output_units)]
+    for label, names, units in io:
+        items = [f"{n} [{u}]" if u else str(n) for n, u in zip(names, units)]
+        lines.append(f"{label}: {', '.join(items) if items else 'none'}")
+    if lin.n_states == 0:
+        return lines
+    analysis = lin.eigen()
+    scale = np.abs(analysis.eigenvalues).max(initial=0.0)
+    rows = []
+    for i, lam in enumerate(analysis.eigenvalues):
+        if lam.imag < 0.0:
+            continue  # one row per conjugate pair
+        parts = ", ".join(f"{_short(lbl)} {100 * s:.0f}%" for lbl, s in analysis.participation[i][:3] if s >= 0.005)
+        if abs(lam) < ZERO_TOL * max(scale, 1e-300):
+            kind = zero_mode_kind(analysis.participation[i], k, lin.state_names)
+            rows.append(f"{'0':>10} {'-':>8} {'-':>10}  zero: {kind} ({parts})")
+            continue
+        zeta = analysis.damping_ratio[i]
+        tau = analysis.time_constant_s[i]
+        if abs(lam.real) <= UNDAMPED * abs(lam):
+            zeta, tau_text = 0.0, f"{'undamped':>10}"
+        else:
+            tau_text = f"{tau:10.3g}" if np.isfinite(tau) else f"{'unstable':>10}"
+        f_text = f"{analysis.frequency_hz[i]:10.4g}" if lam.imag > 0.0 else f"{'real':>10}"
+        rows.append(f"{f_text} {zeta:8.4f} {tau_text}  {parts}")
+    lines.append(f"eigenvalues ({len(rows)} rows: real ones and conjugate pairs, lowest |λ| first)")
+    lines.append(f"{'f [Hz]':>10} {'zeta':>8} {'tau [s]':>10}  participation")
+    lines.extend(rows[:max_rows])
+    if len(rows) > max_rows:
+        lines.append(f"... {len(rows) - max_rows} more rows: lin.eigen().rows()")
+    return lines

@@ -106,6 +106,37 @@ class Results:
         return (f"Results({self.status}, {self.time.size} samples to t={self.time[-1] if self.time.size else 0:g} s,"
                 f" {len(self._data)} signals)")
 
+    def run_warnings(self) -> list[str]:
+        """The run's warnings (plausibility, fallbacks), one line each, as the results file keeps them."""
+        found = getattr(self, "warnings", None) or self.attributes.get("warnings") or []
+        if isinstance(found, str):
+            found = found.split("\n")
+        return [" ".join(str(w).split()) for w in found if str(w).strip()]
+
+    def summary(self) -> str:
+        """A few lines: status and message, time span, the engine and its work, signal groups, the warnings."""
+        stats = self.statistics
+        end = self.time[-1] if self.time.size else 0.0
+        lines = [f"Results of {self.attributes.get('model', self.attributes.get('case', 'a run'))!r}: {self.status} "
+                 f"({self.message or 'no message'}), {self.time.size} samples, t = 0 … {end:g} s"
+                 + (f", file {self.path}" if self.path else "")]
+        if "steps" in stats:
+            lines.append(f"solver: {stats.get('engine', 'python')} engine, {stats['steps']} steps "
+                         f"({stats.get('rejected_steps', 0)} rejected)")
+        groups: dict[str, int] = {}
+        for name in self._data:
+            key = "/".join(name.split("/")[:2])
+            groups[key] = groups.get(key, 0) + 1
+        shown = ", ".join(f"{k} ({n})" for k, n in list(groups.items())[:8])
+        lines.append(f"signals: {len(self._data)}: {shown}{', …' if len(groups) > 8 else ''}")
+        lines += [f"warning: {w}" for w in self.run_warnings()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.summary())}</pre>"
+
 
 _SCRATCH: list = []  # folders of active scratch_results() contexts
 

@@ -39,7 +39,7 @@ FORMAT_VERSION = 1
 MANIFEST = "study.json"
 RUNS = "runs"
 META = ("variant", "status", "error", "wall_s", "steps", "t_end", "max_constraint_violation", "results_file",
-        "worker")
+        "worker", "warnings")
 
 
 class StudyResult:
@@ -66,6 +66,12 @@ class StudyResult:
     def __repr__(self) -> str:
         return (f"StudyResult({self.case!r}, {self.n_variants} variants: {self.n_finished} finished "
                 f"({self.n_skipped} earlier), {self.n_failed} failed, {self.n_pending} pending; {self.path})")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        table = self.table.head(20).to_html(index=False) if getattr(self, "table", None) is not None else ""
+        return f"<p>{html.escape(repr(self))}</p>{table}"
 
 
 
@@ -155,7 +161,8 @@ def _row(record: dict, varied: list) -> dict:
                         ("wall_s", record.get("wall_s")), ("steps", summary.get("steps")),
                         ("t_end", summary.get("t_end")),
                         ("max_constraint_violation", summary.get("max_constraint_violation")),
-                        ("results_file", record.get("results_file")), ("worker", record.get("worker"))):
+                        ("results_file", record.get("results_file")), ("worker", record.get("worker")),
+                        ("warnings", "\n".join(record.get("warnings") or []))):
         row["run." + name if name in row else name] = value
     for name, value in _flatten(summary.get("outputs") or {}).items():
         row["out." + name if name in row else name] = value
@@ -266,18 +273,24 @@ def _announce(client, say) -> tuple[str, str | None]:
     return address, dashboard
 
 
-def study(case, variations: dict, *, design: str = "grid", samples: int | None = None, seed: int = 0,
-          fixed: dict | None = None, t_end: float | None = None, out: str = "study", workers: int | None = None,
-          scheduler: str | None = None, client=None, retries: int = 2, progress: bool = True,
-          plan: str | None = None) -> StudyResult:
-    """Run a parameter study of a case on Dask; resumable (see the module docstring for the folder layout).
+def study(case, variations: dict | None = None, *, vary: dict | None = None, design: str = "grid",
+          samples: int | None = None, seed: int = 0, fixed: dict | None = None, t_end: float | None = None,
+          out: str = "study", workers: int | None = None, scheduler: str | None = None, client=None,
+          retries: int = 2, progress: bool = True, plan: str | None = None, name: str | None = None,
+          defaults: dict | None = None, outputs=None, simulate_options: dict | None = None) -> StudyResult:
+    """Run a parameter study of a case, or of a model written in Python, on Dask; resumable (see the module
+    docstring for the folder layout).
 
     Parameters
     ----------
-    case : str or case module
-        A case of the registry (``flexmbs cases``).
-    variations : dict
+    case : str, case module or callable
+        A case of the registry (``flexmbs cases``), or a function of the parameters as keywords that builds and runs
+        a model (returns Results, a Model to simulate to ``t_end``, or a dict of outputs; see
+        :mod:`flexmbs.studies.function_case`). ``name``, ``defaults``, ``outputs`` and ``simulate_options`` apply to
+        a callable.
+    variations, vary : dict
         ``{key: [values]}`` (values as numbers or ``--set``-style strings); for ``lhs`` ``{key: [low, high]}``.
+        ``vary`` is the same argument by keyword.
     design : str
         ``grid``, ``zip``, ``lhs`` (with ``samples``) or ``lhs:N``.
     samples, seed : int
@@ -304,7 +317,23 @@ def study(case, variations: dict, *, design: str = "grid", samples: int | None =
         if progress:
             print(message, file=sys.stderr, flush=True)
 
-    case = get_case(case) if isinstance(case, str) else case
+    if vary is not None and variations is not None:
+        raise ModelError("give the variations once: variations or vary=")
+    variations = vary if variations is None else variations
+    if isinstance(case, str):
+        if any(v is not None for v in (name, defaults, outputs, simulate_options)):
+            raise ModelError("name, defaults, outputs and simulate_options apply to a study of a callable, not of a "
+                             "registered case")
+        case = get_case(case)
+    else:
+        from .function_case import as_case
+
+        options = {k: v for k, v in (("name", name), ("defaults", defaults), ("outputs", outputs),
+                                     ("simulate_options", simulate_options)) if v is not None}
+        if callable(case) and not hasattr(case, "DEFAULTS"):
+            options.setdefault("t_end", t_end)
+        case = as_case(case, **options)
+    variations = variations or {}
     kind, count = parse_design(design)
     samples = count or samples
     if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
@@ -347,7 +376,7 @@ def study(case, variations: dict, *, design: str = "grid", samples: int | None =
     address = dashboard = None
     try:
         if todo:
-            address, dashboard = _run_tasks(case.NAME, todo, t_end, runs, records, scheduler, workers, client,
+            address, dashboard = _run_tasks(_task_case(case), todo, t_end, runs, records, scheduler, workers, client,
                                             retries, progress, say, n_done=len(records) - len(todo))
     finally:  # also after Ctrl-C: the table of what finished
         done = [records[vid] for vid in dict.fromkeys(v[0] for v in variants) if records[vid] is not None]
@@ -359,8 +388,17 @@ def study(case, variations: dict, *, design: str = "grid", samples: int | None =
                        scheduler=address, dashboard=dashboard, report=report)
 
 
-def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client, retries, progress, say, n_done):
-    """Submit one task per variant, write each record as it arrives; Ctrl-C cancels the rest."""
+def _task_case(case):
+    """What a task carries to name its case: the registry name, or the callable's :class:`FunctionCase` itself
+    (pickled by value)."""
+    from .function_case import FunctionCase
+
+    return case if isinstance(case, FunctionCase) else case.NAME
+
+
+def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client, retries, progress, say, n_done):
+    """Submit one task per variant, write each record as it arrives (its warnings printed as one line each);
+    Ctrl-C cancels the rest."""
     import uuid
 
     from distributed import as_completed
@@ -368,6 +406,7 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
 
     from .worker import CasePlugin, one_line, run_variant
 
+    case_name = task_case if isinstance(task_case, str) else task_case.NAME
     client, cluster, owned = _connect(scheduler, workers, client, say)
     bar = None
     futures = {}
@@ -375,14 +414,15 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
     try:
         address, dashboard = _announce(client, say)
         try:
-            client.register_plugin(CasePlugin(case_name))
+            if isinstance(task_case, str):
+                client.register_plugin(CasePlugin(case_name))
         except Exception as exc:  # noqa: BLE001 (whatever the worker raised while loading the case)
             raise FlexmbsError(f"the Dask workers cannot load case {case_name!r}: {one_line(exc)}; install the "
                                "package that provides it where the workers run") from None
         tag = uuid.uuid4().hex[:8]
         for vid, params in todo:
             path = os.path.join(runs, f"{vid}.results.h5")
-            future = client.submit(run_variant, case_name, vid, params, t_end, path, key=f"{case_name}-{vid}-{tag}",
+            future = client.submit(run_variant, task_case, vid, params, t_end, path, key=f"{case_name}-{vid}-{tag}",
                                    retries=retries, pure=False)
             futures[future] = (vid, params)
         bar = tqdm(total=n_done + len(todo), initial=n_done, desc=case_name, unit="run", file=sys.stderr,
@@ -397,6 +437,8 @@ def _run_tasks(case_name, todo, t_end, runs, records, scheduler, workers, client
                           "error": one_line(exc), "wall_s": None, "summary": {}, "results_file": None,
                           "worker": None}
             failed += record["status"] != "finished"
+            for text in record.get("warnings") or []:
+                bar.write(f"warning: {vid}: {text}", file=sys.stderr)
             records[vid] = record
             _write_json(os.path.join(runs, f"{vid}.json"), record)
             bar.update(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+import warnings
 
 from distributed import WorkerPlugin
 
@@ -49,21 +50,39 @@ def one_line(exc: BaseException) -> str:
     return message if isinstance(exc, FlexmbsError) else f"{type(exc).__name__}: {message}"
 
 
-def run_variant(case_name: str, variant: str, params: dict, t_end: float | None, results_path: str) -> dict:
-    """Run one variant; returns its record (status ``finished`` or ``failed``).
+def run_variant(case, variant: str, params: dict, t_end: float | None, results_path: str) -> dict:
+    """Run one variant; returns its record (status ``finished`` or ``failed``, ``warnings``: one line each).
 
+    ``case`` is a registry name or a case object (a :class:`flexmbs.studies.function_case.FunctionCase`).
     A :class:`FlexmbsError` (invalid value, diverging integration, ...) is deterministic: the variant is recorded as
     failed with the one-line message. Any other exception propagates, so Dask retries the task (``retries``).
+    Warnings raised by the run are kept in the record (the client prints them once, as one line each, and the
+    study table has them per variant) instead of being printed raw by the worker process.
     """
-    case = load_case(case_name)
-    record = {"variant": variant, "case": case_name, "params": dict(params), "t_end": t_end,
+    case = load_case(case) if isinstance(case, str) else case
+    record = {"variant": variant, "case": case.NAME, "params": dict(params), "t_end": t_end,
               "worker": f"{socket.gethostname()}:{os.getpid()}", "results_file": os.path.basename(results_path)}
     start = time.perf_counter()
-    try:
-        validate_parameters(case, dict(params))  # declared ranges, as `flexmbs run` checks them
-        summary = case.run(dict(params), t_end, results_path, False)
-    except FlexmbsError as exc:
-        record.update(status="failed", error=one_line(exc), wall_s=time.perf_counter() - start, summary={})
-        return record
-    record.update(status="finished", error="", wall_s=time.perf_counter() - start, summary=summary)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            validate_parameters(case, dict(params))  # declared ranges, as `flexmbs run` checks them
+            summary = case.run(dict(params), t_end, results_path, False)
+        except FlexmbsError as exc:
+            record.update(status="failed", error=one_line(exc), wall_s=time.perf_counter() - start, summary={},
+                          warnings=_lines(caught))
+            return record
+    record.update(status="finished", error="", wall_s=time.perf_counter() - start, summary=summary,
+                  warnings=_lines(caught))
     return record
+
+
+def _lines(caught) -> list[str]:
+    """Each caught warning as ``Category: message`` on one line, repeats dropped."""
+    lines = []
+    for item in caught:
+        text = " ".join(str(item.message).split())
+        line = f"{item.category.__name__}: {text}"
+        if line not in lines:
+            lines.append(line)
+    return lines

@@ -1,5 +1,6 @@
 """`flexmbs validate` (issue 16): the tests assert on the same row functions the report is made of."""
 import json
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -71,9 +72,12 @@ def test_cli_writes_the_report_and_json(tmp_path):
     out = tmp_path / "report.md"
     result = CliRunner().invoke(main, ["validate", "--case", "fourbar-hydraulic", "--quick", "-o", str(out),
                                        "--json"])
-    assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout.strip().splitlines()[-1])
     assert payload["summary"]["pass"] >= 10 and payload["summary"]["calibrated"] == 0
+    # exit status 1 exactly when a row fails (the report and the JSON are out first); --no-strict exits 0
+    assert result.exit_code == (1 if payload["summary"]["fail"] else 0), result.output
+    lenient = CliRunner().invoke(main, ["validate", "--case", "fourbar-hydraulic", "--quick", "--json", "--no-strict"])
+    assert lenient.exit_code == 0, lenient.output
     assert "fourbar-hydraulic" in out.read_text()
     listed = CliRunner().invoke(main, ["cases", "slider-crank"])
     assert listed.exit_code == 0 and "link_length" in listed.output
@@ -142,3 +146,43 @@ def test_spin_up_beam_southwell_rows_pass():
     # the rotating cantilever's first in- and out-of-plane frequencies: Southwell law within 2 %
     assert [r["status"] for r in southwell_rows()] == ["pass"] * 4
     assert {r["status"] for r in spin_up_rows(quick=True)} == {"not run (quick)"}
+
+
+def test_validate_exits_1_on_a_failed_row_and_0_without(monkeypatch):
+    import types
+
+    from flexmbs.catalog.validation import row
+    from flexmbs.cli import validate as validate_cli
+    from flexmbs.cli.app import main
+
+    def make_case(value):
+        checks = types.ModuleType("fake_case.validation")
+        checks.CHECKS = [("unit circle", lambda quick: [row("circumference / diameter", 3.14159265, value,
+                                                            kind="analytic", origin="pi", tolerance=1e-6)], True)]
+        module = types.ModuleType("fake_case")
+        monkeypatch.setitem(sys.modules, "fake_case.validation", checks)
+        return module
+
+    for value, code in ((3.0, 1), (3.14159265, 0)):
+        case = make_case(value)
+        monkeypatch.setattr(validate_cli, "_registry", lambda case=case: (lambda: {"fake": case}, lambda n: case))
+        result = CliRunner().invoke(main, ["validate"])
+        assert result.exit_code == code, result.output
+        assert ("FAIL fake" in result.output) == (code == 1)
+
+
+def test_case_parameters_print_a_header_and_a_unit_for_every_number():
+    from flexmbs.catalog.registry import case_registry
+    from flexmbs.cli.app import main
+    from flexmbs.cli.validate import parameter_table
+
+    # every numeric parameter of every case declares its unit (SI), so `flexmbs cases CASE` can print it
+    missing = [(name, r["key"]) for name, module in case_registry().items() for r in parameter_table(module)
+               if not r["unit"] and isinstance(r["value"], (int, float)) and not isinstance(r["value"], bool)]
+    assert missing == []
+    listed = CliRunner().invoke(main, ["cases", "excavator"])
+    lines = listed.output.splitlines()
+    assert listed.exit_code == 0 and lines[0].split()[:4] == ["parameter", "value", "unit", "--set"]
+    assert any(l.split()[:3] == ["pressure_atol", "1000", "Pa"] for l in lines)
+    # physical switches are not described as integrator settings
+    assert not any(l.split()[0] in ("scenario", "mesh_size") and "integrator" in l for l in lines[1:])

@@ -469,3 +469,25 @@ def test_a_cut_file_is_named_as_cut(files, tmp_path):
     text.write_text("hello")
     line = one_error_line(CliRunner().invoke(main, ["plot", str(text), "x", "--out", str(tmp_path / "a.png")]))
     assert "it is not an HDF5 file" in line and "signature" not in line
+
+
+def test_compile_time_is_counted_apart_from_the_pace(monkeypatch):
+    """Kernels compiled before the first step (issue 42: announced by flexmbs_jit) are the run's ``compile_seconds``
+    and do not count as slow progress: 100 s of which 95 s compiling, 0.5 of 1 s simulated, is not a crawl."""
+    from flexmbs.engine import watchdog as wd
+
+    clock, compiling = [0.0], [0.0]
+    monkeypatch.setattr(wd._time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(wd, "compile_seconds", lambda: compiling[0])
+    said = []
+    dog = wd.Watchdog(1.0, stall_window=1e9, every=1, notice=said.append, notice_after=60.0)
+    dog.begin_compile_note()
+    clock[0], compiling[0] = 95.0, 95.0
+    dog.check(1e-3, 1e-3, dict)
+    assert dog.compile_seconds == 95.0 and said == []
+    clock[0] = 100.0
+    dog.check(1e-3, 0.5, dict)  # 5 s of stepping for half the run: nothing to say
+    assert said == []
+    clock[0] = 200.0
+    dog.check(1e-3, 0.6, dict)  # 105 s of stepping for 0.6 s: 70 s more, still under the 5 min of a crawl
+    assert said == []
