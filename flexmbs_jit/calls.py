@@ -48,7 +48,6 @@ _SYMBOL = re.compile(rb"flexmbs_apart_[A-Za-z0-9_]+?_[0-9a-f]{16}_end")
 _lock = threading.RLock()
 _FUNCTIONS: dict[tuple[str, str], object] = {}  # (module, qualname) -> dispatcher
 _REGISTERED: dict[str, object] = {}  # symbol -> numba signature of the compiled function
-_STACK: list[set] = []  # symbols called by the functions being compiled, innermost last
 _preloaded = False
 
 
@@ -62,14 +61,14 @@ def _registry_dir():
     return kernel_cache_dir() / "apart"
 
 
-def _record(symbol: str, dispatcher, argtypes, calls: set) -> None:
+def _record(symbol: str, dispatcher, argtypes, calls: list) -> None:
     folder = _registry_dir()
     path = folder / f"{symbol}.pkl"
     if path.exists():
         return
     func = dispatcher.py_func
     try:  # numba's own pickler (types of ctypes callbacks are pickled by value, as in numba's cache index)
-        data = serialize.dumps((func.__module__, func.__qualname__, argtypes, sorted(calls)))
+        data = serialize.dumps((func.__module__, func.__qualname__, argtypes, list(calls)))
     except Exception:  # noqa: BLE001 (an argument type numba cannot pickle: its callers are compiled anew each time)
         return
     try:
@@ -82,24 +81,28 @@ def _record(symbol: str, dispatcher, argtypes, calls: set) -> None:
         pass
 
 
+def _called_symbols(library) -> list[str]:
+    """The apart symbols a compiled library calls, read from its machine code (typing results are cached by numba,
+    so the calls a function makes are not all seen while it is typed)."""
+    try:
+        code = library.serialize_using_object_code()[2][0]
+    except Exception:  # noqa: BLE001 (another numba's layout: recorded without its calls)
+        return []
+    return sorted({name.decode() for name in _SYMBOL.findall(code)})
+
+
 def compile_apart(dispatcher, argtypes: tuple):
     """Compile (or load) ``dispatcher`` for ``argtypes``, register its symbol; returns ``(symbol, signature)``."""
     argtypes = tuple(types.unliteral(t) for t in argtypes)
     symbol = _symbol(dispatcher, argtypes)
     with _lock:
-        if _STACK:
-            _STACK[-1].add(symbol)
         if symbol in _REGISTERED:
             return symbol, _REGISTERED[symbol]
-        _STACK.append(set())
-        try:
-            dispatcher.compile(argtypes)
-        finally:
-            calls = _STACK.pop()
+        dispatcher.compile(argtypes)
         cres = dispatcher.overloads[argtypes]
         ll.add_symbol(symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
         _REGISTERED[symbol] = cres.signature
-        _record(symbol, dispatcher, argtypes, calls)
+        _record(symbol, dispatcher, argtypes, _called_symbols(cres.library))
         return symbol, cres.signature
 
 
