@@ -310,6 +310,7 @@ class Circuit:
 
             self._compiled = False  # while building: the methods evaluate (a signal's own kernel reads its outputs)
             self._compiled = compile_circuit(self)[0] or False
+            self._handed = None  # an evaluation by the methods while building is not handed on
         return self._compiled or None
 
     def _differentiate(self, ev: Evaluation) -> None:

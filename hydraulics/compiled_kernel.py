@@ -426,9 +426,12 @@ def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, 
     fpar = carray(fpar_, head[7])
     z, y, ydot = carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1])
     rates, forces, sig = carray(rates_, head[0]), carray(forces_, head[1]), carray(sig_, head[2])
-    if mode == 0:
-        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, carray(aux_, head[3]), carray(aux_, 0), False)
-    elif mode == 2:
+    if mode == 2:
         circuit_gaps(y, ydot, fpar, ipar, carray(aux_, 2 * head[9]))
+        return
+    want = mode == 1  # a variable, not a literal: one specialisation of circuit_eval
+    if want:
+        aux, out = np.empty(head[3]), carray(aux_, head[8])
     else:
-        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, np.empty(head[3]), carray(aux_, head[8]), True)
+        aux, out = carray(aux_, head[3]), carray(aux_, 0)
+    circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want)
