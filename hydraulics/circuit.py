@@ -2,13 +2,15 @@
 
 A :class:`Circuit` implements the protocol of docs/element-protocol.md: it owns the states ``z`` (pressures,
 spool positions, line flows, controller states), reads the measurements ``y`` of its cylinders and sensors, and
-returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their analytic
-Jacobians.
+returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their Jacobians.
 
 Once the circuit is complete its compiled kernel (:mod:`hydraulics.compiled_kernel`, the one implementation of the
 library's component laws) evaluates it, and the Jacobian blocks are central differences of that kernel. A circuit
 the kernel does not cover (a user's component or signal, or a signal whose ``evaluate`` was replaced on the instance,
-as ``flexmbs.linearize`` offsets an input) is evaluated by the component methods and their gradients.
+as ``flexmbs.linearize`` offsets an input) is evaluated by the component methods and their gradients. The kernel's
+parameter arrays are read from the components at the first evaluation and at every multibody run
+(:meth:`Circuit.compiled_element`); after changing a parameter of a circuit already evaluated, call
+:meth:`Circuit.refresh`.
 """
 from __future__ import annotations
 
@@ -299,6 +301,11 @@ class Circuit:
         ev.rates, ev.forces, ev.kernel = rates, forces, (compiled, sig, aux, out)
         ev.fill, ev.differentiate = self._fill_flows, self._differentiate
         return ev
+
+    def refresh(self) -> None:
+        """Read the components' parameters into the kernel's arrays again (at the next evaluation)."""
+        self._compiled = None
+        self._handed = None
 
     def _kernel(self):
         """The compiled circuit (:func:`hydraulics.compiled.compile_circuit`, built on first use), or None when the

@@ -2,8 +2,10 @@
 
 Every quantity a component computes is a pair ``(value, gradient)``, where the gradient is a dense vector over
 the circuit's variables ``w = [z, y, ydot]`` (states, measurements, measurement rates). Components write their
-equation and its chain-rule derivative side by side (the Hopsan lesson of STYLE.md); the circuit stacks the
-gradients into the analytic Jacobian of the state-element protocol (docs/element-protocol.md).
+equation and its chain-rule derivative side by side (the Hopsan lesson of STYLE.md), the scalar laws taken from
+:mod:`hydraulics.compiled_laws`. A circuit the compiled kernel covers is evaluated by the kernel, its Jacobian by
+differences of it; for any other circuit (a user's component or signal) the circuit stacks these gradients into the
+Jacobian of the state-element protocol (docs/element-protocol.md).
 """
 from __future__ import annotations
 

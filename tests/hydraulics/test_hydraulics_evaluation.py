@@ -8,6 +8,7 @@ shifted evaluations of the same circuit (an input offset), a pickled copy (the s
 import math
 
 import numpy as np
+import pytest
 
 import hydraulics as h
 from hydraulics_checks import finite_difference_jacobian
@@ -168,3 +169,19 @@ def test_a_circuit_with_measurements_evaluates_the_same_after_pickle_and_deepcop
         second = clone.evaluate(0.7, z, y, ydot)
         assert np.array_equal(first.rates, second.rates) and np.array_equal(first.d_rates, second.d_rates)
         assert np.array_equal(clone.forces(0.7, z, y, ydot), c.forces(0.7, z, y, ydot))
+
+
+def test_a_parameter_changed_after_use_is_read_after_refresh():
+    """The kernel's arrays hold the parameters of the first evaluation; ``refresh`` reads them again. Reference: the
+    continuity equation ``dp/dt = B/V C_d A sqrt(2 dp / rho)`` with the new ``C_d`` (same formula: rtol 1e-12)."""
+    c = h.Circuit("refresh")
+    c.add(h.PressureSource("P", 50e5))
+    c.add(h.Volume("V", 1e-4))
+    orifice = c.add(h.Orifice("in", 1e-6, 0.7), A="P", B="V")
+    z, none = np.array([20e5]), np.zeros(0)
+    first = c.rates(0.0, z, none, none)[0]
+    orifice.discharge_coefficient = 0.35
+    c.refresh()
+    expected = h.HLP46.bulk_modulus / 1e-4 * 0.35 * 1e-6 * math.sqrt(2.0 * 30e5 / h.HLP46.density)
+    assert c.rates(0.0, z, none, none)[0] == pytest.approx(expected, rel=1e-12)
+    assert first == pytest.approx(2.0 * expected, rel=1e-12)
