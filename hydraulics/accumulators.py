@@ -9,7 +9,7 @@ from fem.errors import ModelError
 
 from .core import Component, Evaluation, positive
 from .orifices import orifice_flow
-from .smooth import smooth_lower_limit, smoothstep
+from .compiled_laws import smooth_lower_limit, smoothstep
 
 #: Atmospheric pressure, Pa: the gas law works in absolute pressure, the circuit in gauge pressure.
 ATMOSPHERE = 101325.0

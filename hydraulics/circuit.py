@@ -2,8 +2,15 @@
 
 A :class:`Circuit` implements the protocol of docs/element-protocol.md: it owns the states ``z`` (pressures,
 spool positions, line flows, controller states), reads the measurements ``y`` of its cylinders and sensors, and
-returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their analytic
-Jacobians.
+returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their Jacobians.
+
+Once the circuit is complete its compiled kernel (:mod:`hydraulics.compiled_kernel`, the one implementation of the
+library's component laws) evaluates it, and the Jacobian blocks are central differences of that kernel. A circuit
+the kernel does not cover (a user's component or signal, or a signal whose ``evaluate`` was replaced on the instance,
+as ``flexmbs.linearize`` offsets an input) is evaluated by the component methods and their gradients. The kernel's
+parameter arrays are read from the components at the first evaluation and at every multibody run
+(:meth:`Circuit.compiled_element`); after changing a parameter of a circuit already evaluated, call
+:meth:`Circuit.refresh`.
 """
 from __future__ import annotations
 
@@ -11,7 +18,8 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from . import fastpath
+from .compiled_kernel import circuit_eval, circuit_jacobian
+from .compiled_laws import interp
 from .core import Component, Evaluation, Node, Signal
 from .cylinder import Cylinder
 from .fluid import HLP46, Fluid
@@ -21,6 +29,8 @@ from .nodes import Volume
 #: fraction of the node's initial volume: 1e-3 of the volume, compressed into it, is a pressure change of
 #: B·1e-3 ≈ 15 bar at B = 1.5 GPa (an error no longer small against working pressures).
 ADDED_OIL_FRACTION = 1.0e-3
+#: Floors of the difference steps of the Jacobian by unit (step ``1e-7 max(|w_j|, floor)``).
+_STEP_FLOOR = {"Pa": 1e5, "m^3/s": 1e-5, "m^3": 1e-5, "1": 1.0}
 
 
 class Circuit:
@@ -100,7 +110,8 @@ class Circuit:
             self._layout()
         finally:
             self._laying_out = False
-        self._plan = fastpath.Plan(self)
+        self._signal_list = [c for c in self.components if isinstance(c, Signal)]
+        self._compiled = None
         self._final = True
         return self
 
@@ -195,6 +206,15 @@ class Circuit:
         """The Volume nodes (pressure states)."""
         return [c for c in self.components if isinstance(c, Volume)]
 
+    def __getstate__(self) -> dict:
+        """Pickling / ``copy.deepcopy``: without the compiled arrays (their time signals may be lambdas) and the
+        handed evaluation; both are rebuilt on use."""
+        state = dict(self.__dict__)
+        state.pop("_handed", None)
+        if "_compiled" in state:
+            state["_compiled"] = None
+        return state
+
     def __setstate__(self, state: dict) -> None:
         """Unpickling / ``copy.deepcopy``: the measurement lookup is keyed by object identity, which a copy changes;
         rebuilt from the copied measurement list (a copy keeps the objects shared with the components shared)."""
@@ -267,18 +287,56 @@ class Circuit:
         return self._role_lists[1:]
 
     def _evaluate(self, t, z, y, ydot) -> Evaluation:
-        """Rates, forces and Jacobians at one point: by the fast path (hydraulics.fastpath) once the circuit is
-        final, else (while laying out) by the component methods."""
-        if self._final:
-            return fastpath.evaluate(self, self._plan, t, z, y, ydot)
-        return self._evaluate_components(t, z, y, ydot)
-
-    def _evaluate_components(self, t, z, y, ydot) -> Evaluation:
-        """The evaluation through the component methods (dense gradients): the definition the fast path mirrors."""
+        """Rates and forces at one point: by the compiled kernel once the circuit is final and the kernel covers it,
+        else (while laying out, or for a circuit with a user's component or signal) by the component methods."""
+        compiled = self._kernel() if self._final else None
+        if compiled is None:
+            return self._evaluate_components(t, z, y, ydot)
         ev = Evaluation(self, t, z, y, ydot)
+        sig = np.array([data if kind == "constant" else (interp(ev.t, *data)[0] if kind == "table" else data(ev.t))
+                        for kind, data in compiled.signals], dtype=float)
+        rates, forces = np.zeros(ev.n_z), np.zeros(ev.n_y)
+        aux, out = np.zeros(max(compiled.n_aux, 1)), np.zeros(max(len(compiled.output_names), 1))
+        circuit_eval(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
+        ev.rates, ev.forces, ev.kernel = rates, forces, (compiled, sig, aux, out)
+        ev.fill, ev.differentiate = self._fill_flows, self._differentiate
+        return ev
+
+    def refresh(self) -> None:
+        """Read the components' parameters into the kernel's arrays again (at the next evaluation)."""
+        self._compiled = None
+        self._handed = None
+
+    def _kernel(self):
+        """The compiled circuit (:func:`hydraulics.compiled.compile_circuit`, built on first use), or None when the
+        kernel does not cover the circuit or a signal's ``evaluate`` is replaced on the instance."""
+        if any("evaluate" in vars(sig) for sig in self._signal_list):
+            return None
+        if self._compiled is None:
+            from .compiled_build import compile_circuit
+
+            self._compiled = False  # while building: the methods evaluate (a signal's own kernel reads its outputs)
+            self._compiled = compile_circuit(self)[0] or False
+            self._handed = None  # an evaluation by the methods while building is not handed on
+        return self._compiled or None
+
+    def _differentiate(self, ev: Evaluation) -> None:
+        """``ev.d_rates``, ``ev.d_forces`` by central differences of the kernel (steps ``1e-7 max(|w_j|, floor)``,
+        the floor by unit: 1e5 Pa, 1e-5 m^3/s and m^3, 1 for fractions, 1e-2 otherwise)."""
+        compiled, sig = ev.kernel[0], ev.kernel[1]
+        floors = [_STEP_FLOOR.get(unit, 1e-2) for unit in self._state_units]
+        floors += [_STEP_FLOOR.get(getattr(m, "unit", ""), 1e-2) for m in self._measurements] * 2
+        w = np.concatenate((ev.z, ev.y, ev.ydot))
+        steps = 1e-7 * np.maximum(np.abs(w), np.array(floors, dtype=float).reshape(-1))
+        d_rates, d_forces = np.zeros((ev.n_z, ev.n_w)), np.zeros((ev.n_y, ev.n_w))
+        circuit_jacobian(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, steps, d_rates, d_forces,
+                         False)
+        ev.d_rates, ev.d_forces = d_rates, d_forces
+
+    def _fill_flows(self, ev: Evaluation) -> None:
+        """``ev.inflow`` and ``ev.chamber_map`` from the components' ``port_flows`` and ``chambers``."""
         inflow, chambers = ev.inflow, ev.chamber_map
-        flowing, with_rates, with_forces = self._roles()
-        for comp in flowing:
+        for comp in self._roles()[0]:
             for port, (q, dq) in comp.port_flows(ev).items():
                 key = id(comp.nodes[port])
                 if key in inflow:
@@ -288,6 +346,13 @@ class Circuit:
                     inflow[key] = (0.0 + q, ev.zero() + dq)
             for chamber in comp.chambers(ev):
                 chambers.setdefault(id(comp.nodes[chamber[0]]), []).append(chamber)
+
+    def _evaluate_components(self, t, z, y, ydot) -> Evaluation:
+        """The evaluation through the component methods (their values and hand gradients)."""
+        ev = Evaluation(self, t, z, y, ydot)
+        self._fill_flows(ev)
+        inflow, chambers = ev.inflow, ev.chamber_map
+        _, with_rates, with_forces = self._roles()
         rates, d_rates = np.zeros(ev.n_z), np.zeros((ev.n_z, ev.n_w))
         for comp in with_rates:
             if isinstance(comp, Volume):
@@ -317,7 +382,8 @@ class Circuit:
         return self.evaluate(t, z, y, ydot).forces.copy()
 
     def jacobians(self, t, z, y, ydot) -> dict[str, np.ndarray]:
-        """Analytic Jacobian blocks ``rates_z, rates_y, rates_ydot, forces_z, forces_y, forces_ydot``."""
+        """Jacobian blocks ``rates_z, rates_y, rates_ydot, forces_z, forces_y, forces_ydot``: central differences of
+        the compiled kernel (the component methods' gradients for a circuit the kernel does not cover)."""
         ev = self.evaluate(t, z, y, ydot)
         nz, ny = ev.n_z, ev.n_y
         blocks = {}
@@ -343,6 +409,9 @@ class Circuit:
     def outputs(self, t, z, y, ydot) -> dict[str, float]:
         """Named output signals (SI units, see ``output_units``)."""
         ev = self._reuse(t, z, y, ydot)
+        if ev.kernel is not None:
+            compiled, _, _, values = ev.kernel
+            return {name: float(v) for name, v in zip(compiled.output_names, values)}
         out = {}
         for comp in self.components:
             for key, (value, _) in comp.outputs(ev).items():
@@ -365,9 +434,11 @@ class Circuit:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
         ev = self._reuse(t, z, y, ydot)
         out = {}
-        fast = getattr(ev, "point", None) is not None
-        for volume in self.volumes:
-            q_cav, q_guard = fastpath.fictive_flows(ev, volume) if fast else volume.fictive_flows(ev)
+        for k, volume in enumerate(self.volumes):
+            if ev.kernel is not None:  # per volume: the fill flow and |guard flow| (compiled_kernel._volume)
+                q_cav, q_guard = ev.kernel[2][2 * k], ev.kernel[2][2 * k + 1]
+            else:
+                q_cav, q_guard = volume.fictive_flows(ev)
             out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
             out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
         return out
@@ -392,9 +463,11 @@ class Circuit:
     def compiled_element(self):
         """``(compiled, "")`` for the compiled step of a multibody engine (:mod:`hydraulics.compiled`: kernel address,
         parameters, signals), or ``(None, reason)`` when a component or signal has no compiled kernel."""
-        from .compiled import compile_circuit
+        from .compiled_build import compile_circuit
 
-        return compile_circuit(self)
+        compiled, reason = compile_circuit(self)
+        self._compiled = compiled or False  # the Python evaluation reads the parameters of this run too
+        return compiled, reason
 
     def plausibility(self, t=0.0, z=None, y=None, ydot=None) -> list[str]:
         """Settings that contradict each other (supply vs relief, cylinder start outside the stroke), one line

@@ -377,7 +377,7 @@ def _valve_record(comp, b: _Builder, out) -> list:
 
 
 _LAWS = {type(None): (0, ()),
-         CoulombViscousFriction: (1, ("viscous_coefficient", "coulomb_force", "velocity_width")),
+         CoulombViscousFriction: (1, ("coulomb_force", "viscous_coefficient", "velocity_width")),
          BrownMcPheeFriction: (2, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient")),
          StribeckFriction: (3, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient",
                                 "velocity_width", "exponent"))}

@@ -17,8 +17,8 @@ from numba import carray, types
 
 from flexmbs_jit import cfunc, njit
 
-from .compiled_laws import (bulk_modulus, interp, orifice_flow, pipe_loss, smooth_clamp01, smooth_lower_limit,
-                            smoothstep, softplus)
+from .compiled_laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, interp, orifice_flow,
+                            pipe_loss, smooth_clamp01, smooth_lower_limit, smoothstep, softplus, stribeck_friction)
 from .compiled_signals import eval_signals
 
 HEAD = 12
@@ -96,7 +96,29 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
     return p, nodal[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def circuit_jacobian(t, z, y, ydot, sig, fpar, ipar, steps, d_rates, d_forces, want):
+    """The Jacobian of :func:`circuit_eval` by central differences: ``d_rates`` (n_z, n_w) and ``d_forces``
+    (n_y, n_w) over ``w = [z, y, ydot]``, column ``j`` from the steps ``±steps[j]`` (``want`` False: no outputs)."""
+    n_z, n_y = z.size, y.size
+    w = np.concatenate((z, y, ydot))
+    rp, rm = np.zeros(n_z), np.zeros(n_z)
+    fp, fm = np.zeros(n_y), np.zeros(n_y)
+    aux, out = np.empty(max(ipar[3], 1)), np.empty(max(ipar[8], 1))
+    for j in range(w.size):
+        h = steps[j]
+        for sign in (1.0, -1.0):
+            wj = w.copy()
+            wj[j] += sign * h
+            r, f = (rp, fp) if sign > 0.0 else (rm, fm)
+            circuit_eval(t, wj[:n_z], wj[n_z:n_z + n_y], wj[n_z + n_y:], sig, fpar, ipar, r, f, aux, out, want)
+        for k in range(n_z):
+            d_rates[k, j] = (rp[k] - rm[k]) / (2.0 * h)
+        for k in range(n_y):
+            d_forces[k, j] = (fp[k] - fm[k]) / (2.0 * h)
+
+
+@njit(cache=True)
 def _edge(inflow, a, b, q):
     """A flow ``q`` from node ``a`` to node ``b``."""
     inflow[a] -= q
@@ -111,17 +133,17 @@ def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     if kind == ORIFICE or kind == THROTTLE:  # Orifice.flow / Throttle: [a, b, area slot, cubic, f, out]
         f = ipar[r + 6]
         gamma = fpar[f] if kind == THROTTLE else fpar[f] * max(sv[ipar[r + 4]], 0.0)
-        q = orifice_flow(dp, gamma, fpar[f + 1], ipar[r + 5] == 1)
+        q = orifice_flow(dp, gamma, fpar[f + 1], ipar[r + 5] == 1)[0]
         o = ipar[r + 7]
     elif kind == CHECK:  # CheckValve.flow: [a, b, f, out]; fpar: cracking, range, leakage, k, dp_lim
         f = ipar[r + 4]
-        s = smoothstep(dp, fpar[f], fpar[f] + fpar[f + 1])
+        s = smoothstep(dp, fpar[f], fpar[f] + fpar[f + 1])[0]
         eps = fpar[f + 2]
-        q = orifice_flow(dp, fpar[f + 3] * (eps + (1.0 - eps) * s), fpar[f + 4], True)
+        q = orifice_flow(dp, fpar[f + 3] * (eps + (1.0 - eps) * s), fpar[f + 4], True)[0]
         o = ipar[r + 5]
     else:  # ReliefValve.flow, state_rates: [P, T, state or -1, f, out]; cracking, width, gain, tau
         i, f = ipar[r + 4], ipar[r + 5]
-        static = softplus(dp - fpar[f], fpar[f + 1])
+        static = softplus(dp - fpar[f], fpar[f + 1])[0]
         q = fpar[f + 2] * (z[i] if i >= 0 else static)
         if i >= 0:
             rates[i] = (static - z[i]) / fpar[f + 3]
@@ -152,7 +174,8 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     for j in range(n_paths):
         e = r + 7 + 5 * j
         a, b, n, xs = ipar[e], ipar[e + 1], ipar[e + 2], ipar[e + 3]
-        q = orifice_flow(p[a] - p[b], kv * interp(u, fpar, xs, n), lim, cubic == 1)
+        fraction = interp(u, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
+        q = orifice_flow(p[a] - p[b], kv * fraction, lim, cubic == 1)[0]
         _edge(inflow, a, b, q)
         if want:
             out[ipar[e + 4]] += q
@@ -171,18 +194,15 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 
 @njit(cache=True)
 def _friction(fric, v, fpar, f):
-    """The friction laws of a cylinder and of a motor (there in N m and rad/s): [none, CoulombViscousFriction,
-    BrownMcPheeFriction (seed 002 eq. (8)), friction.StribeckFriction].force; parameters at ``fpar[f:f+6]``."""
+    """The friction law of a cylinder or a motor (there in N m and rad/s), parameters at ``fpar[f:f+6]``: none,
+    :func:`~hydraulics.compiled_laws.coulomb_viscous_friction`, :func:`~hydraulics.compiled_laws.brown_mcphee_friction`
+    (seed 002 eq. (8)), :func:`~hydraulics.compiled_laws.stribeck_friction`."""
     if fric == 1:
-        return fpar[f] * v + fpar[f + 1] * math.tanh(v / fpar[f + 2])
+        return coulomb_viscous_friction(v, fpar[f], fpar[f + 1], fpar[f + 2])[0]
     if fric == 2:
-        fc, fs, vs, sigma2 = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3]
-        rr = v / vs
-        return fc * math.tanh(4.0 * rr) + (fs - fc) * rr / (0.25 * rr * rr + 0.75) ** 2 + sigma2 * v
+        return brown_mcphee_friction(v, fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3])[0]
     if fric == 3:
-        fc, fs, vs, b_visc, width, delta = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3], fpar[f + 4], fpar[f + 5]
-        g_v = fc + (fs - fc) * math.exp(-(abs(v) / vs) ** delta)
-        return g_v * math.tanh(v / width) + b_visc * v
+        return stribeck_friction(v, fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3], fpar[f + 4], fpar[f + 5])[0]
     return 0.0
 
 
@@ -213,7 +233,7 @@ def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
     if x < 0.0 or x > stroke:  # end stops
         sign = 1.0 if x > stroke else -1.0
         depth = x - stroke if x > stroke else -x
-        s = smoothstep(depth, 0.0, fpar[f + 9])
+        s = smoothstep(depth, 0.0, fpar[f + 9])[0]
         stop = sign * (fpar[f + 7] * depth + fpar[f + 8] * s * sign * v)
         force = force - stop
     forces[iy] += force
@@ -248,10 +268,10 @@ def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
     node, i, f, ia = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
     pv = z[i]
     w = fpar[f + 1]
-    q_cav = fpar[f + 2] * w * softplus((fpar[f] - pv) / w, 1.0)
-    modulus = bulk_modulus(pv, fpar, f + 6)
+    q_cav = fpar[f + 2] * w * softplus((fpar[f] - pv) / w, 1.0)[0]
+    modulus = bulk_modulus(pv, fpar[f + 6], fpar[f + 7], fpar[f + 8], fpar[f + 9])[0]
     total = fpar[f + 3] + nodal[1, node]
-    guarded = smooth_lower_limit(total, fpar[f + 5], 0.5 * fpar[f + 5])
+    guarded = smooth_lower_limit(total, fpar[f + 5], 0.5 * fpar[f + 5])[0]
     c = guarded / modulus + fpar[f + 4] + nodal[3, node]
     net = nodal[0, node] + q_cav - nodal[2, node]
     rate = net / c
@@ -272,7 +292,7 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
     if kind == PIPE:  # Pipe.state_rates, port_flows, outputs: [A, B, state, f, out]; loss (4), inertance
         a, b, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
         q = z[i]
-        loss = pipe_loss(q, fpar, f)
+        loss = pipe_loss(q, fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3])[0]
         rates[i] = (p[a] - p[b] - loss) / fpar[f + 4]
         _edge(inflow, a, b, q)
         if want:
@@ -281,10 +301,11 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
     elif kind == CUSHION:  # Cushion.flow, outputs: [chamber, line, y index, n, xs, f, out]
         c, line, iy, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 7]
         k, retracted, k_bypass, cracking, lim = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3], fpar[f + 4]
-        area = interp(y[iy] - retracted, fpar, ipar[r + 6], ipar[r + 5])
-        q = orifice_flow(p[c] - p[line], k * area, lim, True)
-        s = smoothstep(p[line] - p[c], cracking, 2.0 * cracking + 1.0)
-        q = q - orifice_flow(p[line] - p[c], k_bypass * s, lim, True)
+        xs, n = ipar[r + 6], ipar[r + 5]
+        area = interp(y[iy] - retracted, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
+        q = orifice_flow(p[c] - p[line], k * area, lim, True)[0]
+        s = smoothstep(p[line] - p[c], cracking, 2.0 * cracking + 1.0)[0]
+        q = q - orifice_flow(p[line] - p[c], k_bypass * s, lim, True)[0]
         _edge(inflow, c, line, q)
         if want:
             o = ipar[r + 8]
@@ -292,9 +313,9 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
     else:  # ShuttleValve.flows, outputs: [A, B, C, f, out]; k, switching range, dp_lim
         a, b, c, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
         k, w = fpar[f], fpar[f + 1]
-        s = smoothstep(p[a] - p[b], -w, w)
-        qa = orifice_flow(p[a] - p[c], k * s, fpar[f + 2], True)
-        qb = orifice_flow(p[b] - p[c], k * (1.0 - s), fpar[f + 2], True)
+        s = smoothstep(p[a] - p[b], -w, w)[0]
+        qa = orifice_flow(p[a] - p[c], k * s, fpar[f + 2], True)[0]
+        qb = orifice_flow(p[b] - p[c], k * (1.0 - s), fpar[f + 2], True)[0]
         _edge(inflow, a, c, qa)
         _edge(inflow, b, c, qb)
         if want:
@@ -310,8 +331,8 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         ref = fpar[f + 1]  # target_pressure
         if ls >= 0:
             a = p[ls] + fpar[f + 2]
-            ref = a - softplus(a - fpar[f + 1], 0.1 * fpar[f + 3])
-        rates[i] = (smooth_clamp01((ref - p[p_node]) / fpar[f + 3], 0.02) - z[i]) / fpar[f + 4]  # command, rates
+            ref = a - softplus(a - fpar[f + 1], 0.1 * fpar[f + 3])[0]
+        rates[i] = (smooth_clamp01((ref - p[p_node]) / fpar[f + 3], 0.02)[0] - z[i]) / fpar[f + 4]  # command, rates
         n = sv[ipar[r + 6]]
         q = z[i] * fpar[f] * n - fpar[f + 5] * (p[p_node] - p[s_node])  # flow
         _edge(inflow, s_node, p_node, q)
@@ -330,11 +351,11 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         o_now = z[i]
         rates[i] = (s - z[i]) / fpar[f + 3]
     eps = fpar[f + 1]
-    q = orifice_flow(p[n1] - p[n2], fpar[f] * (eps + (1.0 - eps) * o_now), fpar[f + 4], True)  # metered_flow
+    q = orifice_flow(p[n1] - p[n2], fpar[f] * (eps + (1.0 - eps) * o_now), fpar[f + 4], True)[0]  # metered_flow
     if variant == COUNTERBALANCE:  # CounterbalanceValve.check_flow: V -> L
         dp = p[n2] - p[n1]
-        s_check = smoothstep(dp, fpar[f + 8], fpar[f + 8] + fpar[f + 9])
-        q = q - orifice_flow(dp, fpar[f + 7] * s_check, fpar[f + 4], True)
+        s_check = smoothstep(dp, fpar[f + 8], fpar[f + 8] + fpar[f + 9])[0]
+        q = q - orifice_flow(dp, fpar[f + 7] * s_check, fpar[f + 4], True)[0]
     _edge(inflow, n1, n2, q)
     if want:
         o = ipar[r + 8]
@@ -350,7 +371,7 @@ def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         geometric = fpar[f] * sv[ipar[r + 4]]
         q = geometric - fpar[f + 1] * dp  # D, G_leak, relief pressure, relief gain, relief width
         if relief:
-            q -= fpar[f + 3] * softplus(dp - fpar[f + 2], fpar[f + 4])
+            q -= fpar[f + 3] * softplus(dp - fpar[f + 2], fpar[f + 4])[0]
         _edge(inflow, s_node, p_node, q)
         if want:
             o = ipar[r + 7]
@@ -360,12 +381,12 @@ def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     # switching pressure, k, dp_lim
     node, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4]
     v, v0 = z[i], fpar[f]
-    gas = smooth_lower_limit(v0 - v, 0.01 * v0, 0.005 * v0)
+    gas = smooth_lower_limit(v0 - v, 0.01 * v0, 0.005 * v0)[0]
     pg = (fpar[f + 2] + ATMOSPHERE) * (v0 / gas) ** fpar[f + 1] - ATMOSPHERE
     dp = p[node] - pg
-    gate = smoothstep(v, 0.0, fpar[f + 3])
-    opening = smoothstep(dp, -fpar[f + 4], fpar[f + 4])
-    q = orifice_flow(dp, fpar[f + 5] * (opening + (1.0 - opening) * gate), fpar[f + 6], True)
+    gate = smoothstep(v, 0.0, fpar[f + 3])[0]
+    opening = smoothstep(dp, -fpar[f + 4], fpar[f + 4])[0]
+    q = orifice_flow(dp, fpar[f + 5] * (opening + (1.0 - opening) * gate), fpar[f + 6], True)[0]
     rates[i] = q
     inflow[node] -= q
     if want:
@@ -385,10 +406,10 @@ def _pilot_opening(variant, p1, p2, p3, fpar, f):
     elif variant == COUNTERBALANCE:  # L, V, X
         b = (p1 - p2) + fpar[f + 6] * (p3 - p2) - fpar[f + 5]
     else:  # A, B, X
-        sf = smoothstep(p1 - p2 - fpar[f + 5], 0.0, rng)
-        sp = smoothstep(fpar[f + 6] * (p3 - p1) - (p2 - p1) - fpar[f + 5], 0.0, rng)
+        sf = smoothstep(p1 - p2 - fpar[f + 5], 0.0, rng)[0]
+        sp = smoothstep(fpar[f + 6] * (p3 - p1) - (p2 - p1) - fpar[f + 5], 0.0, rng)[0]
         return 1.0 - (1.0 - sf) * (1.0 - sp)
-    return smoothstep(b, 0.0, rng)
+    return smoothstep(b, 0.0, rng)[0]
 
 
 SIGNATURE = types.void(types.int64, types.float64, types.CPointer(types.float64), types.CPointer(types.float64),
@@ -407,9 +428,12 @@ def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, 
     fpar = carray(fpar_, head[7])
     z, y, ydot = carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1])
     rates, forces, sig = carray(rates_, head[0]), carray(forces_, head[1]), carray(sig_, head[2])
-    if mode == 0:
-        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, carray(aux_, head[3]), carray(aux_, 0), False)
-    elif mode == 2:
+    if mode == 2:
         circuit_gaps(y, ydot, fpar, ipar, carray(aux_, 2 * head[9]))
+        return
+    want = mode == 1  # a variable, not a literal: one specialisation of circuit_eval
+    if want:
+        aux, out = np.empty(head[3]), carray(aux_, head[8])
     else:
-        circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, np.empty(head[3]), carray(aux_, head[8]), True)
+        aux, out = carray(aux_, head[3]), carray(aux_, 0)
+    circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want)

@@ -1,7 +1,13 @@
-"""The smooth laws of the hydraulic components as numba functions: values only, for the compiled circuit kernel
-(:mod:`hydraulics.compiled_kernel`). Each mirrors the Python function it names (:mod:`hydraulics.smooth`,
-:mod:`hydraulics.orifices`, :mod:`hydraulics.fluid`, :mod:`hydraulics.lines`, :mod:`hydraulics.pumps`); the
-equations and their seed references are there.
+"""The scalar laws of the hydraulic components, written once: numba functions that return the value and its
+derivative.
+
+The compiled circuit kernel (:mod:`hydraulics.compiled_kernel`) calls them and keeps the values; the component
+methods (:mod:`hydraulics.orifices`, :mod:`hydraulics.cylinder`, ...) call the same functions from Python and use
+the derivatives for the gradients of their convenience methods. The regularisations keep the right-hand sides
+continuously differentiable, which is what an implicit (Newton-based) integrator needs.
+
+Every function has an explicit signature (float arguments, a ``(value, derivative)`` tuple back): numba compiles
+each once, at import from its cache, and a Python caller's integers are converted to floats.
 """
 from __future__ import annotations
 
@@ -10,103 +16,207 @@ import math
 from flexmbs_jit import njit
 
 
-# hydraulics.lines: Reynolds numbers of the laminar-turbulent blend
-_RE_LAMINAR, _RE_TURBULENT = 2300.0, 4000.0
+_PAIR = "UniTuple(float64, 2)"
+_ATMOSPHERE = 101325.0  # Pa, hydraulics.fluid.ATMOSPHERIC_PRESSURE
+#: Reynolds numbers between which the pipe friction factor blends from laminar to turbulent (hydraulics.lines).
+LAMINAR_REYNOLDS, TURBULENT_REYNOLDS = 2300.0, 4000.0
 
 
-@njit(cache=True, inline="always")
+@njit("UniTuple(float64, 3)(float64, float64, float64, boolean)", cache=True)
 def orifice_flow(dp, coefficient, lim, cubic):
-    """``orifices.orifice_flow``: flow only."""
+    """Orifice law with a laminar region around zero pressure drop (seed 002 eq. (5), (6); seed 003 eq. (2-228)).
+
+    For ``|dp| >= dp_lim``: ``Q = gamma_2 sign(dp) sqrt(|dp|)`` (turbulent square-root law). For ``|dp| < dp_lim``:
+    with ``cubic`` ``Q = gamma_2/sqrt(dp_lim) (5/4 dp - 1/4 dp^3/dp_lim^2)``, the odd cubic that matches value and
+    slope of the square-root law at ``+-dp_lim`` (C1, monotone); else ``Q = gamma_2 dp / sqrt(dp_lim)``, seed 002
+    eq. (6) exactly (continuous value, the slope jumps by a factor 2 at ``dp_lim``).
+
+    Parameters
+    ----------
+    dp : float, Pa
+        ``p_A - p_B``.
+    coefficient : float, m^3/(s Pa^0.5)
+        ``gamma_2 = C_d A sqrt(2/rho)``.
+    lim : float, Pa
+        ``dp_lim``.
+    cubic : bool
+
+    Returns
+    -------
+    flow : float, m^3/s
+    d_flow_d_pressure : float, m^3/(s Pa)
+    d_flow_d_coefficient : float, Pa^0.5
+    """
     if abs(dp) >= lim:
-        return coefficient * math.copysign(math.sqrt(abs(dp)), dp)
+        root = math.sqrt(abs(dp))
+        return coefficient * math.copysign(root, dp), 0.5 * coefficient / root, math.copysign(root, dp)
     root_lim = math.sqrt(lim)
-    if not cubic:
-        return coefficient * dp / root_lim
-    r = dp / lim
-    return coefficient * root_lim * (1.25 * r - 0.25 * r ** 3)
+    if cubic:
+        r = dp / lim
+        shape = root_lim * (1.25 * r - 0.25 * r ** 3)
+        slope = (1.25 - 0.75 * r * r) / root_lim
+    else:
+        shape, slope = dp / root_lim, 1.0 / root_lim
+    return coefficient * shape, coefficient * slope, shape
 
 
-@njit(cache=True, inline="always")
+@njit(_PAIR + "(float64, float64)", cache=True)
 def softplus(x, width):
-    """``smooth.softplus``: value only."""
+    """Smooth ``max(x, 0)``: ``width * log(1 + exp(x / width))``; the error against ``max(x, 0)`` is at most
+    ``width * log 2`` and decays like ``width * exp(-|x| / width)`` (``width`` in the unit of ``x``)."""
     s = x / width
     if s > 40.0:
-        return x
+        return x, 1.0
     e = math.exp(s)
     if s < -40.0:
-        return width * e
-    return width * math.log1p(e)
+        return width * e, e
+    return width * math.log1p(e), e / (1.0 + e)
 
 
-@njit(cache=True, inline="always")
+@njit(_PAIR + "(float64, float64, float64)", cache=True)
 def smooth_lower_limit(x, limit, width):
-    """``smooth.smooth_lower_limit``: value only."""
+    """C1 ``max(x, limit)``, exact for ``x >= limit + width`` and for ``x <= limit - width``; between, the quadratic
+    blend ``limit + (x - limit + width)^2 / (4 width)`` joins value and slope."""
     d = x - limit
     if d >= width:
-        return x
+        return x, 1.0
     if d <= -width:
-        return limit
-    return limit + (d + width) ** 2 / (4.0 * width)
+        return limit, 0.0
+    return limit + (d + width) ** 2 / (4.0 * width), (d + width) / (2.0 * width)
 
 
-@njit(cache=True, inline="always")
+@njit(_PAIR + "(float64, float64, float64)", cache=True)
 def smoothstep(x, x0, x1):
-    """``smooth.smoothstep``: value only."""
+    """The one smooth step of hydraulics: the C1 cubic ``3 s^2 - 2 s^3`` of ``s = (x - x0)/(x1 - x0)``, 0 at and
+    below ``x0``, 1 at and above ``x1`` (a jump at ``x0`` if ``x1 == x0``), with its derivative wrt ``x``."""
     if x1 == x0:
-        return 1.0 if x >= x1 else 0.0
+        return (1.0 if x >= x1 else 0.0), 0.0
     s = (x - x0) / (x1 - x0)
     if s <= 0.0:
-        return 0.0
+        return 0.0, 0.0
     if s >= 1.0:
-        return 1.0
-    return s * s * (3.0 - 2.0 * s)
+        return 1.0, 0.0
+    return s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / (x1 - x0)
 
 
-@njit(cache=True, inline="always")
-def interp(x, fpar, xs, n):
-    """``smooth.interp_with_slope`` on ``fpar[xs:xs+n]`` (abscissae) and ``fpar[xs+n:xs+2n]`` (values)."""
-    if x <= fpar[xs]:
-        return fpar[xs + n]
-    if x >= fpar[xs + n - 1]:
-        return fpar[xs + 2 * n - 1]
-    i = 0
-    while fpar[xs + i + 1] <= x:
-        i += 1
-    slope = (fpar[xs + n + i + 1] - fpar[xs + n + i]) / (fpar[xs + i + 1] - fpar[xs + i])
-    return fpar[xs + n + i] + slope * (x - fpar[xs + i])
+@njit(_PAIR + "(float64, float64)", cache=True)
+def smooth_sign(x, width):
+    """``tanh(x / width)``: a sign function regularised over ``width``."""
+    th = math.tanh(x / width)
+    return th, (1.0 - th * th) / width
 
 
-@njit(cache=True, inline="always")
-def bulk_modulus(p, fpar, f):
-    """``Fluid.effective_bulk_modulus``: ``fpar[f:f+4]`` = oil modulus, air fraction, polytropic index, air
-    reference pressure (absolute); value only."""
-    modulus, a0, n, p_ref = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3]
-    if a0 == 0.0:
-        return modulus
-    p_abs = max(p + 101325.0, 1.0e3)
-    oil = 1.0 - a0
-    air = a0 * (p_ref / p_abs) ** (1.0 / n)
-    return (oil + air) / (oil / modulus + air / (n * p_abs))
+@njit(_PAIR + "(float64, float64[:], float64[:])", cache=True)
+def interp(x, xs, ys):
+    """The one table lookup of hydraulics (and the rule of ``flexmbs.Table``): piecewise linear between the
+    breakpoints, **the end values held** beyond the ends (slope 0 there), as ``numpy.interp``.
+
+    Parameters
+    ----------
+    x : float
+        Abscissa.
+    xs : ndarray, shape (n,)
+        Strictly increasing breakpoints, ``n >= 2``.
+    ys : ndarray, shape (n,)
+        Values at the breakpoints.
+
+    Returns
+    -------
+    value, slope : float
+        The slope of the piece right of ``x`` at an inner breakpoint.
+    """
+    n = xs.size
+    if x <= xs[0]:
+        return ys[0], 0.0
+    if x >= xs[n - 1]:
+        return ys[n - 1], 0.0
+    lo, hi = 0, n - 1  # xs[lo] <= x < xs[hi]: the last breakpoint at or below x
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if xs[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    slope = (ys[lo + 1] - ys[lo]) / (xs[lo + 1] - xs[lo])
+    return ys[lo] + slope * (x - xs[lo]), slope
 
 
-@njit(cache=True, inline="always")
+@njit(_PAIR + "(float64, float64, float64, float64, float64)", cache=True)
+def bulk_modulus(p, modulus, air_fraction, n, p_ref):
+    """Bulk modulus of an oil-air mixture at the gauge pressure ``p`` (Pa) and ``dE/dp``
+    (:meth:`hydraulics.fluid.Fluid.effective_bulk_modulus`, where the law is derived): air fraction ``a0`` at the
+    absolute pressure ``p_ref``, polytropic index ``n``, ``1/E = ((1 - a0)/E_oil + a/(n p_abs)) / ((1 - a0) + a)``
+    with ``a = a0 (p_ref/p_abs)^(1/n)`` and ``p_abs = max(p + 1 atm, 1 kPa)``."""
+    if air_fraction == 0.0:
+        return modulus, 0.0
+    p_abs = max(p + _ATMOSPHERE, 1.0e3)
+    dp_abs = 1.0 if p + _ATMOSPHERE > 1.0e3 else 0.0
+    oil = 1.0 - air_fraction
+    air = air_fraction * (p_ref / p_abs) ** (1.0 / n)
+    d_air = -air / (n * p_abs) * dp_abs
+    compliance = oil / modulus + air / (n * p_abs)
+    d_compliance = -air * (1.0 + n) / (n * n * p_abs * p_abs) * dp_abs
+    volume = oil + air
+    return volume / compliance, (d_air * compliance - volume * d_compliance) / compliance ** 2
+
+
+@njit(_PAIR + "(float64, float64)", cache=True)
 def smooth_clamp01(x, width):
-    """``pumps.smooth_clamp01``: value only."""
-    low = smooth_lower_limit(x, 0.0, width)
-    return 1.0 - smooth_lower_limit(1.0 - low, 0.0, width)
+    """C1 clamp of ``x`` to [0, 1], exact outside ``width`` of the limits (:func:`smooth_lower_limit` twice)."""
+    low, d_low = smooth_lower_limit(x, 0.0, width)
+    high, d_high = smooth_lower_limit(1.0 - low, 0.0, width)
+    return 1.0 - high, d_high * d_low
 
 
-@njit(cache=True, inline="always")
-def pipe_loss(flow, fpar, f):
-    """``Pipe.pressure_loss`` (seed 003 eq. (2-232), (2-210)): value only. ``fpar[f:f+4]`` = laminar gain
-    ``128 rho nu l / (pi d^4)``, Reynolds number per flow ``d / (A nu)``, minor-loss factor ``zeta rho / (2 A^2)``,
-    Blasius factor ``0.3164 (d/(A nu))^-0.25 (l/d) rho / (2 A^2)``."""
-    laminar_gain, reynolds_per_flow, minor, k_turb = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3]
+@njit(_PAIR + "(float64, float64, float64, float64, float64)", cache=True)
+def pipe_loss(flow, laminar_gain, reynolds_per_flow, minor, k_turb):
+    """Friction pressure drop of a pipe (Pa) at a flow (m^3/s) and its derivative (Pa s/m^3), seed 003
+    eq. (2-232), (2-210): ``lambda = 64/Re`` (``laminar_gain = 128 rho nu l / (pi d^4)``) up to Re = 2300, Blasius
+    ``0.3164 Re^-0.25`` (``k_turb = 0.3164 (d/(A nu))^-0.25 (l/d) rho / (2 A^2)``) from Re = 4000, blended by
+    :func:`smoothstep` between; plus the minor loss ``minor q|q|`` (``minor = zeta rho / (2 A^2)``).
+    ``reynolds_per_flow = d / (A nu)``."""
     q = abs(flow)
     reynolds = q * reynolds_per_flow
-    dp_minor = minor * flow * q
-    if reynolds <= _RE_LAMINAR:
-        return laminar_gain * flow + dp_minor
-    dp_turb = k_turb * math.copysign(q ** 1.75, flow)
-    s = smoothstep(reynolds, _RE_LAMINAR, _RE_TURBULENT)
-    return (1.0 - s) * (laminar_gain * flow) + s * dp_turb + dp_minor
+    dp_minor, d_minor = minor * flow * q, 2.0 * minor * q
+    if reynolds <= LAMINAR_REYNOLDS:
+        return laminar_gain * flow + dp_minor, laminar_gain + d_minor
+    dp_turb, d_turb = k_turb * math.copysign(q ** 1.75, flow), 1.75 * k_turb * q ** 0.75
+    s, ds_dre = smoothstep(reynolds, LAMINAR_REYNOLDS, TURBULENT_REYNOLDS)
+    dp_lam = laminar_gain * flow
+    d_s = ds_dre * reynolds_per_flow * math.copysign(1.0, flow)  # ds/dq
+    return ((1.0 - s) * dp_lam + s * dp_turb + dp_minor,
+            (1.0 - s) * laminar_gain + s * d_turb + d_s * (dp_turb - dp_lam) + d_minor)
+
+
+# -- friction laws: the force opposing the motion and its velocity derivative (N, N s/m; N m, N m s/rad) ------------
+@njit(_PAIR + "(float64, float64, float64, float64)", cache=True)
+def coulomb_viscous_friction(v, coulomb, viscous, width):
+    """Seed 001 eq. (23): ``F = b v + F_c tanh(v / v_eps)``."""
+    s, ds = smooth_sign(v, width)
+    return viscous * v + coulomb * s, viscous + coulomb * ds
+
+
+@njit(_PAIR + "(float64, float64, float64, float64, float64)", cache=True)
+def brown_mcphee_friction(v, coulomb, static, stribeck_velocity, viscous):
+    """Seed 002 eq. (8): ``F = F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / (1/4 (v/v_s)^2 + 3/4)^2 + sigma_2 v``."""
+    r = v / stribeck_velocity
+    th = math.tanh(4.0 * r)
+    den = 0.25 * r * r + 0.75
+    stribeck = r / den ** 2
+    d_stribeck = (1.0 / den ** 2 - r * r * den ** -3) / stribeck_velocity
+    return (coulomb * th + (static - coulomb) * stribeck + viscous * v,
+            coulomb * 4.0 * (1.0 - th * th) / stribeck_velocity + (static - coulomb) * d_stribeck + viscous)
+
+
+@njit(_PAIR + "(float64, float64, float64, float64, float64, float64, float64)", cache=True)
+def stribeck_friction(v, coulomb, static, stribeck_velocity, viscous, width, exponent):
+    """Exponential Stribeck curve (Armstrong-Helouvry; Hopsan's and Simscape's translational friction):
+    ``F = (F_c + (F_s - F_c) exp(-(|v|/v_s)^delta)) tanh(v / v_eps) + b v``."""
+    r = abs(v) / stribeck_velocity
+    e = math.exp(-r ** exponent)
+    excess = static - coulomb
+    g = coulomb + excess * e
+    dg = -excess * e * exponent * r ** (exponent - 1.0) * math.copysign(1.0, v) / stribeck_velocity if r > 0.0 \
+        else 0.0
+    th = math.tanh(v / width)
+    return g * th + viscous * v, dg * th + g * (1.0 - th * th) / width + viscous

@@ -78,10 +78,11 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
                 value += fpar[f + k] * sv[ipar[r + 5 + k]]
             sv[slot] = value
         elif kind == LOOKUP:  # LookupTable.evaluate: [input slot, n, xs]
-            sv[slot] = interp(sv[ipar[r + 3]], fpar, ipar[r + 5], ipar[r + 4])
+            xs, n = ipar[r + 5], ipar[r + 4]
+            sv[slot] = interp(sv[ipar[r + 3]], fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
         elif kind == SMOOTH_STEP:  # SmoothStep.evaluate: [f]; t_start, t_end, initial, final
             f = ipar[r + 3]
-            s = smoothstep(t, fpar[f], fpar[f + 1])
+            s = smoothstep(t, fpar[f], fpar[f + 1])[0]
             sv[slot] = fpar[f + 2] + (fpar[f + 3] - fpar[f + 2]) * s
         elif kind == MEASUREMENT:  # MeasurementSensor.evaluate: [y index, rate]
             sv[slot] = ydot[ipar[r + 3]] if ipar[r + 4] else y[ipar[r + 3]]
@@ -98,8 +99,8 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
             i, f = ipar[r + 4], ipar[r + 5]
             u, held, b = sv[ipar[r + 3]], z[i], fpar[f]
             sv[slot] = held
-            up = softplus(u - held - b, b / 100.0)
-            down = softplus(held - u - b, b / 100.0)
+            up = softplus(u - held - b, b / 100.0)[0]
+            down = softplus(held - u - b, b / 100.0)[0]
             rates[i] = (up - down) / fpar[f + 1]
         elif kind == PLUGIN:  # a signal's own kernel: [address, first output, fpar start, own fields...]
             sv[slot] = call_signal(ipar[r + 3], 1 if want else 0, t, z, y, ydot, sv, fpar, ipar, r + 4, rates, out)
@@ -107,7 +108,7 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
     return r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pid(sv, z, fpar, rates, slot, e, i, f):
     """``PID.evaluate`` and ``PID.state_rates`` (seed 003 eq. (4-12)); ``fpar[f:f+7]`` = gain, ``K_P/T_I`` (0
     without integral part), ``K_P T_D/T``, filter time ``T``, lower and upper limit, tracking time ``T_t``."""
@@ -123,7 +124,7 @@ def _pid(sv, z, fpar, rates, slot, e, i, f):
     rates[i + 1] = (e - xi) / fpar[f + 3]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _profile(t, x, fpar, f):
     """``VelocityProfile.evaluate``; ``fpar[f:f+8]`` = start time, acceleration, max velocity, deceleration, end
     position, final velocity, safety distance, direction."""

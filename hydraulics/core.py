@@ -2,8 +2,10 @@
 
 Every quantity a component computes is a pair ``(value, gradient)``, where the gradient is a dense vector over
 the circuit's variables ``w = [z, y, ydot]`` (states, measurements, measurement rates). Components write their
-equation and its chain-rule derivative side by side (the Hopsan lesson of STYLE.md); the circuit stacks the
-gradients into the analytic Jacobian of the state-element protocol (docs/element-protocol.md).
+equation and its chain-rule derivative side by side (the Hopsan lesson of STYLE.md), the scalar laws taken from
+:mod:`hydraulics.compiled_laws`. A circuit the compiled kernel covers is evaluated by the kernel, its Jacobian by
+differences of it; for any other circuit (a user's component or signal) the circuit stacks these gradients into the
+Jacobian of the state-element protocol (docs/element-protocol.md).
 """
 from __future__ import annotations
 
@@ -53,7 +55,32 @@ class Evaluation:
         self._busy: set = set()
         self.inflow: dict = {}     # id(node) -> (net inflow, gradient), filled by the circuit
         self.chamber_map: dict = {}  # id(node) -> chamber tuples of attached cylinders, filled by the circuit
-        self.fill = None  # set by the fast path (hydraulics.fastpath): fills inflow and chamber_map when first read
+        self.fill = None  # set by a kernel evaluation: fills inflow and chamber_map (component methods) when first read
+        self.kernel = None  # a kernel evaluation: (compiled circuit, time signals, integrands, outputs)
+        self.differentiate = None  # a kernel evaluation: sets d_rates and d_forces when first read
+        self._blocks = [None, None]
+
+    @property
+    def d_rates(self) -> np.ndarray:
+        """``∂rates/∂w``, shape (n_z, n_w)."""
+        if self._blocks[0] is None and self.differentiate is not None:
+            self.differentiate(self)
+        return self._blocks[0]
+
+    @d_rates.setter
+    def d_rates(self, value) -> None:
+        self._blocks[0] = value
+
+    @property
+    def d_forces(self) -> np.ndarray:
+        """``∂forces/∂w``, shape (n_y, n_w)."""
+        if self._blocks[1] is None and self.differentiate is not None:
+            self.differentiate(self)
+        return self._blocks[1]
+
+    @d_forces.setter
+    def d_forces(self, value) -> None:
+        self._blocks[1] = value
 
     def node_inflow(self, node) -> tuple[float, np.ndarray]:
         """Net flow from all connected components into a node, m^3/s, and its gradient."""

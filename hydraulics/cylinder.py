@@ -9,7 +9,7 @@ from fem.errors import ModelError
 
 from .core import Component, Evaluation, non_negative, positive
 from .orifices import orifice_flow
-from .smooth import interp_with_slope, smoothstep, smooth_sign
+from .compiled_laws import brown_mcphee_friction, coulomb_viscous_friction, interp, smoothstep
 
 
 class CoulombViscousFriction:
@@ -30,10 +30,9 @@ class CoulombViscousFriction:
         self.velocity_width = float(velocity_width)
 
     def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)."""
-        s, ds = smooth_sign(velocity, self.velocity_width)
-        return (self.viscous_coefficient * velocity + self.coulomb_force * s,
-                self.viscous_coefficient + self.coulomb_force * ds)
+        """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)
+        (:func:`~hydraulics.compiled_laws.coulomb_viscous_friction`)."""
+        return coulomb_viscous_friction(velocity, self.coulomb_force, self.viscous_coefficient, self.velocity_width)
 
 
 class BrownMcPheeFriction:
@@ -67,16 +66,9 @@ class BrownMcPheeFriction:
                                    self.viscous_coefficient * factor)
 
     def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force (N) and ``dF/dv`` (N s/m)."""
-        r = velocity / self.stribeck_velocity
-        th = math.tanh(4.0 * r)
-        den = 0.25 * r * r + 0.75
-        stribeck = r / den**2
-        d_stribeck = (1.0 / den**2 - r * 2.0 * den**-3 * 0.5 * r) / self.stribeck_velocity
-        fc, fs = self.coulomb_force, self.static_force
-        value = fc * th + (fs - fc) * stribeck + self.viscous_coefficient * velocity
-        slope = fc * 4.0 * (1.0 - th * th) / self.stribeck_velocity + (fs - fc) * d_stribeck + self.viscous_coefficient
-        return value, slope
+        """Friction force (N) and ``dF/dv`` (N s/m) (:func:`~hydraulics.compiled_laws.brown_mcphee_friction`)."""
+        return brown_mcphee_friction(velocity, self.coulomb_force, self.static_force, self.stribeck_velocity,
+                                     self.viscous_coefficient)
 
 
 class Cylinder(Component):
@@ -277,7 +269,7 @@ class Cushion(Component):
         pl, dpl = self.port_pressure(ev, "line")
         x, dx = self.cylinder.position(ev)
         k = self.discharge_coefficient * math.sqrt(2.0 / self.density)
-        area, slope = interp_with_slope(x, self.positions, self.areas)
+        area, slope = interp(x, self.positions, self.areas)
         q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, self.transition_pressure)
         dq = dq_dp * (dpc - dpl) + dq_dg * k * slope * dx
         s, ds = smoothstep(pl - pc, self.bypass_cracking, 2.0 * self.bypass_cracking + 1.0)

@@ -25,7 +25,7 @@ from fem.errors import ModelError
 from .core import Evaluation, Signal, non_negative, positive
 from .fluid import HLP46
 from .signals import as_signal
-from .smooth import softplus
+from .compiled_laws import softplus
 from .valves import (DirectionalValve, SecondOrderSpool, SpoolPath, area_from_nominal_flow, closed_centre_valve,
                      open_centre_valve, tandem_centre_valve)
 

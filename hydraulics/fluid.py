@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from fem.errors import ModelError
 
+from .compiled_laws import bulk_modulus
+
 ATMOSPHERIC_PRESSURE = 101325.0  # Pa, absolute
 
 
@@ -71,20 +73,8 @@ class Fluid:
         bulk_modulus : float, Pa
         derivative : float, 1 (dE/dp)
         """
-        if self.air_fraction == 0.0:
-            return self.bulk_modulus, 0.0
-        n = self.polytropic_index
-        p_abs = max(pressure + ATMOSPHERIC_PRESSURE, 1.0e3)
-        dp_abs = 1.0 if pressure + ATMOSPHERIC_PRESSURE > 1.0e3 else 0.0
-        oil = 1.0 - self.air_fraction
-        air = self.air_fraction * (self.air_reference_pressure / p_abs) ** (1.0 / n)
-        d_air = -air / (n * p_abs) * dp_abs
-        compliance = oil / self.bulk_modulus + air / (n * p_abs)
-        d_compliance = -air * (1.0 + n) / (n * n * p_abs * p_abs) * dp_abs
-        volume = oil + air
-        modulus = volume / compliance
-        d_modulus = (d_air * compliance - volume * d_compliance) / compliance**2
-        return modulus, d_modulus
+        return bulk_modulus(pressure, self.bulk_modulus, self.air_fraction, self.polytropic_index,
+                            self.air_reference_pressure)
 
     def with_air(self, air_fraction: float, polytropic_index: float = 1.0) -> "Fluid":
         """The same oil with a given entrained-air volume fraction (at atmospheric pressure)."""

@@ -14,10 +14,9 @@ one factor: ``scale_friction(law, f, f, f)`` equals ``law.scaled(f)``).
 """
 from __future__ import annotations
 
-import math
-
 from fem.errors import ModelError
 
+from .compiled_laws import stribeck_friction
 from .core import non_negative, positive
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction
 
@@ -55,16 +54,10 @@ class StribeckFriction:
         self.velocity_width, self.exponent = float(velocity_width), float(exponent)
 
     def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force opposing the motion and its derivative wrt the velocity."""
-        v, vs, delta = velocity, self.stribeck_velocity, self.exponent
-        r = abs(v) / vs
-        e = math.exp(-r**delta)
-        excess = self.static_force - self.coulomb_force
-        g = self.coulomb_force + excess * e
-        dg = -excess * e * delta * r ** (delta - 1.0) * math.copysign(1.0, v) / vs if r > 0.0 else 0.0
-        th = math.tanh(v / self.velocity_width)
-        return (g * th + self.viscous_coefficient * v,
-                dg * th + g * (1.0 - th * th) / self.velocity_width + self.viscous_coefficient)
+        """Friction force opposing the motion and its derivative wrt the velocity
+        (:func:`~hydraulics.compiled_laws.stribeck_friction`)."""
+        return stribeck_friction(velocity, self.coulomb_force, self.static_force, self.stribeck_velocity,
+                                 self.viscous_coefficient, self.velocity_width, self.exponent)
 
 
 def scale_friction(law, coulomb: float = 1.0, stribeck: float = 1.0, viscous: float = 1.0):

@@ -6,10 +6,7 @@ import math
 from fem.errors import ModelError
 
 from .core import Component, Evaluation, non_negative, positive
-from .smooth import smoothstep
-
-#: Reynolds numbers between which the friction factor blends from laminar to turbulent.
-LAMINAR_REYNOLDS, TURBULENT_REYNOLDS = 2300.0, 4000.0
+from .compiled_laws import pipe_loss
 
 
 class Pipe(Component):
@@ -54,25 +51,15 @@ class Pipe(Component):
         return self.fluid.density * self.length / self.area
 
     def pressure_loss(self, flow: float) -> tuple[float, float]:
-        """Friction pressure drop (Pa) at a flow (m^3/s) and its derivative, Pa s/m^3."""
+        """Friction pressure drop (Pa) at a flow (m^3/s) and its derivative, Pa s/m^3
+        (:func:`~hydraulics.compiled_laws.pipe_loss` with this pipe's factors)."""
         rho, nu, a, d = self.fluid.density, self.fluid.kinematic_viscosity, self.area, self.diameter
         length = self.length
         laminar_gain = 128.0 * rho * nu * length / (math.pi * d**4)  # 64/Re law, Hagen-Poiseuille
         reynolds_per_flow = d / (a * nu)
-        q = abs(flow)
-        reynolds = q * reynolds_per_flow
         minor = self.minor_loss_coefficient * 0.5 * rho / a**2
-        dp_minor, d_minor = minor * flow * q, 2.0 * minor * q
-        if reynolds <= LAMINAR_REYNOLDS:
-            return laminar_gain * flow + dp_minor, laminar_gain + d_minor
         k_turb = 0.3164 * reynolds_per_flow**-0.25 * (length / d) * 0.5 * rho / a**2
-        dp_turb, d_turb = k_turb * math.copysign(q**1.75, flow), 1.75 * k_turb * q**0.75
-        s, ds_dre = smoothstep(reynolds, LAMINAR_REYNOLDS, TURBULENT_REYNOLDS)
-        dp_lam = laminar_gain * flow
-        value = (1.0 - s) * dp_lam + s * dp_turb
-        d_s = ds_dre * reynolds_per_flow * math.copysign(1.0, flow)  # ds/dq
-        slope = (1.0 - s) * laminar_gain + s * d_turb + d_s * (dp_turb - dp_lam)
-        return value + dp_minor, slope + d_minor
+        return pipe_loss(flow, laminar_gain, reynolds_per_flow, minor, k_turb)
 
     def state_rates(self, ev: Evaluation):
         q, dq = self.own_state(ev)

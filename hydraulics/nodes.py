@@ -9,7 +9,7 @@ from fem.errors import ModelError
 
 from .core import Evaluation, Node, Signal, non_negative, positive
 from .fluid import Fluid
-from .smooth import smooth_lower_limit, softplus
+from .compiled_laws import smooth_lower_limit, softplus
 
 
 class Volume(Node):

@@ -12,7 +12,8 @@ from fem.errors import ModelError
 
 from .core import Component, Evaluation, non_negative, positive
 from .signals import as_signal
-from .smooth import smoothstep, softplus
+from . import compiled_laws as laws
+from .compiled_laws import smoothstep, softplus
 
 #: Laminar-turbulent transition pressure drop of seed 002 (Delta p_lim = 2 bar), Pa.
 DEFAULT_TRANSITION_PRESSURE = 2.0e5
@@ -25,25 +26,8 @@ def flow_coefficient(area: float, discharge_coefficient: float, density: float) 
 
 def orifice_flow(pressure_drop: float, coefficient: float, transition_pressure: float = DEFAULT_TRANSITION_PRESSURE,
                  transition: str = "cubic") -> tuple[float, float, float]:
-    """Orifice law with a laminar region around zero pressure drop (seed 002 eq. (5), (6); seed 003 eq. (2-228)).
-
-    For ``|dp| >= dp_lim``: ``Q = gamma_2 sign(dp) sqrt(|dp|)`` (turbulent square-root law). For
-    ``|dp| < dp_lim``:
-
-    - ``transition="cubic"`` (default): ``Q = gamma_2/sqrt(dp_lim) (5/4 dp - 1/4 dp^3/dp_lim^2)``, the odd cubic
-      that matches value and slope of the square-root law at ``+-dp_lim`` (C1, monotone);
-    - ``transition="linear"``: ``Q = gamma_1 dp`` with ``gamma_1 = gamma_2 / sqrt(dp_lim)``, seed 002 eq. (6)
-      exactly (continuous value, slope jumps by a factor 2 at ``dp_lim``).
-
-    Parameters
-    ----------
-    pressure_drop : float, Pa
-        ``dp = p_A - p_B``.
-    coefficient : float, m^3/(s Pa^0.5)
-        ``gamma_2 = C_d A sqrt(2/rho)``.
-    transition_pressure : float, Pa
-        ``dp_lim``.
-    transition : {"cubic", "linear"}
+    """The orifice law :func:`hydraulics.compiled_laws.orifice_flow` (square-root law, laminar region of
+    ``transition_pressure``; equations there) with the transition named ``"cubic"`` or ``"linear"``.
 
     Returns
     -------
@@ -51,18 +35,7 @@ def orifice_flow(pressure_drop: float, coefficient: float, transition_pressure: 
     d_flow_d_pressure : float, m^3/(s Pa)
     d_flow_d_coefficient : float, Pa^0.5
     """
-    dp, lim = pressure_drop, transition_pressure
-    if abs(dp) >= lim:
-        root = math.sqrt(abs(dp))
-        return coefficient * math.copysign(root, dp), 0.5 * coefficient / root, math.copysign(root, dp)
-    root_lim = math.sqrt(lim)
-    if transition == "linear":
-        shape, slope = dp / root_lim, 1.0 / root_lim
-    else:
-        r = dp / lim
-        shape = root_lim * (1.25 * r - 0.25 * r**3)
-        slope = (1.25 - 0.75 * r * r) / root_lim
-    return coefficient * shape, coefficient * slope, shape
+    return laws.orifice_flow(pressure_drop, coefficient, transition_pressure, transition != "linear")
 
 
 class Orifice(Component):

@@ -7,14 +7,7 @@ from fem.errors import ModelError
 
 from .core import Component, Evaluation, non_negative, positive
 from .signals import as_signal
-from .smooth import smooth_lower_limit, softplus
-
-
-def smooth_clamp01(x: float, width: float) -> tuple[float, float]:
-    """C1 clamp of ``x`` to [0, 1], exact outside ``width`` of the limits (:func:`smooth_lower_limit` twice)."""
-    low, d_low = smooth_lower_limit(x, 0.0, width)
-    high, d_high = smooth_lower_limit(1.0 - low, 0.0, width)
-    return 1.0 - high, d_high * d_low
+from .compiled_laws import smooth_clamp01, softplus
 
 
 class VariableDisplacementPump(Component):

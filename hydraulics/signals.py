@@ -13,7 +13,7 @@ import numpy as np
 from fem.errors import ModelError
 
 from .core import Evaluation, Signal, positive
-from .smooth import interp_with_slope, smoothstep
+from .compiled_laws import interp, smoothstep
 
 
 class Constant(Signal):
@@ -58,7 +58,7 @@ class PiecewiseLinear(Signal):
         self.unit = unit
 
     def evaluate(self, ev: Evaluation):
-        return interp_with_slope(ev.t, self.times, self.values)[0], ev.zero()
+        return interp(ev.t, self.times, self.values)[0], ev.zero()
 
 
 class SmoothStep(Signal):
@@ -109,7 +109,7 @@ class LookupTable(Signal):
 
     def evaluate(self, ev: Evaluation):
         u, du = ev.signal(self.input_signal)
-        value, slope = interp_with_slope(u, self.x, self.y)
+        value, slope = interp(u, self.x, self.y)
         return value, slope * du
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .core import Component, Evaluation, non_negative, positive
 from .signals import as_signal
-from .smooth import softplus
+from .compiled_laws import softplus
 
 
 class FixedDisplacementPump(Component):

@@ -16,7 +16,7 @@ from fem.errors import ModelError
 from .core import Component, Evaluation, positive
 from .orifices import DEFAULT_TRANSITION_PRESSURE, orifice_flow
 from .signals import as_signal
-from .smooth import interp_with_slope
+from .compiled_laws import interp
 
 
 @dataclass
@@ -168,7 +168,7 @@ class DirectionalValve(Component):
         k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
         result = []
         for path in self.paths:
-            fraction, slope = interp_with_slope(u, path.positions, path.fractions)
+            fraction, slope = interp(u, path.positions, path.fractions)
             p1, dp1 = self.port_pressure(ev, path.from_port)
             p2, dp2 = self.port_pressure(ev, path.to_port)
             q, dq_dp, dq_dg = orifice_flow(p1 - p2, k * fraction, self.transition_pressure, self.transition)

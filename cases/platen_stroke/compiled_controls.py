@@ -88,7 +88,8 @@ def _reference(t, gap, z, st, fpar, f, direction, pid, full, profile):
 @njit(cache=True, inline="always")
 def _feed_forward(v, fpar, f, direction, n):
     """``StrokeCommand.feed_forward``."""
-    return -direction * interp(v, fpar, f + 17, n)
+    xs = f + 17
+    return -direction * interp(v, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ import numpy as np
 
 from fem.errors import ModelError
 from hydraulics.core import Evaluation, Signal
-from hydraulics.smooth import interp_with_slope
+from hydraulics.compiled_laws import interp
 
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
 DECELERATION_PROFILES = ("constant", "cubic-spline", "time-ramp")
@@ -173,7 +173,7 @@ class StrokeCommand(Signal):
             params["acceleration_time"]
         self.acceleration_end = self.start_time + self.max_velocity / self.acceleration
         self.final_velocity, self.safety_distance = params["final_velocity"], params["safety_distance"]
-        self.table_v, self.table_u = command_table(params, direction)
+        self.table_v, self.table_u = (np.asarray(a, dtype=float) for a in command_table(params, direction))
         self.limit = params["command_limit"]
         self.kp, self.ti = params["pid_gain"], params["pid_integral_time"]
         self.td, self.tf = params["pid_derivative_time"], params["pid_filter_time"]
@@ -232,7 +232,7 @@ class StrokeCommand(Signal):
 
     def feed_forward(self, v: float, dv):
         """Open-loop command (V, signed: closing negative) from the velocity–voltage table."""
-        u, slope = interp_with_slope(v, self.table_v, self.table_u)
+        u, slope = interp(v, self.table_v, self.table_u)
         return -self.direction * u, -self.direction * slope * dv
 
     def _pid(self, ev: Evaluation, v_ref: float, dv_ref):

@@ -34,19 +34,21 @@ def _body(marker) -> tuple[int, int]:
 @njit(cache=True)
 def table_value(x, fp, start, n):
     """:meth:`flexmbs.model.timefunctions.Table.__call__` at ``x`` of the table ``fp[start:start+n]`` (abscissae,
-    increasing) and ``fp[start+n:start+2n]`` (values): the piece ``k = clip(searchsorted(xs, x) - 1, 0, n - 2)``
-    (the first abscissa ``>= x`` found by bisection), extended linearly beyond the ends. (``hydraulics.compiled_laws
-    .interp`` holds its end values instead of extending them, and flexmbs does not import hydraulics.)"""
-    lo, hi = 0, n  # numpy's searchsorted(side="left"): the number of abscissae below x
-    while lo < hi:
+    increasing) and ``fp[start+n:start+2n]`` (values): linear on the piece ``k`` with ``xs[k] <= x < xs[k+1]``
+    (bisection), the end values held beyond the ends (as ``numpy.interp`` and ``hydraulics.compiled_laws.interp``)."""
+    if x <= fp[start]:
+        return fp[start + n]
+    if x >= fp[start + n - 1]:
+        return fp[start + 2 * n - 1]
+    lo, hi = 0, n - 1  # fp[start + lo] <= x < fp[start + hi]
+    while hi - lo > 1:
         mid = (lo + hi) // 2
-        if fp[start + mid] < x:
-            lo = mid + 1
+        if fp[start + mid] <= x:
+            lo = mid
         else:
             hi = mid
-    k = min(max(lo - 1, 0), n - 2)
-    x0, y0 = fp[start + k], fp[start + n + k]
-    slope = (fp[start + n + k + 1] - y0) / (fp[start + k + 1] - x0)
+    x0, y0 = fp[start + lo], fp[start + n + lo]
+    slope = (fp[start + n + lo + 1] - y0) / (fp[start + lo + 1] - x0)
     return y0 + slope * (x - x0)
 
 

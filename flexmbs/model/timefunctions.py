@@ -17,7 +17,10 @@ def smooth_step(x, x0: float, h0: float, x1: float, h1: float):
 
 
 class Table:
-    """Piecewise-linear table ``y(x)`` with linear extrapolation beyond its ends.
+    """Piecewise-linear table ``y(x)``, its end values held beyond its ends (as ``numpy.interp``).
+
+    That is the one table rule of flexmbs and hydraulics (``hydraulics.compiled_laws.interp``): a tabulated spring
+    has no stiffness beyond its last point, so give points out to the largest deflection the spring will see.
 
     Parameters
     ----------
@@ -34,10 +37,7 @@ class Table:
             raise ModelError("table abscissae must increase strictly")
 
     def __call__(self, x):
-        xs = np.asarray(x, dtype=float)
-        k = np.clip(np.searchsorted(self.x, xs) - 1, 0, self.x.size - 2)
-        slope = (self.y[k + 1] - self.y[k]) / (self.x[k + 1] - self.x[k])
-        out = self.y[k] + slope * (xs - self.x[k])
+        out = np.interp(np.asarray(x, dtype=float), self.x, self.y)
         return float(out) if np.ndim(out) == 0 else out
 
     def integral(self, x: float) -> float:

@@ -46,22 +46,23 @@ def _hanging(stiffness):
 
 
 def test_tabulated_spring_damper_on_both_engines():
-    """A progressive tabulated spring (beyond its last point too: linear extrapolation) under a weight: the
+    """A progressive tabulated spring (beyond its last point too: the end value held) under a weight: the
     compiled step gives the Python path's motion and spring force (rtol 1e-8 runs: within 1e-6 of each signal's
     largest value)."""
     table = fm.Table([-0.02, 0.0, 0.01, 0.03], [-100.0, 0.0, 10.0, 60.0])  # the weight reaches 0.05 m: beyond
     fast = _both_engines(lambda: _hanging(table), 0.5, ("body/weight/position", "force/spring/force",
                                                          "force/spring/length", "joint/rail/force"), 1e-6)
     stretch = np.asarray(fast["force/spring/length"]) - 0.5
-    assert stretch.max() > 0.03  # the run uses the extrapolation
+    assert stretch.max() > 0.03  # the run goes beyond the last point
 
 
 def test_linear_table_spring_equals_the_constant_stiffness_spring():
-    """A table on the line ``F = k δ`` (several pieces, and beyond its ends) is the linear spring: on the compiled
-    step its run equals the constant-stiffness spring's (kind 0 of compiled_forces, an independent kernel) to
-    rounding accumulated over the run (1e-9 of each signal's largest value)."""
+    """A table on the line ``F = k δ`` (several pieces, its ends at ±1 m: a table holds its end values beyond them) is
+    the linear spring: on the compiled step its run equals the constant-stiffness spring's (kind 0 of
+    compiled_forces, an independent kernel) to rounding accumulated over the run (1e-9 of each signal's largest
+    value)."""
     k = 4000.0
-    xs = np.array([-0.01, 0.0, 0.004, 0.02])
+    xs = np.array([-1.0, -0.01, 0.0, 0.004, 0.02, 1.0])
     linear = fm.simulate(_hanging(k), 0.5, engine="compiled", **RUN)
     table = fm.simulate(_hanging(fm.Table(xs, k * xs)), 0.5, engine="compiled", **RUN)
     assert linear.statistics["engine"] == table.statistics["engine"] == "compiled"
@@ -82,7 +83,8 @@ def _torsion_disc(table, spin):
 
 
 def test_tabulated_torsion_spring_on_both_engines_conserves_energy():
-    """A disc swinging on a progressive tabulated torsion spring past the table's ends (linear extrapolation): the
+    """A disc swinging on a progressive tabulated torsion spring past its points at ±0.3 rad (the last pieces continued
+    to ±0.6 rad, where the table's held end values are never reached): the
     compiled step gives the Python path's angle, rate and torque within 1e-4 of each signal's largest value, and
     conserves the energy ``J θ̇²/2 + ∫₀^θ table dθ`` to 1e-4 of its value.
 
@@ -91,11 +93,11 @@ def test_tabulated_torsion_spring_on_both_engines_conserves_energy():
     grows over the swings. Measured (rtol 1e-8 runs over 0.3 s): the engines differ by 1.7e-5 of the largest angle,
     each is 6.2e-5 from a run at rtol 1e-11, the energy drifts by 1.4e-5; the same disc with a linear table agrees
     between the engines to 5e-10."""
-    table = fm.Table([-0.3, -0.1, 0.0, 0.1, 0.3], [-30.0, -4.0, 0.0, 4.0, 30.0])
+    table = fm.Table([-0.6, -0.3, -0.1, 0.0, 0.1, 0.3, 0.6], [-69.0, -30.0, -4.0, 0.0, 4.0, 30.0, 69.0])
     fast = _both_engines(lambda: _torsion_disc(table, 25.0), 0.3, ("force/torsion/angle", "force/torsion/rate",
                                                                    "force/torsion/torque"), 1e-4)
     angle, rate = np.asarray(fast["force/torsion/angle"]), np.asarray(fast["force/torsion/rate"])
-    assert np.abs(angle).max() > 0.3  # beyond the table's ends, both ways
+    assert np.abs(angle).max() > 0.3  # beyond the points at ±0.3 rad, both ways
     assert angle.min() < -0.3
     # Table.integral counts from the table's first point: the spring's energy is its integral from zero twist
     energy = 0.5 * 0.02 * rate**2 + np.array([table.integral(a) for a in angle]) - table.integral(0.0)

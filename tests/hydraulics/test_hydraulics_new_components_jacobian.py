@@ -1,16 +1,12 @@
-"""Issue #32 components on the circuit's evaluation paths: analytic Jacobian against central differences, and the
-fast path (hydraulics.fastpath, generic kernels for these kinds) against the component methods.
+"""Issue #32 components: the circuit's Jacobian against central differences, and their outputs.
 
-References: central finite differences of the same rates/forces (tolerance as test_hydraulics_circuit_protocol.py:
-rtol 1e-4, atol 1e-5 of the block's largest entry), and ``Circuit._evaluate_components`` for the fast path (exact:
-the generic kernels call the component methods themselves).
+Reference: central finite differences of the same rates/forces (tolerance as test_hydraulics_circuit_protocol.py:
+rtol 1e-4, atol 1e-5 of the block's largest entry).
 """
 import numpy as np
 
 import hydraulics as h
 from hydraulics_checks import finite_difference_jacobian
-
-from test_hydraulics_fastpath import assert_same_evaluation
 
 
 class _Measurement:
@@ -65,11 +61,6 @@ def test_new_components_analytic_jacobian_matches_central_differences():
         for key, value in analytic.items():
             scale = max(1.0, np.abs(numeric[key]).max())
             assert np.allclose(value, numeric[key], rtol=1e-4, atol=1e-5 * scale), key
-
-
-def test_new_components_fast_path_is_the_component_evaluation():
-    c, _, _ = components_circuit()
-    assert_same_evaluation(c, n=30)
 
 
 def test_every_new_component_reports_its_outputs_with_units():
