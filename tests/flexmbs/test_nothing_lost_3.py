@@ -53,6 +53,12 @@ CASES = [
     ("internal error", "fm.simulate(model, '1.0'): TypeError", "test_api_arguments_of_the_wrong_type"),
     ("hang", "Ctrl-C in a Python time function of the compiled step was swallowed",
      "test_ctrl_c_stops_a_compiled_run_with_a_python_callback"),
+    ("silent wrong result", "modes title paired a same-order full-FE frequency with another mode's MAC",
+     "test_mode_titles_pair_frequency_and_mac_of_one_mode"),
+    ("silent wrong result", "four-bar ending before the torque release: settling 0.0 s, 'overdamped'",
+     "test_outputs_after_the_end_are_not_reached"),
+    ("silent wrong result", "flexmbs mesh x.med read back as all-inverted elements", "test_med_meshes_read_back"),
+    ("cryptic message", "mesh .med of hexahedra: 'disk full'", "test_med_meshes_read_back"),
     ("cryptic message", "swapped valve timing: \"'x_v': table breakpoints must be strictly increasing\"",
      "test_case_parameters_are_named"),
     ("cryptic message", "rod larger than the bore: 'rod_side_area must be positive'", "test_case_parameters_are_named"),
@@ -324,8 +330,8 @@ def test_ctrl_c_stops_a_compiled_run_with_a_python_callback(tmp_path):
     flag = tmp_path / "running"
     script = tmp_path / "run.py"
     script.write_text(CTRL_C_SCRIPT)
-    proc = subprocess.Popen([sys.executable, str(script), str(flag), str(Path(__file__).parent)], env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, str(script), str(flag), str(Path(__file__).parent)], env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         import time
 
@@ -343,3 +349,68 @@ def test_ctrl_c_stops_a_compiled_run_with_a_python_callback(tmp_path):
     assert engine == "compiled" and status == "interrupted", out
     assert 0.05 < float(t_last) < 1.0e5
     assert "Exception ignored" not in err and "KeyboardInterrupt" not in err, err
+
+
+def test_mode_titles_pair_frequency_and_mac_of_one_mode():
+    """The title of a reduced mode names the full-FE mode paired with it by shape (the reduce table's pairing):
+    its frequency and its MAC, not the same-rank frequency beside another mode's MAC."""
+    from types import SimpleNamespace
+
+    from flexmbs.post.viz.modes import mode_title
+
+    body = SimpleNamespace(frequencies_hz=[100.0, 210.0, 290.0],
+                           report={"full_free_free_hz": [99.0, 289.0, 209.0], "pair_reduced": [0, 2, 1],
+                                   "pair_mac": [0.99, 0.97, 0.95], "mac": [0.99, 0.2, 0.3]})
+    assert mode_title(body, 1) == "mode 2: 210.0 Hz (full FE 209.0 Hz, MAC 0.950)"
+    assert mode_title(body, 2) == "mode 3: 290.0 Hz (full FE 289.0 Hz, MAC 0.970)"
+    lone = SimpleNamespace(frequencies_hz=[100.0, 500.0], report={"full_free_free_hz": [99.0], "pair_reduced": [0],
+                                                                   "pair_mac": [0.99]})
+    assert "no full-FE mode of this shape" in mode_title(lone, 1)
+
+
+def test_outputs_after_the_end_are_not_reached():
+    """A four-bar response that ends before the torque release (t2) reports nothing after it, and says so."""
+    import math
+
+    import numpy as np
+
+    from cases.fourbar_hydraulic.analysis import response_summary
+
+    t = np.linspace(0.0, 0.5, 51)
+    summary = response_summary(t, np.full_like(t, math.radians(30.0)), math.radians(30.0), 1.0, 0.05)
+    assert summary["settling_time_s"] is None and summary["zero_crossings"] is None
+    assert summary["response"].startswith("not reached: the run ends at t = 0.5 s, before the torque release")
+    # after the release: a decaying deviation without crossing is overdamped, settled when inside the band
+    t = np.linspace(0.0, 3.0, 301)
+    dev = np.where(t < 1.0, 0.1, 0.1 * np.exp(-(t - 1.0) / 0.2))
+    summary = response_summary(t, dev, 0.0, 1.0, 0.05)
+    assert summary["response"] == "overdamped" and summary["zero_crossings"] == 0
+    assert summary["settling_time_s"] == pytest.approx(0.2 * math.log(20.0), abs=0.011)  # e^(-t/τ) = 0.05
+
+
+def test_med_meshes_read_back(tmp_path):
+    """`flexmbs mesh` to .med (tetrahedra of both orders, linear hexahedra) reads back with the same elements as
+    the .msh of the same request: same first elastic frequency (1e-9), mid-edge nodes at edge midpoints. MED of
+    quadratic hexahedra (not converted) is refused in one line, nothing written."""
+    import numpy as np
+
+    from fem.analysis import modal_analysis
+    from fem.mesh import load_mesh
+    from fem.model import solid_model
+
+    for extra in (["--order", "1"], ["--order", "2"], ["--order", "1", "--hex"]):
+        freqs = []
+        for suffix in (".msh", ".med"):
+            out = tmp_path / f"bar{''.join(extra)}{suffix}"
+            done = CliRunner().invoke(main, ["mesh", "bar", str(out), "--size", "0.05", *extra])
+            assert done.exit_code == 0, done.stderr
+            mesh = load_mesh(str(out))
+            if mesh.cell_type == "tetra10":
+                c, p = np.asarray(mesh.cells), np.asarray(mesh.points)
+                for k, (a, b) in enumerate(((0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3))):
+                    assert np.abs(p[c[:, 4 + k]] - 0.5 * (p[c[:, a]] + p[c[:, b]])).max() < 1e-12
+            freqs.append(modal_analysis(solid_model(mesh, "steel"), 7).frequencies_hz[6])
+        assert freqs[1] == pytest.approx(freqs[0], rel=1e-9), extra
+    out = tmp_path / "hex2.med"
+    line = one_error_line(CliRunner().invoke(main, ["mesh", "bar", str(out), "--size", "0.05", "--hex"]))
+    assert "cannot be read back" in line and "disk full" not in line and not out.exists(), line
