@@ -59,6 +59,13 @@ CASES = [
      "test_outputs_after_the_end_are_not_reached"),
     ("silent wrong result", "flexmbs mesh x.med read back as all-inverted elements", "test_med_meshes_read_back"),
     ("cryptic message", "mesh .med of hexahedra: 'disk full'", "test_med_meshes_read_back"),
+    ("cryptic message", "--interface a=group:x:rbe4: ':rbe4' read as part of the group name",
+     "test_reduce_inputs_are_named"),
+    ("cryptic message", "nu = 0.49999: 'eigenvalue iteration did not converge ... try fewer modes'",
+     "test_reduce_inputs_are_named"),
+    ("hang", "reduce --max-frequency 1e9: 5,438 modes for minutes without a word", "test_reduce_inputs_are_named"),
+    ("cryptic message", "animate of a cut results file: 'not an HDF5 results file written by flexmbs'",
+     "test_a_cut_file_is_named_as_cut_by_animate"),
     ("cryptic message", "swapped valve timing: \"'x_v': table breakpoints must be strictly increasing\"",
      "test_case_parameters_are_named"),
     ("cryptic message", "rod larger than the bore: 'rod_side_area must be positive'", "test_case_parameters_are_named"),
@@ -414,3 +421,28 @@ def test_med_meshes_read_back(tmp_path):
     out = tmp_path / "hex2.med"
     line = one_error_line(CliRunner().invoke(main, ["mesh", "bar", str(out), "--size", "0.05", "--hex"]))
     assert "cannot be read back" in line and "disk full" not in line and not out.exists(), line
+
+
+def test_reduce_inputs_are_named(files, tmp_path):
+    """A mistyped spider kind, a nearly incompressible material and an absurd cut-off frequency: one line each,
+    naming the option, before the long work (the cut-off after the first few fixed-interface modes)."""
+    from fem.meshing import bar_mesh
+
+    out = str(tmp_path / "x.flex.h5")
+    line = one_error_line(CliRunner().invoke(main, ["reduce", files["mesh"], "-o", out, "--interface",
+                                                    f"a={BOX_A}:rbe4", "--interface", f"b={BOX_B}", "--modes", "3"]))
+    assert "unknown spider 'rbe4'" in line and ":rbe3" in line, line
+    line = one_error_line(CliRunner().invoke(main, ["reduce", files["mesh"], "-o", out, *REDUCE[:-2], "--material",
+                                                    "E=210e9,nu=0.49999,rho=7850"]))
+    assert "nearly incompressible" in line and "nu <= 0.49" in line and "fewer modes" not in line, line
+    fine = bar_mesh(str(tmp_path / "fine.msh"), size=0.025, order=2)  # ~ 10k interior dofs
+    line = one_error_line(CliRunner().invoke(main, ["reduce", fine, "-o", out, *REDUCE, "--max-frequency", "1e9"]))
+    assert "--max-frequency" in line and "at least" in line and "1000" in line, line
+    assert not os.path.exists(out)
+
+
+def test_a_cut_file_is_named_as_cut_by_animate(files, tmp_path):
+    cut = tmp_path / "cut.results.h5"
+    cut.write_bytes(Path(files["res"]).read_bytes()[:20000])
+    line = one_error_line(CliRunner().invoke(main, ["animate", str(cut), "--out", str(tmp_path / "a.gif")]))
+    assert "cut short (20000 of" in line and "written by flexmbs" not in line, line
