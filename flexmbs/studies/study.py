@@ -156,8 +156,8 @@ _STUDY_FILES = (MANIFEST, "table.parquet", "table.csv", "report.md", RUNS)
 def check_table_writer() -> None:
     """The study table is Parquet: its writer (pyarrow) must be there before any variant runs."""
     if importlib.util.find_spec("pyarrow") is None and importlib.util.find_spec("fastparquet") is None:
-        raise FlexmbsError("a study writes its table as Parquet, which needs pyarrow: pip install pyarrow (or "
-                           "pip install 'flexmbs[study]'), then run the study again")
+        raise FlexmbsError("a study writes its table as Parquet, which needs pyarrow (a dependency of flexmbs that "
+                           "is not installed here): pip install pyarrow, then run the study again")
 
 
 def check_study_folder(out: str, manifest: dict) -> None:

@@ -66,6 +66,8 @@ CASES = [
     ("hang", "reduce --max-frequency 1e9: 5,438 modes for minutes without a word", "test_reduce_inputs_are_named"),
     ("cryptic message", "animate of a cut results file: 'not an HDF5 results file written by flexmbs'",
      "test_a_cut_file_is_named_as_cut_by_animate"),
+    ("internal error", "a missing package: 'unexpected ImportError'", "test_a_missing_package_is_named"),
+    ("absurd input", "--set given twice: the last won silently", "test_set_twice_is_refused"),
     ("cryptic message", "swapped valve timing: \"'x_v': table breakpoints must be strictly increasing\"",
      "test_case_parameters_are_named"),
     ("cryptic message", "rod larger than the bore: 'rod_side_area must be positive'", "test_case_parameters_are_named"),
@@ -446,3 +448,21 @@ def test_a_cut_file_is_named_as_cut_by_animate(files, tmp_path):
     cut.write_bytes(Path(files["res"]).read_bytes()[:20000])
     line = one_error_line(CliRunner().invoke(main, ["animate", str(cut), "--out", str(tmp_path / "a.gif")]))
     assert "cut short (20000 of" in line and "written by flexmbs" not in line, line
+
+
+def test_a_missing_package_is_named():
+    """An ImportError that escapes a command names the package to install, not 'unexpected ImportError'."""
+    from flexmbs.cli.front_door import describe_unexpected
+
+    try:
+        import flexmbs_missing_package_for_the_test  # noqa: F401
+    except ImportError as exc:
+        line = describe_unexpected(exc)
+    assert line.startswith("a package flexmbs needs here is not installed") and "unexpected" not in line
+    assert "pip install flexmbs_missing_package_for_the_test" in line
+
+
+def test_set_twice_is_refused():
+    line = one_error_line(CliRunner().invoke(main, ["run", "slider-crank", "--set", "rtol=1e-5", "--set",
+                                                    "rtol=1e-6", "--t-end", "0.01"]))
+    assert "--set rtol is given twice (1e-05 and 1e-06)" in line, line

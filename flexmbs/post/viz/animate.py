@@ -17,6 +17,8 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.engine.interrupts import deferred_interrupt
+
 from .modes import surface_mesh
 from .render import new_plotter, screenshot, set_view, write_animation
 from .scene import MachineScene, as_scene
@@ -169,8 +171,11 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
             _update(meshes, scene, int(k), scale)
             plotter.add_text(f"t = {scene.time[k]:.4f} s   deformation × {scale:g}", font_size=10, color="black",
                              position="upper_left", name="time")
-            plotter.render()
-            images.append(screenshot(plotter))
+            with deferred_interrupt() as ctrl_c:  # Ctrl-C in VTK's Python callbacks: noted, raised after the frame
+                plotter.render()
+                images.append(screenshot(plotter))
+            if ctrl_c.pending:
+                raise KeyboardInterrupt
             if progress and ((n + 1) % 20 == 0 or n + 1 == frames.size):
                 progress(f"rendered frame {n + 1}/{frames.size}")
     finally:

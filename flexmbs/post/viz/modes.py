@@ -64,9 +64,10 @@ def mode_title(body: FlexBody, index: int) -> str:
         extra = f", MAC {mac[k]:.3f}" if k < mac.size else ""
         return title + f" (full FE {full[k]:.1f} Hz{extra})"
     mac = np.asarray(report.get("mac", []), dtype=float).ravel()
+    if index >= min(mac.size, full.size):  # not among the compared modes
+        return title
     k = int(np.argmin(np.abs(full - frequency)))
-    extra = f", MAC {mac[index]:.3f}" if index < mac.size else ""
-    return title + f" (full FE {full[k]:.1f} Hz{extra})"
+    return title + f" (full FE {full[k]:.1f} Hz, MAC {mac[index]:.3f})"
 
 
 def _size(points: np.ndarray) -> float:
