@@ -147,9 +147,9 @@ def load_table(path: str):
 
 
 # what a re-run must repeat to continue a study in the same folder, with the words the command line uses
-_DESIGN_KEYS = (("variations", "the varied values (--vary)"), ("fixed", "the fixed parameters (--set)"),
-                ("t_end", "the end time (--t-end)"), ("design", "the design (--design)"),
-                ("samples", "the sample count (--design lhs:N)"), ("seed", "the seed (--seed)"))
+_DESIGN_KEYS = (("variations", "varied values (--vary)"), ("fixed", "fixed parameters (--set)"),
+                ("t_end", "end time (--t-end)"), ("design", "design (--design)"),
+                ("samples", "sample count (--design lhs:N)"), ("seed", "seed (--seed)"))
 _STUDY_FILES = (MANIFEST, "table.parquet", "table.csv", "report.md", RUNS)
 
 
@@ -185,7 +185,7 @@ def check_study_folder(out: str, manifest: dict) -> None:
     for key, words in _DESIGN_KEYS:
         before, now = _plain_json(old.get(key)), _plain_json(manifest.get(key))
         if before != now:
-            raise ModelError(f"{out!r} holds a study of {manifest['case']} with other {words}: {_shown(before)} "
+            raise ModelError(f"{out!r} holds a study of {manifest['case']} with different {words}: {_shown(before)} "
                              f"there, {_shown(now)} now; re-run it as it was to continue it, or choose another -o "
                              "folder for the new study")
 
