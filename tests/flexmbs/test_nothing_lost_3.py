@@ -67,6 +67,7 @@ CASES = [
     ("cryptic message", "animate of a cut results file: 'not an HDF5 results file written by flexmbs'",
      "test_a_cut_file_is_named_as_cut_by_animate"),
     ("internal error", "a missing package: 'unexpected ImportError'", "test_a_missing_package_is_named"),
+    ("absurd input", "PressureSource(nan)", "test_a_pressure_source_of_nan_is_refused"),
     ("absurd input", "--set given twice: the last won silently", "test_set_twice_is_refused"),
     ("cryptic message", "swapped valve timing: \"'x_v': table breakpoints must be strictly increasing\"",
      "test_case_parameters_are_named"),
@@ -466,3 +467,12 @@ def test_set_twice_is_refused():
     line = one_error_line(CliRunner().invoke(main, ["run", "slider-crank", "--set", "rtol=1e-5", "--set",
                                                     "rtol=1e-6", "--t-end", "0.01"]))
     assert "--set rtol is given twice (1e-05 and 1e-06)" in line, line
+
+
+def test_a_pressure_source_of_nan_is_refused():
+    import hydraulics as hy
+
+    for value in (float("nan"), float("inf")):
+        with pytest.raises(ModelError, match="'P': pressure must be a finite gauge pressure in Pa"):
+            hy.PressureSource("P", value)
+    assert hy.PressureSource("P", 20e6).pressure_signal is not None
