@@ -56,6 +56,7 @@ class Material:
 
 E_RANGE = (1e6, 1.2e12)  # Pa: soft elastomers .. diamond
 RHO_RANGE = (10.0, 25000.0)  # kg/m³: foams .. osmium
+NU_MAX = 0.49  # above it displacement elements lock in volume and the eigen solver stagnates (issue 43)
 
 LIBRARY = {
     "steel": Material(210e9, 0.30, 7850.0, "steel"),
@@ -105,6 +106,12 @@ def check_solid(material: Material) -> Material:
     if not RHO_RANGE[0] <= material.density <= RHO_RANGE[1]:
         raise MaterialError(f"material {material.name!r}: density {material.density:g} kg/m³ is outside the range "
                             f"of solids ({RHO_RANGE[0]:g} .. {RHO_RANGE[1]:g} kg/m³; steel 7850)")
+    if material.poisson_ratio > NU_MAX:
+        raise MaterialError(f"material {material.name!r}: Poisson ratio nu = {material.poisson_ratio:g} is nearly "
+                            f"incompressible: the displacement elements lock (far too stiff) and the bulk modulus "
+                            f"{lame_parameters(material.youngs_modulus, material.poisson_ratio)[0]:.3g} Pa swamps "
+                            f"the shear stiffness, so the modes cannot be solved accurately; use nu <= {NU_MAX:g} "
+                            "(rubber-like parts: 0.49; metals about 0.3)")
     return material
 
 

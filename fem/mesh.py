@@ -133,6 +133,8 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
         reason = str(exc).strip() if str(exc).strip() not in ("", "1") else chatter.getvalue().strip()
         reason = reason.splitlines()[0] if reason else type(exc).__name__
         raise MeshError(f"cannot read mesh {path!r}: {' '.join(reason.split())}") from None
+    if path.lower().endswith(".med"):
+        _med_to_vtk_order(raw, path)
     if path.lower().endswith((".bdf", ".nas")):
         from fem.nastran import annotate_raw as annotate_nastran
 
@@ -149,6 +151,27 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     mesh = from_meshio(raw, source=path)
     mesh.materials = section_materials(props, mesh.element_sets, path)
     return mesh
+
+
+# MED numbers the nodes of a 3D cell with the structure of VTK's (meshio's) but the opposite orientation (MED's
+# reference elements, as written by gmsh and Salome); meshio reads MED connectivity as it is stored, so every cell
+# came out inverted (issue 43: `flexmbs mesh x.med` could not be read back). Swapping two corners (tetrahedra: the
+# last two; hexahedra: the bottom and top faces) and the mid-edge nodes with them turns one into the other.
+_MED_TO_VTK = {
+    "tetra": [0, 1, 3, 2],
+    "tetra10": [0, 1, 3, 2, 4, 8, 7, 6, 5, 9],  # mid-edge nodes follow: 01, 13, 30, 02, 12, 32
+    "hexahedron": [4, 5, 6, 7, 0, 1, 2, 3],
+}
+
+
+def _med_to_vtk_order(raw: meshio.Mesh, path: str) -> None:
+    """Renumber the volume cells of a MED file read by meshio into VTK's node order (in place)."""
+    for block in raw.cells:
+        if block.type in _MED_TO_VTK:
+            block.data = np.ascontiguousarray(block.data[:, _MED_TO_VTK[block.type]])
+        elif block.type in VOLUME_CELL_TYPES:
+            raise MeshError(f"mesh {path!r}: {block.type} cells from a MED file are not supported (their MED node "
+                            "order is not converted); write the mesh as .msh, .vtu or .inp")
 
 
 def from_meshio(raw: meshio.Mesh, source: str = "") -> Mesh:

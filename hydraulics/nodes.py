@@ -189,6 +189,8 @@ class PressureSource(Node):
     def __init__(self, name: str, pressure):
         super().__init__(name)
         from .signals import as_signal
+        if isinstance(pressure, (int, float, np.integer, np.floating)) and not math.isfinite(float(pressure)):
+            raise ModelError(f"'{name}': pressure must be a finite gauge pressure in Pa, got {pressure}")
         self.pressure_signal: Signal = as_signal(pressure, f"{name}.setpoint", unit="Pa")
 
     def signals(self) -> list:

@@ -15,7 +15,7 @@ import tempfile
 import h5py
 import numpy as np
 
-from fem.errors import FileFormatError
+from fem.errors import FileFormatError, FlexmbsError
 from reduction.flexbody import FlexBody, Interface, Invariants, SlidingPath
 from reduction.stressfield import filters, read_stress_field, write_stress_field
 
@@ -65,9 +65,37 @@ def _dataset(group, name, data, unit):
     return ds
 
 
-def write_flexbody(body: FlexBody, path: str, source: dict | None = None) -> str:
-    """Write ``body`` to ``path`` atomically; ``source`` adds provenance (mesh path, hash, material, settings)."""
+def _existing_kind(path: str) -> str | None:
+    """None when ``path`` is missing, empty or a flexible-body file; else what it is (for the refusal)."""
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return None
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if head != b"\x89HDF\r\n\x1a\n":
+        return "not an HDF5 file"
+    try:
+        with h5py.File(path, "r", locking=False) as f:
+            fmt = f.attrs.get("format")
+    except (OSError, RuntimeError):
+        return "a damaged HDF5 file"
+    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+    return None if fmt == FORMAT else f"an HDF5 file of format {fmt!r}" if fmt else "an HDF5 file of another program"
+
+
+def write_flexbody(body: FlexBody, path: str, source: dict | None = None, *, force: bool = False) -> str:
+    """Write ``body`` to ``path`` atomically; ``source`` adds provenance (mesh path, hash, material, settings).
+
+    An existing file at ``path`` is replaced only when it is a flexible-body file (or empty), unless ``force``:
+    a results file, a mesh or any other file is refused before any work (docs/safety.md)."""
     from importlib.metadata import PackageNotFoundError, version
+
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise FlexmbsError(f"write_flexbody: {path!r} is a folder; give a file name (NAME.flex.h5)")
+    kind = None if force else _existing_kind(path)
+    if kind is not None:
+        raise FlexmbsError(f"write_flexbody: {path!r} exists and is {kind}, not a flexible body: it would be "
+                           "replaced; choose another name (or pass force=True)")
 
     try:  # the distribution's metadata: reduction sits below flexmbs and does not import it
         __version__ = version("flexmbs")

@@ -48,7 +48,7 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
                       output=out, progress=progress,
                       output_interval=float(p["output_interval"]), case="compactor", parameters=p)
     if not res.success:
-        kept = f"; results up to t = {res.time[-1]:.6g} s are in {out}" if out else ""
+        kept = f"; results up to t = {res.time[-1]:.6g} s are in {res.path or out}" if out else ""
         raise SimulationError(f"compactor: {res.message}{kept}")
     return res, tm, parts
 

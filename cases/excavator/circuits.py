@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import hydraulics as h
+from fem.errors import ModelError
 
 __all__ = ["cylinder_areas", "valve_opening_table", "build_circuit", "initial_pressures", "ls_valve_datasheet",
            "add_load_sensing_supply"]
@@ -36,6 +37,9 @@ __all__ = ["cylinder_areas", "valve_opening_table", "build_circuit", "initial_pr
 def cylinder_areas(p: dict, cylinder: str) -> tuple[float, float]:
     """Piston area ``A_1`` and annulus ``A_2`` (m^2) of ``cylinder`` ("boom", "stick" or "bucket")."""
     bore, rod = p[f"{cylinder}_bore"], p[f"{cylinder}_rod"]
+    if not rod < bore:
+        raise ModelError(f"excavator: {cylinder}_rod ({rod:g} m) must be smaller than {cylinder}_bore ({bore:g} m): "
+                         "the rod passes through the piston; give the rod diameter (e.g. 0.7 x the bore)")
     a1 = 0.25 * math.pi * bore**2
     return a1, a1 - 0.25 * math.pi * rod**2
 
@@ -45,6 +49,14 @@ def valve_opening_table(p: dict, cylinder: str) -> tuple[list, list]:
     if cylinder == "boom":
         return [0.0, 1.0], [0.0, 0.0]
     t_on, t_off, ramp = p[f"{cylinder}_valve_on"], p[f"{cylinder}_valve_off"], p["valve_ramp"]
+    if not ramp > 0.0:
+        raise ModelError(f"excavator: valve_ramp must be a positive time in s (the valves open and close over it), "
+                         f"got {ramp:g}")
+    if not t_off - t_on >= 2.0 * ramp:
+        raise ModelError(f"excavator: {cylinder}_valve_off ({t_off:g} s) must come at least 2 x valve_ramp "
+                         f"({2.0 * ramp:g} s) after {cylinder}_valve_on ({t_on:g} s): the valve opens over valve_ramp "
+                         f"and closes over valve_ramp; set {cylinder}_valve_off >= {t_on + 2.0 * ramp:g} s"
+                         + (" (on and off swapped?)" if t_off < t_on else ""))
     x_max = p[f"{cylinder}_opening"]
     times = [t_on, t_on + ramp, t_off - ramp, t_off]
     values = [0.0, x_max, x_max, 0.0]

@@ -122,8 +122,11 @@ def study_report(table, manifest: dict) -> str | None:
              "seed 002 Table 3 |", "|---|---|---|---|---|---|"]
     for _, row in rows.iterrows():
         settling = row["settling_time_s"]
-        settling = "not settled" if settling is None or settling != settling else f"{float(settling):.3f} s"
-        lines.append(f"| {float(row['friction_scale']):g} | {row['response']} | {int(row['zero_crossings_after_t2'])} "
-                     f"| {settling} | {float(row['deflection_at_t2_deg']):.4f}° | "
-                     f"{SEED_TABLE_3.get(float(row['friction_scale']), '—')} |")
+        reached = not str(row["response"]).startswith("not reached")
+        settling = ("—" if not reached else "not settled" if settling is None or settling != settling
+                    else f"{float(settling):.3f} s")
+        crossings = f"{int(row['zero_crossings_after_t2'])}" if reached else "—"
+        deflection = f"{float(row['deflection_at_t2_deg']):.4f}°" if reached else "—"
+        lines.append(f"| {float(row['friction_scale']):g} | {row['response']} | {crossings} | {settling} | "
+                     f"{deflection} | {SEED_TABLE_3.get(float(row['friction_scale']), '—')} |")
     return "### fourbar-hydraulic friction scenarios vs seed 002 Table 3\n\n" + "\n".join(lines) + "\n"

@@ -25,9 +25,16 @@ def response_summary(time, phi2, phi2_eq: float, t_release: float, band: float) 
     -------
     dict with ``settling_time_s`` (after ``t_release``; ``None`` if not settled in the run), ``zero_crossings``
     (sign changes of the deviation after release), ``response`` (``"overdamped"`` without crossing, else
-    ``"oscillatory"``), ``deflection_at_t2_deg`` and ``final_deviation_deg``.
+    ``"oscillatory"``), ``deflection_at_t2_deg`` and ``final_deviation_deg``. A run that ends before
+    ``t_release`` has ``None`` for the quantities after it and ``response`` "not reached: ..." (issue 43: it
+    reported 0.0 s and "overdamped").
     """
     time, dev = np.asarray(time), np.asarray(phi2) - phi2_eq
+    if time.size == 0 or time[-1] <= t_release:  # the run ends before the release: nothing to report after it
+        note = (f"not reached: the run ends at t = {float(time[-1]) if time.size else 0.0:.6g} s, before the torque "
+                f"release at t2 = {t_release:.6g} s (raise --t-end)")
+        return {"settling_time_s": None, "zero_crossings": None, "response": note, "deflection_at_t2_deg": None,
+                "final_deviation_deg": math.degrees(float(dev[-1])) if dev.size else None}
     after = time >= t_release
     t, d = time[after], dev[after]
     d0 = float(np.interp(t_release, time, dev))

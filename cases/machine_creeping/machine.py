@@ -35,6 +35,16 @@ _FLIP_Z = np.diag([1.0, -1.0, -1.0])  # marker z = -global z (a shoe face whose 
 SCENARIOS = ("normal-cycle", "emergency-stop", "impact")
 
 
+def check_cylinder_diameters(p: dict) -> None:
+    """The rod must be thinner than the bore (else the annulus area is zero or negative): one line naming both."""
+    from fem.errors import ModelError
+
+    bore, rod = float(p["bore_diameter"]), float(p["rod_diameter"])
+    if not 0.0 < rod < bore:
+        raise ModelError(f"machine-creeping: rod_diameter ({rod:g} m) must be positive and smaller than "
+                         f"bore_diameter ({bore:g} m): the rod passes through the piston")
+
+
 class StrokeDrive(ForceElement):
     """Velocity-servo stand-in of the stroke cylinders: ``F = clip(m (v_ref(t, x) − v)/τ + sgn(v_ref) F_f,
     −F_close, F_brake)`` along x on the moving platen (marker ``platen``) and, opposite, shared by the cylinder
@@ -174,6 +184,7 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
     mounts = [model.add_marker(body, name, node=name) for name in CYLINDER_MOUNT_Y]
     z_cyl = H + 0.25 - zc
     contact_x = contact_front
+    check_cylinder_diameters(p)
     if p["stroke_drive"] == "hydraulic":  # the ch. 4 cylinders, valve, circuit and controller (.hydraulic)
         drive, _ = add_hydraulic_drive(model, platen, mounts, list(CYLINDER_MOUNT_Y.values()), p, scenario,
                                        -thick / 2, z_cyl, -thick / 2 - mould, contact_x - mould, zc)

@@ -120,7 +120,7 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
     res = fm.simulate(model, t_end, rtol=float(p["rtol"]), atol=float(p["atol"]), output=out, progress=progress,
                       case="slider-crank", parameters=p)
     if not res.success:
-        kept = f"; results up to t = {res.time[-1]:.6g} s are in {out}" if out else ""
+        kept = f"; results up to t = {res.time[-1]:.6g} s are in {res.path or out}" if out else ""
         raise SimulationError(f"slider-crank: {res.message}{kept}")
     deflection = midpoint_deflection(res)
     slider_force = res["joint/slider_pin/force"]

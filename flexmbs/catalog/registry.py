@@ -174,6 +174,8 @@ def parse_assignments(assignments, defaults: dict, case_name: str = "case") -> d
             value = int(value)
         if isinstance(default, (int, float)) and not isinstance(default, bool) and isinstance(value, str):
             raise ModelError(f"{case_name}: parameter {key!r} expects a number, got {text!r}")
+        if key in params and params[key] != value:  # the last one won silently (issue 43)
+            raise ModelError(f"--set {key} is given twice ({params[key]!r} and {value!r}); give it once")
         params[key] = value
     return params
 

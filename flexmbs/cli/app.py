@@ -114,7 +114,8 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
                                "the documented 16 x 8 quadratic hexahedra (docs/user-fe-models.md)")
         from fem.meshing import tapered_membrane_mesh
 
-        with atomic_output(out, "OUT", kind="mesh", force=force, verify=_verify_mesh) as tmp:
+        with atomic_output(out, "OUT", kind="mesh", force=force,
+                           verify=lambda tmp: _verify_mesh(tmp, out)) as tmp:
             tapered_membrane_mesh(tmp, 16, 8)
         log(f"wrote {out}")
         return
@@ -123,7 +124,7 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
     from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
     kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
-    with atomic_output(out, "OUT", kind="mesh", force=force, verify=_verify_mesh) as tmp:
+    with atomic_output(out, "OUT", kind="mesh", force=force, verify=lambda tmp: _verify_mesh(tmp, out)) as tmp:
         if shape == "bar":
             bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
         else:
@@ -131,15 +132,23 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     log(f"wrote {out}")
 
 
-def _verify_mesh(path: str) -> None:
-    """gmsh does not report a full disk: read the written mesh back before it replaces anything (issue 30)."""
-    import meshio
+def _verify_mesh(path: str, out: str | None = None) -> None:
+    """gmsh does not report a full disk: read the written mesh back, as ``modal`` and ``reduce`` will (element
+    order and orientation checked), before it replaces anything (issues 30, 43). An unreadable file on a disk
+    with room is no full disk: one line saying which format to write instead."""
+    from fem.errors import MeshError
+    from fem.mesh import load_mesh
+    from flexmbs.results.safe_files import free_bytes
 
     try:
-        meshio.read(path)
-    except Exception as exc:  # noqa: BLE001  (meshio raises many kinds on a truncated file)
-        raise OSError(28, f"No space left on device? the mesh written is incomplete ({type(exc).__name__})",
-                      path) from None
+        load_mesh(path)
+    except MeshError as exc:
+        if free_bytes(path) < 2 ** 20:
+            raise OSError(28, f"No space left on device? the mesh written is incomplete ({exc})", path) from None
+        reason = str(exc).replace(f"cannot read mesh {path!r}: ", "meshio: ").replace(repr(path), "it")
+        name = out or path
+        raise FlexmbsError(f"the mesh gmsh wrote to {name!r} cannot be read back by flexmbs ({reason}); nothing "
+                           "was written: choose another format (.msh or .vtk)") from None
 
 
 # ---------------------------------------------------------------------------------------------------- modal

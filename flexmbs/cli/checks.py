@@ -103,10 +103,21 @@ def check_video(path: str) -> None:
 
 
 def check_outputs(*pairs) -> None:
-    """``check_writable`` for each ``(path, option)`` pair whose path is given."""
+    """``check_writable`` for each ``(path, option)`` pair whose path is given, and no two outputs of one command
+    on the same file (the second would replace the first: ``reduce -o X --report X``); ``--force`` does not
+    override this."""
+    from flexmbs.results.file_kinds import same_output
+
+    seen = []
     for path, option in pairs:
-        if path:
-            check_writable(path, option)
+        if not path:
+            continue
+        check_writable(path, option)
+        for other, other_option in seen:
+            if same_output(path, other):
+                raise FlexmbsError(f"{option} {path!r} is the same file as {other_option} {other!r}: one output "
+                                   f"would replace the other; give {option} its own name")
+        seen.append((path, option))
 
 
 def echo_cache(as_json: bool, missing_path: bool = False) -> None:

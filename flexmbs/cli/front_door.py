@@ -30,6 +30,10 @@ def describe_unexpected(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         where = f" {exc.filename!r}" if exc.filename else ""
         return f"cannot access{where}: {exc.strerror or text}"
+    if isinstance(exc, ImportError):
+        missing = getattr(exc, "name", None) or text
+        return (f"a package flexmbs needs here is not installed ({text}): pip install {missing.split('.')[0]} "
+                "(or reinstall flexmbs with its dependencies: pip install flexmbs, extras [video], [ansys], [op4])")
     if isinstance(exc, MemoryError):
         return "out of memory: reduce the mesh size, the number of modes or the output rate"
     if isinstance(exc, np.linalg.LinAlgError) or "did not converge" in text or "singular" in text.lower():

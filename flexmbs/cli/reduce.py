@@ -34,6 +34,9 @@ def parse_interface(text: str) -> tuple[str, str, str, str, tuple | None]:
             point = _point(text, where) if at else None
         elif tail.startswith("dofs="):
             dofs = tail[5:]
+        elif kind.startswith(("rbe", "spider")):  # a spider kind mistyped (:rbe4) is no part of a group name
+            raise FlexmbsError(f"--interface {text!r}: unknown spider {parts[-1].strip()!r}; use :rbe2 (rigid, the "
+                               "default) or :rbe3 (distributing)")
         else:
             break
         parts.pop()

@@ -30,6 +30,7 @@ from flexmbs.model.measurements import Distance, JointCoordinate, MarkerCoordina
 from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
 from .events import MAX_RESTEPS, REARM_GAP
+from .interrupts import deferred_interrupt
 from .compiled_flex import flexible_arrays
 from .compiled_lapack import lapack_functions
 from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
@@ -473,7 +474,8 @@ class CompiledRun:
         p = self.plan
         self._last_chunk = self.chunk
         start = time.perf_counter()
-        code = self._advance(1)
+        with deferred_interrupt() as ctrl_c:  # Ctrl-C in a Python callback: noted, raised after the call
+            code = self._advance(1)
         took = time.perf_counter() - start
         if took < CHUNK_WALL[0] and code == CONTINUE:
             self.chunk = min(2 * self.chunk, CHUNK_MAX)
@@ -491,6 +493,8 @@ class CompiledRun:
             self._sync()
             if code != CONTINUE or self.recorder.writer is not None:  # in memory: a full buffer or the end
                 self.flush()
+        if ctrl_c.pending:
+            raise KeyboardInterrupt
         if code in (OUTPUT, END, CONTINUE):
             return
         t, names = self.state.t, equation_names(self.system)

@@ -31,9 +31,12 @@ def check_request(t_end, max_steps, **options) -> None:
 def _check_end(t_end, max_steps) -> None:
     """A finite, positive end time and a bounded step count (one line each)."""
     try:
+        if isinstance(t_end, (str, bytes)):
+            raise TypeError
         t_end = float(t_end)
     except (TypeError, ValueError):
-        raise SimulationError(f"t_end must be a time in s, got {t_end!r}") from None
+        raise SimulationError(f"t_end must be a number, a time in s, got {t_end!r} ({type(t_end).__name__})") \
+            from None
     if not (t_end > 0.0 and math.isfinite(t_end)):
         raise SimulationError(f"t_end must be a positive, finite time in s, got {t_end}")
     if not (isinstance(max_steps, (int, np.integer)) and 1 <= max_steps <= MAX_STEPS_LIMIT):
@@ -54,9 +57,11 @@ def _check_options(**options) -> None:
         if value is None and optional:
             continue
         try:
+            if isinstance(value, (str, bytes)):
+                raise TypeError
             number = float(value)
         except (TypeError, ValueError):
-            raise SimulationError(f"{name} must be a number, got {value!r}") from None
+            raise SimulationError(f"{name} must be a number, got {value!r} ({type(value).__name__})") from None
         if not (math.isfinite(number) and (number >= low if closed else number > low) and number <= high):
             bound = f"{'>=' if closed else '>'} {low:g}" + (f" and <= {high:g}" if math.isfinite(high) else "")
             raise SimulationError(f"{name} must be a finite number {bound}, got {value!r}")

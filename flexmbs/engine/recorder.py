@@ -218,6 +218,10 @@ class Recorder:
                 if results.status == "running":  # the file could not be finished (disk full): the .part
                     results.status, results.success = "failed", False
                     results.message = f"{message}; {self.writer.broken}; partial results in {final!r}"
+                elif self.writer.kept_finished:  # a failed run beside a finished earlier file: both kept
+                    results.message = (f"{results.message}; the finished earlier results file "
+                                       f"{self.writer.kept_finished!r} is kept unchanged; this run's samples are "
+                                       f"in {final!r}")
                 results.statistics = statistics
                 if self.scratch:
                     results.path = None

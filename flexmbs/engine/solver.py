@@ -252,9 +252,15 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
         ``success`` is False (with a ``message`` saying when and which equation) if the integration failed or was
         interrupted (Ctrl-C); everything computed until then is kept.
     """
+    from flexmbs.model.model import Model
+
+    if not isinstance(model, Model):
+        raise ModelError(f"simulate expects a model (fm.Model, with bodies, joints and forces added), got "
+                         f"{type(model).__name__}")
     check_request(t_end, max_steps, rtol=rtol, atol=atol, rho_inf=rho_inf, initial_step=initial_step,
                   max_step=max_step, min_step=min_step, output_interval=output_interval,
                   event_tolerance=event_tolerance)
+    t_end = float(t_end)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
     with _blas_controller().limit(limits=1, user_api="blas"):

@@ -134,6 +134,9 @@ class Model:
 
     def add_force(self, force: ForceElement):
         """Add a force element (spring, bushing, point force, contact, friction, ...); returns it."""
+        if not (callable(getattr(force, "markers", None)) and callable(getattr(force, "generalized_forces", None))):
+            raise ModelError(f"add_force expects a force element (fm.SpringDamper, fm.PointForce, ... or an object "
+                             f"with markers() and generalized_forces(ctx)), got {type(force).__name__}")
         for m in force.markers():
             self._check_marker(m, f"force {force.name!r}")
         self._claim("force", force.name)

@@ -14,7 +14,7 @@ import os
 
 from fem.errors import FlexmbsError
 
-__all__ = ["detect_kind", "check_replace", "KINDS", "study_folder_of", "forced"]
+__all__ = ["detect_kind", "check_replace", "KINDS", "study_folder_of", "forced", "same_output", "is_study_manifest"]
 
 _FORCED: set[str] = set()  # absolute paths a command's --force lets be replaced whatever they hold
 
@@ -39,11 +39,39 @@ _HDF5_FORMATS = {"flexmbs-results": "results file", "flexmbs.flexbody": "flexibl
 _MESH_SUFFIXES = (".msh", ".vtk", ".inp", ".unv", ".bdf", ".med", ".nas")
 
 
+def is_study_manifest(path: str) -> bool:
+    """Whether ``path`` is the manifest of a flexmbs study: a JSON object whose ``format`` is ``flexmbs-study``
+    (recognised by its content, not its name: ``flexmbs cases --json > study.json`` is no study)."""
+    import json
+
+    try:
+        if os.path.getsize(path) > 64 * 2 ** 20:
+            return False
+        with open(path, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == "flexmbs-study"
+
+
 def study_folder_of(path: str) -> str | None:
-    """The study folder ``path`` lies in directly (its folder holds ``study.json``: the table, the manifest, the
-    report), else None. The study's ``runs/`` are results files, written by its workers."""
+    """The study folder ``path`` belongs to, else None: its own folder, or the folder holding its ``runs/``
+    folder, holds the manifest of a flexmbs study (``study.json`` with ``format = flexmbs-study``). The table,
+    the report and the variants' results files and records are the study's; its workers write them."""
     folder = os.path.dirname(os.path.abspath(path))
-    return folder if os.path.isfile(os.path.join(folder, "study.json")) else None
+    if is_study_manifest(os.path.join(folder, "study.json")):
+        return folder
+    parent = os.path.dirname(folder)
+    if os.path.basename(folder) == "runs" and is_study_manifest(os.path.join(parent, "study.json")):
+        return parent
+    return None
+
+
+def same_output(a, b) -> bool:
+    """Whether the names ``a`` and ``b`` are one file (existing or not: symbolic links and ``..`` resolved)."""
+    if os.path.exists(a) and os.path.exists(b):
+        return _same_file(os.fspath(a), os.fspath(b))
+    return os.path.realpath(os.fspath(a)) == os.path.realpath(os.fspath(b))
 
 
 def _hdf5_kind(path: str) -> str:

@@ -190,6 +190,7 @@ class ResultsWriter:
         self.rows_written = 0
         self.broken = None  # reason, once a write error made the file unusable
         self.final_path = None
+        self.kept_finished = None  # the finished earlier file a failed run left in place (its samples: the .part)
         self._buffer: list = []
         self._buffered = 0  # rows in the buffer (a block entry holds several)
         self._datasets: dict = {}
@@ -394,7 +395,11 @@ class ResultsWriter:
             return self.part
         self._free_reserve()
         progressed = self.rows_written > 1 or status == "finished"
-        if progressed or (self.rows_written and not os.path.exists(self.path)):
+        if status != "finished" and progressed and _finished_results(self.path):
+            # a failed or interrupted run never replaces a finished results file: both are kept, said by the run
+            self.kept_finished = self.path
+            self.final_path = self.part
+        elif progressed or (self.rows_written and not os.path.exists(self.path)):
             os.replace(self.part, self.path)
             self.final_path = self.path
         else:
@@ -402,6 +407,21 @@ class ResultsWriter:
             self.final_path = None
         self._unlock()
         return self.final_path
+
+
+def _finished_results(path: str) -> bool:
+    """Whether ``path`` is a results file of a run that finished (``status = finished``)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        with h5py.File(path, "r", locking=False) as fh:
+            status = fh.attrs.get("status")
+            fmt = fh.attrs.get("format")
+    except (OSError, RuntimeError):
+        return False
+    status = status.decode() if isinstance(status, bytes) else status
+    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
+    return fmt == FORMAT_NAME and status == "finished"
 
 
 class _NoRoom(OSError):

@@ -124,8 +124,17 @@ def load_manifest(path: str) -> dict:
     file = os.path.join(path, MANIFEST)
     if not os.path.isfile(file):
         raise FlexmbsError(f"{path!r} is not a study folder (no {MANIFEST}); run `flexmbs study` first")
-    with open(file) as handle:
-        return json.load(handle)
+    try:
+        with open(file, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise FlexmbsError(f"{file!r} cannot be read as a study manifest ({type(exc).__name__}: "
+                           f"{str(exc).splitlines()[0][:120]}); it is damaged or not a study's: run `flexmbs study` "
+                           "into a new folder") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+        raise FlexmbsError(f"{file!r} is not the manifest of a flexmbs study (no format {FORMAT_NAME!r}); "
+                           f"{path!r} is not a study folder")
+    return manifest
 
 
 def load_table(path: str):
@@ -135,7 +144,87 @@ def load_table(path: str):
     file = os.path.join(path, "table.parquet")
     if not os.path.isfile(file):
         raise FlexmbsError(f"no study table in {path!r} (table.parquet); run `flexmbs study` first")
-    return pd.read_parquet(file)
+    check_table_writer()
+    try:
+        return pd.read_parquet(file)
+    except (OSError, ValueError, ImportError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise FlexmbsError(f"the study table {file!r} cannot be read ({str(exc).splitlines()[0][:160]}): it is "
+                           "cut or damaged; run the study again into its folder to rewrite it") from None
+
+
+# what a re-run must repeat to continue a study in the same folder, with the words the command line uses
+_DESIGN_KEYS = (("variations", "varied values (--vary)"), ("fixed", "fixed parameters (--set)"),
+                ("t_end", "end time (--t-end)"), ("design", "design (--design)"),
+                ("samples", "sample count (--design lhs:N)"), ("seed", "seed (--seed)"))
+_STUDY_FILES = (MANIFEST, "table.parquet", "table.csv", "report.md", RUNS)
+
+
+def check_table_writer() -> None:
+    """The study table is Parquet: its writer (pyarrow) must be there before any variant runs."""
+    if importlib.util.find_spec("pyarrow") is None and importlib.util.find_spec("fastparquet") is None:
+        raise FlexmbsError("a study writes its table as Parquet, which needs pyarrow (a dependency of flexmbs that "
+                           "is not installed here): pip install pyarrow, then run the study again")
+
+
+def check_study_folder(out: str, manifest: dict) -> None:
+    """A study continues only the study of the same design in its folder; it never takes over a folder holding
+    other files of its names (``study.json`` that is not a study manifest, ``table.csv``, ...). One line naming the
+    difference, before any work."""
+    from flexmbs.results.file_kinds import is_study_manifest
+
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ModelError(f"study folder {out!r} is a file; choose another -o folder")
+    file = os.path.join(out, MANIFEST)
+    if not os.path.exists(file):
+        taken = [name for name in _STUDY_FILES if os.path.exists(os.path.join(out, name))
+                 and not (name == RUNS and not os.listdir(os.path.join(out, name)))]
+        if taken:
+            raise ModelError(f"{out!r} is not a study folder but holds {', '.join(taken)}, which a study would "
+                             "replace; choose another -o folder")
+        return
+    if not is_study_manifest(file):
+        raise ModelError(f"{file!r} is not the manifest of a flexmbs study (another file named {MANIFEST}); a study "
+                         "would replace it: choose another -o folder")
+    old = load_manifest(out)
+    if old.get("case") != manifest["case"]:
+        raise ModelError(f"{out!r} holds a study of case {old.get('case')!r}; choose another -o folder")
+    for key, words in _DESIGN_KEYS:
+        before, now = _plain_json(old.get(key)), _plain_json(manifest.get(key))
+        if before != now:
+            raise ModelError(f"{out!r} holds a study of {manifest['case']} with different {words}: {_shown(before)} "
+                             f"there, {_shown(now)} now; re-run it as it was to continue it, or choose another -o "
+                             "folder for the new study")
+
+
+def _plain_json(value):
+    """``value`` as it reads back from the manifest (tuples as lists, numpy numbers as numbers)."""
+    return json.loads(json.dumps(value, default=json_default))
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "the case's default"
+    text = json.dumps(value, default=json_default)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _finished_file(path: str) -> bool:
+    """A variant's results file exists, is readable to its end and says ``finished`` (a cut or damaged file is not
+    a finished run: the variant runs again)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        import h5py
+
+        with h5py.File(path, "r", locking=False) as fh:
+            status = fh.attrs.get("status")
+            n = fh["time"].shape[0] if "time" in fh else 0
+            if n:
+                fh["time"][n - 1]  # noqa: B018 (reading the last sample proves the file is not cut short)
+    except (OSError, RuntimeError, KeyError, ValueError):
+        return False
+    status = status.decode() if isinstance(status, bytes) else status
+    return status == "finished" and n > 0
 
 
 def _flatten(tree, prefix: str = "") -> dict:
@@ -341,11 +430,9 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
     workers = check_workers(workers)
     fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
     check_variants(case, fixed_typed, variants)
+    check_table_writer()
     out = os.path.abspath(out)
     runs = os.path.join(out, RUNS)
-    os.makedirs(runs, exist_ok=True)
-    if os.path.isfile(os.path.join(out, MANIFEST)) and load_manifest(out).get("case") != case.NAME:
-        raise ModelError(f"{out} holds a study of case {load_manifest(out).get('case')!r}; choose another -o folder")
     varied = list(variations)
     manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
                 "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
@@ -354,6 +441,8 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
                 "fixed": fixed_typed, "varied": varied,
                 "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                 "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
+    check_study_folder(out, manifest)
+    os.makedirs(runs, exist_ok=True)
     _write_json(os.path.join(out, MANIFEST), manifest)
 
     records, todo = {}, []
@@ -361,8 +450,8 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
         if vid in records:
             continue  # the same variant twice in a design: run it once
         earlier = _read_record(os.path.join(runs, f"{vid}.json"))
-        if earlier and earlier.get("status") == "finished" and os.path.isfile(
-                os.path.join(runs, earlier.get("results_file", ""))):
+        if earlier and earlier.get("status") == "finished" and _finished_file(
+                os.path.join(runs, earlier.get("results_file") or "")):
             records[vid] = earlier
         elif error:
             records[vid] = {"variant": vid, "case": case.NAME, "params": params, "t_end": t_end, "status": "failed",

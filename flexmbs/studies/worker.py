@@ -17,6 +17,7 @@ from distributed import WorkerPlugin
 
 from fem.errors import FlexmbsError
 from flexmbs.catalog.parameters import validate_parameters
+from flexmbs.results.file_kinds import forced
 
 __all__ = ["CasePlugin", "run_variant", "load_case"]
 
@@ -67,7 +68,8 @@ def run_variant(case, variant: str, params: dict, t_end: float | None, results_p
         warnings.simplefilter("always")
         try:
             validate_parameters(case, dict(params))  # declared ranges, as `flexmbs run` checks them
-            summary = case.run(dict(params), t_end, results_path, False)
+            with forced(results_path):  # the study's own file in its runs/ folder (refused to any other writer)
+                summary = case.run(dict(params), t_end, results_path, False)
         except FlexmbsError as exc:
             record.update(status="failed", error=one_line(exc), wall_s=time.perf_counter() - start, summary={},
                           warnings=_lines(caught))

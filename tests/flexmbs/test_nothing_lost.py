@@ -167,7 +167,8 @@ def test_linearize_keeps_its_input(files, tmp_path):
 def test_study_plot_does_not_touch_the_study(tmp_path):
     study = tmp_path / "study"
     study.mkdir()
-    (study / "study.json").write_text(json.dumps({"case": "fourbar-hydraulic", "varied": ["friction_scale"]}))
+    (study / "study.json").write_text(json.dumps({"format": "flexmbs-study", "case": "fourbar-hydraulic",
+                                                      "varied": ["friction_scale"]}))
     table = study / "table.csv"
     table.write_text("variant,friction_scale,status\nabc,1.0,finished\n")
     before = table.read_bytes()

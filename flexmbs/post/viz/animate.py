@@ -17,6 +17,8 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.engine.interrupts import deferred_interrupt
+
 from .modes import surface_mesh
 from .render import Overlay, camera_axes, camera_pixels, fit_parallel, new_plotter, screenshot, set_view, view_size, write_animation
 from .scene import MachineScene, as_scene
@@ -353,7 +355,10 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     images = []
     try:
         for n, k in enumerate(frames):
-            images.append(drawing.draw(int(k)))
+            with deferred_interrupt() as ctrl_c:  # Ctrl-C in VTK's Python callbacks: noted, raised after the frame
+                images.append(drawing.draw(int(k)))
+            if ctrl_c.pending:
+                raise KeyboardInterrupt
             if progress and ((n + 1) % 20 == 0 or n + 1 == frames.size):
                 progress(f"rendered frame {n + 1}/{frames.size}")
     finally:

@@ -45,14 +45,30 @@ def mode_indices(body: FlexBody, modes) -> np.ndarray:
 
 
 def mode_title(body: FlexBody, index: int) -> str:
-    """``"mode 3: 1124.1 Hz (full FE 1114.7 Hz, MAC 0.998)"``: reduced frequency with its full free–free partner."""
-    title = f"mode {index + 1}: {body.frequencies_hz[index]:.1f} Hz"
-    full = np.asarray(body.report.get("full_free_free_hz", []), dtype=float).ravel()
-    mac = np.asarray(body.report.get("mac", []), dtype=float).ravel()
-    if index < full.size:
-        extra = f", MAC {mac[index]:.3f}" if index < mac.size else ""
-        title += f" (full FE {full[index]:.1f} Hz{extra})"
-    return title
+    """``"mode 3: 1124.1 Hz (full FE 1114.7 Hz, MAC 0.998)"``: reduced frequency with its full free–free partner,
+    the full mode paired with it by shape (``pair_reduced``, ``pair_mac`` of the report: the pairing of the reduce
+    table), so the frequency and the MAC are of the same full mode. Files written before the shape pairing: the
+    full mode nearest in frequency, whose MAC ``mac`` holds."""
+    frequency = float(body.frequencies_hz[index])
+    title = f"mode {index + 1}: {frequency:.1f} Hz"
+    report = body.report
+    full = np.asarray(report.get("full_free_free_hz", []), dtype=float).ravel()
+    if not full.size:
+        return title
+    if "pair_reduced" in report:
+        partner = np.asarray(report["pair_reduced"], dtype=int).ravel()
+        mac = np.asarray(report.get("pair_mac", []), dtype=float).ravel()
+        hits = np.flatnonzero(partner[:full.size] == index)
+        if not hits.size:
+            return title + " (no full-FE mode of this shape among the compared ones)"
+        k = int(hits[0])
+        extra = f", MAC {mac[k]:.3f}" if k < mac.size else ""
+        return title + f" (full FE {full[k]:.1f} Hz{extra})"
+    mac = np.asarray(report.get("mac", []), dtype=float).ravel()
+    if index >= min(mac.size, full.size):  # not among the compared modes
+        return title
+    k = int(np.argmin(np.abs(full - frequency)))
+    return title + f" (full FE {full[k]:.1f} Hz, MAC {mac[index]:.3f})"
 
 
 def _size(points: np.ndarray) -> float:

@@ -157,8 +157,10 @@ def load_scene(path: str) -> MachineScene:
         raise FileFormatError(f"results file {path!r} does not exist")
     try:
         fh = h5py.File(path, "r", locking=False)
-    except OSError:
-        raise FileFormatError(f"{path!r} is not an HDF5 results file written by flexmbs") from None
+    except OSError as exc:  # a cut file is named as cut (issue 43), not as someone else's
+        from flexmbs.results.results import _reason
+
+        raise FileFormatError(f"cannot open results file {path!r}: {_reason(exc)}") from None
     with fh:
         if fh.attrs.get("format") != "flexmbs-results":
             raise FileFormatError(f"{path!r} is not a flexmbs results file (format {fh.attrs.get('format')!r})")
