@@ -206,8 +206,42 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
     return qdd, lam, zdot
 
 
-def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_iter: int = 60):
-    """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness."""
+STATIC_RTOL = 1e-9  # force imbalance relative to the model's force scale at which the static solver stops
+
+
+def force_scale(system, applied: np.ndarray, reaction: np.ndarray) -> float:
+    """The model's force scale (N, N·m, modal force): the largest load on a coordinate, ``max_i |Q_i| + |Φ_qᵀλ|_i``,
+    and at least the total weight ``Σ m_b |g|`` (gravity and a spring cancel inside ``Q`` at rest: a hanging weight's
+    net load is zero there)."""
+    weight = float(np.linalg.norm(system.model.gravity)) * sum(float(b.mass) for b in system.bodies)
+    load = float(np.max(np.abs(applied) + np.abs(reaction), initial=0.0))
+    return max(load, weight, 1e-300)
+
+
+def relative_imbalance(unbalanced: np.ndarray, scale: float) -> np.ndarray:
+    """Per-coordinate force imbalance ``|Q − Φ_qᵀλ|_i`` (``unbalanced``, = ``M q̈``, either sign) over the model's
+    force ``scale`` (:func:`force_scale`).
+
+    Scale-free: a 5 g beam under gravity and a 5 t boom get the same verdict for the same relative imbalance; an
+    absolute threshold does not (the static solver stopped at 1e-9 N, where a 5 g beam's rotation still accelerated
+    at 1.2e-5 rad/s², more than the 1e-6 an equilibrium check asked).
+    """
+    return np.abs(unbalanced) / scale
+
+
+def relative_rates(zdot: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Element state rates relative to the states, ``|ż| / max(|z|, 1)`` (1/s)."""
+    return np.abs(zdot) / np.maximum(np.abs(z), 1.0) if zdot.size else np.zeros(0)
+
+
+def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL, max_iter: int = 60):
+    """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness.
+
+    Converged when every coordinate's force imbalance is below ``tol`` relative to the loads there
+    (:func:`relative_imbalance`), every state rate below ``tol`` relative to the state (:func:`relative_rates`)
+    and the constraints hold to 1e-10 (m, rad): the same measures, with 1000× margin, that
+    :func:`flexmbs.linear.operating_point.check_equilibrium` asks of an equilibrium.
+    """
     from .jacobian import finite_difference_blocks
 
     n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
@@ -219,10 +253,19 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
         res, zdot, phi, jac, _, _ = system.residual(q_, v, acc, z_, lam_, t)
         return np.concatenate([res, zdot, phi]), jac
 
+    def scale_of(r_, jac_, lam_):
+        reaction = jac_.T @ lam_ if n_c else np.zeros(n_q)
+        return force_scale(system, reaction - r_[:n_q], reaction)  # r = −Q + Φ_qᵀλ at rest
+
+    def converged(r_, jac_, z_, lam_):
+        force = relative_imbalance(r_[:n_q], max(scale_of(r_, jac_, lam_), start_load))
+        return (np.max(force, initial=0.0) <= tol and np.max(relative_rates(r_[n_q:n_q + n_z], z_), initial=0.0)
+                <= tol and np.abs(r_[n_q + n_z:]).max(initial=0.0) < 1e-10)
+
     r, jac = residual(q, z, lam)
+    start_load = float(np.max(np.abs(r[:n_q]), initial=0.0))  # the unbalanced load at the start sets the scale too
     for _ in range(max_iter):
-        norm = np.linalg.norm(r)
-        if norm < tol * max(1.0, np.abs(r[:n_q]).max(initial=0.0)) and np.abs(r[n_q + n_z:]).max(initial=0) < 1e-10:
+        if converged(r, jac, z, lam):
             return q, z, lam
         blocks = finite_difference_blocks(system, q, v, acc, z, lam, t, velocity=False)
         mat = np.zeros((n_q + n_z + n_c,) * 2)
@@ -233,15 +276,23 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
         mat[n_q:n_q + n_z, n_q:n_q + n_z] = blocks.Gz
         mat[n_q + n_z:, :n_q] = jac
         step = _scaled_lstsq(mat, -r)
+        # line search on a scale-free residual: forces relative to the model's largest load, state rates relative
+        # to the states, constraints in m and rad. Forces in N against constraints in m let the constraint
+        # curvature of a full rotation step (m) veto every step of a 5e-5 kg pendulum (loads 5e-4 N): Newton crept
+        load = max(scale_of(r, jac, lam), start_load)
+        weight = np.concatenate([np.full(n_q, 1.0 / load), 1.0 / np.maximum(np.abs(z), 1.0), np.ones(n_c)])
+        norm = np.linalg.norm(weight * r)
         alpha = 1.0
         while alpha > 1e-4:
             r_new, jac_new = residual(q + alpha * step[:n_q], z + alpha * step[n_q:n_q + n_z],
                                       lam + alpha * step[n_q + n_z:])
-            if np.linalg.norm(r_new) < (1.0 - 0.25 * alpha) * norm or alpha < 2e-4:
+            if np.linalg.norm(weight * r_new) < (1.0 - 0.25 * alpha) * norm or alpha < 2e-4:
                 break
             alpha *= 0.5
         q, z, lam = q + alpha * step[:n_q], z + alpha * step[n_q:n_q + n_z], lam + alpha * step[n_q + n_z:]
         r, jac = r_new, jac_new
+    if converged(r, jac, z, lam):
+        return q, z, lam
     names = equation_names(system)
     worst = int(np.argmax(np.abs(r)))
     raise SimulationError(f"static equilibrium not found in {max_iter} Newton iterations; largest residual "
