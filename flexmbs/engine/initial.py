@@ -15,7 +15,7 @@ from fem.errors import ModelError, SimulationError
 
 from .redundancy import check_dropped_rows
 
-__all__ = ["assemble_positions", "project_velocities", "initial_accelerations", "check_constraints",
+__all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations", "check_constraints",
            "static_equilibrium", "equation_names", "constraint_row_owner"]
 
 
@@ -204,6 +204,46 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
                 break
     ctx.lam = lam
     return qdd, lam, zdot
+
+
+START_TOL = 1e-8  # m, rad, m/s, rad/s: a start moved more than this by assembly or projection is reported
+
+
+def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
+    """What the consistent start changed of the positions and velocities the user gave ('' when nothing beyond
+    ``tol``): per body, how far its frame moved (mm) and turned (°), and how its velocity and angular velocity
+    changed (from → to, m/s and rad/s). Exudyn starts where the user placed the bodies; this start is projected
+    onto the joints, so the difference is said (issue 48: a slider moved 2.4 mm, a crank turned 3.6° and slowed
+    from 6 to 5.93 rad/s, silently)."""
+    from flexmbs.model.rotations import g_matrix, rotation_matrix
+
+    parts = []
+    for body in system.bodies:
+        o = body.offset
+        said = []
+        moved = float(np.linalg.norm(q[o:o + 3] - q0[o:o + 3]))
+        p0, p1 = q0[o + 3:o + 7] / np.linalg.norm(q0[o + 3:o + 7]), q[o + 3:o + 7]
+        turned = 2.0 * float(np.arccos(min(1.0, abs(float(p0 @ p1)))))
+        if moved > tol:
+            said.append(f"moved {moved * 1e3:.3g} mm")
+        if turned > tol:
+            said.append(f"turned {np.degrees(turned):.3g}°")
+        speed0, speed1 = v0[o:o + 3], v[o:o + 3]
+        if np.linalg.norm(speed1 - speed0) > tol * max(1.0, float(np.linalg.norm(speed0))):
+            said.append(f"velocity {np.linalg.norm(speed0):.4g} → {np.linalg.norm(speed1):.4g} m/s (changed by "
+                        f"{np.linalg.norm(speed1 - speed0):.3g} m/s)")
+        omega0 = rotation_matrix(p0) @ (2.0 * g_matrix(p0) @ v0[o + 3:o + 7])
+        omega1 = rotation_matrix(p1) @ (2.0 * g_matrix(p1) @ v[o + 3:o + 7])
+        if np.linalg.norm(omega1 - omega0) > tol * max(1.0, float(np.linalg.norm(omega0))):
+            said.append(f"angular velocity {np.linalg.norm(omega0):.4g} → {np.linalg.norm(omega1):.4g} rad/s "
+                        f"(changed by {np.linalg.norm(omega1 - omega0):.3g} rad/s)")
+        if said:
+            parts.append(f"body {body.name!r} " + ", ".join(said))
+    if not parts:
+        return ""
+    return ("the start given does not satisfy the joints and was corrected onto them: " + "; ".join(parts)
+            + " (place the bodies consistently, or set their velocities to a consistent motion, to start exactly "
+              "where you placed them)")
 
 
 STATIC_RTOL = 1e-9  # force imbalance relative to the model's force scale at which the static solver stops
