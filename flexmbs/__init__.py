@@ -31,7 +31,8 @@ _LAZY = {
     ".model.bodies": ("FlexibleBody", "Ground", "RigidBody"),
     ".model.contacts": ("HardStop", "JointFriction", "PlaneContact", "friction_coefficient"),
     ".model.forces": ("Bushing", "JointActuator", "PointForce", "RotationalSpringDamper", "SpringDamper"),
-    ".model.joints": ("Cylindrical", "Fixed", "Planar", "Prismatic", "Revolute", "Spherical", "Universal"),
+    ".model.joints": ("Cylindrical", "Fixed", "Generic", "Planar", "PointOnLine", "PointOnPlane", "Prismatic",
+                      "Revolute", "Spherical", "Universal"),
     ".model.measurements": ("Distance", "JointCoordinate", "MarkerCoordinate"),
     ".model.model": ("Model",),
     ".model.sliding": ("SlidingContact",),
@@ -46,7 +47,8 @@ _HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
-    "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
+    "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Generic", "PointOnLine",
+    "PointOnPlane",
     "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
     "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact", "study",
