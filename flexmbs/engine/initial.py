@@ -15,7 +15,8 @@ from fem.errors import ModelError, SimulationError
 
 from .redundancy import check_dropped_rows
 
-__all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations", "check_constraints",
+__all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
+           "check_constraints",
            "static_equilibrium", "equation_names", "constraint_row_owner"]
 
 
@@ -250,8 +251,8 @@ STATIC_RTOL = 1e-9  # force imbalance relative to the model's force scale at whi
 
 
 def force_scale(system, applied: np.ndarray, reaction: np.ndarray) -> float:
-    """The model's force scale (N, N·m, modal force): the largest load on a coordinate, ``max_i |Q_i| + |Φ_qᵀλ|_i``,
-    and at least the total weight ``Σ m_b |g|`` (gravity and a spring cancel inside ``Q`` at rest: a hanging weight's
+    """The model's force scale (N, N·m, modal force): the largest load on a coordinate,
+    ``max_i |Q_i| + |Φ_qᵀλ|_i``, and at least the total weight ``Σ m_b |g|`` (gravity and a spring cancel inside ``Q`` at rest: a hanging weight's
     net load is zero there)."""
     weight = float(np.linalg.norm(system.model.gravity)) * sum(float(b.mass) for b in system.bodies)
     load = float(np.max(np.abs(applied) + np.abs(reaction), initial=0.0))
@@ -259,8 +260,8 @@ def force_scale(system, applied: np.ndarray, reaction: np.ndarray) -> float:
 
 
 def relative_imbalance(unbalanced: np.ndarray, scale: float) -> np.ndarray:
-    """Per-coordinate force imbalance ``|Q − Φ_qᵀλ|_i`` (``unbalanced``, = ``M q̈``, either sign) over the model's
-    force ``scale`` (:func:`force_scale`).
+    """Per-coordinate force imbalance ``|Q − Φ_qᵀλ|_i`` (``unbalanced``, = ``M q̈``, either sign) over the
+    model's force ``scale`` (:func:`force_scale`).
 
     Scale-free: a 5 g beam under gravity and a 5 t boom get the same verdict for the same relative imbalance; an
     absolute threshold does not (the static solver stopped at 1e-9 N, where a 5 g beam's rotation still accelerated
