@@ -16,8 +16,7 @@ from fem.errors import ModelError, SimulationError
 from .redundancy import check_dropped_rows
 
 __all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
-           "check_constraints",
-           "static_equilibrium", "equation_names", "constraint_row_owner"]
+           "check_constraints", "static_equilibrium", "equation_names", "constraint_row_owner"]
 
 
 def constraint_row_owner(system, row: int) -> str:

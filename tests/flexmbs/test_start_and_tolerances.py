@@ -41,8 +41,9 @@ def test_an_atol_below_round_off_is_one_line_naming_the_unknown_and_a_usable_ato
 
 def slider_and_crank(slider_offset=0.0, slider_sideways=0.0, crank_tilt=0.0):
     """A slider on a rail along z (the prismatic axis) and a crank on a hinge about z, independent; the start is
-    consistent unless the slider is placed ``slider_offset`` m off the rail (y), moves ``slider_sideways`` m/s across it, or the crank spins
-    at 6 rad/s about an axis tilted by ``crank_tilt`` rad from z (in the y–z plane)."""
+    consistent unless the slider is placed ``slider_offset`` m off the rail (y), moves ``slider_sideways`` m/s
+    across it, or the crank spins at 6 rad/s about an axis tilted by ``crank_tilt`` rad from z (in the y–z
+    plane)."""
     model = fm.Model("start", gravity=(0.0, 0.0, 0.0))
     slider = model.add_rigid_body("slider", mass=2.0, inertia=(0.01, 0.01, 0.01), position=(0.0, slider_offset, 0.3),
                                   velocity=(0.0, slider_sideways, 1.5))
