@@ -331,6 +331,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         raise unexpected
     results.final_state = run.state
     results.system = system
+    results.accelerations = lambda q, v, z, t: initial_accelerations(system, q, v, z, t)[0]  # derived signals
     results.integrals = dict(run.integrals.values)
     results.warnings = notes
     return results

@@ -2,13 +2,14 @@
 body-local quantities and Tait–Bryan angles (issue 48: what a user of Exudyn's sensors expects).
 
 They are asked for by name like every recorded signal (``res["marker/tip/acceleration"]``) and computed once from
-the raw states ``(t, q, q̇, z)`` of the samples and the model (an in-memory run of :func:`flexmbs.simulate`, or a
-loaded file after :meth:`flexmbs.Results.use_model`):
+the raw states ``(t, q, q̇, z)`` of the samples and the model's system (the in-memory results of
+:func:`flexmbs.simulate`; the results room does not import the engine: it calls the system it was given):
 
 * ``marker/M/velocity`` (m/s), ``marker/M/angular_velocity`` (rad/s), global: the marker state of the context;
 * ``body/B/acceleration`` (m/s², frame origin) and ``body/B/angular_acceleration`` (rad/s²), global: from the
   consistent accelerations ``q̈`` of the acceleration-level equations ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]``
-  (:func:`flexmbs.engine.initial.initial_accelerations`), ``α = 2 A G(p) p̈`` (``Ġ ṗ = 0``);
+  (:func:`flexmbs.engine.initial.initial_accelerations`, handed over by the engine as ``accelerations``),
+  ``α = 2 A G(p) p̈`` (``Ġ ṗ = 0``);
 * ``marker/M/acceleration`` (m/s²), global: the derivative of the marker velocity along the motion,
   ``d/ds v_M(q + s q̇, q̇ + s q̈)`` by a central difference (step ``1e-4`` of the motion's time scale; truncation
   ~1e-8 relative), valid for markers on rigid and flexible bodies alike;
@@ -53,8 +54,10 @@ def parse(name: str) -> tuple[str, str, str] | None:
     return None
 
 
-def derive(system, time: np.ndarray, states: dict, name: str) -> tuple[np.ndarray, str, list]:
-    """The derived signal ``name`` (n, 3), its unit and components; FlexmbsError naming what is available."""
+def derive(system, time: np.ndarray, states: dict, name: str, accelerations=None) -> tuple[np.ndarray, str, list]:
+    """The derived signal ``name`` (n, 3), its unit and components; FlexmbsError naming what is available.
+
+    ``accelerations(q, q̇, z, t) -> q̈`` (the engine's consistent accelerations) is needed for accelerations."""
     from flexmbs.model.rotations import g_matrix, rotation_matrix
 
     room, item, quantity = parse(name)
@@ -76,7 +79,7 @@ def derive(system, time: np.ndarray, states: dict, name: str) -> tuple[np.ndarra
     needs_qdd = quantity in ("acceleration", "angular_acceleration", "local_acceleration")
     for k, t in enumerate(np.asarray(time, dtype=float)):
         q, v, z = q_all[k], v_all[k], z_all[k]
-        qdd = _accelerations(system, q, v, z, t) if needs_qdd else None
+        qdd = accelerations(q, v, z, t) if needs_qdd else None
         if marker is not None:
             if quantity == "acceleration":
                 out[k] = _marker_acceleration(system, marker, q, v, qdd, t)
@@ -100,12 +103,6 @@ def derive(system, time: np.ndarray, states: dict, name: str) -> tuple[np.ndarra
         elif quantity == "local_acceleration":
             out[k] = a.T @ qdd[o:o + 3]
     return out, unit, comps
-
-
-def _accelerations(system, q, v, z, t) -> np.ndarray:
-    from flexmbs.engine.initial import initial_accelerations
-
-    return initial_accelerations(system, q, v, z, t)[0]
 
 
 def _marker_acceleration(system, marker, q, v, qdd, t) -> np.ndarray:

@@ -87,25 +87,14 @@ class Results:
     def _derive(self, name: str) -> np.ndarray:
         """A signal of :mod:`flexmbs.results.derived`, computed once from the states and kept."""
         if self.system is None or not len(self.states) or "q" not in self.states:
-            raise FlexmbsError(f"{name!r} is derived from the states and the model: use the results of simulate(), "
-                               "or call use_model(model) on loaded results")
-        values, unit, comps = derived.derive(self.system, self.time, self.states, name)
+            raise FlexmbsError(f"{name!r} is derived from the states and the model: ask the results of simulate() "
+                               "for it (a loaded file keeps the recorded signals only)")
+        values, unit, comps = derived.derive(self.system, self.time, self.states, name,
+                                             getattr(self, "accelerations", None))
         if isinstance(self._data, dict):
             self._data[name] = values
         self.units[name], self.components[name] = unit, comps
         return values
-
-    def use_model(self, model) -> "Results":
-        """Attach the model that produced these (loaded) results, so that derived signals can be computed."""
-        from flexmbs.engine.system import System
-
-        system = System(model)
-        n_q = np.asarray(self.states["q"]).shape[1] if "q" in self.states else -1
-        if n_q != system.n_q:
-            raise FlexmbsError(f"model {model.name!r} has {system.n_q} coordinates, the results' states {n_q}: "
-                               "not the model of this run")
-        self.system = system
-        return self
 
     def resample(self, interval: float | None = None, times=None) -> "Results":
         """The results at a fixed ``interval`` (s) from the first sample, or at the given ``times`` (s), for
