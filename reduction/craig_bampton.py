@@ -83,8 +83,12 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     interior = np.setdiff1d(np.arange(n), boundary)
     if n_modes < 0:
         raise ModelError(f"the number of modes must be ≥ 0, got {n_modes}")
-    if n_modes >= interior.size:
-        raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs")
+    if n_modes > interior.size:
+        raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs "
+                         f"(n_modes = {interior.size} gives the complete basis)")
+    if n_modes == interior.size and interior.size > COMPLETE_MAX:
+        raise ModelError(f"a complete basis ({interior.size} fixed-interface modes) is solved densely, for models "
+                         f"up to {COMPLETE_MAX} interior dofs (a cross-check); ask for fewer modes")
     k, m = model.stiffness, model.mass
     _check_rigid_motions_held(model, boundary)
     k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
@@ -104,7 +108,10 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
                                                              if max_frequency_hz is not None else ""))
             # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
             n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
-            values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
+            if n_modes == interior.size:  # the complete basis: every interior mode, dense (a cross-check)
+                values, phi = sla.eigh(k_ii.toarray(), m_ii.toarray())
+            else:
+                values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
             if max_frequency_hz is not None:
                 cut = (2.0 * np.pi * max_frequency_hz) ** 2
                 while np.sum(values <= cut) + GROUP_PAD >= n_solve and n_solve < interior.size - 1:
@@ -132,6 +139,7 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     return CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
 
 
+COMPLETE_MAX = 3000  # interior dofs up to which a complete fixed-interface basis may be asked for (dense solve)
 RIGID_HELD_TOL = 1e-8  # relative singular value of the boundary's rigid motions below which one counts as free
 
 
