@@ -212,9 +212,10 @@ START_TOL = 1e-8  # m, rad, m/s, rad/s: a start moved more than this by assembly
 def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
     """What the consistent start changed of the positions and velocities the user gave ('' when nothing beyond
     ``tol``): per body, how far its frame moved (mm) and turned (°), and how its velocity and angular velocity
-    changed (from → to, m/s and rad/s). Exudyn starts where the user placed the bodies; this start is projected
-    onto the joints, so the difference is said (issue 48: a slider moved 2.4 mm, a crank turned 3.6° and slowed
-    from 6 to 5.93 rad/s, silently)."""
+    changed (from → to, m/s and rad/s; only for bodies given a velocity: a body placed at rest lets the joints and
+    their prescribed motions set its start velocity). Exudyn starts where the user placed the bodies; this start is
+    projected onto the joints, so the difference is said (issue 48: a slider moved 2.4 mm, a crank turned 3.6° and
+    slowed from 6 to 5.93 rad/s, silently)."""
     from flexmbs.model.rotations import g_matrix, rotation_matrix
 
     parts = []
@@ -229,12 +230,13 @@ def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
         if turned > tol:
             said.append(f"turned {np.degrees(turned):.3g}°")
         speed0, speed1 = v0[o:o + 3], v[o:o + 3]
-        if np.linalg.norm(speed1 - speed0) > tol * max(1.0, float(np.linalg.norm(speed0))):
+        given = bool(np.any(v0[o:o + 7]))  # a body placed at rest lets the joints (drivers) set its start motion
+        if given and np.linalg.norm(speed1 - speed0) > tol * max(1.0, float(np.linalg.norm(speed0))):
             said.append(f"velocity {np.linalg.norm(speed0):.4g} → {np.linalg.norm(speed1):.4g} m/s (changed by "
                         f"{np.linalg.norm(speed1 - speed0):.3g} m/s)")
         omega0 = rotation_matrix(p0) @ (2.0 * g_matrix(p0) @ v0[o + 3:o + 7])
         omega1 = rotation_matrix(p1) @ (2.0 * g_matrix(p1) @ v[o + 3:o + 7])
-        if np.linalg.norm(omega1 - omega0) > tol * max(1.0, float(np.linalg.norm(omega0))):
+        if given and np.linalg.norm(omega1 - omega0) > tol * max(1.0, float(np.linalg.norm(omega0))):
             said.append(f"angular velocity {np.linalg.norm(omega0):.4g} → {np.linalg.norm(omega1):.4g} rad/s "
                         f"(changed by {np.linalg.norm(omega1 - omega0):.3g} rad/s)")
         if said:
