@@ -253,8 +253,8 @@ STATIC_RTOL = 1e-9  # force imbalance relative to the model's force scale at whi
 
 def force_scale(system, applied: np.ndarray, reaction: np.ndarray) -> float:
     """The model's force scale (N, N·m, modal force): the largest load on a coordinate,
-    ``max_i |Q_i| + |Φ_qᵀλ|_i``, and at least the total weight ``Σ m_b |g|`` (gravity and a spring cancel inside ``Q`` at rest: a hanging weight's
-    net load is zero there)."""
+    ``max_i |Q_i| + |Φ_qᵀλ|_i``, and at least the total weight ``Σ m_b |g|`` (gravity and a spring cancel inside
+    ``Q`` at rest: a hanging weight's net load is zero there)."""
     weight = float(np.linalg.norm(system.model.gravity)) * sum(float(b.mass) for b in system.bodies)
     load = float(np.max(np.abs(applied) + np.abs(reaction), initial=0.0))
     return max(load, weight, 1e-300)
