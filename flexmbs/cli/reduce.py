@@ -205,7 +205,8 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
         check_solid(parse_material(material))
     from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
 
-    inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p for p in (mesh, stiffness, mass_file, nodes)]
+    inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p
+              for p in (mesh, stiffness, mass_file, nodes, dof_map)]
     check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")
     if report_path:
         check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
