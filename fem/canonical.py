@@ -185,15 +185,16 @@ def _group_rotation(coefficients: np.ndarray) -> tuple[np.ndarray, bool]:
             basis.append(r / norm)
             if len(basis) == g:
                 return np.column_stack(basis), True
-    # not spanned: complete with the solver's own directions (reported as incomplete)
-    for e in np.eye(g):
-        r = e.copy()
-        for _ in range(2):
-            for b in basis:
-                r -= (b @ r) * b
-        norm = float(np.linalg.norm(r))
-        if norm > 0.5:
-            basis.append(r / norm)
-        if len(basis) == g:
-            break
+    # not spanned: complete with the solver's own directions (reported as incomplete), taking each time the unit
+    # vector e_i with the largest part outside the basis so far (pivoted Gram–Schmidt): its squared norm is at least
+    # (g − len(basis)) / g, so the completion never stalls however large the group (a fixed acceptance threshold did
+    # for groups of ~100 modes)
+    while len(basis) < g:
+        spanned = np.column_stack(basis) if basis else np.zeros((g, 0))
+        rest = np.eye(g) - spanned @ spanned.T
+        i = int(np.argmax(np.einsum("ij,ij->j", rest, rest)))
+        r = rest[:, i]
+        for b in basis:  # re-orthogonalized once more
+            r -= (b @ r) * b
+        basis.append(r / np.linalg.norm(r))
     return np.column_stack(basis), False

@@ -25,7 +25,104 @@ from fem.errors import MeshError, ModelError
 from fem.nastran import bulk_cards, card_fields as _card_fields
 
 __all__ = ["read_abaqus_mtx", "write_abaqus_mtx", "read_dmig", "write_dmig", "read_matrix", "read_node_positions",
-           "matrix_model", "load_matrix_model"]
+           "matrix_model", "load_matrix_model", "read_coordinate_matrix", "read_dof_mapping", "coordinate_entries"]
+
+
+def read_coordinate_matrix(path: str) -> tuple[np.ndarray, bool]:
+    """Triplets ``(row, column, value)`` (n, 3), 1-based equation numbers, of a matrix in coordinate form, and
+    whether the file says it holds one triangle of a symmetric matrix.
+
+    Two producers: Abaqus ``*MATRIX OUTPUT, FORMAT=COORDINATE`` (``jobname_STIF1.mtx``: ``row column value`` lines,
+    both triangles) and ANSYS ``*EXPORT, ..., MMF`` (MatrixMarket: ``%`` comment lines, a ``rows columns entries``
+    size line, then ``row column value``; ``coordinate real symmetric`` stores one triangle). An entry given in
+    both triangles must agree (:func:`_assemble`).
+    """
+    if not os.path.exists(path):
+        raise MeshError(f"matrix file {path!r} does not exist")
+    rows, symmetric, market, size_seen = [], False, False, False
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.strip()
+            if number == 1 and text.lower().startswith("%%matrixmarket"):
+                market = True
+                words = text.lower().split()
+                if "coordinate" not in words or "real" not in words:
+                    raise MeshError(f"{path}: a MatrixMarket '{' '.join(words[1:])}' file; flexmbs reads 'matrix "
+                                    "coordinate real' matrices (ANSYS *EXPORT with *SMAT)")
+                symmetric = "symmetric" in words
+                continue
+            if not text or text.startswith(("%", "*", "#")):
+                continue
+            fields = text.replace(",", " ").split()
+            if market and not size_seen:  # the size line: rows, columns, entries
+                size_seen = True
+                continue
+            try:
+                row, col, value = int(fields[0]), int(fields[1]), float(fields[2].replace("D", "E"))
+            except (ValueError, IndexError):
+                raise MeshError(f"{path}:{number}: expected 'row column value' (coordinate format), got "
+                                f"{text[:60]!r}") from None
+            if len(fields) != 3 or row < 1 or col < 1:
+                raise MeshError(f"{path}:{number}: expected 'row column value' with 1-based equation numbers, got "
+                                f"{text[:60]!r}")
+            rows.append((row, col, value))
+    if not rows:
+        raise MeshError(f"matrix file {path!r} has no entries")
+    return np.asarray(rows, dtype=float), symmetric
+
+
+def read_dof_mapping(path: str) -> np.ndarray:
+    """Node numbers of the matrix's 3-dof blocks, in matrix order, from an ANSYS DOF mapping file (the MatrixMarket
+    ``array integer`` vector that ``*SMAT``/``*EXPORT`` writes beside the matrices: equation ``3 k + c`` is
+    translation ``c`` of node ``mapping[k]``), (n_blocks,) int."""
+    if not os.path.exists(path):
+        raise MeshError(f"DOF mapping file {path!r} does not exist")
+    values, size = [], None
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.strip()
+            if not text or text.startswith("%"):
+                continue
+            fields = text.split()
+            try:
+                numbers = [int(f) for f in fields]
+            except ValueError:
+                raise MeshError(f"{path}:{number}: expected node numbers, got {text[:60]!r}") from None
+            if size is None and len(numbers) == 2:
+                size = numbers[0]
+                continue
+            values += numbers
+    if not values or (size is not None and size != len(values)):
+        raise MeshError(f"{path}: the DOF mapping lists {len(values)} node numbers, its header {size}")
+    return np.asarray(values, dtype=np.int64)
+
+
+def coordinate_entries(triplets: np.ndarray, block_nodes: np.ndarray, path: str = "matrix") -> np.ndarray:
+    """``(row node, row dof, column node, column dof, value)`` entries (n, 5) of coordinate triplets whose equation
+    ``3 k + c`` (0-based) is translation ``c + 1`` of node ``block_nodes[k]`` (solid models: three dofs per node)."""
+    n_eq = int(triplets[:, :2].max())
+    if n_eq > 3 * block_nodes.size:
+        raise ModelError(f"{path}: the matrix has {n_eq} equations but the node numbering gives {block_nodes.size} "
+                         f"nodes × 3 = {3 * block_nodes.size}; give the node file of the job (or the DOF mapping "
+                         "file of ANSYS) with every node of the matrix, three translations each")
+    index = triplets[:, :2].astype(np.int64) - 1
+    out = np.empty((triplets.shape[0], 5))
+    out[:, 0], out[:, 1] = block_nodes[index[:, 0] // 3], index[:, 0] % 3 + 1
+    out[:, 2], out[:, 3] = block_nodes[index[:, 1] // 3], index[:, 1] % 3 + 1
+    out[:, 4] = triplets[:, 2]
+    return out
+
+
+def _three_field_lines(path: str) -> bool:
+    """Whether a ``.mtx`` file holds coordinate triplets (Abaqus FORMAT=COORDINATE) rather than 5 fields."""
+    with open(path, errors="replace") as handle:
+        for line in handle:
+            text = line.strip()
+            if text.lower().startswith("%%matrixmarket"):
+                return True
+            if text and not text.startswith(("*", "%", "#")):
+                return len(text.replace(",", " ").split()) == 3
+    return False
 
 
 def read_abaqus_mtx(path: str) -> np.ndarray:
@@ -153,8 +250,9 @@ def write_dmig(path: str, name: str, matrix: sp.spmatrix, dof_nodes: np.ndarray,
 
 
 def read_node_positions(path: str) -> dict:
-    """``{node id: (x, y, z)}`` from an Abaqus ``.inp`` (its ``*Node`` block) or a text file of ``id, x, y, z`` lines
-    (commas or blanks; ``#`` comments)."""
+    """``{node id: (x, y, z)}`` (in file order) from an Abaqus ``.inp`` (its ``*Node`` block) or a text file of
+    ``id, x, y, z`` lines (commas or blanks; ``#`` comments; the ANSYS node export, a header line and tab-separated
+    numbers with decimal commas, is read too)."""
     if not os.path.exists(path):
         raise MeshError(f"node file {path!r} does not exist")
     positions, in_nodes, is_inp = {}, False, path.lower().endswith(".inp")
@@ -168,16 +266,29 @@ def read_node_positions(path: str) -> dict:
                 continue
             if is_inp and not in_nodes:
                 continue
-            fields = text.replace(",", " ").split()
+            if "\t" in line and "," in text and "." not in text:  # ANSYS text export: tabs, decimal commas
+                fields = text.replace(",", ".").split()
+            else:
+                fields = text.replace(",", " ").split()
             try:
                 positions[int(fields[0])] = tuple(float(f) for f in fields[1:4])
             except (ValueError, IndexError):
+                if not positions and not is_inp and not _is_number(fields[0]):
+                    continue  # a header line (ANSYS: "Node number  X-Position (m) ...")
                 raise MeshError(f"{path}:{number}: expected 'id, x, y, z', got {text[:60]!r}") from None
             if len(positions[int(fields[0])]) != 3:
                 raise MeshError(f"{path}:{number}: expected 'id, x, y, z', got {text[:60]!r}")
     if not positions:
         raise MeshError(f"{path} has no node positions ('id, x, y, z' lines or an Abaqus *Node block)")
     return positions
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _assemble(entries: np.ndarray, index: dict, n: int, what: str) -> sp.csr_matrix:
@@ -247,15 +358,20 @@ def matrix_model(stiffness_entries: np.ndarray, mass_entries: np.ndarray, positi
     return FEModel(points, node_ids, stiffness, mass, translation, rotation)
 
 
-def load_matrix_model(stiffness: str, mass: str, nodes: str):
+def load_matrix_model(stiffness: str, mass: str, nodes: str, dof_mapping: str | None = None):
     """:func:`matrix_model` from files: ``stiffness`` and ``mass`` as Abaqus ``.mtx`` text files, Nastran ``DMIG``
     matrices (``.pch``, ``.bdf``, ``.dat``; ``FILE:NAME`` picks one of several, e.g. ``out.pch:KAAX``), Nastran OP4
     matrices (``.op4``, :mod:`fem.op4`) or an ANSYS ``.full`` (its K for ``stiffness``, its M for ``mass``,
     :mod:`fem.ansys`); ``nodes`` an Abaqus ``.inp``, an ANSYS ``.cdb``, a Nastran ``.bdf``/``.nas`` (its GRIDs) or
-    an ``id, x, y, z`` text file. Node sets of the node file (``*Nset``, components) become ``group:`` names."""
+    an ``id, x, y, z`` text file. Node sets of the node file (``*Nset``, components) become ``group:`` names.
+
+    Matrices in coordinate form (:func:`read_coordinate_matrix`: Abaqus ``FORMAT=COORDINATE`` ``.mtx``, ANSYS
+    MatrixMarket ``*EXPORT`` files) carry equation numbers only: equation ``3 k + c`` is translation ``c`` of the
+    ``k``-th node of the ANSYS ``dof_mapping`` file or, without one, of the node file in file order (Abaqus numbers
+    a one-part solid model's equations by its ``*Node`` order, three per node)."""
     positions, groups = _node_file(nodes)
-    model = matrix_model(read_matrix(stiffness, "--stiffness", positions), read_matrix(mass, "--mass", positions),
-                         positions)
+    model = matrix_model(read_matrix(stiffness, "--stiffness", positions, dof_mapping),
+                         read_matrix(mass, "--mass", positions, dof_mapping), positions)
     if nodes.lower().endswith(".inp"):
         model.node_sets = _inp_node_sets(nodes, model.node_ids)
     elif groups:
@@ -324,13 +440,24 @@ def _node_file(path: str) -> tuple[dict, dict]:
     return read_node_positions(path), {}
 
 
-def read_matrix(spec: str, option: str = "matrix", positions: dict | None = None) -> np.ndarray:
+def read_matrix(spec: str, option: str = "matrix", positions: dict | None = None,
+                dof_mapping: str | None = None) -> np.ndarray:
     """Entries of a matrix file by its extension (see :func:`load_matrix_model`); ``positions`` (the node file)
-    give the row order of OP4 matrices."""
+    give the row order of OP4 matrices and of coordinate-form matrices without a ``dof_mapping`` file."""
     path, name = spec, None
     if not os.path.exists(spec) and ":" in spec:
         path, name = spec.rsplit(":", 1)
     lower = path.lower()
+    if lower.endswith((".mtx", ".txt", ".mm")) and os.path.exists(path) and _three_field_lines(path):
+        triplets, _ = read_coordinate_matrix(path)
+        if dof_mapping is not None:
+            block_nodes = read_dof_mapping(dof_mapping)
+        elif positions is not None:
+            block_nodes = np.array(list(positions), dtype=np.int64)
+        else:
+            raise MeshError(f"{option} {spec!r}: a coordinate-form matrix needs the node file (or a DOF mapping "
+                            "file) for its equation numbering")
+        return coordinate_entries(triplets, block_nodes, f"{option} {spec}")
     if lower.endswith(".mtx"):
         return read_abaqus_mtx(path)
     if lower.endswith((".pch", ".bdf", ".dat", ".nas", ".dmig")):
@@ -345,8 +472,9 @@ def read_matrix(spec: str, option: str = "matrix", positions: dict | None = None
         if positions is None:
             raise MeshError(f"{option} {spec!r}: OP4 matrices need the node file for their row order")
         return read_op4(path, name, np.array(sorted(positions), dtype=np.int64))
-    raise MeshError(f"{option} {spec!r}: supported are Abaqus *MATRIX OUTPUT text files (.mtx, FORMAT=MATRIX INPUT), "
-                    "Nastran DMIG (.pch, .bdf, .dat) and OP4 (.op4) matrices and ANSYS .full files")
+    raise MeshError(f"{option} {spec!r}: supported are Abaqus *MATRIX OUTPUT text files (.mtx, FORMAT=MATRIX INPUT "
+                    "or COORDINATE), ANSYS MatrixMarket exports (.txt, .mm, .mtx), Nastran DMIG (.pch, .bdf, .dat) "
+                    "and OP4 (.op4) matrices and ANSYS .full files")
 
 
 def _inp_node_sets(path: str, node_ids: np.ndarray) -> dict:

@@ -30,8 +30,10 @@ from ._version import __version__  # noqa: E402,F401
 _LAZY = {
     ".model.bodies": ("FlexibleBody", "Ground", "RigidBody"),
     ".model.contacts": ("HardStop", "JointFriction", "PlaneContact", "friction_coefficient"),
-    ".model.forces": ("Bushing", "JointActuator", "PointForce", "RotationalSpringDamper", "SpringDamper"),
-    ".model.joints": ("Cylindrical", "Fixed", "Planar", "Prismatic", "Revolute", "Spherical", "Universal"),
+    ".model.forces": ("Bushing", "JointActuator", "MatrixBushing", "PointForce", "RotationalSpringDamper",
+                      "SpringDamper"),
+    ".model.joints": ("Cylindrical", "Fixed", "Generic", "Planar", "PointOnLine", "PointOnPlane", "Prismatic",
+                      "Revolute", "Spherical", "Universal"),
     ".model.measurements": ("Distance", "JointCoordinate", "MarkerCoordinate"),
     ".model.model": ("Model",),
     ".model.sliding": ("SlidingContact",),
@@ -46,8 +48,9 @@ _HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
-    "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar",
-    "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator", "Table", "smooth_step",
+    "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Generic", "PointOnLine",
+    "PointOnPlane", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing", "JointActuator",
+    "Table", "smooth_step",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
     "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact", "study",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",

@@ -28,9 +28,10 @@ from fem.errors import ModelError
 from fem.eigen import block_shift_invert
 from fem.linalg import SPDFactor, principal_submatrix, spmm
 from fem.model import FEModel
+from fem.spiders import skew
 from reduction.flexbody import rigid_body_fields
 
-__all__ = ["CraigBampton", "craig_bampton", "orthonormalize", "OrthonormalBasis"]
+__all__ = ["CraigBampton", "craig_bampton", "free_rigid_motions", "orthonormalize", "OrthonormalBasis"]
 
 
 @dataclass
@@ -82,9 +83,14 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     interior = np.setdiff1d(np.arange(n), boundary)
     if n_modes < 0:
         raise ModelError(f"the number of modes must be ≥ 0, got {n_modes}")
-    if n_modes >= interior.size:
-        raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs")
+    if n_modes > interior.size:
+        raise ModelError(f"asked for {n_modes} fixed-interface modes but the part has {interior.size} interior dofs "
+                         f"(n_modes = {interior.size} gives the complete basis)")
+    if n_modes == interior.size and interior.size > COMPLETE_MAX:
+        raise ModelError(f"a complete basis ({interior.size} fixed-interface modes) is solved densely, for models "
+                         f"up to {COMPLETE_MAX} interior dofs (a cross-check); ask for fewer modes")
     k, m = model.stiffness, model.mass
+    _check_rigid_motions_held(model, boundary)
     k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
     k_ib = k[boundary][:, interior].T  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
     say(f"factorizing interior stiffness ({interior.size} dofs)")
@@ -102,7 +108,10 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
                                                              if max_frequency_hz is not None else ""))
             # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
             n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
-            values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
+            if n_modes == interior.size:  # the complete basis: every interior mode, dense (a cross-check)
+                values, phi = sla.eigh(k_ii.toarray(), m_ii.toarray())
+            else:
+                values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
             if max_frequency_hz is not None:
                 cut = (2.0 * np.pi * max_frequency_hz) ** 2
                 _check_cutoff(values, n_solve, interior.size, max_frequency_hz)
@@ -129,6 +138,65 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     m_t = basis.T @ spmm(m, basis)
     fixed_hz = np.sqrt(np.maximum(values, 0.0)) / (2.0 * np.pi)
     return CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
+
+
+COMPLETE_MAX = 3000  # interior dofs up to which a complete fixed-interface basis may be asked for (dense solve)
+RIGID_HELD_TOL = 1e-8  # relative singular value of the boundary's rigid motions below which one counts as free
+
+
+def free_rigid_motions(model: FEModel, boundary: np.ndarray) -> list[str]:
+    """Rigid motions of the part that the boundary dofs leave free, described in words (empty when all are held).
+
+    Judged on geometry alone, so the answer does not depend on spider weights or on round-off in ``K_ii``: the six
+    rigid displacement fields (translations, rotations about the centroid scaled by the part's half-size ``L``)
+    evaluated at the boundary dofs form ``B`` (n_b, 6); a right singular vector with ``σ < 1e-8 σ_max`` is a rigid
+    motion the interfaces do not see. It counts as free only if it also costs no strain energy
+    (``‖K u‖ ≤ 1e-8 ‖K‖ ‖u‖``: no grounded spring holds it).
+    """
+    full = model.independent_dofs
+    tt, rr = rigid_body_fields(model.positions, model.translation_dofs, model.rotation_dofs, model.n_full_dofs)
+    lo, hi = model.positions.min(axis=0), model.positions.max(axis=0)
+    centre, half = 0.5 * (lo + hi), 0.5 * float(np.max(hi - lo)) or 1.0
+    # rotation θ about the centre: u = θ × (x − c) = Rr θ + Tt (c̃ θ)
+    fields = np.hstack([tt[full], half * (rr[full] + tt[full] @ skew(centre))])  # (n_dofs, 6)
+    b = fields[np.asarray(boundary, dtype=np.int64)]
+    if b.shape[0] == 0:
+        null = np.eye(6)
+    else:
+        _, sigma, vt = np.linalg.svd(b, full_matrices=True)
+        sigma = np.concatenate([sigma, np.zeros(6 - sigma.size)])
+        null = vt[sigma <= RIGID_HELD_TOL * sigma.max()].T  # (6, n_free)
+    if null.shape[1] == 0:
+        return []
+    motion = fields @ null
+    k = model.stiffness
+    k_norm = float(abs(k).sum(axis=1).max())
+    energy = np.linalg.norm(spmm(k, motion), axis=0) / (k_norm * np.linalg.norm(motion, axis=0))
+    null = null[:, energy <= RIGID_HELD_TOL]
+    out = []
+    for t, phi in zip(null[:3].T, null[3:].T):
+        theta = phi * half  # rad per unit of t's metres
+        if np.linalg.norm(phi) > 1e-6 * np.linalg.norm(t):
+            axis = theta / np.linalg.norm(theta)
+            point = centre + np.cross(theta, t) / float(theta @ theta)
+            axis *= np.sign(axis[np.argmax(np.abs(axis))])
+            out.append("a rotation about the axis through ({:.4g}, {:.4g}, {:.4g}) m along ({:.3g}, {:.3g}, {:.3g})"
+                       .format(*point, *(axis + 0.0)))
+        else:
+            direction = t / np.linalg.norm(t)
+            direction *= np.sign(direction[np.argmax(np.abs(direction))])
+            out.append("a translation along ({:.3g}, {:.3g}, {:.3g})".format(*(direction + 0.0)))
+    return out
+
+
+def _check_rigid_motions_held(model: FEModel, boundary: np.ndarray) -> None:
+    """One-line ModelError when the retained interface dofs leave a rigid motion of the part free."""
+    free = free_rigid_motions(model, boundary)
+    if free:
+        what = "a rigid-body motion" if len(free) == 1 else f"{len(free)} rigid-body motions"
+        raise ModelError(f"the retained interface dofs leave {what} of the part free ({'; '.join(free)}), whatever "
+                         "the spider weights; retain all 6 dofs ('123456') at one interface or translations at "
+                         "three non-collinear interfaces")
 
 
 @dataclass

@@ -17,7 +17,7 @@ from fem.canonical import CONVENTION_VERSION
 from fem.errors import ModelError
 from fem.mesh import boundary_triangles
 from fem.model import FEModel
-from reduction.craig_bampton import craig_bampton, orthonormalize
+from reduction.craig_bampton import COMPLETE_MAX, craig_bampton, orthonormalize
 from reduction.flexbody import FlexBody, Interface, SlidingPath, compute_invariants
 from reduction.modes_report import CUTOFF_FACTOR, accuracy_warnings, character_names, mode_characters, pair_modes
 from reduction.stressfield import modal_stress_field, stress_field_nodes
@@ -88,7 +88,7 @@ def _boundary_dofs(model: FEModel, interfaces: Mapping[str, str]) -> tuple[np.nd
         dofs.append(model.independent_index(full))
         items.append(Interface(name, -1, ref.spider, model.node_ids[ref.connected], "".join(sorted(retained))))
     if not dofs:
-        raise ModelError("a reduction needs at least one interface")
+        return np.zeros(0, dtype=np.int64), items
     return np.concatenate(dofs), items
 
 
@@ -162,6 +162,9 @@ def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_mod
     start = time.perf_counter()
     if not isinstance(interfaces, Mapping):
         interfaces = {name_: "123456" for name_ in interfaces}
+    if not interfaces and not paths:  # issue 48: a free–free modal basis
+        return _reduce_free_free(model, n_modes, output_nodes, damping, name, say, stress_field, geometric_stiffness,
+                                 max_frequency, start)
     boundary, items = _boundary_dofs(model, interfaces)
     sliding, path_boundary = _paths(model, paths or {})
     boundary = np.concatenate([boundary, path_boundary])
@@ -199,6 +202,70 @@ def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_mod
     body.report.update({"n_normal_modes": cb.n_normal_modes, "n_boundary_dofs": int(boundary.size),
                         "physical_dofs": int(model.n_dofs), "seconds": time.perf_counter() - start})
     return body
+
+
+def _reduce_free_free(model, n_modes, output_nodes, damping, name, say, stress_field, geometric_stiffness,
+                      max_frequency, start) -> FlexBody:
+    """A body on the lowest ``n_modes`` elastic free–free modes of the full model (no interfaces): the rigid-body
+    modes are dropped, the elastic ones are mass-orthogonal to them (the floating frame of the Craig–Bampton bodies);
+    markers then sit on output nodes or averaging markers (:meth:`flexmbs.FlexibleBody.add_averaging_node`).
+    Its frequencies are the full model's by construction; static interface loads are represented by the modes only
+    (converge with ``n_modes``)."""
+    if geometric_stiffness:
+        raise ModelError("geometric_stiffness needs interfaces (its load cases are interface loads); give at least "
+                         "one interface or leave it off")
+    if max_frequency is not None:
+        raise ModelError("max_frequency chooses fixed-interface modes; for a free–free basis give n_modes")
+    if n_modes < 1:
+        raise ModelError(f"a free–free basis needs at least 1 elastic mode, got n_modes={n_modes}")
+    say(f"free–free modal basis: {n_modes} elastic modes of the full model (no interfaces)")
+    if n_modes + 6 > model.n_dofs:
+        raise ModelError(f"asked for {n_modes} elastic modes but the part has {model.n_dofs - 6} (n_modes = "
+                         f"{model.n_dofs - 6} gives the complete basis)")
+    if n_modes + 6 == model.n_dofs:  # the complete basis, dense (a cross-check for small models)
+        if model.n_dofs > COMPLETE_MAX:
+            raise ModelError(f"a complete free–free basis is solved densely, for models up to {COMPLETE_MAX} dofs; "
+                             "ask for fewer modes")
+        full = _dense_modes(model)
+    else:
+        full = modal_analysis(model, n_modes + 6)
+    hz = full.frequencies_hz
+    if not np.all(np.abs(hz[:6]) < 1e-3 * hz[6]):
+        raise ModelError("the free–free model does not have six rigid-body modes well below the first elastic one "
+                         f"(lowest frequencies {', '.join(f'{f:.3g}' for f in hz[:7])} Hz): a mechanism or a "
+                         "disconnected mesh; check the mesh")
+    modes, frequencies = np.asarray(full.modes[:, 6:]), hz[6:].copy()
+    say("invariants I1..I9 from the consistent mass matrix")
+    invariants = compute_invariants(model.full_mass, modes, model.positions, model.translation_dofs,
+                                    _rotation_dofs_or_none(model))
+    body = _assemble_body(model, modes, frequencies, damping_ratios(frequencies, damping), invariants, [],
+                          output_nodes, name)
+    if model.solid is not None:
+        field_nodes, scope = stress_field_nodes(model, stress_field)
+        if field_nodes.size:
+            body.stress_field = modal_stress_field(model, modes, field_nodes, scope, say)
+    body.paths = {}
+    body.report = {"basis": "free-free", "fixed_interface_hz": np.zeros(0), "rigid_modes_removed": 6,
+                   "reduced_hz": frequencies, "source": model.mesh.source if model.mesh is not None else "",
+                   **_canonical_report(None, frequencies.size), "full_free_free_hz": frequencies,
+                   "mac": np.ones(frequencies.size), "n_normal_modes": int(n_modes), "n_boundary_dofs": 0,
+                   "physical_dofs": int(model.n_dofs), "seconds": time.perf_counter() - start}
+    return body
+
+
+def _dense_modes(model):
+    """All eigenpairs of a small model (dense), in the canonical form of :mod:`fem.canonical`."""
+    import scipy.linalg as sla
+
+    from fem.analysis import ModalResult
+    from fem.canonical import canonical_transform
+
+    values, vectors = sla.eigh(model.stiffness.toarray(), model.mass.toarray())
+    modes = np.asarray(model.expand(vectors))
+    zero = np.abs(values) < 1e-8 * np.abs(values).max()
+    q, values, _ = canonical_transform(modes, values, model.full_mass, model.positions, model.translation_dofs,
+                                       zero=zero)
+    return ModalResult(np.sign(values) * np.sqrt(np.abs(values)) / (2.0 * np.pi), modes @ q)
 
 
 def _paths(model: FEModel, paths: Mapping) -> tuple[dict, np.ndarray]:

@@ -159,20 +159,24 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx|OUT.pch:KAAX",
-              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx, Nastran "
-                   "DMIG as FILE.pch:NAME or OP4 as FILE.op4:NAME, ANSYS FILE.full).")
+              help="Instead of MESH: the stiffness matrix of your solver (Abaqus *MATRIX OUTPUT .mtx, FORMAT=MATRIX "
+                   "INPUT or COORDINATE; ANSYS MatrixMarket *EXPORT files; Nastran DMIG as FILE.pch:NAME or OP4 as "
+                   "FILE.op4:NAME; ANSYS FILE.full).")
 @click.option("--mass", "mass_file", default=None, type=click.Path(dir_okay=False), metavar="M.mtx|OUT.pch:MAAX",
               help="With --stiffness: the mass matrix.")
 @click.option("--nodes", default=None, type=click.Path(dir_okay=False), metavar="JOB.inp|NODES.txt",
               help="With --stiffness: node positions (the job's .inp, an ANSYS .cdb, a Nastran .bdf or id,x,y,z "
                    "lines).")
+@click.option("--dof-map", "dof_map", default=None, type=click.Path(dir_okay=False), metavar="MAPPING.txt",
+              help="With ANSYS MatrixMarket matrices: the DOF mapping file *SMAT/*EXPORT wrote beside them (node of "
+                   "each 3-dof block); without it coordinate-form matrices follow the node file's order.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 @click.option("--geometric-stiffness", "geometric_stiffness", is_flag=True,
               help="Store modal geometric stiffness: stress stiffening under spin and preload (issue 28).")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
                    compare, name, report_path, stiffness, mass_file, nodes, as_json, force=False,
-                   geometric_stiffness=False):
+                   geometric_stiffness=False, dof_map=None):
     """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
     §2.1.2)."""
     from .checks import check_damping, check_outputs
@@ -188,6 +192,10 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     matrices = (stiffness, mass_file, nodes) if any((stiffness, mass_file, nodes)) else None
     if (mesh is None) == (matrices is None) or (matrices is not None and None in matrices):
         raise FlexmbsError("give a MESH, or --stiffness K --mass M --nodes NODEFILE (all three, without MESH)")
+    if dof_map is not None:
+        if matrices is None:
+            raise FlexmbsError("--dof-map goes with --stiffness, --mass and --nodes (ANSYS MatrixMarket matrices)")
+        matrices = (*matrices, dof_map)
     check_outputs((out, "-o"), (report_path, "--report"))
     if not out.endswith(".h5"):
         raise FlexmbsError(f"-o {out!r}: a flexible-body file ends in .flex.h5")
@@ -201,7 +209,8 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
         check_solid(parse_material(material))
     from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
 
-    inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p for p in (mesh, stiffness, mass_file, nodes)]
+    inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p
+              for p in (mesh, stiffness, mass_file, nodes, dof_map)]
     check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")
     if report_path:
         check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
@@ -261,7 +270,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
                 "max_frequency": max_frequency, "geometric_stiffness": geometric_stiffness}
-    files = dict(zip(("stiffness", "mass", "nodes"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
+    files = dict(zip(("stiffness", "mass", "nodes", "dof_map"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
     files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
                                                                (f"{key}_sha256", file_sha256(path)))}

@@ -15,8 +15,8 @@ from fem.errors import ModelError, SimulationError
 
 from .redundancy import check_dropped_rows
 
-__all__ = ["assemble_positions", "project_velocities", "initial_accelerations", "check_constraints",
-           "static_equilibrium", "equation_names", "constraint_row_owner"]
+__all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
+           "check_constraints", "static_equilibrium", "equation_names", "constraint_row_owner"]
 
 
 def constraint_row_owner(system, row: int) -> str:
@@ -209,8 +209,84 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
 NEUTRAL_RCOND = 1e-10  # smallest/largest singular value of the equilibrated static matrix: singular below this
 
 
-def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_iter: int = 60):
-    """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness."""
+START_TOL = 1e-8  # m, rad, m/s, rad/s: a start moved more than this by assembly or projection is reported
+
+
+def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
+    """What the consistent start changed of the positions and velocities the user gave ('' when nothing beyond
+    ``tol``): per body, how far its frame moved (mm) and turned (°), and how its velocity and angular velocity
+    changed (from → to, m/s and rad/s; only for bodies given a velocity: a body placed at rest lets the joints and
+    their prescribed motions set its start velocity). Exudyn starts where the user placed the bodies; this start is
+    projected onto the joints, so the difference is said (issue 48: a slider moved 2.4 mm, a crank turned 3.6° and
+    slowed from 6 to 5.93 rad/s, silently)."""
+    from flexmbs.model.rotations import g_matrix, rotation_matrix
+
+    parts = []
+    for body in system.bodies:
+        o = body.offset
+        said = []
+        moved = float(np.linalg.norm(q[o:o + 3] - q0[o:o + 3]))
+        p0, p1 = q0[o + 3:o + 7] / np.linalg.norm(q0[o + 3:o + 7]), q[o + 3:o + 7]
+        turned = 2.0 * float(np.arccos(min(1.0, abs(float(p0 @ p1)))))
+        if moved > tol:
+            said.append(f"moved {moved * 1e3:.3g} mm")
+        if turned > tol:
+            said.append(f"turned {np.degrees(turned):.3g}°")
+        speed0, speed1 = v0[o:o + 3], v[o:o + 3]
+        given = bool(np.any(v0[o:o + 7]))  # a body placed at rest lets the joints (drivers) set its start motion
+        if given and np.linalg.norm(speed1 - speed0) > tol * max(1.0, float(np.linalg.norm(speed0))):
+            said.append(f"velocity {np.linalg.norm(speed0):.4g} → {np.linalg.norm(speed1):.4g} m/s (changed by "
+                        f"{np.linalg.norm(speed1 - speed0):.3g} m/s)")
+        omega0 = rotation_matrix(p0) @ (2.0 * g_matrix(p0) @ v0[o + 3:o + 7])
+        omega1 = rotation_matrix(p1) @ (2.0 * g_matrix(p1) @ v[o + 3:o + 7])
+        if given and np.linalg.norm(omega1 - omega0) > tol * max(1.0, float(np.linalg.norm(omega0))):
+            said.append(f"angular velocity {np.linalg.norm(omega0):.4g} → {np.linalg.norm(omega1):.4g} rad/s "
+                        f"(changed by {np.linalg.norm(omega1 - omega0):.3g} rad/s)")
+        if said:
+            parts.append(f"body {body.name!r} " + ", ".join(said))
+    if not parts:
+        return ""
+    return ("the start given does not satisfy the joints and was corrected onto them: " + "; ".join(parts)
+            + " (place the bodies consistently, or set their velocities to a consistent motion, to start exactly "
+              "where you placed them)")
+
+
+STATIC_RTOL = 1e-9  # force imbalance relative to the model's force scale at which the static solver stops
+
+
+def force_scale(system, applied: np.ndarray, reaction: np.ndarray) -> float:
+    """The model's force scale (N, N·m, modal force): the largest load on a coordinate,
+    ``max_i |Q_i| + |Φ_qᵀλ|_i``, and at least the total weight ``Σ m_b |g|`` (gravity and a spring cancel inside
+    ``Q`` at rest: a hanging weight's net load is zero there)."""
+    weight = float(np.linalg.norm(system.model.gravity)) * sum(float(b.mass) for b in system.bodies)
+    load = float(np.max(np.abs(applied) + np.abs(reaction), initial=0.0))
+    return max(load, weight, 1e-300)
+
+
+def relative_imbalance(unbalanced: np.ndarray, scale: float) -> np.ndarray:
+    """Per-coordinate force imbalance ``|Q − Φ_qᵀλ|_i`` (``unbalanced``, = ``M q̈``, either sign) over the
+    model's force ``scale`` (:func:`force_scale`).
+
+    Scale-free: a 5 g beam under gravity and a 5 t boom get the same verdict for the same relative imbalance; an
+    absolute threshold does not (the static solver stopped at 1e-9 N, where a 5 g beam's rotation still accelerated
+    at 1.2e-5 rad/s², more than the 1e-6 an equilibrium check asked).
+    """
+    return np.abs(unbalanced) / scale
+
+
+def relative_rates(zdot: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Element state rates relative to the states, ``|ż| / max(|z|, 1)`` (1/s)."""
+    return np.abs(zdot) / np.maximum(np.abs(z), 1.0) if zdot.size else np.zeros(0)
+
+
+def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL, max_iter: int = 60):
+    """Static equilibrium ``(q, z, λ)`` near ``(q0, z0)`` by damped Newton with finite-difference stiffness.
+
+    Converged when every coordinate's force imbalance is below ``tol`` relative to the loads there
+    (:func:`relative_imbalance`), every state rate below ``tol`` relative to the state (:func:`relative_rates`)
+    and the constraints hold to 1e-10 (m, rad): the same measures, with 1000× margin, that
+    :func:`flexmbs.linear.operating_point.check_equilibrium` asks of an equilibrium.
+    """
     from .jacobian import finite_difference_blocks
 
     n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
@@ -222,10 +298,19 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
         res, zdot, phi, jac, _, _ = system.residual(q_, v, acc, z_, lam_, t)
         return np.concatenate([res, zdot, phi]), jac
 
+    def scale_of(r_, jac_, lam_):
+        reaction = jac_.T @ lam_ if n_c else np.zeros(n_q)
+        return force_scale(system, reaction - r_[:n_q], reaction)  # r = −Q + Φ_qᵀλ at rest
+
+    def converged(r_, jac_, z_, lam_):
+        force = relative_imbalance(r_[:n_q], max(scale_of(r_, jac_, lam_), start_load))
+        return (np.max(force, initial=0.0) <= tol and np.max(relative_rates(r_[n_q:n_q + n_z], z_), initial=0.0)
+                <= tol and np.abs(r_[n_q + n_z:]).max(initial=0.0) < 1e-10)
+
     r, jac = residual(q, z, lam)
+    start_load = float(np.max(np.abs(r[:n_q]), initial=0.0))  # the unbalanced load at the start sets the scale too
     for _ in range(max_iter):
-        norm = np.linalg.norm(r)
-        if _converged(r, z, n_q, n_z, tol):
+        if converged(r, jac, z, lam):
             return q, z, lam
         blocks = finite_difference_blocks(system, q, v, acc, z, lam, t, velocity=False)
         mat = np.zeros((n_q + n_z + n_c,) * 2)
@@ -236,15 +321,23 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = 1e-9, max_it
         mat[n_q:n_q + n_z, n_q:n_q + n_z] = blocks.Gz
         mat[n_q + n_z:, :n_q] = jac
         step = _scaled_lstsq(mat, -r)
+        # line search on a scale-free residual: forces relative to the model's largest load, state rates relative
+        # to the states, constraints in m and rad. Forces in N against constraints in m let the constraint
+        # curvature of a full rotation step (m) veto every step of a 5e-5 kg pendulum (loads 5e-4 N): Newton crept
+        load = max(scale_of(r, jac, lam), start_load)
+        weight = np.concatenate([np.full(n_q, 1.0 / load), 1.0 / np.maximum(np.abs(z), 1.0), np.ones(n_c)])
+        norm = np.linalg.norm(weight * r)
         alpha = 1.0
         while alpha > 1e-4:
             r_new, jac_new = residual(q + alpha * step[:n_q], z + alpha * step[n_q:n_q + n_z],
                                       lam + alpha * step[n_q + n_z:])
-            if np.linalg.norm(r_new) < (1.0 - 0.25 * alpha) * norm or alpha < 2e-4:
+            if np.linalg.norm(weight * r_new) < (1.0 - 0.25 * alpha) * norm or alpha < 2e-4:
                 break
             alpha *= 0.5
         q, z, lam = q + alpha * step[:n_q], z + alpha * step[n_q:n_q + n_z], lam + alpha * step[n_q + n_z:]
         r, jac = r_new, jac_new
+    if converged(r, jac, z, lam):
+        return q, z, lam
     names = equation_names(system)
     worst = int(np.argmax(np.abs(r)))
     raise SimulationError(f"static equilibrium not found in {max_iter} Newton iterations; largest residual "
@@ -270,19 +363,6 @@ def _neutral_note(mat: np.ndarray, names: list, n_q: int, n_z: int) -> str:
     return (f"; the equilibrium is not unique: {listed} can change together without a residual (a closed valve "
             "trapping chamber pressures: any pair giving the same force holds); give the circuit a leakage path "
             "(an Orifice) or linearize about a run's state")
-
-
-def _converged(r: np.ndarray, z: np.ndarray, n_q: int, n_z: int, tol: float) -> bool:
-    """Static equilibrium reached: forces and constraint rows as before (``tol`` of the largest force, 1e-10 m),
-    and each state rate ``ż_i`` below ``tol · max(|z_i|, 1)`` per second — a pressure of 100 bar that changes by
-    less than 1e-2 Pa/s. (The rates used to enter the force norm unscaled: a pressure node fed by a pump and a relief
-    valve then had to balance its flows to 1e-9 Pa/s, below the round-off of ``B/V·Q`` with ``B/V`` ≈ 3e12 Pa/m³.)"""
-    forces, rates, rows = r[:n_q], r[n_q:n_q + n_z], r[n_q + n_z:]
-    if np.abs(rows).max(initial=0.0) >= 1e-10:
-        return False
-    if np.linalg.norm(forces) >= tol * max(1.0, np.abs(forces).max(initial=0.0)):
-        return False
-    return bool(np.all(np.abs(rates) < tol * np.maximum(np.abs(z), 1.0)))
 
 
 def _scaled_lstsq(mat: np.ndarray, rhs: np.ndarray) -> np.ndarray:

@@ -18,7 +18,9 @@ from fem.errors import ModelError, SimulationError
 from .system import measure
 from .watchdog import MAX_STEPS_LIMIT
 
-__all__ = ["check_start", "check_request"]
+__all__ = ["check_start", "check_request", "check_tolerances_resolvable"]
+
+ROUND_OFF_MARGIN = 2.0  # a tolerance below this many units of round-off of its unknown cannot be met
 
 
 def check_request(t_end, max_steps, **options) -> None:
@@ -100,3 +102,36 @@ def check_start(system, state) -> None:
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)
+
+
+def check_tolerances_resolvable(system, integrator, q: np.ndarray, z: np.ndarray) -> None:
+    """One-line SimulationError when a tolerance asks for less than double precision can resolve in an unknown.
+
+    The Newton iteration of a step stops when every update is below 1e-3 of its unknown's error scale
+    (:meth:`GeneralizedAlpha._q_scale`); the updates cannot fall below the round-off ``ε |x|`` of the unknown
+    (``ε`` = 2.2e-16; ``|x|``: a body's position magnitude or extent for its frame translations, 1 for Euler
+    parameters, ``|z|`` for element states). A scale under ``ROUND_OFF_MARGIN ε |x|`` ended in "Newton iteration
+    failed (diverging) … largest residual 1.1e-16" or a collapsing step size, neither of which names the cause.
+    Measured on a 1 m pendulum with rtol 1e-12: atol 1e-15 runs (scale 4.5 ε), 3e-16 (1.35 ε) and 1e-16 fail.
+    """
+    from .initial import equation_names
+    from .integrator import _body_extents
+
+    eps = float(np.finfo(float).eps)
+    magnitude = np.zeros(system.n_q)
+    for body, length in zip(system.bodies, _body_extents(system)):
+        o = body.offset
+        magnitude[o:o + 3] = max(float(np.max(np.abs(q[o:o + 3]))), length)
+        magnitude[o + 3:o + 7] = 1.0
+    scale = np.concatenate([integrator._q_scale(q), integrator._z_scale(z) if z.size else np.zeros(0)])
+    magnitude = np.concatenate([magnitude, np.abs(z)])
+    floor = ROUND_OFF_MARGIN * eps * magnitude
+    ratio = np.where(floor > 0.0, scale / np.where(floor > 0.0, floor, 1.0), np.inf)
+    worst = int(np.argmin(ratio)) if ratio.size else 0
+    if ratio.size and ratio[worst] < 1.0:
+        name = equation_names(system)[worst].replace("motion of", "coordinate of")
+        needed = 10.0 ** math.ceil(math.log10(integrator.atol * 10.0 / ratio[worst]))
+        raise SimulationError(f"atol = {integrator.atol:g} (rtol = {integrator.rtol:g}) asks for {scale[worst]:.2g} "
+                              f"in {name}, below the round-off of double precision there "
+                              f"({eps * magnitude[worst]:.2g}): no step can converge; use atol >= {needed:g} "
+                              "(or loosen the tolerances= entry of that kind)")

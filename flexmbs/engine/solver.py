@@ -12,13 +12,13 @@ from fem.errors import FlexmbsError, ModelError, SimulationError
 
 from .events import MAX_RESTEPS, EventLocator
 from .initial import (assemble_positions, equation_names, initial_accelerations, project_velocities,
-                      static_equilibrium as _static)
+                      start_corrections, static_equilibrium as _static)
 from .compiled_plan import auto_prefers_python, compiled_run
 from .integrals import Integrals
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .redundancy import reselect_rows
 from .recorder import Recorder
-from .preflight import check_request, check_start
+from .preflight import check_request, check_start, check_tolerances_resolvable
 from .watchdog import Watchdog
 from flexmbs.results.results import Results
 from .system import System
@@ -52,6 +52,9 @@ def _consistent_start(system, static: bool, quasi_static_elastic: bool = True):
         v = np.zeros_like(q)
     else:
         v = project_velocities(system, q, v0)
+        corrected = start_corrections(system, q0, v0, q, v)  # before the (documented) elastic relaxation
+        if corrected:
+            _fallback(system, corrected)
         if quasi_static_elastic:
             q, v = _relax_elastic_coordinates(system, q, v, z)
     qdd, lam, zd = initial_accelerations(system, q, v, z)
@@ -277,6 +280,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     state = _consistent_start(system, static_start, relax_elastic)
     check_start(system, state)  # contradicting settings: one line before any step (issue 30)
     integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
+    check_tolerances_resolvable(system, integ, state.q, state.z)  # an atol below round-off: one line (issue 48)
     max_step = max_step or t_end / 20.0
     attributes = _attributes(model, case, parameters)
     if system.redundancy:  # the redundant-constraint report (warned by System.select_rows) kept in the results
@@ -338,6 +342,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         raise unexpected
     results.final_state = run.state
     results.system = system
+    results.accelerations = lambda q, v, z, t: initial_accelerations(system, q, v, z, t)[0]  # derived signals
     results.integrals = dict(run.integrals.values)
     results.warnings = notes
     return results

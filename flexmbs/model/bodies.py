@@ -318,10 +318,71 @@ class FlexibleBody(_InertialBody):
         return cls(name, str(path), **kwargs)
 
     def node(self, node: int | str) -> int:
-        """Node index (into the FlexBody arrays) of an interface name or a mesh node id."""
+        """Node index (into the FlexBody arrays) of an interface name, an averaging node's name
+        (:meth:`add_averaging_node`) or a mesh node id."""
         if isinstance(node, str):
+            averaging = getattr(self, "_averaging", {})
+            if node in averaging:
+                return averaging[node]
             return self.flexbody.interface(node).node
         return self.flexbody.node_index(int(node))
+
+    def add_averaging_node(self, name: str, nodes, weights=None) -> int:
+        """A node that moves with the weighted mean of mesh nodes, for markers anywhere on the body (an averaging
+        marker: what an RBE3 does, without changing the reduction basis; Exudyn's ``MarkerSuperElementRigid``).
+
+        The node sits at the weighted centroid ``c = Σ wᵢ xᵢ`` (``w`` normalized to 1); its translation is the
+        weighted mean of the nodes' modal translations and its rotation the least-squares rigid rotation of them,
+        ``θ = J⁻¹ Σ wᵢ dᵢ × uᵢ`` with ``dᵢ = xᵢ − c`` and ``J = Σ wᵢ (|dᵢ|² I − dᵢ dᵢᵀ)`` (exact for a rigid motion
+        of the nodes). Use its name as ``node=`` of :meth:`flexmbs.Model.add_marker`.
+
+        Parameters
+        ----------
+        name : str
+        nodes : str or (k,) int
+            A selector (``box:...``, ``sphere:...``, ``cylinder:...``, ``nodes:...``) over the body's nodes (body
+            frame, m) or mesh node ids; at least 3 nodes not on one line.
+        weights : (k,) float, optional
+            Relative weights (default equal: Exudyn's plain average).
+
+        Returns
+        -------
+        int : the node index.
+        """
+        from fem.selectors import select_nodes
+
+        fb = self.flexbody
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"body {self.name!r}: an averaging node needs a name")
+        averaging = self.__dict__.setdefault("_averaging", {})
+        if name in averaging or name in [i.name for i in fb.interfaces]:
+            raise ModelError(f"body {self.name!r}: node name {name!r} is taken (interfaces and averaging nodes)")
+        n_mesh = len(fb.node_ids)
+        points = self.node_positions[:n_mesh]
+        if isinstance(nodes, str):
+            idx = select_nodes(nodes, points, np.asarray(fb.node_ids), {})
+        else:
+            idx = np.array([fb.node_index(int(i)) for i in np.asarray(nodes).reshape(-1)], dtype=np.int64)
+        w = np.ones(idx.size) if weights is None else np.asarray(weights, dtype=float).reshape(-1)
+        if w.shape != idx.shape or np.any(w < 0) or not w.sum() > 0:
+            raise ModelError(f"body {self.name!r}, averaging node {name!r}: {idx.size} nodes but weights of shape "
+                             f"{w.shape} (non-negative, not all zero)")
+        w = w / w.sum()
+        centre = w @ points[idx]
+        d = points[idx] - centre
+        inertia = np.einsum("i,ij,ij->", w, d, d) * np.eye(3) - np.einsum("i,ij,ik->jk", w, d, d)
+        if idx.size < 3 or np.linalg.cond(inertia) > 1e10:
+            raise ModelError(f"body {self.name!r}, averaging node {name!r}: {idx.size} node(s) on (nearly) one line "
+                             "cannot carry a rotation; select at least 3 nodes that span an area")
+        shapes = self.node_translations[idx]  # (k, 3, m)
+        translation = np.einsum("i,ijm->jm", w, shapes)
+        moment = np.einsum("i,ijm->jm", w, np.cross(d[:, :, None], shapes, axisa=1, axisb=1, axisc=1))
+        rotation = np.linalg.solve(inertia, moment)
+        self.node_positions = np.vstack([self.node_positions, centre])
+        self.node_translations = np.ascontiguousarray(np.concatenate([self.node_translations, translation[None]]))
+        self.node_rotations = np.ascontiguousarray(np.concatenate([self.node_rotations, rotation[None]]))
+        averaging[name] = self.node_positions.shape[0] - 1
+        return averaging[name]
 
     def path(self, name: str) -> np.ndarray:
         """Node indices of a sliding path named in the FlexBody file (``flexmbs reduce --path``)."""

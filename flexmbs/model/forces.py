@@ -18,8 +18,8 @@ from .joints import rotation_coordinate
 from .rotations import cross
 from .timefunctions import Table, as_time_function
 
-__all__ = ["ForceElement", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "JointActuator",
-           "apply_at_marker"]
+__all__ = ["ForceElement", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing",
+           "JointActuator", "apply_at_marker"]
 
 
 def apply_at_marker(state, force=None, torque=None) -> np.ndarray:
@@ -272,6 +272,103 @@ class Bushing(ForceElement):
     def potential_energy(self, ctx):
         _, _, _, _, delta, theta = self._loads(ctx)
         return 0.5 * float(self.kt @ delta**2 + self.kr @ theta**2)
+
+
+class MatrixBushing(ForceElement):
+    """Six-dof spring-damper with a full 6×6 stiffness and damping, an offset and a preload (Exudyn's
+    ``RigidBodySpringDamper`` / ``GenericJoint`` spring).
+
+    The relative motion of marker j with respect to marker i is ``s = [δ; θ]`` (6,): ``δ = R_iᵀ (x_j − x_i)`` (m)
+    and the small rotation vector ``θ`` of ``R_iᵀ R_j`` (rad, its skew part as in :class:`Bushing`), with rates
+    ``ṡ = [R_iᵀ (v_j − v_i − ω_i × (x_j − x_i)); R_iᵀ (ω_j − ω_i)]``. The load on marker j, in marker-i axes, is
+
+        ``[F; T] = −K (s − s₀) − D ṡ + P``
+
+    and the opposite force and torque act on marker i. With ``axes="global"`` every quantity is taken in the global
+    axes instead (``δ = x_j − x_i``, ``θ`` of ``R_j R_iᵀ``, ``ṡ = [v_j − v_i; ω_j − ω_i]``): a damper that does not
+    turn with the bodies, beside the corotational default.
+
+    Parameters
+    ----------
+    stiffness, damping : (6, 6) float
+        ``K`` (N/m, N/rad, N m/m, N m/rad blocks) and ``D`` (the same per m/s, rad/s); a (6,) vector is a diagonal.
+    offset : (6,) float, m and rad
+        ``s₀``: the relative position at which the spring is unloaded.
+    preload : (6,) float, N and N m
+        ``P``: a constant load on marker j (in the same axes).
+    axes : {"marker_i", "global"}
+    """
+
+    output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
+
+    def __init__(self, marker_i, marker_j, stiffness, damping=None, offset=None, preload=None,
+                 axes: str = "marker_i", name: str | None = None):
+        self.marker_i, self.marker_j = marker_i, marker_j
+        self.name = name or f"matrix_bushing({marker_i.name},{marker_j.name})"
+        self.stiffness = self._matrix(stiffness, "stiffness")
+        self.damping = self._matrix(np.zeros(6) if damping is None else damping, "damping")
+        self.offset = self._vector(offset, "offset")
+        self.preload = self._vector(preload, "preload")
+        if axes not in ("marker_i", "global"):
+            raise ModelError(f"bushing {self.name!r}: axes must be 'marker_i' or 'global', got {axes!r}")
+        self.axes = axes
+
+    def _matrix(self, value, what: str) -> np.ndarray:
+        a = np.asarray(value, dtype=float)
+        if a.shape == (6,):
+            a = np.diag(a)
+        if a.shape != (6, 6) or not np.all(np.isfinite(a)):
+            raise ModelError(f"bushing {self.name!r}: {what} must be a finite 6×6 matrix or 6 diagonal values, "
+                             f"got shape {a.shape}")
+        return a
+
+    def _vector(self, value, what: str) -> np.ndarray:
+        a = np.zeros(6) if value is None else np.asarray(value, dtype=float).reshape(-1)
+        if a.shape != (6,) or not np.all(np.isfinite(a)):
+            raise ModelError(f"bushing {self.name!r}: {what} must be 6 finite values (translations, rotations)")
+        return a
+
+    def markers(self):
+        return [self.marker_i, self.marker_j]
+
+    def relative_motion(self, si, sj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``s`` (6,), ``ṡ`` (6,) and the axes ``R`` (3, 3) they are taken in (columns, global)."""
+        d = sj.x - si.x
+        if self.axes == "global":
+            axes = np.eye(3)
+            rel = sj.R @ si.R.T
+            rate = np.concatenate([sj.v - si.v, sj.w - si.w])
+        else:
+            axes = si.R
+            rel = si.R.T @ sj.R
+            rate = np.concatenate([si.R.T @ (sj.v - si.v - cross(si.w, d)), si.R.T @ (sj.w - si.w)])
+        theta = 0.5 * np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
+        return np.concatenate([axes.T @ d, theta]), rate, axes
+
+    def _loads(self, ctx):
+        si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
+        s, rate, axes = self.relative_motion(si, sj)
+        load = -self.stiffness @ (s - self.offset) - self.damping @ rate + self.preload
+        return si, sj, axes @ load[:3], axes @ load[3:], s
+
+    def generalized_forces(self, ctx):
+        si, sj, force, torque, _ = self._loads(ctx)
+        out = []
+        if not self.marker_j.on_ground:
+            out.append((self.marker_j.body, apply_at_marker(sj, force, torque)))
+        if not self.marker_i.on_ground:
+            out.append((self.marker_i.body, apply_at_marker(si, -force, -torque - cross(sj.x - si.x, force))))
+        return out
+
+    def outputs(self, ctx):
+        _, _, force, torque, _ = self._loads(ctx)
+        return dict(zip(self.output_units, np.concatenate([force, torque]).tolist()))
+
+    def potential_energy(self, ctx):
+        """``½ (s − s₀)ᵀ K_sym (s − s₀) − Pᵀ s`` (J): exact for the translations, to second order in θ."""
+        _, _, _, _, s = self._loads(ctx)
+        e = s - self.offset
+        return float(0.5 * e @ (0.5 * (self.stiffness + self.stiffness.T)) @ e - self.preload @ s)
 
 
 class JointActuator(ForceElement):

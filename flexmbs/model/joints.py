@@ -20,7 +20,8 @@ from fem.errors import ModelError
 from .rotations import cross
 from .timefunctions import as_time_function, integrated_time_function
 
-__all__ = ["Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar"]
+__all__ = ["Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Generic",
+           "PointOnLine", "PointOnPlane"]
 
 
 def point_rows(si, sj):
@@ -234,3 +235,69 @@ class Planar(Joint):
 
     def base_rows(self, si, sj):
         return _stack(dot2_rows(si, sj, [2]), dot1_rows(si, sj, ([2, 2], [0, 1])))
+
+
+# the basic constraint that locks the small relative rotation about each axis of marker i (as in Fixed, Prismatic)
+_ROTATION_LOCKS = {"x": ("dot1", 2, 1), "y": ("dot1", 2, 0), "z": ("dot1", 0, 1)}
+_AXES = {"x": 0, "y": 1, "z": 2}
+
+
+class Generic(Joint):
+    """A joint with a free choice of locked axes, like Exudyn's ``GenericJoint`` (its ``constrainedAxes``).
+
+    ``translations`` names the axes of marker i along which the position of marker j relative to marker i is held
+    (``"xyz"``: coincident points; ``"xy"``: marker j stays on the ``z_i`` line; ``"z"``: in the ``x_i y_i`` plane);
+    ``rotations`` names the axes about which the relative rotation is held (Haug's dot-1 conditions: about x
+    ``z_iᵀ y_j = 0``, about y ``z_iᵀ x_j = 0``, about z ``x_iᵀ y_j = 0``; start with the frames aligned about the
+    held axes). Joint coordinates: ``"translation"`` (``z_iᵀ (x_j - x_i)``, m) when z is free, ``"rotation"`` (about
+    ``z_i``, rad) when only the rotation about z is free.
+
+    Examples
+    --------
+    ``Generic(mi, mj, "xyz", "xy")`` is a revolute joint, ``Generic(mi, mj, "xy", "")`` a point-on-line joint.
+    """
+
+    def __init__(self, marker_i, marker_j, translations: str = "xyz", rotations: str = "", name: str | None = None):
+        for what, value in (("translations", translations), ("rotations", rotations)):
+            if not isinstance(value, str) or not set(value) <= set("xyz") or len(set(value)) != len(value):
+                raise ModelError(f"joint {name or 'generic'}: {what} must name distinct axes from 'xyz' (e.g. 'xy'), "
+                                 f"got {value!r}")
+        self.translations = "".join(sorted(translations))
+        self.rotations = "".join(sorted(rotations))
+        if not self.translations and not self.rotations:
+            raise ModelError(f"joint {name or 'generic'}: it locks nothing; name translations and/or rotations")
+        prims = [("point",)] if self.translations == "xyz" else [("dot2", _AXES[a]) for a in self.translations]
+        self.PRIMITIVES = tuple(prims + [_ROTATION_LOCKS[a] for a in self.rotations])
+        self.n_base = len(self.translations) + len(self.rotations)
+        coords = []
+        if self.rotations == "xy":
+            coords.append("rotation")
+        if "z" not in self.translations:
+            coords.append("translation")
+        self.coordinates = tuple(coords)
+        super().__init__(marker_i, marker_j, name=name)
+
+    def base_rows(self, si, sj):
+        blocks = []
+        if self.translations == "xyz":
+            blocks.append(point_rows(si, sj))
+        elif self.translations:
+            blocks.append(dot2_rows(si, sj, [_AXES[a] for a in self.translations]))
+        if self.rotations:
+            locks = [_ROTATION_LOCKS[a] for a in self.rotations]
+            blocks.append(dot1_rows(si, sj, ([p[1] for p in locks], [p[2] for p in locks])))
+        return blocks[0] if len(blocks) == 1 else _stack(*blocks)
+
+
+class PointOnLine(Generic):
+    """Marker j's origin stays on the ``z_i`` axis of marker i; rotations free (2 equations)."""
+
+    def __init__(self, marker_i, marker_j, name: str | None = None):
+        super().__init__(marker_i, marker_j, "xy", "", name=name)
+
+
+class PointOnPlane(Generic):
+    """Marker j's origin stays in the ``x_i y_i`` plane of marker i; rotations free (1 equation)."""
+
+    def __init__(self, marker_i, marker_j, name: str | None = None):
+        super().__init__(marker_i, marker_j, "z", "", name=name)

@@ -36,6 +36,9 @@ JOINT_TYPES = {
     "cylindrical": joint_module.Cylindrical,
     "universal": joint_module.Universal,
     "planar": joint_module.Planar,
+    "point-on-line": joint_module.PointOnLine,
+    "point-on-plane": joint_module.PointOnPlane,
+    "generic": joint_module.Generic,
 }
 
 
@@ -113,17 +116,28 @@ class Model:
         self.markers.append(marker)
         return marker
 
-    def add_joint(self, joint, marker_i=None, marker_j=None, name: str | None = None):
+    def add_joint(self, joint, marker_i=None, marker_j=None, name: str | None = None, axis=None, **options):
         """Add a joint object, or create one: ``add_joint("revolute", marker_i, marker_j, name=...)``.
 
-        Kinds: ``fixed, revolute, spherical, prismatic, cylindrical, universal, planar``.
+        Kinds: ``fixed, revolute, spherical, prismatic, cylindrical, universal, planar, point-on-line,
+        point-on-plane, generic`` (``generic`` takes ``translations=`` and ``rotations=``, the locked axes:
+        :class:`flexmbs.model.joints.Generic`).
+
+        ``axis`` (3,), global: the joint axis at the initial placement (the revolute, prismatic, cylindrical axis,
+        the point-on-line's line, the point-on-plane's normal). The joint then acts between two new markers at the
+        given markers' points whose ``z`` is ``axis`` (and whose ``x`` is the same for both), so that no
+        orientation matrix needs to be built by hand.
         """
         if isinstance(joint, str):
             if joint not in JOINT_TYPES:
                 raise ModelError(f"unknown joint type {joint!r}; known: {', '.join(JOINT_TYPES)}")
             if marker_i is None or marker_j is None:
                 raise ModelError(f"a {joint} joint needs two markers")
-            joint = JOINT_TYPES[joint](marker_i, marker_j, name=name)
+            if axis is not None:
+                marker_i, marker_j = (self._axis_marker(m, axis, name or joint) for m in (marker_i, marker_j))
+            joint = JOINT_TYPES[joint](marker_i, marker_j, name=name, **options)
+        elif axis is not None or options:
+            raise ModelError("axis= and joint options apply when add_joint creates the joint from its kind name")
         if not isinstance(joint, joint_module.Joint):
             raise ModelError(f"add_joint expects a joint, got {type(joint).__name__}")
         for m in (joint.marker_i, joint.marker_j):
@@ -131,6 +145,27 @@ class Model:
         self._claim("joint", joint.name)
         self.joints.append(joint)
         return joint
+
+    def _axis_marker(self, marker, axis, joint_name: str):
+        """A marker at ``marker``'s point whose z is the global ``axis`` at the bodies' initial placement; its x is
+        the global axis least aligned with ``axis``, made perpendicular (the same for both markers of a joint)."""
+        a = np.asarray(axis, dtype=float).reshape(3)
+        if not np.all(np.isfinite(a)) or np.linalg.norm(a) == 0.0:
+            raise ModelError(f"joint {joint_name!r}: axis must be a non-zero vector, got {axis!r}")
+        a = a / np.linalg.norm(a)
+        e = np.eye(3)[int(np.argmin(np.abs(a)))]
+        x = e - (e @ a) * a
+        x /= np.linalg.norm(x)
+        frame = np.column_stack([x, np.cross(a, x), a])  # global marker axes
+        if marker.node is not None:
+            raise ModelError(f"joint {joint_name!r}: axis= is for markers on rigid bodies and ground; give the "
+                             f"flexible-body marker {marker.name!r} its orientation instead")
+        body_axes = np.eye(3) if marker.on_ground else marker.body.initial_orientation
+        base = f"{marker.name}@{joint_name}"
+        name, k = base, 1
+        while any(m.name == name for m in self.markers):
+            name, k = f"{base}.{k}", k + 1
+        return self.add_marker(marker.body, name, position=marker.local_position, orientation=body_axes.T @ frame)
 
     def add_force(self, force: ForceElement):
         """Add a force element (spring, bushing, point force, contact, friction, ...); returns it."""

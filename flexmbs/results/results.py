@@ -21,6 +21,8 @@ import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError, SimulationError
 
+from . import derived
+
 __all__ = ["Results", "ResultsWriter", "load_results", "scratch_results", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "flexmbs-results"
@@ -74,11 +76,53 @@ class Results:
     def __getitem__(self, name: str) -> np.ndarray:
         if name == "time":
             return self.time
+        if name not in self._data and derived.parse(name) is not None:
+            return self._derive(name)
         if name not in self._data:
             close = [n for n in self._data if name.split("/")[-1] in n][:8]
             hint = f"; similar: {', '.join(close)}" if close else ""
             raise FlexmbsError(f"no signal {name!r} in the results{hint}")
         return self._data[name]
+
+    def _derive(self, name: str) -> np.ndarray:
+        """A signal of :mod:`flexmbs.results.derived`, computed once from the states and kept."""
+        if self.system is None or not len(self.states) or "q" not in self.states:
+            raise FlexmbsError(f"{name!r} is derived from the states and the model: ask the results of simulate() "
+                               "for it (a loaded file keeps the recorded signals only)")
+        values, unit, comps = derived.derive(self.system, self.time, self.states, name,
+                                             getattr(self, "accelerations", None))
+        if isinstance(self._data, dict):
+            self._data[name] = values
+        self.units[name], self.components[name] = unit, comps
+        return values
+
+    def resample(self, interval: float | None = None, times=None) -> "Results":
+        """The results at a fixed ``interval`` (s) from the first sample, or at the given ``times`` (s), for
+        comparison with fixed-step data: every signal interpolated by a cubic spline through the samples (its
+        error is of the order of the integration error between accepted steps; linear for fewer than 4 samples).
+        Derived signals asked for before are resampled too; the states are not kept."""
+        from scipy.interpolate import CubicSpline
+
+        if times is None:
+            if interval is None or not interval > 0.0:
+                raise FlexmbsError(f"resample needs a positive interval in s or times, got {interval!r}")
+            times = np.arange(self.time[0], self.time[-1] + 1e-9 * interval, interval)
+        times = np.asarray(times, dtype=float)
+        if times.size and (times.min() < self.time[0] - 1e-12 or times.max() > self.time[-1] + 1e-12):
+            raise FlexmbsError(f"resample times must lie within {self.time[0]:g} .. {self.time[-1]:g} s")
+        keep = np.concatenate([[True], np.diff(self.time) > 0.0])  # a repeated sample (event) would stop the spline
+        t = self.time[keep]
+        data = {}
+        for name in self._data:
+            values = np.asarray(self._data[name], dtype=float)[keep]
+            if t.size >= 4:
+                data[name] = CubicSpline(t, values, axis=0)(times)
+            else:
+                data[name] = np.stack([np.interp(times, t, col) for col in values.reshape(t.size, -1).T],
+                                      axis=-1).reshape((times.size,) + values.shape[1:])
+        out = Results(times, data, dict(self.units), dict(self.components), self.success, self.message, self.status,
+                      dict(self.statistics), None, dict(self.attributes))
+        return out
 
     def to_csv(self, path: str, names=None) -> None:
         """Write ``time`` and the given signals (all scalar-or-vector signals by default) to CSV, SI units."""

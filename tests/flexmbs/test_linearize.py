@@ -290,3 +290,25 @@ def test_conversions_to_scipy_and_python_control_give_the_static_compliance():
     assert float(np.real(control.dcgain(lin.to_control()))) == pytest.approx(compliance, rel=1e-6)
     assert lin.zpk("M", "theta")["dc_gain"] == pytest.approx(compliance, rel=1e-6)
     assert lin.to_scipy().A.shape == (2, 2)
+
+
+@pytest.mark.parametrize("mass", [2.0, 5e-3, 5e-5, 5e-7])
+def test_static_linearization_accepts_its_own_equilibrium_whatever_the_mass(mass):
+    """Issue 48: ``at='static'`` rejected the equilibrium its own solver found for light bodies (an absolute force
+    stop against an absolute acceleration check). A pendulum held by a torque of half its gravity moment rests at
+    sin θ = 1/2 whatever its mass (closed form); its frequency ω² = m g d cos θ / I_pivot (1e-8) for 2 kg down to
+    0.5 mg."""
+    length, g = 0.1, 9.81
+    i_c = mass * length**2 / 12
+    model = fm.Model("light", gravity=(0.0, -g, 0.0))
+    link = model.add_rigid_body("link", mass=mass, inertia=(1e-3 * i_c, i_c, i_c), position=(0.0, -length / 2, 0.0),
+                                orientation=np.array([[0, 1.0, 0], [-1.0, 0, 0], [0, 0, 1.0]]))
+    joint = model.add_joint("revolute", model.add_marker(model.ground, "pivot"),
+                            model.add_marker(link, "top", position=(-length / 2, 0, 0)), name="pivot")
+    model.add_force(fm.JointActuator(joint, 0.5 * mass * g * length / 2, name="torque"))
+    lin = fm.linearize(model, at="static", coordinates=["joint/pivot/rotation"], outputs=["joint/pivot/rotation"])
+    theta = math.asin(0.5)
+    assert lin.operating_point.q[:2] == pytest.approx([length / 2 * math.sin(theta), -length / 2 * math.cos(theta)],
+                                                      rel=1e-8)
+    omega = math.sqrt(mass * g * length / 2 * math.cos(theta) / (mass * length**2 / 3))
+    assert np.abs(lin.eigenvalues().imag).max() == pytest.approx(omega, rel=1e-8)

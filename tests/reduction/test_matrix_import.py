@@ -46,6 +46,8 @@ def export(mesh, folder, with_inp=False, fmt="mtx"):
                                                   "MAAX": model.full_mass[order][:, order]},
                         binary=fmt == "op4-binary")
         k, m = op4 + ":KAAX", op4 + ":MAAX"
+    elif fmt in ("coordinate", "mmf"):
+        return export_coordinate(model, folder, fmt)
     else:
         k = write_abaqus_mtx(str(folder / "job_STIF2.mtx"), model.full_stiffness, dof_nodes, dof_components)
         m = write_abaqus_mtx(str(folder / "job_MASS2.mtx"), model.full_mass, dof_nodes, dof_components)
@@ -63,13 +65,55 @@ def export(mesh, folder, with_inp=False, fmt="mtx"):
     return k, m, nodes
 
 
+def export_coordinate(model, folder, fmt):
+    """K and M in coordinate form, as Abaqus ``*MATRIX OUTPUT, FORMAT=COORDINATE`` writes them (``row column value``,
+    both triangles, equations in the ``.inp`` node order, three per node) or as ANSYS ``*EXPORT, , MMF`` with its DOF
+    mapping file (MatrixMarket ``coordinate real symmetric``: the lower triangle; the nodes in a shuffled solver
+    order the mapping file names) and its node export (a header line, tabs, decimal commas)."""
+    n = model.n_nodes
+    order = np.arange(n) if fmt == "coordinate" else np.random.default_rng(3).permutation(n)
+    dofs = (3 * order[:, None] + np.arange(3)).ravel()  # matrix equation -> our full dof
+    paths = []
+    for what, matrix in (("STIF1", model.full_stiffness), ("MASS1", model.full_mass)):
+        a = matrix[dofs][:, dofs].tocoo()
+        if fmt == "coordinate":
+            path = str(folder / f"job_{what}.mtx")
+            lines = [f"{r + 1} {c + 1}  {v:.16e}\n" for r, c, v in zip(a.row, a.col, a.data)]
+        else:
+            low = a.row >= a.col
+            path = str(folder / f"{what.lower()}.txt")
+            lines = ["%%MatrixMarket matrix coordinate real symmetric \n", "% Creator: (test)\n",
+                     f"{3 * n} {3 * n} {int(low.sum())}\n"]
+            lines += [f"{r + 1} {c + 1} {v:.16E}\n" for r, c, v in zip(a.row[low], a.col[low], a.data[low])]
+        with open(path, "w") as handle:
+            handle.writelines(lines)
+        paths.append(path)
+    if fmt == "coordinate":
+        nodes = str(folder / "job.inp")
+        with open(nodes, "w") as handle:
+            handle.write("*Heading\n*Node\n")
+            handle.writelines(f"{i}, {x:.17g}, {y:.17g}, {z:.17g}\n"
+                              for i, (x, y, z) in zip(model.node_ids, model.positions))
+        return paths[0], paths[1], nodes
+    nodes, mapping = str(folder / "nodes.txt"), str(folder / "mapping.txt")
+    with open(nodes, "w") as handle:
+        handle.write("Node number\tX-Position (m)\tY-Position (m)\tZ-Position (m)\t\n")
+        handle.writelines("\t".join([str(i)] + [f"{x:.16e}".replace(".", ",") for x in p]) + "\t\n"
+                          for i, p in zip(model.node_ids, model.positions))
+    with open(mapping, "w") as handle:
+        handle.write(f"%%MatrixMarket matrix array integer general \n% (test)\n{n} 1\n")
+        handle.writelines(f"{model.node_ids[k]}\n" for k in order)
+    return paths[0], paths[1], (nodes, mapping)
+
+
 def _body(model):
     model.add_reference_node("a", END_A, "rbe2", point=POINT_A)
     model.add_reference_node("b", END_B, "rbe2", point=POINT_B)
     return reduce(model, ["a", "b"], 6, compare_modes=0, stress_field="none")
 
 
-@pytest.mark.parametrize("with_inp,fmt,rtol", [(False, "mtx", 1e-8), (True, "mtx", 1e-8), (False, "dmig", 1e-7),
+@pytest.mark.parametrize("with_inp,fmt,rtol", [(False, "mtx", 1e-8), (True, "mtx", 1e-8), (False, "coordinate", 1e-8),
+                                               (False, "mmf", 1e-8), (False, "dmig", 1e-7),
                                                (False, "dmig-punch", 1e-5), (False, "op4", 1e-8),
                                                (False, "op4-binary", 1e-8)])
 def test_imported_matrices_give_the_mesh_body(mesh, tmp_path, with_inp, fmt, rtol):
@@ -81,8 +125,10 @@ def test_imported_matrices_give_the_mesh_body(mesh, tmp_path, with_inp, fmt, rto
     DMIG text file cannot carry 1e-8 on this slender bar. Rigid modes of rounded matrices, zero only to ~1e-8 of the
     largest eigenvalue, are removed (by the gap rule, with a warning, where they lie above the round-off threshold)."""
     k, m, nodes = export(mesh, tmp_path, with_inp, fmt)
+    nodes, mapping = nodes if isinstance(nodes, tuple) else (nodes, None)
     positions = read_node_positions(nodes)
-    imported = matrix_model(read_matrix(k, "--stiffness", positions), read_matrix(m, "--mass", positions), positions)
+    imported = matrix_model(read_matrix(k, "--stiffness", positions, mapping),
+                            read_matrix(m, "--mass", positions, mapping), positions)
     assert imported.n_dofs == 3 * mesh.n_nodes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -216,3 +262,54 @@ def test_stress_field_where_the_node_file_is_the_mesh(tmp_path):
                                                                                           reference.positions))
     plain = load_matrix_model(k, m, str(tmp_path / "nodes.txt"))
     assert plain.solid is None and plain.stress_note == "the node file is not a mesh"
+
+
+def test_coordinate_and_matrix_market_files_equal_the_same_matrices_read_another_way(mesh, tmp_path):
+    """Issue 48: the ANSYS MatrixMarket pair (half-stored, shuffled DOF mapping) and the Abaqus COORDINATE pair
+    load to the very matrices SciPy's own MatrixMarket reader (``scipy.io.mmread``) and a plain triplet read give
+    (entries to round-off); their free–free frequencies (dense, all modes, the same equation order) agree to 1e-10
+    relative."""
+    import scipy.io
+    import scipy.linalg as sla
+    import scipy.sparse as sp
+
+    from fem.matrices import load_matrix_model
+
+    def elastic_hz(k, m):
+        lam = sla.eigh(k, m, eigvals_only=True)[6:]
+        return np.sqrt(lam) / (2.0 * np.pi)
+
+    k, m, (nodes, mapping) = export(mesh, tmp_path, fmt="mmf")
+    ours = load_matrix_model(k, m, nodes, dof_mapping=mapping)
+    # our dofs in the solver's equation order (the mapping file's node of each 3-dof block), so that both dense
+    # solves see the same matrix up to the reading
+    block_nodes = scipy.io.mmread(mapping).ravel()
+    where = {int(i): n for n, i in enumerate(ours.node_ids)}
+    order = ours.translation_dofs[[where[int(i)] for i in block_nodes]].ravel()
+    k_other, m_other = scipy.io.mmread(k).toarray(), scipy.io.mmread(m).toarray()
+    k_ours, m_ours = ours.full_stiffness.toarray()[np.ix_(order, order)], ours.full_mass.toarray()[np.ix_(order, order)]
+    assert np.abs(k_ours - k_other).max() <= 1e-15 * np.abs(k_other).max()
+    other, mine = elastic_hz(k_other, m_other), elastic_hz(k_ours, m_ours)
+    assert np.max(np.abs(mine / other - 1.0)) < 1e-10
+    folder = tmp_path / "abaqus"
+    folder.mkdir()
+    k, m, nodes = export(mesh, folder, fmt="coordinate")
+    ours = load_matrix_model(k, m, nodes)
+
+    def triplets(path):
+        t = np.loadtxt(path)
+        n = int(t[:, 0].max())
+        return sp.coo_matrix((t[:, 2], (t[:, 0] - 1, t[:, 1] - 1)), shape=(n, n)).toarray()
+
+    other = elastic_hz(triplets(k), triplets(m))
+    mine = elastic_hz(ours.full_stiffness.toarray(), ours.full_mass.toarray())
+    assert np.max(np.abs(mine / other - 1.0)) < 1e-10
+
+
+def test_a_coordinate_matrix_larger_than_the_node_file_is_one_line(mesh, tmp_path):
+    k, m, nodes = export(mesh, tmp_path, fmt="coordinate")
+    positions = read_node_positions(nodes)
+    fewer = dict(list(positions.items())[:-1])
+    with pytest.raises(ModelError, match="equations but the node numbering gives") as error:
+        read_matrix(k, "--stiffness", fewer)
+    assert "\n" not in str(error.value)
