@@ -20,13 +20,12 @@ from click.testing import CliRunner
 
 import flexmbs as fm
 from fem.errors import FlexmbsError, ModelError
-from safe_helpers import assert_free_fall, falling_mass
+from safe_helpers import BOX_A, BOX_B, assert_free_fall, copy, falling_mass, guarded_files, one_error_line
 from flexmbs.cli.app import main
 from flexmbs.results.safe_files import ENOSPC_TEST_VARIABLE
 
 ROOT = str(Path(fm.__file__).parents[1])
 ENV = {**os.environ, "PYTHONPATH": ROOT, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-BOX_A, BOX_B = "box:-0.001,-1,-1,0.001,1,1", "box:0.999,-1,-1,1.001,1,1"
 REDUCE = ["--interface", f"a={BOX_A}", "--interface", f"b={BOX_B}", "--modes", "3", "--compare", "0",
           "--material", "steel"]
 
@@ -83,33 +82,7 @@ def test_every_listed_case_has_its_test():
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    from fem.mesh import load_mesh
-    from fem.meshing import bar_mesh
-    from fem.model import solid_model
-    from reduction.io import write_flexbody
-    from reduction.reduce import reduce
-
-    d = tmp_path_factory.mktemp("nothing_lost_3")
-    mesh = bar_mesh(str(d / "bar.msh"), size=0.05, order=1)
-    model = solid_model(load_mesh(mesh), "steel")
-    model.add_reference_node("a", model.select(BOX_A), "rbe2")
-    model.add_reference_node("b", model.select(BOX_B), "rbe2")
-    flex = write_flexbody(reduce(model, ["a", "b"], 3, name="bar", compare_modes=0), str(d / "bar.flex.h5"))
-    fm.simulate(falling_mass(), 0.2, output=str(d / "good.results.h5"))
-    return {"d": d, "mesh": mesh, "flex": flex, "res": str(d / "good.results.h5")}
-
-
-def one_error_line(result, code=2):
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("error: ")]
-    assert result.exit_code == code, (result.exit_code, result.stderr, result.exception)
-    assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
-    return errors[0]
-
-
-def copy(src, dst) -> Path:
-    Path(dst).write_bytes(Path(src).read_bytes())
-    return Path(dst)
+    return guarded_files(tmp_path_factory.mktemp("nothing_lost_3"))
 
 
 def fake_study(folder: Path, **changes) -> Path:
