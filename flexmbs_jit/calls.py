@@ -142,6 +142,8 @@ def apart(func, python: bool = True, **options):
 
     @functools.wraps(func)
     def python_entry(*args, **kwargs):
+        if not python:  # numba made no Python wrapper: a call would jump to address 0
+            raise TypeError(f"{func.__qualname__} is compiled for compiled callers only (@apart(python=False))")
         return dispatcher(*args, **kwargs)
 
     # in compiled code the function's name is the intrinsic itself (no wrapper function to compile and link)

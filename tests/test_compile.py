@@ -173,3 +173,14 @@ def test_the_build_ships_kernels_that_load_without_compiling(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["9.0", "0"]
     assert not (tmp_path / "home-cache" / "flexmbs").exists()  # nothing compiled or copied into the user's cache
+
+
+def test_a_function_for_compiled_callers_only_refuses_a_python_call():
+    """``@apart(python=False)`` has no Python wrapper (numba's call from Python would jump to address 0)."""
+    from flexmbs_jit import apart
+
+    def hidden(x):
+        return x
+
+    with pytest.raises(TypeError, match="compiled callers only"):
+        apart(hidden, python=False, cache=False)(1.0)

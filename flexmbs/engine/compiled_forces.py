@@ -271,7 +271,7 @@ def joint_reaction(i, j, rows, lam, ji, jj, q, A, X, offsets, marker_body, out):
     out[5] = -t[2] - (e0 * f1 - e1 * f0)
 
 
-@apart(python=False)
+@apart  # also called from Python: force_specs checks a kernel against its element's methods
 def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji, jj,
                   offsets, marker_body, n_modes, packed, out):
     """Force element ``k`` (module docstring) into the quasi-coordinate loads ``packed``; its outputs into ``out``
