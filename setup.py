@@ -16,8 +16,11 @@ class BuildWithKernels(build_py):
         if getattr(self, "editable_mode", False) or os.environ.get("FLEXMBS_BUILD_KERNELS", "1") == "0":
             return
         shutil.rmtree(os.path.join(self.build_lib, "flexmbs_jit", "kernels"), ignore_errors=True)  # an older build's
+        # pip's isolated build environment reaches the child through PYTHONPATH (its sitecustomize): kept, behind
+        # the built tree
+        path = os.pathsep.join(p for p in (os.path.abspath(self.build_lib), os.environ.get("PYTHONPATH")) if p)
         subprocess.call([sys.executable, "-m", "flexmbs_jit.build", os.path.abspath(self.build_lib)],
-                        env=dict(os.environ, PYTHONPATH=os.path.abspath(self.build_lib)))
+                        env=dict(os.environ, PYTHONPATH=path))
 
 
 setup(cmdclass={"build_py": BuildWithKernels})
