@@ -9,11 +9,20 @@ import sys
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
+try:  # setuptools >= 70.1 has its own; before, the wheel package's
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
+    from wheel.bdist_wheel import bdist_wheel
+
+
+def _kernels_wanted() -> bool:
+    return os.environ.get("FLEXMBS_BUILD_KERNELS", "1") != "0"
+
 
 class BuildWithKernels(build_py):
     def run(self):
         super().run()
-        if getattr(self, "editable_mode", False) or os.environ.get("FLEXMBS_BUILD_KERNELS", "1") == "0":
+        if getattr(self, "editable_mode", False) or not _kernels_wanted():
             return
         shutil.rmtree(os.path.join(self.build_lib, "flexmbs_jit", "kernels"), ignore_errors=True)  # an older build's
         # pip's isolated build environment reaches the child through PYTHONPATH (its sitecustomize): kept, behind
@@ -23,4 +32,15 @@ class BuildWithKernels(build_py):
                         env=dict(os.environ, PYTHONPATH=path))
 
 
-setup(cmdclass={"build_py": BuildWithKernels})
+class PlatformWheel(bdist_wheel):
+    """A wheel that carries compiled kernels is tagged for this Python and platform (``cp311-cp311-linux_x86_64``),
+    not ``py3-none-any``: the kernels are machine code for one Python version (their cache key includes it). Another
+    CPU level of the same platform still runs: numba recompiles there, with the one-line compile notice."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if _kernels_wanted():
+            self.root_is_pure = False
+
+
+setup(cmdclass={"build_py": BuildWithKernels, "bdist_wheel": PlatformWheel})
