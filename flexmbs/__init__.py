@@ -42,6 +42,7 @@ _LAZY = {
     ".results.results": ("Results", "load_results"),
     ".engine.solver": ("simulate", "static_equilibrium"),
     ".engine.stepping": ("Run",),
+    ".fmi.imports": ("FMU",),
     ".linear.linearize": ("OperatingPoint", "conventional_jacobian", "linearize"),
     ".linear.linear_model": ("LinearModel",),
     ".studies.study": ("study",),  # the function; the module is flexmbs.studies.study
@@ -52,7 +53,7 @@ __all__ = [
     "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
     "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Generic", "PointOnLine",
     "PointOnPlane", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing", "JointActuator",
-    "Table", "smooth_step", "Input", "Run",
+    "Table", "smooth_step", "Input", "Run", "FMU",
     "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
     "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact", "study",
     "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",

@@ -175,6 +175,10 @@ class Run:
                       event_tolerance=event_tolerance)
         self.model, self.t_end, self.max_steps = model, None if t_end is None else float(t_end), int(max_steps)
         self.inputs = model_inputs(model)
+        # discrete blocks sampled by the run (a co-simulation FMU, flexmbs.fmi.imports): their outputs are inputs
+        self._blocks = list({id(i.block): i.block for i in self.inputs.values() if hasattr(i, "block")}.values())
+        for block in self._blocks:
+            block.attach(self)
         for item in self.inputs.values():  # a run starts from the inputs' start values
             item.value = item.start
         self._parameters = parameters
@@ -279,7 +283,8 @@ class Run:
         return float(self._run.state.t)
 
     def advance_to(self, t: float) -> None:
-        """Integrate to exactly ``t`` (s; a step ends there) with the inputs held.
+        """Integrate to exactly ``t`` (s; a step ends there) with the inputs held; sampled blocks (co-simulation
+        FMUs) take their samples on the way.
 
         Raises SimulationError when the integration fails (the run is then failed; :meth:`finish` still returns
         everything computed) and re-raises KeyboardInterrupt (the run is then interrupted)."""
@@ -288,12 +293,29 @@ class Run:
             t = float(t)
         except (TypeError, ValueError):
             raise ModelError(f"advance_to takes a time in s, got {t!r}") from None
-        run = self._run
-        now = run.state.t
+        now = self._run.state.t
         if not math.isfinite(t) or t < now - _END * max(1.0, abs(now)):
             raise ModelError(f"advance_to({t}) lies before the run's time {now:.9g} s: a run goes forward "
                              "(restore_state goes back to a saved state)")
-        if t <= now * (1.0 + _END) or t - now <= _END * max(1.0, abs(t)):
+        if not self._blocks:
+            self._advance(t)
+            return
+        while True:
+            now = self.time
+            due = [b for b in self._blocks if b.next_sample() <= now + _END * max(1.0, abs(now)) * 4]
+            for block in due:
+                block.sample(self)
+            if self._reached(t):
+                return
+            self._advance(min(t, min(b.next_sample() for b in self._blocks)))
+
+    def _reached(self, t: float) -> bool:
+        now = self._run.state.t
+        return t <= now * (1.0 + _END) or t - now <= _END * max(1.0, abs(t))
+
+    def _advance(self, t: float) -> None:
+        run = self._run
+        if self._reached(t):
             return
         self._set_end(t)
         wall0 = _time.perf_counter()
@@ -370,6 +392,9 @@ class Run:
     def save_state(self) -> RunState:
         """Everything needed to continue from now bit for bit (see the module docstring)."""
         self._open()
+        if self._blocks:
+            raise ModelError("a run with co-simulation FMU blocks cannot save its state (the FMUs' own states are "
+                             "not part of it)")
         self._flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
         run = self._run
         if hasattr(run, "plan"):
