@@ -120,3 +120,29 @@ def test_bad_requests_say_what_to_change():
     run.finish()
     with pytest.raises(fm.ModelError, match="finished"):
         run.advance_to(0.5)
+
+
+def test_valve_command_input_on_the_compiled_circuit():
+    """A hydraulic valve's command as an ``fm.Input`` (the valve–cylinder–arm of test_compiled_step): opened to 0.02
+    at 0.05 s and closed at 0.3 s by ``set_input``, the compiled run (the input a slot of its plan's signals) moves
+    the arm as the same model with that step command as a function of time, within the integration error of
+    rtol-1e-7 runs (assert_agree against rtol 1e-10)."""
+    from test_compiled_step import arm_model
+
+    def stepped(t):
+        return 0.02 if 0.05 <= t < 0.3 else 0.0
+
+    valve = fm.Input("valve", "1", start=0.0)
+    tight = dict(rho_inf=0.5, rtol=1e-7, atol=1e-9)
+    run = fm.Run(arm_model(valve_command=valve), 0.6, **tight)
+    assert run.engine == "compiled" and "valve" in run._slots
+    run.advance_to(0.05)
+    run.set_input("valve", 0.02)
+    run.advance_to(0.3)
+    run.set_input("valve", 0.0)
+    run.advance_to(0.6)
+    held = run.finish()
+    reference = fm.simulate(arm_model(valve_command=stepped), 0.6, **dict(tight, rtol=1e-10, atol=1e-12))
+    timed = fm.simulate(arm_model(valve_command=stepped), 0.6, **tight)
+    assert np.ptp(held["element/hyd/cyl.force"]) > 1e3  # the valve moved the arm
+    assert_agree(timed, held, reference, ("joint/pivot/rotation", "element/hyd/VA.pressure"), rtol=tight["rtol"])
