@@ -90,3 +90,23 @@ def test_dahlquist_co_simulation_block_pushes_a_mass(fmus):
     at = [int(np.argmin(np.abs(res.time - 0.1 * k))) for k in n]
     speed = np.linalg.norm(np.asarray(res["body/block/velocity"])[at], axis=1)
     assert np.max(np.abs(speed - (1.0 - 0.9 ** n) / mass)) < 1e-9
+
+
+def test_feedthrough_model_exchange_couples_a_measurement_to_a_force(fmus):
+    """The Feedthrough FMU (``y = u``) between a rail's translation (input) and the force along it (output): an
+    anti-spring ``m ẍ = x`` (1 N/m, m = 1 kg) released at x0 = 0.1 m follows ``x0 cosh t`` to 1e-6 m over 1 s."""
+    model = fm.Model("antispring", gravity=(0.0, 0.0, 0.0))
+    body = model.add_rigid_body("block", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.1, 0.0, 0.0))
+    along = rotation_about("y", np.pi / 2)  # the markers' z axis along global x
+    rail = model.add_joint("prismatic", model.add_marker(model.ground, "rail", orientation=along),
+                           model.add_marker(body, "slide", orientation=along),
+                           name="rail")
+    coordinate = fm.JointCoordinate(rail)
+    model.add_element(FMU(fmus["Feedthrough"], inputs={"Float64_continuous_input": coordinate},
+                          outputs={"Float64_continuous_output": coordinate}, name="through"))
+    res = fm.simulate(model, 1.0, **TIGHT)
+    assert res.success, res.message
+    x = np.asarray(res["joint/rail/translation"])
+    assert abs(x[0] - 0.1) < 1e-12
+    assert np.max(np.abs(x - 0.1 * np.cosh(res.time))) < 1e-6
+    assert np.allclose(res["element/through/Float64_continuous_output"], x, atol=1e-12)
