@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import zipfile
 from xml.etree import ElementTree
@@ -298,8 +299,11 @@ def export_fmu(source: str, path: str, *, inputs=(), outputs=(), settings: dict 
         with open(data, "w") as f:
             json.dump(spec, f, indent=1)
         built = os.path.join(folder, spec["model_name"] + ".fmu")
-        FmuBuilder.build_FMU(script, dest=built, project_files=[data], canGetAndSetFMUstate=True,
-                             canHandleVariableCommunicationStepSize=True)
+        try:
+            FmuBuilder.build_FMU(script, dest=built, project_files=[data], canGetAndSetFMUstate=True,
+                                 canHandleVariableCommunicationStepSize=True)
+        finally:  # pythonfmu imported the class from this temporary folder: an FMU loaded later in this process
+            sys.modules.pop("flexmbs_machine", None)  # must import it from its own resources (else a crash)
         _add_units(built, spec)
         shutil.move(built, path)
     return path
