@@ -225,7 +225,7 @@ class _BlockOutput(Input):
         self.block = block
 
     def __call__(self, t) -> float:
-        if self.block.run is None:
+        if self.block.run is None and t > 0.0:  # its value at t = 0 is known without a run (building checks it)
             raise ModelError(f"{self.block.name!r} is a co-simulation FMU: it is sampled by fm.Run "
                              "(run = fm.Run(model, t_end); run.advance_to(t_end); run.finish()), not fm.simulate")
         return self.value
