@@ -252,8 +252,8 @@ class Run:
         """Slots of each input in the compiled plan's signal array; the plan's signal callback no longer calls
         them (they are constant signals that :meth:`set_input` writes)."""
         plan = getattr(self._run, "plan", None)
-        if plan is None or not self.inputs:
-            return {}
+        if plan is None or not self.inputs or not hasattr(plan, "signals") or not hasattr(plan, "_signal_function"):
+            return {}  # the Python path (or a plan without signal slots): an input is a function of time there
         slots: dict[str, list] = {}
         for i, (kind, data) in enumerate(plan.signals):
             if kind == "function" and isinstance(data, Input):
@@ -425,8 +425,8 @@ class Run:
         if not isinstance(saved, RunState):
             raise ModelError(f"restore_state takes a state from save_state(), got {type(saved).__name__}")
         if self.recorder.writer is not None:
-            raise ModelError("restore_state needs a run kept in memory: create the Run without output=... and "
-                             "write the results with finish().save(path)")
+            raise ModelError("restore_state needs a run kept in memory: create the Run without output=... (a "
+                             "results file cannot take back the samples after the restored time)")
         run, py = self._run, saved._python
         self._flush()
         if hasattr(run, "plan"):
