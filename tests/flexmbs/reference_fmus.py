@@ -13,7 +13,7 @@ import tempfile
 
 CANDIDATES = [os.environ.get("FLEXMBS_REFERENCE_FMUS"), "/work/.mirror/modelica+Reference-FMUs/repo",
               "https://github.com/modelica/Reference-FMUs.git"]
-MODELS = ("Dahlquist", "VanDerPol", "Feedthrough")
+MODELS = ("Dahlquist", "VanDerPol", "Feedthrough", "BouncingBall")
 
 
 def _run(*args, cwd=None) -> str:

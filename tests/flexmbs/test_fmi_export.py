@@ -123,3 +123,16 @@ def test_fourbar_fmu_round_trip(tmp_path):
     first, second = (float(x) for x in done.stdout.split()[-2:])
     assert first == second and abs(first - phi[0]) > 1e-6
     assert errors[1] <= errors[0]
+
+
+def test_fmu_command_refuses_bad_names_in_one_line(tmp_path):
+    """An unknown output or input: exit 2, one line naming what exists; nothing written."""
+    target = os.path.join(str(tmp_path), "x.fmu")
+    for args, said in ((["--output", "joint/O1/rotaton"], "did you mean 'joint/O1/rotation'"),
+                       (["--input", "M3", "--output", "joint/O1/rotation"], "its joint actuators: M2")):
+        done = subprocess.run([sys.executable, "-m", "flexmbs", "fmu", "fourbar-hydraulic", *args, "-o", target],
+                              env=ENV, capture_output=True, text=True)
+        assert done.returncode == 2
+        lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        assert len(lines) == 1 and said in lines[0]
+        assert not os.path.exists(target)

@@ -110,3 +110,17 @@ def test_feedthrough_model_exchange_couples_a_measurement_to_a_force(fmus):
     assert abs(x[0] - 0.1) < 1e-12
     assert np.max(np.abs(x - 0.1 * np.cosh(res.time))) < 1e-6
     assert np.allclose(res["element/through/Float64_continuous_output"], x, atol=1e-12)
+
+
+def test_bad_requests_say_what_to_change(fmus, tmp_path):
+    """One line each: an FMU with state events (BouncingBall) as Model Exchange, an unknown output, a missing file,
+    a co-simulation block's output used by fm.simulate (above), a co-simulation FMU without a step."""
+    with pytest.raises(fm.ModelError, match="event indicator"):
+        FMU(fmus["BouncingBall"])
+    with pytest.raises(fm.ModelError, match="no variable 'y'.*x"):
+        FMU(fmus["Dahlquist"], outputs=["y"])
+    with pytest.raises(fm.ModelError, match="not found"):
+        FMU(str(tmp_path / "missing.fmu"))
+    block = FMU(fmus["BouncingBall"], outputs=["h"], kind="co-simulation", step=0.01)
+    with pytest.raises(fm.ModelError, match="no output 'v'"):
+        block.output("v")
