@@ -26,7 +26,7 @@ PACKAGE_MAY_IMPORT = {
 }
 
 # flexmbs's rooms, lowest first: a room may import the rooms before it (docs/architecture.md, "Rooms")
-ROOMS = ("model", "results", "catalog", "engine", "post", "linear", "tree", "studies", "cli")
+ROOMS = ("model", "results", "catalog", "engine", "post", "linear", "tree", "studies", "fmi", "cli")
 BASE_MODULES = {"flexmbs._version", "flexmbs._shadow"}  # import nothing of flexmbs; every room may use them
 FACADE = "flexmbs"  # flexmbs/__init__.py: re-exports the public names; nothing inside flexmbs imports it
 
