@@ -28,6 +28,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,7 +39,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent  # the folder holding the project's packages (a checkout or site-packages)
 PACKAGES = ("flexmbs_jit", "fem", "reduction", "flexmbs", "hydraulics", "cases")
 SHIPPED = PACKAGE_DIR / "kernels"  # the cache built with the package (flexmbs_jit.build)
-KEEP_KEYS = 3  # key directories kept in the user's cache (a developer's last edits)
+KEEP_KEYS = 3  # key directories kept in the user's cache (a developer's last edits) ...
+KEEP_SECONDS = 86400.0  # ... and any used in the last day: another process may be running on it (a worktree, a
+# second installation); removing its folder under it failed that process's next kernel load
 
 _COMPILED = re.compile(r"^\s*(?:from\s+(?:numba|flexmbs_jit)\b|import\s+(?:numba|flexmbs_jit)\b)", re.M)
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
@@ -132,14 +135,22 @@ def _user_root() -> Path:
 
 
 def _prune(root: Path, keep: str) -> None:
-    """Remove all but the :data:`KEEP_KEYS` most recently used key directories of ``root``."""
+    """Remove the key directories of ``root`` beyond the :data:`KEEP_KEYS` most recently used, unless used within
+    :data:`KEEP_SECONDS` (every process touches its folder when it starts)."""
     try:
         folders = [p for p in root.iterdir() if p.is_dir() and p.name != keep and len(p.name) == 16]
     except OSError:
         return
-    folders.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in folders[KEEP_KEYS - 1:]:
-        shutil.rmtree(old, ignore_errors=True)
+    used = {}
+    for p in folders:
+        try:
+            used[p] = p.stat().st_mtime
+        except OSError:  # removed meanwhile by another process
+            pass
+    now = time.time()
+    for old in sorted(used, key=used.get, reverse=True)[KEEP_KEYS - 1:]:
+        if now - used[old] > KEEP_SECONDS:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def _installed_kernels(key: str) -> Path | None:

@@ -184,3 +184,21 @@ def test_a_function_for_compiled_callers_only_refuses_a_python_call():
 
     with pytest.raises(TypeError, match="compiled callers only"):
         apart(hidden, python=False, cache=False)(1.0)
+
+
+def test_pruning_keeps_the_folders_other_processes_used_today(tmp_path):
+    """The user cache keeps the KEEP_KEYS newest key folders and every folder used in the last KEEP_SECONDS: a
+    parallel process (a second worktree) must not lose its kernels under it; older folders beyond those go."""
+    import os
+    import time
+
+    from flexmbs_jit import cache
+
+    now = time.time()
+    ages = {f"{k:016x}": age for k, age in enumerate([0, 10, 20, 30, 40, 3 * 86400, 4 * 86400])}
+    for name, age in ages.items():
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (now - age, now - age))
+    cache._prune(tmp_path, f"{0:016x}")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [name for name, age in sorted(ages.items()) if age < cache.KEEP_SECONDS]
