@@ -16,6 +16,7 @@ from fem.errors import ModelError
 
 from .joints import rotation_coordinate
 from .rotations import cross
+from .force_laws import bushing_law
 from .timefunctions import Table, as_time_function
 
 __all__ = ["ForceElement", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing",
@@ -243,16 +244,17 @@ class Bushing(ForceElement):
     def markers(self):
         return [self.marker_i, self.marker_j]
 
+    def law_parameters(self) -> np.ndarray:
+        """``[K_t, K_r, C_t, C_r]`` (12,) of :func:`flexmbs.model.force_laws.bushing_law`."""
+        return np.concatenate([self.kt, self.kr, self.ct, self.cr])
+
     def _loads(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
-        ri = si.R
-        delta = ri.T @ (sj.x - si.x)
-        rel = ri.T @ sj.R
-        theta = 0.5 * np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
-        ddot = ri.T @ (sj.v - si.v - cross(si.w, sj.x - si.x))
-        wrel = ri.T @ (sj.w - si.w)
-        force = ri @ (-self.kt * delta - self.ct * ddot)
-        torque = ri @ (-self.kr * theta - self.cr * wrel)
+        d = np.ascontiguousarray(sj.x - si.x, dtype=float)
+        force, torque, delta, theta = bushing_law(
+            np.ascontiguousarray(si.R, dtype=float), np.ascontiguousarray(sj.R, dtype=float), d,
+            np.ascontiguousarray(sj.v - si.v - cross(si.w, d), dtype=float),
+            np.ascontiguousarray(sj.w - si.w, dtype=float), self.law_parameters())
         return si, sj, force, torque, delta, theta
 
     def generalized_forces(self, ctx):
