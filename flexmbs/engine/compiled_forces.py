@@ -35,6 +35,7 @@ from flexmbs_jit import apart, njit
 
 from flexmbs.model.contact_laws import joint_friction_load, penalty_force, sliding_friction_coefficient
 from flexmbs.model.contacts import HardStop, JointFriction
+from flexmbs.model.kernels import axis_and_arm, coordinate_gradient, joint_coordinate  # the one joint-coordinate law
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
@@ -153,43 +154,6 @@ def force_tables(system, forces, state, signals) -> tuple:
 
 def has_friction(forces) -> bool:
     return any(type(f) is JointFriction for f in forces)
-
-
-@njit(cache=True)
-def joint_coordinate(i, j, which, X, R, V, W):
-    """Value and rate of a joint coordinate (``joints.rotation_coordinate`` / ``translation_coordinate``)."""
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    if which == 0:
-        ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
-        xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
-        rate = z0 * (W[j, 0] - W[i, 0]) + z1 * (W[j, 1] - W[i, 1]) + z2 * (W[j, 2] - W[i, 2])
-        return math.atan2(ydx, xdx), rate
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    c0, c1, c2 = W[i, 1] * z2 - W[i, 2] * z1, W[i, 2] * z0 - W[i, 0] * z2, W[i, 0] * z1 - W[i, 1] * z0
-    rate = z0 * (V[j, 0] - V[i, 0]) + z1 * (V[j, 1] - V[i, 1]) + z2 * (V[j, 2] - V[i, 2]) + d0 * c0 + d1 * c1 + d2 * c2
-    return z0 * d0 + z1 * d1 + z2 * d2, rate
-
-
-@njit(cache=True)
-def coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH):
-    """``∂θ/∂q̄_n`` of the joint coordinate at marker ``m`` (side 0: marker i, 1: marker j; ``z`` the axis z_i,
-    ``c = z_i × (x_j - x_i)``): rotation ``∓ z_iᵀ J_θ``, translation ``cᵀ J_θ,i - z_iᵀ J_x,i`` and ``z_iᵀ J_x,j``
-    (``joints.rotation_coordinate``, ``translation_coordinate``)."""
-    if which == 0:
-        g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
-        return -g if side == 0 else g
-    if side == 0:
-        return (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
-            z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
-    return z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
-
-
-@njit(cache=True)
-def axis_and_arm(i, j, X, R):
-    """The joint axis ``z_i`` and ``z_i × (x_j - x_i)`` (6 floats)."""
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    return z0, z1, z2, z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
 
 
 @njit(cache=True)

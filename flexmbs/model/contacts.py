@@ -33,7 +33,7 @@ from fem.errors import ModelError
 
 from .contact_laws import (joint_friction_load, penalty_force, plane_contact_law, sliding_friction_coefficient,
                            steady_friction_coefficient)
-from .forces import ForceElement, apply_at_marker
+from .forces import ForceElement, apply_at_marker, coordinate_loads
 from .rotations import cross
 
 __all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
@@ -192,12 +192,7 @@ class JointFriction(ForceElement):
 
     def generalized_forces(self, ctx):
         gi, gj, load, _, _, _ = self._state(ctx)
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, load * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, load * gj))
-        return out
+        return coordinate_loads(self.joint.marker_i, self.joint.marker_j, load, gi, gj)
 
     def outputs(self, ctx):
         _, _, load, parts, sliding, mu = self._state(ctx)
@@ -362,14 +357,7 @@ class HardStop(ForceElement):
 
     def generalized_forces(self, ctx):
         gi, gj, load = self._load(ctx)
-        if load == 0.0:
-            return []
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, load * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, load * gj))
-        return out
+        return [] if load == 0.0 else coordinate_loads(self.joint.marker_i, self.joint.marker_j, load, gi, gj)
 
     def outputs(self, ctx):
         return {"load": self._load(ctx)[2]}

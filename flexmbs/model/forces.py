@@ -52,6 +52,18 @@ class ForceElement:
         return 0.0
 
 
+def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.ndarray) -> list:
+    """Generalized forces of a ``load`` (N or N m) along a joint coordinate whose gradients in the quasi-coordinates
+    of the bodies of ``marker_i`` and ``marker_j`` are ``gi`` and ``gj``: ``[(body, load g), ...]`` (ground left
+    out)."""
+    out = []
+    if not marker_i.on_ground:
+        out.append((marker_i.body, load * gi))
+    if not marker_j.on_ground:
+        out.append((marker_j.body, load * gj))
+    return out
+
+
 def _vector_function(value):
     if value is None:
         return None
@@ -199,12 +211,7 @@ class RotationalSpringDamper(ForceElement):
 
     def generalized_forces(self, ctx):
         gi, gj, _, _, torque = self._state(ctx)
-        out = []
-        if not self.marker_i.on_ground:
-            out.append((self.marker_i.body, torque * gi))
-        if not self.marker_j.on_ground:
-            out.append((self.marker_j.body, torque * gj))
-        return out
+        return coordinate_loads(self.marker_i, self.marker_j, torque, gi, gj)
 
     def outputs(self, ctx):
         _, _, angle, rate, torque = self._state(ctx)
@@ -390,13 +397,7 @@ class JointActuator(ForceElement):
     def generalized_forces(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         _, gi, gj, _ = self.joint.coordinate(self.which, si, sj)
-        value = self.load(ctx.t)
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, value * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, value * gj))
-        return out
+        return coordinate_loads(self.joint.marker_i, self.joint.marker_j, self.load(ctx.t), gi, gj)
 
     def outputs(self, ctx):
         return {"load": float(self.load(ctx.t))}
