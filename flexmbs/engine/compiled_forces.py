@@ -35,6 +35,7 @@ from flexmbs_jit import apart, njit
 
 from flexmbs.model.contact_laws import joint_friction_load, penalty_force, sliding_friction_coefficient
 from flexmbs.model.contacts import HardStop, JointFriction
+from flexmbs.model.force_laws import spring_force
 from flexmbs.model.kernels import axis_and_arm, coordinate_gradient, joint_coordinate  # the one joint-coordinate law
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
@@ -214,7 +215,7 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
         e0, e1, e2 = d0 / length, d1 / length, d2 / length
         rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
-        tension = p[0] * (length - p[2]) + p[1] * rate + p[3]
+        tension = spring_force(length - p[2], rate, p[0], p[1], p[3], p[0:0], p[0:0])
         for side in range(2):
             m = i if side == 0 else j
             bd = marker_body[m]

@@ -6,8 +6,8 @@ and :class:`flexmbs.PointForce` with constant vectors (the same equations as the
 SpringDamper is kind 0 and a point force of a function of time kind 4 of :mod:`flexmbs.engine.compiled_forces`
 (its functions of time are signals of the compiled step).
 
-A table is stored in ``fpar`` as its abscissae followed by its values (``n`` each, ``n`` in ``ipar``) and read by
-:func:`table_value`.
+A table is stored in ``fpar`` as its abscissae followed by its values (``n`` each, ``n`` in ``ipar``); the laws are
+those of :mod:`flexmbs.model.force_laws` (the table read by :func:`fem.scalar_laws.interp`).
 """
 from __future__ import annotations
 
@@ -18,27 +18,18 @@ from numba import carray
 
 from flexmbs_jit import cfunc, njit
 
-from fem.scalar_laws import interp
-
-from flexmbs.model.force_laws import bushing_law
+from flexmbs.model.force_laws import bushing_law, spring_force
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
 from flexmbs.model.timefunctions import Table
 
 from .compiled_forces import joint_coordinate
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
-__all__ = ["BUILTIN", "table_value"]
+__all__ = ["BUILTIN"]
 
 
 def _body(marker) -> tuple[int, int]:
     return (-1, 0) if marker.on_ground else (marker.body.index, 6 + marker.body.n_modes)
-
-
-@njit(cache=True)
-def table_value(x, fp, start, n):
-    """The table ``fp[start:start+n]`` (abscissae) and ``fp[start+n:start+2n]`` (values) at ``x``: the one lookup
-    :func:`fem.scalar_laws.interp` (the rule of :class:`~flexmbs.model.timefunctions.Table`)."""
-    return interp(x, fp[start:start + n], fp[start + n:start + 2 * n])[0]
 
 
 def _table_floats(table: Table) -> np.ndarray:
@@ -81,9 +72,8 @@ def _torsion(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
     ``+T z_i`` on marker j, ``-T z_i`` on marker i (``∂θ/∂q̄ = ± z_iᵀ J_θ``)."""
     i, j = ip[0], ip[3]
     angle, rate = joint_coordinate(i, j, 0, X, R, V, W)
-    twist = angle - fp[2]
-    elastic = fp[0] * twist if ip[6] == 0 else table_value(twist, fp, 3, ip[6])
-    torque = -elastic - fp[1] * rate
+    n = ip[6]
+    torque = -spring_force(angle - fp[2], rate, fp[0], fp[1], 0.0, fp[3:3 + n], fp[3 + n:3 + 2 * n])
     z0, z1, z2 = torque * R[i, 0, 2], torque * R[i, 1, 2], torque * R[i, 2, 2]
     apply_point_load(i, ip[1], ip[2], 0.0, 0.0, 0.0, -z0, -z1, -z2, JX, JTH, packed)
     apply_point_load(j, ip[4], ip[5], 0.0, 0.0, 0.0, z0, z1, z2, JX, JTH, packed)
@@ -117,7 +107,8 @@ def _table_spring(mode, X, V, JX, JTH, packed, ip, fp, out):
     length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     e0, e1, e2 = d0 / length, d1 / length, d2 / length
     rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
-    tension = table_value(length - fp[1], fp, 3, ip[6]) + fp[0] * rate + fp[2]
+    n = ip[6]
+    tension = spring_force(length - fp[1], rate, 0.0, fp[0], fp[2], fp[3:3 + n], fp[3 + n:3 + 2 * n])
     f0, f1, f2 = tension * e0, tension * e1, tension * e2
     apply_point_load(i, ip[1], ip[2], f0, f1, f2, 0.0, 0.0, 0.0, JX, JTH, packed)
     apply_point_load(j, ip[4], ip[5], -f0, -f1, -f2, 0.0, 0.0, 0.0, JX, JTH, packed)

@@ -1,12 +1,39 @@
-"""The law of the six-dof bushing, written once as a compiled function: the compiled kernel
-(:mod:`flexmbs.engine.spring_kernels`) and :class:`flexmbs.model.forces.Bushing` both call it."""
+"""The laws of the spring-dampers and the six-dof bushing, written once as compiled functions: the compiled kernels
+(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.spring_kernels`) and the classes of
+:mod:`flexmbs.model.forces` call them."""
 from __future__ import annotations
 
 import numpy as np
 
 from flexmbs_jit import njit
 
-__all__ = ["bushing_law"]
+from fem.scalar_laws import interp
+
+__all__ = ["spring_force", "bushing_law"]
+
+
+@njit("float64(float64, float64, float64, float64, float64, float64[:], float64[:])", cache=True)
+def spring_force(deflection, rate, stiffness, damping, preload, xs, ys):
+    """Force of a linear or tabulated spring-damper: ``k x + c ẋ + F_0``, or ``table(x) + c ẋ + F_0`` when a table
+    is given (``xs`` not empty; :func:`fem.scalar_laws.interp`, end values held).
+
+    Parameters
+    ----------
+    deflection, rate : float
+        ``x`` (m or rad) from the free length or angle, ``ẋ`` (m/s or rad/s).
+    stiffness, damping, preload : float
+        ``k`` (N/m or N m/rad; unused with a table), ``c`` (N s/m or N m s/rad), ``F_0`` (N or N m).
+    xs, ys : (n,)
+        The table of force over deflection, or two empty arrays.
+
+    Returns
+    -------
+    float
+        The tension of a :class:`~flexmbs.model.forces.SpringDamper` (N); minus the torque of a
+        :class:`~flexmbs.model.forces.RotationalSpringDamper` (N m, ``F_0 = 0``).
+    """
+    elastic = stiffness * deflection if xs.size == 0 else interp(deflection, xs, ys)[0]
+    return elastic + damping * rate + preload
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ from fem.errors import ModelError
 
 from .joints import rotation_coordinate
 from .rotations import cross
-from .force_laws import bushing_law
+from .force_laws import bushing_law, spring_force
 from .timefunctions import Table, as_time_function
 
 __all__ = ["ForceElement", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing",
@@ -50,6 +50,14 @@ class ForceElement:
 
     def potential_energy(self, ctx) -> float:
         return 0.0
+
+
+_NO_TABLE = np.zeros(0)
+
+
+def _table_arrays(stiffness) -> tuple[np.ndarray, np.ndarray]:
+    """The abscissae and values of a Table stiffness, or two empty arrays (:func:`.force_laws.spring_force`)."""
+    return (stiffness.x, stiffness.y) if isinstance(stiffness, Table) else (_NO_TABLE, _NO_TABLE)
 
 
 def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.ndarray) -> list:
@@ -156,12 +164,10 @@ class SpringDamper(ForceElement):
         rate = float(e @ (sj.v - si.v))
         if self.free_length is None:
             self.free_length = length  # first evaluation is the initial configuration
-        stretch = length - self.free_length
-        if isinstance(self.stiffness, Table):
-            elastic = self.stiffness(stretch)
-        else:
-            elastic = float(self.stiffness) * stretch
-        return si, sj, e, length, rate, elastic + self.damping * rate + self.preload
+        xs, ys = _table_arrays(self.stiffness)
+        tension = spring_force(length - self.free_length, rate, 0.0 if xs.size else float(self.stiffness),
+                               self.damping, self.preload, xs, ys)
+        return si, sj, e, length, rate, tension
 
     def generalized_forces(self, ctx):
         si, sj, e, _, _, tension = self._state(ctx)
@@ -205,9 +211,10 @@ class RotationalSpringDamper(ForceElement):
     def _state(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
         angle, gi, gj, rate = rotation_coordinate(si, sj)
-        twist = angle - self.free_angle
-        elastic = self.stiffness(twist) if isinstance(self.stiffness, Table) else float(self.stiffness) * twist
-        return gi, gj, angle, rate, -elastic - self.damping * rate
+        xs, ys = _table_arrays(self.stiffness)
+        torque = -spring_force(angle - self.free_angle, rate, 0.0 if xs.size else float(self.stiffness), self.damping,
+                               0.0, xs, ys)
+        return gi, gj, angle, rate, torque
 
     def generalized_forces(self, ctx):
         gi, gj, _, _, torque = self._state(ctx)

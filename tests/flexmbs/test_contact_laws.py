@@ -79,3 +79,38 @@ def test_window_of_fig_5_1():
     numeric = (window_many(z + h, d1, d3, d4, d2)[0] - window_many(z - h, d1, d3, d4, d2)[0]) / (2 * h)
     assert np.allclose(dw, numeric, rtol=1e-5, atol=1e-5)
     assert np.array_equal(sliding.window(z, d1, d3, d4, d2), w)
+
+
+def test_joint_coordinate_law_against_its_closed_form():
+    """The one joint-coordinate law (flexmbs.model.kernels.joint_coordinate): the angle between two frames turned
+    about a common z axis by α and β is β - α (rate ω_j,z - ω_i,z); the translation is the z-distance of the
+    points, its rate the z-velocity difference plus the turning of z_i."""
+    from flexmbs.model.kernels import joint_coordinate
+    from flexmbs.model.rotations import rotation_about
+
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        alpha, beta = rng.uniform(-1.5, 1.5, 2)
+        tilt = rotation_about("x", rng.uniform(-1.0, 1.0))  # a common tilt of both frames
+        R = np.array([tilt @ rotation_about("z", alpha), tilt @ rotation_about("z", beta)])
+        X, V, W = rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+        angle, rate = joint_coordinate(0, 1, 0, X, R, V, W)
+        z = R[0][:, 2]
+        assert angle == pytest.approx(beta - alpha, abs=1e-13)
+        assert rate == pytest.approx(z @ (W[1] - W[0]), rel=1e-13, abs=1e-15)
+        value, rate = joint_coordinate(0, 1, 1, X, R, V, W)
+        d = X[1] - X[0]
+        assert value == pytest.approx(z @ d, rel=1e-13, abs=1e-15)
+        assert rate == pytest.approx(z @ (V[1] - V[0]) + d @ np.cross(W[0], z), rel=1e-12, abs=1e-14)
+
+
+def test_spring_force_law_linear_and_tabulated():
+    """``k x + c ẋ + F_0``, and with a table the piecewise-linear force of the table (its end values held)."""
+    from flexmbs.model.force_laws import spring_force
+
+    none = np.zeros(0)
+    assert spring_force(0.02, -0.3, 5e4, 200.0, 15.0, none, none) == pytest.approx(5e4 * 0.02 - 200.0 * 0.3 + 15.0)
+    xs, ys = np.array([-0.1, 0.0, 0.05]), np.array([-800.0, 0.0, 1200.0])
+    assert spring_force(0.02, 0.1, 0.0, 50.0, 0.0, xs, ys) == pytest.approx(1200.0 * 0.02 / 0.05 + 5.0)
+    assert spring_force(0.5, 0.0, 0.0, 50.0, 3.0, xs, ys) == pytest.approx(1203.0)  # beyond the end: held
+    assert spring_force(-0.5, 0.0, 0.0, 50.0, 0.0, xs, ys) == pytest.approx(-800.0)
