@@ -6,10 +6,11 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import smoothstep
 
 from .core import Component, Evaluation, positive
 from .orifices import orifice_flow
-from .compiled_laws import smooth_lower_limit, smoothstep
+from .compiled_laws import smooth_lower_limit
 
 #: Atmospheric pressure, Pa: the gas law works in absolute pressure, the circuit in gauge pressure.
 ATMOSPHERE = 101325.0

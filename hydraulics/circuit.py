@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import interp
 
 from .compiled_kernel import circuit_eval, circuit_jacobian
-from .compiled_laws import interp
 from .core import Component, Evaluation, Node, Signal
 from .cylinder import Cylinder
 from .fluid import HLP46, Fluid

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from fem.scalar_laws import interp
+
 from .compiled_kernel import circuit_eval
-from .compiled_laws import interp
 
 __all__ = ["evaluate_kernel", "check_point"]
 

@@ -17,8 +17,10 @@ from numba import carray, types
 
 from flexmbs_jit import cfunc, njit
 
-from .compiled_laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, interp, orifice_flow,
-                            pipe_loss, smooth_clamp01, smooth_lower_limit, smoothstep, softplus, stribeck_friction)
+from fem.scalar_laws import interp, smoothstep
+
+from .compiled_laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, orifice_flow, pipe_loss,
+                            smooth_clamp01, smooth_lower_limit, softplus, stribeck_friction)
 from .compiled_signals import eval_signals
 
 HEAD = 12

@@ -3,8 +3,9 @@ derivative.
 
 The compiled circuit kernel (:mod:`hydraulics.compiled_kernel`) calls them and keeps the values; the component
 methods (:mod:`hydraulics.orifices`, :mod:`hydraulics.cylinder`, ...) call the same functions from Python and use
-the derivatives for the gradients of their convenience methods. The regularisations keep the right-hand sides
-continuously differentiable, which is what an implicit (Newton-based) integrator needs.
+the derivatives for the gradients of their convenience methods. The smooth step and the table lookup are those of
+flexmbs too, :func:`fem.scalar_laws.smoothstep` and :func:`fem.scalar_laws.interp`. The regularisations keep the
+right-hand sides continuously differentiable, which is what an implicit (Newton-based) integrator needs.
 
 Every function has an explicit signature (float arguments, a ``(value, derivative)`` tuple back): numba compiles
 each once, at import from its cache, and a Python caller's integers are converted to floats.
@@ -14,6 +15,8 @@ from __future__ import annotations
 import math
 
 from flexmbs_jit import njit
+
+from fem.scalar_laws import smoothstep
 
 
 _PAIR = "UniTuple(float64, 2)"
@@ -85,60 +88,11 @@ def smooth_lower_limit(x, limit, width):
     return limit + (d + width) ** 2 / (4.0 * width), (d + width) / (2.0 * width)
 
 
-@njit(_PAIR + "(float64, float64, float64)", cache=True)
-def smoothstep(x, x0, x1):
-    """The one smooth step of hydraulics: the C1 cubic ``3 s^2 - 2 s^3`` of ``s = (x - x0)/(x1 - x0)``, 0 at and
-    below ``x0``, 1 at and above ``x1`` (a jump at ``x0`` if ``x1 == x0``), with its derivative wrt ``x``."""
-    if x1 == x0:
-        return (1.0 if x >= x1 else 0.0), 0.0
-    s = (x - x0) / (x1 - x0)
-    if s <= 0.0:
-        return 0.0, 0.0
-    if s >= 1.0:
-        return 1.0, 0.0
-    return s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / (x1 - x0)
-
-
 @njit(_PAIR + "(float64, float64)", cache=True)
 def smooth_sign(x, width):
     """``tanh(x / width)``: a sign function regularised over ``width``."""
     th = math.tanh(x / width)
     return th, (1.0 - th * th) / width
-
-
-@njit(_PAIR + "(float64, float64[:], float64[:])", cache=True)
-def interp(x, xs, ys):
-    """The one table lookup of hydraulics (and the rule of ``flexmbs.Table``): piecewise linear between the
-    breakpoints, **the end values held** beyond the ends (slope 0 there), as ``numpy.interp``.
-
-    Parameters
-    ----------
-    x : float
-        Abscissa.
-    xs : ndarray, shape (n,)
-        Strictly increasing breakpoints, ``n >= 2``.
-    ys : ndarray, shape (n,)
-        Values at the breakpoints.
-
-    Returns
-    -------
-    value, slope : float
-        The slope of the piece right of ``x`` at an inner breakpoint.
-    """
-    n = xs.size
-    if x <= xs[0]:
-        return ys[0], 0.0
-    if x >= xs[n - 1]:
-        return ys[n - 1], 0.0
-    lo, hi = 0, n - 1  # xs[lo] <= x < xs[hi]: the last breakpoint at or below x
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if xs[mid] <= x:
-            lo = mid
-        else:
-            hi = mid
-    slope = (ys[lo + 1] - ys[lo]) / (xs[lo + 1] - xs[lo])
-    return ys[lo] + slope * (x - xs[lo]), slope
 
 
 @njit(_PAIR + "(float64, float64, float64, float64, float64)", cache=True)
@@ -173,7 +127,7 @@ def pipe_loss(flow, laminar_gain, reynolds_per_flow, minor, k_turb):
     """Friction pressure drop of a pipe (Pa) at a flow (m^3/s) and its derivative (Pa s/m^3), seed 003
     eq. (2-232), (2-210): ``lambda = 64/Re`` (``laminar_gain = 128 rho nu l / (pi d^4)``) up to Re = 2300, Blasius
     ``0.3164 Re^-0.25`` (``k_turb = 0.3164 (d/(A nu))^-0.25 (l/d) rho / (2 A^2)``) from Re = 4000, blended by
-    :func:`smoothstep` between; plus the minor loss ``minor q|q|`` (``minor = zeta rho / (2 A^2)``).
+    :func:`fem.scalar_laws.smoothstep` between; plus the minor loss ``minor q|q|`` (``minor = zeta rho / (2 A^2)``).
     ``reynolds_per_flow = d / (A nu)``."""
     q = abs(flow)
     reynolds = q * reynolds_per_flow

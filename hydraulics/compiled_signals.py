@@ -33,7 +33,9 @@ from numba.extending import intrinsic
 
 from flexmbs_jit import njit
 
-from .compiled_laws import interp, smoothstep, softplus
+from fem.scalar_laws import interp, smoothstep
+
+from .compiled_laws import softplus
 
 (TIME, SUM, LOOKUP, SMOOTH_STEP, MEASUREMENT, PRESSURE, PID, PROFILE, NORMALISED, HYSTERESIS, COPY,
  PLUGIN) = range(1, 13)

@@ -6,10 +6,11 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import interp, smoothstep
 
 from .core import Component, Evaluation, non_negative, positive
 from .orifices import orifice_flow
-from .compiled_laws import brown_mcphee_friction, coulomb_viscous_friction, interp, smoothstep
+from .compiled_laws import brown_mcphee_friction, coulomb_viscous_friction
 
 
 class CoulombViscousFriction:

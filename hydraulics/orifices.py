@@ -9,11 +9,12 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import smoothstep
 
 from .core import Component, Evaluation, non_negative, positive
 from .signals import as_signal
 from . import compiled_laws as laws
-from .compiled_laws import smoothstep, softplus
+from .compiled_laws import softplus
 
 #: Laminar-turbulent transition pressure drop of seed 002 (Delta p_lim = 2 bar), Pa.
 DEFAULT_TRANSITION_PRESSURE = 2.0e5

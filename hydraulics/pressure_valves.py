@@ -2,7 +2,7 @@
 pilot-operated check and shuttle valves, and the 2-way flow-control valve built from a compensator and an orifice.
 
 Every valve here is a metering orifice (:func:`hydraulics.orifices.orifice_flow`, seed 002 eq. (5), (6)) whose
-opening fraction ``s`` is a C1 cubic step (:func:`hydraulics.compiled_laws.smoothstep`) of a pressure balance on the
+opening fraction ``s`` is a C1 cubic step (:func:`fem.scalar_laws.smoothstep`) of a pressure balance on the
 poppet or spool: the spring (cracking or set pressure) against the hydraulic forces of the ports, as in the
 steady-state models of Hopsan's pressure-control valves (docs/hydraulics.md has the table). With ``time_constant``
 the opening lags the balance: state ``opening`` (1), ``o' = (s - o) / tau``, the spool dynamics of a pilot valve
@@ -15,11 +15,11 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import smoothstep
 
 from .core import Component, Evaluation, non_negative, positive
 from .fluid import HLP46
 from .orifices import orifice_flow
-from .compiled_laws import smoothstep
 
 
 class PilotValve(Component):

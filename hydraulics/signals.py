@@ -11,9 +11,9 @@ from typing import Callable
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import interp, smoothstep
 
 from .core import Evaluation, Signal, positive
-from .compiled_laws import interp, smoothstep
 
 
 class Constant(Signal):

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import interp
 
 from .core import Component, Evaluation, positive
 from .orifices import DEFAULT_TRANSITION_PRESSURE, orifice_flow
 from .signals import as_signal
-from .compiled_laws import interp
 
 
 @dataclass

@@ -11,7 +11,8 @@ and the run diverged at 0.39 s. The floating frame carries the structure's rigid
 the six rigid-body modes from the elastic coordinates); the guide's loads therefore enter the structure's frame
 coordinates only (their momentum and moment are exact; the girders' local elastic response to them is left out).
 
-Law per guide (global forces on the platen point; the opposite force and its moment act on the frame):
+Law per guide (global forces on the platen point; the opposite force and its moment act on the frame; written once,
+:func:`cases.machine_creeping.compiled_forces.guide_law`, which the kernel and this class call):
 ``e = n · (x_p − x_o) − y0`` with ``n`` the frame's y axis, ``F_n = −(k e + c ė)`` along ``n``, friction
 ``−μ(|v_t|) |F_n| v_t/|v_t|`` with ``v_t`` the slip velocity in the guide's plane.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from flexmbs.model.contacts import friction_coefficient
 from flexmbs.model.forces import ForceElement, apply_at_marker
 
 
@@ -52,19 +52,15 @@ class LateralGuide(ForceElement):
         return [self.point, self.frame]
 
     def _state(self, ctx):
+        """Marker states, arm, the force on the point and the outputs of :func:`.compiled_forces.guide_law`."""
+        from .compiled_forces import guide_law, guide_parameters
+
         sp, so = ctx.marker(self.point), ctx.marker(self.frame)
-        n = so.R[:, 1]
-        arm = sp.x - so.x
-        v_rel = sp.v - so.v - np.cross(so.w, arm)
-        deflection = float(n @ arm) - self.offset
-        f_n = -(self.stiffness * deflection + self.damping * float(n @ v_rel))
-        slip = v_rel - (n @ v_rel) * n
-        speed = float(np.linalg.norm(slip))
-        friction = np.zeros(3)
-        if speed > 0.0 and (self.static or self.dynamic):
-            mu = friction_coefficient(speed, self.static, self.dynamic, self.stiction_velocity, self.dynamic_velocity)
-            friction = -mu * abs(f_n) * slip / speed
-        return sp, so, arm, f_n * n + friction, deflection, f_n, friction
+        arm = np.ascontiguousarray(sp.x - so.x, dtype=float)
+        v_rel = np.ascontiguousarray(sp.v - so.v - np.cross(so.w, arm), dtype=float)
+        force, f_n, friction, deflection = guide_law(arm, np.ascontiguousarray(so.R[:, 1], dtype=float), v_rel,
+                                                     guide_parameters(self))
+        return sp, so, arm, force, deflection, f_n, friction
 
     def generalized_forces(self, ctx):
         sp, so, arm, force, _, _, _ = self._state(ctx)
@@ -75,7 +71,7 @@ class LateralGuide(ForceElement):
 
     def outputs(self, ctx):
         _, _, _, _, deflection, f_n, friction = self._state(ctx)
-        return {"lateral_force": f_n, "friction_force": float(np.linalg.norm(friction)), "deflection": deflection}
+        return {"lateral_force": f_n, "friction_force": friction, "deflection": deflection}
 
     def compiled_force(self, system):
         """Its kernel for the compiled step (:mod:`.compiled_forces`, protocol :mod:`flexmbs.engine.force_kernels`)."""

@@ -6,7 +6,8 @@ marker's initial position)::
 
     F_p = -K (x_p - x0_p) - C ẋ_p,     K = diag(k_lat, k_lat, k_vert),  C = diag(c_lat, c_lat, c_vert)
 
-the same law as a :class:`flexmbs.Bushing` from a ground marker at ``x0`` with no rotational stiffness (compared in
+written once in :func:`cases.machine_creeping.compiled_forces.pad_law` (the kernel and this class call it); the same
+law as a :class:`flexmbs.Bushing` from a ground marker at ``x0`` with no rotational stiffness (compared in
 ``tests/cases/test_machine_creeping.py``), evaluated for the 18 + 4 pads in one pass over the marker arrays. Pads
 are linear: lift-off is not modelled (as in the thesis, L7611-7623); a pad pulling down shows as a negative
 vertical force.
@@ -60,10 +61,13 @@ class PadSet(ForceElement):
         return self.groups
 
     def pad_forces(self, ctx) -> np.ndarray:
-        """Force of each pad on the machine (n, 3), N, global axes."""
+        """Force of each pad on the machine (n, 3), N, global axes (:func:`.compiled_forces.pad_law`)."""
+        from .compiled_forces import pad_law
+
         self._groups()
         X, _, _, _, V, _ = ctx.marker_arrays()
-        return -(X[self.index] - self.floor) * self.k - V[self.index] * self.c
+        return pad_law(np.ascontiguousarray(X), np.ascontiguousarray(V), self.index, np.ascontiguousarray(self.floor),
+                       np.ascontiguousarray(self.k), np.ascontiguousarray(self.c))
 
     def generalized_forces(self, ctx):
         groups = self._groups()

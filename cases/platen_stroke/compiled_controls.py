@@ -19,29 +19,47 @@ from numba import carray
 
 from flexmbs_jit import cfunc, njit
 
+from fem.scalar_laws import interp, smoothstep
+
 from hydraulics.compiled_kernel import HEAD
-from hydraulics.compiled_laws import interp
 from hydraulics.compiled_signals import SIGNAL_SIGNATURE
 
 # the phase codes of controls.PHASES (the "phase" output; the kernel test compares it)
 REST, ACCELERATION, PID, OPEN_LOOP, FINAL, STOP, FULL_OPEN = range(7)
 
 
-@njit(cache=True)
-def _spline(remaining, v_max, v_final, duration):
-    """``controls.spline_deceleration`` for a scalar: the speed only."""
+@njit("float64(float64, float64, float64, float64)", cache=True)
+def spline_travel(sigma, v_max, v_final, duration):
+    """Travel (m) covered along the cubic-spline deceleration after the normalised time ``σ = τ/T_d``:
+    ``s(σ) = T_d (v_max σ − Δv σ³ + Δv σ⁴/2)``, the integral of ``v(τ) = v_max − Δv (3σ² − 2σ³)``
+    (:mod:`cases.platen_stroke.controls`)."""
+    dv = v_max - v_final
+    return duration * (v_max * sigma - dv * sigma ** 3 + 0.5 * dv * sigma ** 4)
+
+
+@njit("UniTuple(float64, 2)(float64, float64, float64, float64)", cache=True)
+def spline_deceleration(remaining, v_max, v_final, duration):
+    """The cubic-spline deceleration reference over the remaining travel ``r`` (m) to the safety distance, written
+    once (the kernel and :func:`cases.platen_stroke.controls.spline_deceleration` call it).
+
+    Returns ``(v, dv/dr)`` (m/s, 1/s): ``v_max`` for ``r ≥ D = T_d (v_max + v_f)/2``, ``v_f`` for ``r ≤ 0``, between
+    them ``v = v_max − Δv step(σ)`` (the smooth step :func:`fem.scalar_laws.smoothstep`) with ``σ`` from
+    ``s(σ) = D − r`` (Newton from ``σ = 0``: ``s`` is increasing and concave, so the iterates rise monotonically to
+    the root). Seed 003 L7047–7049 (cubic spline, T_d = 0.5 s at L7043).
+    """
     dv = v_max - v_final
     total = 0.5 * duration * (v_max + v_final)
     target = min(max(total - remaining, 0.0), total)
     sigma = 0.0
     for _ in range(100):
-        v = v_max - dv * sigma * sigma * (3.0 - 2.0 * sigma)
-        travel = duration * (v_max * sigma - dv * sigma ** 3 + 0.5 * dv * sigma ** 4)
-        step = (travel - target) / (duration * v)
+        v = v_max - dv * smoothstep(sigma, 0.0, 1.0)[0]
+        step = (spline_travel(sigma, v_max, v_final, duration) - target) / (duration * v)
         sigma = min(sigma - step, 1.0)
         if abs(step) < 1e-14:
             break
-    return v_max - dv * sigma * sigma * (3.0 - 2.0 * sigma)
+    shape, slope = smoothstep(sigma, 0.0, 1.0)
+    v = v_max - dv * shape
+    return v, dv * slope / (duration * v)
 
 
 @njit(cache=True)
@@ -49,7 +67,7 @@ def _deceleration(remaining, z, st, fpar, f, profile):
     """``StrokeCommand._deceleration``: the profile's speed at the remaining travel (m)."""
     v_max, v_final, duration = fpar[f + 2], fpar[f + 6], fpar[f + 14]
     if profile == 1:
-        return _spline(remaining, v_max, v_final, duration)
+        return spline_deceleration(remaining, v_max, v_final, duration)[0]
     if profile == 2:
         frac = z[st + 4] / duration
         if frac >= 1.0:

@@ -36,8 +36,8 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import interp, interp_many
 from hydraulics.core import Evaluation, Signal
-from hydraulics.compiled_laws import interp
 
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
 DECELERATION_PROFILES = ("constant", "cubic-spline", "time-ramp")
@@ -57,7 +57,8 @@ def valve_gains(command, params: dict, linear: bool = False):
         g_rod = alpha * u
     else:
         u1, lim = params["fine_metering_command"], params["command_limit"]
-        g_rod = np.interp(u, [0.0, u1, lim], [0.0, alpha * u1, params["full_flow_gain_rod"]])
+        g_rod = interp_many(np.atleast_1d(u).ravel(), np.array([0.0, u1, lim]),
+                            np.array([0.0, alpha * u1, params["full_flow_gain_rod"]])).reshape(u.shape)
     return g_rod, g_rod * beta / alpha
 
 
@@ -82,36 +83,24 @@ def steady_velocity(command, params: dict, direction: int, supply_pressure: floa
 
 
 def spline_travel(sigma, v_max: float, v_final: float, duration: float):
-    """Travel (m) covered along the cubic-spline deceleration after the normalised time ``σ = τ/T_d``.
+    """Travel (m) covered along the cubic-spline deceleration after the normalised time ``σ = τ/T_d``
+    (:func:`.compiled_controls.spline_travel`; a number or each entry of an array)."""
+    from .compiled_controls import spline_travel as law  # here: the kernels compile (or load) on first use
 
-    ``s(σ) = T_d (v_max σ − Δv σ³ + Δv σ⁴/2)``, the integral of ``v(τ) = v_max − Δv (3σ² − 2σ³)`` (module docstring).
-    """
-    dv = v_max - v_final
-    return duration * (v_max * sigma - dv * sigma**3 + 0.5 * dv * sigma**4)
+    if np.ndim(sigma):
+        return np.vectorize(lambda x: law(x, v_max, v_final, duration))(sigma)
+    return law(sigma, v_max, v_final, duration)
 
 
 def spline_deceleration(remaining, v_max: float, v_final: float, duration: float):
-    """Cubic-spline deceleration reference over the remaining travel ``r`` (m) to the safety distance.
+    """Cubic-spline deceleration reference ``(v, dv/dr)`` (m/s, 1/s) over the remaining travel ``r`` (m) to the
+    safety distance: :func:`.compiled_controls.spline_deceleration` (equations there), at a number or each entry
+    of an array."""
+    from .compiled_controls import spline_deceleration as law
 
-    Returns ``(v, dv/dr)`` (m/s, 1/s): ``v_max`` for ``r ≥ D = T_d (v_max + v_f)/2``, ``v_f`` for ``r ≤ 0``, between
-    them ``v(σ)`` with ``σ`` from ``s(σ) = D − r`` (Newton from ``σ = 0``: ``s`` is increasing and concave, so the
-    iterates rise monotonically to the root). Seed 003 L7047–7049 (cubic spline, T_d = 0.5 s at L7043).
-    """
     if np.ndim(remaining):
-        v, slope = np.vectorize(lambda r: spline_deceleration(r, v_max, v_final, duration))(remaining)
-        return v, slope
-    dv = v_max - v_final
-    total = 0.5 * duration * (v_max + v_final)
-    target = min(max(total - float(remaining), 0.0), total)
-    sigma = 0.0
-    for _ in range(100):
-        v = v_max - dv * sigma * sigma * (3.0 - 2.0 * sigma)
-        step = (float(spline_travel(sigma, v_max, v_final, duration)) - target) / (duration * v)
-        sigma = min(sigma - step, 1.0)
-        if abs(step) < 1e-14:
-            break
-    v = v_max - dv * sigma * sigma * (3.0 - 2.0 * sigma)
-    return v, 6.0 * dv * sigma * (1.0 - sigma) / (duration * v)
+        return np.vectorize(lambda r: law(r, v_max, v_final, duration))(remaining)
+    return law(remaining, v_max, v_final, duration)
 
 
 def trigger_distance(profile: str, v_max: float, v_final: float, deceleration: float,

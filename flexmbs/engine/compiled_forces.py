@@ -7,11 +7,13 @@ Kinds (the same equations as the Python classes, see their docstrings):
 * 1 :class:`flexmbs.model.forces.JointActuator`: the load ``sig[f_sig]`` along the joint's rotation or translation
   coordinate (``joints.rotation_coordinate`` / ``translation_coordinate``);
 * 2 :class:`flexmbs.model.contacts.JointFriction` without a stick state: the joint's reaction from the multipliers of
-  its rows (``Context.joint_reaction``), its axial, radial, torsional and bending parts (``contacts._split``), the
-  friction load of the Adams form (``revolute_friction_load``, ``prismatic_friction_load``) times the coefficient of
-  seed 003 Fig. 3-4 (``friction_coefficient``) at the sliding velocity, along the joint coordinate;
+  its rows (``Context.joint_reaction``), the friction load of the Adams form from its axial, radial, torsional and
+  bending parts (:func:`flexmbs.model.contact_laws.joint_friction_load`) times the coefficient of
+  seed 003 Fig. 3-4 (:func:`flexmbs.model.contact_laws.sliding_friction_coefficient`) at the sliding velocity,
+  along the joint coordinate;
 * 3 :class:`flexmbs.model.contacts.HardStop`: penalty loads beyond ``lower``/``upper`` (seed 003 eq. (4-1),
-  ``penalty_force``); its event gaps stay in Python (called back once per step, :mod:`flexmbs.engine.compiled_plan`).
+  :func:`flexmbs.model.contact_laws.penalty_force`); its event gaps stay in Python (called back once per step,
+  :mod:`flexmbs.engine.compiled_plan`).
 * 4 :class:`flexmbs.model.forces.PointForce` with a force or torque that is a function of time: force and torque
   ``sig[f_sig:f_sig+6]`` (``Fx, Fy, Fz, Tx, Ty, Tz``; in the marker's axes if ``f_which`` is 1, turned by its ``R``)
   at the marker (``apply_at_marker``); outputs the global vectors (``PointForce.outputs``). Its functions of time
@@ -31,7 +33,10 @@ import numpy as np
 
 from flexmbs_jit import apart, njit
 
+from flexmbs.model.contact_laws import joint_friction_load, penalty_force, sliding_friction_coefficient
 from flexmbs.model.contacts import HardStop, JointFriction
+from flexmbs.model.force_laws import spring_force
+from flexmbs.model.kernels import axis_and_arm, coordinate_gradient, joint_coordinate  # the one joint-coordinate law
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
@@ -153,79 +158,6 @@ def has_friction(forces) -> bool:
 
 
 @njit(cache=True)
-def cubic_step(s):
-    s = min(max(s, 0.0), 1.0)
-    return s * s * (3.0 - 2.0 * s)
-
-
-@njit(cache=True)
-def friction_mu(velocity, static, dynamic, v_s, v_d):
-    """Signed coefficient ``μ(v)`` of seed 003 Fig. 3-4 / Fig. 4-3 (``contacts.friction_coefficient`` with ``v_d``
-    given): ``μ_s (3s/2 - s³/2)`` up to ``v_s``, a cubic step to ``μ_d`` up to ``v_d``, ``μ_d`` above; odd in ``v``."""
-    speed = abs(velocity)
-    if speed <= v_s:
-        s = speed / v_s
-        mu = static * (1.5 * s - 0.5 * s ** 3)
-    elif speed < v_d:
-        mu = static + (dynamic - static) * cubic_step((speed - v_s) / (v_d - v_s))
-    else:
-        mu = dynamic
-    return math.copysign(mu, velocity)
-
-
-@njit(cache=True)
-def friction_coefficient(velocity, static, dynamic, v_s):
-    """:func:`flexmbs.model.contacts.friction_coefficient` with its default ``v_d = 1.5 v_s`` (joint friction)."""
-    return friction_mu(velocity, static, dynamic, v_s, 1.5 * v_s)
-
-
-@njit(cache=True)
-def penalty_force(penetration, rate, stiffness, exponent, damping, depth):
-    """:func:`flexmbs.model.contacts.penalty_force`, seed 003 eq. (4-1)."""
-    if penetration <= 0.0:
-        return 0.0
-    damp = damping * cubic_step(penetration / depth) if depth > 0 else damping
-    return max(0.0, stiffness * penetration ** exponent + damp * rate)
-
-
-@njit(cache=True)
-def joint_coordinate(i, j, which, X, R, V, W):
-    """Value and rate of a joint coordinate (``joints.rotation_coordinate`` / ``translation_coordinate``)."""
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    if which == 0:
-        ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
-        xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
-        rate = z0 * (W[j, 0] - W[i, 0]) + z1 * (W[j, 1] - W[i, 1]) + z2 * (W[j, 2] - W[i, 2])
-        return math.atan2(ydx, xdx), rate
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    c0, c1, c2 = W[i, 1] * z2 - W[i, 2] * z1, W[i, 2] * z0 - W[i, 0] * z2, W[i, 0] * z1 - W[i, 1] * z0
-    rate = z0 * (V[j, 0] - V[i, 0]) + z1 * (V[j, 1] - V[i, 1]) + z2 * (V[j, 2] - V[i, 2]) + d0 * c0 + d1 * c1 + d2 * c2
-    return z0 * d0 + z1 * d1 + z2 * d2, rate
-
-
-@njit(cache=True)
-def coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH):
-    """``∂θ/∂q̄_n`` of the joint coordinate at marker ``m`` (side 0: marker i, 1: marker j; ``z`` the axis z_i,
-    ``c = z_i × (x_j - x_i)``): rotation ``∓ z_iᵀ J_θ``, translation ``cᵀ J_θ,i - z_iᵀ J_x,i`` and ``z_iᵀ J_x,j``
-    (``joints.rotation_coordinate``, ``translation_coordinate``)."""
-    if which == 0:
-        g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
-        return -g if side == 0 else g
-    if side == 0:
-        return (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
-            z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
-    return z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
-
-
-@njit(cache=True)
-def axis_and_arm(i, j, X, R):
-    """The joint axis ``z_i`` and ``z_i × (x_j - x_i)`` (6 floats)."""
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-    return z0, z1, z2, z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
-
-
-@njit(cache=True)
 def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed):
     """``value`` (N or N m) along the joint coordinate: ``value ∂θ/∂q̄`` on both bodies (``JointActuator``)."""
     z0, z1, z2, c0, c1, c2 = axis_and_arm(i, j, X, R)
@@ -283,7 +215,7 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
         e0, e1, e2 = d0 / length, d1 / length, d2 / length
         rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
-        tension = p[0] * (length - p[2]) + p[1] * rate + p[3]
+        tension = spring_force(length - p[2], rate, p[0], p[1], p[3], p[0:0], p[0:0])
         for side in range(2):
             m = i if side == 0 else j
             bd = marker_body[m]
@@ -315,22 +247,11 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
     elif kind == 2:
         react = np.empty(6)
         joint_reaction(i, j, f_rows[k], lam, ji, jj, q, A, X, offsets, marker_body, react)
-        a0, a1, a2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
-        f_ax = react[0] * a0 + react[1] * a1 + react[2] * a2
-        t_ax = react[3] * a0 + react[4] * a1 + react[5] * a2
-        r0, r1, r2 = react[0] - f_ax * a0, react[1] - f_ax * a1, react[2] - f_ax * a2
-        b0, b1, b2 = react[3] - t_ax * a0, react[4] - t_ax * a1, react[5] - t_ax * a2
-        radial, bending = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2), math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
-        axial, torsion = abs(f_ax), abs(t_ax)
-        if which == 0:  # revolute_friction_load: R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|
-            load = p[3] * (p[4] + radial + (bending / p[6] if p[6] > 0.0 else 0.0)) + p[5] * axial
-            normal = load / p[3]
-        else:  # prismatic_friction_load: F_pre + |F_r| + |T_b|/X_s + |T_t|/R_n
-            load = p[4] + radial + (bending / p[7] if p[7] > 0.0 else 0.0) + (torsion / p[5] if p[5] > 0.0 else 0.0)
-            normal = load
+        load, normal, radial, axial, bending, _ = joint_friction_load(react[0:3], react[3:6], R[i, :, 2].copy(),
+                                                                      1 - which, p)
         _, rate = joint_coordinate(i, j, which, X, R, V, W)
         sliding = rate * p[3]
-        mu = friction_coefficient(sliding, p[0], p[1], p[2])
+        mu = sliding_friction_coefficient(sliding, p[0], p[1], p[2], 1.5 * p[2])[0]  # v_d = 1.5 v_s
         value = -mu * load
         out[0], out[1], out[2], out[3], out[4], out[5], out[6] = value, normal, radial, axial, bending, sliding, mu
     else:

@@ -23,6 +23,7 @@ from ctypes import POINTER, c_double, c_int64
 import numpy as np
 
 from fem.errors import SimulationError
+from fem.scalar_laws import interp
 
 from flexmbs.model.joints import Joint
 from flexmbs.model.measurements import Distance, JointCoordinate, MarkerCoordinate
@@ -307,7 +308,8 @@ class _Plan:
             if kind == "constant":
                 sig[i] = data
             elif kind == "table":
-                timed.append((i, lambda t, x=data[0], y=data[1]: np.interp(t, x, y)))
+                x, y = np.asarray(data[0], float), np.asarray(data[1], float)
+                timed.append((i, lambda t, x=x, y=y: interp(t, x, y)[0]))
             else:
                 timed.append((i, data))
 

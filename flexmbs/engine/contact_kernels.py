@@ -7,6 +7,9 @@
 * :class:`flexmbs.PlaneContact` (seed 003 eq. (4-1), Fig. 4-3): one-sided penalty contact of a point with a plane,
   with friction (:meth:`flexmbs.model.contacts.PlaneContact._state`).
 
+The laws inside (window, penalty force, friction coefficient) are those of :mod:`flexmbs.model.contact_laws`, which
+the classes call too; these kernels add the kinematics and the projection of the loads.
+
 Both are checked against the classes' ``generalized_forces`` and ``outputs`` at random states in
 ``tests/flexmbs/test_force_kernels.py``.
 """
@@ -19,10 +22,10 @@ from numba import carray
 
 from flexmbs_jit import cfunc, njit
 
+from flexmbs.model.contact_laws import penalty_force, plane_contact_law, sliding_friction_coefficient, window
 from flexmbs.model.contacts import PlaneContact
 from flexmbs.model.sliding import WINDOW_MARGIN, SlidingContact
 
-from .compiled_forces import cubic_step, friction_mu, penalty_force
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
 __all__ = ["BUILTIN", "marker_body"]
@@ -77,14 +80,10 @@ def _sliding(mode, q, v, A, omega, X, R, V, W, packed, ms, bs, os_, b, o, m, k, 
             dz += rel[a] * ta[a]
             vy += (vel[a] - vsl) * n[a]
             vz += (vsl - vel[a]) * ta[a]
-        up = cubic_step((dz - d1) / (d3 - d1))
-        down = cubic_step((d2 - dz) / (d2 - d4))
-        w = up * down
-        pen = max(dy, 0.0)
-        ramp = cubic_step(pen / depth) if depth > 0 else 1.0
-        raw = stiff * pen ** expo + damp * ramp * vy
-        force = w * raw if (dy > 0.0 and raw > 0.0 and w > 0.0) else 0.0
-        mu = friction_mu(vz, static, dynamic, v_s, v_d) if (static != 0.0 or dynamic != 0.0) else 0.0
+        w = window(dz, d1, d3, d4, d2)[0]
+        force = w * penalty_force(dy, vy, stiff, expo, damp, depth) if w > 0.0 else 0.0
+        mu = (sliding_friction_coefficient(vz, static, dynamic, v_s, v_d)[0] if (static != 0.0 or dynamic != 0.0)
+              else 0.0)
         if all_nodes:
             total += force
             fric -= mu * force
@@ -157,26 +156,17 @@ def _sliding_spec(force: SlidingContact, system):
 def _plane(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
     mp, bp, mo, bo, np_, no_ = ip[0], ip[1], ip[2], ip[3], ip[4], ip[5]
     off = X[mp] - X[mo]
-    nrm = R[mo, :, 2]
-    penetration = -(nrm[0] * off[0] + nrm[1] * off[1] + nrm[2] * off[2])
-    if ip[6] and abs(R[mo, 0, 0] * off[0] + R[mo, 1, 0] * off[1] + R[mo, 2, 0] * off[2]) > fp[8]:
-        penetration = -1.0
     wo = W[mo]
     vr = np.empty(3)
     for a in range(3):
         vr[a] = V[mp, a] - (V[mo, a] + wo[(a + 1) % 3] * off[(a + 2) % 3] - wo[(a + 2) % 3] * off[(a + 1) % 3])
-    vn = nrm[0] * vr[0] + nrm[1] * vr[1] + nrm[2] * vr[2]
-    f_n = penalty_force(penetration, -vn, fp[0], fp[1], fp[2], fp[3])
-    s0, s1, s2 = vr[0] - vn * nrm[0], vr[1] - vn * nrm[1], vr[2] - vn * nrm[2]
-    speed = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
-    g = 0.0  # friction factor: friction = g * slip
-    if f_n > 0.0 and speed > 0.0 and (fp[4] != 0.0 or fp[5] != 0.0):
-        g = -friction_mu(speed, fp[4], fp[5], fp[6], fp[7]) * f_n / speed
+    F, penetration, f_n, friction, speed = plane_contact_law(off, R[mo, :, 2].copy(), R[mo, :, 0].copy(), vr, fp,
+                                                             ip[6] != 0)
     if mode == 1:
-        out[0], out[1], out[2], out[3] = f_n, abs(g) * speed, penetration, speed
+        out[0], out[1], out[2], out[3] = f_n, friction, penetration, speed
     if f_n == 0.0:
         return
-    F0, F1, F2 = f_n * nrm[0] + g * s0, f_n * nrm[1] + g * s1, f_n * nrm[2] + g * s2
+    F0, F1, F2 = F[0], F[1], F[2]
     apply_point_load(mp, bp, np_, F0, F1, F2, 0.0, 0.0, 0.0, JX, JTH, packed)
     apply_point_load(mo, bo, no_, -F0, -F1, -F2, -(off[1] * F2 - off[2] * F1), -(off[2] * F0 - off[0] * F2),
                      -(off[0] * F1 - off[1] * F0), JX, JTH, packed)
@@ -198,11 +188,8 @@ def marker_body(marker) -> tuple[int, int]:
 def _plane_spec(force: PlaneContact, system):
     bp, np_ = marker_body(force.point)
     bo, no_ = marker_body(force.plane)
-    half = force.half_length
-    ipar = [force.point.index, bp, force.plane.index, bo, np_, no_, int(half is not None)]
-    fpar = [force.stiffness, force.exponent, force.damping, force.damping_depth, force.static, force.dynamic,
-            force.stiction_velocity, force.dynamic_velocity, 0.0 if half is None else float(half)]
-    return ForceKernel(plane_kernel.address, np.array(fpar, dtype=float), np.array(ipar), list(force.output_units)), ""
+    ipar = [force.point.index, bp, force.plane.index, bo, np_, no_, int(force.half_length is not None)]
+    return ForceKernel(plane_kernel.address, force.law_parameters(), np.array(ipar), list(force.output_units)), ""
 
 
 #: built-in force kinds with a kernel (exact types: a subclass may change the equations)

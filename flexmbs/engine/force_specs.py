@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from fem.scalar_laws import interp
 from flexmbs.model.contacts import JointFriction, PlaneContact
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
 from flexmbs.model.kernels import body_kinematics, marker_states
@@ -74,7 +75,7 @@ def _signal_value(kind: str, data, t: float) -> float:
     if kind == "constant":
         return float(data)
     if kind == "table":
-        return float(np.interp(t, data[0], data[1]))
+        return interp(float(t), np.asarray(data[0], float), np.asarray(data[1], float))[0]
     return float(data(t))
 
 

@@ -6,8 +6,8 @@ and :class:`flexmbs.PointForce` with constant vectors (the same equations as the
 SpringDamper is kind 0 and a point force of a function of time kind 4 of :mod:`flexmbs.engine.compiled_forces`
 (its functions of time are signals of the compiled step).
 
-A table is stored in ``fpar`` as its abscissae followed by its values (``n`` each, ``n`` in ``ipar``) and read by
-:func:`table_value`.
+A table is stored in ``fpar`` as its abscissae followed by its values (``n`` each, ``n`` in ``ipar``); the laws are
+those of :mod:`flexmbs.model.force_laws` (the table read by :func:`fem.scalar_laws.interp`).
 """
 from __future__ import annotations
 
@@ -18,38 +18,18 @@ from numba import carray
 
 from flexmbs_jit import cfunc, njit
 
+from flexmbs.model.force_laws import bushing_law, spring_force
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
 from flexmbs.model.timefunctions import Table
 
 from .compiled_forces import joint_coordinate
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
-__all__ = ["BUILTIN", "table_value"]
+__all__ = ["BUILTIN"]
 
 
 def _body(marker) -> tuple[int, int]:
     return (-1, 0) if marker.on_ground else (marker.body.index, 6 + marker.body.n_modes)
-
-
-@njit(cache=True)
-def table_value(x, fp, start, n):
-    """:meth:`flexmbs.model.timefunctions.Table.__call__` at ``x`` of the table ``fp[start:start+n]`` (abscissae,
-    increasing) and ``fp[start+n:start+2n]`` (values): linear on the piece ``k`` with ``xs[k] <= x < xs[k+1]``
-    (bisection), the end values held beyond the ends (as ``numpy.interp`` and ``hydraulics.compiled_laws.interp``)."""
-    if x <= fp[start]:
-        return fp[start + n]
-    if x >= fp[start + n - 1]:
-        return fp[start + 2 * n - 1]
-    lo, hi = 0, n - 1  # fp[start + lo] <= x < fp[start + hi]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fp[start + mid] <= x:
-            lo = mid
-        else:
-            hi = mid
-    x0, y0 = fp[start + lo], fp[start + n + lo]
-    slope = (fp[start + n + lo + 1] - y0) / (fp[start + lo + 1] - x0)
-    return y0 + slope * (x - x0)
 
 
 def _table_floats(table: Table) -> np.ndarray:
@@ -59,20 +39,12 @@ def _table_floats(table: Table) -> np.ndarray:
 # --- bushing: ipar [i, body i, n_quasi i, j, body j, n_quasi j], fpar [kt (3), kr (3), ct (3), cr (3)] ------------
 @njit(cache=True)
 def _bushing(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
-    """``F = R_i (-K_t δ - C_t δ̇)``, ``T = R_i (-K_r θ - C_r θ̇)`` on marker j, the opposite on marker i."""
+    """:func:`flexmbs.model.force_laws.bushing_law` on marker j, the opposite force and torque on marker i."""
     i, j = ip[0], ip[3]
-    ri = R[i]
     d = X[j] - X[i]
-    rel = ri.T @ R[j]
-    theta = 0.5 * np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
     wi = W[i]
     dv = V[j] - V[i] - np.array([wi[1] * d[2] - wi[2] * d[1], wi[2] * d[0] - wi[0] * d[2], wi[0] * d[1] - wi[1] * d[0]])
-    delta, ddot, wrel = ri.T @ d, ri.T @ dv, ri.T @ (W[j] - wi)
-    f_loc, t_loc = np.empty(3), np.empty(3)
-    for a in range(3):
-        f_loc[a] = -fp[a] * delta[a] - fp[6 + a] * ddot[a]
-        t_loc[a] = -fp[3 + a] * theta[a] - fp[9 + a] * wrel[a]
-    f, tq = ri @ f_loc, ri @ t_loc
+    f, tq, _, _ = bushing_law(R[i], R[j], d, dv, W[j] - wi, fp)
     apply_point_load(j, ip[4], ip[5], f[0], f[1], f[2], tq[0], tq[1], tq[2], JX, JTH, packed)
     apply_point_load(i, ip[1], ip[2], -f[0], -f[1], -f[2], -tq[0] - (d[1] * f[2] - d[2] * f[1]),
                      -tq[1] - (d[2] * f[0] - d[0] * f[2]), -tq[2] - (d[0] * f[1] - d[1] * f[0]), JX, JTH, packed)
@@ -88,7 +60,7 @@ def bushing_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_,
 
 def _bushing_spec(force: Bushing, system):
     ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j)]
-    fpar = np.concatenate([force.kt, force.kr, force.ct, force.cr])
+    fpar = force.law_parameters()
     return ForceKernel(bushing_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
 
 
@@ -100,9 +72,8 @@ def _torsion(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
     ``+T z_i`` on marker j, ``-T z_i`` on marker i (``∂θ/∂q̄ = ± z_iᵀ J_θ``)."""
     i, j = ip[0], ip[3]
     angle, rate = joint_coordinate(i, j, 0, X, R, V, W)
-    twist = angle - fp[2]
-    elastic = fp[0] * twist if ip[6] == 0 else table_value(twist, fp, 3, ip[6])
-    torque = -elastic - fp[1] * rate
+    n = ip[6]
+    torque = -spring_force(angle - fp[2], rate, fp[0], fp[1], 0.0, fp[3:3 + n], fp[3 + n:3 + 2 * n])
     z0, z1, z2 = torque * R[i, 0, 2], torque * R[i, 1, 2], torque * R[i, 2, 2]
     apply_point_load(i, ip[1], ip[2], 0.0, 0.0, 0.0, -z0, -z1, -z2, JX, JTH, packed)
     apply_point_load(j, ip[4], ip[5], 0.0, 0.0, 0.0, z0, z1, z2, JX, JTH, packed)
@@ -136,7 +107,8 @@ def _table_spring(mode, X, V, JX, JTH, packed, ip, fp, out):
     length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     e0, e1, e2 = d0 / length, d1 / length, d2 / length
     rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
-    tension = table_value(length - fp[1], fp, 3, ip[6]) + fp[0] * rate + fp[2]
+    n = ip[6]
+    tension = spring_force(length - fp[1], rate, 0.0, fp[0], fp[2], fp[3:3 + n], fp[3 + n:3 + 2 * n])
     f0, f1, f2 = tension * e0, tension * e1, tension * e2
     apply_point_load(i, ip[1], ip[2], f0, f1, f2, 0.0, 0.0, 0.0, JX, JTH, packed)
     apply_point_load(j, ip[4], ip[5], -f0, -f1, -f2, 0.0, 0.0, 0.0, JX, JTH, packed)

@@ -27,72 +27,36 @@ Contacts and hard stops offer gap functions (``event_gaps``), so the integrator 
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from fem.errors import ModelError
 
-from .forces import ForceElement, apply_at_marker
+from .contact_laws import (joint_friction_load, penalty_force, plane_contact_law, sliding_friction_coefficient,
+                           steady_friction_coefficient)
+from .forces import ForceElement, apply_at_marker, coordinate_loads
 from .rotations import cross
 
 __all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
            "HardStop", "penalty_force", "StictionState", "steady_friction_coefficient"]
 
 
-def _cubic_step(s: float) -> float:
-    s = min(max(s, 0.0), 1.0)
-    return s * s * (3.0 - 2.0 * s)
-
-
 def friction_coefficient(velocity: float, static: float, dynamic: float, stiction_velocity: float,
                          dynamic_velocity: float | None = None) -> float:
-    """Signed friction coefficient at sliding ``velocity`` (m/s), seed 003 Fig. 3-4 / Fig. 4-3.
-
-    ``|v| ≤ v_s``: ``μ_s (3s/2 - s³/2)``, ``s = |v|/v_s``; ``v_s ≤ |v| ≤ v_d``: cubic step to ``μ_d``; above: ``μ_d``.
-    ``v_d`` defaults to ``1.5 v_s`` (the joint friction model of the seed).
-    """
+    """Signed friction coefficient at sliding ``velocity`` (m/s), seed 003 Fig. 3-4 / Fig. 4-3: the law
+    :func:`flexmbs.model.contact_laws.sliding_friction_coefficient` (equations there), with ``v_d`` defaulting to
+    ``1.5 v_s`` (the joint friction model of the seed)."""
     v_d = 1.5 * stiction_velocity if dynamic_velocity is None else dynamic_velocity
-    speed = abs(velocity)
-    if speed <= stiction_velocity:
-        s = speed / stiction_velocity
-        mu = static * (1.5 * s - 0.5 * s**3)
-    elif speed < v_d:
-        mu = static + (dynamic - static) * _cubic_step((speed - stiction_velocity) / (v_d - stiction_velocity))
-    else:
-        mu = dynamic
-    return math.copysign(mu, velocity)
+    return sliding_friction_coefficient(velocity, static, dynamic, stiction_velocity, v_d)[0]
 
 
-def penalty_force(penetration: float, rate: float, stiffness: float, exponent: float, damping: float,
-                  damping_depth: float) -> float:
-    """Seed 003 eq. (4-1): ``k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0``, clipped at zero (no adhesion)."""
-    if penetration <= 0.0:
-        return 0.0
-    damp = damping * _cubic_step(penetration / damping_depth) if damping_depth > 0 else damping
-    return max(0.0, stiffness * penetration**exponent + damp * rate)
-
-
-def _split(force, torque, axis):
-    """Axial and transverse parts of a reaction: ``|F_a|``, ``|F_r|``, ``|T_axial|``, ``|T_b|`` (N, N m).
-
-    Scalar arithmetic on the three components (this runs for every friction joint in every residual; NumPy's
-    per-call overhead on 3-vectors was most of its cost)."""
-    a0, a1, a2 = float(axis[0]), float(axis[1]), float(axis[2])
-    f0, f1, f2 = float(force[0]), float(force[1]), float(force[2])
-    t0, t1, t2 = float(torque[0]), float(torque[1]), float(torque[2])
-    f_axial = f0 * a0 + f1 * a1 + f2 * a2
-    t_axial = t0 * a0 + t1 * a1 + t2 * a2
-    r0, r1, r2 = f0 - f_axial * a0, f1 - f_axial * a1, f2 - f_axial * a2
-    b0, b1, b2 = t0 - t_axial * a0, t1 - t_axial * a1, t2 - t_axial * a2
-    f_radial = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
-    t_bending = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
-    return abs(f_axial), f_radial, abs(t_axial), t_bending
+def _vectors(*vectors):
+    return tuple(np.ascontiguousarray(v, dtype=float).reshape(3) for v in vectors)
 
 
 def revolute_friction_load(force, torque, axis, pin_radius: float, friction_arm: float = 0.0,
                            bending_arm: float | None = None, preload: float = 0.0) -> dict:
-    """Friction torque per unit friction coefficient of a revolute joint (N m), MSC Adams form (module docstring).
+    """Friction torque per unit friction coefficient of a revolute joint (N m), MSC Adams form (module docstring;
+    the law :func:`flexmbs.model.contact_laws.joint_friction_load`).
 
     Parameters
     ----------
@@ -107,20 +71,20 @@ def revolute_friction_load(force, torque, axis, pin_radius: float, friction_arm:
     dict with ``load`` = ``R_p (F_pre + |F_r| + |T_b|/R_b) + R_n |F_a|`` (N m), ``radial``, ``axial`` (N),
     ``bending`` (N m) and ``normal`` = ``load / R_p`` (N, the equivalent normal force).
     """
-    axial, radial, _, bending = _split(force, torque, axis)
-    load = pin_radius * (preload + radial + (bending / bending_arm if bending_arm else 0.0)) + friction_arm * axial
-    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "normal": load / pin_radius}
+    p = np.array([0.0, 0.0, 0.0, pin_radius, preload, friction_arm, bending_arm or 0.0, 0.0])
+    load, normal, radial, axial, bending, _ = joint_friction_load(*_vectors(force, torque, axis), 1, p)
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "normal": normal}
 
 
 def prismatic_friction_load(force, torque, axis, overlap: float | None = None, reaction_arm: float | None = None,
                             preload: float = 0.0) -> dict:
-    """Friction force per unit friction coefficient of a prismatic joint (N), MSC Adams form (module docstring):
+    """Friction force per unit friction coefficient of a prismatic joint (N), MSC Adams form (module docstring; the
+    law :func:`flexmbs.model.contact_laws.joint_friction_load`):
     ``F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n`` with ``X_s`` = ``overlap`` and ``R_n`` = ``reaction_arm`` (m, None:
     the term left out). Returns ``load``, ``radial``, ``axial`` (N), ``bending``, ``torsion`` (N m), ``normal``."""
-    axial, radial, torsion, bending = _split(force, torque, axis)
-    load = (preload + radial + (bending / overlap if overlap else 0.0)
-            + (torsion / reaction_arm if reaction_arm else 0.0))
-    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": load}
+    p = np.array([0.0, 0.0, 0.0, 1.0, preload, reaction_arm or 0.0, 0.0, overlap or 0.0])
+    load, normal, radial, axial, bending, torsion = joint_friction_load(*_vectors(force, torque, axis), 0, p)
+    return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": normal}
 
 
 class JointFriction(ForceElement):
@@ -228,24 +192,13 @@ class JointFriction(ForceElement):
 
     def generalized_forces(self, ctx):
         gi, gj, load, _, _, _ = self._state(ctx)
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, load * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, load * gj))
-        return out
+        return coordinate_loads(self.joint.marker_i, self.joint.marker_j, load, gi, gj)
 
     def outputs(self, ctx):
         _, _, load, parts, sliding, mu = self._state(ctx)
         return {"friction": load, "normal_force": parts["normal"], "radial_force": parts["radial"],
                 "axial_force": parts["axial"], "bending_moment": parts["bending"], "sliding_velocity": sliding,
                 "coefficient": mu}
-
-
-def steady_friction_coefficient(speed: float, static: float, dynamic: float, stiction_velocity: float) -> float:
-    """Coefficient (> 0) of steady sliding at ``speed`` (m/s) of the stick-state model: ``μ_s`` up to ``v_s``, the
-    cubic step of seed 003 Fig. 3-4 to ``μ_d`` at ``1.5 v_s``, ``μ_d`` above."""
-    return static + (dynamic - static) * _cubic_step((abs(speed) - stiction_velocity) / (0.5 * stiction_velocity))
 
 
 class StictionState:
@@ -319,24 +272,21 @@ class PlaneContact(ForceElement):
     def markers(self):
         return [self.point, self.plane]
 
+    def law_parameters(self) -> np.ndarray:
+        """``[k, e, d, x_d, μ_s, μ_d, v_s, v_d, half_length]`` of
+        :func:`flexmbs.model.contact_laws.plane_contact_law` (half_length 0 when the plane is not limited)."""
+        return np.array([self.stiffness, self.exponent, self.damping, self.damping_depth, self.static, self.dynamic,
+                         self.stiction_velocity, self.dynamic_velocity,
+                         0.0 if self.half_length is None else float(self.half_length)])
+
     def _state(self, ctx):
         sp, so = ctx.marker(self.point), ctx.marker(self.plane)
-        normal = so.R[:, 2]
-        offset = sp.x - so.x
-        penetration = -float(normal @ offset)
-        if self.half_length is not None and abs(float(so.R[:, 0] @ offset)) > self.half_length:
-            penetration = -1.0
-        v_plane = so.v + cross(so.w, offset)  # velocity of the plane's material point under the marker point
-        v_rel = sp.v - v_plane
-        rate = -float(normal @ v_rel)
-        f_n = penalty_force(penetration, rate, self.stiffness, self.exponent, self.damping, self.damping_depth)
-        slip = v_rel - (normal @ v_rel) * normal
-        speed = float(np.linalg.norm(slip))
-        friction = np.zeros(3)
-        if f_n > 0.0 and speed > 0.0 and (self.static or self.dynamic):
-            mu = friction_coefficient(speed, self.static, self.dynamic, self.stiction_velocity, self.dynamic_velocity)
-            friction = -mu * f_n * slip / speed
-        return sp, so, offset, f_n * normal + friction, penetration, f_n, friction, speed
+        offset = np.ascontiguousarray(sp.x - so.x, dtype=float)
+        v_rel = sp.v - so.v - cross(so.w, offset)  # against the plane's material point under the marker point
+        force, penetration, f_n, friction, speed = plane_contact_law(
+            offset, np.ascontiguousarray(so.R[:, 2], dtype=float), np.ascontiguousarray(so.R[:, 0], dtype=float),
+            np.ascontiguousarray(v_rel, dtype=float), self.law_parameters(), self.half_length is not None)
+        return sp, so, offset, force, penetration, f_n, friction, speed
 
     def generalized_forces(self, ctx):
         sp, so, offset, force, _, f_n, _, _ = self._state(ctx)
@@ -366,8 +316,7 @@ class PlaneContact(ForceElement):
 
     def outputs(self, ctx):
         _, _, _, _, penetration, f_n, friction, speed = self._state(ctx)
-        return {"normal_force": f_n, "friction_force": float(np.linalg.norm(friction)), "penetration": penetration,
-                "slip_velocity": speed}
+        return {"normal_force": f_n, "friction_force": friction, "penetration": penetration, "slip_velocity": speed}
 
 
 class HardStop(ForceElement):
@@ -408,14 +357,7 @@ class HardStop(ForceElement):
 
     def generalized_forces(self, ctx):
         gi, gj, load = self._load(ctx)
-        if load == 0.0:
-            return []
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, load * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, load * gj))
-        return out
+        return [] if load == 0.0 else coordinate_loads(self.joint.marker_i, self.joint.marker_j, load, gi, gj)
 
     def outputs(self, ctx):
         return {"load": self._load(ctx)[2]}

@@ -16,6 +16,7 @@ from fem.errors import ModelError
 
 from .joints import rotation_coordinate
 from .rotations import cross
+from .force_laws import bushing_law, spring_force
 from .timefunctions import Table, as_time_function
 
 __all__ = ["ForceElement", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing",
@@ -49,6 +50,26 @@ class ForceElement:
 
     def potential_energy(self, ctx) -> float:
         return 0.0
+
+
+_NO_TABLE = np.zeros(0)
+
+
+def _table_arrays(stiffness) -> tuple[np.ndarray, np.ndarray]:
+    """The abscissae and values of a Table stiffness, or two empty arrays (:func:`.force_laws.spring_force`)."""
+    return (stiffness.x, stiffness.y) if isinstance(stiffness, Table) else (_NO_TABLE, _NO_TABLE)
+
+
+def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.ndarray) -> list:
+    """Generalized forces of a ``load`` (N or N m) along a joint coordinate whose gradients in the quasi-coordinates
+    of the bodies of ``marker_i`` and ``marker_j`` are ``gi`` and ``gj``: ``[(body, load g), ...]`` (ground left
+    out)."""
+    out = []
+    if not marker_i.on_ground:
+        out.append((marker_i.body, load * gi))
+    if not marker_j.on_ground:
+        out.append((marker_j.body, load * gj))
+    return out
 
 
 def _vector_function(value):
@@ -143,12 +164,10 @@ class SpringDamper(ForceElement):
         rate = float(e @ (sj.v - si.v))
         if self.free_length is None:
             self.free_length = length  # first evaluation is the initial configuration
-        stretch = length - self.free_length
-        if isinstance(self.stiffness, Table):
-            elastic = self.stiffness(stretch)
-        else:
-            elastic = float(self.stiffness) * stretch
-        return si, sj, e, length, rate, elastic + self.damping * rate + self.preload
+        xs, ys = _table_arrays(self.stiffness)
+        tension = spring_force(length - self.free_length, rate, 0.0 if xs.size else float(self.stiffness),
+                               self.damping, self.preload, xs, ys)
+        return si, sj, e, length, rate, tension
 
     def generalized_forces(self, ctx):
         si, sj, e, _, _, tension = self._state(ctx)
@@ -192,18 +211,14 @@ class RotationalSpringDamper(ForceElement):
     def _state(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
         angle, gi, gj, rate = rotation_coordinate(si, sj)
-        twist = angle - self.free_angle
-        elastic = self.stiffness(twist) if isinstance(self.stiffness, Table) else float(self.stiffness) * twist
-        return gi, gj, angle, rate, -elastic - self.damping * rate
+        xs, ys = _table_arrays(self.stiffness)
+        torque = -spring_force(angle - self.free_angle, rate, 0.0 if xs.size else float(self.stiffness), self.damping,
+                               0.0, xs, ys)
+        return gi, gj, angle, rate, torque
 
     def generalized_forces(self, ctx):
         gi, gj, _, _, torque = self._state(ctx)
-        out = []
-        if not self.marker_i.on_ground:
-            out.append((self.marker_i.body, torque * gi))
-        if not self.marker_j.on_ground:
-            out.append((self.marker_j.body, torque * gj))
-        return out
+        return coordinate_loads(self.marker_i, self.marker_j, torque, gi, gj)
 
     def outputs(self, ctx):
         _, _, angle, rate, torque = self._state(ctx)
@@ -243,16 +258,17 @@ class Bushing(ForceElement):
     def markers(self):
         return [self.marker_i, self.marker_j]
 
+    def law_parameters(self) -> np.ndarray:
+        """``[K_t, K_r, C_t, C_r]`` (12,) of :func:`flexmbs.model.force_laws.bushing_law`."""
+        return np.concatenate([self.kt, self.kr, self.ct, self.cr])
+
     def _loads(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
-        ri = si.R
-        delta = ri.T @ (sj.x - si.x)
-        rel = ri.T @ sj.R
-        theta = 0.5 * np.array([rel[2, 1] - rel[1, 2], rel[0, 2] - rel[2, 0], rel[1, 0] - rel[0, 1]])
-        ddot = ri.T @ (sj.v - si.v - cross(si.w, sj.x - si.x))
-        wrel = ri.T @ (sj.w - si.w)
-        force = ri @ (-self.kt * delta - self.ct * ddot)
-        torque = ri @ (-self.kr * theta - self.cr * wrel)
+        d = np.ascontiguousarray(sj.x - si.x, dtype=float)
+        force, torque, delta, theta = bushing_law(
+            np.ascontiguousarray(si.R, dtype=float), np.ascontiguousarray(sj.R, dtype=float), d,
+            np.ascontiguousarray(sj.v - si.v - cross(si.w, d), dtype=float),
+            np.ascontiguousarray(sj.w - si.w, dtype=float), self.law_parameters())
         return si, sj, force, torque, delta, theta
 
     def generalized_forces(self, ctx):
@@ -388,13 +404,7 @@ class JointActuator(ForceElement):
     def generalized_forces(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         _, gi, gj, _ = self.joint.coordinate(self.which, si, sj)
-        value = self.load(ctx.t)
-        out = []
-        if not self.joint.marker_i.on_ground:
-            out.append((self.joint.marker_i.body, value * gi))
-        if not self.joint.marker_j.on_ground:
-            out.append((self.joint.marker_j.body, value * gj))
-        return out
+        return coordinate_loads(self.joint.marker_i, self.joint.marker_j, self.load(ctx.t), gi, gj)
 
     def outputs(self, ctx):
         return {"load": float(self.load(ctx.t))}

@@ -17,6 +17,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
+from .kernels import joint_coordinate
 from .rotations import cross
 from .timefunctions import as_time_function, integrated_time_function
 
@@ -50,20 +51,25 @@ def dot2_rows(si, sj, axes):
     return d @ a, axd.T @ si.Jth - a.T @ si.Jx, a.T @ sj.Jx
 
 
+def _coordinate(which: int, si, sj) -> tuple[float, float]:
+    """Value and rate of joint coordinate ``which`` (0 rotation, 1 translation): the compiled law
+    :func:`flexmbs.model.kernels.joint_coordinate` on the two marker states."""
+    pair = lambda a, b: np.array([a, b], dtype=float)  # noqa: E731
+    return joint_coordinate(0, 1, which, pair(si.x, sj.x), pair(si.R, sj.R), pair(si.v, sj.v), pair(si.w, sj.w))
+
+
 def rotation_coordinate(si, sj):
     """Angle (rad) about ``z_i`` from ``x_i`` to ``x_j``, its Jacobians (n_i,), (n_j,) and its rate, rad/s."""
-    xi, yi, zi = si.R[:, 0], si.R[:, 1], si.R[:, 2]
-    xj = sj.R[:, 0]
-    angle = np.arctan2(yi @ xj, xi @ xj)
-    return angle, -zi @ si.Jth, zi @ sj.Jth, zi @ (sj.w - si.w)
+    zi = si.R[:, 2]
+    angle, rate = _coordinate(0, si, sj)
+    return angle, -zi @ si.Jth, zi @ sj.Jth, rate
 
 
 def translation_coordinate(si, sj):
     """Displacement ``z_iᵀ (x_j - x_i)`` (m), its Jacobians and its rate (m/s)."""
     zi = si.R[:, 2]
-    d = sj.x - si.x
-    rate = zi @ (sj.v - si.v) + d @ cross(si.w, zi)
-    return zi @ d, cross(zi, d) @ si.Jth - zi @ si.Jx, zi @ sj.Jx, rate
+    value, rate = _coordinate(1, si, sj)
+    return value, cross(zi, sj.x - si.x) @ si.Jth - zi @ si.Jx, zi @ sj.Jx, rate
 
 
 def _stack(*blocks):

@@ -1,5 +1,5 @@
 """Compiled (numba) kernels of the per-step hot path: body kinematics, marker states, FFRF inertia terms, the
-``L``-mapping to coordinates and the library-joint constraint rows.
+``L``-mapping to coordinates, the library-joint constraint rows and the joint coordinates.
 
 Each kernel is the loop form of the vectorized NumPy expression it replaces (same formulas, same order of the
 terms, see the docstrings of :mod:`flexmbs.model.bodies`, :mod:`flexmbs.model.markers`, :mod:`flexmbs.engine.constraint_kernels`);
@@ -8,12 +8,14 @@ Compiled once and cached on disk (``cache=True``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from flexmbs_jit import apart, njit
 
 __all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
-           "rigid_terms", "map_forces"]
+           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm"]
 
 
 @apart
@@ -357,3 +359,44 @@ def map_forces(qbar, G, offsets, n_modes, out):
             out[o + 3 + r] = 2.0 * (G[b, 0, r] * qbar[b, 3] + G[b, 1, r] * qbar[b, 4] + G[b, 2, r] * qbar[b, 5])
         for r in range(n_modes[b]):
             out[o + 7 + r] = qbar[b, 6 + r]
+
+
+@njit(cache=True)
+def joint_coordinate(i, j, which, X, R, V, W):
+    """Value and rate of the joint coordinate ``which`` (0 rotation, 1 translation) between markers ``i`` and ``j``,
+    written once (the compiled step, its force elements and :func:`flexmbs.model.joints.rotation_coordinate`,
+    :func:`~flexmbs.model.joints.translation_coordinate` call it): the angle about ``z_i`` from ``x_i`` to ``x_j``
+    (rad) and its rate ``z_iᵀ (ω_j - ω_i)``, or the displacement ``z_iᵀ (x_j - x_i)`` (m) and its rate
+    ``z_iᵀ (v_j - v_i) + (x_j - x_i)ᵀ (ω_i × z_i)``. ``X``, ``V``, ``W`` (n_m, 3), ``R`` (n_m, 3, 3): marker states."""
+    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+    if which == 0:
+        ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]
+        xdx = R[i, 0, 0] * R[j, 0, 0] + R[i, 1, 0] * R[j, 1, 0] + R[i, 2, 0] * R[j, 2, 0]
+        rate = z0 * (W[j, 0] - W[i, 0]) + z1 * (W[j, 1] - W[i, 1]) + z2 * (W[j, 2] - W[i, 2])
+        return math.atan2(ydx, xdx), rate
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    c0, c1, c2 = W[i, 1] * z2 - W[i, 2] * z1, W[i, 2] * z0 - W[i, 0] * z2, W[i, 0] * z1 - W[i, 1] * z0
+    rate = z0 * (V[j, 0] - V[i, 0]) + z1 * (V[j, 1] - V[i, 1]) + z2 * (V[j, 2] - V[i, 2]) + d0 * c0 + d1 * c1 + d2 * c2
+    return z0 * d0 + z1 * d1 + z2 * d2, rate
+
+
+@njit(cache=True)
+def coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH):
+    """``∂θ/∂q̄_n`` of the joint coordinate at marker ``m`` (side 0: marker i, 1: marker j; ``z`` the axis z_i,
+    ``c = z_i × (x_j - x_i)``): rotation ``∓ z_iᵀ J_θ``, translation ``cᵀ J_θ,i - z_iᵀ J_x,i`` and ``z_iᵀ J_x,j``
+    (``joints.rotation_coordinate``, ``translation_coordinate``)."""
+    if which == 0:
+        g = z0 * JTH[m, 0, n] + z1 * JTH[m, 1, n] + z2 * JTH[m, 2, n]
+        return -g if side == 0 else g
+    if side == 0:
+        return (c0 * JTH[m, 0, n] + c1 * JTH[m, 1, n] + c2 * JTH[m, 2, n]) - (
+            z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n])
+    return z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
+
+
+@njit(cache=True)
+def axis_and_arm(i, j, X, R):
+    """The joint axis ``z_i`` and ``z_i × (x_j - x_i)`` (6 floats)."""
+    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
+    z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
+    return z0, z1, z2, z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0

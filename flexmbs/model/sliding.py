@@ -30,6 +30,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
+from .contact_laws import friction_coefficients_many, penalty_many, window_many
 from .forces import ForceElement
 from .markers import _cross_rows, _skew_rows
 
@@ -40,47 +41,25 @@ __all__ = ["SlidingContact", "window", "window_derivative", "friction_coefficien
 WINDOW_MARGIN = 0.05
 
 
-def _step01(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cubic unit step ``Δ² (3 - 2Δ)`` clipped to [0, 1] and its derivative ``6 Δ (1 - Δ)``."""
-    u = np.clip(u, 0.0, 1.0)
-    return u * u * (3.0 - 2.0 * u), 6.0 * u * (1.0 - u)
-
-
 def window(dz, d1: float, d3: float, d4: float, d2: float) -> np.ndarray:
-    """Weight ``w(DZ)`` of Fig. 5-1 (seed 003): 0 outside (d1, d2), 1 on [d3, d4], cubic STEP ramps between."""
-    return _window(np.asarray(dz, dtype=float), d1, d3, d4, d2)[0]
+    """Weight ``w(DZ)`` of Fig. 5-1 (seed 003): 0 outside (d1, d2), 1 on [d3, d4], smooth-step ramps between
+    (:func:`flexmbs.model.contact_laws.window`)."""
+    return window_many(np.atleast_1d(np.asarray(dz, dtype=float)).ravel(), d1, d3, d4, d2)[0].reshape(np.shape(dz))
 
 
 def window_derivative(dz, d1: float, d3: float, d4: float, d2: float) -> np.ndarray:
     """``dw/dDZ`` (1/m), continuous (the window is C¹)."""
-    return _window(np.asarray(dz, dtype=float), d1, d3, d4, d2)[1]
-
-
-def _window(dz, d1, d3, d4, d2):
-    up, dup = _step01((dz - d1) / (d3 - d1))
-    down, ddown = _step01((d2 - dz) / (d2 - d4))
-    return up * down, dup / (d3 - d1) * down - up * ddown / (d2 - d4)
+    return window_many(np.atleast_1d(np.asarray(dz, dtype=float)).ravel(), d1, d3, d4, d2)[1].reshape(np.shape(dz))
 
 
 def friction_coefficients(velocity, static: float, dynamic: float, stiction_velocity: float,
                           dynamic_velocity: float) -> tuple[np.ndarray, np.ndarray]:
-    """Signed friction coefficient ``μ(v)`` of seed 003 Fig. 4-3 and ``dμ/dv`` (s/m), vectorized.
-
-    Same law as :func:`flexmbs.friction_coefficient`: ``μ_s (3s/2 - s³/2)``, ``s = |v|/v_s`` up to ``v_s``, a cubic
-    step from ``μ_s`` to ``μ_d`` up to ``v_d``, ``μ_d`` above; odd in ``v``.
-    """
+    """Signed friction coefficient ``μ(v)`` of seed 003 Fig. 4-3 and ``dμ/dv`` (s/m) at each velocity: the law
+    :func:`flexmbs.model.contact_laws.sliding_friction_coefficient`."""
     v = np.asarray(velocity, dtype=float)
-    speed = np.abs(v)
-    s = np.minimum(speed / stiction_velocity, 1.0)
-    low = static * (1.5 * s - 0.5 * s**3)
-    dlow = static * 1.5 * (1.0 - s * s) / stiction_velocity
-    blend, dblend = _step01((speed - stiction_velocity) / (dynamic_velocity - stiction_velocity))
-    high = static + (dynamic - static) * blend
-    dhigh = (dynamic - static) * dblend / (dynamic_velocity - stiction_velocity)
-    in_low = speed <= stiction_velocity
-    mu = np.where(in_low, low, high)
-    dmu = np.where(in_low, dlow, dhigh)  # d|μ|/d|v| = dμ/dv for the odd function
-    return np.sign(v) * mu, dmu
+    mu, dmu = friction_coefficients_many(np.atleast_1d(v).ravel(), static, dynamic, stiction_velocity,
+                                         dynamic_velocity)
+    return mu.reshape(v.shape), dmu.reshape(v.shape)
 
 
 class SlidingContact(ForceElement):
@@ -203,17 +182,10 @@ class SlidingContact(ForceElement):
         v_slider = ss.v + _cross_rows(ss.w, rel)  # slider material point at the node
         vy, vz = (v - v_slider) @ n_axis, (v_slider - v) @ t_axis
         d1, d3, d4, d2 = self.window_bounds
-        w, dw = _window(dz, d1, d3, d4, d2)
-        pen = np.maximum(dy, 0.0)
-        ramp, dramp = _step01(pen / self.damping_depth) if self.damping_depth > 0 else (np.ones_like(pen),
-                                                                                        np.zeros_like(pen))
-        elastic = self.stiffness * pen**self.exponent
-        raw = elastic + self.damping * ramp * vy
-        active = (dy > 0.0) & (raw > 0.0) & (w > 0.0)
-        p = np.where(active, raw, 0.0)  # eq. (5-1): never pulling
-        p_dy = np.where(active, self.exponent * self.stiffness * pen ** (self.exponent - 1.0)
-                        + self.damping * vy * dramp / max(self.damping_depth, 1e-300), 0.0)
-        p_vy = np.where(active, self.damping * ramp, 0.0)
+        w, dw = window_many(dz, d1, d3, d4, d2)
+        p, p_dy, p_vy = penalty_many(dy, vy, self.stiffness, self.exponent, self.damping, self.damping_depth)
+        active = w > 0.0  # eq. (5-1), (4-1): never pulling (the law is 0 where it would)
+        p, p_dy, p_vy = np.where(active, p, 0.0), np.where(active, p_dy, 0.0), np.where(active, p_vy, 0.0)
         force = w * p  # normal force per node, N
         if self.static or self.dynamic:
             mu, dmu = friction_coefficients(vz, self.static, self.dynamic, self.stiction_velocity,

@@ -6,21 +6,25 @@ import numbers
 import numpy as np
 
 from fem.errors import ModelError
+from fem.scalar_laws import interp, interp_many, smoothstep
 
 __all__ = ["as_time_function", "integrated_time_function", "Table", "smooth_step"]
 
 
 def smooth_step(x, x0: float, h0: float, x1: float, h1: float):
-    """Cubic step from ``h0`` at ``x0`` to ``h1`` at ``x1`` with zero slope at both ends (ADAMS ``STEP``)."""
-    xi = np.clip((np.asarray(x, dtype=float) - x0) / (x1 - x0), 0.0, 1.0)
-    return h0 + (h1 - h0) * xi * xi * (3.0 - 2.0 * xi)
+    """Cubic step from ``h0`` at ``x0`` to ``h1`` at ``x1`` with zero slope at both ends (ADAMS ``STEP``): the one
+    smooth step :func:`fem.scalar_laws.smoothstep`, at a number or each entry of an array."""
+    x = np.asarray(x, dtype=float)
+    step = np.array([smoothstep(float(v), float(x0), float(x1))[0] for v in x.ravel()]).reshape(x.shape)
+    return h0 + (h1 - h0) * step
 
 
 class Table:
     """Piecewise-linear table ``y(x)``, its end values held beyond its ends (as ``numpy.interp``).
 
-    That is the one table rule of flexmbs and hydraulics (``hydraulics.compiled_laws.interp``): a tabulated spring
-    has no stiffness beyond its last point, so give points out to the largest deflection the spring will see.
+    That is the one table rule of flexmbs and hydraulics: the lookup is :func:`fem.scalar_laws.interp`, the one
+    the compiled kernels call. A tabulated spring has no stiffness beyond its last point, so give points out to the
+    largest deflection the spring will see.
 
     Parameters
     ----------
@@ -37,8 +41,10 @@ class Table:
             raise ModelError("table abscissae must increase strictly")
 
     def __call__(self, x):
-        out = np.interp(np.asarray(x, dtype=float), self.x, self.y)
-        return float(out) if np.ndim(out) == 0 else out
+        if np.ndim(x) == 0:
+            return interp(float(x), self.x, self.y)[0]
+        x = np.asarray(x, dtype=float)
+        return interp_many(x.ravel(), self.x, self.y).reshape(x.shape)
 
     def integral(self, x: float) -> float:
         """``∫_{x_0}^{x} y dξ`` (potential energy of a tabulated spring), exact for the linear pieces."""

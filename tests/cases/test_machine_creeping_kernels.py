@@ -56,3 +56,41 @@ def test_the_guided_blocks_take_the_compiled_step_without_callbacks():
     assert not _python_forces(System(model))
     res = fm.simulate(model, 0.02)
     assert res.statistics["engine"] == "compiled"
+
+
+def test_pad_and_guide_laws_against_their_closed_forms():
+    """The laws written once (compiled_forces.pad_law, guide_law) at random states: ``F = -K (x - x0) - C ẋ`` per
+    pad; the guide's normal force ``-(k e + c ė)`` and Coulomb friction ``μ(|v_t|) |F_n|`` against the slip, with
+    ``μ`` of seed 003 Fig. 4-3 written out here (0 at rest, ``μ_s (3s/2 - s³/2)`` to ``v_s``, the cubic to ``μ_d``
+    at ``v_d``)."""
+    from cases.machine_creeping.compiled_forces import guide_law, pad_law
+
+    rng = np.random.default_rng(4)
+    X, V = rng.normal(size=(9, 3)), rng.normal(size=(9, 3))
+    markers = np.array([7, 2, 5], dtype=np.int64)
+    floor, k, c = rng.normal(size=(3, 3)), rng.uniform(1e6, 1e8, 3), rng.uniform(1e3, 1e5, 3)
+    expected = -(X[markers] - floor) * k - V[markers] * c
+    np.testing.assert_allclose(pad_law(X, V, markers, floor, k, c), expected, rtol=1e-14, atol=0)
+
+    mu_s, mu_d, v_s, v_d = 0.12, 0.09, 0.002, 0.01
+
+    def mu(speed):
+        if speed <= v_s:
+            s = speed / v_s
+            return mu_s * (1.5 * s - 0.5 * s**3)
+        u = min((speed - v_s) / (v_d - v_s), 1.0)
+        return mu_s + (mu_d - mu_s) * (3 * u**2 - 2 * u**3)
+
+    fp = np.array([0.01, 2e6, 5e2, mu_s, mu_d, v_s, v_d])
+    for _ in range(50):
+        n = rng.normal(size=3)
+        n /= np.linalg.norm(n)
+        arm, velocity = rng.normal(0.0, 0.05, 3), rng.normal(0.0, 0.01, 3)
+        force, f_n, friction, deflection = guide_law(arm, n, velocity, fp)
+        e, rate = n @ arm - fp[0], n @ velocity
+        slip = velocity - rate * n
+        assert deflection == pytest.approx(e, rel=1e-13, abs=1e-16)
+        assert f_n == pytest.approx(-(fp[1] * e + fp[2] * rate), rel=1e-12)
+        assert friction == pytest.approx(mu(np.linalg.norm(slip)) * abs(f_n), rel=1e-12)
+        np.testing.assert_allclose(force, f_n * n - friction * slip / np.linalg.norm(slip), rtol=0,
+                                   atol=1e-12 * abs(f_n))

@@ -179,20 +179,6 @@ def test_table_springs_and_point_forces_of_time_equal_their_methods_at_random_st
     assert pieces["twist"] == set(range(_TWIST.x.size + 1)), pieces
 
 
-def test_table_lookup_equals_the_table_on_its_points_inside_and_beyond():
-    """spring_kernels.table_value against Table.__call__ at the abscissae themselves, between them and far beyond
-    both ends, for a two-point table too: the same piece and formula, so equal to rounding (1e-15 relative)."""
-    from flexmbs.engine.spring_kernels import table_value
-
-    for table in (_PULL, _TWIST, fm.Table([1.0, 3.0], [2.0, -5.0])):
-        fp = np.concatenate([[7.0], table.x, table.y])  # an offset start, as in the kernels' fpar
-        span = table.x[-1] - table.x[0]
-        xs = np.concatenate([table.x, 0.5 * (table.x[1:] + table.x[:-1]),
-                             np.linspace(table.x[0] - 3 * span, table.x[-1] + 3 * span, 57)])
-        for x in xs:
-            assert table_value(x, fp, 1, table.x.size) == pytest.approx(table(x), rel=1e-15, abs=1e-15), x
-
-
 def test_vector_function_is_called_once_per_new_time():
     """A PointForce's vector function of time becomes three component signals from one call per new time
     (compiled_forces.vector_signals)."""

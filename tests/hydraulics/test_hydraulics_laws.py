@@ -163,7 +163,7 @@ def test_cylinder_force_balance_and_chamber_pressure_build_up(law):
 def test_table_lookup_is_linear_inside_and_holds_its_end_values():
     """The one table rule of hydraulics (valve openings, cushions, LookupTable) and of ``flexmbs.Table``."""
     import flexmbs as fm
-    from hydraulics.compiled_laws import interp
+    from fem.scalar_laws import interp
 
     xs = np.array([-0.3, -0.1, 0.0, 0.25, 0.6])
     ys = np.array([2.0, -1.0, 0.5, 0.5, 4.0])
