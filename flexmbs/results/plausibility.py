@@ -32,7 +32,6 @@ SPIN_FRACTION = 0.02
 # has ω² = ω₀² (1 − N/P_cr) (tension: 1 + N/P_cr), so the missing term shifts its lowest bending frequency by
 # ≈ ½ N/P_cr, more than 1 % — the same 1 % as the spin threshold. P_cr is an estimate (:func:`axial_load_operator`).
 LOAD_FRACTION = 0.02
-MAX_ALL_PAIRS = 64  # interfaces up to which every pair is checked
 FREE_FREE_BETA_L = 4.730041  # first free–free bending root of a uniform beam, β₁L (ω₁ = (β₁L)² √(EI/(m L³)))
 
 
@@ -41,50 +40,72 @@ class PlausibilityWarning(UserWarning):
 
 
 def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
-    """Axial loads between the interfaces of a flexible body, read off its elastic coordinates, and an Euler load
-    estimate of each pair (issue 28); ``None`` for a body with fewer than two interfaces.
+    """Axial forces of a flexible body along its axis between consecutive interfaces, read off its elastic
+    coordinates through the interface forces, and an Euler load estimate of each segment (issues 28 and 43);
+    ``None`` for a body with fewer than two interfaces with translations.
 
-    Every pair of interfaces with translations (more than :data:`MAX_ALL_PAIRS`: each with the one farthest from it).
-    For the interfaces ``a``, ``b`` (axis ``e`` from a to b, undeformed) the elongation is ``δ = gᵀ q`` with
-    ``g = (T_b − T_a)ᵀ e`` (translation rows of the modes) and the reduced body's axial flexibility between them is
-    ``c = gᵀ K_ff⁻¹ g``: ``N = δ / c`` (tension positive) is the pair force that stretches the body by ``δ`` — exact
-    for a body loaded by that pair alone (a column pressed or a tie pulled by its ends). The Euler load estimate is
-    that of a pinned–pinned uniform beam whose lowest free–free frequency ``ω₁`` is the body's:
-    ``EI ≈ ω₁² m L³ / (β₁L)⁴`` (``L`` the body's size, ``m`` its mass), ``P_cr ≈ π² EI / L_ab²``.
+    The interface loads ``w`` (forces, and moments where an interface has rotations) are those whose generalized
+    forces the elastic coordinates balance, ``B_Iᵀ w = K_ff q`` (``B_I`` the interfaces' translation and rotation
+    rows of the modes; least squares, the smallest such loads where several fit). The body's axis ``e`` is the
+    principal direction of its nodes (largest spread); the interfaces are ordered by their position ``s`` along
+    it, and the axial force of the segment between consecutive interfaces ``k`` and ``k+1`` is the mean of the two
+    cuts, ``N_k = ½ (Σ_{i>k} f_i·e − Σ_{i≤k} f_i·e)`` (tension positive): exact for a body loaded by its
+    interfaces alone (a column pressed or a tie pulled by its ends), and a lug's offset from the axis or its local
+    bending does not count as axial load (issue 43: the displacements of an off-axis lug along the axis, read as
+    an elongation before, made a crane boom "carry" 4.6e4 N where its axial force was below 2 kN).
+
+    The Euler load estimate is that of a pinned–pinned uniform beam over the interfaces' span ``L_s`` whose lowest
+    free–free frequency ``ω₁`` is the body's: ``EI ≈ ω₁² m L³ / (β₁L)⁴`` (``L`` the body's size, ``m`` its
+    mass), ``P_cr ≈ π² EI / L_s²``; a segment of length ``L_k`` shifts ``ω²`` by about its share ``L_k / L_s`` of
+    a force over the whole span, so each segment's estimate is ``P_cr L_s / L_k``.
 
     Returns
     -------
-    (pairs, operator, p_cr): names ``"a–b"`` (p,), ``N = operator @ q`` (p, m) N per modal unit, estimates (p,) N.
+    (pairs, operator, p_cr): segment names ``"a–b"`` (p,), ``N = operator @ q`` (p, m) N per modal unit,
+    estimates (p,) N.
     """
     flexbody = getattr(body, "flexbody", None)
     stiffness = np.asarray(getattr(body, "modal_stiffness", []), dtype=float)
     if flexbody is None or stiffness.size == 0 or np.any(stiffness <= 0.0):
         return None
-    found = [(i.name, i.node) for i in getattr(flexbody, "interfaces", []) if set("123") <= set(i.retained_dofs)]
+    found = [(i.name, i.node, set("456") <= set(i.retained_dofs)) for i in getattr(flexbody, "interfaces", [])
+             if set("123") <= set(i.retained_dofs)]
     if len(found) < 2:
         return None
-    nodes = np.array([node for _, node in found])
     pos, shapes = np.asarray(body.node_positions, dtype=float), np.asarray(body.node_translations, dtype=float)
-    if len(found) <= MAX_ALL_PAIRS:
-        first, second = np.triu_indices(len(found), 1)
-    else:  # many interfaces: each with the one farthest from it (the long load paths), not all n²/2 pairs
-        at = pos[nodes]
-        first = np.arange(len(found))
-        second = np.concatenate([np.argmax(np.linalg.norm(at[k:k + 256, None, :] - at[None, :, :], axis=2), axis=1)
-                                 for k in range(0, len(found), 256)])  # 256 rows at a time: bounded memory
-        first, second = np.unique(np.sort(np.column_stack([first, second]), axis=1), axis=0).T
-    axis = pos[nodes[second]] - pos[nodes[first]]
-    length = np.linalg.norm(axis, axis=1)
-    keep = length > 0.0
-    first, second, axis, length = first[keep], second[keep], axis[keep], length[keep]
-    g = np.einsum("pi,pim->pm", axis / length[:, None], shapes[nodes[second]] - shapes[nodes[first]])
-    compliance = np.einsum("pm,pm->p", g, g / stiffness)
-    keep = compliance > 0.0
+    rotations = getattr(body, "node_rotations", None)
+    centred = pos - pos.mean(axis=0)
+    axis = np.linalg.eigh(centred.T @ centred)[1][:, -1]  # principal direction of the nodes
+    axis = axis * (1.0 if axis[np.argmax(np.abs(axis))] > 0.0 else -1.0)  # a sign of the geometry, not of LAPACK
+    rows, force_rows = [], []
+    for name, node, turns in found:
+        force_rows.append(sum(len(r) for r in rows))
+        rows.append(shapes[node])
+        if turns and rotations is not None:
+            rows.append(np.asarray(rotations, dtype=float)[node])
+    b_interface = np.concatenate(rows)  # (r, m)
+    loads = np.linalg.pinv(b_interface.T) * stiffness[None, :]  # w = loads @ q, (r, m)
+    along = np.array([loads[k:k + 3].T @ axis for k in force_rows])  # f_i·e per modal unit, (n, m)
+    s = pos[[node for _, node, _ in found]] @ axis
+    order = np.argsort(s, kind="stable")
+    s, along = s[order], along[order]
+    span = float(s[-1] - s[0])
     size = float(np.linalg.norm(np.ptp(pos, axis=0)))
+    if span <= 1e-6 * size:
+        return None
+    pairs, operator, lengths = [], [], []
+    for k in range(len(found) - 1):
+        length = float(s[k + 1] - s[k])
+        if length <= 1e-6 * span:  # two interfaces at one section: no segment between them
+            continue
+        pairs.append(f"{found[order[k]][0]}–{found[order[k + 1]][0]}")
+        operator.append(0.5 * (along[k + 1:].sum(axis=0) - along[:k + 1].sum(axis=0)))
+        lengths.append(length)
+    if not pairs:
+        return None
     omega1 = 2.0 * np.pi * float(np.min(body.frequencies_hz))
     ei = omega1**2 * float(body.mass) * size**3 / FREE_FREE_BETA_L**4
-    pairs = [f"{found[a][0]}–{found[b][0]}" for a, b in zip(first[keep], second[keep])]
-    return pairs, g[keep] / compliance[keep, None], np.pi**2 * ei / length[keep] ** 2
+    return pairs, np.array(operator), np.pi**2 * ei / span**2 * span / np.array(lengths)
 
 
 class Extremes:
