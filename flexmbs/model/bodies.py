@@ -183,13 +183,19 @@ class RigidBody(_InertialBody):
     def __init__(self, name, mass, inertia, centre_of_mass=(0.0, 0.0, 0.0), position=(0.0, 0.0, 0.0),
                  orientation=None, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
         super().__init__(name, position, orientation, velocity, angular_velocity)
-        j_c = np.asarray(inertia, dtype=float)
+        try:
+            j_c = np.asarray(inertia, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"body {name!r}: inertia must be numbers in kg m², a 3x3 tensor or its diagonal, got "
+                             f"{inertia!r}") from None
         if j_c.shape == (3,):
             j_c = np.diag(j_c)
         if j_c.shape != (3, 3):
             raise ModelError(f"body {name!r}: inertia must be a 3x3 tensor or its diagonal, got shape {j_c.shape}")
         if np.any(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)) < 0.0):
             raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite")
+        from flexmbs.results.plausibility import check_rigid_body  # issue 43: mass, inertia, unit slips
+        check_rigid_body(name, mass, j_c)
         c = np.asarray(centre_of_mass, dtype=float).reshape(3)
         self.centre_of_mass_local = c
         inertia_origin = j_c + mass * (c @ c * np.eye(3) - np.outer(c, c))  # parallel-axis theorem

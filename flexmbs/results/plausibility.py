@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "axial_load_operator", "MAX_ELASTIC_FRACTION"]
+__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "axial_load_operator", "MAX_ELASTIC_FRACTION",
+           "rigid_body_problems", "check_rigid_body"]
 
 MAX_ELASTIC_FRACTION = 0.05  # floating frame with linear elastic modes: small deformation only
 PRESSURE_MARGIN = 1.1  # above the highest relief/supply setting by more than 10 %
@@ -281,3 +282,53 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
         out.append(f"the run took {wall:.0f} s for {t_end:.4g} s simulated ({wall / t_end:.0f}x slower than real "
                    f"time, mean step {t_end / max(steps, 1):.3g} s){cause}")
     return out
+
+
+# a rigid body whose mass and inertia make a uniform box lighter than this (kg/m³, a thousandth of air's density):
+# a mass in tonnes typed as kg makes the box 31.6x larger in each side and 3.2e7x lighter (issue 43)
+MIN_BOX_DENSITY = 1e-3
+
+
+def rigid_body_problems(name: str, mass, inertia) -> list[str]:
+    """Checks of a rigid body's mass and inertia at the API (issue 43); raises a one-line :class:`ModelError` for
+    impossible values and returns heuristic notes (a unit slip) for the caller to warn.
+
+    * ``mass``: a positive, finite number (kg);
+    * ``inertia`` (3, 3) kg m² about the centre of mass: finite, and its principal moments obey the triangle
+      inequality ``I₃ ≤ I₁ + I₂`` (``I₁ + I₂ − I₃ = 2 ∫ z² dm ≥ 0`` for every mass distribution), to 1e-6 of the
+      largest;
+    * note: the uniform box with these principal moments (sides ``a² = 6 (I₂ + I₃ − I₁)/m`` ...) lighter than
+      :data:`MIN_BOX_DENSITY` — a mass typed in tonnes where kg is meant, or an inertia in g mm² or too large.
+    """
+    from fem.errors import ModelError
+
+    if isinstance(mass, (str, bytes, bool)) or not isinstance(mass, (int, float, np.integer, np.floating)):
+        raise ModelError(f"body {name!r}: mass must be a number in kg, got {mass!r} ({type(mass).__name__})")
+    if not (np.isfinite(mass) and mass > 0.0):
+        raise ModelError(f"body {name!r}: mass must be a positive, finite number in kg, got {mass!r}")
+    j_c = np.asarray(inertia, dtype=float)
+    if not np.all(np.isfinite(j_c)):
+        raise ModelError(f"body {name!r}: inertia must be finite numbers in kg m², got {j_c.tolist()}")
+    moments = np.sort(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)))
+    if moments[2] > (moments[0] + moments[1]) + 1e-6 * moments[2]:
+        raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
+                         f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
+                         "mass distribution has them): check the values and their axes")
+    sides2 = 6.0 * (moments.sum() - 2.0 * moments) / float(mass)
+    if np.all(sides2 > 0.0):
+        sides = np.sqrt(sides2)
+        density = float(mass) / float(np.prod(sides))
+        if density < MIN_BOX_DENSITY:
+            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
+                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "
+                    f"{density:.2g} kg/m³, below a thousandth of air's density: a mass in tonnes typed as kg (or an "
+                    "inertia too large)? mass is in kg, inertia in kg m²"]
+    return []
+
+
+def check_rigid_body(name: str, mass, inertia) -> None:
+    """:func:`rigid_body_problems`, its notes issued as :class:`PlausibilityWarning` (one ``warning:`` line)."""
+    import warnings
+
+    for text in rigid_body_problems(name, mass, inertia):
+        warnings.warn(text, PlausibilityWarning, stacklevel=4)
