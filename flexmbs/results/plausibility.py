@@ -117,6 +117,9 @@ class Extremes:
     def __init__(self, system=None):
         self.pressure = (-np.inf, "", 0.0)
         self.modal: dict[str, tuple[float, np.ndarray, float]] = {}
+        self.modal_range: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # modal key -> (lowest, highest) per mode
+        # modal key -> (last time, last value, lowest rate, highest rate) per mode: the frequency it oscillates at
+        self.rates: dict[str, tuple] = {}
         self.spin: dict[str, tuple[float, float]] = {}  # body angular velocity key -> (largest |ω| rad/s, time)
         # modal key -> (pairs, operator (p, m), 1/P_cr (p,)), and -> (largest |N|/P_cr, N N, pair, time)
         self._axial: dict[str, tuple] = {}
@@ -141,6 +144,10 @@ class Extremes:
             k = int(np.argmax(columns[key]))
             if columns[key][k] > self.pressure[0]:
                 self.pressure = (float(columns[key][k]), key, float(times[k]))
+        for key in self._modal_keys:
+            block = np.asarray(columns[key], dtype=float)
+            self._range(key, block.min(axis=0), block.max(axis=0))
+            self._rates(key, np.asarray(times, dtype=float), block)
         for key, store in [(k, "modal") for k in self._modal_keys] + [(k, "spin") for k in self._spin_keys]:
             norms = np.sqrt(np.sum(np.asarray(columns[key]) ** 2, axis=1))
             k = int(np.argmax(norms))
@@ -158,6 +165,8 @@ class Extremes:
                 self.pressure = (float(value), key, t)
         for key in self._modal_keys:
             value = row[key]
+            self._range(key, np.asarray(value, dtype=float), np.asarray(value, dtype=float))
+            self._rates(key, np.array([t], dtype=float), np.asarray(value, dtype=float)[None])
             norm = float(np.sqrt(np.dot(value, value)))
             if norm > self.modal.get(key, (-1.0,))[0]:
                 self.modal[key] = (norm, np.array(value), t)
@@ -167,6 +176,30 @@ class Extremes:
             if norm > self.spin.get(key, (-1.0,))[0]:
                 self.spin[key] = (norm, t)
         self._axial_update(np.array([t]), {k: np.asarray(row[k])[None] for k in self._axial if k in row})
+
+    def _rates(self, key: str, times: np.ndarray, block: np.ndarray) -> None:
+        """Running lowest and highest rate of each coordinate (differences of consecutive samples, continued
+        across calls): with the range of the coordinate, the frequency it oscillates at."""
+        last = self.rates.get(key)
+        if last is not None:
+            times, block = np.concatenate([[last[0]], times]), np.vstack([last[1][None], block])
+        dt = np.diff(times)
+        keep = dt > 0.0
+        low = high = None
+        if np.any(keep):
+            rate = np.diff(block, axis=0)[keep] / dt[keep, None]
+            low, high = rate.min(axis=0), rate.max(axis=0)
+            if last is not None and last[2] is not None:
+                low, high = np.minimum(last[2], low), np.maximum(last[3], high)
+        elif last is not None:
+            low, high = last[2], last[3]
+        self.rates[key] = (float(times[-1]), np.array(block[-1], dtype=float), low, high)
+
+    def _range(self, key: str, low: np.ndarray, high: np.ndarray) -> None:
+        if key in self.modal_range:
+            old_low, old_high = self.modal_range[key]
+            low, high = np.minimum(old_low, low), np.maximum(old_high, high)
+        self.modal_range[key] = (np.array(low, dtype=float), np.array(high, dtype=float))
 
     def _axial_update(self, times, columns: dict) -> None:
         """Largest |N|/P_cr of each watched body over samples (``columns``: modal key -> (n_t, m))."""
@@ -270,6 +303,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
                 out.append(f"lowest elastic frequency of body {body.name!r} is {freqs.min():.3g} Hz, implausibly low "
                            "for a structural part: a unit slip in E (Pa) or density (kg/m³)?")
     out += _geometric_warning(system.bodies, extremes)
+    out += dissipation_warnings(system.bodies, extremes, stats)
     t_end, steps = stats.get("t_end", 0.0), stats.get("steps", 0)
     wall = stats.get("wall_time_s", 0.0) - stats.get("compile_time_s", 0.0)  # a first run's compile is not slowness
     cause = ""
@@ -332,3 +366,95 @@ def check_rigid_body(name: str, mass, inertia) -> None:
 
     for text in rigid_body_problems(name, mass, inertia):
         warnings.warn(text, PlausibilityWarning, stacklevel=4)
+
+
+# issue 43: the share of a mode's energy the integrator's numerical dissipation may remove over a run before a
+# warning (10 %: the amplitude down by 5 %), for modes it damps more than their own damping and that carry at least
+# EXCITED_SHARE of the largest oscillation energy of their body
+DISSIPATION_SHARE = 0.10
+EXCITED_SHARE = 0.01
+DEFAULT_RHO_INF = 0.8  # flexmbs.simulate's default
+MIN_SWING = 1e-7  # a mode swinging its points by less than this fraction of the body's size is not oscillating
+
+
+def spectral_radius(omega_h, rho_inf: float) -> np.ndarray:
+    """Spectral radius of the generalized-α method (Arnold & Brüls 2007, Chung & Hulbert 1993 parameters from
+    ``rho_inf``) on the undamped oscillator ``ẍ = −ω² x`` at ``Ω = ω h``: the factor by which the amplitude of a
+    free oscillation shrinks per step (1 at Ω → 0, ``rho_inf`` at Ω → ∞). Largest eigenvalue modulus of the
+    one-step map of ``(x, v, a, ẍ)``."""
+    r = float(rho_inf)
+    am, af = (2.0 * r - 1.0) / (r + 1.0), r / (r + 1.0)
+    g = 0.5 + af - am
+    b = 0.25 * (g + 0.5) ** 2
+    out = []
+    for big in np.atleast_1d(np.asarray(omega_h, dtype=float)):
+        w2 = big * big  # h = 1
+        new = np.array([[1.0, 0.0, -b, 0.0], [0.0, 1.0, -g, 0.0], [(1.0 - af) * w2, 0.0, 1.0 - am, 0.0],
+                        [w2, 0.0, 0.0, 1.0]])
+        old = np.array([[1.0, 1.0, 0.5 - b, 0.0], [0.0, 1.0, 1.0 - g, 0.0], [0.0, 0.0, -am, af],
+                        [0.0, 0.0, 0.0, 0.0]])
+        out.append(float(np.max(np.abs(np.linalg.eigvals(np.linalg.solve(new, old))))))
+    return np.array(out)
+
+
+def dissipation_warnings(bodies, extremes: Extremes, stats: dict) -> list[str]:
+    """One line per run when the integrator's numerical dissipation removed more than :data:`DISSIPATION_SHARE`
+    of the energy of an elastic mode that oscillated (issue 43: an undamped mode lost its amplitude without a
+    word). For each mode of frequency ``ω`` and damping ratio ``ζ``: at the run's mean step ``h`` the amplitude
+    shrinks by :func:`spectral_radius` ``ρ(ωh)`` per step, so over ``n`` steps the share ``1 − ρ^{2n}`` of its
+    energy is lost; counted when the numerical decay rate ``−ln ρ / h`` exceeds the mode's own ``c/2`` (the
+    integrator, not the structure, damps it) and the mode oscillated with at least :data:`EXCITED_SHARE` of the largest
+    oscillation energy ``½ k (Δq/2)²`` of its body's modes, moving its points by more than :data:`MIN_SWING` of
+    the body's size. ``ω`` is the frequency its coordinate oscillated at in the run, the range of its rate over its
+    range (a body's mode is not a mode of the machine)."""
+    rho_inf = float(stats.get("rho_inf", DEFAULT_RHO_INF))
+    steps, t_end = int(stats.get("steps", 0) or 0), float(stats.get("t_end", 0.0) or 0.0)
+    if rho_inf >= 1.0 or steps < 1 or t_end <= 0.0:
+        return []
+    h = t_end / steps
+    worst = None
+    for body in bodies:
+        key = f"body/{body.name}/modal_coordinates"
+        if not getattr(body, "n_modes", 0) or key not in extremes.modal_range:
+            continue
+        low, high = extremes.modal_range[key]
+        stiffness = np.asarray(body.modal_stiffness, dtype=float)
+        energy = 0.5 * stiffness * (0.5 * (high - low)) ** 2
+        if not energy.size or not np.max(energy) > 0.0:
+            continue
+        decay = 0.5 * np.asarray(body.modal_damping, dtype=float)  # 1/s, the mode's own amplitude decay rate
+        # the frequency each coordinate oscillated at, range of its rate over its range (2Aω / 2A for A sin ωt):
+        # in the machine a body's mode is not a mode of the system (a clamped beam swings below its free–free
+        # frequencies); the rate weighs the faster components, which the integrator damps most
+        rates = extremes.rates.get(key)
+        if rates is None or rates[2] is None:
+            continue
+        swing = high - low
+        omega = np.where(swing > 0.0, (rates[3] - rates[2]) / np.where(swing > 0.0, swing, 1.0), 0.0)
+        omega = np.minimum(omega, np.pi / h)  # no faster than the samples can show
+        shapes = np.asarray(body.node_translations, dtype=float)
+        peak = np.linalg.norm(shapes, axis=1).max(axis=0) if shapes.size else np.zeros(omega.size)  # m per unit
+        size = _body_size(np.asarray(body.node_positions, dtype=float))
+        for j in np.flatnonzero(energy >= EXCITED_SHARE * np.max(energy)):
+            if omega[j] <= 0.0 or 0.5 * (high[j] - low[j]) * peak[j] < MIN_SWING * size:
+                continue  # a swing of round-off, not an oscillation
+            rho = float(spectral_radius(omega[j] * h, rho_inf)[0])
+            xi = -np.log(rho) / (omega[j] * h) if rho > 0.0 else np.inf
+            share = 1.0 - rho ** (2.0 * steps)
+            if xi * omega[j] > decay[j] and share > DISSIPATION_SHARE and (worst is None or share > worst[0]):
+                worst = (share, body.name, int(j), omega[j], decay[j] / omega[j], xi)
+    if worst is None:
+        return []
+    share, name, j, omega, zeta, xi = worst
+    low, high = 1e-12 * t_end, h  # the largest mean step that keeps the loss below half the share (bisection)
+    for _ in range(60):
+        mid = np.sqrt(low * high)
+        if 1.0 - float(spectral_radius(omega * mid, rho_inf)[0]) ** (2.0 * t_end / mid) > 0.5 * DISSIPATION_SHARE:
+            high = mid
+        else:
+            low = mid
+    return [f"the integrator's numerical dissipation (rho_inf = {rho_inf:g}, mean step {h:.3g} s over {steps} steps) "
+            f"removed about {100 * share:.0f} % of the energy of mode {j + 1} of body {name!r} (oscillating at "
+            f"{omega / 2 / np.pi:.4g} Hz, damping ratio {zeta:.3g}; numerical {xi:.2g}), more than "
+            f"{100 * DISSIPATION_SHARE:.0f} %: its oscillation decays faster than the structure's; to keep it run with "
+            f"max_step <= {low:.2g} s (or rho_inf nearer 1: less damping of the constraint drift too)"]
