@@ -168,6 +168,8 @@ class Tank(Node):
 
     def __init__(self, name: str, pressure: float = 0.0):
         super().__init__(name)
+        if not (isinstance(pressure, (int, float)) and math.isfinite(pressure)):  # issue 43: nan ran
+            raise ModelError(f"'{name}': tank pressure must be a finite gauge pressure in Pa, got {pressure!r}")
         self.tank_pressure = float(pressure)
 
     def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:

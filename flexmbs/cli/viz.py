@@ -130,15 +130,14 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
 def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json, force=False):
     """Animate a simulated machine: flexible bodies deformed and coloured by von Mises stress, rigid bodies from
     their markers."""
-    from flexmbs.post.viz.animate import animate, write_pvd
+    from flexmbs.post.viz.animate import animate, check_fps, write_pvd
     from flexmbs.post.viz.render import parse_size
     from flexmbs.post.viz.scene import load_scene
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"), [results_file], force)
     check_video(out)
     scene = load_scene(_results_input(results_file))
-    if fps <= 0:
-        raise FlexmbsError("--fps must be positive")
+    check_fps(fps)
     if suffix == ".pvd":
         info = write_pvd(scene, out, scale=scale, every=every, progress=log)
         payload = {"out": out, "files": len(info["files"]), "points_per_file": info["points"],

@@ -344,6 +344,9 @@ def rigid_body_problems(name: str, mass, inertia) -> list[str]:
     if not np.all(np.isfinite(j_c)):
         raise ModelError(f"body {name!r}: inertia must be finite numbers in kg m², got {j_c.tolist()}")
     moments = np.sort(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)))
+    if moments[0] < 0.0:
+        raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite (principal inertias "
+                         f"{moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} kg m²)")
     if moments[2] > (moments[0] + moments[1]) + 1e-6 * moments[2]:
         raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
                          f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
@@ -458,3 +461,49 @@ def dissipation_warnings(bodies, extremes: Extremes, stats: dict) -> list[str]:
             f"{omega / 2 / np.pi:.4g} Hz, damping ratio {zeta:.3g}; numerical {xi:.2g}), more than "
             f"{100 * DISSIPATION_SHARE:.0f} %: its oscillation decays faster than the structure's; to keep it run with "
             f"max_step <= {low:.2g} s (or rho_inf nearer 1: less damping of the constraint drift too)"]
+
+
+def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.ndarray:
+    """``value`` as a finite float vector of ``size`` numbers, or a one-line :class:`ModelError` naming ``what`` of
+    ``owner`` and its unit (issue 43: a position of NaN ran, text raised numpy's ValueError)."""
+    from fem.errors import ModelError
+
+    try:
+        if isinstance(value, (str, bytes)):
+            raise ValueError
+        array = np.asarray(value, dtype=float).reshape(size)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be {size} numbers in {unit}, got {value!r}") from None
+    if not np.all(np.isfinite(array)):
+        raise ModelError(f"{owner}: {what} must be finite numbers in {unit}, got {array.tolist()}")
+    return array
+
+
+def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
+    """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
+    1e-6 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
+    from fem.errors import ModelError
+
+    owner = f"body {name!r}"
+    check_vector(owner, "position", position, "m")
+    check_vector(owner, "velocity", velocity, "m/s")
+    check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
+    if orientation is None:
+        return
+    try:
+        if isinstance(orientation, (str, bytes)):
+            raise ValueError
+        arr = np.asarray(orientation, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or a quaternion, got "
+                         f"{orientation!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(f"{owner}: orientation must be finite numbers, got {arr.tolist()}")
+    if arr.shape == (4,) and not np.linalg.norm(arr) > 0.0:
+        raise ModelError(f"{owner}: orientation quaternion is zero; give [e0, e1, e2, e3] of a rotation")
+    if arr.shape == (3, 3):
+        error = float(np.max(np.abs(arr.T @ arr - np.eye(3))))
+        if error > 1e-6 or np.linalg.det(arr) < 0.0:
+            raise ModelError(f"{owner}: orientation is not a rotation matrix (columns orthonormal to "
+                             f"{error:.2g}, determinant {np.linalg.det(arr):.3g}): give the body axes in global "
+                             "coordinates as orthonormal columns, right-handed")

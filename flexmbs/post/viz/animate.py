@@ -79,6 +79,15 @@ def _bounds(scene: MachineScene, frames: np.ndarray, scale: float) -> list[float
     return [lo[0] - pad, hi[0] + pad, lo[1] - pad, hi[1] + pad, lo[2] - pad, hi[2] + pad]
 
 
+MAX_FPS = 1000.0  # frames per second: a GIF keeps frame times in 10 ms steps, a video player shows < 1000 fps
+
+
+def check_fps(fps) -> None:
+    """One line unless ``fps`` is a number in (0, MAX_FPS] (issue 43: --fps 1e9 was accepted)."""
+    if isinstance(fps, (str, bytes, bool)) or not isinstance(fps, (int, float)) or not 0.0 < fps <= MAX_FPS:
+        raise FlexmbsError(f"fps (--fps) must be a number of frames per second in (0, {MAX_FPS:g}], got {fps!r}")
+
+
 MAX_DRAWN_FRACTION = 10.0  # drawn elastic deformation above this many sizes of the machine: nothing else shows
 
 
@@ -375,6 +384,7 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     -------
     dict with ``frames`` (count), ``stress_max`` (Pa, colour-scale top), ``path``.
     """
+    check_fps(fps)
     scene = as_scene(scene)
     frames = frame_indices(scene.time.size, max_frames)
     check_scale(scene, frames, scale)
