@@ -481,7 +481,7 @@ def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.n
 
 def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
     """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
-    1e-6 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
+    1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
     from fem.errors import ModelError
 
     owner = f"body {name!r}"
@@ -503,7 +503,7 @@ def check_pose(name: str, position, orientation, velocity, angular_velocity) -> 
         raise ModelError(f"{owner}: orientation quaternion is zero; give [e0, e1, e2, e3] of a rotation")
     if arr.shape == (3, 3):
         error = float(np.max(np.abs(arr.T @ arr - np.eye(3))))
-        if error > 1e-6 or np.linalg.det(arr) < 0.0:
+        if error > 1e-3 or np.linalg.det(arr) < 0.0:
             raise ModelError(f"{owner}: orientation is not a rotation matrix (columns orthonormal to "
                              f"{error:.2g}, determinant {np.linalg.det(arr):.3g}): give the body axes in global "
                              "coordinates as orthonormal columns, right-handed")
