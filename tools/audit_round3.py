@@ -177,7 +177,11 @@ class Audit:
                 res = load_results(str(self.d / expect_file))
                 kept = f"kept {res.time.size} samples, status {res.status}"
             except Exception as exc:  # noqa: BLE001
-                self._record(cid, "ctrl-c", "data loss", f"results not readable after Ctrl-C: {exc}")
+                parts = sorted(p.name for p in self.d.glob(expect_file + "*"))
+                nothing = "before its first sample" in err or "compiling" in err and not parts
+                self._record(cid, "ctrl-c", "clean" if nothing else "data loss",
+                             f"exit {proc.returncode} {took:.1f} s after Ctrl-C, no results ({exc}); files {parts}; "
+                             f"{err.strip()[-300:]}")
                 return
         else:
             kept = ""
