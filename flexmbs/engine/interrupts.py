@@ -27,9 +27,9 @@ class deferred_interrupt:  # noqa: N801  (used as a context manager, like contex
         self._previous = None
 
     def _note(self, signum, frame) -> None:
-        if self.pending or _compiling(frame):  # a second Ctrl-C, or numba compiling (minutes): stop now (issue 43)
+        again, self.pending = self.pending, True  # noted first: a raise lost in a weakref callback is raised after
+        if again or _compiling(frame):  # a second Ctrl-C, or numba compiling (minutes): stop now (issue 43)
             raise KeyboardInterrupt
-        self.pending = True
 
     def __enter__(self) -> "deferred_interrupt":
         if threading.current_thread() is threading.main_thread() and \
