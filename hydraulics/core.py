@@ -250,6 +250,7 @@ class Signal(Component):
 def positive(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a positive number (inf allowed)."""
     for key, value in values.items():
+        _number(owner, key, value)
         if np.isnan(value) or value <= 0.0:
             raise ModelError(f"'{owner}': {key} must be positive, got {value}")
 
@@ -257,5 +258,12 @@ def positive(owner: str, **values: float) -> None:
 def non_negative(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a non-negative number."""
     for key, value in values.items():
+        _number(owner, key, value)
         if np.isnan(value) or value < 0.0:
             raise ModelError(f"'{owner}': {key} must not be negative, got {value}")
+
+
+def _number(owner: str, key: str, value) -> None:
+    """A number, not text or None (issue 43: ``Volume('V', '1e-3')`` raised a TypeError from numpy)."""
+    if isinstance(value, (str, bytes, bool)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ModelError(f"'{owner}': {key} must be a number (SI units), got {value!r} ({type(value).__name__})")

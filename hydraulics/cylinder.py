@@ -116,11 +116,15 @@ class Cylinder(Component):
                  friction=None, stop_stiffness: float = 1.0e9, stop_damping: float = 1.0e5,
                  stop_damping_depth: float = 1.0e-4, wall_bulk_modulus: float = math.inf, single_acting: bool = False):
         super().__init__(name)
-        if piston_area <= 0.0:
-            raise ModelError(f"cylinder '{name}': piston_area must be positive, got {piston_area} m^2")
-        if rod_side_area < 0.0 or (not single_acting and rod_side_area == 0.0):
+        if not (isinstance(piston_area, (int, float)) and 0.0 < piston_area < math.inf):  # nan too (issue 43)
+            raise ModelError(f"cylinder '{name}': piston_area must be positive, got {piston_area!r} m^2")
+        if not isinstance(rod_side_area, (int, float)) or not rod_side_area >= 0.0 or (
+                not single_acting and rod_side_area == 0.0):
             raise ModelError(f"cylinder '{name}': rod_side_area must be positive (use single_acting=True for none), "
-                             f"got {rod_side_area} m^2")
+                             f"got {rod_side_area!r} m^2")
+        if rod_side_area > piston_area:  # the annulus is the piston less the rod (issue 43)
+            raise ModelError(f"cylinder '{name}': rod_side_area {rod_side_area:g} m^2 is larger than piston_area "
+                             f"{piston_area:g} m^2; the annulus is the piston area less the rod's: swapped?")
         positive(name, stroke=stroke, stop_damping_depth=stop_damping_depth, wall_bulk_modulus=wall_bulk_modulus)
         non_negative(name, dead_volume_a=dead_volume_a, dead_volume_b=dead_volume_b, stop_stiffness=stop_stiffness,
                      stop_damping=stop_damping)

@@ -66,6 +66,9 @@ class Volume(Node):
         self.cavitation_pressure = float(cavitation_pressure)
         self.cavitation_conductance = float(cavitation_conductance)
         self.cavitation_width = float(cavitation_width)
+        if not (isinstance(initial_pressure, (int, float)) and math.isfinite(initial_pressure)):  # issue 43
+            raise ModelError(f"'{name}': initial_pressure must be a finite gauge pressure in Pa, got "
+                             f"{initial_pressure!r}")
         self._initial["pressure"] = float(initial_pressure)
 
     def add_subvolume(self, volume: float, wall_bulk_modulus: float = math.inf) -> None:
@@ -165,6 +168,8 @@ class Tank(Node):
 
     def __init__(self, name: str, pressure: float = 0.0):
         super().__init__(name)
+        if not (isinstance(pressure, (int, float)) and math.isfinite(pressure)):  # issue 43: nan ran
+            raise ModelError(f"'{name}': tank pressure must be a finite gauge pressure in Pa, got {pressure!r}")
         self.tank_pressure = float(pressure)
 
     def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:

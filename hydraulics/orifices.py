@@ -61,7 +61,7 @@ class Orifice(Component):
     def __init__(self, name: str, area, discharge_coefficient: float = 0.7,
                  transition_pressure: float = DEFAULT_TRANSITION_PRESSURE, transition: str = "cubic"):
         super().__init__(name)
-        if isinstance(area, (int, float)) and area < 0.0:
+        if isinstance(area, (int, float)) and not area >= 0.0:  # nan too (issue 43)
             raise ModelError(f"'{name}': area must not be negative, got {area} m^2")
         positive(name, discharge_coefficient=discharge_coefficient, transition_pressure=transition_pressure)
         if transition not in ("cubic", "linear"):

@@ -119,8 +119,9 @@ class DirectionalValve(Component):
     def __init__(self, name: str, paths, max_area: float, command, spool=None, discharge_coefficient: float = 0.7,
                  transition_pressure: float = DEFAULT_TRANSITION_PRESSURE, transition: str = "cubic"):
         super().__init__(name)
-        if max_area < 0.0:
-            raise ModelError(f"'{name}': max_area must not be negative, got {max_area} m^2")
+        if not (isinstance(max_area, (int, float)) and 0.0 < max_area < float("inf")):  # issue 43: 0 and nan
+            raise ModelError(f"'{name}': max_area must be a positive, finite area in m^2, got {max_area!r} (a valve "
+                             "of area 0 passes nothing: give its full opening area, or leave the valve out)")
         positive(name, discharge_coefficient=discharge_coefficient)
         self.paths = list(paths)
         if not self.paths:

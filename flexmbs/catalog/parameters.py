@@ -73,6 +73,9 @@ def check_parameter(case_name: str, key: str, value, default, spec: dict | None)
     """One-line :class:`ModelError` naming ``key`` when ``value`` is not finite, not an integer where one is
     expected, or outside the declared range."""
     spec = spec or {}
+    if (isinstance(value, (str, bytes)) and isinstance(default, (int, float)) and not isinstance(default, bool)):
+        about = f" ({spec['description']})" if spec.get("description") else ""
+        raise ModelError(f"{case_name}: parameter {key!r} takes a number, got {value!r}{about}")  # issue 43
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     unit = f" {spec['unit']}" if spec.get("unit") not in (None, "", "1") else ""
@@ -101,7 +104,42 @@ def validate_parameters(module, params: dict) -> dict:
     name = getattr(module, "NAME", "case")
     for key, value in merged.items():
         check_parameter(name, key, value, defaults.get(key), specs.get(key))
+    for key, value in params.items():
+        note = unit_slip(name, key, value, defaults.get(key), specs.get(key))
+        if note:
+            import warnings
+
+            from flexmbs.results.plausibility import PlausibilityWarning
+
+            warnings.warn(note, PlausibilityWarning, stacklevel=2)
     return merged
+
+
+# (unit, factor, what was probably typed): a value this factor away from its default (within a factor 1.5) is
+# a unit slip more often than a design (issue 43: tonnes typed as kg, bar or MPa as Pa, mm as m)
+_SLIPS = (("kg", 1e-3, "tonnes typed as kg"), ("kg", 1e3, "grams typed as kg"), ("Pa", 1e-5, "bar typed as Pa"),
+          ("Pa", 1e-6, "MPa typed as Pa"), ("m", 1e3, "millimetres typed as metres"),
+          ("m^3", 1e3, "litres typed as m^3"), ("deg", math.pi / 180.0, "radians typed as degrees"))
+
+
+def unit_slip(case_name: str, key: str, value, default, spec: dict | None) -> str:
+    """A heuristic note (issue 43) when an overridden value looks like a unit slip: a factor of :data:`_SLIPS`
+    from its default, or an angle in rad above a full turn (degrees typed as radians); ``""`` otherwise."""
+    unit = (spec or {}).get("unit")
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(default, bool)
+            or not isinstance(default, (int, float)) or not unit or not math.isfinite(value)):
+        return ""
+    if unit == "rad" and abs(value) > 2.0 * math.pi >= abs(default):
+        return (f"{case_name}: {key} = {value:g} rad is more than a full turn (its default is {default:g} rad): "
+                f"degrees typed as radians? {key} is in rad ({math.radians(value):.4g} rad = {value:g}°)")
+    if default == 0 or value == 0 or (value > 0) != (default > 0):
+        return ""
+    ratio = value / default
+    for slip_unit, factor, what in _SLIPS:
+        if unit == slip_unit and factor / 1.5 <= ratio <= factor * 1.5:
+            return (f"{case_name}: {key} = {value:g} {unit} is {ratio:.3g} x its default {default:g} {unit}: {what}? "
+                    f"{key} is in {unit}")
+    return ""
 
 
 def _convert(value, default):

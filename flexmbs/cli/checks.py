@@ -73,8 +73,9 @@ def check_mesh_request(shape: str, out: str, size: float | None, length: float |
                            f"use at most {0.5 * length:g} m")
     count = estimate_elements(shape, length, size, hexahedra)
     if count > MAX_MESH_ELEMENTS and not force:
-        raise FlexmbsError(f"flexmbs mesh: --size {size:g} m would give about {count:.2g} elements (limit "
-                           f"{MAX_MESH_ELEMENTS:.0e}); use a larger --size or add --force")
+        raise FlexmbsError(f"flexmbs mesh: --size {size:g} m on a part {length:g} m long (--length) would give "
+                           f"about {count:.2g} elements (limit {MAX_MESH_ELEMENTS:.0e}); use a larger --size, a "
+                           "shorter --length, or add --force")
 
 
 def check_damping(ratios) -> None:

@@ -189,6 +189,8 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
         raise FlexmbsError(f"--max-frequency must be a positive frequency in Hz, got {max_frequency}")
     if compare is not None and compare < 0:
         raise FlexmbsError(f"--compare must be 0 (skip) or a number of free-free modes, got {compare}")
+    if name is not None and not name.strip():  # issue 43: an empty body name was written
+        raise FlexmbsError("--name is empty: give the body a name (or leave --name out: the output file's stem)")
     matrices = (stiffness, mass_file, nodes) if any((stiffness, mass_file, nodes)) else None
     if (mesh is None) == (matrices is None) or (matrices is not None and None in matrices):
         raise FlexmbsError("give a MESH, or --stiffness K --mass M --nodes NODEFILE (all three, without MESH)")

@@ -74,7 +74,8 @@ def _require_motion(results, path: str) -> None:
 def modes_command(body_file, modes, out, scale, size, view, as_json, force=False):
     """Draw mode shapes of a flexible body: deformed surface coloured by displacement over the undeformed outline,
     reduced and full free–free FE frequencies in the titles."""
-    from flexmbs.post.viz.modes import load_body, mode_indices, save_modes_png, write_mode_gif, write_modes_vtu
+    from flexmbs.post.viz.modes import (check_mode_scale, load_body, mode_indices, save_modes_png, write_mode_gif,
+                                       write_modes_vtu)
     from flexmbs.post.viz.render import parse_size
 
     suffix = _output(out, (".png", ".gif", ".mp4", ".vtu"), [body_file], force)
@@ -84,6 +85,7 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
     body = load_body(body_file)
     numbers = list(modes) or (list(range(1, min(6, body.n_modes) + 1)) if suffix == ".png" else [1])
     mode_indices(body, numbers)  # clear error for a mode that does not exist
+    check_mode_scale(body, [k - 1 for k in numbers], scale)  # --scale 1e12: one line before rendering
     if suffix == ".vtu":
         if modes:
             log("note: the .vtu holds every mode; --mode is ignored")
@@ -128,15 +130,14 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
 def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json, force=False):
     """Animate a simulated machine: flexible bodies deformed and coloured by von Mises stress, rigid bodies from
     their markers."""
-    from flexmbs.post.viz.animate import animate, write_pvd
+    from flexmbs.post.viz.animate import animate, check_fps, write_pvd
     from flexmbs.post.viz.render import parse_size
     from flexmbs.post.viz.scene import load_scene
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"), [results_file], force)
     check_video(out)
     scene = load_scene(_results_input(results_file))
-    if fps <= 0:
-        raise FlexmbsError("--fps must be positive")
+    check_fps(fps)
     if suffix == ".pvd":
         info = write_pvd(scene, out, scale=scale, every=every, progress=log)
         payload = {"out": out, "files": len(info["files"]), "points_per_file": info["points"],

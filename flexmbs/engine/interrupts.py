@@ -5,7 +5,8 @@ Python callback (a time function, a user's force element), where the ``KeyboardI
 ctypes trampoline*: ctypes prints ``Exception ignored on calling ctypes callback function`` and drops it, and the run
 went on to its end. :class:`deferred_interrupt` replaces the handler for the length of one compiled call by one that
 only notes the signal; the caller raises ``KeyboardInterrupt`` after the call, once its state is consistent (a call
-lasts at most ~0.25 s, so Ctrl-C stops the run within a second).
+lasts at most ~0.25 s, so Ctrl-C stops the run within a second). A second Ctrl-C during one call, or one while
+numba compiles a kernel for its first use, raises at once.
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ class deferred_interrupt:  # noqa: N801  (used as a context manager, like contex
         self._previous = None
 
     def _note(self, signum, frame) -> None:
-        self.pending = True
+        again, self.pending = self.pending, True  # noted first: a raise lost in a weakref callback is raised after
+        if again or _compiling(frame):  # a second Ctrl-C, or numba compiling (minutes): stop now (issue 43)
+            raise KeyboardInterrupt
 
     def __enter__(self) -> "deferred_interrupt":
         if threading.current_thread() is threading.main_thread() and \
@@ -39,3 +42,19 @@ class deferred_interrupt:  # noqa: N801  (used as a context manager, like contex
             signal.signal(signal.SIGINT, self._previous)
             self._previous = None
         return False
+
+
+_COMPILER_NAMES = {"_compile_for_args", "compile_extra", "compile_ir", "_compile_core", "run_pass", "_runPass",
+                   "compile_cfunc", "_compile_cached"}
+
+
+def _compiling(frame, depth: int = 400) -> bool:
+    """Whether the interrupted Python code is numba compiling a kernel (its first use in a process can take a
+    minute of CPU; the deferred Ctrl-C waited for it: the run went on 30 s and more after Ctrl-C, issue 43). There
+    is no ctypes trampoline between that code and the caller, so the KeyboardInterrupt travels up normally."""
+    while frame is not None and depth > 0:
+        code = frame.f_code
+        if code.co_name in _COMPILER_NAMES and "numba" in code.co_filename:
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False

@@ -20,6 +20,7 @@ from .watchdog import MAX_STEPS_LIMIT
 
 __all__ = ["check_start", "check_request", "check_tolerances_resolvable"]
 
+MIN_T_END = 1e-9  # s: the shortest end time (a step of 1e-12 s at a time of 1 s is round-off)
 ROUND_OFF_MARGIN = 2.0  # a tolerance below this many units of round-off of its unknown cannot be met
 
 
@@ -41,6 +42,9 @@ def _check_end(t_end, max_steps) -> None:
             from None
     if not (t_end > 0.0 and math.isfinite(t_end)):
         raise SimulationError(f"t_end must be a positive, finite time in s, got {t_end}")
+    if t_end < MIN_T_END:  # issue 43: 1e-300 s ended in a ZeroDivisionError
+        raise SimulationError(f"t_end = {t_end:g} s is shorter than {MIN_T_END:g} s, below what a step can resolve; "
+                              "give the end time in s")
     if not (isinstance(max_steps, (int, np.integer)) and 1 <= max_steps <= MAX_STEPS_LIMIT):
         raise SimulationError(f"max_steps must be a whole number in 1..{MAX_STEPS_LIMIT:.0e}, got {max_steps!r}")
 

@@ -325,6 +325,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
     stats["t_end"] = float(run.state.t)
     stats["wall_time_s"] = _time.perf_counter() - wall0
     stats["compile_time_s"] = float(watchdog.compile_seconds)  # kernels compiled by this run (said on stderr)
+    stats["rho_inf"] = float(integ.rho_inf)  # the plausibility check of numerical dissipation (issue 43)
     stats["engine"] = used
     if unexpected is None and recorder.last_time is not None and recorder.last_time < run.state.t:
         try:

@@ -65,6 +65,8 @@ class _InertialBody:
     """Shared part of rigid and flexible bodies: invariants, coordinates, inertia terms."""
 
     def __init__(self, name, position, orientation, velocity, angular_velocity):
+        from flexmbs.results.plausibility import check_pose  # issue 43: finite numbers, a rotation
+        check_pose(name, position, orientation, velocity, angular_velocity)
         self.name = str(name)
         self.index = -1  # set by Model.add_body
         self.offset = 0  # first coordinate of this body in the system vector
@@ -183,14 +185,18 @@ class RigidBody(_InertialBody):
     def __init__(self, name, mass, inertia, centre_of_mass=(0.0, 0.0, 0.0), position=(0.0, 0.0, 0.0),
                  orientation=None, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
         super().__init__(name, position, orientation, velocity, angular_velocity)
-        j_c = np.asarray(inertia, dtype=float)
+        try:
+            j_c = np.asarray(inertia, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"body {name!r}: inertia must be numbers in kg m², a 3x3 tensor or its diagonal, got "
+                             f"{inertia!r}") from None
         if j_c.shape == (3,):
             j_c = np.diag(j_c)
         if j_c.shape != (3, 3):
             raise ModelError(f"body {name!r}: inertia must be a 3x3 tensor or its diagonal, got shape {j_c.shape}")
-        if np.any(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)) < 0.0):
-            raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite")
-        c = np.asarray(centre_of_mass, dtype=float).reshape(3)
+        from flexmbs.results.plausibility import check_rigid_body, check_vector  # issue 43
+        check_rigid_body(name, mass, j_c)
+        c = check_vector(f"body {name!r}", "centre_of_mass", centre_of_mass, "m")
         self.centre_of_mass_local = c
         inertia_origin = j_c + mass * (c @ c * np.eye(3) - np.outer(c, c))  # parallel-axis theorem
         z3m = np.zeros((3, 0))
@@ -224,6 +230,9 @@ class FlexibleBody(_InertialBody):
             from reduction.io import read_flexbody  # the reduction package's reader (validates the file)
 
             flexbody = read_flexbody(flexbody)
+        if not hasattr(flexbody, "invariants"):  # issue 43: None raised an AttributeError
+            raise ModelError(f"body {name!r}: flexbody must be a reduced body (reduction.FlexBody) or the path of a "
+                             f"*.flex.h5 file, got {type(flexbody).__name__}")
         self.flexbody = flexbody
         n_all = flexbody.n_modes
         sel = np.arange(n_all) if modes is None else np.asarray(modes, dtype=int)
@@ -234,6 +243,8 @@ class FlexibleBody(_InertialBody):
         omega = 2.0 * np.pi * np.asarray(flexbody.frequencies_hz, dtype=float)[sel]
         zeta = np.asarray(flexbody.damping_ratios, dtype=float)[sel] if damping_ratio is None else (
             np.broadcast_to(np.asarray(damping_ratio, dtype=float), sel.shape))
+        if damping_ratio is not None and not np.all((zeta >= 0.0) & (zeta < 1.0)):  # issue 43: -1, nan ran
+            raise ModelError(f"body {name!r}: damping_ratio must be in [0, 1) (0.02 = 2 %), got {damping_ratio!r}")
         self.frequencies_hz = omega / (2.0 * np.pi)
         self.node_positions = np.asarray(flexbody.positions, dtype=float)
         self.node_translations = np.ascontiguousarray(np.asarray(flexbody.translations)[:, :, sel])

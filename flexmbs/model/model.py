@@ -56,7 +56,9 @@ class Model:
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0), planar: bool = False):
         self.name = name
-        self.gravity = np.asarray(gravity, dtype=float).reshape(3)
+        from flexmbs.results.plausibility import check_vector  # issue 43: text or NaN named
+
+        self.gravity = check_vector(f"model {name!r}", "gravity", gravity, "m/s²")
         self.planar = bool(planar)
         self.ground = Ground()
         self.bodies: list = []
@@ -111,6 +113,10 @@ class Model:
                 f"marker {name!r}: body {getattr(body, 'name', body)!r} is not part of model {self.name!r}")
         name = name or f"{body.name}.m{len(self.markers)}"
         self._claim("marker", name)
+        if position is not None:  # issue 43: a NaN position ran
+            from flexmbs.results.plausibility import check_vector
+
+            check_vector(f"marker {name!r}", "position", position, "m")
         marker = Marker(name, body, position=position, orientation=orientation, node=node)
         marker.index = len(self.markers)
         self.markers.append(marker)

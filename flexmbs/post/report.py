@@ -194,9 +194,10 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
         Factor on the elastic deformation (stress is never scaled).
     """
     go, _, _ = _plotly()
-    from flexmbs.post.viz.animate import _stress_range, frame_indices, ground_corners, up_axis
+    from flexmbs.post.viz.animate import _stress_range, check_scale, frame_indices, ground_corners, up_axis
 
     frames = frame_indices(scene.time.size, max_frames)
+    check_scale(scene, frames, scale)  # issue 43: --scale 1e12 drew nothing but the deformation
     bodies = [b for b in scene.bodies if b.points.size]
     if not bodies:
         raise FlexmbsError(f"{scene.path!r} describes no body with a shape: nothing to draw in 3D")

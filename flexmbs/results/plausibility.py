@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "axial_load_operator", "MAX_ELASTIC_FRACTION"]
+__all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "axial_load_operator", "MAX_ELASTIC_FRACTION",
+           "rigid_body_problems", "check_rigid_body"]
 
 MAX_ELASTIC_FRACTION = 0.05  # floating frame with linear elastic modes: small deformation only
 PRESSURE_MARGIN = 1.1  # above the highest relief/supply setting by more than 10 %
@@ -32,7 +33,6 @@ SPIN_FRACTION = 0.02
 # has ω² = ω₀² (1 − N/P_cr) (tension: 1 + N/P_cr), so the missing term shifts its lowest bending frequency by
 # ≈ ½ N/P_cr, more than 1 % — the same 1 % as the spin threshold. P_cr is an estimate (:func:`axial_load_operator`).
 LOAD_FRACTION = 0.02
-MAX_ALL_PAIRS = 64  # interfaces up to which every pair is checked
 FREE_FREE_BETA_L = 4.730041  # first free–free bending root of a uniform beam, β₁L (ω₁ = (β₁L)² √(EI/(m L³)))
 
 
@@ -41,50 +41,72 @@ class PlausibilityWarning(UserWarning):
 
 
 def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
-    """Axial loads between the interfaces of a flexible body, read off its elastic coordinates, and an Euler load
-    estimate of each pair (issue 28); ``None`` for a body with fewer than two interfaces.
+    """Axial forces of a flexible body along its axis between consecutive interfaces, read off its elastic
+    coordinates through the interface forces, and an Euler load estimate of each segment (issues 28 and 43);
+    ``None`` for a body with fewer than two interfaces with translations.
 
-    Every pair of interfaces with translations (more than :data:`MAX_ALL_PAIRS`: each with the one farthest from it).
-    For the interfaces ``a``, ``b`` (axis ``e`` from a to b, undeformed) the elongation is ``δ = gᵀ q`` with
-    ``g = (T_b − T_a)ᵀ e`` (translation rows of the modes) and the reduced body's axial flexibility between them is
-    ``c = gᵀ K_ff⁻¹ g``: ``N = δ / c`` (tension positive) is the pair force that stretches the body by ``δ`` — exact
-    for a body loaded by that pair alone (a column pressed or a tie pulled by its ends). The Euler load estimate is
-    that of a pinned–pinned uniform beam whose lowest free–free frequency ``ω₁`` is the body's:
-    ``EI ≈ ω₁² m L³ / (β₁L)⁴`` (``L`` the body's size, ``m`` its mass), ``P_cr ≈ π² EI / L_ab²``.
+    The interface loads ``w`` (forces, and moments where an interface has rotations) are those whose generalized
+    forces the elastic coordinates balance, ``B_Iᵀ w = K_ff q`` (``B_I`` the interfaces' translation and rotation
+    rows of the modes; least squares, the smallest such loads where several fit). The body's axis ``e`` is the
+    principal direction of its nodes (largest spread); the interfaces are ordered by their position ``s`` along
+    it, and the axial force of the segment between consecutive interfaces ``k`` and ``k+1`` is the mean of the two
+    cuts, ``N_k = ½ (Σ_{i>k} f_i·e − Σ_{i≤k} f_i·e)`` (tension positive): exact for a body loaded by its
+    interfaces alone (a column pressed or a tie pulled by its ends), and a lug's offset from the axis or its local
+    bending does not count as axial load (issue 43: the displacements of an off-axis lug along the axis, read as
+    an elongation before, made a crane boom "carry" 4.6e4 N where its axial force was below 2 kN).
+
+    The Euler load estimate is that of a pinned–pinned uniform beam over the interfaces' span ``L_s`` whose lowest
+    free–free frequency ``ω₁`` is the body's: ``EI ≈ ω₁² m L³ / (β₁L)⁴`` (``L`` the body's size, ``m`` its
+    mass), ``P_cr ≈ π² EI / L_s²``; a segment of length ``L_k`` shifts ``ω²`` by about its share ``L_k / L_s`` of
+    a force over the whole span, so each segment's estimate is ``P_cr L_s / L_k``.
 
     Returns
     -------
-    (pairs, operator, p_cr): names ``"a–b"`` (p,), ``N = operator @ q`` (p, m) N per modal unit, estimates (p,) N.
+    (pairs, operator, p_cr): segment names ``"a–b"`` (p,), ``N = operator @ q`` (p, m) N per modal unit,
+    estimates (p,) N.
     """
     flexbody = getattr(body, "flexbody", None)
     stiffness = np.asarray(getattr(body, "modal_stiffness", []), dtype=float)
     if flexbody is None or stiffness.size == 0 or np.any(stiffness <= 0.0):
         return None
-    found = [(i.name, i.node) for i in getattr(flexbody, "interfaces", []) if set("123") <= set(i.retained_dofs)]
+    found = [(i.name, i.node, set("456") <= set(i.retained_dofs)) for i in getattr(flexbody, "interfaces", [])
+             if set("123") <= set(i.retained_dofs)]
     if len(found) < 2:
         return None
-    nodes = np.array([node for _, node in found])
     pos, shapes = np.asarray(body.node_positions, dtype=float), np.asarray(body.node_translations, dtype=float)
-    if len(found) <= MAX_ALL_PAIRS:
-        first, second = np.triu_indices(len(found), 1)
-    else:  # many interfaces: each with the one farthest from it (the long load paths), not all n²/2 pairs
-        at = pos[nodes]
-        first = np.arange(len(found))
-        second = np.concatenate([np.argmax(np.linalg.norm(at[k:k + 256, None, :] - at[None, :, :], axis=2), axis=1)
-                                 for k in range(0, len(found), 256)])  # 256 rows at a time: bounded memory
-        first, second = np.unique(np.sort(np.column_stack([first, second]), axis=1), axis=0).T
-    axis = pos[nodes[second]] - pos[nodes[first]]
-    length = np.linalg.norm(axis, axis=1)
-    keep = length > 0.0
-    first, second, axis, length = first[keep], second[keep], axis[keep], length[keep]
-    g = np.einsum("pi,pim->pm", axis / length[:, None], shapes[nodes[second]] - shapes[nodes[first]])
-    compliance = np.einsum("pm,pm->p", g, g / stiffness)
-    keep = compliance > 0.0
+    rotations = getattr(body, "node_rotations", None)
+    centred = pos - pos.mean(axis=0)
+    axis = np.linalg.eigh(centred.T @ centred)[1][:, -1]  # principal direction of the nodes
+    axis = axis * (1.0 if axis[np.argmax(np.abs(axis))] > 0.0 else -1.0)  # a sign of the geometry, not of LAPACK
+    rows, force_rows = [], []
+    for name, node, turns in found:
+        force_rows.append(sum(len(r) for r in rows))
+        rows.append(shapes[node])
+        if turns and rotations is not None:
+            rows.append(np.asarray(rotations, dtype=float)[node])
+    b_interface = np.concatenate(rows)  # (r, m)
+    loads = np.linalg.pinv(b_interface.T) * stiffness[None, :]  # w = loads @ q, (r, m)
+    along = np.array([loads[k:k + 3].T @ axis for k in force_rows])  # f_i·e per modal unit, (n, m)
+    s = pos[[node for _, node, _ in found]] @ axis
+    order = np.argsort(s, kind="stable")
+    s, along = s[order], along[order]
+    span = float(s[-1] - s[0])
     size = float(np.linalg.norm(np.ptp(pos, axis=0)))
+    if span <= 1e-6 * size:
+        return None
+    pairs, operator, lengths = [], [], []
+    for k in range(len(found) - 1):
+        length = float(s[k + 1] - s[k])
+        if length <= 1e-6 * span:  # two interfaces at one section: no segment between them
+            continue
+        pairs.append(f"{found[order[k]][0]}–{found[order[k + 1]][0]}")
+        operator.append(0.5 * (along[k + 1:].sum(axis=0) - along[:k + 1].sum(axis=0)))
+        lengths.append(length)
+    if not pairs:
+        return None
     omega1 = 2.0 * np.pi * float(np.min(body.frequencies_hz))
     ei = omega1**2 * float(body.mass) * size**3 / FREE_FREE_BETA_L**4
-    pairs = [f"{found[a][0]}–{found[b][0]}" for a, b in zip(first[keep], second[keep])]
-    return pairs, g[keep] / compliance[keep, None], np.pi**2 * ei / length[keep] ** 2
+    return pairs, np.array(operator), np.pi**2 * ei / span**2 * span / np.array(lengths)
 
 
 class Extremes:
@@ -95,6 +117,9 @@ class Extremes:
     def __init__(self, system=None):
         self.pressure = (-np.inf, "", 0.0)
         self.modal: dict[str, tuple[float, np.ndarray, float]] = {}
+        self.modal_range: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # modal key -> (lowest, highest) per mode
+        # modal key -> (last time, last value, lowest rate, highest rate) per mode: the frequency it oscillates at
+        self.rates: dict[str, tuple] = {}
         self.spin: dict[str, tuple[float, float]] = {}  # body angular velocity key -> (largest |ω| rad/s, time)
         # modal key -> (pairs, operator (p, m), 1/P_cr (p,)), and -> (largest |N|/P_cr, N N, pair, time)
         self._axial: dict[str, tuple] = {}
@@ -119,6 +144,10 @@ class Extremes:
             k = int(np.argmax(columns[key]))
             if columns[key][k] > self.pressure[0]:
                 self.pressure = (float(columns[key][k]), key, float(times[k]))
+        for key in self._modal_keys:
+            block = np.asarray(columns[key], dtype=float)
+            self._range(key, block.min(axis=0), block.max(axis=0))
+            self._rates(key, np.asarray(times, dtype=float), block)
         for key, store in [(k, "modal") for k in self._modal_keys] + [(k, "spin") for k in self._spin_keys]:
             norms = np.sqrt(np.sum(np.asarray(columns[key]) ** 2, axis=1))
             k = int(np.argmax(norms))
@@ -136,6 +165,8 @@ class Extremes:
                 self.pressure = (float(value), key, t)
         for key in self._modal_keys:
             value = row[key]
+            self._range(key, np.asarray(value, dtype=float), np.asarray(value, dtype=float))
+            self._rates(key, np.array([t], dtype=float), np.asarray(value, dtype=float)[None])
             norm = float(np.sqrt(np.dot(value, value)))
             if norm > self.modal.get(key, (-1.0,))[0]:
                 self.modal[key] = (norm, np.array(value), t)
@@ -145,6 +176,30 @@ class Extremes:
             if norm > self.spin.get(key, (-1.0,))[0]:
                 self.spin[key] = (norm, t)
         self._axial_update(np.array([t]), {k: np.asarray(row[k])[None] for k in self._axial if k in row})
+
+    def _rates(self, key: str, times: np.ndarray, block: np.ndarray) -> None:
+        """Running lowest and highest rate of each coordinate (differences of consecutive samples, continued
+        across calls): with the range of the coordinate, the frequency it oscillates at."""
+        last = self.rates.get(key)
+        if last is not None:
+            times, block = np.concatenate([[last[0]], times]), np.vstack([last[1][None], block])
+        dt = np.diff(times)
+        keep = dt > 0.0
+        low = high = None
+        if np.any(keep):
+            rate = np.diff(block, axis=0)[keep] / dt[keep, None]
+            low, high = rate.min(axis=0), rate.max(axis=0)
+            if last is not None and last[2] is not None:
+                low, high = np.minimum(last[2], low), np.maximum(last[3], high)
+        elif last is not None:
+            low, high = last[2], last[3]
+        self.rates[key] = (float(times[-1]), np.array(block[-1], dtype=float), low, high)
+
+    def _range(self, key: str, low: np.ndarray, high: np.ndarray) -> None:
+        if key in self.modal_range:
+            old_low, old_high = self.modal_range[key]
+            low, high = np.minimum(old_low, low), np.maximum(old_high, high)
+        self.modal_range[key] = (np.array(low, dtype=float), np.array(high, dtype=float))
 
     def _axial_update(self, times, columns: dict) -> None:
         """Largest |N|/P_cr of each watched body over samples (``columns``: modal key -> (n_t, m))."""
@@ -248,6 +303,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
                 out.append(f"lowest elastic frequency of body {body.name!r} is {freqs.min():.3g} Hz, implausibly low "
                            "for a structural part: a unit slip in E (Pa) or density (kg/m³)?")
     out += _geometric_warning(system.bodies, extremes)
+    out += dissipation_warnings(system.bodies, extremes, stats)
     t_end, steps = stats.get("t_end", 0.0), stats.get("steps", 0)
     wall = stats.get("wall_time_s", 0.0) - stats.get("compile_time_s", 0.0)  # a first run's compile is not slowness
     cause = ""
@@ -260,3 +316,194 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
         out.append(f"the run took {wall:.0f} s for {t_end:.4g} s simulated ({wall / t_end:.0f}x slower than real "
                    f"time, mean step {t_end / max(steps, 1):.3g} s){cause}")
     return out
+
+
+# a rigid body whose mass and inertia make a uniform box lighter than this (kg/m³, a thousandth of air's density):
+# a mass in tonnes typed as kg makes the box 31.6x larger in each side and 3.2e7x lighter (issue 43)
+MIN_BOX_DENSITY = 1e-3
+
+
+def rigid_body_problems(name: str, mass, inertia) -> list[str]:
+    """Checks of a rigid body's mass and inertia at the API (issue 43); raises a one-line :class:`ModelError` for
+    impossible values and returns heuristic notes (a unit slip) for the caller to warn.
+
+    * ``mass``: a positive, finite number (kg);
+    * ``inertia`` (3, 3) kg m² about the centre of mass: finite, and its principal moments obey the triangle
+      inequality ``I₃ ≤ I₁ + I₂`` (``I₁ + I₂ − I₃ = 2 ∫ z² dm ≥ 0`` for every mass distribution), to 1e-6 of the
+      largest;
+    * note: the uniform box with these principal moments (sides ``a² = 6 (I₂ + I₃ − I₁)/m`` ...) lighter than
+      :data:`MIN_BOX_DENSITY` — a mass typed in tonnes where kg is meant, or an inertia in g mm² or too large.
+    """
+    from fem.errors import ModelError
+
+    if isinstance(mass, (str, bytes, bool)) or not isinstance(mass, (int, float, np.integer, np.floating)):
+        raise ModelError(f"body {name!r}: mass must be a number in kg, got {mass!r} ({type(mass).__name__})")
+    if not (np.isfinite(mass) and mass > 0.0):
+        raise ModelError(f"body {name!r}: mass must be a positive, finite number in kg, got {mass!r}")
+    j_c = np.asarray(inertia, dtype=float)
+    if not np.all(np.isfinite(j_c)):
+        raise ModelError(f"body {name!r}: inertia must be finite numbers in kg m², got {j_c.tolist()}")
+    moments = np.sort(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)))
+    if moments[0] < 0.0:
+        raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite (principal inertias "
+                         f"{moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} kg m²)")
+    if moments[2] > (moments[0] + moments[1]) + 1e-6 * moments[2]:
+        raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
+                         f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
+                         "mass distribution has them): check the values and their axes")
+    sides2 = 6.0 * (moments.sum() - 2.0 * moments) / float(mass)
+    if np.all(sides2 > 0.0):
+        sides = np.sqrt(sides2)
+        density = float(mass) / float(np.prod(sides))
+        if density < MIN_BOX_DENSITY:
+            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
+                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "
+                    f"{density:.2g} kg/m³, below a thousandth of air's density: a mass in tonnes typed as kg (or an "
+                    "inertia too large)? mass is in kg, inertia in kg m²"]
+    return []
+
+
+def check_rigid_body(name: str, mass, inertia) -> None:
+    """:func:`rigid_body_problems`, its notes issued as :class:`PlausibilityWarning` (one ``warning:`` line)."""
+    import warnings
+
+    for text in rigid_body_problems(name, mass, inertia):
+        warnings.warn(text, PlausibilityWarning, stacklevel=4)
+
+
+# issue 43: the share of a mode's energy the integrator's numerical dissipation may remove over a run before a
+# warning (10 %: the amplitude down by 5 %), for modes it damps more than their own damping and that carry at least
+# EXCITED_SHARE of the largest oscillation energy of their body
+DISSIPATION_SHARE = 0.10
+EXCITED_SHARE = 0.01
+DEFAULT_RHO_INF = 0.8  # flexmbs.simulate's default
+MIN_SWING = 1e-7  # a mode swinging its points by less than this fraction of the body's size is not oscillating
+
+
+def spectral_radius(omega_h, rho_inf: float) -> np.ndarray:
+    """Spectral radius of the generalized-α method (Arnold & Brüls 2007, Chung & Hulbert 1993 parameters from
+    ``rho_inf``) on the undamped oscillator ``ẍ = −ω² x`` at ``Ω = ω h``: the factor by which the amplitude of a
+    free oscillation shrinks per step (1 at Ω → 0, ``rho_inf`` at Ω → ∞). Largest eigenvalue modulus of the
+    one-step map of ``(x, v, a, ẍ)``."""
+    r = float(rho_inf)
+    am, af = (2.0 * r - 1.0) / (r + 1.0), r / (r + 1.0)
+    g = 0.5 + af - am
+    b = 0.25 * (g + 0.5) ** 2
+    out = []
+    for big in np.atleast_1d(np.asarray(omega_h, dtype=float)):
+        w2 = big * big  # h = 1
+        new = np.array([[1.0, 0.0, -b, 0.0], [0.0, 1.0, -g, 0.0], [(1.0 - af) * w2, 0.0, 1.0 - am, 0.0],
+                        [w2, 0.0, 0.0, 1.0]])
+        old = np.array([[1.0, 1.0, 0.5 - b, 0.0], [0.0, 1.0, 1.0 - g, 0.0], [0.0, 0.0, -am, af],
+                        [0.0, 0.0, 0.0, 0.0]])
+        out.append(float(np.max(np.abs(np.linalg.eigvals(np.linalg.solve(new, old))))))
+    return np.array(out)
+
+
+def dissipation_warnings(bodies, extremes: Extremes, stats: dict) -> list[str]:
+    """One line per run when the integrator's numerical dissipation removed more than :data:`DISSIPATION_SHARE`
+    of the energy of an elastic mode that oscillated (issue 43: an undamped mode lost its amplitude without a
+    word). For each mode of frequency ``ω`` and damping ratio ``ζ``: at the run's mean step ``h`` the amplitude
+    shrinks by :func:`spectral_radius` ``ρ(ωh)`` per step, so over ``n`` steps the share ``1 − ρ^{2n}`` of its
+    energy is lost; counted when the numerical decay rate ``−ln ρ / h`` exceeds the mode's own ``c/2`` (the
+    integrator, not the structure, damps it) and the mode oscillated with at least :data:`EXCITED_SHARE` of the largest
+    oscillation energy ``½ k (Δq/2)²`` of its body's modes, moving its points by more than :data:`MIN_SWING` of
+    the body's size. ``ω`` is the frequency its coordinate oscillated at in the run, the range of its rate over its
+    range (a body's mode is not a mode of the machine)."""
+    rho_inf = float(stats.get("rho_inf", DEFAULT_RHO_INF))
+    steps, t_end = int(stats.get("steps", 0) or 0), float(stats.get("t_end", 0.0) or 0.0)
+    if rho_inf >= 1.0 or steps < 1 or t_end <= 0.0:
+        return []
+    h = t_end / steps
+    worst = None
+    for body in bodies:
+        key = f"body/{body.name}/modal_coordinates"
+        if not getattr(body, "n_modes", 0) or key not in extremes.modal_range:
+            continue
+        low, high = extremes.modal_range[key]
+        stiffness = np.asarray(body.modal_stiffness, dtype=float)
+        energy = 0.5 * stiffness * (0.5 * (high - low)) ** 2
+        if not energy.size or not np.max(energy) > 0.0:
+            continue
+        decay = 0.5 * np.asarray(body.modal_damping, dtype=float)  # 1/s, the mode's own amplitude decay rate
+        # the frequency each coordinate oscillated at, range of its rate over its range (2Aω / 2A for A sin ωt):
+        # in the machine a body's mode is not a mode of the system (a clamped beam swings below its free–free
+        # frequencies); the rate weighs the faster components, which the integrator damps most
+        rates = extremes.rates.get(key)
+        if rates is None or rates[2] is None:
+            continue
+        swing = high - low
+        omega = np.where(swing > 0.0, (rates[3] - rates[2]) / np.where(swing > 0.0, swing, 1.0), 0.0)
+        omega = np.minimum(omega, np.pi / h)  # no faster than the samples can show
+        shapes = np.asarray(body.node_translations, dtype=float)
+        peak = np.linalg.norm(shapes, axis=1).max(axis=0) if shapes.size else np.zeros(omega.size)  # m per unit
+        size = _body_size(np.asarray(body.node_positions, dtype=float))
+        for j in np.flatnonzero(energy >= EXCITED_SHARE * np.max(energy)):
+            if omega[j] <= 0.0 or 0.5 * (high[j] - low[j]) * peak[j] < MIN_SWING * size:
+                continue  # a swing of round-off, not an oscillation
+            rho = float(spectral_radius(omega[j] * h, rho_inf)[0])
+            xi = -np.log(rho) / (omega[j] * h) if rho > 0.0 else np.inf
+            share = 1.0 - rho ** (2.0 * steps)
+            if xi * omega[j] > decay[j] and share > DISSIPATION_SHARE and (worst is None or share > worst[0]):
+                worst = (share, body.name, int(j), omega[j], decay[j] / omega[j], xi)
+    if worst is None:
+        return []
+    share, name, j, omega, zeta, xi = worst
+    low, high = 1e-12 * t_end, h  # the largest mean step that keeps the loss below half the share (bisection)
+    for _ in range(60):
+        mid = np.sqrt(low * high)
+        if 1.0 - float(spectral_radius(omega * mid, rho_inf)[0]) ** (2.0 * t_end / mid) > 0.5 * DISSIPATION_SHARE:
+            high = mid
+        else:
+            low = mid
+    return [f"the integrator's numerical dissipation (rho_inf = {rho_inf:g}, mean step {h:.3g} s over {steps} steps) "
+            f"removed about {100 * share:.0f} % of the energy of mode {j + 1} of body {name!r} (oscillating at "
+            f"{omega / 2 / np.pi:.4g} Hz, damping ratio {zeta:.3g}; numerical {xi:.2g}), more than "
+            f"{100 * DISSIPATION_SHARE:.0f} %: its oscillation decays faster than the structure's; to keep it run with "
+            f"max_step <= {low:.2g} s (or rho_inf nearer 1: less damping of the constraint drift too)"]
+
+
+def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.ndarray:
+    """``value`` as a finite float vector of ``size`` numbers, or a one-line :class:`ModelError` naming ``what`` of
+    ``owner`` and its unit (issue 43: a position of NaN ran, text raised numpy's ValueError)."""
+    from fem.errors import ModelError
+
+    try:
+        if isinstance(value, (str, bytes)):
+            raise ValueError
+        array = np.asarray(value, dtype=float).reshape(size)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be {size} numbers in {unit}, got {value!r}") from None
+    if not np.all(np.isfinite(array)):
+        raise ModelError(f"{owner}: {what} must be finite numbers in {unit}, got {array.tolist()}")
+    return array
+
+
+def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
+    """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
+    1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
+    from fem.errors import ModelError
+
+    owner = f"body {name!r}"
+    check_vector(owner, "position", position, "m")
+    check_vector(owner, "velocity", velocity, "m/s")
+    check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
+    if orientation is None:
+        return
+    try:
+        if isinstance(orientation, (str, bytes)):
+            raise ValueError
+        arr = np.asarray(orientation, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or a quaternion, got "
+                         f"{orientation!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(f"{owner}: orientation must be finite numbers, got {arr.tolist()}")
+    if arr.shape == (4,) and not np.linalg.norm(arr) > 0.0:
+        raise ModelError(f"{owner}: orientation quaternion is zero; give [e0, e1, e2, e3] of a rotation")
+    if arr.shape == (3, 3):
+        error = float(np.max(np.abs(arr.T @ arr - np.eye(3))))
+        if error > 1e-3 or np.linalg.det(arr) < 0.0:
+            raise ModelError(f"{owner}: orientation is not a rotation matrix (columns orthonormal to "
+                             f"{error:.2g}, determinant {np.linalg.det(arr):.3g}): give the body axes in global "
+                             "coordinates as orthonormal columns, right-handed")

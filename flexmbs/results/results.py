@@ -221,7 +221,7 @@ class ResultsWriter:
         from .safe_files import _acquire, check_writable, part_path
 
         self.path = str(path)
-        check_writable(self.path, "results file")
+        check_writable(self.path, "results file", suffixes=(".h5",))  # issue 43: output="x.txt" wrote HDF5
         check_replace(self.path, "results file", force=force, inputs=inputs, option="results file",
                       force_hint=" (or pass force=True)")
         self._lock = os.path.abspath(self.path) if lock else None

@@ -52,6 +52,9 @@ def parse_vary(items) -> dict:
         if key in variations:
             raise ModelError(f"--vary: parameter {key!r} given twice")
         variations[key] = [v.strip() for v in values.split(",") if v.strip()]
+        twice = sorted({v for v in variations[key] if variations[key].count(v) > 1})
+        if twice:  # issue 43: a repeated value ran the same variant twice (and one record replaced the other)
+            raise ModelError(f"--vary {key}: value {twice[0]} is given twice in {item!r}; list each value once")
     return variations
 
 

@@ -8,6 +8,7 @@ magnifies the elastic deformation only, never the stress.
 """
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -76,6 +77,40 @@ def _bounds(scene: MachineScene, frames: np.ndarray, scale: float) -> list[float
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     pad = 0.05 * float(np.linalg.norm(hi - lo))
     return [lo[0] - pad, hi[0] + pad, lo[1] - pad, hi[1] + pad, lo[2] - pad, hi[2] + pad]
+
+
+MAX_FPS = 1000.0  # frames per second: a GIF keeps frame times in 10 ms steps, a video player shows < 1000 fps
+
+
+def check_fps(fps) -> None:
+    """One line unless ``fps`` is a number in (0, MAX_FPS] (issue 43: --fps 1e9 was accepted)."""
+    if isinstance(fps, (str, bytes, bool)) or not isinstance(fps, (int, float)) or not 0.0 < fps <= MAX_FPS:
+        raise FlexmbsError(f"fps (--fps) must be a number of frames per second in (0, {MAX_FPS:g}], got {fps!r}")
+
+
+MAX_DRAWN_FRACTION = 10.0  # drawn elastic deformation above this many sizes of the machine: nothing else shows
+
+
+def check_scale(scene: MachineScene, frames, scale: float) -> None:
+    """One line (:class:`FlexmbsError`) when ``scale`` draws the run's largest elastic displacement (over the
+    frames) beyond :data:`MAX_DRAWN_FRACTION` sizes of the machine (issue 43: ``--scale 1e12`` was accepted)."""
+    flexible = [b for b in scene.bodies if b.flexible and b.points.size]
+    if not flexible or not math.isfinite(scale):
+        return
+    peak, where = 0.0, ("", 0.0)
+    for b in flexible:
+        for k in frames:
+            u = float(np.linalg.norm(scene.elastic_displacement(b.name, int(k)), axis=1).max())
+            if u > peak:
+                peak, where = u, (b.name, float(scene.time[int(k)]))
+    pts = np.vstack([b.points for b in scene.bodies if b.points.size])
+    size = float(np.linalg.norm(np.ptp(pts, axis=0)))
+    drawn = abs(scale) * peak
+    if size > 0.0 and drawn > MAX_DRAWN_FRACTION * size:
+        raise FlexmbsError(f"scale {scale:g} (--scale) draws the largest elastic displacement ({peak:.3g} m, body "
+                           f"{where[0]!r} at t = {where[1]:.4g} s) at {drawn:.3g} m, {drawn / size:.3g} x the size of "
+                           f"the machine ({size:.3g} m): the picture would show nothing but the deformation; use a "
+                           f"scale <= {MAX_DRAWN_FRACTION * size / peak:.3g} (1 draws it true to size)")
 
 
 def _add_bodies(plotter, scene: MachineScene, k: int, scale: float, stress_max: float) -> dict:
@@ -349,8 +384,10 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     -------
     dict with ``frames`` (count), ``stress_max`` (Pa, colour-scale top), ``path``.
     """
+    check_fps(fps)
     scene = as_scene(scene)
     frames = frame_indices(scene.time.size, max_frames)
+    check_scale(scene, frames, scale)
     drawing = _Frames(scene, frames, scale, window_size, view)
     images = []
     try:
@@ -397,6 +434,7 @@ def write_pvd(scene: MachineScene | str, path: str, scale: float = 1.0, every: i
     scene = as_scene(scene)
     if every < 1:
         raise FlexmbsError("--every must be a positive integer")
+    check_scale(scene, frame_indices(scene.time.size, 200), scale)
     bodies = [b for b in scene.bodies if b.points.size]
     kept = {b.name: _written_points(b) for b in bodies}
     stem = os.path.splitext(os.path.basename(path))[0]

@@ -16,7 +16,7 @@ from reduction.flexbody import FlexBody
 from .render import fit_parallel, new_plotter, screenshot, set_view, write_animation
 from .scene import node_chain
 
-__all__ = ["load_body", "mode_indices", "mode_title", "auto_scale", "surface_mesh", "plot_mode", "plot_modes",
+__all__ = ["load_body", "mode_indices", "mode_title", "auto_scale", "check_mode_scale", "surface_mesh", "plot_mode", "plot_modes",
            "modes_figure", "save_modes_png", "write_mode_gif", "write_modes_vtu"]
 
 DEFAULT_AMPLITUDE = 0.1  # largest drawn displacement as a fraction of the body's bounding-box diagonal
@@ -82,6 +82,26 @@ def auto_scale(body: FlexBody, index: int, amplitude: float = DEFAULT_AMPLITUDE)
     return amplitude * _size(body.positions) / peak if peak > 0.0 else 1.0
 
 
+MAX_DRAWN_FRACTION = 10.0  # a drawn deformation above this many body sizes shows nothing but the deformation
+
+
+def check_mode_scale(body: FlexBody, indices, scale: float | None) -> None:
+    """One line (:class:`FlexmbsError`) when ``scale`` draws a mode's largest displacement beyond
+    :data:`MAX_DRAWN_FRACTION` body sizes (``--scale 1e12`` drew a picture of nothing; issue 43)."""
+    if scale is None:
+        return
+    size = _size(body.positions)
+    for index in indices:
+        peak = float(np.linalg.norm(body.translations[:, :, int(index)], axis=1).max())
+        drawn = abs(float(scale)) * peak
+        if size > 0.0 and drawn > MAX_DRAWN_FRACTION * size:
+            limit = MAX_DRAWN_FRACTION * size / peak
+            raise FlexmbsError(f"scale {scale:g} (--scale) draws the largest displacement of mode {int(index) + 1} at "
+                               f"{drawn:.3g} m, {drawn / size:.3g} x the body's size {size:.3g} m: the picture would "
+                               f"show nothing but the deformation; use a scale <= {limit:.3g} (or leave it out: "
+                               f"{100 * DEFAULT_AMPLITUDE:.0f} % of the size)")
+
+
 def surface_mesh(points: np.ndarray, triangles: np.ndarray, lines: np.ndarray | None = None):
     """A ``pyvista.PolyData`` of the surface triangles (and line segments) over ``points`` (all nodes kept, so
     indices stay valid); a point cloud if there are neither."""
@@ -101,6 +121,7 @@ def _draw_mode(plotter, body: FlexBody, index: int, scale: float | None, phase: 
                title: bool = True, colour_bar: bool = True) -> dict:
     """Add the deformed surface (coloured by displacement magnitude) and the undeformed outline to a plotter."""
     shape = body.translations[:, :, index]
+    check_mode_scale(body, [index], scale)
     factor = auto_scale(body, index) if scale is None else float(scale)
     displacement = factor * phase * shape
     lines = None if body.surface.size else node_chain(body.positions)  # frame-element bodies
