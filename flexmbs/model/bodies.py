@@ -65,7 +65,7 @@ class _InertialBody:
     """Shared part of rigid and flexible bodies: invariants, coordinates, inertia terms."""
 
     def __init__(self, name, position, orientation, velocity, angular_velocity):
-        from flexmbs.results.plausibility import check_pose  # issue 43: finite numbers, a rotation
+        from flexmbs.model.checks import check_pose  # issue 43: finite numbers, a rotation
         check_pose(name, position, orientation, velocity, angular_velocity)
         self.name = str(name)
         self.index = -1  # set by Model.add_body
@@ -194,7 +194,7 @@ class RigidBody(_InertialBody):
             j_c = np.diag(j_c)
         if j_c.shape != (3, 3):
             raise ModelError(f"body {name!r}: inertia must be a 3x3 tensor or its diagonal, got shape {j_c.shape}")
-        from flexmbs.results.plausibility import check_rigid_body, check_vector  # issue 43
+        from flexmbs.model.checks import check_rigid_body, check_vector  # issue 43
         check_rigid_body(name, mass, j_c)
         c = check_vector(f"body {name!r}", "centre_of_mass", centre_of_mass, "m")
         self.centre_of_mass_local = c

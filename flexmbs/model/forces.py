@@ -95,7 +95,7 @@ class PointForce(ForceElement):
     output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
 
     def __init__(self, marker, force=None, torque=None, local: bool = False, name: str | None = None):
-        from flexmbs.results.plausibility import check_vector  # issue 43: text or NaN named
+        from flexmbs.model.checks import check_vector  # issue 43: text or NaN named
 
         for what, value, unit in (("force", force, "N"), ("torque", torque, "N m")):
             if value is not None and not callable(value):

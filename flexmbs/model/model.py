@@ -56,7 +56,7 @@ class Model:
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0), planar: bool = False):
         self.name = name
-        from flexmbs.results.plausibility import check_vector  # issue 43: text or NaN named
+        from flexmbs.model.checks import check_vector  # issue 43: text or NaN named
 
         self.gravity = check_vector(f"model {name!r}", "gravity", gravity, "m/s²")
         self.planar = bool(planar)
@@ -114,7 +114,7 @@ class Model:
         name = name or f"{body.name}.m{len(self.markers)}"
         self._claim("marker", name)
         if position is not None:  # issue 43: a NaN position ran
-            from flexmbs.results.plausibility import check_vector
+            from flexmbs.model.checks import check_vector
 
             check_vector(f"marker {name!r}", "position", position, "m")
         marker = Marker(name, body, position=position, orientation=orientation, node=node)

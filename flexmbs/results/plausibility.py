@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# the API's input checks live with the model (flexmbs.model.checks): re-exported for older imports
+from flexmbs.model.checks import (MIN_BOX_DENSITY, PlausibilityWarning, check_pose, check_rigid_body,  # noqa: F401
+                                  check_vector, rigid_body_problems)
+
 __all__ = ["PlausibilityWarning", "Extremes", "plausibility_warnings", "axial_load_operator", "MAX_ELASTIC_FRACTION",
            "rigid_body_problems", "check_rigid_body"]
 
@@ -35,9 +39,6 @@ SPIN_FRACTION = 0.02
 LOAD_FRACTION = 0.02
 FREE_FREE_BETA_L = 4.730041  # first free–free bending root of a uniform beam, β₁L (ω₁ = (β₁L)² √(EI/(m L³)))
 
-
-class PlausibilityWarning(UserWarning):
-    """A result that is computed correctly from absurd inputs (printed as one ``warning:`` line)."""
 
 
 def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
@@ -318,59 +319,6 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
     return out
 
 
-# a rigid body whose mass and inertia make a uniform box lighter than this (kg/m³, a thousandth of air's density):
-# a mass in tonnes typed as kg makes the box 31.6x larger in each side and 3.2e7x lighter (issue 43)
-MIN_BOX_DENSITY = 1e-3
-
-
-def rigid_body_problems(name: str, mass, inertia) -> list[str]:
-    """Checks of a rigid body's mass and inertia at the API (issue 43); raises a one-line :class:`ModelError` for
-    impossible values and returns heuristic notes (a unit slip) for the caller to warn.
-
-    * ``mass``: a positive, finite number (kg);
-    * ``inertia`` (3, 3) kg m² about the centre of mass: finite, and its principal moments obey the triangle
-      inequality ``I₃ ≤ I₁ + I₂`` (``I₁ + I₂ − I₃ = 2 ∫ z² dm ≥ 0`` for every mass distribution), to 1e-6 of the
-      largest;
-    * note: the uniform box with these principal moments (sides ``a² = 6 (I₂ + I₃ − I₁)/m`` ...) lighter than
-      :data:`MIN_BOX_DENSITY` — a mass typed in tonnes where kg is meant, or an inertia in g mm² or too large.
-    """
-    from fem.errors import ModelError
-
-    if isinstance(mass, (str, bytes, bool)) or not isinstance(mass, (int, float, np.integer, np.floating)):
-        raise ModelError(f"body {name!r}: mass must be a number in kg, got {mass!r} ({type(mass).__name__})")
-    if not (np.isfinite(mass) and mass > 0.0):
-        raise ModelError(f"body {name!r}: mass must be a positive, finite number in kg, got {mass!r}")
-    j_c = np.asarray(inertia, dtype=float)
-    if not np.all(np.isfinite(j_c)):
-        raise ModelError(f"body {name!r}: inertia must be finite numbers in kg m², got {j_c.tolist()}")
-    moments = np.sort(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)))
-    if moments[0] < 0.0:
-        raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite (principal inertias "
-                         f"{moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} kg m²)")
-    if moments[2] > (moments[0] + moments[1]) + 1e-6 * moments[2]:
-        raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
-                         f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
-                         "mass distribution has them): check the values and their axes")
-    sides2 = 6.0 * (moments.sum() - 2.0 * moments) / float(mass)
-    if np.all(sides2 > 0.0):
-        sides = np.sqrt(sides2)
-        density = float(mass) / float(np.prod(sides))
-        if density < MIN_BOX_DENSITY:
-            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
-                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "
-                    f"{density:.2g} kg/m³, below a thousandth of air's density: a mass in tonnes typed as kg (or an "
-                    "inertia too large)? mass is in kg, inertia in kg m²"]
-    return []
-
-
-def check_rigid_body(name: str, mass, inertia) -> None:
-    """:func:`rigid_body_problems`, its notes issued as :class:`PlausibilityWarning` (one ``warning:`` line)."""
-    import warnings
-
-    for text in rigid_body_problems(name, mass, inertia):
-        warnings.warn(text, PlausibilityWarning, stacklevel=4)
-
-
 # issue 43: the share of a mode's energy the integrator's numerical dissipation may remove over a run before a
 # warning (10 %: the amplitude down by 5 %), for modes it damps more than their own damping and that carry at least
 # EXCITED_SHARE of the largest oscillation energy of their body
@@ -461,49 +409,3 @@ def dissipation_warnings(bodies, extremes: Extremes, stats: dict) -> list[str]:
             f"{omega / 2 / np.pi:.4g} Hz, damping ratio {zeta:.3g}; numerical {xi:.2g}), more than "
             f"{100 * DISSIPATION_SHARE:.0f} %: its oscillation decays faster than the structure's; to keep it run with "
             f"max_step <= {low:.2g} s (or rho_inf nearer 1: less damping of the constraint drift too)"]
-
-
-def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.ndarray:
-    """``value`` as a finite float vector of ``size`` numbers, or a one-line :class:`ModelError` naming ``what`` of
-    ``owner`` and its unit (issue 43: a position of NaN ran, text raised numpy's ValueError)."""
-    from fem.errors import ModelError
-
-    try:
-        if isinstance(value, (str, bytes)):
-            raise ValueError
-        array = np.asarray(value, dtype=float).reshape(size)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be {size} numbers in {unit}, got {value!r}") from None
-    if not np.all(np.isfinite(array)):
-        raise ModelError(f"{owner}: {what} must be finite numbers in {unit}, got {array.tolist()}")
-    return array
-
-
-def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
-    """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
-    1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
-    from fem.errors import ModelError
-
-    owner = f"body {name!r}"
-    check_vector(owner, "position", position, "m")
-    check_vector(owner, "velocity", velocity, "m/s")
-    check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
-    if orientation is None:
-        return
-    try:
-        if isinstance(orientation, (str, bytes)):
-            raise ValueError
-        arr = np.asarray(orientation, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or a quaternion, got "
-                         f"{orientation!r}") from None
-    if not np.all(np.isfinite(arr)):
-        raise ModelError(f"{owner}: orientation must be finite numbers, got {arr.tolist()}")
-    if arr.shape == (4,) and not np.linalg.norm(arr) > 0.0:
-        raise ModelError(f"{owner}: orientation quaternion is zero; give [e0, e1, e2, e3] of a rotation")
-    if arr.shape == (3, 3):
-        error = float(np.max(np.abs(arr.T @ arr - np.eye(3))))
-        if error > 1e-3 or np.linalg.det(arr) < 0.0:
-            raise ModelError(f"{owner}: orientation is not a rotation matrix (columns orthonormal to "
-                             f"{error:.2g}, determinant {np.linalg.det(arr):.3g}): give the body axes in global "
-                             "coordinates as orthonormal columns, right-handed")

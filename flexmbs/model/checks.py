@@ -1,0 +1,111 @@
+"""Checks of the values a user gives the model's API (issue 43): one-line :class:`~fem.errors.ModelError` for
+impossible values, a :class:`PlausibilityWarning` note for a likely unit slip. The model room holds them (its classes
+call them when they are made); :mod:`flexmbs.results.plausibility` re-exports them beside the run's checks."""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PlausibilityWarning", "rigid_body_problems", "check_rigid_body", "check_vector", "check_pose",
+           "MIN_BOX_DENSITY"]
+
+
+class PlausibilityWarning(UserWarning):
+    """A result that is computed correctly from absurd inputs (printed as one ``warning:`` line)."""
+
+# a rigid body whose mass and inertia make a uniform box lighter than this (kg/m³, a thousandth of air's density):
+# a mass in tonnes typed as kg makes the box 31.6x larger in each side and 3.2e7x lighter (issue 43)
+MIN_BOX_DENSITY = 1e-3
+
+
+def rigid_body_problems(name: str, mass, inertia) -> list[str]:
+    """Checks of a rigid body's mass and inertia at the API (issue 43); raises a one-line :class:`ModelError` for
+    impossible values and returns heuristic notes (a unit slip) for the caller to warn.
+
+    * ``mass``: a positive, finite number (kg);
+    * ``inertia`` (3, 3) kg m² about the centre of mass: finite, and its principal moments obey the triangle
+      inequality ``I₃ ≤ I₁ + I₂`` (``I₁ + I₂ − I₃ = 2 ∫ z² dm ≥ 0`` for every mass distribution), to 1e-6 of the
+      largest;
+    * note: the uniform box with these principal moments (sides ``a² = 6 (I₂ + I₃ − I₁)/m`` ...) lighter than
+      :data:`MIN_BOX_DENSITY` — a mass typed in tonnes where kg is meant, or an inertia in g mm² or too large.
+    """
+    from fem.errors import ModelError
+
+    if isinstance(mass, (str, bytes, bool)) or not isinstance(mass, (int, float, np.integer, np.floating)):
+        raise ModelError(f"body {name!r}: mass must be a number in kg, got {mass!r} ({type(mass).__name__})")
+    if not (np.isfinite(mass) and mass > 0.0):
+        raise ModelError(f"body {name!r}: mass must be a positive, finite number in kg, got {mass!r}")
+    j_c = np.asarray(inertia, dtype=float)
+    if not np.all(np.isfinite(j_c)):
+        raise ModelError(f"body {name!r}: inertia must be finite numbers in kg m², got {j_c.tolist()}")
+    moments = np.sort(np.linalg.eigvalsh(0.5 * (j_c + j_c.T)))
+    if moments[0] < 0.0:
+        raise ModelError(f"body {name!r}: inertia tensor is not positive semi-definite (principal inertias "
+                         f"{moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} kg m²)")
+    if moments[2] > (moments[0] + moments[1]) + 1e-6 * moments[2]:
+        raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
+                         f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
+                         "mass distribution has them): check the values and their axes")
+    sides2 = 6.0 * (moments.sum() - 2.0 * moments) / float(mass)
+    if np.all(sides2 > 0.0):
+        sides = np.sqrt(sides2)
+        density = float(mass) / float(np.prod(sides))
+        if density < MIN_BOX_DENSITY:
+            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
+                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "
+                    f"{density:.2g} kg/m³, below a thousandth of air's density: a mass in tonnes typed as kg (or an "
+                    "inertia too large)? mass is in kg, inertia in kg m²"]
+    return []
+
+
+def check_rigid_body(name: str, mass, inertia) -> None:
+    """:func:`rigid_body_problems`, its notes issued as :class:`PlausibilityWarning` (one ``warning:`` line)."""
+    import warnings
+
+    for text in rigid_body_problems(name, mass, inertia):
+        warnings.warn(text, PlausibilityWarning, stacklevel=4)
+
+
+def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.ndarray:
+    """``value`` as a finite float vector of ``size`` numbers, or a one-line :class:`ModelError` naming ``what`` of
+    ``owner`` and its unit (issue 43: a position of NaN ran, text raised numpy's ValueError)."""
+    from fem.errors import ModelError
+
+    try:
+        if isinstance(value, (str, bytes)):
+            raise ValueError
+        array = np.asarray(value, dtype=float).reshape(size)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be {size} numbers in {unit}, got {value!r}") from None
+    if not np.all(np.isfinite(array)):
+        raise ModelError(f"{owner}: {what} must be finite numbers in {unit}, got {array.tolist()}")
+    return array
+
+
+def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
+    """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
+    1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
+    from fem.errors import ModelError
+
+    owner = f"body {name!r}"
+    check_vector(owner, "position", position, "m")
+    check_vector(owner, "velocity", velocity, "m/s")
+    check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
+    if orientation is None:
+        return
+    try:
+        if isinstance(orientation, (str, bytes)):
+            raise ValueError
+        arr = np.asarray(orientation, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or a quaternion, got "
+                         f"{orientation!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(f"{owner}: orientation must be finite numbers, got {arr.tolist()}")
+    if arr.shape == (4,) and not np.linalg.norm(arr) > 0.0:
+        raise ModelError(f"{owner}: orientation quaternion is zero; give [e0, e1, e2, e3] of a rotation")
+    if arr.shape == (3, 3):
+        error = float(np.max(np.abs(arr.T @ arr - np.eye(3))))
+        if error > 1e-3 or np.linalg.det(arr) < 0.0:
+            raise ModelError(f"{owner}: orientation is not a rotation matrix (columns orthonormal to "
+                             f"{error:.2g}, determinant {np.linalg.det(arr):.3g}): give the body axes in global "
+                             "coordinates as orthonormal columns, right-handed")
