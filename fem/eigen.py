@@ -139,7 +139,8 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     rng = np.random.default_rng(seed)
     # capacity for the 2.9-4.2 × n_modes vectors the measured cases needed: growing copies the basis (a 177k-dof
     # bar that outgrew 3 × n_modes peaked 0.6 GB higher during the copy)
-    space = _Basis(n, min(n, 4 * n_modes + 2 * b))
+    # (a start block of good approximations needs a few blocks: capacity for three, grown if more are needed)
+    space = _Basis(n, min(n, 4 * n_modes + 2 * b if start is None else 3 * b))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fem-eigen-solve") as pool:
         seed_block = solve(spmm(mass, rng.standard_normal((n, b)))) if start is None else np.asarray(start, order="F")
         first, m_first = _m_orthonormalize(seed_block, space.v[:, :0], space.mv[:, :0], mass)

@@ -72,7 +72,7 @@ class CraigBampton:
 
 def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=None,
                   max_frequency_hz: float | None = None, solver: str = "auto",
-                  keep_solver: bool = False, phases=None) -> CraigBampton:
+                  keep_solver: bool = False, phases=None, release: bool = False) -> CraigBampton:
     """Build the Craig–Bampton basis with one factorization of ``K_ii`` (or, when its factor does not fit in memory,
     with algebraic multigrid: :mod:`reduction.solvers`).
 
@@ -96,6 +96,9 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
         (:func:`reduction.solvers.free_free_modes`); the caller releases it (``cb.release()``).
     phases : reduction.solvers.Phases, optional
         Progress with estimated remaining time.
+    release : bool
+        Free the model's assembled full stiffness once ``K_ii`` and the couplings exist
+        (:meth:`fem.model.FEModel.release_assembly`): the command line does, its model is not used again.
     """
     from reduction.solvers import InteriorSolver
 
@@ -115,6 +118,10 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     _check_rigid_motions_held(model, boundary)
     k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
     k_ib = k[boundary][:, interior].T  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
+    if release:
+        freed = model.release_assembly()
+        if freed:
+            say(f"released the assembled full stiffness ({freed / 1e9:.2f} GB)")
     interior_solver = InteriorSolver(model, k_ii, m_ii, interior, boundary, max(n_modes, 1), solver, say, phases)
     released = False
     try:

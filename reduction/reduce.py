@@ -97,7 +97,7 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
            compare_modes: int | None = None, progress: Callable[[str], None] | None = None,
            stress_field="surface", paths: Mapping | None = None,
            max_frequency: float | None = None, geometric_stiffness: bool = False, solver: str = "auto",
-           compare_method: str = "reuse") -> FlexBody:
+           compare_method: str = "reuse", release: bool = False) -> FlexBody:
     """Reduce an FE model to a flexible body.
 
     Parameters
@@ -141,6 +141,9 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         The report's full free–free modes: with the interior solver of the reduction (no second factorization,
         residual :data:`reduction.solvers.COMPARE_TOL`), or by a separate modal analysis of the full model with its
         own factorization of ``K − σM``.
+    release : bool
+        Free the model's assembled full stiffness once the interior blocks exist (the model cannot be changed or
+        reduced again afterwards; the command line does this).
 
     Returns
     -------
@@ -157,7 +160,7 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
                          "second factorization)")
     with _openblas_one_thread():
         return _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_modes, progress,
-                       stress_field, paths, max_frequency, geometric_stiffness, solver, compare_method)
+                       stress_field, paths, max_frequency, geometric_stiffness, solver, compare_method, release)
 
 
 def _openblas_one_thread():
@@ -168,7 +171,7 @@ def _openblas_one_thread():
 
 
 def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_modes, progress, stress_field, paths,
-            max_frequency, geometric_stiffness, solver="auto", compare_method="reuse") -> FlexBody:
+            max_frequency, geometric_stiffness, solver="auto", compare_method="reuse", release=False) -> FlexBody:
     say = progress or (lambda message: None)
     start = time.perf_counter()
     if not isinstance(interfaces, Mapping):
@@ -192,7 +195,7 @@ def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_mod
     reuse = n_compare > 0 and compare_method == "reuse" and model.n_dofs > COMPARE_DENSE_MAX
     phases = Phases(phase_estimates(model.n_dofs, "direct", n_compare > 0), say)
     cb = craig_bampton(model, boundary, n_modes, say, max_frequency_hz=cutoff, solver=solver, keep_solver=reuse,
-                       phases=phases)
+                       phases=phases, release=release and not geometric_stiffness)
     try:
         phases.start("orthonormalization")
         say("orthonormalizing the Craig–Bampton basis (eq. 2-140) and removing rigid-body modes")
@@ -399,7 +402,7 @@ def _free_free_comparison(model, cb, ortho, n_compare: int, reuse: bool, say):
     from reduction.solvers import free_free_modes
 
     n_solve = n_compare + GROUP_PAD
-    start = ortho.elastic[:, :n_solve] if ortho.elastic.shape[1] >= n_solve else ortho.elastic
+    start = ortho.elastic  # all reduced elastic modes: those beyond n_solve are guard vectors
     say(f"full free–free modes ({n_compare} elastic) for the report with the reduction's own solver "
         f"({cb.solver.route}; no second factorization)")
     values, vectors, method = free_free_modes(model, cb, start, n_solve, say)

@@ -283,7 +283,7 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
                       name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
                       stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"),
                       max_frequency=max_frequency, geometric_stiffness=geometric_stiffness, solver=solver,
-                      compare_method=compare_method)
+                      compare_method=compare_method, release=True)
     for path in body.paths.values():
         log(f"path {path.name}: {path.nodes.size} nodes, " + (f"dofs {path.retained_dofs} kept as interface dofs"
                                                                if path.retained_dofs else "interior nodes"))

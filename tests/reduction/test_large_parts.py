@@ -49,15 +49,16 @@ def test_iterative_route_equals_direct_route(direct):
 def test_comparison_without_second_factorization_equals_full(direct):
     """Reference: the separate modal analysis of the full model with its own factorization of K − σM
     (compare_method="full"). The reused factorization (shift-invert at σ = 0 through the constraint modes) is a
-    Lanczos iteration to the residual COMPARE_TOL = 1e-6: frequencies agree to COMPARE_TOL² ≪ 1e-9 relative (asserted
-    at 1e-9), mode shapes to MAC ≥ 1 − 1e-6."""
+    block Lanczos iteration from the reduced modes to the relative residual COMPARE_TOL = 1e-4: its stated accuracy
+    is ≈ 1e-8 relative in the frequencies (COMPARE_TOL² over the relative gap) and 1e-6 in the MAC (measured here:
+    2e-11 and 1e-11)."""
     full = reduce(_model(), {"a": "123456", "b": "123456"}, 12, stress_field="none", solver="direct",
                   compare_method="full")
     reused, separate = direct.report, full.report
     assert "no second factorization" in reused["comparison_method"]
     assert "own factorization" in separate["comparison_method"]
-    assert COMPARE_TOL <= 1e-6
-    np.testing.assert_allclose(reused["full_free_free_hz"], separate["full_free_free_hz"], rtol=1e-9)
+    assert COMPARE_TOL <= 1e-4
+    np.testing.assert_allclose(reused["full_free_free_hz"], separate["full_free_free_hz"], rtol=1e-8)
     np.testing.assert_allclose(reused["pair_mac"], separate["pair_mac"], atol=1e-6)
     np.testing.assert_array_equal(reused["pair_reduced"], separate["pair_reduced"])
 
