@@ -82,7 +82,8 @@ class AMGPreconditioner:
             self.levels.append(level)
         coarse = ml.levels[-1].A.toarray()
         del ml
-        self.coarse = sla.cho_factor(0.5 * (coarse + coarse.T))
+        self.coarse_matrix = 0.5 * (coarse + coarse.T)
+        self.coarse = sla.cho_factor(self.coarse_matrix)
         self.sizes = [lv.a.shape[0] for lv in self.levels] + [coarse.shape[0]]
         self.complexity = sum(lv.a.nnz for lv in self.levels) / max(self.levels[0].a.nnz, 1) if self.levels else 1.0
 
@@ -97,10 +98,7 @@ class AMGPreconditioner:
         m = sp.csr_matrix(mass)
         for k in range(depth):
             m = sp.csr_matrix(self.levels[k].r @ (m @ self.levels[k].p))
-        a = self.levels[depth].a if depth < len(self.levels) else None
-        if a is None:  # the coarsest (dense) level
-            a = sp.csr_matrix(sla.cho_solve(self.coarse, np.eye(self.sizes[-1])))
-            a = sp.csr_matrix(np.linalg.inv(a.toarray()))
+        a = self.levels[depth].a if depth < len(self.levels) else sp.csr_matrix(self.coarse_matrix)
         a = 0.5 * (a + a.T)
         m = 0.5 * (m + m.T)
         n_vectors = min(n_vectors, a.shape[0] - 1)

@@ -310,11 +310,20 @@ class FEModel:
         n = self.n_full_dofs
         self._k_parts = [sp.csr_matrix((n, n))]
         self._cache.pop("K_full", None)
+        if self._lumped is not None:  # a solid's nodal masses come from its lumping, not from the element mass
+            full_mass = self.full_mass  # the sum of the parts (invariants and canonical modes use it)
+            base = self._m_parts[0]
+            if base is not full_mass and base is not self._cache.get("M"):
+                freed += base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
+            self._m_parts[0] = sp.csr_matrix((n, n))
         self._assembly_released = True
         return freed
 
     @property
     def full_mass(self) -> sp.csr_matrix:
+        if "M_full" not in self._cache and getattr(self, "_assembly_released", False):
+            raise ModelError("this model's assembled mass was released after its reduction (reduce(..., "
+                             "release=True)); build the model again to change or reuse it")
         if "M_full" not in self._cache:
             self._cache["M_full"] = _sum(self._m_parts)
         return self._cache["M_full"]

@@ -121,7 +121,7 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     if release:
         freed = model.release_assembly()
         if freed:
-            say(f"released the assembled full stiffness ({freed / 1e9:.2f} GB)")
+            say(f"released the assembled full stiffness and element mass ({freed / 1e9:.2f} GB)")
     interior_solver = InteriorSolver(model, k_ii, m_ii, interior, boundary, max(n_modes, 1), solver, say, phases)
     released = False
     try:

@@ -77,7 +77,7 @@ def _rss() -> float:
 
 
 def _gb(x: float) -> str:
-    return f"{x / 1e9:.1f} GB"
+    return f"{x / 1e9:.3g} GB"
 
 
 def _nbytes(a) -> int:
