@@ -13,8 +13,9 @@ The report's free–free comparison (:func:`free_free_modes`) reuses the same in
 modes ``Ψ`` and the boundary block ``S = K_bb + K_bi Ψ`` of the reduced stiffness, ``K⁺ r = [K_ii⁻¹ r_i + Ψ u_b; u_b]``,
 ``u_b = S⁺ (r_b + Ψᵀ r_i)`` solves the free–free ``K u = r`` exactly for every load without rigid-body resultant;
 projected off the rigid-body modes it is the shift-invert operator (σ = 0) of the free–free problem, so the full
-modes come without a second factorization (block Lanczos; direct route: exact solves; iterative route: AMG-PCG
-CG in place of ``K_ii⁻¹``), started from the reduced body's own modes.
+modes come without a second factorization (direct route: block Lanczos with the factor's exact solves; iterative
+route: a locally optimal block iteration started from the reduced body's own modes with the V-cycle in place of
+``K_ii⁻¹``).
 """
 from __future__ import annotations
 
@@ -345,11 +346,12 @@ def free_free_modes(model, cb, start: np.ndarray, n_modes: int, say=None):
     if solver.route == "direct":
         from fem.eigen import block_shift_invert
 
-        # the first Krylov block is the reduced body's modes
+        # random start, blocks of 8: cheaper than a first block of the reduced modes (177k-dof bar, 23 modes to 1e-3:
+        # 7.2 s against 10.2 s CPU; the wider block costs more in orthogonalization than it saves in iterations)
         values, vectors = block_shift_invert(k, m, n_modes, lambda rhs: k_plus(np.asarray(rhs), solver.solve),
-                                             sigma=0.0, tol=COMPARE_TOL, start=start[:, :n_modes])
+                                             sigma=0.0, tol=COMPARE_TOL)
         method = (f"shift-invert block Lanczos (σ = 0) with the one factorization of K_ii and the constraint modes "
-                  f"(no second factorization), started from the reduced modes, residual {COMPARE_TOL:g}")
+                  f"(no second factorization), relative residual {COMPARE_TOL:g}")
     else:
         from fem.iterative import preconditioned_block_modes
 
