@@ -125,7 +125,8 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     """
     n = stiffness.shape[0]
     if n <= max(300, 4 * n_modes) and start is None:  # small models: dense, in shift-invert form
-        # M x = μ (K − σM) x, μ = 1/(λ − σ), which stays accurate when M is nearly singular (massless rotations) where eigh(K, M) would not be
+        # M x = μ (K − σM) x, μ = 1/(λ − σ), which stays accurate when M is nearly singular (massless rotations)
+        # where eigh(K, M) would not be
         k, m = _dense(stiffness), _dense(mass)
         mu, vectors = sla.eigh(m, k - sigma * m, subset_by_index=[n - n_modes, n - 1])
         order = np.argsort(-mu)

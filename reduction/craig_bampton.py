@@ -11,8 +11,9 @@ and interior ``i``:
   fields) and removed.
 
 ``K_ii`` is factorized **once**; the same factor solves all constraint-mode right-hand sides (one multi-column
-solve) and is the shift-invert operator (σ = 0) of the block Lanczos iteration (:mod:`fem.eigen`) for the fixed-interface
-eigenproblem.
+solve) and is the shift-invert operator (σ = 0) of the block Lanczos iteration (:mod:`fem.eigen`) for the
+fixed-interface eigenproblem. Where the factor does not fit in memory, algebraic multigrid takes its place
+(:mod:`reduction.solvers`, issue 46).
 """
 from __future__ import annotations
 
@@ -25,8 +26,7 @@ import scipy.linalg as sla
 
 from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
-from fem.eigen import block_shift_invert
-from fem.linalg import SPDFactor, principal_submatrix, spmm
+from fem.linalg import principal_submatrix, spmm
 from fem.model import FEModel
 from fem.spiders import skew
 from reduction.flexbody import rigid_body_fields
@@ -313,14 +313,6 @@ def _rigid_by_gap(values: np.ndarray, projection: np.ndarray, rigid: np.ndarray)
                       "precision of imported matrices); removed as rigid: their mass lies in the rigid fields and "
                       "their eigenvalues more than 1e3 below the first elastic one", stacklevel=3)
     return extra
-
-
-def _lowest_modes(k_ii, m_ii, n_solve: int, factor: SPDFactor):
-    # Krylov solves without PARDISO's iterative refinement (fem.linalg.SPDFactor.solve): the pairs are accepted on
-    # their true residuals, so the refinement's two extra passes over the factor per solve buy nothing
-    values, phi = block_shift_invert(k_ii, m_ii, n_solve, lambda rhs: factor.solve(rhs, refine=False))
-    order = np.argsort(values)
-    return values[order], phi[:, order]
 
 
 def _rigid_projection(model: FEModel, basis: np.ndarray, vectors: np.ndarray) -> np.ndarray:
