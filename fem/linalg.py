@@ -170,28 +170,58 @@ class SPDFactor:
         The matrix is singular or indefinite (a mechanism, an unconstrained part, a disconnected mesh).
     """
 
-    def __init__(self, matrix: sp.spmatrix, what: str = "matrix"):
+    def __init__(self, matrix: sp.spmatrix, what: str = "matrix", analyze_only: bool = False):
         self.shape = matrix.shape
         self.what = what
+        self.analyzed_bytes = None  # PARDISO's own estimate of the factorization's memory (after the analysis)
+        self.factor_nonzeros = None
+        self._factorized = False
         pardiso = _pardiso()
         if pardiso is not None:
             self._upper = sp.triu(matrix, format="csr")
             self._upper.sort_indices()
             self._solver = pardiso.PyPardisoSolver(mtype=2)
-            try:
-                self._solver.factorize(self._upper)
-            except Exception:
-                raise ModelError(f"the {what} is singular or not positive definite: the part may be "
-                                 "unconstrained, contain a mechanism or a disconnected piece") from None
             self._lu = None
-            self._one_based = None  # (ia, ja) of the upper triangle for PARDISO, made at the first solve
+            self._one_based = None  # (ia, ja) of the upper triangle for PARDISO, made at the first call
+            self._phase(11)  # analysis: ordering and symbolic factorization; says how much memory the factor takes
+            iparm = self._solver.iparm
+            # MKL: iparm[14] peak of the analysis, iparm[15] permanent memory of the analysis, iparm[16] memory of
+            # the numerical factorization and solution, all in kB; iparm[17] nonzeros of the factor
+            self.analyzed_bytes = 1024.0 * max(int(iparm[14]), int(iparm[15]) + int(iparm[16]))
+            self.factor_nonzeros = int(iparm[17])
+            if not analyze_only:
+                self.factorize()
         else:
             self._upper = None
+            self._matrix = matrix
+            self._lu = None
+            self._solver = None
+            if not analyze_only:
+                self.factorize()
+
+    def factorize(self) -> "SPDFactor":
+        """The numerical factorization (after the analysis of ``analyze_only=True``)."""
+        if self._factorized:
+            return self
+        if self._solver is not None:
             try:
-                self._lu = spla.splu(sp.csc_matrix(matrix), permc_spec="MMD_AT_PLUS_A")
+                self._phase(22)
+            except Exception:
+                raise ModelError(f"the {self.what} is singular or not positive definite: the part may be "
+                                 "unconstrained, contain a mechanism or a disconnected piece") from None
+        else:
+            try:
+                self._lu = spla.splu(sp.csc_matrix(self._matrix), permc_spec="MMD_AT_PLUS_A")
             except RuntimeError:
-                raise ModelError(f"the {what} is singular: the part may be unconstrained, contain a "
+                raise ModelError(f"the {self.what} is singular: the part may be unconstrained, contain a "
                                  "mechanism or a disconnected piece") from None
+            self._matrix = None
+        self._factorized = True
+        return self
+
+    def _phase(self, phase: int) -> None:
+        self._solver.set_phase(phase)
+        self._call_pardiso(np.zeros((self.shape[0], 1), order="F"))
 
     def solve(self, rhs: np.ndarray, refine: bool = True) -> np.ndarray:
         """Solve ``A x = rhs`` for one (n,) or many (n, k) right-hand sides.
@@ -251,3 +281,4 @@ class SPDFactor:
         if self._lu is None and self._solver is not None:
             self._solver.free_memory(everything=True)
             self._solver = None
+        self._lu = self._upper = self._one_based = None

@@ -290,12 +290,40 @@ class FEModel:
 
     @property
     def full_stiffness(self) -> sp.csr_matrix:
+        if getattr(self, "_assembly_released", False):
+            raise ModelError("the full stiffness of this model was released after its reduction (reduce(..., "
+                             "release=True)); build the model again to use it")
         if "K_full" not in self._cache:
             self._cache["K_full"] = _sum(self._k_parts)
         return self._cache["K_full"]
 
+    def release_assembly(self) -> int:
+        """Free the assembled full stiffness (its element parts and their sum) once the independent-dof stiffness
+        ``stiffness`` exists: the reduction of a large part needs only that (issue 46). Returns the bytes freed.
+        Constraints, springs and the full stiffness cannot be used afterwards (a one-line error says so)."""
+        self.stiffness  # the projected matrix the reduction works with
+        freed = 0
+        full = self._cache.get("K_full")
+        for part in self._k_parts + ([full] if full is not None and full is not self._cache.get("K") else []):
+            if part is not self._cache.get("K"):
+                freed += part.data.nbytes + part.indices.nbytes + part.indptr.nbytes
+        n = self.n_full_dofs
+        self._k_parts = [sp.csr_matrix((n, n))]
+        self._cache.pop("K_full", None)
+        if self._lumped is not None:  # a solid's nodal masses come from its lumping, not from the element mass
+            full_mass = self.full_mass  # the sum of the parts (invariants and canonical modes use it)
+            base = self._m_parts[0]
+            if base is not full_mass and base is not self._cache.get("M"):
+                freed += base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
+            self._m_parts[0] = sp.csr_matrix((n, n))
+        self._assembly_released = True
+        return freed
+
     @property
     def full_mass(self) -> sp.csr_matrix:
+        if "M_full" not in self._cache and getattr(self, "_assembly_released", False):
+            raise ModelError("this model's assembled mass was released after its reduction (reduce(..., "
+                             "release=True)); build the model again to change or reuse it")
         if "M_full" not in self._cache:
             self._cache["M_full"] = _sum(self._m_parts)
         return self._cache["M_full"]
@@ -304,6 +332,9 @@ class FEModel:
     def stiffness(self) -> sp.csr_matrix:
         """Stiffness over the independent dofs, ``Tᵀ K T``."""
         if "K" not in self._cache:
+            if getattr(self, "_assembly_released", False):
+                raise ModelError("this model's assembled stiffness was released after its reduction (reduce(..., "
+                                 "release=True)); build the model again to change or reuse it")
             no_spiders = not self._constraints
             self._cache["K"] = self.full_stiffness if no_spiders else self._projected(self.full_stiffness)
         return self._cache["K"]

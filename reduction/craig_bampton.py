@@ -11,8 +11,9 @@ and interior ``i``:
   fields) and removed.
 
 ``K_ii`` is factorized **once**; the same factor solves all constraint-mode right-hand sides (one multi-column
-solve) and is the shift-invert operator (σ = 0) of the block Lanczos iteration (:mod:`fem.eigen`) for the fixed-interface
-eigenproblem.
+solve) and is the shift-invert operator (σ = 0) of the block Lanczos iteration (:mod:`fem.eigen`) for the
+fixed-interface eigenproblem. Where the factor does not fit in memory, algebraic multigrid takes its place
+(:mod:`reduction.solvers`, issue 46).
 """
 from __future__ import annotations
 
@@ -25,8 +26,7 @@ import scipy.linalg as sla
 
 from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
-from fem.eigen import block_shift_invert
-from fem.linalg import SPDFactor, principal_submatrix, spmm
+from fem.linalg import principal_submatrix, spmm
 from fem.model import FEModel
 from fem.spiders import skew
 from reduction.flexbody import rigid_body_fields
@@ -55,14 +55,26 @@ class CraigBampton:
     stiffness: np.ndarray
     mass: np.ndarray
 
+    statistics: dict | None = None  # what the interior solver did (route, factor size, iterations)
+    solver: object = None  # the interior solver, kept alive for the report (craig_bampton(keep_solver=True))
+    interior: np.ndarray | None = None
+
     @property
     def n_normal_modes(self) -> int:
         return int(self.fixed_interface_hz.size)
 
+    def release(self) -> None:
+        """Free the interior solver (the factor or the multigrid hierarchy)."""
+        if self.solver is not None:
+            self.solver.release()
+            self.solver = None
+
 
 def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=None,
-                  max_frequency_hz: float | None = None) -> CraigBampton:
-    """Build the Craig–Bampton basis with one factorization of ``K_ii``.
+                  max_frequency_hz: float | None = None, solver: str = "auto",
+                  keep_solver: bool = False, phases=None, release: bool = False) -> CraigBampton:
+    """Build the Craig–Bampton basis with one factorization of ``K_ii`` (or, when its factor does not fit in memory,
+    with algebraic multigrid: :mod:`reduction.solvers`).
 
     Parameters
     ----------
@@ -76,7 +88,20 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     max_frequency_hz : float, optional
         Cut-off: retain every fixed-interface mode up to this frequency instead of ``n_modes`` (which is then only
         the first guess of how many to solve for; more are solved with the same factor until the cut-off is passed).
+    solver : {"auto", "direct", "iterative"}
+        Interior solves by PARDISO's factorization, by AMG-preconditioned CG and LOBPCG, or chosen from the
+        factor's estimated size and the free memory (:func:`reduction.solvers.choose_route`).
+    keep_solver : bool
+        Keep the interior solver alive on the result (``cb.solver``) for the report's free–free comparison
+        (:func:`reduction.solvers.free_free_modes`); the caller releases it (``cb.release()``).
+    phases : reduction.solvers.Phases, optional
+        Progress with estimated remaining time.
+    release : bool
+        Free the model's assembled full stiffness once ``K_ii`` and the couplings exist
+        (:meth:`fem.model.FEModel.release_assembly`): the command line does, its model is not used again.
     """
+    from reduction.solvers import InteriorSolver
+
     say = progress or (lambda message: None)
     n = model.n_dofs
     boundary = np.asarray(boundary, dtype=np.int64)
@@ -93,51 +118,69 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     _check_rigid_motions_held(model, boundary)
     k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
     k_ib = k[boundary][:, interior].T  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
-    say(f"factorizing interior stiffness ({interior.size} dofs)")
-    factor = SPDFactor(k_ii, "interior stiffness K_ii with the interfaces held (the retained interface dofs must "
-                             "stop every rigid-body motion: all 6 dofs at one interface or translations at three "
-                             "non-collinear ones)")
+    if release:
+        freed = model.release_assembly()
+        if freed:
+            say(f"released the assembled full stiffness and element mass ({freed / 1e9:.2f} GB)")
+    interior_solver = InteriorSolver(model, k_ii, m_ii, interior, boundary, max(n_modes, 1), solver, say, phases)
+    released = False
     try:
+        if phases is not None:
+            phases.start("constraint modes")
         say(f"constraint modes ({boundary.size} right-hand sides)")
-        # without PARDISO's iterative refinement: 1.6e-11 relative change at 177k dofs (round-off), a third of the cost
-        psi = factor.solve(k_ib.toarray(), refine=False).reshape(interior.size, boundary.size)
+        psi = interior_solver.solve(k_ib.toarray())
         np.negative(psi, out=psi)  # in place (no second fresh n_i × n_b array)
         if n_modes or max_frequency_hz is not None:
             n_modes = max(n_modes, 1)
+            if phases is not None:
+                phases.start("fixed-interface modes")
             say(f"{n_modes} fixed-interface normal modes" + (f" (first guess; cut-off {max_frequency_hz:.4g} Hz)"
-                                                             if max_frequency_hz is not None else ""))
+                                                             if max_frequency_hz is not None else "")
+                + f" ({interior_solver.route})")
             # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
             n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
             if n_modes == interior.size:  # the complete basis: every interior mode, dense (a cross-check)
                 values, phi = sla.eigh(k_ii.toarray(), m_ii.toarray())
             else:
-                values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
+                values, phi = interior_solver.lowest_modes(n_solve)
             if max_frequency_hz is not None:
                 cut = (2.0 * np.pi * max_frequency_hz) ** 2
                 _check_cutoff(values, n_solve, interior.size, max_frequency_hz)
                 while np.sum(values <= cut) + GROUP_PAD >= n_solve and n_solve < interior.size - 1:
                     n_solve = min(max(2 * n_solve, int(np.sum(values <= cut)) + GROUP_PAD + 1), interior.size - 1)
                     say(f"cut-off {max_frequency_hz:.4g} Hz not reached: solving {n_solve} fixed-interface modes")
-                    values, phi = _lowest_modes(k_ii, m_ii, n_solve, factor)
+                    values, phi = interior_solver.lowest_modes(n_solve)
                 n_modes = max(1, min(int(np.sum(values <= cut)), interior.size - 2))
         else:
             values, phi = np.zeros(0), np.zeros((interior.size, 0))
-    finally:
-        factor.release()
+        if not keep_solver:
+            interior_solver.release()
+            released = True
+    except BaseException:
+        interior_solver.release()
+        raise
+    del k_ii, m_ii, k_ib
     if n_modes:  # canonical signs and degenerate-group bases (fem.canonical), judged on the expanded shapes
         shapes = np.zeros((n, phi.shape[1]))
         shapes[interior] = phi
         q, values, _ = canonical_transform(model.expand(shapes), values, model.full_mass, model.positions,
                                            model.translation_dofs)
+        del shapes
         phi, values = phi @ q[:, :n_modes], values[:n_modes]
     basis = np.zeros((n, n_modes + boundary.size))
     basis[interior, :n_modes] = phi
+    del phi
     basis[interior, n_modes:] = psi
+    del psi
     basis[boundary, n_modes:] = np.eye(boundary.size)
     k_t = basis.T @ spmm(k, basis)
     m_t = basis.T @ spmm(m, basis)
     fixed_hz = np.sqrt(np.maximum(values, 0.0)) / (2.0 * np.pi)
-    return CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
+    cb = CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
+    cb.solver = None if released else interior_solver
+    cb.interior = interior
+    cb.statistics = interior_solver.statistics
+    return cb
 
 
 COMPLETE_MAX = 3000  # interior dofs up to which a complete fixed-interface basis may be asked for (dense solve)
@@ -270,14 +313,6 @@ def _rigid_by_gap(values: np.ndarray, projection: np.ndarray, rigid: np.ndarray)
                       "precision of imported matrices); removed as rigid: their mass lies in the rigid fields and "
                       "their eigenvalues more than 1e3 below the first elastic one", stacklevel=3)
     return extra
-
-
-def _lowest_modes(k_ii, m_ii, n_solve: int, factor: SPDFactor):
-    # Krylov solves without PARDISO's iterative refinement (fem.linalg.SPDFactor.solve): the pairs are accepted on
-    # their true residuals, so the refinement's two extra passes over the factor per solve buy nothing
-    values, phi = block_shift_invert(k_ii, m_ii, n_solve, lambda rhs: factor.solve(rhs, refine=False))
-    order = np.argsort(values)
-    return values[order], phi[:, order]
 
 
 def _rigid_projection(model: FEModel, basis: np.ndarray, vectors: np.ndarray) -> np.ndarray:

@@ -96,7 +96,8 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
            output_nodes: np.ndarray | None = None, damping=0.0, name: str = "body",
            compare_modes: int | None = None, progress: Callable[[str], None] | None = None,
            stress_field="surface", paths: Mapping | None = None,
-           max_frequency: float | None = None, geometric_stiffness: bool = False) -> FlexBody:
+           max_frequency: float | None = None, geometric_stiffness: bool = False, solver: str = "auto",
+           compare_method: str = "reuse", release: bool = False) -> FlexBody:
     """Reduce an FE model to a flexible body.
 
     Parameters
@@ -133,6 +134,16 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     geometric_stiffness : bool
         Also compute the modal geometric stiffness matrices (:mod:`reduction.geometric`, issue 28) so that the
         body stiffens under centrifugal and tensile loads and softens under compression (frame and solid models).
+    solver : {"auto", "direct", "iterative"}
+        Interior solves: PARDISO's factorization, AMG-preconditioned CG and LOBPCG, or chosen from the factor's
+        estimated size and the free memory (:mod:`reduction.solvers`; refused in one line when nothing fits).
+    compare_method : {"reuse", "full"}
+        The report's full free–free modes: with the interior solver of the reduction (no second factorization,
+        residual :data:`reduction.solvers.COMPARE_TOL`), or by a separate modal analysis of the full model with its
+        own factorization of ``K − σM``.
+    release : bool
+        Free the model's assembled full stiffness once the interior blocks exist (the model cannot be changed or
+        reduced again afterwards; the command line does this).
 
     Returns
     -------
@@ -144,9 +155,12 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
     (docs/benchmarks.md, "Reduction at its limit"), the second OpenBLAS thread mostly spin-waited.
     """
+    if compare_method not in ("reuse", "full"):
+        raise ModelError(f"compare_method {compare_method!r}: use reuse (the reduction's own solver) or full (a "
+                         "second factorization)")
     with _openblas_one_thread():
         return _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_modes, progress,
-                       stress_field, paths, max_frequency, geometric_stiffness)
+                       stress_field, paths, max_frequency, geometric_stiffness, solver, compare_method, release)
 
 
 def _openblas_one_thread():
@@ -157,7 +171,7 @@ def _openblas_one_thread():
 
 
 def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_modes, progress, stress_field, paths,
-            max_frequency, geometric_stiffness) -> FlexBody:
+            max_frequency, geometric_stiffness, solver="auto", compare_method="reuse", release=False) -> FlexBody:
     say = progress or (lambda message: None)
     start = time.perf_counter()
     if not isinstance(interfaces, Mapping):
@@ -175,12 +189,29 @@ def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_mod
     if max_frequency is not None and not max_frequency > 0.0:
         raise ModelError(f"max_frequency must be a positive frequency in Hz, got {max_frequency}")
     cutoff = None if max_frequency is None else CUTOFF_FACTOR * float(max_frequency)
-    cb = craig_bampton(model, boundary, n_modes, say, max_frequency_hz=cutoff)
-    say("orthonormalizing the Craig–Bampton basis (eq. 2-140) and removing rigid-body modes")
-    ortho = orthonormalize(model, cb)
+    from reduction.solvers import Phases, phase_estimates
+
+    n_compare = min(n_modes + boundary.size - 6, 20) if compare_modes is None else int(compare_modes)
+    reuse = n_compare > 0 and compare_method == "reuse" and model.n_dofs > COMPARE_DENSE_MAX
+    phases = Phases(phase_estimates(model.n_dofs, "direct", n_compare > 0), say)
+    cb = craig_bampton(model, boundary, n_modes, say, max_frequency_hz=cutoff, solver=solver, keep_solver=reuse,
+                       phases=phases, release=release and not geometric_stiffness)
+    try:
+        phases.start("orthonormalization")
+        say("orthonormalizing the Craig–Bampton basis (eq. 2-140) and removing rigid-body modes")
+        ortho = orthonormalize(model, cb)
+        omega2 = np.maximum(ortho.eigenvalues, 0.0)
+        frequencies = np.sqrt(omega2) / (2.0 * np.pi)
+        n_compare = min(frequencies.size, 20) if compare_modes is None else n_compare
+        comparison = None
+        if n_compare > 0:
+            phases.start("free-free comparison")
+            comparison = _free_free_comparison(model, cb, ortho, n_compare, reuse, say)
+    finally:
+        cb.release()  # the factor (or the multigrid hierarchy) is not needed past here
+    statistics = cb_statistics(cb)
+    phases.start("invariants, stress field, file")
     modes = np.asarray(model.expand(ortho.elastic))  # (n_full, m)
-    omega2 = np.maximum(ortho.eigenvalues, 0.0)
-    frequencies = np.sqrt(omega2) / (2.0 * np.pi)
     say("invariants I1..I9 from the consistent mass matrix")
     invariants = compute_invariants(model.full_mass, modes, model.positions, model.translation_dofs,
                                     _rotation_dofs_or_none(model))
@@ -195,7 +226,8 @@ def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_mod
         from reduction.geometric import modal_geometric_stiffness
 
         body.geometric_stiffness = modal_geometric_stiffness(model, cb, ortho.elastic, say)
-    body.report = _report(model, cb, ortho, frequencies, modes, compare_modes, say, max_frequency)
+    body.report = _report(model, cb, ortho, frequencies, modes, comparison, say, max_frequency)
+    body.report.update(statistics)
     if cutoff is not None:
         body.report.update({"max_frequency_hz": float(max_frequency), "cutoff_factor": CUTOFF_FACTOR,
                             "cutoff_hz": cutoff})
@@ -327,7 +359,7 @@ def _canonical_report(info: dict | None, n_modes: int) -> dict:
             "canonical_incomplete_groups": len((info or {}).get("incomplete", []))}
 
 
-def _report(model, cb, ortho, frequencies, modes, compare_modes, say, max_frequency=None) -> dict:
+def _report(model, cb, ortho, frequencies, modes, comparison, say, max_frequency=None) -> dict:
     report = {
         "fixed_interface_hz": cb.fixed_interface_hz,
         "rigid_modes_removed": int(ortho.rigid.shape[1]),
@@ -335,18 +367,50 @@ def _report(model, cb, ortho, frequencies, modes, compare_modes, say, max_freque
         "source": model.mesh.source if model.mesh is not None else "",
         **_canonical_report(ortho.canonical, frequencies.size),
     }
-    n_compare = min(frequencies.size, 20) if compare_modes is None else int(compare_modes)
-    if n_compare > 0:
-        say(f"full free–free FE modal analysis ({n_compare} elastic modes) for the report")
-        full = modal_analysis(model, n_compare + 6)
-        full_hz = full.frequencies_hz[6:]
+    if comparison is not None:
+        full_hz, full_modes, method = comparison
+        n_compare = full_hz.size
         trans = model.translation_dofs.ravel()
-        reduced_shapes, full_shapes = modes[trans][:, :n_compare], full.modes[trans][:, 6:]
+        reduced_shapes, full_shapes = modes[trans][:, :n_compare], full_modes[trans]
         report["full_free_free_hz"] = full_hz
+        report["comparison_method"] = method
         report["mac"] = paired_mac(reduced_shapes, frequencies[:n_compare], full_shapes, full_hz)
         report["mac_matrix"] = mac_matrix(reduced_shapes, full_shapes)
-        report.update(_paired_report(model, modes, frequencies, full.modes[:, 6:], full_hz, max_frequency))
+        report.update(_paired_report(model, modes, frequencies, full_modes, full_hz, max_frequency))
     return report
+
+
+#: models up to this many dofs are compared by the separate modal analysis (dense or one small factorization)
+COMPARE_DENSE_MAX = 3000
+
+
+def cb_statistics(cb) -> dict:
+    """What the interior solver did (route, factor size or multigrid levels and iterations) for the report."""
+    stats = dict(getattr(cb, "statistics", None) or {})
+    return {f"solver_{k}": (np.asarray(v) if isinstance(v, list) else v) for k, v in stats.items() if v is not None}
+
+
+def _free_free_comparison(model, cb, ortho, n_compare: int, reuse: bool, say):
+    """The full model's lowest ``n_compare`` elastic free–free modes (Hz, expanded shapes, method)."""
+    from fem.canonical import GROUP_PAD, canonical_transform
+
+    if not reuse:
+        say(f"full free–free FE modal analysis ({n_compare} elastic modes) for the report (second factorization)")
+        full = modal_analysis(model, n_compare + 6)
+        return full.frequencies_hz[6:], np.asarray(full.modes[:, 6:]), "modal analysis of the full model (its own " \
+                                                                         "factorization of K − σM)"
+    from reduction.solvers import free_free_modes
+
+    n_solve = n_compare + GROUP_PAD
+    start = ortho.elastic  # all reduced elastic modes: those beyond n_solve are guard vectors
+    say(f"full free–free modes ({n_compare} elastic) for the report with the reduction's own solver "
+        f"({cb.solver.route}; no second factorization)")
+    values, vectors, method = free_free_modes(model, cb, start, n_solve, say)
+    shapes = np.asarray(model.expand(vectors))
+    q, values, _ = canonical_transform(shapes, values, model.full_mass, model.positions, model.translation_dofs)
+    values = values[:n_compare]
+    hz = np.sign(values) * np.sqrt(np.abs(values)) / (2.0 * np.pi)
+    return hz, shapes @ q[:, :n_compare], method
 
 
 def _paired_report(model, modes, frequencies, full_modes, full_hz, max_frequency=None) -> dict:

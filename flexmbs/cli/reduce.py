@@ -104,6 +104,17 @@ def _warning_lines(report: dict) -> list[str]:
     return [line for line in str(report.get("warnings", "")).split("\n") if line]
 
 
+def _solver_line(r: dict) -> str:
+    route = r.get("solver_route", "direct")
+    if route == "direct":
+        nnz = r.get("solver_factor_nonzeros")
+        return f"direct ({r.get('solver_backend', '')}" + (f", factor {nnz / 1e6:.0f} M nonzeros)" if nnz else ")")
+    levels = ", ".join(str(int(v)) for v in np.atleast_1d(r.get("solver_amg_levels", [])))
+    return (f"iterative (PyAMG smoothed aggregation, levels {levels} dofs; CG {r.get('solver_cg_iterations', '?')} "
+            f"iterations; LOBPCG {r.get('solver_lobpcg_iterations', '?')} iterations, residual "
+            f"{float(r.get('solver_lobpcg_residual', float('nan'))):.1g})")
+
+
 def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
     r = body.report
     lines = [f"# Reduction report: {body.name}", "", f"- mesh: `{mesh}`",
@@ -112,7 +123,9 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
                  for i in body.interfaces),
              f"- fixed-interface normal modes: {r['n_normal_modes']}, boundary dofs: {r['n_boundary_dofs']}",
              f"- rigid-body modes removed: {r['rigid_modes_removed']}, elastic coordinates: {body.n_modes}",
-             f"- mass {body.invariants.mass:.6g} kg; settings: {settings}", f"- time: {r['seconds']:.1f} s", "",
+             f"- mass {body.invariants.mass:.6g} kg; settings: {settings}", f"- time: {r['seconds']:.1f} s",
+             f"- interior solver: {_solver_line(r)}",
+             f"- full free–free modes: {r.get('comparison_method', 'not computed')}", "",
              "Full free–free modes paired with reduced modes by shape (MAC, degenerate groups as subspaces; "
              "docs/theory-fem.md). The full FE model is the mesh *with* the interface spiders (RBE2 spiders stiffen "
              "their nodes; RBE3 spiders add no stiffness), i.e. the same model the reduction starts from:", "",
@@ -156,6 +169,12 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
               "the mesh file's materials (Abaqus *Material/*Solid Section, Nastran MAT1, ANSYS MPDATA).")
 @click.option("--damping", default=None, help="Modal damping ratio (0.01 = 1 %) or bands F_HZ:RATIO,...")
 @click.option("--compare", type=int, default=None, help="Full free–free modes for the report (0 skips).")
+@click.option("--compare-method", "compare_method", type=click.Choice(["reuse", "full"]), default="reuse",
+              show_default=True, help="reuse: the report's free–free modes with the reduction's own solver (no second "
+              "factorization); full: a separate modal analysis with its own factorization.")
+@click.option("--solver", type=click.Choice(["auto", "direct", "iterative"]), default="auto", show_default=True,
+              help="Interior solves: PARDISO factorization, AMG-preconditioned CG/LOBPCG, or chosen from the factor's "
+                   "estimated size and the free memory.")
 @click.option("--name", default=None, help="Body name (default: the output file's stem).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="Write a Markdown report.")
 @click.option("--stiffness", default=None, type=click.Path(dir_okay=False), metavar="K.mtx|OUT.pch:KAAX",
@@ -176,7 +195,7 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
               help="Store modal geometric stiffness: stress stiffening under spin and preload (issue 28).")
 def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, stress_field, paths, material, damping,
                    compare, name, report_path, stiffness, mass_file, nodes, as_json, force=False,
-                   geometric_stiffness=False, dof_map=None):
+                   geometric_stiffness=False, dof_map=None, compare_method="reuse", solver="auto"):
     """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
     §2.1.2)."""
     from .checks import check_damping, check_outputs
@@ -219,12 +238,12 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     with output_lock(out):
         _reduce(mesh or matrices, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes,
                 material, damping, ratios, compare, name, report_path, as_json, start, max_frequency,
-                geometric_stiffness=geometric_stiffness)
+                geometric_stiffness=geometric_stiffness, compare_method=compare_method, solver=solver)
 
 
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
             ratios, compare, name, report_path, as_json, start, max_frequency=None,
-            geometric_stiffness=False) -> None:
+            geometric_stiffness=False, compare_method="reuse", solver="auto") -> None:
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
@@ -265,13 +284,15 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
         body = reduce(model, {n: d for n, _, _, d, _ in parsed}, modes, output_nodes=outputs, damping=ratios,
                       name=body_name, compare_modes=compare, progress=log, paths=parsed_paths,
                       stress_field=stress_field[0] if len(stress_field) == 1 else (list(stress_field) or "surface"),
-                      max_frequency=max_frequency, geometric_stiffness=geometric_stiffness)
+                      max_frequency=max_frequency, geometric_stiffness=geometric_stiffness, solver=solver,
+                      compare_method=compare_method, release=True)
     for path in body.paths.values():
         log(f"path {path.name}: {path.nodes.size} nodes, " + (f"dofs {path.retained_dofs} kept as interface dofs"
                                                                if path.retained_dofs else "interior nodes"))
     settings = {"modes": modes, "interfaces": list(interfaces), "material": material, "damping": damping,
                 "stress_field": list(stress_field) or ["surface"], "paths": list(paths),
-                "max_frequency": max_frequency, "geometric_stiffness": geometric_stiffness}
+                "max_frequency": max_frequency, "geometric_stiffness": geometric_stiffness, "solver": solver,
+                "compare_method": compare_method}
     files = dict(zip(("stiffness", "mass", "nodes", "dof_map"), mesh)) if isinstance(mesh, tuple) else {"mesh": mesh}
     files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),

@@ -1,0 +1,319 @@
+"""Solves without a factorization, for parts whose factor does not fit in memory (issue 46).
+
+* :class:`AMGPreconditioner`: PyAMG's smoothed aggregation hierarchy (Vaněk, Mandel, Brezina 1996) built with the six
+  rigid-body modes of elasticity as its near-nullspace ``B``, applied as one symmetric V-cycle to a whole block of
+  vectors at once (Chebyshev–Jacobi smoothing of degree 2 on the interval ``[0.1, 1.1] ρ(D⁻¹A)``, the defaults of
+  PETSc's GAMG; a dense Cholesky on the coarsest level). A block cycle reads each level's matrix once per smoothing
+  step for all vectors, where PyAMG's own cycle runs column by column.
+* :func:`block_pcg`: preconditioned conjugate gradients for many right-hand sides in lock step (independent
+  recurrences, one block product per step), stopped on the relative residual ``‖b − A x‖ / ‖b‖`` of every column.
+* :func:`lobpcg_modes`: the lowest eigenpairs of ``K x = λ M x`` by :func:`scipy.sparse.linalg.lobpcg` (Knyazev 2001)
+  with such a preconditioner, accepted on the relative residual ``‖K x − λ M x‖ / (λ ‖M x‖)`` of every pair.
+
+Memory: the hierarchy holds the operator complexity of the fine matrix less one (≈ 0.2–0.5 of it for elasticity with
+six candidates) plus the prolongators; no fill-in. See docs/benchmarks.md (issue 46) for times and sizes.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from fem.errors import ModelError
+from fem.linalg import spmm
+
+__all__ = ["AMGPreconditioner", "block_pcg", "lobpcg_modes", "node_blocks"]
+
+#: degree of the Chebyshev smoother, and its interval as fractions of the estimated ρ(D⁻¹A) (PETSc GAMG's defaults)
+CHEBYSHEV_DEGREE = 2
+CHEBYSHEV_INTERVAL = (0.1, 1.1)
+MAX_COARSE = 600  # dofs of the coarsest level (dense Cholesky)
+
+
+def node_blocks(dof_nodes: np.ndarray, dof_components: np.ndarray) -> bool:
+    """True when the dofs come in consecutive (x, y, z) triples of one node each: the matrix can then be aggregated
+    node by node (blocks of 3), as elasticity needs."""
+    if dof_nodes.size == 0 or dof_nodes.size % 3:
+        return False
+    n3 = dof_nodes.reshape(-1, 3)
+    c3 = dof_components.reshape(-1, 3)
+    return bool(np.all(n3 == n3[:, :1]) and np.all(c3 == np.arange(3)))
+
+
+class _Level:
+    __slots__ = ("a", "p", "r", "dinv", "lo", "hi")
+
+
+class AMGPreconditioner:
+    """One symmetric smoothed-aggregation V-cycle, ``z = B⁻¹ r`` for blocks ``r`` (n, k).
+
+    Parameters
+    ----------
+    matrix : (n, n) sparse, symmetric positive definite
+    near_nullspace : (n, q) float
+        Rigid-body modes of the dofs (6 for 3-D elasticity: 3 translations and 3 rotations about the centroid).
+    blocks_of_three : bool
+        Aggregate nodes (3×3 blocks) rather than single dofs (see :func:`node_blocks`).
+    """
+
+    def __init__(self, matrix, near_nullspace: np.ndarray, blocks_of_three: bool = False):
+        import pyamg
+
+        a = sp.csr_matrix(matrix)
+        b = np.ascontiguousarray(near_nullspace, dtype=float)
+        if blocks_of_three:
+            a = a.tobsr(blocksize=(3, 3))
+        ml = pyamg.smoothed_aggregation_solver(
+            a, B=b, symmetry="symmetric", strength=("symmetric", {"theta": 0.0}),
+            smooth=("jacobi", {"omega": 4.0 / 3.0}), improve_candidates=None, max_coarse=MAX_COARSE,
+            max_levels=12, presmoother=None, postsmoother=None, keep=False)
+        del a
+        self.levels = []
+        for lvl in ml.levels[:-1]:
+            level = _Level()
+            level.a = sp.csr_matrix(lvl.A)
+            level.p = sp.csr_matrix(lvl.P)
+            level.r = sp.csr_matrix(lvl.P.T)
+            level.dinv = 1.0 / level.a.diagonal()
+            rho = _spectral_radius(level.a, level.dinv)
+            level.lo, level.hi = CHEBYSHEV_INTERVAL[0] * rho, CHEBYSHEV_INTERVAL[1] * rho
+            self.levels.append(level)
+        coarse = ml.levels[-1].A.toarray()
+        del ml
+        self.coarse_matrix = 0.5 * (coarse + coarse.T)
+        self.coarse = sla.cho_factor(self.coarse_matrix)
+        self.sizes = [lv.a.shape[0] for lv in self.levels] + [coarse.shape[0]]
+        self.complexity = sum(lv.a.nnz for lv in self.levels) / max(self.levels[0].a.nnz, 1) if self.levels else 1.0
+
+    def coarse_start(self, mass, n_vectors: int, max_size: int = 60000) -> np.ndarray:
+        """A starting block for the lowest modes: the eigenvectors of the Galerkin problem ``(Pᵀ K P, Pᵀ M P)`` on
+        the finest coarse level of at most ``max_size`` dofs, prolongated to the fine level (n, n_vectors)."""
+        from fem.eigen import block_shift_invert
+        from fem.linalg import SPDFactor
+
+        depth = next((k for k in range(1, len(self.sizes)) if self.sizes[k] <= max_size), len(self.sizes) - 1)
+        depth = max(depth, 1)
+        m = sp.csr_matrix(mass)
+        for k in range(depth):
+            m = sp.csr_matrix(self.levels[k].r @ (m @ self.levels[k].p))
+        a = self.levels[depth].a if depth < len(self.levels) else sp.csr_matrix(self.coarse_matrix)
+        a = 0.5 * (a + a.T)
+        m = 0.5 * (m + m.T)
+        n_vectors = min(n_vectors, a.shape[0] - 1)
+        factor = SPDFactor(sp.csr_matrix(a), "coarse-level stiffness")
+        try:
+            _, x = block_shift_invert(sp.csr_matrix(a), m.tocsr(), n_vectors, lambda r: factor.solve(r, refine=False),
+                                      tol=1e-4)
+        finally:
+            factor.release()
+        for k in reversed(range(depth)):
+            x = spmm(self.levels[k].p, x)
+        return x
+
+    @property
+    def nbytes(self) -> int:
+        total = 0
+        for lv in self.levels[1:]:
+            total += lv.a.data.nbytes + lv.a.indices.nbytes + lv.a.indptr.nbytes
+        for lv in self.levels:
+            for m in (lv.p, lv.r):
+                total += m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+        return total
+
+    def __call__(self, r: np.ndarray) -> np.ndarray:
+        r = np.asarray(r, dtype=float)
+        vector = r.ndim == 1
+        x = self._cycle(0, r.reshape(r.shape[0], -1))
+        return x[:, 0] if vector else x
+
+    def _cycle(self, k: int, b: np.ndarray) -> np.ndarray:
+        if k == len(self.levels):
+            return sla.cho_solve(self.coarse, b)
+        lv = self.levels[k]
+        x = _chebyshev(lv, b, None)
+        residual = b - spmm(lv.a, x)
+        x += spmm(lv.p, self._cycle(k + 1, spmm(lv.r, residual)))
+        return _chebyshev(lv, b, x)
+
+
+def _spectral_radius(a, dinv, iterations: int = 15) -> float:
+    """ρ(D⁻¹A) by power iteration (an estimate from below; the smoother's interval adds 10 %)."""
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal(a.shape[0])
+    value = 1.0
+    for _ in range(iterations):
+        w = dinv * (a @ v)
+        value = float(np.linalg.norm(w) / np.linalg.norm(v))
+        v = w / np.linalg.norm(w)
+    return value
+
+
+def _chebyshev(lv: _Level, b: np.ndarray, x: np.ndarray | None) -> np.ndarray:
+    """Chebyshev iteration on ``D⁻¹A`` over ``[lo, hi]`` (Saad, Iterative Methods, alg. 12.1), from ``x`` (0 when
+    None), ``CHEBYSHEV_DEGREE`` steps."""
+    theta, delta = 0.5 * (lv.hi + lv.lo), 0.5 * (lv.hi - lv.lo)
+    sigma = theta / delta
+    rho = 1.0 / sigma
+    dinv = lv.dinv[:, None]
+    r = b.copy() if x is None else b - spmm(lv.a, x)
+    d = dinv * r / theta
+    x = np.zeros_like(b) if x is None else x
+    for step in range(CHEBYSHEV_DEGREE):
+        x += d
+        if step == CHEBYSHEV_DEGREE - 1:
+            break
+        r -= spmm(lv.a, d)
+        rho_new = 1.0 / (2.0 * sigma - rho)
+        d = (rho_new * rho) * d + (2.0 * rho_new / delta) * (dinv * r)
+        rho = rho_new
+    return x
+
+
+def block_pcg(matrix, rhs: np.ndarray, precondition, rtol: float = 1e-10, max_iterations: int = 2000,
+              progress=None) -> np.ndarray:
+    """``A x = b`` for every column of ``rhs`` (n, k) by preconditioned CG, the columns in lock step.
+
+    Stops when ``‖b − A x‖ ≤ rtol ‖b‖`` for every column (the recursively updated residual; the true one is checked
+    at the end and must be below ``10 rtol``). Raises ModelError when that is not reached in ``max_iterations``.
+    """
+    b = np.asarray(rhs, dtype=float).reshape(rhs.shape[0], -1)
+    norms = np.linalg.norm(b, axis=0)
+    norms[norms == 0.0] = 1.0
+    x = np.zeros_like(b)
+    r = b.copy()
+    z = precondition(r)
+    p = z.copy()
+    rz = np.einsum("ij,ij->j", r, z)
+    start = time.perf_counter()
+    for it in range(1, max_iterations + 1):
+        q = spmm(matrix, p)
+        alpha = rz / np.einsum("ij,ij->j", p, q)
+        x += p * alpha
+        r -= q * alpha
+        worst = float(np.max(np.linalg.norm(r, axis=0) / norms))
+        if progress is not None and it % 10 == 0:
+            progress(it, worst, time.perf_counter() - start)
+        if worst <= rtol:
+            break
+        z = precondition(r)
+        rz_new = np.einsum("ij,ij->j", r, z)
+        p = z + p * (rz_new / rz)
+        rz = rz_new
+    true = float(np.max(np.linalg.norm(b - spmm(matrix, x), axis=0) / norms))
+    if true > 10.0 * rtol:
+        raise ModelError(f"conjugate gradients did not reach the relative residual {rtol:g} in {it} iterations "
+                         f"(reached {true:.2g}); use --solver direct if the factor fits in memory")
+    return x
+
+
+def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int, rtol: float = 1e-6,
+                 constraints: np.ndarray | None = None, max_iterations: int = 600, chunk: int = 20, progress=None):
+    """Lowest ``n_modes`` eigenpairs of ``K x = λ M x`` by LOBPCG from the block ``start`` (n, ≥ n_modes).
+
+    Accepted when ``‖K x − λ M x‖ ≤ rtol · λ ‖M x‖`` for every wanted pair (then the eigenvalue's relative error is of
+    the order of ``rtol²`` over the relative gap to its neighbours). The guard vectors of the block beyond
+    ``n_modes`` only speed convergence: SciPy's LOBPCG is run ``chunk`` iterations at a time and the wanted pairs are
+    judged between chunks. ``constraints`` (n, c): the iteration stays M-orthogonal to them (rigid-body modes of a
+    free–free part).
+
+    Returns eigenvalues (n_modes,) ascending, vectors (n, n_modes) M-normalized, the worst relative residual and the
+    number of LOBPCG iterations.
+    """
+    import warnings
+
+    from scipy.sparse.linalg import LinearOperator, lobpcg
+
+    n = stiffness.shape[0]
+    a = LinearOperator((n, n), matvec=lambda v: stiffness @ v, matmat=lambda v: spmm(stiffness, v), dtype=float)
+    b = LinearOperator((n, n), matvec=lambda v: mass @ v, matmat=lambda v: spmm(mass, v), dtype=float)
+    t = LinearOperator((n, n), matvec=precondition, matmat=precondition, dtype=float)
+    x = np.array(start, dtype=float)
+    used = 0
+    while True:
+        values, x = _rayleigh_ritz(stiffness, mass, x)
+        rel = _relative_residuals(stiffness, mass, values[:n_modes], x[:, :n_modes])
+        worst = float(rel.max())
+        if progress is not None:
+            progress(used, worst)
+        if worst <= rtol or used >= max_iterations:
+            break
+        with warnings.catch_warnings():  # "not reaching the requested tolerance": judged here, on the wanted pairs
+            warnings.simplefilter("ignore")
+            values, x = lobpcg(a, x, B=b, M=t, Y=constraints, tol=1e-300, maxiter=chunk, largest=False,
+                               verbosityLevel=0)
+        used += chunk
+    if worst > rtol:
+        raise ModelError(f"LOBPCG did not converge to the relative residual {rtol:g} in {used} iterations (reached "
+                         f"{worst:.2g}); use --solver direct if the factor fits in memory")
+    return values[:n_modes], x[:, :n_modes], worst, used
+
+
+def _rayleigh_ritz(stiffness, mass, x):
+    """Ritz pairs of the span of ``x`` (M-orthonormal vectors, ascending values)."""
+    mx = spmm(mass, x)
+    gm = x.T @ mx
+    gk = x.T @ spmm(stiffness, x)
+    values, coeffs = sla.eigh(0.5 * (gk + gk.T), 0.5 * (gm + gm.T))
+    return values, x @ coeffs
+
+
+def _relative_residuals(stiffness, mass, values, vectors):
+    mx = spmm(mass, vectors)
+    r = spmm(stiffness, vectors) - mx * values
+    return np.linalg.norm(r, axis=0) / (np.abs(values) * np.linalg.norm(mx, axis=0))
+
+
+def preconditioned_block_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int, rtol: float = 1e-6,
+                               max_iterations: int = 200, progress=None):
+    """Lowest ``n_modes`` eigenpairs of ``K x = λ M x`` by a locally optimal block preconditioned iteration (the
+    LOBPCG recurrence, Knyazev 2001: Rayleigh–Ritz on ``[X, T R, P]``) with a rank-revealing M-orthonormalization of
+    that space (eigen-decomposition of its Gram matrix, near-dependent directions dropped), for start blocks that
+    are already good approximations (a reduced body's modes), where SciPy's LOBPCG stops at its first Cholesky of a
+    nearly singular Gram matrix.
+
+    Accepted on ``‖K x − λ M x‖ ≤ rtol · λ ‖M x‖`` for the ``n_modes`` wanted pairs. Returns eigenvalues ascending,
+    M-normalized vectors, the worst relative residual and the iterations.
+    """
+    x = _m_orthonormal(mass, np.asarray(start, dtype=float))
+    k_block = x.shape[1]
+    p = None
+    worst = np.inf
+    for iteration in range(max_iterations + 1):
+        values, x = _rayleigh_ritz(stiffness, mass, x)
+        mx = spmm(mass, x)
+        r = spmm(stiffness, x) - mx * values
+        rel = np.linalg.norm(r[:, :n_modes], axis=0) / (np.abs(values[:n_modes]) *
+                                                         np.linalg.norm(mx[:, :n_modes], axis=0))
+        worst = float(rel.max())
+        if progress is not None:
+            progress(iteration, worst)
+        if worst <= rtol or iteration == max_iterations:
+            break
+        w = precondition(r)
+        parts = [x, w] if p is None else [x, w, p]
+        basis = _m_orthonormal(mass, np.hstack(parts))
+        vals, coeffs = _rayleigh_ritz_coefficients(stiffness, mass, basis)
+        new = basis @ coeffs[:, :k_block]
+        # the search direction: the new block's part outside the old block's span
+        p = new - x @ (x.T @ spmm(mass, new))
+        x = new
+    if worst > rtol:
+        raise ModelError(f"the block eigen-iteration did not converge to the relative residual {rtol:g} in "
+                         f"{max_iterations} iterations (reached {worst:.2g})")
+    return values[:n_modes], x[:, :n_modes], worst, iteration
+
+
+def _m_orthonormal(mass, block: np.ndarray) -> np.ndarray:
+    block = block / np.maximum(np.sqrt(np.einsum("ij,ij->j", block, spmm(mass, block))), 1e-300)
+    gram = block.T @ spmm(mass, block)
+    w, v = np.linalg.eigh(0.5 * (gram + gram.T))
+    keep = w > 1e-12 * w.max()
+    return block @ (v[:, keep] / np.sqrt(w[keep]))
+
+
+def _rayleigh_ritz_coefficients(stiffness, mass, basis):
+    gk = basis.T @ spmm(stiffness, basis)
+    gm = basis.T @ spmm(mass, basis)
+    return sla.eigh(0.5 * (gk + gk.T), 0.5 * (gm + gm.T))
