@@ -13,7 +13,7 @@ from fem.errors import FlexmbsError, ModelError, SimulationError
 from .events import MAX_RESTEPS, EventLocator
 from .initial import (assemble_positions, equation_names, initial_accelerations, project_velocities,
                       start_corrections, static_equilibrium as _static)
-from .compiled_plan import auto_prefers_python, compiled_run
+from .compiled_plan import compiled_run
 from .integrals import Integrals
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
 from .redundancy import reselect_rows
@@ -371,11 +371,7 @@ def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, out
         hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": _newton_message,
                  "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
                  "recorder": recorder, "events": events}
-        why = auto_prefers_python(system) if engine == "auto" else ""
-        run = None
-        if not why:
-            run, why = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events,
-                                    hooks)
+        run, why = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks)
         if run is not None:
             return run, "compiled"
         if engine == "compiled":
