@@ -8,6 +8,8 @@ model's within the integration error (integration_tolerance.assert_agree against
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import flexmbs as fm
 from flexmbs.engine.callbacks import PythonParts
@@ -148,3 +150,30 @@ def test_the_python_parts_loads_equal_the_elements_own_at_a_column():
         x[j] -= 1e-3
         parts.evaluate(0.1)
     assert not parts.errors
+
+
+def test_friction_on_redundant_rows_agrees_with_its_python_twin():
+    """A swinging door on two coaxial hinges (5 redundant rows dropped) with joint friction on one hinge: the
+    kernel reads the minimum-norm split of the reactions (compiled_step.all_multipliers) and agrees with the same
+    friction called back in Python (``Context.full_lam``, flexmbs.engine.redundancy) within the integration
+    error."""
+    def build(kind):
+        model = fm.Model("door", gravity=(0.0, -9.81, 0.0))
+        door = model.add_rigid_body("door", mass=20.0, inertia=(2.0, 2.0, 1.0), position=(0.4, 0.0, 0.0))
+        hinges = []
+        for k, z in enumerate((-0.5, 0.5)):
+            hinges.append(model.add_joint("revolute", model.add_marker(model.ground, f"g{k}", position=(0.0, 0.0, z)),
+                                          model.add_marker(door, f"d{k}", position=(-0.4, 0.0, z)), name=f"hinge{k}"))
+        model.add_force(kind(hinges[0], 0.3, 0.2, 1e-2, pin_radius=0.05, name="friction"))
+        return model
+
+    opts = dict(rtol=1e-7, atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the redundant-constraint report
+        twin = fm.simulate(build(fm.JointFriction), 0.5, **opts)
+        user = fm.simulate(build(UserFriction), 0.5, **opts)
+        reference = fm.simulate(build(fm.JointFriction), 0.5, rtol=1e-7 * TIGHTER, atol=1e-9 * TIGHTER)
+    assert twin.success and user.success
+    assert np.max(np.abs(twin["force/friction/friction"])) > 0.1
+    assert_agree(twin, user, reference, ("force/friction/friction", "body/door/angular_velocity",
+                                         "joint/hinge0/force"), rtol=1e-7)
