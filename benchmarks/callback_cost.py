@@ -68,6 +68,8 @@ def main(argv=None) -> int:
 
     p = parameters(dict(item.split("=", 1) for item in args.assignments))
     structure = reduced_structure(p)
+    for python in (False, True):  # warm-up: the first run of a process loads the kernels (not the subject here)
+        _run(p, structure, 0.005, python)
     runs = [_run(p, structure, args.t_end, python) for python in (False, True)]
     for r in runs:
         kind = "Python callbacks" if r["python_callbacks"] else "kernels"

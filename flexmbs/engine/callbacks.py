@@ -94,7 +94,11 @@ class PythonParts:
         self.loads = np.zeros((n_b, system.n_quasi_max) if self.active else (0, 0))
         self.zdot = np.zeros(len(z_rows))
         self.phi, self.jac = np.zeros(len(p_rows)), np.zeros((len(p_rows), n_q))
-        self.control = np.array([-1, 1 if self.active else 0], dtype=np.int64)
+        # the Python elements' integrands (``integrands``, in the order of ``integral_units``) go into the compiled
+        # step's ``aux`` after the kernels' (set by the plan: :meth:`integrand_slots`)
+        self.integrating = [(i, e) for i, (_, e) in enumerate(self.elements) if hasattr(e, "integrands")]
+        self.aux, self.aux_first = np.zeros(0), 0
+        self.control = np.array([-1, 1 if self.active else 0, 1 if self.integrating else 0], dtype=np.int64)
         # coupling: the parts (("f", i), ("e", i), ("j", i)) each difference column re-evaluates
         parts = ([("f", i, self._force_columns(f)) for i, f in enumerate(self.forces)]
                  + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
@@ -115,6 +119,21 @@ class PythonParts:
         self._phi_base, self._jac_base = np.zeros_like(self.phi), np.zeros_like(self.jac)
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
+
+    def integrand_slots(self) -> list[str]:
+        """The result keys of the Python elements' integrals, in the order of their ``aux`` slots."""
+        return [f"element/{e.name}/{key}" for _, e in self.integrating for key in e.integral_units]
+
+    def _integrands(self, ctx, t) -> None:
+        """The Python elements' integrands at the state in the buffers into their ``aux`` slots."""
+        offsets, slot = self.system.z_offsets, self.aux_first
+        for i, element in self.integrating:
+            k = self.elements[i][0]
+            y, ydot, _ = measure(ctx, element.measurements)
+            values = element.integrands(t, self.z[offsets[k]:offsets[k + 1]], y, ydot)
+            for key in element.integral_units:
+                self.aux[slot] = float(values[key])
+                slot += 1
 
     # --- coupling --------------------------------------------------------------------------------------------
     def _body_columns(self, bodies, velocity: bool = True) -> list[int]:
@@ -206,6 +225,9 @@ class PythonParts:
     def _evaluate(self, t: float) -> None:
         col = int(self.control[0])
         ctx = self._context(t)
+        if col == -3:  # the integrands alone (compiled_step.integrands, after an accepted step)
+            self._integrands(ctx, t)
+            return
         if col == -2:  # the joints' rows alone (compiled_step.constraints_at)
             for i in range(len(self.joint_rows)):
                 self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)
@@ -226,6 +248,8 @@ class PythonParts:
                     loads[b, :gen.size] += gen
             for i in range(len(self.joint_rows)):
                 self._put_joint(i, *self._joint(i, ctx), self._phi_base, self._jac_base)
+            if self.integrating:  # with the kernels' (mode 0 at every evaluation): the samples integrate them
+                self._integrands(ctx, t)
             self.loads[:] = loads
             self.zdot[:] = self._zdot_base
             self.phi[:] = self._phi_base

@@ -197,6 +197,9 @@ class _Plan:
             ipar.append(np.asarray(spec.ipar, dtype=np.int64))
             signals += list(spec.signals)
             n_aux += spec.n_aux
+        py_keys = self.parts.integrand_slots()  # the Python elements' integrands after the kernels'
+        self.parts.aux_first = n_aux
+        n_aux += len(py_keys)
         f_ints, self._force_par, f_rows = force_tables(system, self.compiled_forces, state, signals)
         k_index, k_ipar, k_fpar, n_kout, self.force_kernels = kernel_tables(k_specs)
         self.kernel_outputs = [list(spec.output_names) for spec in k_specs]
@@ -249,7 +252,9 @@ class _Plan:
         for e, spec in zip(elements, specs):
             own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []
             keys += own if len(own) == spec.n_aux else [None] * spec.n_aux
+        keys += py_keys
         self.aux_keys = keys
+        self.parts.aux = self.ws[17]
         self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
                                self.compiled_forces, self.python_forces, self.drivers,
                                list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)

@@ -189,6 +189,11 @@ def integrands(t, q, v, z, mi, mf, fns, ws, zdot):
     measurements(mi[12], mi[13], mi[35], X, V, R, W, ws[24], ws[14], ws[15])
     element_kernels(t, z, mf[13], ws[20], fns[0], mi[14], mi[15], mi[16], mi[17], mi[18], mi[19], mi[20], mf[8],
                     mf[11], ws[14], ws[15], zdot, ws[16], ws[17])
+    py = ws[21]
+    if py[10][2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
+        py[10][0] = -3
+        python_parts(t, q, v, z, z[:0], fns[1], py)
+        py[10][0] = -1
 
 
 @apart(python=False)
