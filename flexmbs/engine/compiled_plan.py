@@ -2,17 +2,18 @@
 
 :func:`compiled_run` turns an assembled :class:`~flexmbs.engine.system.System` into the arrays of
 :mod:`flexmbs.engine.compiled_step` once (parameters, index maps, element kernels' addresses and parameters) and
-returns a :class:`CompiledRun` with the interface of :class:`flexmbs.engine.solver._Run`; :func:`flexmbs.simulate`
-then steps it with :func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
+returns a :class:`CompiledRun`; :func:`flexmbs.simulate` then steps it with
+:func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
 
 What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
-samples split the reactions by the minimum norm, as the Python path), gravity, force elements with kernels
-(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`), and state elements that offer a
-compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distances, marker coordinates or
-the rotation or translation of library joints (``JointCoordinate``). Force elements without a kernel are called
-back from the compiled step. User joints, user measurements, elements whose event gaps have no kernel, joint
-friction with redundant rows and Python elements that read joint reactions keep the model on the Python path, and
-the results say why (``Results.statistics["engine"]``).
+samples split the reactions by the minimum norm), gravity, force elements with kernels
+(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`; joint friction on redundant rows reads
+the minimum-norm split of the reactions), and state elements that offer a compiled kernel (``compiled_element()``,
+docs/element-protocol.md) and read distances, marker coordinates or the rotation or translation of library joints
+(``JointCoordinate``). Everything else a user wrote in Python — force elements without a kernel (also those that
+read joint reactions), state elements without a kernel or reading a measurement of their own, joints without library
+rows — is called back from the compiled step, each only for the difference columns it is coupled to
+(:mod:`flexmbs.engine.callbacks`). There is no other engine: every model runs here.
 """
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def _element_kernel(system, k, state):
 def _measurement_row(meas) -> tuple[int, int, int] | None:
     """``(kind, a, b)`` of a measurement the compiled step evaluates (:func:`flexmbs.engine.compiled_step.measure`),
     or None: a ``Distance`` between its markers ``a``, ``b``; a ``JointCoordinate`` rotation or translation between
-    its joint's markers ``i``, ``j`` (a joint class that defines its own ``coordinate`` is left to the Python path);
+    its joint's markers ``i``, ``j`` (a joint class that defines its own ``coordinate``: its element is called back in Python);
     a ``MarkerCoordinate`` of marker ``a`` along axis ``b``."""
     if type(meas) is Distance:
         return DISTANCE, meas.marker_a.index, meas.marker_b.index
@@ -186,7 +187,7 @@ class _Plan:
             for meas in element.measurements:
                 kind, a, b = _measurement_row(meas)
                 # an angle's first reference: the Python measurement's value at the start (continuous with the
-                # consistent start's evaluations, as the Python path's next one would be)
+                # consistent start's evaluations)
                 if kind == ROTATION:
                     self.angles.append((len(meas_a), meas))
                 angle_ref.append(float(meas.evaluate(start)[0]) if kind == ROTATION else 0.0)
@@ -320,7 +321,7 @@ class _Plan:
 
 
 class CompiledRun:
-    """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
+    """One integration run on the compiled step (what :func:`flexmbs.simulate` steps)."""
 
     chunk = CHUNK  # step attempts per compiled call (adapted to the wall time of a call)
 
@@ -415,7 +416,7 @@ class CompiledRun:
         return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
 
     def _event(self) -> int:
-        """``_Run._accept_with_events`` for the pending step: Python locates the root (the elements' own
+        """The pending step with an armed gap closing in it: Python locates the root (the elements' own
         ``event_gaps``); a root more than the event tolerance before the step's end sends the step back onto it."""
         self._armed_from_compiled()
         old = self.state
@@ -440,7 +441,7 @@ class CompiledRun:
     _rechecked_at = None
 
     def _rows_rechosen(self, message: str) -> bool:
-        """``_Run._newton_failed``'s last resort: at a singular position the kept constraint rows may have become
+        """The last resort after a Newton failure: at a singular position the kept constraint rows may have become
         dependent; another independent set of the same size takes over (same ``Φ_qᵀ λ``) and the step is retried
         with a fresh Jacobian. Once per time; False when the rows are still independent or their number changes."""
         s = self.state
@@ -517,7 +518,7 @@ class CompiledRun:
 
 
 def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks):
-    """``(CompiledRun, "")``, or ``(None, reason)`` when the model needs the Python path. ``hooks``: ``record(state,
+    """``(CompiledRun, "")`` (a joint between two ground markers is refused in one line). ``hooks``: ``record(state,
     h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
     ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
     _refuse_meaningless(system)

@@ -71,6 +71,10 @@ class Sampler:
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        # the Python elements' angles at the last sample (at first their evaluation at the start)
+        python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
+        self._angle_refs = [getattr(m, "_last", None) for k in python_elements for m in system.elements[k].measurements
+                            if hasattr(m, "follow")]
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
         """The signals of the Python state elements and of the user's joints at one sample's state."""
@@ -163,8 +167,19 @@ class Sampler:
         python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
         user_joints = list(system.fallback_joints)
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
-            rows = [self._python_sample(Q[r], V[r], Z[r], LAM[r], float(times[r]), python_elements, user_joints)
-                    for r in range(n)]
+            # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
+            # (the end of the chunk); the callbacks' reference is restored after
+            angles = [m for k in python_elements for m in system.elements[k].measurements if hasattr(m, "follow")]
+            current = [getattr(m, "_last", None) for m in angles]
+            rows = []
+            for r in range(n):
+                for m, ref in zip(angles, self._angle_refs):
+                    m._last = ref
+                rows.append(self._python_sample(Q[r], V[r], Z[r], LAM[r], float(times[r]), python_elements,
+                                                user_joints))
+                self._angle_refs = [getattr(m, "_last", None) for m in angles]
+            for m, ref in zip(angles, current):
+                m._last = ref
             for key in rows[0]:
                 cols[key] = np.array([row[key] for row in rows])
         for i, key in enumerate(self.integral_keys):
