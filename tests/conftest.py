@@ -1,6 +1,13 @@
 """Shared fixtures: meshes are generated with gmsh on demand (never committed)."""
+import os
+import sys
+
 import numpy as np
 import pytest
+
+# the helpers of tests/flexmbs (integration_tolerance: agreement within the integration error, a model's elements
+# as a user's Python callbacks) serve every test folder
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "flexmbs"))
 
 from fem.meshing import bar_mesh
 

@@ -24,9 +24,9 @@ from .compiled_lapack import factor, solve
 from .initial import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, borrowed, call_kernel,
-                            constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles, residual,
-                            signals_at, to_python)
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, borrowed,
+                            call_kernel, constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
+                            residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
@@ -415,7 +415,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
-        constraints_at(q + k * s * v, v, mi, mf, ws, phi, jac)
+        constraints_at(t_k, q + k * s * v, v, mi, mf, fns, ws, phi, jac)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
@@ -462,23 +462,6 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     out_qdd[:] = sol[:n_q]
     out_lam[:] = sol[n_q:]
     return True
-
-
-@apart(python=False)
-def all_multipliers(keep, jac_all, lam):
-    """``λ`` of every constraint row from the kept rows' (``Context.full_lam``): the same vector without redundant
-    rows; with them, the minimum-norm split with the same ``Φ_qᵀ λ``
-    (:func:`flexmbs.engine.redundancy.minimum_norm_multipliers`: the component in the left null space of ``Φ_q`` of
-    all rows removed; unique, whatever the SVD's signs)."""
-    n_all = jac_all.shape[0]
-    if keep.size == n_all:
-        return lam
-    full = np.zeros(n_all)
-    for r in range(keep.size):
-        full[keep[r]] = lam[r]
-    u = np.linalg.svd(jac_all, True)[0]
-    null = np.ascontiguousarray(u[:, keep.size:])
-    return full - null @ (null.T @ full)
 
 
 @apart(python=False)

@@ -2,17 +2,18 @@
 
 :func:`compiled_run` turns an assembled :class:`~flexmbs.engine.system.System` into the arrays of
 :mod:`flexmbs.engine.compiled_step` once (parameters, index maps, element kernels' addresses and parameters) and
-returns a :class:`CompiledRun` with the interface of :class:`flexmbs.engine.solver._Run`; :func:`flexmbs.simulate`
-then steps it with :func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
+returns a :class:`CompiledRun`; :func:`flexmbs.simulate` then steps it with
+:func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
 
 What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
-samples split the reactions by the minimum norm, as the Python path), gravity, force elements with kernels
-(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`), and state elements that offer a
-compiled kernel (``compiled_element()``, docs/element-protocol.md) and read distances, marker coordinates or
-the rotation or translation of library joints (``JointCoordinate``). Force elements without a kernel are called
-back from the compiled step. User joints, user measurements, elements whose event gaps have no kernel, joint
-friction with redundant rows and Python elements that read joint reactions keep the model on the Python path, and
-the results say why (``Results.statistics["engine"]``).
+samples split the reactions by the minimum norm), gravity, force elements with kernels
+(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`; joint friction on redundant rows reads
+the minimum-norm split of the reactions), and state elements that offer a compiled kernel (``compiled_element()``,
+docs/element-protocol.md) and read distances, marker coordinates or the rotation or translation of library joints
+(``JointCoordinate``). Everything else a user wrote in Python — force elements without a kernel (also those that
+read joint reactions), state elements without a kernel or reading a measurement of their own, joints without library
+rows — is called back from the compiled step, each only for the difference columns it is coupled to
+(:mod:`flexmbs.engine.callbacks`). There is no other engine: every model runs here.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from ctypes import POINTER, c_double, c_int64
 
 import numpy as np
 
-from fem.errors import SimulationError
+from fem.errors import ModelError, SimulationError
 from fem.scalar_laws import interp
 
 from flexmbs.model.joints import Joint
@@ -35,6 +36,7 @@ from .interrupts import deferred_interrupt
 from .compiled_flex import flexible_arrays
 from .compiled_lapack import lapack_functions
 from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
+from .callbacks import PythonParts
 from .compiled_record import Sampler
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
@@ -63,38 +65,53 @@ _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (sin
                    "matrix)", -3: "diverging", -4: "too many iterations"}
 
 
-def _unsupported(system, events, state) -> str:
-    """Why the model cannot take the compiled step ("" if it can)."""
-    python = _python_forces(system)
-    if python:  # called back from the compiled step; not those that read joint reactions (see below)
-        ctx = system.context(state.q, state.v, state.t, state.lam)
-        ctx.z = state.z
-        for force in python:
-            force.generalized_forces(ctx)
-            if ctx.multipliers_read:
-                # a Python element reading the reactions (friction with a stick state): the compiled samples iterate
-                # only the kernels' friction to the fixed point of the reactions (compiled_loop.consistent_sample)
-                return f"force element {force.name!r} ({type(force).__name__}) reads joint reactions"
-    if system.fallback_joints:
-        return f"joints without library rows ({', '.join(j.name for j in system.fallback_joints)})"
-    for element in system.elements:
-        if not callable(getattr(element, "compiled_element", None)):
-            return f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
-        for meas in element.measurements:
-            if _measurement_row(meas) is None:
-                what = f" ({meas.which})" if isinstance(meas, JointCoordinate) else ""
-                return f"element {element.name!r} reads a {type(meas).__name__}{what} measurement"
-    if system.row_keep is not None and has_friction(system.forces):
-        return "joint friction with redundant constraints (its reaction is split by the Python path)"
-    if any(j.marker_i.on_ground and j.marker_j.on_ground for j in system.model.joints):
-        return "a joint between two ground markers"
-    return ""
+def _refuse_meaningless(system) -> None:
+    """One line for what no engine can integrate: a joint between two ground markers constrains no coordinate."""
+    for joint in system.model.joints:
+        if joint.marker_i.on_ground and joint.marker_j.on_ground:
+            raise ModelError(f"joint {joint.name!r} connects two ground markers ({joint.marker_i.name!r}, "
+                             f"{joint.marker_j.name!r}): it constrains nothing; remove it or attach it to a body")
+
+
+def _reads_reactions(system, forces, state) -> bool:
+    """A Python force element reads the joint reactions (a joint friction of the user's): the compiled samples then
+    iterate the reactions to their fixed point (compiled_loop.consistent_sample), as with the kernels' friction."""
+    if not forces:
+        return False
+    ctx = system.context(state.q, state.v, state.t, state.lam)
+    ctx.z = state.z
+    for force in forces:
+        force.generalized_forces(ctx)
+    return bool(ctx.multipliers_read)
+
+
+def _element_kernel(system, k, state):
+    """``(spec, "")`` of state element ``k``'s compiled kernel, or ``(None, why)``: then it is a Python part
+    (:mod:`flexmbs.engine.callbacks`)."""
+    element = system.elements[k]
+    if not callable(getattr(element, "compiled_element", None)):
+        return None, f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
+    for meas in element.measurements:
+        if _measurement_row(meas) is None:
+            what = f" ({meas.which})" if isinstance(meas, JointCoordinate) else ""
+            return None, f"element {element.name!r} reads a {type(meas).__name__}{what} measurement"
+    spec, why = element.compiled_element()
+    if spec is None:
+        return None, why
+    if hasattr(element, "event_gaps"):  # the kernel's gaps must be the element's own
+        offsets = system.z_offsets
+        ctx = system.context(state.q, state.v, state.t)
+        y, ydot, _ = measure(ctx, element.measurements)
+        own = list(element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot))
+        if own != list(getattr(spec, "gap_names", [])):
+            return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
+    return spec, ""
 
 
 def _measurement_row(meas) -> tuple[int, int, int] | None:
     """``(kind, a, b)`` of a measurement the compiled step evaluates (:func:`flexmbs.engine.compiled_step.measure`),
     or None: a ``Distance`` between its markers ``a``, ``b``; a ``JointCoordinate`` rotation or translation between
-    its joint's markers ``i``, ``j`` (a joint class that defines its own ``coordinate`` is left to the Python path);
+    its joint's markers ``i``, ``j`` (a joint class that defines its own ``coordinate``: its element is called back in Python);
     a ``MarkerCoordinate`` of marker ``a`` along axis ``b``."""
     if type(meas) is Distance:
         return DISTANCE, meas.marker_a.index, meas.marker_b.index
@@ -105,25 +122,6 @@ def _measurement_row(meas) -> tuple[int, int, int] | None:
         if kind is not None:
             return kind, meas.joint.marker_i.index, meas.joint.marker_j.index
     return None
-
-
-CALLBACK_WORK = 500  # engine='auto': Python force elements × coordinates above this take the Python path
-
-
-def auto_prefers_python(system) -> str:
-    """Why ``engine='auto'`` keeps a model that could take the compiled step on the Python path ("" if not): many
-    force elements without a kernel on many coordinates. The compiled step differences its Newton matrix over all
-    coordinates and calls them all back for every column; the Python path's local differences evaluate each only
-    over its own bodies. Measured (session 7, before its elements had kernels): machine creeping (11 such elements ×
-    168 coordinates) 95 s compiled against 25 s Python; the excavator (1 × 84) 0.9 s compiled against 2.8 s
-    Python."""
-    python = _python_forces(system)
-    if len(python) * system.n_q > CALLBACK_WORK:
-        kinds = ", ".join(sorted({type(f).__name__ for f in python}))
-        return (f"{len(python)} force element(s) without a kernel ({kinds}) on {system.n_q} coordinates: the Python "
-                "path's local Jacobian is cheaper than calling them back for every column of the compiled one "
-                "(engine='compiled' takes it anyway)")
-    return ""
 
 
 def _python_forces(system) -> list:
@@ -148,15 +146,29 @@ def _kernel_forces(system) -> tuple[list, list]:
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles)."""
 
-    def __init__(self, system, integ, specs, state):
+    def __init__(self, system, integ, all_specs, state):
         self.compiled_forces = [f for f in system.forces if compiled_force(f)]
         self.kernel_forces, k_specs = _kernel_forces(system)
         self.python_forces = _python_forces(system)
+        # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
+        self.compiled_elements = [k for k, spec in enumerate(all_specs) if spec is not None]
+        self.python_elements = [k for k, spec in enumerate(all_specs) if spec is None]
+        specs = [all_specs[k] for k in self.compiled_elements]
+        elements = [system.elements[k] for k in self.compiled_elements]
+        self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
         # Python force elements with contact gaps (located by flexmbs.engine.events)
         ctx = system.context(state.q, state.v, state.t, state.lam)
         ctx.z = state.z
         self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
         self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(ctx)]
+        # the Python state elements' gaps follow the force elements' (the same callback)
+        self.gap_elements = [k for k, spec in enumerate(all_specs)
+                             if spec is None and hasattr(system.elements[k], "event_gaps")]
+        for k in self.gap_elements:
+            element, offsets = system.elements[k], system.z_offsets
+            y, ydot, _ = measure(ctx, element.measurements)
+            self.force_gap_names += [f"{element.name}.{name}" for name in
+                                     element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot)]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
@@ -166,7 +178,7 @@ class _Plan:
         start = system.context(state.q, state.v, state.t)
         fx_bodies, fx_data, fx_work = flexible_arrays(system, state.q)
         fpar, ipar, signals, n_aux = [], [], [], 0
-        for k, (element, spec) in enumerate(zip(system.elements, specs)):
+        for k, element, spec in zip(self.compiled_elements, elements, specs):
             el["z"].append(system.z_offsets[k])
             el["y"].append(len(meas_a))
             el["s"].append(len(signals))
@@ -176,7 +188,7 @@ class _Plan:
             for meas in element.measurements:
                 kind, a, b = _measurement_row(meas)
                 # an angle's first reference: the Python measurement's value at the start (continuous with the
-                # consistent start's evaluations, as the Python path's next one would be)
+                # consistent start's evaluations)
                 if kind == ROTATION:
                     self.angles.append((len(meas_a), meas))
                 angle_ref.append(float(meas.evaluate(start)[0]) if kind == ROTATION else 0.0)
@@ -187,6 +199,9 @@ class _Plan:
             ipar.append(np.asarray(spec.ipar, dtype=np.int64))
             signals += list(spec.signals)
             n_aux += spec.n_aux
+        py_keys = self.parts.integrand_slots()  # the Python elements' integrands after the kernels'
+        self.parts.aux_first = n_aux
+        n_aux += len(py_keys)
         f_ints, self._force_par, f_rows = force_tables(system, self.compiled_forces, state, signals)
         k_index, k_ipar, k_fpar, n_kout, self.force_kernels = kernel_tables(k_specs)
         self.kernel_outputs = [list(spec.output_names) for spec in k_specs]
@@ -199,7 +214,8 @@ class _Plan:
                    ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
                    ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
                    *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
-                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)]), self.drivers,
+                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)
+                                            or _reads_reactions(system, self.python_forces, state)]), self.drivers,
                    k_index, k_ipar, ints([n_q, n_b, n_m, system.n_quasi_max]), ints(meas_kind))
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
@@ -209,7 +225,9 @@ class _Plan:
                    flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
                    self._force_par, flo(np.concatenate(  # states the element presents, in its kernel's units
                        [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
-                        for e, spec in zip(system.elements, specs)]) if specs else np.zeros(0)), fx_data, k_fpar)
+                        if spec is not None else np.ones(system.z_offsets[k + 1] - system.z_offsets[k])
+                        for k, (e, spec) in enumerate(zip(system.elements, all_specs))])
+                       if all_specs else np.zeros(0)), fx_data, k_fpar)
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows + len(self.drivers), 1)  # library rows, then the prescribed motions'
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
@@ -217,7 +235,7 @@ class _Plan:
                    np.zeros((n_m, 3)), np.zeros((n_m, 3)), np.zeros((n_b, n_quasi)), np.zeros((n_rows, n_quasi)),
                    np.zeros((n_rows, n_quasi)), np.zeros(system.n_c_all), np.zeros((system.n_c_all, n_q)),
                    np.zeros(n_y), np.zeros(n_y), np.zeros(n_y), np.zeros(n_aux), np.zeros(n_q),
-                   np.zeros((max(len(self.compiled_forces), 1), N_OUT)), np.zeros(n_z), self._python_buffers(system),
+                   np.zeros((max(len(self.compiled_forces), 1), N_OUT)), np.zeros(n_z), self.parts.buffers,
                    fx_work, np.zeros(max(n_kout, 1)), np.array(angle_ref, dtype=float))
         self.blk = (np.zeros((n_q, n_q)), np.zeros((n_q, n_q)), np.zeros((n_q, n_z)), np.zeros((n_z, n_q)),
                     np.zeros((n_z, n_q)), np.zeros((n_z, n_z)))
@@ -228,64 +246,39 @@ class _Plan:
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
         self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by compiled_step.call_kernel
-        self.errors: list = []
-        self.force_callback = _SIGNAL_CALLBACK(self._force_function(system))
+        self.errors: list = self.parts.errors
+        self.force_callback = _SIGNAL_CALLBACK(self.parts.evaluate)
         self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))
         self.fns = (self.kernels, self.force_callback, self.gap_callback, *lapack_functions(), self.force_kernels)
         keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
-        for e, spec in zip(system.elements, specs):
+        for e, spec in zip(elements, specs):
             own = [f"element/{e.name}/{key}" for key in e.integral_units] if hasattr(e, "integrands") else []
             keys += own if len(own) == spec.n_aux else [None] * spec.n_aux
+        keys += py_keys
         self.aux_keys = keys
+        self.parts.aux = self.ws[17]
         self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
                                self.compiled_forces, self.python_forces, self.drivers,
-                               list(zip(self.kernel_forces, self.kernel_outputs)))
+                               list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
         el_g = np.cumsum([0] + [2 * n for n in counts])
         n_fg = len(self.force_gap_names)  # the force elements' gaps after the elements' (values, then rates)
         pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [int(el_g[-1]) + k for k in range(n_fg)]
-        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(system.elements, specs)
+        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
                           for name in spec.gap_names] + self.force_gap_names
         self.gv = (ints(pos), np.zeros(max(int(el_g[-1]) + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64),
                    ints(el_g), np.array([REARM_GAP]))
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
 
-    def _python_buffers(self, system) -> tuple:
-        """``(q, q̇, z, λ, loads)`` the compiled step hands to the Python force elements and to the force elements'
-        gap callback (empty without them; ``loads`` only with Python force elements)."""
-        if not self.python_forces and not self.gap_forces:
-            return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 0))
-        loads = np.zeros((len(system.bodies), system.n_quasi_max) if self.python_forces else (0, 0))
-        return np.zeros(system.n_q), np.zeros(system.n_q), np.zeros(system.n_z), np.zeros(system.n_c), loads
-
-    def _force_function(self, system):
-        """The callback of the Python force elements: their quasi-coordinate loads at the compiled step's state."""
-        forces, errors = self.python_forces, self.errors
-        if not forces:
-            return lambda t: None
-        q, v, z, lam, loads = self.ws[21]
-
-        def evaluate(t):
-            try:
-                ctx = system.context(q, v, t, lam)
-                ctx.z = z
-                loads[:] = 0.0
-                for force in forces:
-                    for body, gen in force.generalized_forces(ctx):
-                        loads[body.index, :gen.size] += gen
-            except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
-                errors.append(exc)
-                loads[:] = np.nan
-        return evaluate
-
     def _gap_function(self, system):
         """The callback of the Python force elements' contact gaps, at the state the compiled step handed over."""
         forces, errors, names = self.gap_forces, self.errors, self.force_gap_names
-        if not forces:
+        if not names:
             return lambda t: None
-        q, v, z, lam, _ = self.ws[21]
+        q, v, z, lam = self.ws[21][:4]
+        offsets = system.z_offsets
 
         def evaluate(t):
             try:
@@ -295,6 +288,12 @@ class _Plan:
                 k = 0
                 for force in forces:
                     for g, rate in force.event_gaps(ctx).values():
+                        buf[base + k], buf[base + n + k] = g, rate
+                        k += 1
+                for e in self.gap_elements:
+                    element = system.elements[e]
+                    y, ydot, _ = measure(ctx, element.measurements)
+                    for g, rate in element.event_gaps(t, z[offsets[e]:offsets[e + 1]], y, ydot).values():
                         buf[base + k], buf[base + n + k] = g, rate
                         k += 1
             except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
@@ -324,7 +323,7 @@ class _Plan:
 
 
 class CompiledRun:
-    """One integration run on the compiled step; the interface :func:`flexmbs.simulate` uses of ``_Run``."""
+    """One integration run on the compiled step (what :func:`flexmbs.simulate` steps)."""
 
     chunk = CHUNK  # step attempts per compiled call (adapted to the wall time of a call)
 
@@ -419,7 +418,7 @@ class CompiledRun:
         return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
 
     def _event(self) -> int:
-        """``_Run._accept_with_events`` for the pending step: Python locates the root (the elements' own
+        """The pending step with an armed gap closing in it: Python locates the root (the elements' own
         ``event_gaps``); a root more than the event tolerance before the step's end sends the step back onto it."""
         self._armed_from_compiled()
         old = self.state
@@ -444,7 +443,7 @@ class CompiledRun:
     _rechecked_at = None
 
     def _rows_rechosen(self, message: str) -> bool:
-        """``_Run._newton_failed``'s last resort: at a singular position the kept constraint rows may have become
+        """The last resort after a Newton failure: at a singular position the kept constraint rows may have become
         dependent; another independent set of the same size takes over (same ``Φ_qᵀ λ``) and the step is retried
         with a fresh Jacobian. Once per time; False when the rows are still independent or their number changes."""
         s = self.state
@@ -521,24 +520,10 @@ class CompiledRun:
 
 
 def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks):
-    """``(CompiledRun, "")``, or ``(None, reason)`` when the model needs the Python path. ``hooks``: ``record(state,
+    """``(CompiledRun, "")`` (a joint between two ground markers is refused in one line). ``hooks``: ``record(state,
     h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
     ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
-    reason = _unsupported(system, events, state)
-    if reason:
-        return None, reason
-    specs = []
-    offsets = system.z_offsets
-    for k, element in enumerate(system.elements):
-        spec, why = element.compiled_element()
-        if spec is None:
-            return None, why
-        if hasattr(element, "event_gaps"):  # the kernel's gaps must be the element's own
-            ctx = system.context(state.q, state.v, state.t)
-            y, ydot, _ = measure(ctx, element.measurements)
-            own = list(element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot))
-            if own != list(getattr(spec, "gap_names", [])):
-                return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
-        specs.append(spec)
+    _refuse_meaningless(system)
+    specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
     plan = _Plan(system, integ, specs, state)
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

@@ -12,6 +12,7 @@ import numpy as np
 
 from .compiled_forces import N_OUT
 from .recorder import Recorder
+from .system import measure
 
 __all__ = ["Sampler", "CAPACITY"]
 
@@ -23,8 +24,11 @@ class Sampler:
     """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
 
     def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
-                 python_forces: list, drivers: np.ndarray, kernel_forces: list = ()):
+                 python_forces: list, drivers: np.ndarray, kernel_forces: list = (), compiled_elements=None):
         self.compiled_forces, self.python_forces = compiled_forces, python_forces
+        # the state elements with compiled kernels (the others are Python parts: flexmbs.engine.callbacks)
+        self.compiled_elements = (list(range(len(system.elements))) if compiled_elements is None
+                                  else list(compiled_elements))
         self.kernel_forces = list(kernel_forces)  # (element, its output names) with their own kernels
         n_kout = sum(len(names) for _, names in self.kernel_forces)
         model_markers = system.model.markers
@@ -40,7 +44,7 @@ class Sampler:
             body.append(marker.body.index)
             mi.append(joint.marker_i.index)
             mj.append(joint.marker_j.index)
-            for pos in cc.positions[joint]:
+            for pos in cc.positions.get(joint, ()):  # a user's joint: in Python (flush)
                 rj.append(j)
                 rpos.append(pos)
                 rlam.append(cc.rows[pos])
@@ -57,7 +61,7 @@ class Sampler:
                    ints([j.marker_j.index for j, _ in coords]), ints([0 if w == "rotation" else 1 for _, w in coords]),
                    ints(self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
-        n_y = sum(len(e.measurements) for e in system.elements)
+        n_y = sum(len(system.elements[k].measurements) for k in self.compiled_elements)
         n = CAPACITY
         self.bf = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, n_q)), np.zeros((n, n_q)),
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
@@ -67,6 +71,39 @@ class Sampler:
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.zeros(1, dtype=np.int64))
         self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        # the Python elements' angles at the last sample (at first their evaluation at the start)
+        python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
+        self._angle_refs = [getattr(m, "_last", None) for k in python_elements for m in system.elements[k].measurements
+                            if hasattr(m, "follow")]
+
+    def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
+        """The signals of the Python state elements and of the user's joints at one sample's state."""
+        system = self.system
+        ctx = system.context(q.copy(), v.copy(), t, lam.copy())
+        ctx.z = z.copy()
+        out: dict = {}
+        for k in python_elements:
+            element = system.elements[k]
+            prefix = f"element/{element.name}/"
+            z_e = ctx.z[system.z_offsets[k]:system.z_offsets[k + 1]]
+            for i, name in enumerate(element.state_names):
+                out[prefix + name] = float(z_e[i])
+            y, ydot, _ = measure(ctx, element.measurements)
+            forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+            for meas, value, force in zip(element.measurements, y.tolist(), forces.tolist()):
+                out[f"{prefix}y/{meas.name}"] = value
+                out[f"{prefix}force/{meas.name}"] = force
+            if hasattr(element, "outputs"):
+                for key, value in element.outputs(t, z_e, y, ydot).items():
+                    out[prefix + key] = value
+        if user_joints:
+            system.constraints(ctx)  # the joints' rows (Context.joint_reaction reads them)
+        for joint in user_joints:
+            out[f"joint/{joint.name}/force"], out[f"joint/{joint.name}/torque"] = ctx.joint_reaction(joint)
+            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+            for which in joint.coordinates:
+                out[f"joint/{joint.name}/{which}"] = float(joint.coordinate(which, si, sj)[0])
+        return out
 
     @property
     def count(self) -> int:
@@ -115,7 +152,8 @@ class Sampler:
             for key in rows[0]:
                 cols[key] = np.array([row[key] for row in rows])
         y0 = 0
-        for k, element in enumerate(system.elements):
+        for c, k in enumerate(self.compiled_elements):
+            element = system.elements[k]
             prefix = f"element/{element.name}/"
             lo = system.z_offsets[k]
             for i, name in enumerate(element.state_names):
@@ -124,8 +162,26 @@ class Sampler:
                 cols[f"{prefix}y/{meas.name}"] = Y[:n, y0 + i].copy()
                 cols[f"{prefix}force/{meas.name}"] = FY[:n, y0 + i].copy()
             y0 += len(element.measurements)
-            for i, name in enumerate(self.elements_out[k]):
-                cols[prefix + name] = OUT[:n, self.out_offsets[k] + i].copy()
+            for i, name in enumerate(self.elements_out[c]):
+                cols[prefix + name] = OUT[:n, self.out_offsets[c] + i].copy()
+        python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
+        user_joints = list(system.fallback_joints)
+        if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
+            # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
+            # (the end of the chunk); the callbacks' reference is restored after
+            angles = [m for k in python_elements for m in system.elements[k].measurements if hasattr(m, "follow")]
+            current = [getattr(m, "_last", None) for m in angles]
+            rows = []
+            for r in range(n):
+                for m, ref in zip(angles, self._angle_refs):
+                    m._last = ref
+                rows.append(self._python_sample(Q[r], V[r], Z[r], LAM[r], float(times[r]), python_elements,
+                                                user_joints))
+                self._angle_refs = [getattr(m, "_last", None) for m in angles]
+            for m, ref in zip(angles, current):
+                m._last = ref
+            for key in rows[0]:
+                cols[key] = np.array([row[key] for row in rows])
         for i, key in enumerate(self.integral_keys):
             if key is not None:
                 cols[key] = INT[:n, i].copy()

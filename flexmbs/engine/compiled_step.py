@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -105,11 +107,18 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     if fx_bodies.size:
         flexible_terms(q, v, A, omega, G, fx_bodies, offsets, n_modes, fx_data, fx_work, gravity, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
+    py_on = py[10][1] != 0
+    if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
+        python_parts(t, q, v, z, lam, fns[1], py)
     measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot)
     element_kernels(t, z, zscale, zs, fns[0], el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar, sig, y, ydot, zdot, fy,
                     aux)
     for i in range(z.size):
         zdot[i] /= zscale[i]
+    if py_on:
+        z_rows, z_py = py[6], py[5]
+        for k in range(z_rows.size):
+            zdot[z_rows[k]] = z_py[k]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
         a, b = meas_a[k], meas_b[k]
         if meas_kind[k] != DISTANCE:
@@ -128,16 +137,17 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     rows_done = False
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
         _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac)
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py[9], py[7], py[8])
         rows_done = True
+    lam_f = lam
+    if f_friction[0] and keep.size < phi_all.size:  # friction on redundant rows: the reactions of all rows split
+        lam_f = all_multipliers(keep, jac_all, lam)  # by the minimum norm (Context.full_lam)
     for k in range(f_kind.size):
-        force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam, A, X, R, JX, JTH, V, W, ji,
-                      jj, offsets, marker_body, n_modes, packed, f_out[k])
+        force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam_f, A, X, R, JX, JTH, V, W,
+                      ji, jj, offsets, marker_body, n_modes, packed, f_out[k])
     force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fns[5], k_index, k_fpar, k_ipar, k_out)
-    if py[4].shape[0]:  # force elements without a kernel: evaluated in Python, called back here
-        py_q, py_v, py_z, py_lam, py_packed = py  # (docs/element-protocol.md)
-        to_python(q, v, z, lam, py)
-        fns[1](t)
+    if py_on:  # the Python parts' loads (evaluated above: docs/element-protocol.md)
+        py_packed = py[4]
         for b in range(packed.shape[0]):
             for n in range(packed.shape[1]):
                 packed[b, n] += py_packed[b, n]
@@ -157,7 +167,7 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         return
     if not rows_done:
         _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac)
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py[9], py[7], py[8])
     for j in range(n_q):
         s = 0.0
         for r in range(keep.size):
@@ -179,6 +189,11 @@ def integrands(t, q, v, z, mi, mf, fns, ws, zdot):
     measurements(mi[12], mi[13], mi[35], X, V, R, W, ws[24], ws[14], ws[15])
     element_kernels(t, z, mf[13], ws[20], fns[0], mi[14], mi[15], mi[16], mi[17], mi[18], mi[19], mi[20], mf[8],
                     mf[11], ws[14], ws[15], zdot, ws[16], ws[17])
+    py = ws[21]
+    if py[10][2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
+        py[10][0] = -3
+        python_parts(t, q, v, z, z[:0], fns[1], py)
+        py[10][0] = -1
 
 
 @apart(python=False)
@@ -208,6 +223,23 @@ def element_kernels(t, z, zscale, zs, kernels, el_z, el_y, el_s, el_a, el_f, el_
         z0, y0, s0, a0, f0, i0 = el_z[e], el_y[e], el_s[e], el_a[e], el_f[e], el_i[e]
         call_kernel(kernels[e], 0, t, zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], zdot[z0:], fy[y0:],
                     aux[a0:])
+
+
+@njit(cache=True)
+def all_multipliers(keep, jac_all, lam):
+    """``λ`` of every constraint row from the kept rows' (``Context.full_lam``): the same vector without redundant
+    rows; with them, the minimum-norm split with the same ``Φ_qᵀ λ``
+    (:func:`flexmbs.engine.redundancy.minimum_norm_multipliers`: the component in the left null space of ``Φ_q`` of
+    all rows removed; unique, whatever the SVD's signs)."""
+    n_all = jac_all.shape[0]
+    if keep.size == n_all:
+        return lam
+    full = np.zeros(n_all)
+    for r in range(keep.size):
+        full[keep[r]] = lam[r]
+    u = np.linalg.svd(jac_all, True)[0]
+    null = np.ascontiguousarray(u[:, keep.size:])
+    return full - null @ (null.T @ full)
 
 
 @njit(cache=True)
@@ -281,32 +313,51 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
 
 
 @apart(python=False)
-def constraints_at(q, v, mi, mf, ws, phi, jac):
+def constraints_at(t, q, v, mi, mf, fns, ws, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
     of ``Φ`` in :func:`flexmbs.engine.compiled_loop.consistent_sample`."""
     offsets, n_modes, marker_body, n_coord, keep = mi[0], mi[1], mi[3], mi[4], mi[11]
     A, G, omega, X, R, JX, JTH, V, W = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8]
     body_kinematics(q, v, offsets, A, G, omega)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, mf[4], mf[5], mf[6], mf[7], X, R, JX, JTH, V, W)
+    py = ws[21]
+    if py[9].size:  # the user joints' rows alone (column code -2)
+        py[10][0] = -2
+        python_parts(t, q, v, q[:0], q[:0], fns[1], py)
+        py[10][0] = -1
     _constraint_block(q, X, R, JX, JTH, V, W, G, mi[5], mi[6], mi[7], mi[8], mi[9], mi[10], marker_body, offsets,
-                      n_coord, n_modes, keep, mi[31], mf[11], ws[12], ws[13], ws[10], ws[11], phi, jac)
+                      n_coord, n_modes, keep, mi[31], mf[11], ws[12], ws[13], ws[10], ws[11], phi, jac, py[9], py[7],
+                      py[8])
 
 
 @njit(cache=True)
 def to_python(q, v, z, lam, py):
-    """The state into the buffers the Python callbacks read."""
+    """The state into the buffers the Python callbacks read (``z`` and ``λ`` only where given)."""
     py[0][:] = q
     py[1][:] = v
-    py[2][:] = z
+    for i in range(min(z.size, py[2].size)):
+        py[2][i] = z[i]
     for r in range(min(lam.size, py[3].size)):
         py[3][r] = lam[r]
 
 
+@njit(cache=True)
+def python_parts(t, q, v, z, lam, cb, py):
+    """Call the Python parts back (:mod:`flexmbs.engine.callbacks`) unless the difference column being evaluated
+    (``py[10][0]``: ``j`` of ``q``, ``n_q + j`` of ``q̇``, ``2 n_q + j`` of ``z``; -1 a full evaluation, -2 the user
+    joints alone) is coupled to none of them: then their last values stand (``py[11]``, 1 where coupled)."""
+    col, cols = py[10][0], py[11]
+    if col >= 0 and cols[col] == 0:
+        return
+    to_python(q, v, z, lam, py)
+    cb(t)
+
+
 @apart(python=False)
 def _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
-                      n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac):
-    """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows and
-    the prescribed motions)."""
+                      n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py_rows, py_phi, py_jac):
+    """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows, the
+    prescribed motions and the user joints' rows, ``py_rows``, evaluated in Python)."""
     n_b, n_q = offsets.size, q.size
     jac_all[:, :] = 0.0
     for b in range(n_b):
@@ -318,6 +369,10 @@ def _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c
                     phi_all, jac_all, ji, jj, True)
     if drv.shape[0]:
         driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi_all, jac_all, ji, jj)
+    for k in range(py_rows.size):
+        phi_all[py_rows[k]] = py_phi[k]
+        for j in range(n_q):
+            jac_all[py_rows[k], j] = py_jac[k, j]
     for r in range(keep.size):
         phi[r] = phi_all[keep[r]]
         for j in range(n_q):
@@ -355,6 +410,8 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
     K, C, Dz, Gq, Gv, Gz = blk
     res0, zd0, res, zd, phi, jac, mass = tmp
     freeze, frame, mass_mode = ws[22][4], ws[22][7], ws[22][8]
+    column = ws[21][10]  # the column being differenced, for the Python parts (python_parts)
+    column[0] = -1
     signals_at(t, sc, cb)
     n_q, n_z = q.size, z.size
     _freeze(freeze, frame, -1)
@@ -368,7 +425,9 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         _freeze(freeze, frame, j)
         # M(q) unchanged: an elastic column (its inertia terms kept, above) or another body's
         mass_mode[0] = 2 if (frame[j] < 0 and _elastic(mi, j)) else 0
+        column[0] = j
         residual(t, qp, v, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
+        column[0] = -1
         qp[j] = q[j]
         K[:, j] = (res - res0) / h
         Gq[:, j] = (zd - zd0) / h
@@ -382,7 +441,9 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         h = 1e-7 * max(1.0, abs(v[j]))
         vp[j] = v[j] + h
         _freeze(freeze, frame, j)
+        column[0] = n_q + j
         residual(t, q, vp, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, False)
+        column[0] = -1
         vp[j] = v[j]
         C[:, j] = (res - res0) / h
         Gv[:, j] = (zd - zd0) / h
@@ -397,7 +458,9 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
     for j in range(n_z):
         h = 1e-7 * max(1.0, abs(z[j]))
         zp[j] = z[j] + h
+        column[0] = 2 * n_q + j
         residual(t, q, v, qdd, zp, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
+        column[0] = -1
         zp[j] = z[j]
         Dz[:, j] = (res - res0) / h
         Gz[:, j] = (zd - zd0) / h

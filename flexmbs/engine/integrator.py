@@ -23,9 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg as sla
-
-from .jacobian import finite_difference_blocks
 
 __all__ = ["GeneralizedAlpha", "StepState", "NewtonFailure"]
 
@@ -55,15 +52,9 @@ class StepState:
 
 
 @dataclass
-class _Factorization:
-    lu: tuple
-    h: float
-    age: int = 0
-
-
-@dataclass
 class GeneralizedAlpha:
-    """The integrator; holds the coefficients, the cached Jacobian blocks and the statistics."""
+    """The integrator's coefficients, error scales and statistics; the step itself is compiled
+    (:func:`flexmbs.engine.compiled_loop.advance`, the algorithm of the module docstring)."""
 
     system: object
     rho_inf: float = 0.8
@@ -80,8 +71,6 @@ class GeneralizedAlpha:
         self.alpha_f = r / (r + 1.0)
         self.gamma = 0.5 + self.alpha_f - self.alpha_m
         self.beta = 0.25 * (self.gamma + 0.5) ** 2
-        self._blocks = None
-        self._fact: _Factorization | None = None
         sys_ = self.system
         self.n_q, self.n_z, self.n_c = sys_.n_q, sys_.n_z, sys_.n_c
         self._coordinate_scales()
@@ -94,11 +83,6 @@ class GeneralizedAlpha:
         self._rotation = kinds["rotation"]
         self._scale_z = kinds["scale_z"]
         self._amplitude = np.zeros(len(self._modal))  # running max |q_f| per flexible body, m·√kg
-
-    def observe(self, s: StepState) -> None:
-        """Update the running deformation amplitudes with an accepted state (the modal error reference)."""
-        for k, idx in enumerate(self._modal):
-            self._amplitude[k] = max(self._amplitude[k], float(np.max(np.abs(s.q[idx]))))
 
     def _q_scale(self, *qs) -> np.ndarray:
         """Error scale of ``q`` (n_q,), see :func:`tolerance_kinds`: the absolute tolerance of each kind; Euler
@@ -117,118 +101,6 @@ class GeneralizedAlpha:
     def _z_scale(self, *zs) -> np.ndarray:
         size = np.abs(zs[0]) if len(zs) == 1 else np.maximum(np.abs(zs[0]), np.abs(zs[1]))
         return self._scale_z + self.rtol * size
-
-    # --- Jacobian ------------------------------------------------------------------------------------
-    def refresh_jacobian(self, s: StepState) -> None:
-        self._blocks = finite_difference_blocks(self.system, s.q, s.v, s.qdd, s.z, s.lam, s.t)
-        self.stats["jacobian_evaluations"] += 1
-        self.stats["residual_evaluations"] += self._blocks.evaluations
-        self._fact = None
-
-    def _factorize(self, h: float, mass: np.ndarray, jac: np.ndarray) -> None:
-        b = self._blocks
-        n_q, n_z, n_c = self.n_q, self.n_z, self.n_c
-        c_m = (1.0 - self.alpha_m) / (1.0 - self.alpha_f)
-        c_z = (1.0 - self.alpha_f) / (1.0 - self.alpha_m)
-        bh2, gh = self.beta * h * h, self.gamma * h
-        mat = np.zeros((n_q + n_z + n_c,) * 2)
-        mat[:n_q, :n_q] = c_m * mass + gh * b.C + bh2 * b.K
-        mat[:n_q, n_q + n_z:] = jac.T
-        mat[n_q + n_z:, :n_q] = jac
-        if n_z:
-            mat[:n_q, n_q:n_q + n_z] = bh2 * b.Dz
-            mat[n_q:n_q + n_z, :n_q] = -gh * c_z * (b.Gq + b.Gv * self.gamma / (self.beta * h))
-            mat[n_q:n_q + n_z, n_q:n_q + n_z] = np.eye(n_z) - gh * c_z * b.Gz
-        self._fact = _Factorization(sla.lu_factor(mat, check_finite=False), h)
-        self.stats["factorizations"] += 1
-
-    # --- one step ------------------------------------------------------------------------------------
-    def step(self, s: StepState, h: float) -> tuple[StepState, int]:
-        """Attempt the step ``t → t + h``; returns the new state and the Newton iteration count.
-
-        Raises :class:`NewtonFailure` when the iteration does not converge with the current Jacobian.
-        """
-        am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
-        n_q, n_z = self.n_q, self.n_z
-        t1 = s.t + h
-        a1 = (s.qdd - am * s.a) / (1.0 - am)  # predictor q̈_{n+1} = q̈_n
-        qdd1 = s.qdd.copy()
-        q1 = s.q + h * s.v + h * h * ((0.5 - b) * s.a + b * a1)
-        v1 = s.v + h * ((1.0 - g) * s.a + g * a1)
-        w1 = (s.zd - am * s.w) / (1.0 - am)  # predictor ż_{n+1} = ż_n
-        z1 = s.z + h * ((1.0 - g) * s.w + g * w1)
-        lam_s = s.lam * (b * h * h)
-        z_base = s.z + h * (1.0 - g) * s.w
-        beta_p = (1.0 - am) / ((1.0 - af) * b * h * h)
-        gamma_p = g / (b * h)
-        weights = 1.0 / self._q_scale(q1)
-        z_weights = 1.0 / self._z_scale(z1) if n_z else np.zeros(0)
-        previous = None
-        for iteration in range(1, self.max_newton + 1):
-            res, zdot, phi, jac, mass, _ = self.system.residual(q1, v1, qdd1, z1, lam_s / (b * h * h), t1)
-            self.stats["residual_evaluations"] += 1
-            w_new = ((1.0 - af) * zdot + af * s.zd - am * s.w) / (1.0 - am)
-            rhs = -np.concatenate([b * h * h * res, z1 - z_base - h * g * w_new, phi])
-            if not np.all(np.isfinite(rhs)):
-                raise NewtonFailure(rhs, "non-finite residual")
-            if iteration == 1:  # fresh M(q) and Φ_q each step (cheap); K, C blocks are reused across steps
-                self._factorize(h, mass, jac)
-            delta = sla.lu_solve(self._fact.lu, rhs, check_finite=False)
-            if not np.all(np.isfinite(delta)):
-                raise NewtonFailure(rhs, "non-finite Newton update (singular or overflowing iteration matrix)")
-            dq, dz = delta[:n_q], delta[n_q:n_q + n_z]
-            q1 += dq
-            v1 += gamma_p * dq
-            qdd1 += beta_p * dq
-            z1 += dz
-            lam_s += delta[n_q + n_z:]
-            norm = np.sqrt((np.sum((dq * weights) ** 2) + np.sum((dz * z_weights) ** 2)) / max(1, n_q + n_z))
-            self.stats["newton_iterations"] += 1
-            small_phi = np.max(np.abs(phi), initial=0.0) < 1e-6
-            if norm < 1e-3 and small_phi:
-                break
-            if previous is not None:
-                rate = norm / previous
-                if rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi:
-                    break
-                if rate > 0.9 and norm > 1e-2:
-                    raise NewtonFailure(rhs, "diverging")
-            previous = norm
-        else:
-            raise NewtonFailure(rhs, "too many iterations")
-        w1 = (z1 - z_base) / (h * g) if n_z else w1
-        zd1 = ((1.0 - am) * w1 + am * s.w - af * s.zd) / (1.0 - af) if n_z else s.zd
-        a1 = a1 + (1.0 - af) / (1.0 - am) * (qdd1 - s.qdd)
-        new = StepState(t1, q1, v1, a1, qdd1, z1, zd1, w1, lam_s / (b * h * h), s.zd, h)
-        return new, iteration
-
-    def error_norm(self, old: StepState, new: StepState, h: float) -> float:
-        """Weighted RMS of the local error estimate (accept the step when ≤ 1); see :meth:`error_vector`."""
-        errors = self.error_vector(old, new, h)
-        return float(np.sqrt(np.sum(errors**2) / errors.size)) if errors.size else 0.0
-
-    def relative_change(self, old: StepState, new: StepState) -> np.ndarray:
-        """Change of each unknown over a step, in units of its tolerance (n_q + n_z,)."""
-        dq = (new.q - old.q) / self._q_scale(old.q)
-        dz = (new.z - old.z) / self._z_scale(old.z)
-        return np.concatenate([dq, dz])
-
-    def error_vector(self, old: StepState, new: StepState, h: float) -> np.ndarray:
-        """Weighted local error estimates (n_q + n_z,), in units of the tolerance."""
-        # the pseudo-acceleration a is free of the parasitic (-α_f/(1-α_f))^n oscillation that index-3
-        # multipliers leave in q̈, so its increment is the cleaner third-derivative estimate
-        e_q = h * h * abs(self.beta - 1.0 / 6.0) * (new.a - old.a)
-        errors = [e_q / self._q_scale(old.q, new.q)]
-        if self.n_z:
-            if old.zd_previous is not None and old.h_previous > 0.0:
-                # ż_{n+1} minus its linear extrapolation ≈ h² z⃛; the local error of the state update is O(h³ z⃛)
-                # (second order, checked); the constant 1/2 is conservative (a trapezoid rule has 1/12)
-                extrapolated = old.zd + (old.zd - old.zd_previous) * (h / old.h_previous)
-                e_z = h / 2.0 * (new.zd - extrapolated)
-            else:
-                e_z = h / 6.0 * (new.zd - old.zd)
-            errors.append(e_z / self._z_scale(old.z, new.z))
-        return np.concatenate(errors)
 
 
 # Default absolute tolerances of element states by unit, as multiples of ``atol`` (atol = 1e-6 → 100 Pa, 1e-6 for

@@ -10,13 +10,12 @@ from threadpoolctl import ThreadpoolController
 
 from fem.errors import FlexmbsError, ModelError, SimulationError
 
-from .events import MAX_RESTEPS, EventLocator
+from .events import EventLocator
 from .initial import (assemble_positions, equation_names, initial_accelerations, project_velocities,
                       start_corrections, static_equilibrium as _static)
-from .compiled_plan import auto_prefers_python, compiled_run
+from .compiled_plan import compiled_run
 from .integrals import Integrals
 from .integrator import GeneralizedAlpha, NewtonFailure, StepState
-from .redundancy import reselect_rows
 from .recorder import Recorder
 from .preflight import check_request, check_start, check_tolerances_resolvable
 from .watchdog import Watchdog
@@ -241,10 +240,10 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
 
     force : bool
         Let ``output`` replace a file of another kind (a flexible body, a mesh, ...; refused by default).
-    engine : {"auto", "compiled", "python"}
-        ``"auto"``: the compiled step (:mod:`flexmbs.engine.compiled_plan`) when every part of the model has a
-        compiled kernel, else the Python path; ``Results.statistics["engine"]`` says which ran and why.
-        ``"compiled"`` refuses a model that cannot compile (the error says what); ``"python"`` never compiles.
+    engine : {"auto", "compiled"}
+        Kept for scripts that name it: both mean the one compiled engine (:mod:`flexmbs.engine.compiled_plan`),
+        which calls a user's Python elements back (:mod:`flexmbs.engine.callbacks`); ``"python"`` (the former
+        Python time loop) is refused in one line.
     stall_window, stall_step : float, s
         The progress watchdog (:mod:`flexmbs.engine.watchdog`): a run whose step size stays below ``stall_step``
         (default 1e-9 ``t_end``) for ``stall_window`` seconds of wall time stops ("no progress", results kept).
@@ -288,8 +287,7 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
     recorder = Recorder(system, output, attributes, force=force)
     watchdog = watchdog or Watchdog(t_end)
-    if engine != "python":
-        watchdog.begin_compile_note()  # kernels compiled before the first step are counted (flexmbs_jit says so)
+    watchdog.begin_compile_note()  # kernels compiled before the first step are counted (flexmbs_jit says so)
     try:
         run, used = _start_run(system, integ, recorder, state, t_end,
                                min(initial_step or min(1e-4, t_end / 100.0), max_step), max_step, min_step,
@@ -363,27 +361,17 @@ _CONTROLLER = None
 
 def _start_run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events, max_steps,
                engine):
-    """The run object and which engine it uses: the compiled step where the model allows (issue 26), else _Run."""
-    if engine not in ("auto", "compiled", "python"):
-        raise ModelError(f"engine must be 'auto', 'compiled' or 'python', got {engine!r}")
-    why = "engine='python' asked"
-    if engine != "python":
-        integrals = Integrals(system, state, eager=False)  # the compiled step integrates in its kernels
-        hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": _newton_message,
-                 "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
-                 "recorder": recorder, "events": events}
-        why = auto_prefers_python(system) if engine == "auto" else ""
-        run = None
-        if not why:
-            run, why = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events,
-                                    hooks)
-        if run is not None:
-            return run, "compiled"
-        if engine == "compiled":
-            raise ModelError(f"engine='compiled': this model cannot take the compiled step: {why}; "
-                             "use engine='auto' or 'python'")
-    run = _Run(system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events)
-    return run, f"python ({why})"
+    """The run object and the engine's name: the one compiled engine (a user's Python elements called back,
+    :mod:`flexmbs.engine.callbacks`)."""
+    if engine not in ("auto", "compiled"):
+        raise ModelError(f"engine={engine!r}: there is one engine now, the compiled one (a user's Python elements are "
+                         "called back from it); drop the engine argument")
+    integrals = Integrals(system, state, eager=False)  # the compiled step integrates in its kernels
+    hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": _newton_message,
+             "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
+             "recorder": recorder, "events": events}
+    run, _ = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks)
+    return run, "compiled"
 
 
 def _guards(system, recorder, stats, parameters, limiting) -> list[str]:
@@ -420,140 +408,6 @@ def _run_warnings(system, integrals, stats) -> list[str]:
     for text in notes:
         warnings.warn(text, SolverFallbackWarning, stacklevel=4)
     return notes
-
-
-class _Run:
-    """One integration run: the current state, the step size and its control, statistics and output."""
-
-    def __init__(self, system, integ, recorder, state, t_end, h, max_step, min_step, output_interval, events):
-        self.system, self.integ, self.recorder, self.state = system, integ, recorder, state
-        self.t_end, self.h, self.max_step, self.min_step = t_end, h, max_step, min_step
-        self.output_interval = output_interval
-        self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
-                      "event_resteps": 0}
-        self.limiting: dict[int, int] = {}  # equation index with the largest error at each rejected step
-        self.events, self.resteps = events, 0
-        if events.active:
-            events.start(state)
-        self.integrals = Integrals(system, state)
-        integ.observe(state)
-        _record(recorder, system, state, 0.0, 0, self.stats, integrals=self.integrals.values)
-        self.next_output = output_interval or 0.0
-        integ.refresh_jacobian(state)
-        self.fresh, self.rejected, self.halved = True, False, False
-        self.rows_rechecked = False  # the kept constraint rows re-checked once per sequence of Newton failures
-
-    def limiting_names(self) -> dict[str, int]:
-        """Rejected steps per limiting equation, by equation name."""
-        names = equation_names(self.system) if self.limiting else []
-        out: dict[str, int] = {}
-        for index, count in self.limiting.items():
-            out[names[index]] = out.get(names[index], 0) + count
-        return out
-
-    def attempt(self) -> None:
-        """Try one step from the current state; accept it or shrink the step (SimulationError when hopeless)."""
-        h_try = min(self.h, self.t_end - self.state.t)
-        try:
-            new, iters = self.integ.step(self.state, h_try)
-        except NewtonFailure as failure:
-            self._newton_failed(h_try, failure)
-            return
-        err = self.integ.error_norm(self.state, new, h_try)
-        if not np.isfinite(err):
-            err = 1e6
-        if err > 1.0:
-            self._reject(new, h_try, err)
-        elif not self.events.active:
-            self._accept(new, h_try, err, iters)
-        else:
-            self._accept_with_events(new, h_try, err, iters)
-
-    def _accept_with_events(self, new, h_try, err, iters) -> None:
-        """Accept the step unless a contact closed in it more than the event tolerance before its end; then repeat
-        it with its end just after the root (flexmbs.engine.events)."""
-        root, found = self.events.check(self.state, new)
-        if root is None:
-            self._accept(new, h_try, err, iters)
-            self.events.accept(found)
-            return
-        if new.t - root > self.events.tolerance and self.resteps < MAX_RESTEPS:
-            self.resteps += 1
-            self.stats["event_resteps"] += 1
-            self.h = max(root - self.state.t + 0.5 * self.events.tolerance, self.min_step)
-            return
-        self._accept(new, h_try, err, iters)
-        self.events.accept(found["gaps"], found["event"])
-        self.resteps = 0
-
-    def _newton_failed(self, h_try, failure) -> None:
-        self.stats["newton_failures"] += 1
-        if not self.fresh and not self.halved and 0.5 * h_try >= self.min_step:
-            # first the same Jacobian with half the step (a failure at a sudden change - a valve switching, a
-            # contact - is usually the step, not the Jacobian: one more attempt costs a few residuals, a fresh
-            # difference Jacobian 2 n_q + 1)
-            self.halved = True
-            self.h = 0.5 * h_try
-            return
-        if not self.fresh:  # then a fresh Jacobian with that step
-            self.integ.refresh_jacobian(self.state)
-            self.fresh = True
-            return
-        if self.system.n_c and not self.rows_rechecked:  # a singular position: are the kept rows still independent?
-            self.rows_rechecked = True
-            s = self.state
-            try:
-                note, lam = reselect_rows(self.system, s.q, s.v, s.t, s.lam)
-            except SimulationError as singular:  # the count changes: said if the step size control gives up here
-                self.singular_note = str(singular)
-            else:
-                if note is not None:
-                    self.system.fallback_notes = [*getattr(self.system, "fallback_notes", []), note]
-                    s.lam = lam
-                    self.integ.refresh_jacobian(s)
-                    return
-        self.h = 0.25 * h_try
-        if self.h < self.min_step:
-            message = _newton_message(self.system, self.state.t, h_try, failure)
-            if getattr(self, "singular_note", None):
-                message = f"{message}; {self.singular_note}"
-            raise SimulationError(message) from None
-
-    def _reject(self, new, h_try, err) -> None:
-        self.stats["rejected_steps"] += 1
-        self.rejected = True
-        worst = int(np.argmax(np.abs(self.integ.error_vector(self.state, new, h_try))))
-        self.limiting[worst] = self.limiting.get(worst, 0) + 1  # index only: names are output work (at the end)
-        self.h = h_try * max(STEP_SHRINK_MIN, SAFETY * err ** (-1.0 / 3.0))
-        if self.h < self.min_step:
-            raise SimulationError(
-                f"step size fell below {self.min_step:g} s at t = {self.state.t:.6g} s: the error test keeps "
-                f"failing, largest error in {equation_names(self.system)[worst]} (an impact, a discontinuous force "
-                "or a solution that blows up?)")
-
-    def _accept(self, new, h_try, err, iters) -> None:
-        self.integrals.advance(self.state, new)
-        self.integ.observe(new)
-        previous, self.state = self.state, new
-        self.stats["steps"] += 1
-        self.fresh, self.halved, self.rows_rechecked = False, False, False
-        if iters > 3:
-            self.integ.refresh_jacobian(new)
-            self.fresh = True
-        factor = min(STEP_GROWTH_MAX, max(0.5, SAFETY * err ** (-1.0 / 3.0) if err > 0 else STEP_GROWTH_MAX))
-        if self.rejected:  # no growth right after a rejection
-            factor, self.rejected = min(factor, 1.0), False
-        if h_try >= self.h * (1.0 - 1e-12) and (factor < 0.9 or factor > 1.2):
-            self.h = min(self.max_step, h_try * factor)
-        if self.h < self.min_step * max(1.0, abs(new.t)):
-            worst = int(np.argmax(np.abs(self.integ.relative_change(previous, new))))
-            raise SimulationError(
-                f"step size fell below {self.min_step:g} s at t = {new.t:.6g} s; the solution changes too fast in "
-                f"{equation_names(self.system)[worst]} (does it blow up?)")
-        end = new.t >= self.t_end * (1.0 - 1e-12)
-        if self.output_interval is None or new.t >= self.next_output - 1e-12 * self.t_end or end:
-            _record(self.recorder, self.system, new, h_try, iters, self.stats, integrals=self.integrals.values)
-            self.next_output = new.t + (self.output_interval or 0.0)
 
 
 def _record(recorder, system, state, h, iters, stats, consistent_reactions: bool = True, integrals=None):

@@ -39,3 +39,38 @@ def assert_agree(a, b, reference, keys, rtol: float, factor: float = FACTOR) -> 
         bound = factor * error + rtol * float(np.max(np.abs(x)))
         assert difference <= bound, (f"{key}: the runs differ by {difference:.3g}, above {factor:g} x the "
                                      f"integration error {error:.3g} of the first run + rtol {rtol:g} of its peak")
+
+
+def as_callbacks(model, forces: bool = True, elements: bool = True):
+    """``model`` with its force elements and state elements turned into a user's Python elements: each force
+    element becomes an instance of a subclass of its class (no kernel of its own, so the engine calls its
+    ``generalized_forces`` back) and each state element is wrapped in :class:`PythonElement`. The twin of a
+    built-in model whose laws run in their Python methods (the reference of the kernel tests) on the same engine
+    (flexmbs.engine.callbacks): the runs agree within their integration errors (:func:`assert_agree`)."""
+    if forces:
+        for force in model.forces:
+            cls = type(force)
+            force.__class__ = type(f"User{cls.__name__}", (cls,), {"__module__": __name__})
+    if elements:
+        model.elements[:] = [PythonElement(e) for e in model.elements]
+    return model
+
+
+class PythonElement:
+    """A state element that forwards to ``inner`` without its compiled kernel (``compiled_element``): a user's
+    Python element, evaluated by callbacks."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.measurements = inner.measurements
+        self.state_names = inner.state_names
+        self.state_units = getattr(inner, "state_units", [""] * len(inner.state_names))
+        for optional in ("output_units", "integral_units"):
+            if hasattr(inner, optional):
+                setattr(self, optional, getattr(inner, optional))
+
+    def __getattr__(self, name):
+        if name in ("compiled_element", "inner"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)

@@ -14,7 +14,7 @@ import pytest
 import flexmbs as fm
 import hydraulics as hy
 from fem.errors import ModelError
-from integration_tolerance import TIGHTER, assert_agree
+from integration_tolerance import TIGHTER, as_callbacks, assert_agree
 
 MASS, LENGTH, AREA, PIN = 120.0, 1.0, 0.01, 0.25
 L0 = math.sqrt(2.0) * PIN
@@ -78,22 +78,6 @@ class PythonOnly:
         return self.inner.outputs(t, z, y, ydot)
 
 
-def test_automatic_choice_and_same_results_as_the_python_path():
-    """At tight tolerances both paths converge to the same solution: cylinder force within 0.05 N RMS of a
-    ~3 kN swing, pressures within 20 Pa (the tolerance: 1e-8 rtol, 1e-10 atol, i.e. 0.01 Pa + 1e-8 |p|)."""
-    runs = {e: fm.simulate(arm_model(), 0.6, rho_inf=0.5, rtol=1e-8, atol=1e-10, engine=e)
-            for e in ("auto", "python")}
-    fast, slow = runs["auto"], runs["python"]
-    assert fast.statistics["engine"] == "compiled"
-    assert slow.statistics["engine"].startswith("python")
-    force = np.interp(slow.time, fast.time, fast["element/hyd/cyl.force"])
-    assert np.sqrt(np.mean((force - slow["element/hyd/cyl.force"]) ** 2)) < 0.05
-    assert np.ptp(slow["element/hyd/cyl.force"]) > 1e3  # the valve moved the arm
-    for node in ("VA", "VB"):
-        p = np.interp(slow.time, fast.time, fast[f"element/hyd/{node}.pressure"])
-        assert np.max(np.abs(p - slow[f"element/hyd/{node}.pressure"])) < 20.0
-
-
 def test_closed_valve_holds_the_arm_at_the_analytic_force():
     """Valve closed, started at the holding pressure: the arm stays level and the cylinder force equals
     m g (L/2) / lever (independent torque balance) to 1e-6 relative."""
@@ -105,48 +89,33 @@ def test_closed_valve_holds_the_arm_at_the_analytic_force():
 
 
 def test_user_python_element_matches_its_compiled_twin():
-    """The same circuit behind a Python-only element (the slow path) and compiled: the same answer within the
-    integration tolerance (rtol 1e-7: force within 0.2 N RMS)."""
+    """The same circuit behind a Python-only element (a callback of the one engine: flexmbs.engine.callbacks) and
+    compiled: the same answer within the integration tolerance (rtol 1e-7: force within 0.2 N RMS)."""
     fast = fm.simulate(arm_model(), 0.6, rho_inf=0.5, rtol=1e-7, atol=1e-9)
     slow = fm.simulate(arm_model(wrap=PythonOnly), 0.6, rho_inf=0.5, rtol=1e-7, atol=1e-9)
-    assert fast.statistics["engine"] == "compiled"
-    assert "has no compiled kernel" in slow.statistics["engine"]
+    assert fast.statistics["engine"] == slow.statistics["engine"] == "compiled"
     force = np.interp(slow.time, fast.time, fast["element/hyd/cyl.force"])
     assert np.sqrt(np.mean((force - slow["element/hyd/cyl.force"]) ** 2)) < 0.2
-
-
-def test_refusal_names_the_reason():
-    """A Python force element that reads the joint multipliers (joint friction with a stick state: no kernel) keeps
-    the Python path and says why; engine='compiled' refuses with that reason."""
-    def build():
-        model = arm_model()
-        model.add_force(fm.JointFriction(model.joints[0], 0.15, 0.1, 1e-3, pin_radius=0.02,
-                                         stiction_deformation=1e-5, stiction_damping=1e-3))
-        return model
-
-    assert "reads joint reactions" in fm.simulate(build(), 0.02).statistics["engine"]
-    with pytest.raises(ModelError, match="cannot take the compiled step: force element .* reads joint reactions"):
-        fm.simulate(build(), 0.02, engine="compiled")
 
 
 def test_hard_stops_on_the_compiled_step():
     """A hard stop on the pivot (its load compiled, its contact gaps called back after each step and located by
     the event locator), the arm driven into both stops: the same two onsets within 2e-6 s and
-    impact speeds within 1e-3 as the Python path, the motion within 1e-5 of its range and the reactions within
+    impact speeds within 1e-3 as the same stop as a user's Python element (its ``HardStop`` methods, called
+    back: integration_tolerance.as_callbacks), the motion within 1e-5 of its range and the reactions within
     1e-4 RMS of their peak."""
     def drive(t):
         return 1.0 if 0.05 < t < 0.9 else (-1.0 if t > 1.2 else 0.0)
 
-    def build():
+    def build(python=False):
         model = arm_model(valve_command=drive)
         model.add_force(fm.HardStop(model.joints[0], lower=-0.12, upper=0.5, stiffness=1e6, damping=1e3,
                                     name="stop"))
-        return model
+        return as_callbacks(model, elements=False) if python else model
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        slow, fast = (fm.simulate(build(), 1.5, rho_inf=0.5, rtol=1e-7, atol=1e-9, engine=e)
-                      for e in ("python", "auto"))
+        slow, fast = (fm.simulate(build(python), 1.5, rho_inf=0.5, rtol=1e-7, atol=1e-9) for python in (True, False))
     assert fast.statistics["engine"] == "compiled"
     assert [e["name"] for e in fast.events] == [e["name"] for e in slow.events]
     assert {e["name"] for e in slow.events} == {"stop.upper", "stop.lower"}
@@ -176,11 +145,12 @@ def test_error_in_a_signal_function_reaches_the_caller():
         fm.simulate(arm_model(valve_command=broken), 0.3, engine="compiled")
 
 
-def test_contact_events_of_cylinder_stops_match_the_python_path():
+def test_contact_events_of_cylinder_stops_match_the_python_element():
     """End stops on (1e9 N/m, 1e5 N s/m): the valve drives the arm out, then fully back onto the retracted stop,
     which it hits three times (bounces). The compiled step watches the gaps and hands each closing step to the
     event locator (flexmbs.engine.events); onset times agree within 2 event tolerances (2e-6 s) and the impact
-    speeds within 1e-3 relative of the Python path's."""
+    speeds within 1e-3 relative of the same circuit as a user's Python element (its component methods, called
+    back: integration_tolerance.as_callbacks)."""
     def drive(t):
         return 1.0 if 0.05 < t < 0.9 else (-1.0 if t > 1.2 else 0.0)
 
@@ -189,7 +159,9 @@ def test_contact_events_of_cylinder_stops_match_the_python_path():
         model = arm_model(valve_command=drive)
         cylinder = model.elements[0].component("cyl")
         cylinder.stop_stiffness, cylinder.stop_damping = 1e9, 1e5
-        runs[engine] = fm.simulate(model, 1.5, rho_inf=0.5, rtol=1e-6, atol=1e-8, engine=engine)
+        if engine == "python":
+            as_callbacks(model, forces=False)
+        runs[engine] = fm.simulate(model, 1.5, rho_inf=0.5, rtol=1e-6, atol=1e-8)
     slow, fast = runs["python"].events, runs["compiled"].events
     assert len(slow) == 3 and [e["name"] for e in fast] == [e["name"] for e in slow] == ["hyd.cyl.retracted_stop"] * 3
     for a, b in zip(fast, slow):
@@ -200,18 +172,19 @@ def test_contact_events_of_cylinder_stops_match_the_python_path():
 
 def test_spring_damper_and_joint_actuator_take_the_compiled_step():
     """A linear spring-damper (tip to a ground anchor, preloaded) and a sinusoidal motor torque on the pivot are
-    compiled force elements: same motion, spring force and pivot reaction as the Python path (rtol 1e-8 runs:
-    within 1e-5 of each signal's largest value)."""
-    def build():
+    compiled force elements: same motion, spring force and pivot reaction as the same elements as a user's Python
+    elements (their methods, called back: integration_tolerance.as_callbacks) (rtol 1e-8 runs: within 1e-5 of
+    each signal's largest value)."""
+    def build(python=False):
         model = arm_model()
         tip = model.add_marker(model.bodies[0], "tip", position=(0.5, 0.0, 0.0))
         anchor = model.add_marker(model.ground, "anchor", position=(1.0, 0.6, 0.0))
         model.add_force(fm.SpringDamper(anchor, tip, stiffness=2e4, damping=300.0, free_length=0.5, preload=100.0,
                                         name="spring"))
         model.add_force(fm.JointActuator(model.joints[0], lambda t: 200.0 * math.sin(4 * t), name="motor"))
-        return model
+        return as_callbacks(model, elements=False) if python else model
 
-    runs = {e: fm.simulate(build(), 0.4, rho_inf=0.5, rtol=1e-8, atol=1e-10, engine=e) for e in ("python", "auto")}
+    runs = {e: fm.simulate(build(e == "python"), 0.4, rho_inf=0.5, rtol=1e-8, atol=1e-10) for e in ("python", "auto")}
     slow, fast = runs["python"], runs["auto"]
     assert fast.statistics["engine"] == "compiled"
     for key in ("force/spring/force", "force/spring/length", "joint/pivot/force", "element/hyd/cyl.force",
@@ -262,37 +235,6 @@ def test_info_says_which_engine_ran(tmp_path):
     res = fm.simulate(arm_model(), 0.05, output=path)
     out = CliRunner().invoke(main, ["info", path]).output
     assert f"solver: compiled engine, {res.statistics['steps']} steps" in out
-
-
-def test_auto_keeps_many_python_force_elements_on_many_coordinates_on_the_python_path():
-    """engine='auto': user Python force elements × coordinates above CALLBACK_WORK keep the Python path (its local
-    Jacobian evaluates each element over its own bodies only) and say why; engine='compiled' still takes the
-    compiled step, with the same answer within the integration error of the rtol-1e-8 runs (assert_agree against
-    an rtol-1e-11 run)."""
-    from flexmbs.engine.compiled_plan import CALLBACK_WORK
-
-    def build(n_springs):
-        model = arm_model()
-        tip = model.add_marker(model.bodies[0], "tip", position=(0.5, 0.0, 0.0))
-        for k in range(9):  # free-floating bystanders: coordinates, no coupling
-            model.add_rigid_body(f"float{k}", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(0.0, 0.0, 2.0 + k))
-        anchor = model.add_marker(model.ground, "anchor", position=(1.0, 0.6, 0.0))
-        for k in range(n_springs):
-            model.add_force(UserSpring(anchor, tip, stiffness=2e4 / n_springs, damping=300.0 / n_springs,
-                                       free_length=0.5, preload=100.0 / n_springs, name=f"spring{k}"))
-        return model
-
-    n_q = 70
-    few, many = CALLBACK_WORK // n_q, CALLBACK_WORK // n_q + 1
-    assert fm.simulate(build(few), 0.01).statistics["engine"] == "compiled"
-    auto = fm.simulate(build(many), 0.1, rho_inf=0.5, rtol=1e-8, atol=1e-10)
-    assert auto.statistics["engine"].startswith(f"python ({many} force element(s) without a kernel (UserSpring) on "
-                                                f"{n_q} coordinates")
-    forced = fm.simulate(build(many), 0.1, rho_inf=0.5, rtol=1e-8, atol=1e-10, engine="compiled")
-    assert forced.statistics["engine"] == "compiled"
-    reference = fm.simulate(build(many), 0.1, rho_inf=0.5, rtol=1e-8 * TIGHTER, atol=1e-10 * TIGHTER,
-                            engine="compiled")
-    assert_agree(forced, auto, reference, ("force/spring0/force",), rtol=1e-8)
 
 
 def test_borrowed_arrays_are_the_plans_memory():

@@ -1,5 +1,5 @@
-"""Tabulated springs and point forces of time on the compiled step (issue 26): each on both engines with the same
-answer, and each against an independent reference (a constant-stiffness spring, conservation of energy, the
+"""Tabulated springs and point forces of time on the compiled step (issue 26): each as a kernel and as a user's
+Python element (called back) with the same answer, and each against an independent reference (a constant-stiffness spring, conservation of energy, the
 analytic motion of a free body)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 import flexmbs as fm
 from flexmbs.model.rotations import rotation_about
-from integration_tolerance import TIGHTER, assert_agree
+from integration_tolerance import TIGHTER, as_callbacks, assert_agree
 
 G = 9.81
 RUN = dict(rho_inf=0.5, rtol=1e-8, atol=1e-10)
@@ -22,12 +22,12 @@ def _on_python_times(slow, fast, key):
 
 
 def _both_engines(build, t_end, keys, tolerance):
-    """Run ``build()`` on the Python path and the compiled step; every signal in ``keys`` agrees within ``tolerance``
-    of its largest value. Returns the compiled results."""
-    slow = fm.simulate(build(), t_end, engine="python", **RUN)
-    fast = fm.simulate(build(), t_end, engine="compiled", **RUN)
-    assert slow.statistics["engine"].startswith("python")
-    assert fast.statistics["engine"].startswith("compiled")
+    """Run ``build()`` with its force elements as a user's Python elements (their methods, called back:
+    integration_tolerance.as_callbacks) and with their kernels; every signal in ``keys`` agrees within
+    ``tolerance`` of its largest value. Returns the results of the kernels."""
+    slow = fm.simulate(as_callbacks(build(), elements=False), t_end, **RUN)
+    fast = fm.simulate(build(), t_end, **RUN)
+    assert slow.statistics["engine"] == fast.statistics["engine"] == "compiled"
     for key in keys:
         x, y = _on_python_times(slow, fast, key)
         assert np.max(np.abs(y - x)) < tolerance * np.max(np.abs(x)), key

@@ -32,7 +32,7 @@ def _planar_four_bar():
     return model
 
 
-@pytest.mark.parametrize("engine", ["compiled", "python"])
+@pytest.mark.parametrize("engine", ["compiled"])
 def test_redundant_planar_loop_in_3d_reports_the_dropped_equations_and_moves_as_the_planar_model(engine):
     # a planar four-bar with four revolute joints in 3D: Grübler count -2 against 1 degree of freedom, so three
     # equations are redundant (issue 27: they are dropped and reported, no longer refused)

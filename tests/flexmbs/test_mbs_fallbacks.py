@@ -4,8 +4,6 @@ import warnings
 import numpy as np
 
 import flexmbs as fm
-import flexmbs.engine.solver as solver
-from fem.errors import ModelError
 from flexmbs.engine.solver import SolverFallbackWarning
 from flexmbs.model.rotations import rotation_about
 
@@ -20,21 +18,28 @@ def pendulum():
 
 
 def test_multiplier_reactions_fallback_is_a_stored_warning(tmp_path, monkeypatch):
-    """Make the acceleration-level reaction solve fail at every sample after the start (as at a singular
-    instant): the samples then carry the integrator's multipliers, and the run says so. (The Python path's
-    solve is the one patched here; the compiled step solves its own and counts its fallbacks the same way.)"""
-    original = solver.initial_accelerations
+    """Let the acceleration-level reaction solve fail at every sample after the start (as at a singular instant):
+    the samples then carry the integrator's multipliers, and the run says so. (The compiled samples count such
+    samples in their buffer, ``bf[19]``: :func:`flexmbs.engine.compiled_loop.take_sample`; a compiled solve cannot
+    be patched, so the count a failing solve leaves is set here before each buffer is handed over.)"""
+    from flexmbs.engine.compiled_record import Sampler
 
-    def failing(system, q, v, z, t=0.0, **kwargs):
-        if t > 0.0 and "ctx" in kwargs:
-            raise ModelError("singular for the test")
-        return original(system, q, v, z, t, **kwargs)
+    original = Sampler.flush
 
-    monkeypatch.setattr(solver, "initial_accelerations", failing)
+    def failing(self, recorder, stats):
+        times, fb = self.bf[0][:self.count], self.bf[19]
+        late = times[times > 0.0]
+        if late.size:
+            if fb[0] == 0:
+                fb[1] = late[0]
+            fb[0] += late.size
+        return original(self, recorder, stats)
+
+    monkeypatch.setattr(Sampler, "flush", failing)
     path = str(tmp_path / "p.results.h5")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = fm.simulate(pendulum(), 0.05, output=path, engine="python")
+        res = fm.simulate(pendulum(), 0.05, output=path)
     assert res.success
     assert len(res.warnings) == 1 and "integrator's multipliers" in res.warnings[0]
     assert f"of {res.time.size - 1} sample(s)" in res.warnings[0]  # every sample after t = 0, counted once

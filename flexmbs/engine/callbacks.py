@@ -1,0 +1,279 @@
+"""The Python parts of a compiled model: a user's own elements, called back from the compiled step (issue 41).
+
+The compiled step (:mod:`flexmbs.engine.compiled_step`) evaluates every built-in law itself. What a user wrote in
+Python joins it as a *callback evaluated only for itself*, as MuJoCo's ``mjcb_passive`` and Exudyn's user
+functions do:
+
+* a **force element** without a kernel (``generalized_forces(ctx)``): its loads in quasi-coordinates;
+* a **state element** without a compiled kernel, or one that reads a measurement the compiled step does not
+  know (a hydraulic circuit with a user's component, a controller, a user's measurement type): its rates
+  ``ż = rates(t, z, y, ẏ)`` and its loads ``Σ f_k ∂y_k/∂q̄`` (``forces``, :func:`flexmbs.engine.system.measure`);
+* a **joint** without library rows (a user's joint class): its rows ``Φ`` and their Jacobians from
+  ``joint.equations`` (:meth:`flexmbs.engine.system.System._joint_rows`).
+
+The compiled step hands the state over in the buffers of :attr:`PythonParts.buffers` and calls
+:meth:`PythonParts.evaluate` (one ``ctypes`` callback per residual). The difference Jacobian does not call it for
+the columns no Python part is coupled to (``cols``), and for the others only the parts coupled to that column are
+evaluated again; the rest keep their values of the base point. A part is coupled to the coordinates and velocities
+of the bodies of its markers (a force element's ``markers()``, a measurement's markers or joint, a joint's two
+markers; all bodies when it names none) and, except marker-local force elements (``marker_local = True``), to every
+state ``z`` (they may read ``ctx.z``); a state element to its own states. A callback so costs its own columns,
+not the model's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from flexmbs.model.markers import Marker
+
+from .system import measure, to_coordinates_rows
+
+__all__ = ["PythonParts"]
+
+
+def _marker_bodies(markers, system) -> list[int] | None:
+    """Indices of the bodies of ``markers`` (None: unknown, i.e. every body)."""
+    if markers is None:
+        return None
+    return sorted({m.body.index for m in markers if not m.on_ground})
+
+
+def _force_markers(force):
+    markers = getattr(force, "markers", None)
+    if not callable(markers):
+        return None
+    try:
+        found = list(markers())
+    except Exception:  # noqa: BLE001  an element that cannot name its markers is coupled to every body
+        return None
+    return found or None
+
+
+def _measurement_markers(meas):
+    """The markers a measurement reads (its ``markers()``, its marker attributes or its joint's), or None."""
+    markers = getattr(meas, "markers", None)
+    if callable(markers):
+        return list(markers())
+    found = [value for value in vars(meas).values() if isinstance(value, Marker)]
+    joint = getattr(meas, "joint", None)
+    if joint is not None and hasattr(joint, "marker_i"):
+        found += [joint.marker_i, joint.marker_j]
+    return found or None
+
+
+class PythonParts:
+    """The Python force elements, state elements and joints of one compiled model, and their callback.
+
+    Parameters
+    ----------
+    system : flexmbs.engine.system.System
+    forces : list
+        Force elements evaluated in Python (``generalized_forces(ctx)``).
+    elements : list of int
+        Indices (in ``system.elements``) of the state elements evaluated in Python.
+    joints : list
+        Joints whose rows Python evaluates (``system.fallback_joints``).
+    """
+
+    def __init__(self, system, forces: list, elements: list, joints: list):
+        self.system, self.forces, self.joints = system, list(forces), list(joints)
+        self.elements = [(k, system.elements[k]) for k in elements]
+        n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
+        self.active = bool(self.forces or self.elements or self.joints)
+        offsets = system.z_offsets
+        z_rows = [i for k, _ in self.elements for i in range(offsets[k], offsets[k + 1])]
+        # (joint, its first row in phi/jac here, its first row among all rows (System.constraints), rows)
+        self.joint_rows, pos = [], 0
+        for joint in self.joints:
+            n = joint.n_equations - len(joint.drivers)  # the prescribed motions' rows are compiled (driver_rows)
+            self.joint_rows.append((joint, pos, joint.offset, n))
+            pos += n
+        p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
+        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
+        self.loads = np.zeros((n_b, system.n_quasi_max) if self.active else (0, 0))
+        self.zdot = np.zeros(len(z_rows))
+        self.phi, self.jac = np.zeros(len(p_rows)), np.zeros((len(p_rows), n_q))
+        # the Python elements' integrands (``integrands``, in the order of ``integral_units``) go into the compiled
+        # step's ``aux`` after the kernels' (set by the plan: :meth:`integrand_slots`)
+        self.integrating = [(i, e) for i, (_, e) in enumerate(self.elements) if hasattr(e, "integrands")]
+        self.aux, self.aux_first = np.zeros(0), 0
+        self.control = np.array([-1, 1 if self.active else 0, 1 if self.integrating else 0], dtype=np.int64)
+        # coupling: the parts (("f", i), ("e", i), ("j", i)) each difference column re-evaluates
+        parts = ([("f", i, self._force_columns(f)) for i, f in enumerate(self.forces)]
+                 + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
+                 + [("j", i, self._joint_columns(j)) for i, (j, *_) in enumerate(self.joint_rows)])
+        self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)]
+        for kind, i, columns in parts:
+            for c in columns:
+                self.by_column[c].append((kind, i))
+        self.columns = ints([1 if parts_ else 0 for parts_ in self.by_column])
+        self.z_rows, self.p_rows = ints(z_rows), ints(p_rows)
+        self.buffers = (self.q, self.v, self.z, self.lam, self.loads, self.zdot, self.z_rows, self.phi, self.jac,
+                        self.p_rows, self.control, self.columns)
+        # the values of the last full evaluation (the base point of the difference columns)
+        self._force_base: list = [[] for _ in self.forces]
+        self._element_base: list = [None] * len(self.elements)
+        self._loads_base = np.zeros_like(self.loads)
+        self._zdot_base = np.zeros_like(self.zdot)
+        self._phi_base, self._jac_base = np.zeros_like(self.phi), np.zeros_like(self.jac)
+        self.errors: list = []
+        self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
+
+    def integrand_slots(self) -> list[str]:
+        """The result keys of the Python elements' integrals, in the order of their ``aux`` slots."""
+        return [f"element/{e.name}/{key}" for _, e in self.integrating for key in e.integral_units]
+
+    def _integrands(self, ctx, t) -> None:
+        """The Python elements' integrands at the state in the buffers into their ``aux`` slots."""
+        offsets, slot = self.system.z_offsets, self.aux_first
+        for i, element in self.integrating:
+            k = self.elements[i][0]
+            y, ydot, _ = measure(ctx, element.measurements)
+            values = element.integrands(t, self.z[offsets[k]:offsets[k + 1]], y, ydot)
+            for key in element.integral_units:
+                self.aux[slot] = float(values[key])
+                slot += 1
+
+    # --- coupling --------------------------------------------------------------------------------------------
+    def _body_columns(self, bodies, velocity: bool = True) -> list[int]:
+        system = self.system
+        n_q = system.n_q
+        chosen = range(len(system.bodies)) if bodies is None else bodies
+        cols = []
+        for b in chosen:
+            body = system.bodies[b]
+            cols += list(range(body.slice.start, body.slice.stop))
+            if velocity:
+                cols += [n_q + j for j in range(body.slice.start, body.slice.stop)]
+        return cols
+
+    def _force_columns(self, force) -> list[int]:
+        n_q = self.system.n_q
+        cols = self._body_columns(_marker_bodies(_force_markers(force), self.system))
+        if not getattr(force, "marker_local", False):
+            cols += [2 * n_q + i for i in range(self.system.n_z)]
+        return cols
+
+    def _element_columns(self, k, element) -> list[int]:
+        system = self.system
+        markers: list | None = []
+        for meas in element.measurements:
+            found = _measurement_markers(meas)
+            if found is None:
+                markers = None
+                break
+            markers += found
+        cols = self._body_columns(_marker_bodies(markers, system))
+        offsets = system.z_offsets
+        return cols + [2 * system.n_q + i for i in range(offsets[k], offsets[k + 1])]
+
+    def _joint_columns(self, joint) -> list[int]:
+        return self._body_columns(_marker_bodies([joint.marker_i, joint.marker_j], self.system), velocity=False)
+
+    # --- evaluation --------------------------------------------------------------------------------------------
+    def _context(self, t):
+        ctx = self.system.context(self.q, self.v, t, self.lam)
+        ctx.z = self.z
+        return ctx
+
+    def _force(self, i, ctx) -> list:
+        self.calls += 1
+        return [(body.index, np.asarray(gen, dtype=float).copy()) for body, gen in self.forces[i].generalized_forces(ctx)]
+
+    def _element(self, i, ctx, t) -> tuple:
+        """``(rates, [(body index, load)])`` of Python state element ``i``."""
+        self.calls += 1
+        k, element = self.elements[i]
+        offsets = self.system.z_offsets
+        z_e = self.z[offsets[k]:offsets[k + 1]]
+        y, ydot, grads = measure(ctx, element.measurements)
+        rates = np.asarray(element.rates(t, z_e, y, ydot), dtype=float).reshape(-1)
+        f = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+        loads = [(body.index, f_k * np.asarray(g, dtype=float)) for f_k, grad in zip(f, grads) for body, g in grad]
+        return rates, loads
+
+    def _joint(self, i, ctx) -> tuple[np.ndarray, np.ndarray]:
+        """Rows ``Φ`` and ``Φ_q`` of Python joint ``i`` (``System._joint_rows``)."""
+        self.calls += 1
+        joint = self.joint_rows[i][0]
+        mi, mj = joint.marker_i, joint.marker_j
+        res, ji, jj = joint.equations(ctx.marker(mi), ctx.marker(mj), ctx.t)
+        n = self.joint_rows[i][3]
+        jac = np.zeros((n, self.system.n_q))
+        if not mi.on_ground:
+            jac[:, mi.body.slice] += to_coordinates_rows(np.asarray(ji)[:n], ctx.kin[mi.body.index])
+        if not mj.on_ground:
+            jac[:, mj.body.slice] += to_coordinates_rows(np.asarray(jj)[:n], ctx.kin[mj.body.index])
+        return np.asarray(res, dtype=float)[:n], jac
+
+    def _put_joint(self, i, phi, jac, target_phi, target_jac) -> None:
+        _, pos, _, n = self.joint_rows[i]
+        target_phi[pos:pos + n] = phi
+        target_jac[pos:pos + n] = jac
+
+    def evaluate(self, t: float) -> None:
+        """The callback: the parts the compiled step's column code asks for, at the state in the buffers."""
+        try:
+            self._evaluate(float(t))
+        except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
+            self.errors.append(exc)
+            self.loads[:] = np.nan
+            self.zdot[:] = np.nan
+            self.phi[:] = np.nan
+
+    def _evaluate(self, t: float) -> None:
+        col = int(self.control[0])
+        ctx = self._context(t)
+        if col == -3:  # the integrands alone (compiled_step.integrands, after an accepted step)
+            self._integrands(ctx, t)
+            return
+        if col == -2:  # the joints' rows alone (compiled_step.constraints_at)
+            for i in range(len(self.joint_rows)):
+                self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)
+            return
+        if col < 0:  # a full evaluation: the new base point
+            loads = self._loads_base
+            loads[:] = 0.0
+            for i in range(len(self.forces)):
+                self._force_base[i] = part = self._force(i, ctx)
+                for b, gen in part:
+                    loads[b, :gen.size] += gen
+            offsets, lo = self.system.z_offsets, 0
+            for i, (k, _) in enumerate(self.elements):
+                self._element_base[i] = rates, part = self._element(i, ctx, t)
+                self._zdot_base[lo:lo + rates.size] = rates
+                lo += rates.size
+                for b, gen in part:
+                    loads[b, :gen.size] += gen
+            for i in range(len(self.joint_rows)):
+                self._put_joint(i, *self._joint(i, ctx), self._phi_base, self._jac_base)
+            if self.integrating:  # with the kernels' (mode 0 at every evaluation): the samples integrate them
+                self._integrands(ctx, t)
+            self.loads[:] = loads
+            self.zdot[:] = self._zdot_base
+            self.phi[:] = self._phi_base
+            self.jac[:] = self._jac_base
+            return
+        # a difference column: only the parts coupled to it, the others at their base values
+        self.loads[:] = self._loads_base
+        self.zdot[:] = self._zdot_base
+        self.phi[:] = self._phi_base
+        self.jac[:] = self._jac_base
+        for kind, i in self.by_column[col]:
+            if kind == "f":
+                for b, gen in self._force_base[i]:
+                    self.loads[b, :gen.size] -= gen
+                for b, gen in self._force(i, ctx):
+                    self.loads[b, :gen.size] += gen
+            elif kind == "e":
+                for b, gen in self._element_base[i][1]:
+                    self.loads[b, :gen.size] -= gen
+                rates, part = self._element(i, ctx, t)
+                for b, gen in part:
+                    self.loads[b, :gen.size] += gen
+                k = self.elements[i][0]
+                lo = int(np.searchsorted(self.z_rows, self.system.z_offsets[k]))
+                self.zdot[lo:lo + rates.size] = rates
+            else:
+                self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)

@@ -1,0 +1,179 @@
+"""A user's own elements as callbacks of the one engine (issue 41, item 4; flexmbs.engine.callbacks).
+
+The model is the valve–cylinder–arm of test_compiled_step.py (a 120 kg arm on a revolute joint, a double-acting
+cylinder fed by a 4/3 valve). Its user-written twin has a joint class of the user's (no library rows), the
+cylinder's length as a measurement class of the user's, the circuit behind a state element without a compiled
+kernel and the valve command as a Python signal: every part is called back, and the answer equals the built-in
+model's within the integration error (integration_tolerance.assert_agree against an rtol × 1e-3 run).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import flexmbs as fm
+from flexmbs.engine.callbacks import PythonParts
+from flexmbs.engine.system import System
+from flexmbs.model.joints import Revolute
+from integration_tolerance import TIGHTER, assert_agree
+from test_compiled_step import PythonOnly, arm_model
+
+
+class UserRevolute(Revolute):
+    """A user's joint: the revolute's equations without library rows (``PRIMITIVES`` empty), so the engine calls
+    its ``equations`` back."""
+
+    PRIMITIVES = ()
+
+
+class UserDistance(fm.Distance):
+    """A user's measurement type (the compiled step knows only its built-in kinds)."""
+
+
+def _user_model(monkeypatch, joint: bool = True, measurement: bool = True, element: bool = True):
+    """The arm model with the user's parts in place of the built-in ones (built while the names point to them)."""
+    from flexmbs.model.model import JOINT_TYPES
+
+    with monkeypatch.context() as m:
+        if joint:
+            m.setitem(JOINT_TYPES, "revolute", UserRevolute)
+        if measurement:
+            m.setattr(fm, "Distance", UserDistance)
+        return arm_model(wrap=PythonOnly if element else None)
+
+
+KEYS = ("element/hyd/cyl.force", "element/hyd/VA.pressure", "joint/pivot/force", "body/arm/angular_velocity")
+
+
+def test_user_joint_measurement_element_and_signal_agree_with_the_built_in_model(monkeypatch):
+    """All four kinds of user part at once (joint, measurement, state element with its circuit, Python valve
+    signal), each a callback: same answer as the built-in model within the integration error (rtol 1e-7)."""
+    opts = dict(rho_inf=0.5, rtol=1e-7, atol=1e-9)
+    twin = fm.simulate(arm_model(), 0.6, **opts)
+    user_model = _user_model(monkeypatch)
+    system = System(user_model)
+    assert system.fallback_joints and type(system.elements[0]) is PythonOnly
+    assert type(system.elements[0].measurements[0]) is UserDistance
+    user = fm.simulate(user_model, 0.6, **opts)
+    reference = fm.simulate(arm_model(), 0.6, rho_inf=0.5, rtol=1e-7 * TIGHTER, atol=1e-9 * TIGHTER)
+    assert twin.statistics["engine"] == user.statistics["engine"] == "compiled"
+    assert np.ptp(twin["element/hyd/cyl.force"]) > 1e3  # the valve moved the arm
+    assert_agree(twin, user, reference, KEYS, rtol=1e-7)
+
+
+def test_user_joint_alone_agrees_and_its_rows_hold(monkeypatch):
+    """The user's joint alone (everything else built in): same motion and reaction within the integration error,
+    and its rows hold to the Newton tolerance (the pivot point stays at the origin within 1e-8 m)."""
+    opts = dict(rho_inf=0.5, rtol=1e-7, atol=1e-9)
+    twin = fm.simulate(arm_model(), 0.6, **opts)
+    user = fm.simulate(_user_model(monkeypatch, measurement=False, element=False), 0.6, **opts)
+    reference = fm.simulate(arm_model(), 0.6, rho_inf=0.5, rtol=1e-7 * TIGHTER, atol=1e-9 * TIGHTER)
+    assert_agree(twin, user, reference, ("joint/pivot/force", "body/arm/angular_velocity", "joint/pivot/rotation"),
+                 rtol=1e-7)
+    assert np.max(np.abs(user["marker/arm.pivot/position"])) < 1e-8
+
+
+class UserFriction(fm.JointFriction):
+    """A user's joint friction: the built-in law, read from Python (it reads the joint reactions)."""
+
+
+def test_python_friction_reading_reactions_agrees_with_its_kernel_twin():
+    """A Python force element that reads the joint reactions (the friction torque of the pivot from its radial
+    load) called back from the one engine: same answer as the built-in kernel within the integration error."""
+    def build(kind):
+        model = arm_model()
+        model.add_force(kind(model.joints[0], 0.15, 0.1, 1e-2, pin_radius=0.02, name="friction"))
+        return model
+
+    opts = dict(rho_inf=0.5, rtol=1e-7, atol=1e-9)
+    twin = fm.simulate(build(fm.JointFriction), 0.6, **opts)
+    user = fm.simulate(build(UserFriction), 0.6, **opts)
+    reference = fm.simulate(build(fm.JointFriction), 0.6, rho_inf=0.5, rtol=1e-7 * TIGHTER, atol=1e-9 * TIGHTER)
+    assert twin.statistics["engine"] == user.statistics["engine"] == "compiled"
+    assert np.max(np.abs(twin["force/friction/friction"])) > 1.0  # the friction acts
+    assert_agree(twin, user, reference, ("force/friction/friction", "joint/pivot/force", "body/arm/angular_velocity"),
+                 rtol=1e-7)
+
+
+def test_a_callback_is_coupled_to_its_own_columns_only():
+    """A Python force element between the arm and ground, nine free bodies beside it: the difference Jacobian
+    re-evaluates it for the arm's 7 + 7 columns only (not for the bystanders' 126), and a state element for its
+    own states and the columns of its measurement's bodies."""
+    from test_compiled_step import UserSpring
+
+    model = arm_model(wrap=PythonOnly)
+    tip = model.add_marker(model.bodies[0], "tip", position=(0.5, 0.0, 0.0))
+    for k in range(9):
+        model.add_rigid_body(f"float{k}", mass=1.0, inertia=(1.0, 1.0, 1.0), position=(0.0, 0.0, 2.0 + k))
+    anchor = model.add_marker(model.ground, "anchor", position=(1.0, 0.6, 0.0))
+    spring = model.add_force(UserSpring(anchor, tip, stiffness=2e4, damping=300.0, free_length=0.5, name="spring"))
+    system = System(model)
+    parts = PythonParts(system, [spring], [0], [])
+    n_q, n_z = system.n_q, system.n_z
+    arm = system.bodies[0].slice
+    own = set(range(arm.start, arm.stop)) | {n_q + j for j in range(arm.start, arm.stop)}
+    spring_cols = {c for c, p in enumerate(parts.by_column) if ("f", 0) in p}
+    assert spring_cols == own | {2 * n_q + i for i in range(n_z)}  # not marker-local: it may read the states
+    element_cols = {c for c, p in enumerate(parts.by_column) if ("e", 0) in p}
+    assert element_cols == own | {2 * n_q + i for i in range(n_z)}
+    assert n_q == 70 and int(parts.columns.sum()) == len(own) + n_z
+
+
+def test_the_python_parts_loads_equal_the_elements_own_at_a_column():
+    """At a difference column the callback evaluates only the coupled parts and keeps the others' base values: the
+    loads equal a full evaluation at the moved state (the element's own generalized_forces are the reference)."""
+    from test_compiled_step import UserSpring
+
+    model = arm_model()
+    tip = model.add_marker(model.bodies[0], "tip", position=(0.5, 0.0, 0.0))
+    other = model.add_rigid_body("other", mass=2.0, inertia=(1.0, 1.0, 1.0), position=(0.0, 0.0, 2.0))
+    anchor = model.add_marker(model.ground, "anchor", position=(1.0, 0.6, 0.0))
+    a = model.add_force(UserSpring(anchor, tip, stiffness=2e4, damping=300.0, free_length=0.5, name="a"))
+    b = model.add_force(UserSpring(anchor, model.add_marker(other, "o"), stiffness=1e3, damping=3.0,
+                                   free_length=1.0, name="b"))
+    system = System(model)
+    parts = PythonParts(system, [a, b], [], [])
+    q, v, z = system.initial_state()
+    parts.q[:], parts.v[:], parts.z[:] = q, v, z
+    parts.control[0] = -1
+    parts.evaluate(0.1)
+    for col in (system.bodies[0].slice.start + 1, system.n_q + system.bodies[1].slice.start):
+        x = parts.q if col < system.n_q else parts.v
+        j = col % system.n_q
+        x[j] += 1e-3
+        parts.control[0] = col
+        parts.evaluate(0.1)
+        got = parts.loads.copy()
+        parts.control[0] = -1
+        parts.evaluate(0.1)
+        np.testing.assert_allclose(got, parts.loads, rtol=0, atol=1e-12 * np.abs(parts.loads).max())
+        x[j] -= 1e-3
+        parts.evaluate(0.1)
+    assert not parts.errors
+
+
+def test_friction_on_redundant_rows_agrees_with_its_python_twin():
+    """A swinging door on two coaxial hinges (5 redundant rows dropped) with joint friction on one hinge: the
+    kernel reads the minimum-norm split of the reactions (compiled_step.all_multipliers) and agrees with the same
+    friction called back in Python (``Context.full_lam``, flexmbs.engine.redundancy) within the integration
+    error."""
+    def build(kind):
+        model = fm.Model("door", gravity=(0.0, -9.81, 0.0))
+        door = model.add_rigid_body("door", mass=20.0, inertia=(2.0, 2.0, 1.0), position=(0.4, 0.0, 0.0))
+        hinges = []
+        for k, z in enumerate((-0.5, 0.5)):
+            hinges.append(model.add_joint("revolute", model.add_marker(model.ground, f"g{k}", position=(0.0, 0.0, z)),
+                                          model.add_marker(door, f"d{k}", position=(-0.4, 0.0, z)), name=f"hinge{k}"))
+        model.add_force(kind(hinges[0], 0.3, 0.2, 1e-2, pin_radius=0.05, name="friction"))
+        return model
+
+    opts = dict(rtol=1e-7, atol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the redundant-constraint report
+        twin = fm.simulate(build(fm.JointFriction), 0.5, **opts)
+        user = fm.simulate(build(UserFriction), 0.5, **opts)
+        reference = fm.simulate(build(fm.JointFriction), 0.5, rtol=1e-7 * TIGHTER, atol=1e-9 * TIGHTER)
+    assert twin.success and user.success
+    assert np.max(np.abs(twin["force/friction/friction"])) > 0.1
+    assert_agree(twin, user, reference, ("force/friction/friction", "body/door/angular_velocity",
+                                         "joint/hinge0/force"), rtol=1e-7)
