@@ -54,3 +54,10 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     from .scenarios import run_scenario
 
     return run_scenario(parameters(params), t_end, out, progress)
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize`` (see :mod:`.linear`)."""
+    from .linear import linearization as hook
+
+    return hook(params)

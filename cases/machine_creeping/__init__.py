@@ -40,3 +40,10 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     result = run_scenario(parameters(params), t_end, out, progress)
     result.pop("histories")
     return result
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize`` (see :mod:`.linear`)."""
+    from .linear import linearization as hook
+
+    return hook(params)

@@ -127,3 +127,10 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
                     "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
                     "geometric_stiffness": bool(p["geometric_stiffness"])},
     }
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize`` (see :mod:`.linear`)."""
+    from .linear import linearization as hook
+
+    return hook(params)

@@ -538,5 +538,7 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
             if own != list(getattr(spec, "gap_names", [])):
                 return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
         specs.append(spec)
-    plan = _Plan(system, integ, specs, state)
+    from .evaluate import run_plan
+
+    plan = run_plan(system, integ, state) or _Plan(system, integ, specs, state)  # the start's plan, if it had one
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

@@ -1,12 +1,13 @@
 """The compiled residual, callable from Python: what the start, static equilibrium and linearization evaluate.
 
 The run steps the equations with :func:`flexmbs.engine.compiled_step.residual` (``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``,
-``Φ``, ``Φ_q``), its difference blocks :func:`~flexmbs.engine.compiled_step.jacobian_blocks` and the consistent
-accelerations of :func:`flexmbs.engine.compiled_loop.consistent_sample`, all on the plan of
+``Φ``, ``Φ_q``) and its difference blocks :func:`~flexmbs.engine.compiled_step.jacobian_blocks`, on the plan of
 :class:`flexmbs.engine.compiled_plan._Plan`. The thin wrappers below call those same compiled functions (the same
 machine code) from Python, so the consistent start (:mod:`flexmbs.engine.initial`), :func:`static_equilibrium` and
 :func:`flexmbs.linear.linearize` solve the very equations the run integrates (the anchors' pattern: MuJoCo's
-``mjd_transitionFD`` differences the same step it integrates).
+``mjd_transitionFD`` differences the same step it integrates). The consistent accelerations solve the equations of
+the run's samples (:func:`flexmbs.engine.compiled_loop.consistent_sample`) with numpy on the compiled residual
+(wrapping ``consistent_sample`` itself made numba's typing re-enter its compilation for a new model's types).
 
 :class:`Evaluator` holds a system's plan and answers residuals, constraints, consistent accelerations and the
 Jacobian blocks at any ``(t, q, q̇, q̈, z, λ)``. A model the plan cannot build yet (user joints without library rows,
@@ -17,10 +18,10 @@ elements without a compiled kernel, Python force elements that read joint reacti
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 
 from flexmbs_jit import apart
 
-from .compiled_loop import consistent_sample
 from .compiled_step import T, T_SIG, constraints_at, jacobian_blocks, residual
 
 __all__ = ["Evaluator", "evaluator"]
@@ -39,18 +40,6 @@ def evaluate_constraints(t, q, v, mi, mf, ws, cb, phi, jac):
     """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
     cb(t)
     constraints_at(q, v, mi, mf, ws, phi, jac)
-
-
-@apart
-def evaluate_accelerations(t, q, v, z, lam, mi, mf, fns, ws, tmp, cb, qdd, lam_out):
-    """Consistent ``q̈``, ``λ`` at ``(t, q, q̇, z)`` (:func:`compiled_loop.consistent_sample`: ``[M Φ_qᵀ; Φ_q 0]
-    [q̈; λ] = [Q; γ]``, friction iterated to the fixed point of the reactions); ``ż`` is left in ``tmp[3]``.
-    Returns False when the matrix is singular."""
-    sc = np.zeros(7)
-    sc[T] = t
-    sc[T_SIG] = np.nan
-    cur = (q, v, qdd, qdd, z, z, z, lam, z)
-    return consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, qdd, lam_out)
 
 
 @apart
@@ -188,17 +177,43 @@ class Evaluator:
         return (self.constraints(q, t + dt)[0] - self.constraints(q, t - dt)[0]) / (2.0 * dt)
 
     def accelerations(self, t, q, v, z):
-        """Consistent ``(q̈, λ, ż)`` at ``(t, q, q̇, z)``, or None when ``[M Φ_qᵀ; Φ_q 0]`` is singular."""
+        """Consistent ``(q̈, λ, ż)`` at ``(t, q, q̇, z)``, or None when ``[M Φ_qᵀ; Φ_q 0]`` is singular: the
+        equations of :func:`flexmbs.engine.compiled_loop.consistent_sample` (the run's samples) on the compiled
+        residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second difference of ``Φ(q + s q̇, t + s)``
+        (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to the fixed point ``λ = λ(Q(λ))``."""
+        from .initial import REACTION_PASSES, REACTION_RTOL
+
         system = self.system
         self._follow_rows()
         p = self.plan
-        qdd, lam = np.zeros(system.n_q), np.zeros(system.n_c)
-        ok = evaluate_accelerations(float(t), _flat(q), _flat(v), _flat(z), np.zeros(system.n_c), p.mi, p.mf, p.fns,
-                                    p.ws, p.tmp, p.callback, qdd, lam)
-        self._check()
-        if not ok:
+        q, v, z = _flat(q), _flat(v), _flat(z)
+        n_q, n_c = system.n_q, system.n_c
+        s = 1e-4 / max(float(np.sqrt(v @ v)), 1.0)
+        rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
+        dt = s if rheonomic else 0.0
+        zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
+        gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
+        res, zdot, phi, jac, mass = self.residual(t, q, v, zero_q, z, zero_c)
+        gamma += 2.0 * phi / s**2
+        kkt = np.zeros((n_q + n_c, n_q + n_c))
+        kkt[:n_q, :n_q], kkt[:n_q, n_q:], kkt[n_q:, :n_q] = mass, jac.T, jac
+        try:
+            lu = sla.lu_factor(kkt, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
             return None
-        return qdd, lam, p.tmp[3].copy()
+        sol = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+        if p.mi[30][0]:  # friction from the reactions (compiled_loop.consistent_sample)
+            for _ in range(REACTION_PASSES):
+                lam = sol[n_q:]
+                res = self.residual(t, q, v, zero_q, z, lam, constraints=False)[0]
+                new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+                change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
+                sol = new
+                if change <= REACTION_RTOL * max(np.max(np.abs(new[n_q:]), initial=0.0), 1e-300):
+                    break
+        if not np.all(np.isfinite(sol)):
+            return None
+        return sol[:n_q], sol[n_q:], zdot
 
     def blocks(self, t, q, v, qdd, z, lam) -> dict:
         """The run's Jacobian blocks ``K = ∂R/∂q``, ``C = ∂R/∂q̇``, ``D_z = ∂R/∂z``, ``G_q``, ``G_v``, ``G_z``
@@ -218,3 +233,27 @@ def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
         found = Evaluator(system, q, v, z, t)
         system._evaluator = found
     return found
+
+
+def run_plan(system, integ, state):
+    """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.compiled_plan.compiled_run`)
+    so that the start and the steps share one plan, built once: the integrator's error scales copied in, the
+    flexible bodies' deformation amplitudes and the joint angles' references taken at the run's first state
+    ``state``. None when the start had no compiled plan (the run builds its own)."""
+    ev = getattr(system, "_evaluator", None)
+    if ev is None or not ev.compiled:
+        return None
+    p = ev.plan
+    scale_q, scale_z, rotation = p.mf[9], p.mf[10], p.mi[21]
+    if (scale_q.shape != integ._scale_q.shape or scale_z.shape != integ._scale_z.shape
+            or rotation.shape != np.shape(integ._rotation)):
+        return None
+    scale_q[:] = integ._scale_q
+    scale_z[:] = integ._scale_z
+    rotation[:] = integ._rotation
+    amplitude = p.mf[14][12]
+    for f, body in enumerate(b for b in system.bodies if b.n_modes):
+        elastic = state.q[body.offset + 7:body.offset + 7 + body.n_modes]
+        amplitude[f] = float(np.max(np.abs(elastic)))
+    ev.follow_angles(state.q, state.v, state.t)
+    return p
