@@ -181,7 +181,7 @@ class Evaluator:
         equations of :func:`flexmbs.engine.compiled_loop.consistent_sample` (the run's samples) on the compiled
         residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second difference of ``Φ(q + s q̇, t + s)``
         (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to the fixed point ``λ = λ(Q(λ))``."""
-        from .initial import REACTION_PASSES, REACTION_RTOL
+        from .equations import REACTION_PASSES, REACTION_RTOL
 
         system = self.system
         self._follow_rows()
@@ -226,6 +226,28 @@ class Evaluator:
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
 
 
+    def plan_for_run(self, integ, state):
+        """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.compiled_plan.
+        compiled_run`) so that the start and the steps share one plan, built once: the integrator's error scales
+        copied in, the flexible bodies' deformation amplitudes and the joint angles' references taken at the run's
+        first state ``state``. None when the start had no compiled plan (the run builds its own)."""
+        if not self.compiled:
+            return None
+        p, system = self.plan, self.system
+        scale_q, scale_z, rotation = p.mf[9], p.mf[10], p.mi[21]
+        if (scale_q.shape != integ._scale_q.shape or scale_z.shape != integ._scale_z.shape
+                or rotation.shape != np.shape(integ._rotation)):
+            return None
+        scale_q[:] = integ._scale_q
+        scale_z[:] = integ._scale_z
+        rotation[:] = integ._rotation
+        amplitude = p.mf[14][12]
+        for f, body in enumerate(b for b in system.bodies if b.n_modes):
+            elastic = state.q[body.offset + 7:body.offset + 7 + body.n_modes]
+            amplitude[f] = float(np.max(np.abs(elastic)))
+        self.follow_angles(state.q, state.v, state.t)
+        return p
+
 def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
     """The system's :class:`Evaluator`, kept on the system (built once; rebuilt when its kept rows change)."""
     found = getattr(system, "_evaluator", None)
@@ -234,26 +256,3 @@ def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
         system._evaluator = found
     return found
 
-
-def run_plan(system, integ, state):
-    """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.compiled_plan.compiled_run`)
-    so that the start and the steps share one plan, built once: the integrator's error scales copied in, the
-    flexible bodies' deformation amplitudes and the joint angles' references taken at the run's first state
-    ``state``. None when the start had no compiled plan (the run builds its own)."""
-    ev = getattr(system, "_evaluator", None)
-    if ev is None or not ev.compiled:
-        return None
-    p = ev.plan
-    scale_q, scale_z, rotation = p.mf[9], p.mf[10], p.mi[21]
-    if (scale_q.shape != integ._scale_q.shape or scale_z.shape != integ._scale_z.shape
-            or rotation.shape != np.shape(integ._rotation)):
-        return None
-    scale_q[:] = integ._scale_q
-    scale_z[:] = integ._scale_z
-    rotation[:] = integ._rotation
-    amplitude = p.mf[14][12]
-    for f, body in enumerate(b for b in system.bodies if b.n_modes):
-        elastic = state.q[body.offset + 7:body.offset + 7 + body.n_modes]
-        amplitude[f] = float(np.max(np.abs(elastic)))
-    ev.follow_angles(state.q, state.v, state.t)
-    return p

@@ -13,34 +13,11 @@ import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
 
+from .equations import REACTION_PASSES, REACTION_RTOL, constraint_row_owner, equation_names  # noqa: F401
 from .redundancy import check_dropped_rows
 
 __all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
            "check_constraints", "static_equilibrium", "equation_names", "constraint_row_owner"]
-
-
-def constraint_row_owner(system, row: int) -> str:
-    """Name of the joint (or body normalization) that owns constraint ``row`` of the kept (independent) rows."""
-    if system.row_keep is not None:
-        row = int(system.row_keep[row])
-    if row < len(system.bodies):
-        return f"Euler-parameter normalization of body {system.bodies[row].name!r}"
-    for joint in system.joints:
-        if joint.offset <= row < joint.offset + joint.n_equations:
-            return f"joint {joint.name!r} (row {row - joint.offset})"
-    return f"constraint row {row}"
-
-
-def equation_names(system) -> list[str]:
-    """Names of all equations in the order of the Newton system: coordinates, states, constraints."""
-    names = []
-    for body in system.bodies:
-        names += [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
-        names += [f"motion of body {body.name!r} (mode {k + 1})" for k in range(body.n_modes)]
-    for element in system.elements:
-        names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
-    names += [constraint_row_owner(system, r) for r in range(system.n_c)]
-    return names
 
 
 def check_constraints(system, jacobian: np.ndarray, tol: float = 1e-9) -> None:
@@ -78,7 +55,6 @@ def correction_weights(system) -> np.ndarray:
     return inverse
 
 
-REACTION_PASSES, REACTION_RTOL = 50, 1e-10  # fixed point of the friction-dependent reactions (initial_accelerations)
 ROUND_OFF_STALL = 1e-9  # m: a Newton stalled below this is at round-off (large coordinates), not inconsistent
 
 
