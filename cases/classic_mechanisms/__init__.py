@@ -54,14 +54,13 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize classic-mechanisms --set mechanism=door``: the damped door about its hanging
-    equilibrium, minimal coordinate the first hinge's angle."""
+    """Hook of ``flexmbs linearize classic-mechanisms``: with ``--set mechanism=door`` the damped door about its
+    hanging equilibrium, minimal coordinate the first hinge's angle; Bricard's linkage and the parallelogram about
+    the static equilibrium near their start (coordinates chosen by pivoted QR)."""
     from . import door
 
     p = parameters(params)
-    if p["mechanism"] != "door":
-        from fem.errors import ModelError
-
-        raise ModelError(f"{NAME}: linearize is defined for mechanism=door (got {p['mechanism']!r})")
+    if p["mechanism"] != "door":  # Bricard's linkage, the parallelogram: about the static equilibrium near the start
+        return {"model": build_model(p), "at": "static", "inputs": {}, "outputs": {}}
     return {"model": door.build_door(0.0, hinges=2, hinge_damping=2.0), "at": "static",
             "coordinates": ["joint/hinge1/rotation"], "inputs": {}, "outputs": {"angle": "joint/hinge1/rotation"}}

@@ -21,3 +21,10 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     from .simulation import run_case
 
     return run_case(params or {}, t_end, out, progress)
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize`` (see :mod:`.linear`)."""
+    from .linear import linearization as hook
+
+    return hook(params)

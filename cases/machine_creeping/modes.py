@@ -1,7 +1,7 @@
 """Natural frequencies of the whole machine on its pads at rest (the "clamp-unit mode" of seed 003 L7568-7582,
 measured at 8.2 Hz): the undamped eigenproblem ``K x = ω² M x`` of the model linearized at a state, on the
-tangent space of its constraints (``x = T y``, ``Φ_q T = 0``), with the Newton matrices of
-:mod:`flexmbs.engine.local_jacobian`.
+tangent space of its constraints (``x = T y``, ``Φ_q T = 0``), with the stiffness ``K = ∂R/∂q`` and the mass
+matrix of the compiled residual the run integrates (:class:`flexmbs.engine.evaluate.Evaluator`).
 
 ``python -m cases.machine_creeping.modes [--set key=value]...`` prints the first frequencies with the share of
 kinetic energy per body and the share of the mode's pad force in the machine direction.
@@ -17,14 +17,15 @@ __all__ = ["machine_frequencies"]
 def machine_frequencies(system, state, f_max: float = 30.0) -> list[dict]:
     """Frequencies (Hz) up to ``f_max`` of the machine linearized at ``state`` (a solver StepState at rest), each
     with ``energy`` (share of the mode's kinetic energy per body)."""
-    from flexmbs.engine.local_jacobian import local_difference_blocks
+    from flexmbs.engine.evaluate import evaluator
+    from flexmbs.engine.initial import static_blocks
 
     q, v, qdd, z, lam, t = state.q, np.zeros_like(state.v), np.zeros_like(state.qdd), state.z, state.lam, state.t
-    blocks = local_difference_blocks(system, q, v, qdd, z, lam, t, velocity=False)
-    ctx = system.context(q, v, t, lam)
-    mass = system.forces_and_mass(ctx, z)[0]
-    basis = sla.null_space(system.constraints(ctx)[1])
-    k_r = basis.T @ blocks.K @ basis
+    ev = evaluator(system, q, v, z, t)
+    r0, zdot, phi, jac, mass = ev.residual(t, q, v, qdd, z, lam)
+    stiffness = static_blocks(ev, t, q, z, lam, np.concatenate([r0, zdot, phi]))["K"]
+    basis = sla.null_space(jac)
+    k_r = basis.T @ stiffness @ basis
     m_r = basis.T @ mass @ basis
     w2, vec = sla.eig(0.5 * (k_r + k_r.T), 0.5 * (m_r + m_r.T))
     w2 = np.real(w2)

@@ -127,3 +127,16 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
                     "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
                     "geometric_stiffness": bool(p["geometric_stiffness"])},
     }
+
+
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize spin-up-beam``: the beam at rest on its hub before the spin-up (t = 0, hub angle and rate
+    zero): a cantilever, whose eigenvalues are ``±i ω_k`` of its bending and axial modes (Euler-Bernoulli cantilever:
+    ``ω₁ = 1.8751² √(EI / (ρA L⁴))``).
+
+    The hook's dict: the model about its static equilibrium at t = 0, output the tip's deflection."""
+    p = parameters(params)
+    return {"model": build_model(p), "at": "static", "inputs": {},
+            "outputs": {"tip_y": "marker/tip/position/y"}}

@@ -21,7 +21,7 @@ from flexmbs_jit import apart, njit
 
 from .compiled_flex import modal_scale, observe_amplitudes
 from .compiled_lapack import factor, solve
-from .initial import REACTION_PASSES, REACTION_RTOL
+from .equations import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, borrowed,

@@ -48,7 +48,7 @@ CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress b
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
 # CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts), so they run at a steady rate whatever a step costs
 CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
-from .initial import equation_names
+from .equations import equation_names
 from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
 from .system import measure
@@ -524,6 +524,9 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
     h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
     ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
     _refuse_meaningless(system)
-    specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
-    plan = _Plan(system, integ, specs, state)
+    start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
+    plan = start.plan_for_run(integ, state) if start is not None else None
+    if plan is None:
+        specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
+        plan = _Plan(system, integ, specs, state)
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

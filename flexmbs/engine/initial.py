@@ -13,34 +13,11 @@ import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
 
+from .equations import REACTION_PASSES, REACTION_RTOL, constraint_row_owner, equation_names  # noqa: F401
 from .redundancy import check_dropped_rows
 
 __all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
            "check_constraints", "static_equilibrium", "equation_names", "constraint_row_owner"]
-
-
-def constraint_row_owner(system, row: int) -> str:
-    """Name of the joint (or body normalization) that owns constraint ``row`` of the kept (independent) rows."""
-    if system.row_keep is not None:
-        row = int(system.row_keep[row])
-    if row < len(system.bodies):
-        return f"Euler-parameter normalization of body {system.bodies[row].name!r}"
-    for joint in system.joints:
-        if joint.offset <= row < joint.offset + joint.n_equations:
-            return f"joint {joint.name!r} (row {row - joint.offset})"
-    return f"constraint row {row}"
-
-
-def equation_names(system) -> list[str]:
-    """Names of all equations in the order of the Newton system: coordinates, states, constraints."""
-    names = []
-    for body in system.bodies:
-        names += [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
-        names += [f"motion of body {body.name!r} (mode {k + 1})" for k in range(body.n_modes)]
-    for element in system.elements:
-        names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
-    names += [constraint_row_owner(system, r) for r in range(system.n_c)]
-    return names
 
 
 def check_constraints(system, jacobian: np.ndarray, tol: float = 1e-9) -> None:
@@ -78,7 +55,6 @@ def correction_weights(system) -> np.ndarray:
     return inverse
 
 
-REACTION_PASSES, REACTION_RTOL = 50, 1e-10  # fixed point of the friction-dependent reactions (initial_accelerations)
 ROUND_OFF_STALL = 1e-9  # m: a Newton stalled below this is at round-off (large coordinates), not inconsistent
 
 
@@ -103,7 +79,7 @@ def _assemble(system, q0: np.ndarray, t: float, tol: float, max_iter: int):
     weight = 1.0 / correction_weights(system)
     v = np.zeros_like(q)
     n_q, n_c = system.n_q, system.n_c
-    phi, jac = system.constraints(system.context(q, v, t))
+    phi, jac = constraints(system, q, t)
     kkt = np.zeros((n_q + n_c, n_q + n_c))
     previous = np.inf
     for _ in range(max_iter):
@@ -121,17 +97,30 @@ def _assemble(system, q0: np.ndarray, t: float, tol: float, max_iter: int):
         except np.linalg.LinAlgError:
             step = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n_q]
         q = q + step
-        phi, jac = system.constraints(system.context(q, v, t))
+        phi, jac = constraints(system, q, t)
     worst = np.argsort(-np.abs(phi))[:3]
     culprits = "; ".join(f"{constraint_row_owner(system, int(r))}: {phi[r]:.3g}" for r in worst)
     raise ModelError(f"cannot assemble the model: the constraints cannot all be satisfied near the given placement "
                      f"(largest residuals: {culprits}); check marker positions and joint axes")
 
 
+def constraints(system, q, t: float = 0.0, rate: bool = False):
+    """``Φ``, ``Φ_q`` (kept rows) at ``(t, q)``, or with ``rate`` ``Φ_t``: on the compiled plan once the system has
+    one (:func:`flexmbs.engine.evaluate.evaluator`, built by the first consistent accelerations: a plan built before
+    the positions are assembled would give springs without a free length the unassembled one), else on
+    :meth:`System.constraints`."""
+    ev = getattr(system, "_evaluator", None)
+    if ev is not None and ev.compiled:
+        return ev.constraint_rate(q, t) if rate else ev.constraints(q, t)
+    if rate:
+        return system.constraint_rate(q, np.zeros_like(q), t)
+    return system.constraints(system.context(q, np.zeros_like(q), t))
+
+
 def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) -> np.ndarray:
     """Closest ``q̇`` to ``v0`` (weighted, see :func:`correction_weights`) satisfying ``Φ_q q̇ + Φ_t = 0``."""
-    _, jac = system.constraints(system.context(q, v0, t))
-    phi_t = system.constraint_rate(q, v0, t) if rheonomic(system) else np.zeros(jac.shape[0])
+    _, jac = constraints(system, q, t)
+    phi_t = constraints(system, q, t, rate=True) if rheonomic(system) else np.zeros(jac.shape[0])
     rhs = jac @ v0 + phi_t
     inverse = correction_weights(system)
     scaled = jac * inverse  # Φ_q W⁻¹
@@ -167,7 +156,27 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
     """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``.
 
     ``phi0``, ``ctx`` and ``jac`` (``Φ``, a context and ``Φ_q`` at the same state) may be passed to save work.
+
+    On the compiled residual (:class:`flexmbs.engine.evaluate.Evaluator`, the run's own equations) where the model
+    compiles; else on the Python residual (:meth:`System.forces_and_mass`).
     """
+    from .evaluate import evaluator
+
+    ev = evaluator(system, q, v, z, t)
+    if ev.compiled:
+        ev.follow_angles(q, v, t)
+        found = ev.accelerations(t, q, v, z)
+        if found is None or not all(np.all(np.isfinite(x)) for x in found):
+            raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or "
+                             "inertia in a free direction?")
+        if ctx is not None:
+            ctx.lam = found[1]
+        return found
+    return _python_accelerations(system, q, v, z, t, phi0, ctx, jac)
+
+
+def _python_accelerations(system, q, v, z, t, phi0, ctx, jac):
+    """:func:`initial_accelerations` on the Python residual (models the compiled plan cannot build yet)."""
     n_q, n_c = system.n_q, system.n_c
     ctx = ctx if ctx is not None else system.context(q, v, t)
     ctx.lam = None
@@ -287,15 +296,24 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
     and the constraints hold to 1e-10 (m, rad): the same measures, with 1000× margin, that
     :func:`flexmbs.linear.operating_point.check_equilibrium` asks of an equilibrium.
     """
-    from .jacobian import finite_difference_blocks
+    from .evaluate import evaluator
 
     n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
     q, z, lam = q0.copy(), z0.copy(), np.zeros(n_c)
     v = np.zeros(n_q)
     acc = np.zeros(n_q)
+    ev = evaluator(system, q, v, z, t)  # the compiled residual where the model compiles (else the Python one)
+    if n_c:
+        # the reactions at rest as the first multipliers: ∂(Φ_qᵀλ)/∂q then carries the stiffness of the loads the
+        # joints hold (gravity on a pendulum) from the first Newton step; with λ = 0 it does not, and a pendulum
+        # under a torque was stepped to the inverted branch
+        try:
+            lam = initial_accelerations(system, q, v, z, t)[1]
+        except ModelError:
+            lam = np.zeros(n_c)
 
     def residual(q_, z_, lam_):
-        res, zdot, phi, jac, _, _ = system.residual(q_, v, acc, z_, lam_, t)
+        res, zdot, phi, jac, _ = ev.residual(t, q_, v, acc, z_, lam_)
         return np.concatenate([res, zdot, phi]), jac
 
     def scale_of(r_, jac_, lam_):
@@ -312,13 +330,13 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
     for _ in range(max_iter):
         if converged(r, jac, z, lam):
             return q, z, lam
-        blocks = finite_difference_blocks(system, q, v, acc, z, lam, t, velocity=False)
+        blocks = static_blocks(ev, t, q, z, lam, r)
         mat = np.zeros((n_q + n_z + n_c,) * 2)
-        mat[:n_q, :n_q] = blocks.K
-        mat[:n_q, n_q:n_q + n_z] = blocks.Dz
+        mat[:n_q, :n_q] = blocks["K"]
+        mat[:n_q, n_q:n_q + n_z] = blocks["Dz"]
         mat[:n_q, n_q + n_z:] = jac.T
-        mat[n_q:n_q + n_z, :n_q] = blocks.Gq
-        mat[n_q:n_q + n_z, n_q:n_q + n_z] = blocks.Gz
+        mat[n_q:n_q + n_z, :n_q] = blocks["Gq"]
+        mat[n_q:n_q + n_z, n_q:n_q + n_z] = blocks["Gz"]
         mat[n_q + n_z:, :n_q] = jac
         step = _scaled_lstsq(mat, -r)
         # line search on a scale-free residual: forces relative to the model's largest load, state rates relative
@@ -342,6 +360,28 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
     worst = int(np.argmax(np.abs(r)))
     raise SimulationError(f"static equilibrium not found in {max_iter} Newton iterations; largest residual "
                           f"{r[worst]:.3g} in {names[worst]}{_neutral_note(mat, names, n_q, n_z)}")
+
+
+def static_blocks(ev, t, q, z, lam, r0) -> dict:
+    """``K = ∂R/∂q``, ``D_z``, ``G_q``, ``G_z`` at rest: the run's compiled difference blocks
+    (:meth:`flexmbs.engine.evaluate.Evaluator.blocks`), or on a model the plan cannot build, forward differences of
+    its residual ``r0 = [R, ż, Φ]`` at ``(q, z)`` with the run's increments ``1e-7 max(1, |x|)``."""
+    n_q = q.size
+    zero = np.zeros(n_q)
+    if ev.compiled:
+        return ev.blocks(t, q, zero, zero, z, lam)
+    n_z = z.size
+    cols = []
+    for j in range(n_q + n_z):
+        x = q if j < n_q else z
+        i = j if j < n_q else j - n_q
+        h = 1e-7 * max(1.0, abs(x[i]))
+        xp = x.copy()
+        xp[i] += h
+        res, zdot, _, _, _ = ev.residual(t, xp if j < n_q else q, zero, zero, xp if j >= n_q else z, lam)
+        cols.append((np.concatenate([res, zdot]) - r0[:n_q + n_z]) / h)
+    d = np.column_stack(cols) if cols else np.zeros((n_q + n_z, 0))
+    return {"K": d[:n_q, :n_q], "Dz": d[:n_q, n_q:], "Gq": d[n_q:, :n_q], "Gz": d[n_q:, n_q:]}
 
 
 def _neutral_note(mat: np.ndarray, names: list, n_q: int, n_z: int) -> str:

@@ -424,10 +424,12 @@ def _summary_lines(lin: "LinearModel", max_rows: int) -> list:
     scale = np.abs(analysis.eigenvalues).max(initial=0.0)
     rows = []
     for i, lam in enumerate(analysis.eigenvalues):
-        if lam.imag < 0.0:
-            continue  # one row per conjugate pair
+        zero = abs(lam) < ZERO_TOL * max(scale, 1e-300)
+        if lam.imag < 0.0 and not zero:
+            continue  # one row per conjugate pair; every zero its own row (a double zero may come out of the
+            # eigensolver as a pair ±iε of round-off size, which is two directions, not an oscillation)
         parts = ", ".join(f"{_short(lbl)} {100 * s:.0f}%" for lbl, s in analysis.participation[i][:3] if s >= 0.005)
-        if abs(lam) < ZERO_TOL * max(scale, 1e-300):
+        if zero:
             kind = zero_mode_kind(analysis.participation[i], k, lin.state_names)
             rows.append(f"{'0':>10} {'-':>8} {'-':>10}  zero: {kind} ({parts})")
             continue

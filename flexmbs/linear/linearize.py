@@ -40,6 +40,7 @@ import scipy.linalg as sla
 
 from fem.errors import ModelError
 
+from flexmbs.engine.evaluate import evaluator
 from flexmbs.engine.initial import check_constraints
 from .linear_model import LinearModel
 from .linear_signals import evaluate_outputs, resolve_input, resolve_output, unit_scale
@@ -94,21 +95,32 @@ def _directional(fun, x0: np.ndarray, directions: np.ndarray, scale: np.ndarray,
 
 
 class _Evaluator:
-    """``[R, ż, y]`` of the model at perturbed positions, velocities, states and inputs (one context each)."""
+    """``[R, ż, y]`` of the model at perturbed positions, velocities, states and inputs: ``R`` and ``ż`` from the
+    compiled residual the run integrates (:class:`flexmbs.engine.evaluate.Evaluator`; the Python residual for a model
+    the compiled plan cannot build yet), the outputs ``y`` from their signals (:mod:`.linear_signals`)."""
 
     def __init__(self, system, op: OperatingPoint, outputs):
+        from flexmbs.engine.evaluate import evaluator
+
         self.system, self.op, self.outputs = system, op, outputs
         self.n_q, self.n_z = system.n_q, system.n_z
+        self.engine = evaluator(system)
+        self.engine.rebuild(op.q, op.v, op.z, op.t)  # the plan at the operating point (angles unwrapped there)
+
+    def refresh(self) -> None:
+        """Read the model's parameters again (an input signal offset for :func:`_input_columns`)."""
+        op = self.op
+        self.engine.rebuild(op.q, op.v, op.z, op.t)
 
     def __call__(self, q=None, v=None, z=None) -> np.ndarray:
         op, system = self.op, self.system
         q = op.q if q is None else q
         v = op.v if v is None else v
         z = op.z if z is None else z
+        res, zdot, _, _, _ = self.engine.residual(op.t, q, v, op.a, z, op.lam)
+        if not self.outputs:
+            return np.concatenate([res, zdot])
         ctx = system.context(q, v, op.t, op.lam)
-        mass, force, zdot = system.forces_and_mass(ctx, z)
-        _, jac = system.constraints(ctx)
-        res = mass @ op.a - force + jac.T @ op.lam
         y = [o.evaluate(ctx, z) for o in self.outputs]
         return np.concatenate([res, zdot, np.asarray(y, dtype=float)])
 
@@ -191,10 +203,11 @@ def _rheonomic(system) -> bool:
 
 def _constraint_rate(system, q, v, t, rheonomic, gradient=None):
     """``ḣ = h_q q̇ + h_t`` (n_c [+ k],) of ``h = [Φ; θ(q)]`` (the coordinate rows only for named coordinates)."""
-    _, jac = system.constraints(system.context(q, v, t))
+    ev = evaluator(system)
+    _, jac = ev.constraints(q, t)
     rate = jac @ v
     if rheonomic:
-        rate = rate + system.constraint_rate(q, v, t)
+        rate = rate + ev.constraint_rate(q, t)
     return rate if gradient is None else np.concatenate([rate, gradient(q) @ v])
 
 
@@ -202,7 +215,7 @@ def constraint_acceleration(system, q, v, a, t, rheonomic: bool, gradient=None) 
     """``ḧ = h_q q̈ + (h_q q̇)_q q̇ + 2 h_qt q̇ + h_tt`` of ``h = [Φ; θ(q)]``: seed 002 eq. (36) (the derivative of
     ``ḣ`` along the path ``(q + s q̇, t + s)`` by central differences, ``s |q̇|`` about 1e-4 so round-off stays
     small); ``gradient``: ``θ_q(q)`` of named minimal coordinates (``None``: only ``Φ``)."""
-    _, jac = system.constraints(system.context(q, v, t))
+    _, jac = evaluator(system).constraints(q, t)
     if gradient is not None:
         jac = np.vstack([jac, gradient(q)])
     speed = float(np.max(np.abs(v), initial=0.0))
@@ -277,8 +290,8 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     input_signals = [resolve_input(model, name) for name in in_full]
     output_signals = [resolve_output(system, name) for name in out_full]
     n, m, n_z = system.n_q, system.n_c, system.n_z
-    ctx = system.context(op.q, op.v, op.t, op.lam)
-    phi, jac = system.constraints(ctx)
+    evaluate = _Evaluator(system, op, output_signals)
+    phi, jac = evaluate.engine.constraints(op.q, op.t)
     check_constraints(system, jac)
     G, coord, gradient = _independent_coordinates(system, op, jac, coordinates)
     lu, T = _transformation(system, jac, G, coord)
@@ -288,7 +301,6 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     z_floor = np.array([unit_scale(u) for _, u in _state_labels(system)])
     scale_z = np.maximum(np.abs(op.z), z_floor) if n_z else np.ones(0)
     angle = np.concatenate([np.zeros(n + n_z, bool), [o.angle for o in output_signals]]).astype(bool)
-    evaluate = _Evaluator(system, op, output_signals)
     W1, UT, UW1, VT = _kinematic_terms(system, op, lu, T, scale_q, scale_v, gradient)
     # derivatives along the minimal directions: positions T, velocities T and V̿T (steps 2 and 7)
     dq = _directional(lambda q: evaluate(q=q), op.q, T, scale_q, step, angle)
@@ -297,7 +309,8 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     du = _input_columns(evaluate, input_signals, n + n_z + len(output_signals), step)
     Dz, Gz = dz[:n].copy(), dz[n:n + n_z].copy()
     analytic = _analytic_state_blocks(system, op, Dz, Gz)
-    A, B, C, D = _first_order_system(T, system.mass_matrix(ctx), dq, dv, dz, du, Dz, Gz, (W1, UT, UW1, VT), n, n_z,
+    mass = evaluate.engine.residual(op.t, op.q, op.v, op.a, op.z, op.lam)[4]
+    A, B, C, D = _first_order_system(T, mass, dq, dv, dz, du, Dz, Gz, (W1, UT, UW1, VT), n, n_z,
                                      len(output_signals))
     state_names = [nm for nm, _ in coord] + [f"d/dt {nm}" for nm, _ in coord] + [nm for nm, _ in _state_labels(system)]
     state_units = [u for _, u in coord] + [f"{u}/s" if u != "1" else "1/s" for _, u in coord] + [
@@ -319,9 +332,12 @@ def _input_columns(evaluate, input_signals, size: int, step: float) -> np.ndarra
     for j, signal in enumerate(input_signals):
         h = step * unit_scale(signal.unit)
         with signal.offset(h):
+            evaluate.refresh()  # the compiled plan reads the shifted signal
             plus = evaluate()
         with signal.offset(-h):
+            evaluate.refresh()
             minus = evaluate()
+        evaluate.refresh()
         du[:, j] = (plus - minus) / (2.0 * h)
     return du
 
@@ -373,18 +389,19 @@ def _names(items) -> tuple[list[str], list[str]]:
 def _full_rates(system, q, v, z, t, lam_guess=None) -> np.ndarray:
     """``(q̇, q̈, ż)`` of the index-1 form, seed 002 eq. (95)-(98): ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; Q_d]``."""
     n, m = system.n_q, system.n_c
-    ctx = system.context(q, v, t, lam_guess)
-    mass, force, zdot = system.forces_and_mass(ctx, z)
-    _, jac = system.constraints(ctx)
+    ev = evaluator(system)
+    zero = np.zeros(n)
+    lam = np.zeros(m) if lam_guess is None else lam_guess
+    res, zdot, _, _, mass = ev.residual(t, q, v, zero, z, lam, constraints=False)
+    _, jac = ev.constraints(q, t)
     kkt = np.zeros((n + m, n + m))
     kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = mass, jac.T, jac
     q_d = jac @ np.zeros(n) - constraint_acceleration(system, q, v, np.zeros(n), t, _rheonomic(system))
     lu = sla.lu_factor(kkt, check_finite=False)
-    sol = sla.lu_solve(lu, np.concatenate([force, q_d]))
+    sol = sla.lu_solve(lu, np.concatenate([-res, q_d]))
     if system.forces:  # joint-reaction-dependent forces (friction): one refinement, as initial_accelerations
-        ctx.lam = sol[n:]
-        mass, force, zdot = system.forces_and_mass(ctx, z)
-        sol = sla.lu_solve(lu, np.concatenate([force, q_d]))
+        res, zdot, _, _, _ = ev.residual(t, q, v, zero, z, sol[n:], constraints=False)
+        sol = sla.lu_solve(lu, np.concatenate([-res, q_d]))
     return np.concatenate([v, sol[:n], zdot])
 
 

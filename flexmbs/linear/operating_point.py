@@ -58,9 +58,13 @@ def check_equilibrium(system, op: OperatingPoint, zdot: np.ndarray) -> None:
         what = names[worst].replace("motion", "velocity")
         raise ModelError(f"the operating point is not an equilibrium: it moves ({what} = {op.v[worst]:.3g}); "
                          "linearize about the state (kind='state') or find the equilibrium with at='static'")
-    ctx = system.context(op.q, op.v, op.t, op.lam)
-    mass, force, _ = system.forces_and_mass(ctx, op.z)
-    _, jac = system.constraints(ctx)
+    from flexmbs.engine.evaluate import evaluator
+
+    lam = op.lam if op.lam is not None else np.zeros(system.n_c)
+    res, _, _, jac, mass = evaluator(system).residual(op.t, op.q, op.v, np.zeros(system.n_q), op.z, lam,
+                                                      constraints=False)
+    force = -res  # R = M q̈ - Q - Q_v at q̈ = 0, without Φ_qᵀ λ
+    _, jac = evaluator(system).constraints(op.q, op.t)
     reaction = jac.T @ op.lam if op.lam is not None and op.lam.size else np.zeros(system.n_q)
     acc = relative_imbalance(mass @ op.a, force_scale(system, force, reaction))
     acc[np.abs(op.a) <= EQUILIBRIUM_TOL] = 0.0  # below 1e-6 m/s² (rad/s²) is at rest whatever the scale

@@ -1,0 +1,32 @@
+"""Names of the equations of the Newton system and the constants of the consistent reactions, shared by the start
+(:mod:`flexmbs.engine.initial`) and the compiled run (:mod:`flexmbs.engine.compiled_plan`,
+:mod:`flexmbs.engine.compiled_loop`) without importing either."""
+from __future__ import annotations
+
+__all__ = ["constraint_row_owner", "equation_names", "REACTION_PASSES", "REACTION_RTOL"]
+
+REACTION_PASSES, REACTION_RTOL = 50, 1e-10  # fixed point of the friction-dependent reactions (initial_accelerations)
+
+
+def constraint_row_owner(system, row: int) -> str:
+    """Name of the joint (or body normalization) that owns constraint ``row`` of the kept (independent) rows."""
+    if system.row_keep is not None:
+        row = int(system.row_keep[row])
+    if row < len(system.bodies):
+        return f"Euler-parameter normalization of body {system.bodies[row].name!r}"
+    for joint in system.joints:
+        if joint.offset <= row < joint.offset + joint.n_equations:
+            return f"joint {joint.name!r} (row {row - joint.offset})"
+    return f"constraint row {row}"
+
+
+def equation_names(system) -> list[str]:
+    """Names of all equations in the order of the Newton system: coordinates, states, constraints."""
+    names = []
+    for body in system.bodies:
+        names += [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+        names += [f"motion of body {body.name!r} (mode {k + 1})" for k in range(body.n_modes)]
+    for element in system.elements:
+        names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
+    names += [constraint_row_owner(system, r) for r in range(system.n_c)]
+    return names

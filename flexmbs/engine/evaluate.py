@@ -1,0 +1,257 @@
+"""The compiled residual, callable from Python: what the start, static equilibrium and linearization evaluate.
+
+The run steps the equations with :func:`flexmbs.engine.compiled_step.residual` (``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``,
+``Φ``, ``Φ_q``) and its difference blocks :func:`~flexmbs.engine.compiled_step.jacobian_blocks`, on the plan of
+:class:`flexmbs.engine.compiled_plan._Plan`. The thin wrappers below call those same compiled functions (the same
+machine code) from Python, so the consistent start (:mod:`flexmbs.engine.initial`), :func:`static_equilibrium` and
+:func:`flexmbs.linear.linearize` solve the very equations the run integrates (the anchors' pattern: MuJoCo's
+``mjd_transitionFD`` differences the same step it integrates). The consistent accelerations solve the equations of
+the run's samples (:func:`flexmbs.engine.compiled_loop.consistent_sample`) with numpy on the compiled residual
+(wrapping ``consistent_sample`` itself made numba's typing re-enter its compilation for a new model's types).
+
+:class:`Evaluator` holds a system's plan and answers residuals, constraints, consistent accelerations and the
+Jacobian blocks at any ``(t, q, q̇, q̈, z, λ)``. A model with Python parts (user joints without library rows, elements
+without a compiled kernel, Python force elements: the run calls them back, :mod:`flexmbs.engine.callbacks`) is
+evaluated at the start by the Python residual of :class:`flexmbs.engine.system.System` instead;
+:attr:`Evaluator.reason` says why.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from flexmbs_jit import apart
+
+from .compiled_step import T, T_SIG, constraints_at, jacobian_blocks, residual
+
+__all__ = ["Evaluator", "evaluator"]
+
+
+@apart
+def evaluate_residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, cb, res, zdot, phi, jac, mass, with_constraints):
+    """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż`` (in the states' units), ``Φ``, ``Φ_q`` (kept rows) and ``M`` at
+    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (callback ``cb``), then :func:`compiled_step.residual`."""
+    cb(t)
+    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints)
+
+
+@apart
+def evaluate_constraints(t, q, v, mi, mf, ws, cb, phi, jac):
+    """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
+    cb(t)
+    constraints_at(q, v, mi, mf, ws, phi, jac)
+
+
+@apart
+def evaluate_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb):
+    """``K, C, D_z, G_q, G_v, G_z`` into ``blk`` by the run's forward differences
+    (:func:`compiled_step.jacobian_blocks`); returns the number of residual evaluations."""
+    sc = np.zeros(7)
+    sc[T_SIG] = np.nan
+    return jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
+
+
+def _flat(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=float).reshape(-1)
+
+
+class Evaluator:
+    """The compiled residual of one :class:`~flexmbs.engine.system.System` (its plan built at a state).
+
+    Parameters
+    ----------
+    system : System
+    q, v, z : ndarray, optional
+        The state the plan is built at (joint angles are unwrapped about it; springs without a free length take
+        their length there). Default: the system's initial placement.
+    t : float, s
+    """
+
+    def __init__(self, system, q=None, v=None, z=None, t: float = 0.0):
+        self.system = system
+        q0, v0, z0 = system.initial_state() if q is None or z is None else (None, None, None)
+        self._at = (_flat(q if q is not None else q0), _flat(v if v is not None else np.zeros(system.n_q)),
+                    _flat(z if z is not None else z0), float(t))
+        self.plan, self.reason = None, ""
+        self._keep = None
+        self.rebuild()
+
+    # ------------------------------------------------------------------------------------------------- plan
+    def rebuild(self, q=None, v=None, z=None, t=None) -> None:
+        """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
+        from .compiled_plan import _Plan, _element_kernel, _refuse_meaningless
+        from .integrator import GeneralizedAlpha, StepState
+
+        system = self.system
+        q0, v0, z0, t0 = self._at
+        q0 = q0 if q is None else _flat(q)
+        v0 = v0 if v is None else _flat(v)
+        z0 = z0 if z is None else _flat(z)
+        t0 = t0 if t is None else float(t)
+        self._at = (q0, v0, z0, t0)
+        zero_q, zero_z = np.zeros(system.n_q), np.zeros(system.n_z)
+        state = StepState(t0, q0, v0, zero_q, zero_q, z0, zero_z, zero_z, np.zeros(system.n_c))
+        self._keep = None if system.row_keep is None else np.array(system.row_keep)
+        self._n_c = system.n_c
+        self.plan = None
+        _refuse_meaningless(system)
+        specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
+        plan = _Plan(system, GeneralizedAlpha(system), specs, state)
+        if plan.parts.active:  # Python parts (callbacks of the run): the start evaluates them by the Python residual
+            names = [getattr(p, "name", type(p).__name__) for p in plan.parts.forces + plan.parts.joints]
+            names += [e.name for _, e in plan.parts.elements]
+            self.reason = f"Python parts called back by the run ({', '.join(map(str, names))})"
+            return
+        self.reason = ""
+        self.plan = plan
+
+    def follow_angles(self, q, v, t: float) -> None:
+        """Unwrap the joint angles the elements read about their values at ``(t, q, q̇)`` (the Python
+        measurements follow the angle continuously; the compiled one within π of a reference,
+        :func:`flexmbs.engine.compiled_step.measure`)."""
+        if self.plan is None or not self.plan.angles:
+            return
+        ctx = self.system.context(q, v, t)
+        for k, meas in self.plan.angles:
+            self.plan.ws[24][k] = float(meas.evaluate(ctx)[0])
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled residual serves this system (else the Python residual, see :attr:`reason`)."""
+        self._follow_rows()
+        return self.plan is not None
+
+    def _follow_rows(self) -> None:
+        """The kept constraint rows of the system may have been chosen again (:meth:`System.select_rows`)."""
+        keep, system = self._keep, self.system
+        same = (system.row_keep is None and keep is None) or (
+            system.row_keep is not None and keep is not None and np.array_equal(system.row_keep, keep))
+        if not same or system.n_c != self._n_c:
+            self.rebuild()
+
+    def _check(self) -> None:
+        errors = self.plan.errors
+        if errors:
+            exc = errors[0]
+            errors.clear()
+            raise exc
+
+    # ----------------------------------------------------------------------------------------- evaluations
+    def residual(self, t, q, v, qdd, z, lam, constraints: bool = True):
+        """``(res, ż, Φ, Φ_q, M)``: ``res = M q̈ - Q - Q_v + Φ_qᵀ λ`` (n_q,) (without ``Φ_qᵀ λ``, and ``Φ``, ``Φ_q``
+        left zero, when ``constraints`` is False), ``ż`` (n_z,), ``Φ`` (n_c,), ``Φ_q`` (n_c, n_q), ``M`` (n_q, n_q)."""
+        system = self.system
+        n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
+        if not self.compiled:
+            res, zdot, phi, jac, mass, _ = system.residual(q, v, qdd, z, lam, t)
+            if not constraints:
+                res = res - jac.T @ lam
+            return res, zdot, phi, jac, mass
+        p = self.plan
+        out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
+        evaluate_residual(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.mi, p.mf, p.fns, p.ws,
+                          p.callback, *out, bool(constraints))
+        self._check()
+        return out
+
+    def constraints(self, q, t: float = 0.0, v=None, all_rows: bool = False):
+        """``Φ`` and ``Φ_q`` at ``(t, q)``: the kept rows, or with ``all_rows`` every row (redundant ones too)."""
+        system = self.system
+        if not self.compiled:
+            ctx = system.context(q, np.zeros_like(q) if v is None else v, t)
+            return system.all_constraints(ctx) if all_rows else system.constraints(ctx)
+        p = self.plan
+        n_c, n_q = system.n_c, system.n_q
+        phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.mi, p.mf, p.ws,
+                             p.callback, phi, jac)
+        self._check()
+        if all_rows:
+            return p.ws[12].copy(), p.ws[13].copy()
+        return phi, jac
+
+    def constraint_rate(self, q, t: float, dt: float = 1e-6) -> np.ndarray:
+        """``Φ_t`` (n_c,) by central differences in time (prescribed motions), as
+        :meth:`flexmbs.engine.system.System.constraint_rate`."""
+        return (self.constraints(q, t + dt)[0] - self.constraints(q, t - dt)[0]) / (2.0 * dt)
+
+    def accelerations(self, t, q, v, z):
+        """Consistent ``(q̈, λ, ż)`` at ``(t, q, q̇, z)``, or None when ``[M Φ_qᵀ; Φ_q 0]`` is singular: the
+        equations of :func:`flexmbs.engine.compiled_loop.consistent_sample` (the run's samples) on the compiled
+        residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second difference of ``Φ(q + s q̇, t + s)``
+        (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to the fixed point ``λ = λ(Q(λ))``."""
+        from .equations import REACTION_PASSES, REACTION_RTOL
+
+        system = self.system
+        self._follow_rows()
+        p = self.plan
+        q, v, z = _flat(q), _flat(v), _flat(z)
+        n_q, n_c = system.n_q, system.n_c
+        s = 1e-4 / max(float(np.sqrt(v @ v)), 1.0)
+        rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
+        dt = s if rheonomic else 0.0
+        zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
+        gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
+        res, zdot, phi, jac, mass = self.residual(t, q, v, zero_q, z, zero_c)
+        gamma += 2.0 * phi / s**2
+        kkt = np.zeros((n_q + n_c, n_q + n_c))
+        kkt[:n_q, :n_q], kkt[:n_q, n_q:], kkt[n_q:, :n_q] = mass, jac.T, jac
+        try:
+            lu = sla.lu_factor(kkt, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        sol = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+        if p.mi[30][0]:  # friction from the reactions (compiled_loop.consistent_sample)
+            for _ in range(REACTION_PASSES):
+                lam = sol[n_q:]
+                res = self.residual(t, q, v, zero_q, z, lam, constraints=False)[0]
+                new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+                change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
+                sol = new
+                if change <= REACTION_RTOL * max(np.max(np.abs(new[n_q:]), initial=0.0), 1e-300):
+                    break
+        if not np.all(np.isfinite(sol)):
+            return None
+        return sol[:n_q], sol[n_q:], zdot
+
+    def blocks(self, t, q, v, qdd, z, lam) -> dict:
+        """The run's Jacobian blocks ``K = ∂R/∂q``, ``C = ∂R/∂q̇``, ``D_z = ∂R/∂z``, ``G_q``, ``G_v``, ``G_z``
+        (``∂ż/∂·``) by forward differences of the compiled residual (:func:`compiled_step.jacobian_blocks`)."""
+        self._follow_rows()
+        p = self.plan
+        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.mi, p.mf, p.fns, p.ws,
+                        p.blk, p.tmp, p.callback)
+        self._check()
+        return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
+
+
+    def plan_for_run(self, integ, state):
+        """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.compiled_plan.
+        compiled_run`) so that the start and the steps share one plan, built once: the integrator's error scales
+        copied in, the flexible bodies' deformation amplitudes and the joint angles' references taken at the run's
+        first state ``state``. None when the start had no compiled plan (the run builds its own)."""
+        if not self.compiled:
+            return None
+        p, system = self.plan, self.system
+        scale_q, scale_z, rotation = p.mf[9], p.mf[10], p.mi[21]
+        if (scale_q.shape != integ._scale_q.shape or scale_z.shape != integ._scale_z.shape
+                or rotation.shape != np.shape(integ._rotation)):
+            return None
+        scale_q[:] = integ._scale_q
+        scale_z[:] = integ._scale_z
+        rotation[:] = integ._rotation
+        amplitude = p.mf[14][12]
+        for f, body in enumerate(b for b in system.bodies if b.n_modes):
+            elastic = state.q[body.offset + 7:body.offset + 7 + body.n_modes]
+            amplitude[f] = float(np.max(np.abs(elastic)))
+        self.follow_angles(state.q, state.v, state.t)
+        return p
+
+def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
+    """The system's :class:`Evaluator`, kept on the system (built once; rebuilt when its kept rows change)."""
+    found = getattr(system, "_evaluator", None)
+    if found is None:
+        found = Evaluator(system, q, v, z, t)
+        system._evaluator = found
+    return found
+
