@@ -3,8 +3,9 @@ to 14, 60 and 150 elastic coordinates (8, 54, 144 fixed-interface modes + 12 int
 
 For each size, CPU time (``process_time``: the machine is shared, wall times would measure the load) of
 
-* one residual evaluation (``System.residual``: kinematics, markers, mass matrix, forces, constraints),
-* one finite-difference Jacobian (``jacobian.finite_difference_blocks``: 2 n_q + 1 residual-type evaluations),
+* one residual evaluation of the compiled engine (``Evaluator.residual``: kinematics, markers, mass matrix, forces,
+  constraints),
+* one Newton-matrix evaluation (``Evaluator.blocks``: forward differences of the compiled residual),
 * one LU of the Newton iteration matrix (n_q + n_c unknowns),
 * steps of at most 2e-4 s on the compiled engine (``simulate``, its start included): CPU per step and per Newton
   iteration,
@@ -59,7 +60,7 @@ def measure(n_fixed: int, n_steps: int) -> dict:
     import scipy.linalg as sla
     from threadpoolctl import threadpool_limits
 
-    from flexmbs.engine.jacobian import finite_difference_blocks
+    from flexmbs.engine.evaluate import evaluator
     from flexmbs.engine.solver import _consistent_start
     from flexmbs.engine.system import System
 
@@ -69,8 +70,9 @@ def measure(n_fixed: int, n_steps: int) -> dict:
     s = _consistent_start(system, False, True)
     n = system.n_q + system.n_c
     with threadpool_limits(1, user_api="blas"):
-        residual = per_call(lambda: system.residual(s.q, s.v, s.qdd, s.z, s.lam, 0.0))
-        jacobian = per_call(lambda: finite_difference_blocks(system, s.q, s.v, s.qdd, s.z, s.lam, 0.0), 1.0)
+        ev = evaluator(system, s.q, s.v, s.z)  # the run's compiled residual and Newton blocks
+        residual = per_call(lambda: ev.residual(0.0, s.q, s.v, s.qdd, s.z, s.lam))
+        jacobian = per_call(lambda: ev.blocks(0.0, s.q, s.v, s.qdd, s.z, s.lam), 1.0)
         mat = np.random.default_rng(0).random((n, n)) + n * np.eye(n)
         lu = per_call(lambda: sla.lu_factor(mat, check_finite=False))
     from flexmbs.engine.recorder import Recorder

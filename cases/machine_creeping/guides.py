@@ -36,7 +36,7 @@ class LateralGuide(ForceElement):
     """
 
     output_units = {"lateral_force": "N", "friction_force": "N", "deflection": "m"}
-    marker_local = True  # loads depend on its two markers only (flexmbs.engine.local_jacobian)
+    marker_local = True  # loads depend on its two markers only (flexmbs.engine.callbacks: differenced only over its markers' bodies)
 
     def __init__(self, point, frame, lateral_offset: float, stiffness: float, damping: float, static: float = 0.0,
                  dynamic: float = 0.0, stiction_velocity: float = 1e-3, dynamic_velocity: float | None = None,

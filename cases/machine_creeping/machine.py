@@ -52,7 +52,7 @@ class StrokeDrive(ForceElement):
     ``F_f τ / m`` ≈ 44 mm/s, above the 25 mm/s final velocity)."""
 
     output_units = {"force": "N", "velocity": "m/s", "reference": "m/s", "position": "m"}
-    marker_local = True  # loads depend on ctx.t and its markers only (flexmbs.engine.local_jacobian)
+    marker_local = True  # loads depend on ctx.t and its markers only (flexmbs.engine.callbacks: differenced only over its markers' bodies)
 
     def __init__(self, platen, mounts, mass, time_constant, close_force, brake_force, reference,
                  friction_force=0.0, name="stroke_drive"):

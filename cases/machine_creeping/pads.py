@@ -76,18 +76,6 @@ class PadSet(ForceElement):
         return [(body, np.einsum("pan,pa->n", JX[self.index[rows], :, :body.n_quasi], force[rows]))
                 for body, rows in groups]
 
-    def jacobian(self, ctx):
-        """Quasi-coordinate blocks ``-Σ_p J_pᵀ K J_p``, ``-Σ_p J_pᵀ C J_p`` of each body (the derivative of the
-        marker Jacobians times the pad forces — geometric stiffness of order F·arm, small against K·arm² — is
-        left out)."""
-        JX = ctx.marker_arrays()[2]
-        out = []
-        for body, rows in self._groups():
-            j = JX[self.index[rows], :, :body.n_quasi]  # (p, 3, n)
-            out.append((body, body, -np.einsum("pan,a,pam->nm", j, self.k, j, optimize=True),
-                        -np.einsum("pan,a,pam->nm", j, self.c, j, optimize=True)))
-        return out
-
     def outputs(self, ctx):
         force = self.pad_forces(ctx)
         out = {"Fx": float(force[:, 0].sum()), "Fy": float(force[:, 1].sum()), "Fz": float(force[:, 2].sum())}

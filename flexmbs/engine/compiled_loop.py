@@ -1,9 +1,8 @@
 """The compiled time loop (issue 26): generalized-α Newton step, error estimate and step-size control.
 
-Line by line the algorithm of :meth:`flexmbs.engine.integrator.GeneralizedAlpha.step`,
-:meth:`~flexmbs.engine.integrator.GeneralizedAlpha.error_vector` and :class:`flexmbs.engine.solver._Run`
-(``attempt``, ``_accept``, ``_reject``, ``_newton_failed``; see their docstrings for the equations), on the arrays
-of :mod:`flexmbs.engine.compiled_plan`. :func:`advance` steps until the next output time, the end, or a failure,
+The one time loop of flexmbs (the Python loop it was checked against is gone, issue 41): the generalized-α method
+of Arnold & Brüls with the coefficients of :class:`flexmbs.engine.integrator.GeneralizedAlpha`, on the arrays of
+:mod:`flexmbs.engine.compiled_plan`. :func:`advance` steps until the next output time, the end, or a failure,
 and returns to Python only then.
 
 A state is the tuple ``(q, v, a, q̈, z, ż, w, λ, ż_previous)`` (``a`` and ``w`` the pseudo-accelerations and
@@ -249,7 +248,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
             h_try = min(sc[H], t_end - sc[T])
             sc[H_TRY] = h_try
             iters = newton_step(h_try, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs)
-            if iters < 0:  # _Run._newton_failed (without the re-selection of constraint rows)
+            if iters < 0:  # Newton failed: halve once, then a fresh Jacobian, then a quarter step (Python re-chooses the rows)
                 stats[S_NEWTON_FAIL] += 1
                 if fl[F_FRESH] == 0 and fl[F_HALVED] == 0 and 0.5 * h_try >= coef[C_MINSTEP]:
                     fl[F_HALVED] = 1
@@ -268,7 +267,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                                mf[9], mf[10], mi[28], mi[0], mi[1], mf[14][12], coef, fl, sc, errv)
             if not math.isfinite(err):
                 err = 1e6
-            if err > 1.0:  # _Run._reject
+            if err > 1.0:  # the step is rejected: shrink by the error
                 stats[S_REJECTED] += 1
                 fl[F_REJECTED] = 1
                 worst = np.argmax(np.abs(errv))
@@ -278,13 +277,13 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                     stats[S_WORST] = worst
                     return ERROR_FAILED
                 continue
-            if gv[0].size:  # _Run._accept_with_events: a closing contact goes to Python for its root
+            if gv[0].size:  # a closing contact goes to Python for its root
                 _gaps_at(sc[T] + h_try, new, mi, mf, fns, ws, tmp, gv)
                 if _closing(gv):
                     sc[ERR] = err
                     stats[S_LAST_ITERS] = iters
                     return EVENT
-        # _Run._accept: take ``new``, integrate, control the step, sample. Written out here rather than called:
+        # accept: take ``new``, integrate, control the step, sample. Written out here rather than called:
         # a call with the plan's tuples costs an atomic reference count per array (≈ 200 per accepted step)
         for k in range(len(cur)):
             cur[k][:] = new[k]
@@ -299,7 +298,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
         sc[ERR] = err
         end = sc[T] >= t_end * (1.0 - 1e-12)
         interval = coef[C_INTERVAL]
-        sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # _Run._accept's output rule
+        sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # the output rule
         integrate = ws[17].size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.solver._Integrals)
         if integrate and not sample:  # a sample evaluates the integrands at this state anyway (and integrates)
             signals_at(sc[T], sc, cb)

@@ -8,11 +8,9 @@ The same equations and the same algorithm as the Python path, on the flat arrays
   library-joint rows), the element measurements (distances; joint and marker coordinates, :func:`measure`) and
   the state elements' own compiled kernels, called through their C addresses (docs/element-protocol.md, "compiled
   elements");
-* Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences with the increments of
-  :func:`flexmbs.engine.newton_blocks.difference_increment` (:mod:`flexmbs.engine.jacobian`), reused across steps and
-  refreshed by the same rules as :class:`flexmbs.engine.solver._Run`;
-* the generalized-α Newton step of :meth:`flexmbs.engine.integrator.GeneralizedAlpha.step`, its error estimate
-  (:meth:`~flexmbs.engine.integrator.GeneralizedAlpha.error_vector`) and the step-size control of ``_Run``.
+* Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences (:func:`jacobian_blocks`), reused across steps
+  and refreshed when Newton converges slowly or fails;
+* the generalized-α Newton step, its error estimate and the step-size control (:mod:`flexmbs.engine.compiled_loop`).
 
 The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.compiled_lapack.factor` (an inline
 LU for tens of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's ``np.linalg.solve`` would
@@ -397,15 +395,13 @@ def _freeze(freeze, frame, j):
 
 @apart(python=False)
 def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
-    """``K, C, D_z, G_q, G_v, G_z`` by forward differences (:mod:`flexmbs.engine.jacobian`); returns the number of
-    residual evaluations.
+    """``K, C, D_z, G_q, G_v, G_z`` by forward differences; returns the number of residual evaluations.
 
     A flexible body's floating-frame inertia terms ``M̄ u̇ - Q̄_v`` (the costly part of a residual at many modes) are
     evaluated only for the columns of its own frame coordinates; every other column takes them from the base point:
     exact for the other bodies' and the states' columns, and for its elastic columns the dependence of the inertia
-    terms on ``q_f``, ``q̇_f`` is left out, as in the Python path's local Jacobian
-    (:func:`flexmbs.engine.local_jacobian._body_blocks`; terms of order ``ω²``, ``ω̇``, ``ω q̇_f`` times the modal
-    invariants, small against ``K_ff``). Elastic, damping, gravity and geometric terms, forces and constraints are
+    terms on ``q_f``, ``q̇_f`` is left out (terms of order ``ω²``, ``ω̇``, ``ω q̇_f`` times the modal invariants, small
+    against ``K_ff``). Elastic, damping, gravity and geometric terms, forces and constraints are
     differenced in full. Newton uses only the matrix: the residual, hence the solution, stays exact."""
     K, C, Dz, Gq, Gv, Gz = blk
     res0, zd0, res, zd, phi, jac, mass = tmp

@@ -94,9 +94,8 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
     velocities re-projected at every trial.
 
     The Newton matrix ``∂q̈_f/∂q_f`` is first the linearized acceleration equations, ``[M Φ_qᵀ; Φ_q 0]⁻¹`` applied
-    to the local Newton matrix's columns ``-∂R/∂q_f`` (:mod:`flexmbs.engine.local_jacobian`: exact modal stiffness, one
-    model-part evaluation per frame coordinate); where its step does not lower the error, a difference Jacobian over
-    every elastic coordinate (``n_f`` consistent-acceleration solves: 147 of them for the machine-creeping
+    to the run's Newton block's columns ``-∂R/∂q_f`` (the compiled residual's differences); where its step does not
+    lower the error, a difference Jacobian over every elastic coordinate (``n_f`` consistent-acceleration solves: 147 of them for the machine-creeping
     structure, 37-50 s, against well under a second for the linearized matrix)."""
     idx = [np.arange(b.offset + 7, b.offset + b.n_coordinates) for b in system.bodies if b.n_modes]
     if not idx:
@@ -172,16 +171,21 @@ def _relax_elastic_coordinates(system, q, v, z, max_iter: int = 8):
 
 def _linearized_elastic_jacobian(system, q, v, z, idx):
     """``∂q̈_f/∂q_f`` (n_f, n_f) from the linearized acceleration equations: ``M δq̈ + Φ_qᵀ δλ = -K δq``,
-    ``Φ_q δq̈ = 0`` with ``K = ∂R/∂q`` the local Newton matrix at the consistent accelerations (approximate: the
-    re-assembly of the other coordinates and ``∂γ/∂q`` are left out - the line search of the caller checks)."""
-    from .local_jacobian import local_difference_blocks
+    ``Φ_q δq̈ = 0`` with ``K = ∂R/∂q`` the run's own Newton block at the consistent accelerations (the compiled
+    residual's differences, :meth:`flexmbs.engine.evaluate.Evaluator.blocks`; approximate: the re-assembly of the
+    other coordinates and ``∂γ/∂q`` are left out - the line search of the caller checks). A model with Python parts
+    (no compiled start) raises :class:`FlexmbsError`: the caller then differences the elastic accelerations."""
+    from .evaluate import evaluator
 
+    ev = evaluator(system, q, v, z)
+    if not ev.compiled:
+        raise FlexmbsError(f"no compiled start ({ev.reason})")
     n_q, n_c = system.n_q, system.n_c
     qdd, lam, _ = initial_accelerations(system, q, v, z)
     ctx = system.context(q, v, 0.0)
     mass = system.mass_matrix(ctx)
     _, jac = system.constraints(ctx)
-    stiffness = local_difference_blocks(system, q, v, qdd, z, lam, 0.0, velocity=False).K
+    stiffness = ev.blocks(0.0, q, v, qdd, z, lam)["K"]
     kkt = np.zeros((n_q + n_c, n_q + n_c))
     kkt[:n_q, :n_q], kkt[:n_q, n_q:], kkt[n_q:, :n_q] = mass, jac.T, jac
     rhs = np.zeros((n_q + n_c, idx.size))

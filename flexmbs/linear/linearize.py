@@ -127,7 +127,7 @@ class _Evaluator:
 
 def _analytic_state_blocks(system, op: OperatingPoint, Dz: np.ndarray, Gz: np.ndarray) -> list[str]:
     """Overwrite ``D_z``, ``G_z`` columns with the elements' analytic Jacobians where they provide them
-    (``D_z = -(∂y/∂q)ᵀ ∂f/∂z``, as the integrator's :mod:`flexmbs.engine.jacobian`); returns the elements done so."""
+    (``D_z = -(∂y/∂q)ᵀ ∂f/∂z``, as the run's Newton blocks); returns the elements done so."""
     done = []
     ctx = system.context(op.q, op.v, op.t, op.lam)
     for k, element in enumerate(system.elements):

@@ -32,7 +32,7 @@ from fem.errors import ModelError
 
 from .contact_laws import friction_coefficients_many, penalty_many, window_many
 from .forces import ForceElement
-from .markers import _cross_rows, _skew_rows
+from .markers import _cross_rows
 
 __all__ = ["SlidingContact", "window", "window_derivative", "friction_coefficients"]
 
@@ -214,50 +214,6 @@ class SlidingContact(ForceElement):
             q_slider[0:3] = f.sum(axis=0)
             q_slider[3:6] = np.cross(arm, f @ ks.A).sum(axis=0)
             out.append((self.slider.body, q_slider))
-        return out
-
-    def jacobian(self, ctx):
-        """Analytic ``(∂Q̄/∂δ, ∂Q̄/∂u)`` blocks in quasi-coordinates.
-
-        Returns a list of ``(body_a, body_b, K_ab, C_ab)`` with ``K_ab = ∂Q̄_a/∂δ_b`` (n_a, n_b), the derivative of
-        the generalized force on body ``a`` with respect to the quasi-coordinates of body ``b``, and ``C_ab`` the
-        same for the quasi-velocities. Per node, with ``D_p = J_p - J_s,p`` (node minus slider point Jacobians),
-        ``Q̄ = -Σ_p D_pᵀ f_p`` and ``∂f_p = (n - μ t)(w' P ∂DZ + w P_DY ∂DY + w P_VY ∂VY) - t F μ' ∂VZ``.
-        """
-        e = self._evaluate(ctx)
-        active = e["force"] > 0.0
-        if not np.any(active):
-            return []
-        kb, n_axis, t_axis = e["kb"], e["n"], e["t"]
-        idx = np.flatnonzero(active)
-        k, nb = idx.size, self.body.n_quasi
-        u = e["u"][idx]
-        j_node = np.zeros((k, 3, nb))
-        j_node[:, 0, 0] = j_node[:, 1, 1] = j_node[:, 2, 2] = 1.0
-        j_node[:, :, 3:6] = -(_skew_rows(u @ kb.A.T) @ kb.A)
-        j_node[:, :, 6:] = kb.A @ e["shapes"][idx]
-        blocks = [(self.body, j_node)]
-        if not self.slider.on_ground:
-            ks = ctx.kin[self.slider.body.index]
-            arm = e["x"][idx] - e["dy"][idx, None] * n_axis - ks.r
-            j_s = np.zeros((k, 3, self.slider.body.n_quasi))
-            j_s[:, 0, 0] = j_s[:, 1, 1] = j_s[:, 2, 2] = 1.0
-            j_s[:, :, 3:6] = -(_skew_rows(arm) @ ks.A)
-            blocks.append((self.slider.body, -j_s))
-        w, mu = e["w"][idx], e["mu"][idx]
-        a = n_axis[None, :] - mu[:, None] * t_axis[None, :]  # (k, 3) direction of ∂F
-        b_pos = (e["dw"][idx] * e["p"][idx])[:, None] * t_axis + (w * e["p_dy"][idx])[:, None] * n_axis
-        b_vel = (w * e["p_vy"][idx])[:, None] * n_axis
-        c_fric = (e["force"][idx] * e["dmu"][idx])[:, None] * t_axis  # -t F μ' ∂VZ with ∂VZ = -tᵀ D ∂u
-        out = []
-        for body_a, d_a in blocks:
-            xa = np.einsum("kan,ka->kn", d_a, a)
-            xt = np.einsum("kan,ka->kn", d_a, np.broadcast_to(t_axis, (k, 3)))
-            for body_b, d_b in blocks:
-                yp = np.einsum("kan,ka->kn", d_b, b_pos)
-                yv = np.einsum("kan,ka->kn", d_b, b_vel)
-                yf = np.einsum("kan,ka->kn", d_b, c_fric)
-                out.append((body_a, body_b, -xa.T @ yp, -(xa.T @ yv) - xt.T @ yf))
         return out
 
     # --- outputs ---------------------------------------------------------------------------------------

@@ -191,36 +191,6 @@ def test_bad_sliding_input_gives_one_clear_line_each(beam):
         fm.SlidingContact(shoe, body, "rail", stiffness=1e9, shoe_length=0.1)
 
 
-def test_analytic_jacobian_of_the_contact_matches_finite_differences(beam):
-    from flexmbs.engine import jacobian
-    from flexmbs.engine.system import System
-
-    _, interior, _ = beam
-    model, _, contact = beam_model(interior, L, B, H, 1.23, speed=0.5, load=1e4, static=0.3, dynamic=0.2,
-                                   exponent=1.2, shoe_length=0.1)
-    model.local_jacobian = False  # the reference: dense differences of the whole model (the beam's modal blocks exact)
-    system = System(model)
-    q, v, z = system.initial_state()
-    rng = np.random.default_rng(1)
-    q, v = q + 1e-6 * rng.standard_normal(q.size), v + 1e-3 * rng.standard_normal(v.size)
-    args = (system, q, v, np.zeros_like(q), z, np.zeros(system.n_c), 0.0)
-    analytic = jacobian.finite_difference_blocks(*args)
-    system.forces = []  # the contact alone, by differences: all blocks minus those without it
-    rest = jacobian.finite_difference_blocks(*args)
-    system.forces = model.forces
-    method = type(contact).jacobian
-    try:
-        del type(contact).jacobian
-        numeric = jacobian.finite_difference_blocks(*args)
-    finally:
-        type(contact).jacobian = method
-    for name in ("K", "C"):
-        a, n, r = getattr(analytic, name), getattr(numeric, name), getattr(rest, name)
-        scale = np.abs(n - r).max()
-        # the analytic rows leave out the rotation of the shoe axes and of A (geometric terms ~ F/k of the rest)
-        assert np.abs(a - n).max() < 1e-3 * scale, name
-
-
 def test_compiled_kernel_equals_the_contact_s_methods_at_random_states(beam):
     """flexmbs.engine.contact_kernels against SlidingContact.generalized_forces and outputs (the reference):
     penalty, damping and friction on a flexible path, node outputs, a slider on a rigid body."""
