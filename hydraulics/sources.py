@@ -1,6 +1,8 @@
 """Flow sources: the fixed-displacement pump (with optional built-in relief)."""
 from __future__ import annotations
 
+from fem.errors import ModelError
+
 from .core import Component, Evaluation, non_negative, positive
 from .signals import as_signal
 from .compiled_laws import softplus
@@ -42,6 +44,10 @@ class FixedDisplacementPump(Component):
     @classmethod
     def from_flow(cls, name: str, flow: float, **kwargs) -> "FixedDisplacementPump":
         """A pump that delivers a geometric flow (m^3/s) at 1 rev/s."""
+        import math
+
+        if isinstance(flow, (str, bytes, bool)) or not isinstance(flow, (int, float)) or not math.isfinite(flow):
+            raise ModelError(f"pump {name!r}: flow must be a finite number in m^3/s, got {flow!r}")
         return cls(name, displacement=flow, speed=1.0, **kwargs)
 
     def signals(self):

@@ -89,6 +89,9 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None, *, for
     a results file, a mesh or any other file is refused before any work (docs/safety.md)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    if not isinstance(body, FlexBody):
+        raise FlexmbsError(f"write_flexbody: body must be a flexible body (reduction.reduce or read_flexbody), got "
+                           f"{type(body).__name__}")
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FlexmbsError(f"write_flexbody: {path!r} is a folder; give a file name (NAME.flex.h5)")

@@ -155,6 +155,8 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     products here are thin (n × tens of columns) and memory-bound: measured on the shared 2-core machine
     (docs/benchmarks.md, "Reduction at its limit"), the second OpenBLAS thread mostly spin-waited.
     """
+    if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) or n_modes < 0:
+        raise ModelError(f"n_modes must be a whole number of fixed-interface modes (0 or more), got {n_modes!r}")
     if compare_method not in ("reuse", "full"):
         raise ModelError(f"compare_method {compare_method!r}: use reuse (the reduction's own solver) or full (a "
                          "second factorization)")

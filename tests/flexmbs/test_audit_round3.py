@@ -129,3 +129,14 @@ def test_damping_ratio_of_a_flexible_body(files):
     refused(lambda: fm.Model("m").add_flexible_body("b", files["flex"], damping_ratio=-1.0), "body 'b'",
             "damping_ratio")
     refused(lambda: fm.Model("m").add_flexible_body("b", None), "body 'b'", "flexbody")
+
+
+def test_reduction_and_pump_api_name_the_argument():
+    """The audit's leftovers: a mode count given as text, a body that is not one, a pump flow of NaN — one line
+    naming the argument (they were a TypeError, an AttributeError and a message about ``displacement``)."""
+    from reduction.io import write_flexbody
+    from reduction.reduce import reduce
+
+    refused(lambda: reduce(None, [], "x"), "n_modes", "'x'")
+    refused(lambda: write_flexbody(None, "unused.flex.h5"), "write_flexbody", "body", "NoneType")
+    refused(lambda: h.FixedDisplacementPump.from_flow("p", math.nan), "pump 'p'", "flow", "m^3/s")
