@@ -36,10 +36,10 @@ def evaluate_residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, cb, res, zdot, phi,
 
 
 @apart
-def evaluate_constraints(t, q, v, mi, mf, ws, cb, phi, jac):
+def evaluate_constraints(t, q, v, mi, mf, fns, ws, cb, phi, jac):
     """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
     cb(t)
-    constraints_at(q, v, mi, mf, ws, phi, jac)
+    constraints_at(t, q, v, mi, mf, fns, ws, phi, jac)
 
 
 @apart
@@ -163,7 +163,7 @@ class Evaluator:
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
-        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.mi, p.mf, p.ws,
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.mi, p.mf, p.fns, p.ws,
                              p.callback, phi, jac)
         self._check()
         if all_rows:
