@@ -28,8 +28,9 @@ def random_parameters(rng, n, elastic=True):
     com = rng.uniform(-0.3, 0.3, (n, 3))
     J = np.empty((n, 3, 3))
     for k in range(n):
-        a = rng.normal(size=(3, 3))
-        jc = a @ a.T * 0.05 + 0.05 * np.eye(3)
+        # a physical inertia (the model refuses others: triangle inequality): four point masses and a sphere
+        pts = 0.3 * rng.normal(size=(4, 3))
+        jc = 0.5 * sum(p @ p * np.eye(3) - np.outer(p, p) for p in pts) + 0.05 * np.eye(3)
         c = com[k]
         J[k] = jc + mass[k] * (c @ c * np.eye(3) - np.outer(c, c))
     k = rng.uniform(0, 1e3, n) if elastic else None
