@@ -14,11 +14,12 @@ index (keyed by signature and CPU) works unchanged inside that directory.
 The directory (:func:`kernel_cache_dir`) is, in this order:
 
 1. ``$FLEXMBS_KERNEL_CACHE/<key>`` when that variable is set (the package build uses it);
-2. ``flexmbs_jit/kernels/<key>`` inside the package: the cache compiled when the package was built
-   (``python -m flexmbs_jit.build``); from a checkout, that of an installed copy of the same sources (the same
-   key). Where it is not writable it is copied once to 3;
-3. ``$XDG_CACHE_HOME/flexmbs/kernels/<key>`` (default ``~/.cache/flexmbs/kernels/<key>``); the three most recently
-   used keys are kept, older ones removed.
+2. ``$XDG_CACHE_HOME/flexmbs/kernels/<key>`` (default ``~/.cache/flexmbs/kernels/<key>``), the three most
+   recently used keys kept (and any used within a day), older ones removed. When the package ships the kernels
+   compiled at its build (``flexmbs_jit/kernels/<key>``, ``python -m flexmbs_jit.build``; from a checkout, those of
+   an installed copy of the same sources), they are copied there once. A run never writes into the installed
+   package: kernels it compiled there were left behind by ``pip uninstall`` and, as a namespace package
+   ``flexmbs_jit``, hid a later editable install of it.
 """
 from __future__ import annotations
 
@@ -177,11 +178,9 @@ def kernel_cache_dir() -> Path:
     if not shipped.is_dir():  # a checkout run beside an installed copy of the same sources: that copy's kernels
         installed = _installed_kernels(key)
         shipped = installed if installed is not None else shipped
-    if shipped.is_dir() and _writable(shipped):
-        return shipped
     root = _user_root()
     folder = root / key
-    if shipped.is_dir() and not folder.is_dir():  # a read-only installation: its kernels, copied once
+    if shipped.is_dir() and not folder.is_dir():  # the package's kernels, copied once (read-only from then on)
         partial = root / f".{key}-{os.getpid()}"
         try:
             shutil.copytree(shipped, partial)
