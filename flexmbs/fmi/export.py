@@ -243,6 +243,7 @@ class FlexmbsMachine(Fmi2Slave):
     def terminate(self):
         if self.run is not None:
             self.run.finish()
+            self.run = None  # flexmbs's objects freed while the interpreter lives (see docs/fmi.md, known issue)
 
     def _get_fmu_state(self):
         return {"values": dict(self.values), "run": None if self.run is None else self.run.save_state()}

@@ -31,6 +31,9 @@ table = np.array([(0.0, 0.0), (1.0, 250.0), (1.5, 250.0), (1.5, 0.0), (%r, 0.0)]
                  dtype=[("time", float), ("M2", float)])
 r = fmpy.simulate_fmu(path, stop_time=%r, output_interval=h, input=table, output=["joint/O1/rotation"])
 np.save(out, np.stack([r["time"], r["joint/O1/rotation"]], 1))
+sys.stdout.flush()
+import os
+os._exit(0)  # known issue (docs/fmi.md): the host process may abort at its exit, after the results are returned
 """ % (T_END, T_END)
 
 # fmi2GetFMUstate / fmi2SetFMUstate through FMPy's low-level API: a step repeated from a saved state
@@ -60,7 +63,9 @@ fmu.setReal([refs["M2"]], [125.0])
 fmu.doStep(t, 0.1)
 second = fmu.getReal([refs["joint/O1/rotation"]])[0]
 fmu.terminate()
-print(repr(first), repr(second))
+print(repr(first), repr(second), flush=True)
+import os
+os._exit(0)  # known issue (docs/fmi.md): the host process may abort at its exit
 """
 
 def _flexmbs(*args, cwd):
