@@ -32,11 +32,15 @@ def command(t: float) -> float:
     return 0.02 * (s * s * (3 - 2 * s) - r * r * (3 - 2 * r))
 
 
-def arm_model(valve_command=command, wrap=None):
+def arm_model(valve_command=command, wrap=None, command_of_pivot=None):
+    """The arm, its cylinder and valve; ``command_of_pivot(joint)``, if given, makes the valve command from the pivot
+    joint (a controller of the arm angle: tests/flexmbs/fmi_controller.py)."""
     model = fm.Model("arm", gravity=(0.0, -GRAVITY, 0.0), planar=True)
     arm = model.add_rigid_body("arm", mass=MASS, inertia=(MASS * LENGTH**2 / 12.0,) * 3, position=(0.5, 0.0, 0.0))
-    model.add_joint("revolute", model.add_marker(model.ground, "pivot"),
-                    model.add_marker(arm, "arm.pivot", position=(-0.5, 0.0, 0.0)), name="pivot")
+    pivot = model.add_joint("revolute", model.add_marker(model.ground, "pivot"),
+                            model.add_marker(arm, "arm.pivot", position=(-0.5, 0.0, 0.0)), name="pivot")
+    if command_of_pivot is not None:
+        valve_command = command_of_pivot(pivot)
     base = model.add_marker(model.ground, "base", position=(0.0, -PIN, 0.0))
     pin = model.add_marker(arm, "arm.pin", position=(PIN - 0.5, 0.0, 0.0))
     circuit = hy.Circuit("hyd", hy.Fluid("oil", 850.0, 1.0e11, 46e-6))
