@@ -9,7 +9,7 @@ For each size, CPU time (``process_time``: the machine is shared, wall times wou
 * one LU of the Newton iteration matrix (n_q + n_c unknowns),
 * steps of at most 2e-4 s on the compiled engine (``simulate``, its start included): CPU per step and per Newton
   iteration,
-* recording one output sample (``solver._record``: consistent reactions from the acceleration-level equations and
+* recording one output sample (``finish.record_sample``: consistent reactions from the acceleration-level equations and
   the recorder), which ``simulate`` does after every accepted step by default.
 
 Usage::
@@ -61,7 +61,7 @@ def measure(n_fixed: int, n_steps: int) -> dict:
     from threadpoolctl import threadpool_limits
 
     from flexmbs.engine.evaluate import evaluator
-    from flexmbs.engine.solver import _consistent_start
+    from flexmbs.engine.start import consistent_start as _consistent_start
     from flexmbs.engine.system import System
 
     rod = reduced_rod(n_fixed)
@@ -76,7 +76,8 @@ def measure(n_fixed: int, n_steps: int) -> dict:
         mat = np.random.default_rng(0).random((n, n)) + n * np.eye(n)
         lu = per_call(lambda: sla.lu_factor(mat, check_finite=False))
     from flexmbs.engine.recorder import Recorder
-    from flexmbs.engine.solver import _record, simulate
+    from flexmbs.engine.finish import record_sample as _record
+    from flexmbs.engine.solver import simulate
 
     with threadpool_limits(1, user_api="blas"):
         # steps of at most H on the one (compiled) engine, its start included; one sample at the end

@@ -12,12 +12,11 @@ save and restore its state, and finish it into :class:`~flexmbs.results.results.
     run.restore_state(saved)                         # back to 0.5 s: the next advance repeats bit for bit
     results = run.finish()
 
-The run is the loop of :func:`flexmbs.simulate` (``solver._simulate``): the same start (consistent state,
-checks), the same run object (the compiled step where the model compiles, else the Python path) and the same step
-attempts; ``advance_to(t)`` sets the end of the run to ``t`` (the step size control clips the last step to it and
-keeps its step size for the next advance, as the run's own end does), so advancing in pieces follows the same
-step sequence as one ``simulate`` apart from the steps cut at the piece ends: the two agree to the integration
-tolerance, not to round-off.
+:func:`flexmbs.simulate` is this run advanced to ``t_end`` in one piece (one loop for both). ``advance_to(t)``
+sets the end of the run to ``t`` (the step size control clips the last step to it and keeps its step size for the
+next advance, as the run's own end does), so advancing in pieces follows the same step sequence as one
+``simulate`` apart from the steps cut at the piece ends: the two agree to the integration tolerance, not to
+round-off.
 
 Inputs are :class:`flexmbs.model.inputs.Input` objects placed in the model wherever a function of time is taken.
 On the compiled step each input is a slot of the plan's signal array that :meth:`Run.set_input` writes; the step
@@ -34,11 +33,12 @@ import copy
 import difflib
 import json
 import math
+import sys
 import time as _time
 
 import numpy as np
 
-from fem.errors import FlexmbsError, ModelError, SimulationError
+from fem.errors import ModelError, SimulationError
 
 from flexmbs.model.inputs import Input
 from .events import EventLocator
@@ -46,8 +46,8 @@ from .initial import initial_accelerations
 from .integrator import GeneralizedAlpha, StepState
 from .preflight import check_request, check_start, check_tolerances_resolvable
 from .recorder import Recorder
-from .solver import (_attributes, _blas_controller, _consistent_start, _guards, _record, _run_warnings,
-                     _start_run)
+from .finish import plausibility_guards, record_sample, run_warnings
+from .start import consistent_start, one_blas_thread, run_attributes, start_run
 from .system import System
 from .watchdog import Watchdog
 
@@ -60,6 +60,8 @@ def model_inputs(model) -> dict[str, Input]:
     """The :class:`~flexmbs.model.inputs.Input` objects a model uses, by name, found in its elements' attributes
     (lists, dicts, nested objects and the closures of functions of time). Two inputs of one name: ModelError."""
     found: dict[str, Input] = {}
+    if not Input.live:  # no input exists in this process: none is in the model
+        return found
     seen: set[int] = set()
     todo = [(model, 0)]
     while todo:
@@ -151,10 +153,11 @@ class Run:
         first step min(1e-4, t_end / 100), the watchdog's floor). ``advance_to`` may go beyond it. Without it:
         no largest step unless ``max_step`` is given, first step 1e-4 s.
     **options
-        The keyword options of :func:`flexmbs.simulate` but ``progress``: ``rtol``, ``atol``, ``rho_inf``,
-        ``initial_step``, ``max_step``, ``min_step``, ``output``, ``output_interval``, ``static_start``,
-        ``relax_elastic``, ``case``, ``parameters``, ``max_steps``, ``event_tolerance``, ``tolerances``, ``force``,
-        ``stall_window``, ``stall_step``, ``engine``.
+        The keyword options of :func:`flexmbs.simulate` (which is this run advanced to ``t_end`` in one piece):
+        ``rtol``, ``atol``, ``rho_inf``, ``initial_step``, ``max_step``, ``min_step``, ``output``,
+        ``output_interval``, ``static_start``, ``relax_elastic``, ``case``, ``parameters``, ``max_steps``,
+        ``event_tolerance``, ``tolerances``, ``force``, ``stall_window``, ``stall_step``, ``engine``, ``progress``
+        (a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`).
     """
 
     def __init__(self, model, t_end: float | None = None, *, rtol: float = 1e-4, atol: float = 1e-6,
@@ -163,7 +166,7 @@ class Run:
                  static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
                  parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
                  tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
-                 stall_step: float | None = None, engine: str = "auto"):
+                 stall_step: float | None = None, engine: str = "auto", progress: bool = False):
         from flexmbs.model.model import Model
 
         if not isinstance(model, Model):
@@ -184,7 +187,9 @@ class Run:
         self._parameters = parameters
         self._status, self._message, self._finished = "finished", "integration finished", None
         self._wall = 0.0
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        self._unexpected = False  # a failure that is not the integration's: no last sample at its state
+        self._bar = _progress_bar(self.t_end, progress) if progress and self.t_end is not None else None
+        with one_blas_thread():
             wall0 = _time.perf_counter()
             self._start(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
                         static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
@@ -196,14 +201,14 @@ class Run:
                stall_step, engine) -> None:
         """``solver._simulate`` up to its loop."""
         system = self.system = System(model)
-        state = _consistent_start(system, static_start, relax_elastic)
+        state = consistent_start(system, static_start, relax_elastic)
         check_start(system, state)
         integ = self.integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
         check_tolerances_resolvable(system, integ, state.q, state.z)
         horizon = self.t_end
         max_step = max_step or (horizon / 20.0 if horizon is not None else math.inf)
         first = min(initial_step or min(1e-4, horizon / 100.0 if horizon is not None else 1e-4), max_step)
-        attributes = _attributes(model, case, parameters)
+        attributes = run_attributes(model, case, parameters)
         if system.redundancy:
             attributes["redundant_joints"] = ",".join(system.redundant_joints)
             attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
@@ -213,7 +218,7 @@ class Run:
         if engine != "python":
             watchdog.begin_compile_note()
         try:
-            self._run, self.engine = _start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
+            self._run, self.engine = start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
                                                 output_interval, EventLocator(system, event_tolerance),
                                                 self.max_steps, engine)
         except BaseException:
@@ -320,7 +325,7 @@ class Run:
         self._set_end(t)
         wall0 = _time.perf_counter()
         try:
-            with _blas_controller().limit(limits=1, user_api="blas"):
+            with one_blas_thread():
                 if self._changed:
                     self._restart()
                 while run.state.t < t * (1.0 - _END):
@@ -329,6 +334,8 @@ class Run:
                                               f"t = {run.state.t:.6g} s")
                     run.attempt()
                     self.watchdog.check(run.h, run.state.t, run.limiting_names, getattr(run, "attempts_per_call", 1))
+                    if self._bar is not None:  # update() honours tqdm's minimum refresh interval
+                        self._bar.update(round(min(run.state.t, self._bar.total), 9) - self._bar.n)
         except KeyboardInterrupt:
             self._fail("interrupted", f"interrupted by the user at t = {run.state.t:.6g} s; results up to there kept")
             raise
@@ -336,6 +343,7 @@ class Run:
             self._fail("failed", str(exc))
             raise
         except Exception as exc:
+            self._unexpected = True
             self._fail("failed", f"{type(exc).__name__}: {exc} at t = {run.state.t:.6g} s")
             raise
         finally:
@@ -467,22 +475,25 @@ class Run:
         if self._finished is not None:
             return self._finished
         run, system, recorder = self._run, self.system, self.recorder
+        if self._bar is not None:
+            self._bar.close()
         self._flush()
         stats = run.stats
         stats.update({k: int(v) for k, v in self.integ.stats.items()})
         stats["t_end"] = float(run.state.t)
         stats["wall_time_s"] = self._wall
-        stats["compile_time_s"] = float(self.watchdog.compile_seconds)
+        stats["compile_time_s"] = float(self.watchdog.compile_seconds)  # kernels compiled by this run
+        stats["rho_inf"] = float(self.integ.rho_inf)  # the plausibility check of numerical dissipation (issue 43)
         stats["engine"] = self.engine
         status, message = self._status, self._message
-        if recorder.last_time is not None and recorder.last_time < run.state.t:
+        if not self._unexpected and recorder.last_time is not None and recorder.last_time < run.state.t:
             try:
-                _record(recorder, system, run.state, 0.0, 0, stats, integrals=run.integrals.values)
+                record_sample(recorder, system, run.state, 0.0, 0, stats, integrals=run.integrals.values)
             except SimulationError as exc:
                 status, message = "failed", f"{message}; {exc}"
-        notes = _run_warnings(system, run.integrals, stats)
+        notes = run_warnings(system, run.integrals, stats)
         parameters = self._parameters if self._parameters is not None else self.model.parameters
-        guards = _guards(system, recorder, stats, parameters, run.limiting_names())
+        guards = plausibility_guards(system, recorder, stats, parameters, run.limiting_names())
         if run.events.events:
             stats["events"] = json.dumps(run.events.events)
         results = recorder.finish(status, message, stats, guards + notes)
@@ -498,6 +509,12 @@ class Run:
     def _open(self) -> None:
         if self._finished is not None:
             raise ModelError("the run is finished: create a new Run to integrate again")
+
+
+def _progress_bar(t_end: float, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=t_end, unit="s", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.4g}/{total:.4g} s [{elapsed}]")
 
 
 def _compiled_arrays(run) -> list:

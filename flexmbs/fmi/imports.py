@@ -12,7 +12,7 @@
   ``step`` by :class:`flexmbs.engine.stepping.Run` (Jacobi coupling: at each sample time ``t_k`` the block reads
   its inputs from the run's signals, its outputs ``y_k`` are held over ``[t_k, t_k+1]`` and it does one FMU step).
   Its outputs are :class:`~flexmbs.model.inputs.Input` objects (``block.output("y")``) used wherever a function of
-  time is taken. A model with a co-simulation block runs through ``fm.Run`` (``fm.simulate`` refuses it).
+  time is taken. A model with a co-simulation block runs through ``fm.simulate`` or ``fm.Run`` (both sample it).
 
 Inputs of a Model-Exchange FMU: ``{fmu_input: source}`` with ``source`` a flexmbs measurement (``fm.Distance``,
 ``fm.JointCoordinate``, ``fm.MarkerCoordinate``: its value), ``("rate", measurement)`` (its time derivative), a
@@ -226,8 +226,8 @@ class _BlockOutput(Input):
 
     def __call__(self, t) -> float:
         if self.block.run is None and t > 0.0:  # its value at t = 0 is known without a run (building checks it)
-            raise ModelError(f"{self.block.name!r} is a co-simulation FMU: it is sampled by fm.Run "
-                             "(run = fm.Run(model, t_end); run.advance_to(t_end); run.finish()), not fm.simulate")
+            raise ModelError(f"{self.block.name!r} is a co-simulation FMU: it is sampled by a run (fm.simulate or "
+                             "fm.Run), not evaluated on its own (a static equilibrium or a linearization)")
         return self.value
 
 
@@ -283,8 +283,8 @@ class CoSimulationFMU:
             return float(source)
         if isinstance(source, str):
             if self.run is None:
-                raise ModelError(f"input {source!r} of FMU {self.name!r} is a results signal: step the model with "
-                                 "fm.Run")
+                raise ModelError(f"input {source!r} of FMU {self.name!r} is a results signal: read while a run "
+                                 "(fm.simulate or fm.Run) steps the model")
             return float(self.run.output(source))
         return float(source(t))
 

@@ -10,6 +10,7 @@ and read by the compiled step; it costs nothing per step.
 from __future__ import annotations
 
 import math
+import weakref
 
 from fem.errors import ModelError
 
@@ -34,8 +35,12 @@ class Input:
     """
 
     is_model_input = True  # duck-typed mark: hydraulics sees an Input only as a function of time
+    # the inputs alive in this process: a run searches a model for inputs only while some exist (the search walks
+    # the model's objects: 2-4 ms, as long as a short run)
+    live: "weakref.WeakSet[Input]" = weakref.WeakSet()
 
     def __init__(self, name: str, unit: str = "", start: float = 0.0, description: str = ""):
+        Input.live.add(self)
         if not isinstance(name, str) or not name or any(not (c.isalnum() or c in "_./") for c in name):
             raise ModelError(f"an input name is letters, digits, '_', '.' or '/', got {name!r}")
         self.name, self.unit, self.description = name, str(unit), str(description)

@@ -106,22 +106,22 @@ def test_the_compiled_step_re_chooses_dependent_rows_with_the_same_constraint_fo
     """The compiled run's last resort after a Newton failure (CompiledRun._rows_rechosen, as _Run._newton_failed):
     kept rows that became dependent are replaced by an independent set of the same size in the compiled plan, with
     the same generalized constraint force Φ_qᵀ λ (1e-9 of its size)."""
-    import flexmbs.engine.solver as solver
+    import flexmbs.engine.stepping as solver
 
     runs = []
-    start = solver._start_run
+    start = solver.start_run
 
     def keep_run(*args, **kwargs):
         run, engine = start(*args, **kwargs)
         runs.append(run)
         return run, engine
 
-    solver._start_run = keep_run
+    solver.start_run = keep_run
     try:
         with pytest.warns(RedundantConstraintWarning):
             fm.simulate(door.build_door(20.0), 1e-3)
     finally:
-        solver._start_run = start
+        solver.start_run = start
     run = runs[0]
     system = run.system
     assert type(run).__name__ == "CompiledRun"
