@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from fem.errors import ModelError
+from flexmbs_jit import njit
 
 from flexmbs.model.joints import Planar
 from flexmbs.model import kernels as _k
@@ -22,6 +23,7 @@ from flexmbs.model.bodies import BodyKinematics
 from flexmbs.model.markers import Marker, MarkerState
 from flexmbs.model.rotations import cross
 
+from .compiled_forces import driver_rows, driver_table
 from .constraint_kernels import CompiledConstraints
 from .redundancy import RedundantConstraintWarning, independent_rows, minimum_norm_multipliers, redundancy_report
 
@@ -111,16 +113,19 @@ class Context:
         return self.full_lam[joint.offset:joint.offset + joint.n_equations]
 
     def _joint_jacobians(self, joint, si, sj):
-        rows = self.joint_rows.get(joint)
-        if rows is not None:
-            return rows
+        rows = self.joint_rows.get(joint)  # a user joint's base rows, kept by System.constraints
         compiled = self.system.compiled
-        if self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
+        if rows is None and self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
             pos = compiled.positions[joint]
             ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
             nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
             return self.constraint_blocks[0][pos, :ni], self.constraint_blocks[1][pos, :nj]
-        return joint.equations(si, sj, self.t)[1:]
+        ji, jj = rows if rows is not None else joint.equations(si, sj, self.t)[1:]
+        if not joint.drivers:
+            return ji, jj
+        # the prescribed motions' rows (after the base rows): the gradients of their joint coordinates
+        grads = [joint.coordinate(which, si, sj)[1:3] for which, _ in joint.drivers]
+        return np.vstack([ji] + [gi[None, :] for gi, _ in grads]), np.vstack([jj] + [gj[None, :] for _, gj in grads])
 
     def joint_reaction(self, joint) -> tuple[np.ndarray, np.ndarray]:
         """Force (N) and torque (N m), global axes, the joint exerts on marker j's body, torque about marker j."""
@@ -233,7 +238,7 @@ class System:
         self._reported = set()
         self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
         self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
-        self.driven_joints = [j for j in self.joints if j.PRIMITIVES and j.drivers]
+        self.driven_joints = [j for j in self.joints if j.drivers]  # prescribed motions: compiled rows
 
     def _add_planar_guides(self):
         """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
@@ -284,9 +289,8 @@ class System:
         for joint in self.fallback_joints:
             self._joint_rows(ctx, joint, joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t),
                              joint.offset, phi, jac)
-        for joint in self.driven_joints:
-            rows = joint.driver_rows(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t)
-            self._joint_rows(ctx, joint, rows, joint.offset + joint.n_equations - len(joint.drivers), phi, jac)
+        if self.driven_joints:
+            self._driver_rows(ctx, phi, jac if jac is not None else np.zeros((self.n_c_all, self.n_q)))
         keep = self.row_keep
         if keep is None:
             return phi, jac
@@ -294,6 +298,18 @@ class System:
             ctx.full_jacobian = jac
             return phi[keep], jac[keep]
         return phi[keep], None
+
+    def _driver_rows(self, ctx: Context, phi: np.ndarray, jac: np.ndarray) -> None:
+        """The prescribed motions' rows ``coordinate - f(t)`` into ``phi``, ``jac`` (every row) by the run's compiled
+        law (:func:`flexmbs.engine.compiled_forces.driver_rows`, on the joint coordinate of
+        :func:`flexmbs.model.kernels.joint_coordinate`)."""
+        signals: list = []
+        drv = driver_table(self, signals)
+        sig = np.array([float(f(ctx.t)) for _, f in signals])
+        X, R, JX, JTH, V, W = ctx.marker_arrays()
+        blocks = np.zeros((self.compiled.n_rows + len(drv), self.n_quasi_max))
+        _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, ctx.G, self.marker_body, self.body_offsets,
+                         self.body_n_modes, phi, jac, blocks, blocks.copy())
 
     def all_constraints(self, ctx: Context):
         """``Φ`` (n_c_all,) and ``Φ_q`` (n_c_all, n_q) of every row, the dropped redundant ones included."""
@@ -370,6 +386,12 @@ class System:
         springs = sum(f.potential_energy(ctx) for f in self.forces)
         total = kinetic + potential + strain + springs
         return {"kinetic": kinetic, "gravity": potential, "strain": strain, "springs": springs, "total": total}
+
+
+@njit(cache=True)
+def _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj):
+    """:func:`flexmbs.engine.compiled_forces.driver_rows` called from Python (it is compiled for compiled callers)."""
+    driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj)
 
 
 def _l_matrix(body, kin) -> np.ndarray:
