@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
 from flexmbs.catalog.parameters import override_defaults
@@ -54,17 +53,11 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
 
 
 def _accelerations(system, q, v, z, t):
-    """Consistent ``q̈`` at one recorded state (no reaction-dependent forces in this model: one solve)."""
-    from flexmbs.engine.initial import acceleration_rhs
+    """Consistent ``q̈`` at one recorded state, on the run's compiled residual
+    (:func:`flexmbs.engine.initial.initial_accelerations`), and a context there."""
+    from flexmbs.engine.initial import initial_accelerations
 
-    ctx = system.context(q, v, t)
-    mass, force, _ = system.forces_and_mass(ctx, z)
-    phi, jac = system.constraints(ctx)
-    n_q = system.n_q
-    kkt = np.zeros((n_q + system.n_c,) * 2)
-    kkt[:n_q, :n_q], kkt[:n_q, n_q:], kkt[n_q:, :n_q] = mass, jac.T, jac
-    rhs = np.concatenate([force, acceleration_rhs(system, q, v, t, phi0=phi)])
-    return sla.solve(kkt, rhs, check_finite=False)[:n_q], ctx
+    return initial_accelerations(system, q, v, z, t)[0], system.context(q, v, t)
 
 
 def _joint_rates(tm, ctx, links):

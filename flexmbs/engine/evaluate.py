@@ -10,10 +10,10 @@ the run's samples (:func:`flexmbs.engine.compiled_loop.consistent_sample`) with 
 (wrapping ``consistent_sample`` itself made numba's typing re-enter its compilation for a new model's types).
 
 :class:`Evaluator` holds a system's plan and answers residuals, constraints, consistent accelerations and the
-Jacobian blocks at any ``(t, q, q̇, q̈, z, λ)``. A model with Python parts (user joints without library rows, elements
-without a compiled kernel, Python force elements: the run calls them back, :mod:`flexmbs.engine.callbacks`) is
-evaluated at the start by the Python residual of :class:`flexmbs.engine.system.System` instead;
-:attr:`Evaluator.reason` says why.
+Jacobian blocks at any ``(t, q, q̇, q̈, z, λ)``. A model's Python parts (user joints without library rows, elements
+without a compiled kernel, Python force elements) are called back from the compiled residual here exactly as in the
+run (:mod:`flexmbs.engine.callbacks`), so every model starts, finds its equilibrium and linearizes on the one
+residual, and the plan built here is the one the run steps (:meth:`Evaluator.plan_for_run`).
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ class Evaluator:
         q0, v0, z0 = system.initial_state() if q is None or z is None else (None, None, None)
         self._at = (_flat(q if q is not None else q0), _flat(v if v is not None else np.zeros(system.n_q)),
                     _flat(z if z is not None else z0), float(t))
-        self.plan, self.reason = None, ""
+        self.plan = None
         self._keep = None
         self.rebuild()
 
@@ -96,20 +96,13 @@ class Evaluator:
         self.plan = None
         _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
-        plan = _Plan(system, GeneralizedAlpha(system), specs, state)
-        if plan.parts.active:  # Python parts (callbacks of the run): the start evaluates them by the Python residual
-            names = [getattr(p, "name", type(p).__name__) for p in plan.parts.forces + plan.parts.joints]
-            names += [e.name for _, e in plan.parts.elements]
-            self.reason = f"Python parts called back by the run ({', '.join(map(str, names))})"
-            return
-        self.reason = ""
-        self.plan = plan
+        self.plan = _Plan(system, GeneralizedAlpha(system), specs, state)
 
     def follow_angles(self, q, v, t: float) -> None:
         """Unwrap the joint angles the elements read about their values at ``(t, q, q̇)`` (the Python
         measurements follow the angle continuously; the compiled one within π of a reference,
         :func:`flexmbs.engine.compiled_step.measure`)."""
-        if self.plan is None or not self.plan.angles:
+        if not self.plan.angles:
             return
         ctx = self.system.context(q, v, t)
         for k, meas in self.plan.angles:
@@ -117,9 +110,10 @@ class Evaluator:
 
     @property
     def compiled(self) -> bool:
-        """Whether the compiled residual serves this system (else the Python residual, see :attr:`reason`)."""
+        """True: the compiled residual serves every system (its Python parts called back); the plan follows the
+        kept constraint rows."""
         self._follow_rows()
-        return self.plan is not None
+        return True
 
     def _follow_rows(self) -> None:
         """The kept constraint rows of the system may have been chosen again (:meth:`System.select_rows`)."""
@@ -142,11 +136,7 @@ class Evaluator:
         left zero, when ``constraints`` is False), ``ż`` (n_z,), ``Φ`` (n_c,), ``Φ_q`` (n_c, n_q), ``M`` (n_q, n_q)."""
         system = self.system
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
-        if not self.compiled:
-            res, zdot, phi, jac, mass, _ = system.residual(q, v, qdd, z, lam, t)
-            if not constraints:
-                res = res - jac.T @ lam
-            return res, zdot, phi, jac, mass
+        self._follow_rows()
         p = self.plan
         out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
         evaluate_residual(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.mi, p.mf, p.fns, p.ws,
@@ -157,9 +147,7 @@ class Evaluator:
     def constraints(self, q, t: float = 0.0, v=None, all_rows: bool = False):
         """``Φ`` and ``Φ_q`` at ``(t, q)``: the kept rows, or with ``all_rows`` every row (redundant ones too)."""
         system = self.system
-        if not self.compiled:
-            ctx = system.context(q, np.zeros_like(q) if v is None else v, t)
-            return system.all_constraints(ctx) if all_rows else system.constraints(ctx)
+        self._follow_rows()
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
@@ -229,9 +217,8 @@ class Evaluator:
         """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.compiled_plan.
         compiled_run`) so that the start and the steps share one plan, built once: the integrator's error scales
         copied in, the flexible bodies' deformation amplitudes and the joint angles' references taken at the run's
-        first state ``state``. None when the start had no compiled plan (the run builds its own)."""
-        if not self.compiled:
-            return None
+        first state ``state``. None when the plan does not fit the integrator (the run builds its own)."""
+        self._follow_rows()
         p, system = self.plan, self.system
         scale_q, scale_z, rotation = p.mf[9], p.mf[10], p.mi[21]
         if (scale_q.shape != integ._scale_q.shape or scale_z.shape != integ._scale_z.shape

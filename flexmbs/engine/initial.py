@@ -9,11 +9,10 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
 from fem.errors import ModelError, SimulationError
 
-from .equations import REACTION_PASSES, REACTION_RTOL, constraint_row_owner, equation_names  # noqa: F401
+from .equations import constraint_row_owner, equation_names
 from .redundancy import check_dropped_rows
 
 __all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
@@ -108,9 +107,9 @@ def constraints(system, q, t: float = 0.0, rate: bool = False):
     """``Φ``, ``Φ_q`` (kept rows) at ``(t, q)``, or with ``rate`` ``Φ_t``: on the compiled plan once the system has
     one (:func:`flexmbs.engine.evaluate.evaluator`, built by the first consistent accelerations: a plan built before
     the positions are assembled would give springs without a free length the unassembled one), else on
-    :meth:`System.constraints`."""
+    :meth:`System.constraints` (the assembly of the positions)."""
     ev = getattr(system, "_evaluator", None)
-    if ev is not None and ev.compiled:
+    if ev is not None:
         return ev.constraint_rate(q, t) if rate else ev.constraints(q, t)
     if rate:
         return system.constraint_rate(q, np.zeros_like(q), t)
@@ -128,23 +127,6 @@ def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) ->
     return v0 - correction
 
 
-def acceleration_rhs(system, q, v, t, eps: float = 1e-4, phi0=None) -> np.ndarray:
-    """``γ = -(Φ_q q̇)_q q̇ - 2Φ_qt q̇ - Φ_tt`` from the second derivative of ``Φ(q + s q̇, t + s)``
-    (``phi0``: ``Φ(q, t)`` if already known)."""
-    speed = max(np.linalg.norm(v), 1.0)
-    s = eps / speed
-    at_rest = not rheonomic(system) and not np.any(v)  # then Φ(q + s q̇, t + s) is Φ(q - s q̇, t - s)
-    phi = []
-    for k in (-1, 0, 1):
-        if k == 0 and phi0 is not None:
-            phi.append(phi0)
-        elif k == 1 and at_rest:
-            phi.append(phi[0])
-        else:
-            phi.append(system.constraints(system.context(q + k * s * v, v, t + k * s), False)[0])
-    return -(phi[2] - 2.0 * phi[1] + phi[0]) / s**2
-
-
 def rheonomic(system) -> bool:
     """Whether ``Φ`` may depend on time: prescribed motions, or joints with their own (Python) equations. The
     library joints' rows do not (:class:`flexmbs.engine.constraint_kernels.CompiledConstraints`), and without these
@@ -155,64 +137,20 @@ def rheonomic(system) -> bool:
 def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, jac=None):
     """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``.
 
-    ``phi0``, ``ctx`` and ``jac`` (``Φ``, a context and ``Φ_q`` at the same state) may be passed to save work.
-
-    On the compiled residual (:class:`flexmbs.engine.evaluate.Evaluator`, the run's own equations) where the model
-    compiles; else on the Python residual (:meth:`System.forces_and_mass`).
+    On the compiled residual (:class:`flexmbs.engine.evaluate.Evaluator`, the run's own equations, its Python
+    parts called back). ``ctx``, if given, gets the multipliers ``λ``; ``phi0`` and ``jac`` are not needed.
     """
     from .evaluate import evaluator
 
     ev = evaluator(system, q, v, z, t)
-    if ev.compiled:
-        ev.follow_angles(q, v, t)
-        found = ev.accelerations(t, q, v, z)
-        if found is None or not all(np.all(np.isfinite(x)) for x in found):
-            raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or "
-                             "inertia in a free direction?")
-        if ctx is not None:
-            ctx.lam = found[1]
-        return found
-    return _python_accelerations(system, q, v, z, t, phi0, ctx, jac)
-
-
-def _python_accelerations(system, q, v, z, t, phi0, ctx, jac):
-    """:func:`initial_accelerations` on the Python residual (models the compiled plan cannot build yet)."""
-    n_q, n_c = system.n_q, system.n_c
-    ctx = ctx if ctx is not None else system.context(q, v, t)
-    ctx.lam = None
-    mass, force, zdot = system.forces_and_mass(ctx, z)
-    if jac is None:
-        phi0, jac = system.constraints(ctx)
-    kkt = np.zeros((n_q + n_c, n_q + n_c))
-    kkt[:n_q, :n_q] = mass
-    kkt[:n_q, n_q:] = jac.T
-    kkt[n_q:, :n_q] = jac
-    rhs = np.concatenate([force, acceleration_rhs(system, q, v, t, phi0=phi0)])
-    try:
-        lu = sla.lu_factor(kkt, check_finite=False)
-    except (np.linalg.LinAlgError, ValueError) as exc:
-        raise ModelError(f"the mass matrix is singular on the constraint manifold ({exc}); a body without mass "
-                         "or inertia in a free direction?") from None
-    sol = sla.lu_solve(lu, rhs, check_finite=False)
-    if not np.all(np.isfinite(sol)):
-        raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or inertia "
-                         "in a free direction?")
-    qdd, lam = sol[:n_q], sol[n_q:]
-    # with λ known, joint-reaction-dependent forces (friction) can be evaluated: refine to the fixed point
-    # λ = λ(Q(λ)) (skipped when no force read the multipliers: it would return the same numbers). One pass left
-    # 6-13 % of the friction impulse out of rigid clamp pistons' reactions; the iteration is a contraction while
-    # μ · (friction arm / lever arm) < 1, and stops when λ changes by less than REACTION_RTOL of its size.
-    if system.forces and ctx.multipliers_read:
-        for _ in range(REACTION_PASSES):
-            ctx.lam = lam
-            mass, force, zdot = system.forces_and_mass(ctx, z)
-            sol = sla.lu_solve(lu, np.concatenate([force, rhs[n_q:]]), check_finite=False)
-            change = np.max(np.abs(sol[n_q:] - lam), initial=0.0)
-            qdd, lam = sol[:n_q], sol[n_q:]
-            if change <= REACTION_RTOL * max(np.max(np.abs(lam), initial=0.0), 1e-300):
-                break
-    ctx.lam = lam
-    return qdd, lam, zdot
+    ev.follow_angles(q, v, t)
+    found = ev.accelerations(t, q, v, z)
+    if found is None or not all(np.all(np.isfinite(x)) for x in found):
+        raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or "
+                         "inertia in a free direction?")
+    if ctx is not None:
+        ctx.lam = found[1]
+    return found
 
 
 NEUTRAL_RCOND = 1e-10  # smallest/largest singular value of the equilibrated static matrix: singular below this
@@ -302,7 +240,7 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
     q, z, lam = q0.copy(), z0.copy(), np.zeros(n_c)
     v = np.zeros(n_q)
     acc = np.zeros(n_q)
-    ev = evaluator(system, q, v, z, t)  # the compiled residual where the model compiles (else the Python one)
+    ev = evaluator(system, q, v, z, t)  # the compiled residual (the run's, Python parts called back)
     if n_c:
         # the reactions at rest as the first multipliers: ∂(Φ_qᵀλ)/∂q then carries the stiffness of the loads the
         # joints hold (gravity on a pendulum) from the first Newton step; with λ = 0 it does not, and a pendulum
@@ -362,26 +300,11 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
                           f"{r[worst]:.3g} in {names[worst]}{_neutral_note(mat, names, n_q, n_z)}")
 
 
-def static_blocks(ev, t, q, z, lam, r0) -> dict:
+def static_blocks(ev, t, q, z, lam, r0=None) -> dict:
     """``K = ∂R/∂q``, ``D_z``, ``G_q``, ``G_z`` at rest: the run's compiled difference blocks
-    (:meth:`flexmbs.engine.evaluate.Evaluator.blocks`), or on a model the plan cannot build, forward differences of
-    its residual ``r0 = [R, ż, Φ]`` at ``(q, z)`` with the run's increments ``1e-7 max(1, |x|)``."""
-    n_q = q.size
-    zero = np.zeros(n_q)
-    if ev.compiled:
-        return ev.blocks(t, q, zero, zero, z, lam)
-    n_z = z.size
-    cols = []
-    for j in range(n_q + n_z):
-        x = q if j < n_q else z
-        i = j if j < n_q else j - n_q
-        h = 1e-7 * max(1.0, abs(x[i]))
-        xp = x.copy()
-        xp[i] += h
-        res, zdot, _, _, _ = ev.residual(t, xp if j < n_q else q, zero, zero, xp if j >= n_q else z, lam)
-        cols.append((np.concatenate([res, zdot]) - r0[:n_q + n_z]) / h)
-    d = np.column_stack(cols) if cols else np.zeros((n_q + n_z, 0))
-    return {"K": d[:n_q, :n_q], "Dz": d[:n_q, n_q:], "Gq": d[n_q:, :n_q], "Gz": d[n_q:, n_q:]}
+    (:meth:`flexmbs.engine.evaluate.Evaluator.blocks`; ``r0``, the residual there, is not needed)."""
+    zero = np.zeros(q.size)
+    return ev.blocks(t, q, zero, zero, z, lam)
 
 
 def _neutral_note(mat: np.ndarray, names: list, n_q: int, n_z: int) -> str:

@@ -15,13 +15,15 @@ import warnings
 import numpy as np
 
 from fem.errors import ModelError
+from flexmbs_jit import njit
 
 from flexmbs.model.joints import Planar
 from flexmbs.model import kernels as _k
 from flexmbs.model.bodies import BodyKinematics
-from flexmbs.model.markers import Marker, MarkerGroup, MarkerState
+from flexmbs.model.markers import Marker, MarkerState
 from flexmbs.model.rotations import cross
 
+from .compiled_forces import driver_rows, driver_table
 from .constraint_kernels import CompiledConstraints
 from .redundancy import RedundantConstraintWarning, independent_rows, minimum_norm_multipliers, redundancy_report
 
@@ -36,7 +38,7 @@ class Context:
 
     def __init__(self, system, q, v, t, lam=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
-        self.z = None  # element states, set by System.forces_and_mass (force elements with a state read them)
+        self.z = None  # element states (force elements with a state read them; set by the callbacks)
         # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
         n_b = len(system.bodies)
         self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
@@ -49,7 +51,7 @@ class Context:
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
-        self.element_values = None  # [None] * n_elements opts in to System._state_elements keeping its values
+        self.element_values = None  # [None] * n_elements: the recorder's kept element evaluations
         self.full_jacobian = None  # Φ_q of every row (also the dropped redundant ones), set by System.constraints
         self._full_lam = None
 
@@ -111,16 +113,19 @@ class Context:
         return self.full_lam[joint.offset:joint.offset + joint.n_equations]
 
     def _joint_jacobians(self, joint, si, sj):
-        rows = self.joint_rows.get(joint)
-        if rows is not None:
-            return rows
+        rows = self.joint_rows.get(joint)  # a user joint's base rows, kept by System.constraints
         compiled = self.system.compiled
-        if self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
+        if rows is None and self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
             pos = compiled.positions[joint]
             ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
             nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
             return self.constraint_blocks[0][pos, :ni], self.constraint_blocks[1][pos, :nj]
-        return joint.equations(si, sj, self.t)[1:]
+        ji, jj = rows if rows is not None else joint.equations(si, sj, self.t)[1:]
+        if not joint.drivers:
+            return ji, jj
+        # the prescribed motions' rows (after the base rows): the gradients of their joint coordinates
+        grads = [joint.coordinate(which, si, sj)[1:3] for which, _ in joint.drivers]
+        return np.vstack([ji] + [gi[None, :] for gi, _ in grads]), np.vstack([jj] + [gj[None, :] for _, gj in grads])
 
     def joint_reaction(self, joint) -> tuple[np.ndarray, np.ndarray]:
         """Force (N) and torque (N m), global axes, the joint exerts on marker j's body, torque about marker j."""
@@ -176,13 +181,12 @@ class System:
         self.body_n_coordinates = self.body_n_modes + 7
         self.body_ranges = [(b.offset, b.n_coordinates) for b in self.bodies]
         self._p_index = (np.arange(len(self.bodies))[:, None], self.body_offsets[:, None] + np.arange(3, 7))
-        # rigid bodies' inertia stacked for the one-call kernel of forces_and_mass; flexible bodies one by one
+        # rigid bodies' inertia stacked for the compiled residual's one-call kernel (flexmbs.model.kernels.rigid_terms)
         rigid = [b for b in self.bodies if not b.n_modes]
         self._rigid_index = np.array([b.index for b in rigid], dtype=np.int64)
         self._rigid_mass = np.array([b.mass for b in rigid], dtype=float)
         self._rigid_first_moment = np.array([b.first_moment for b in rigid], dtype=float).reshape(-1, 3)
         self._rigid_inertia = np.array([b.inertia_origin for b in rigid], dtype=float).reshape(-1, 3, 3)
-        self._flexible = [b for b in self.bodies if b.n_modes]
         self.markers = list(model.markers)
         self.joints = list(model.joints)
         for joint in self.joints:  # a previous planar run may have masked rows
@@ -202,23 +206,10 @@ class System:
         self._assign_rows()
 
     def _group_markers(self):
-        self.marker_groups = [MarkerGroup([m for m in self.markers if m.body is b], b) for b in self.bodies]
-        self.group_indices = [np.array([m.index for m in g.markers], dtype=np.int64) for g in self.marker_groups]
-        # markers on rigid bodies are evaluated all together; node markers of flexible bodies body by body
-        rigid = [m for m in self.markers if not m.on_ground and m.node is None]
-        self.rigid_markers = None if not rigid else (
-            np.array([m.index for m in rigid], dtype=np.int64), np.array([m.body.index for m in rigid], dtype=np.int64),
-            np.array([m.local_position for m in rigid]), np.array([m.local_orientation for m in rigid]))
-        flexible = [(g, b) for g, b in zip(self.marker_groups, self.bodies)
-                    if any(m.node is not None for m in g.markers)]
-        self.flexible_groups = [MarkerGroup([m for m in g.markers if m.node is not None], b) for g, b in flexible]
-        self.flexible_indices = [np.array([m.index for m in g.markers], dtype=np.int64)
-                                 for g in self.flexible_groups]
-        self._flexible_body_index = [b.index for _, b in flexible]
+        """The stacked marker data of the compiled marker kernel (node shapes zero-padded to the largest body)."""
         self.n_quasi_max = max(b.n_quasi for b in self.bodies)
         n_m = len(self.markers)
         self.ground_positions, self.ground_axes = np.zeros((n_m, 3)), np.zeros((n_m, 3, 3))
-        # stacked marker data for the compiled marker kernel (node shapes zero-padded to the largest body)
         m_max = max(b.n_modes for b in self.bodies)
         self.marker_body = np.array([m.body.index for m in self.markers], dtype=np.int64)
         self.marker_local = np.array([m.local_position for m in self.markers], dtype=float).reshape(n_m, 3)
@@ -247,7 +238,7 @@ class System:
         self._reported = set()
         self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
         self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
-        self.driven_joints = [j for j in self.joints if j.PRIMITIVES and j.drivers]
+        self.driven_joints = [j for j in self.joints if j.drivers]  # prescribed motions: compiled rows
 
     def _add_planar_guides(self):
         """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
@@ -274,10 +265,6 @@ class System:
                 self.markers.append(m)
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
 
-    def flexible_kin(self, kin: list) -> list:
-        """The kinematics of the bodies that carry node markers, in the order of ``flexible_groups``."""
-        return [kin[i] for i in self._flexible_body_index]
-
     def initial_state(self):
         """Approximate initial ``q``, ``q̇`` (n_q,) and ``z`` (n_z,) from the bodies' placements."""
         qs, vs = zip(*[b.initial_coordinates() for b in self.bodies])
@@ -302,9 +289,8 @@ class System:
         for joint in self.fallback_joints:
             self._joint_rows(ctx, joint, joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t),
                              joint.offset, phi, jac)
-        for joint in self.driven_joints:
-            rows = joint.driver_rows(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t)
-            self._joint_rows(ctx, joint, rows, joint.offset + joint.n_equations - len(joint.drivers), phi, jac)
+        if self.driven_joints:
+            self._driver_rows(ctx, phi, jac if jac is not None else np.zeros((self.n_c_all, self.n_q)))
         keep = self.row_keep
         if keep is None:
             return phi, jac
@@ -312,6 +298,18 @@ class System:
             ctx.full_jacobian = jac
             return phi[keep], jac[keep]
         return phi[keep], None
+
+    def _driver_rows(self, ctx: Context, phi: np.ndarray, jac: np.ndarray) -> None:
+        """The prescribed motions' rows ``coordinate - f(t)`` into ``phi``, ``jac`` (every row) by the run's compiled
+        law (:func:`flexmbs.engine.compiled_forces.driver_rows`, on the joint coordinate of
+        :func:`flexmbs.model.kernels.joint_coordinate`)."""
+        signals: list = []
+        drv = driver_table(self, signals)
+        sig = np.array([float(f(ctx.t)) for _, f in signals])
+        X, R, JX, JTH, V, W = ctx.marker_arrays()
+        blocks = np.zeros((self.compiled.n_rows + len(drv), self.n_quasi_max))
+        _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, ctx.G, self.marker_body, self.body_offsets,
+                         self.body_n_modes, phi, jac, blocks, blocks.copy())
 
     def all_constraints(self, ctx: Context):
         """``Φ`` (n_c_all,) and ``Φ_q`` (n_c_all, n_q) of every row, the dropped redundant ones included."""
@@ -376,73 +374,6 @@ class System:
             mass[body.slice, body.slice] = lmat.T @ mbar @ lmat
         return mass
 
-    def forces_and_mass(self, ctx: Context, z: np.ndarray):
-        """Mass matrix (n_q, n_q), total generalized force ``Q + Q_v`` (n_q,), state rates ``ż`` (n_z,).
-
-        The rigid bodies' terms come from one compiled call (:func:`flexmbs.model.kernels.rigid_terms`), the flexible
-        bodies' one by one (:func:`body_terms`); the loads of all bodies are collected in quasi-coordinates, one
-        row per body, and mapped to coordinates in one call at the end."""
-        n_q = self.n_q
-        ctx.z = z
-        mass = np.zeros((n_q, n_q))
-        force = np.zeros(n_q)
-        gravity = self.model.gravity
-        has_gravity = bool(np.any(gravity))
-        packed = np.zeros((len(self.bodies), self.n_quasi_max))
-        if self._rigid_index.size:
-            _k.rigid_terms(ctx.A, ctx.omega, ctx.G, self._rigid_index, self.body_offsets, self._rigid_mass,
-                           self._rigid_first_moment, self._rigid_inertia, np.asarray(gravity, dtype=float), mass,
-                           packed)
-        for body in self._flexible:
-            k = body.index
-            mbar, qbar = body_terms(body, ctx.kin[k], gravity if has_gravity else None)
-            _k.map_mass(mbar, ctx.G[k], mass, body.offset)
-            packed[k, :qbar.size] = qbar
-        qbars = [packed[k, :body.n_quasi] for k, body in enumerate(self.bodies)]  # views: elements add in place
-        for element in self.forces:
-            for body, gen in element.generalized_forces(ctx):
-                qbars[body.index] += gen
-        zdot = self._state_elements(ctx, z, qbars)
-        _k.map_forces(packed, ctx.G, self.body_offsets, self.body_n_modes, force)
-        return mass, force, zdot
-
-    def _state_elements(self, ctx: Context, z: np.ndarray, qbars: list) -> np.ndarray:
-        """Add the state elements' forces to ``qbars``; returns their rates ``ż`` (n_z,).
-
-        With ``ctx.element_values`` a list (output samples, :func:`flexmbs.engine.solver._record`) each element's
-        ``(z_e, y, ẏ, f)`` is left there, the forces are taken from it when the element is asked again at the same
-        ``(z_e, y, ẏ)`` (the refinement pass of joint friction), and the rates are not evaluated (NaN): a
-        ``hydraulics`` circuit then hands its evaluation on to the recorder's ``outputs`` call."""
-        zdot = np.empty(self.n_z)
-        keep = ctx.element_values
-        for k, element in enumerate(self.elements):
-            y, ydot, grads = measure(ctx, element.measurements)
-            z_e = z[self.z_offsets[k]:self.z_offsets[k + 1]]
-            if keep is None:
-                f = np.asarray(element.forces(ctx.t, z_e, y, ydot), dtype=float).reshape(-1)
-                zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.asarray(element.rates(ctx.t, z_e, y, ydot),
-                                                                            dtype=float).reshape(-1)
-            else:
-                kept = keep[k]
-                if (kept is None or not np.array_equal(kept[0], z_e) or not np.array_equal(kept[1], y)
-                        or not np.array_equal(kept[2], ydot)):
-                    kept = (z_e.copy(), y, ydot, np.asarray(element.forces(ctx.t, z_e, y, ydot),
-                                                            dtype=float).reshape(-1))
-                    keep[k] = kept
-                f = kept[3]
-                zdot[self.z_offsets[k]:self.z_offsets[k + 1]] = np.nan
-            for f_k, grad in zip(f, grads):
-                for body, g in grad:
-                    qbars[body.index] += f_k * g
-        return zdot
-
-    def residual(self, q, v, qdd, z, lam, t):
-        """``M q̈ - Q - Q_v + Φ_qᵀ λ`` (n_q,), ``ż`` (n_z,), ``Φ`` (n_c,), ``Φ_q`` and the context."""
-        ctx = self.context(q, v, t, lam)
-        mass, force, zdot = self.forces_and_mass(ctx, z)
-        phi, jac = self.constraints(ctx)
-        return mass @ qdd - force + jac.T @ lam, zdot, phi, jac, mass, ctx
-
     # --- energy --------------------------------------------------------------------------------------
     def mechanical_energy(self, q, v, t=0.0) -> dict[str, float]:
         """Kinetic, gravitational, strain and spring energy (J) at ``(q, q̇)``."""
@@ -457,24 +388,10 @@ class System:
         return {"kinetic": kinetic, "gravity": potential, "strain": strain, "springs": springs, "total": total}
 
 
-def body_terms(body, kin, gravity) -> tuple[np.ndarray, np.ndarray]:
-    """A body's mass matrix and its own loads in quasi-coordinates: quadratic-velocity vector, gravity (``None``:
-    none) and, for a flexible body, the elastic forces."""
-    mbar, qbar = body.mass_and_quadratic_velocity(kin)
-    if gravity is not None:
-        g_body = kin.A.T @ gravity
-        qbar[0:3] += body.mass * gravity
-        qbar[3:6] += cross(body.first_moment_deformed(kin.qf), g_body)
-        if body.n_modes:
-            qbar[6:] += body.i3.T @ g_body
-    if body.n_modes:
-        qbar[6:] += body.elastic_forces(kin)
-        if getattr(body, "has_geometric_stiffness", False):  # issue 28: stress stiffening
-            qbar[6:] += body.geometric_forces(kin, kin.A.T @ gravity if gravity is not None else np.zeros(3))
-            coupling = body.acceleration_coupling(kin)  # frame-acceleration load cases: + B [Aᵀ r̈; ω̇'] (m, 6)
-            mbar[6:, 0:3] += coupling[:, :3] @ kin.A.T
-            mbar[6:, 3:6] += coupling[:, 3:]
-    return mbar, qbar
+@njit(cache=True)
+def _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj):
+    """:func:`flexmbs.engine.compiled_forces.driver_rows` called from Python (it is compiled for compiled callers)."""
+    driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj)
 
 
 def _l_matrix(body, kin) -> np.ndarray:

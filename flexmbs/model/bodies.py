@@ -145,10 +145,6 @@ class _InertialBody:
               self.mass, first_moment, inertia, i3, i4, i5, i6, i8, i8_sym, i9, mbar, qv)
         return mbar, qv
 
-    def elastic_forces(self, kin: BodyKinematics) -> np.ndarray:
-        """Elastic and modal damping forces ``-K q_f - D q̇_f`` (m,)."""
-        return -self.modal_stiffness * kin.qf - self.modal_damping * kin.qfdot
-
     def kinetic_energy(self, kin: BodyKinematics) -> float:
         mbar, _ = self.mass_and_quadratic_velocity(kin)
         u = np.concatenate([kin.rdot, kin.omega, kin.qfdot])
@@ -273,55 +269,6 @@ class FlexibleBody(_InertialBody):
         self._kg_weights = np.ascontiguousarray(u[:, :rank] * sv[:rank])  # (m, r)
         self._kg_flat = np.ascontiguousarray(vt[:rank])  # (r, m·m): H_r flattened
         self._kg_shapes = self._kg_flat.reshape(rank, m, m)  # (r, m, m), a view
-
-    @staticmethod
-    def geometric_parameters(omega: np.ndarray, g_body: np.ndarray) -> np.ndarray:
-        """Inertia parameters of the load cases (:data:`fem.geometric.INERTIA_CASES`), (12,): the products
-        ``ω_i ω_j`` of the body angular velocity (rad²/s²) and the gravity share ``−g`` (body axes, m/s²) of the
-        translational case ``a − g``; the frame accelerations ``a`` and ``α`` enter through
-        :meth:`acceleration_coupling` (they are unknowns of the step)."""
-        w = omega
-        p = np.zeros(12)
-        p[:6] = (w[0] * w[0], w[1] * w[1], w[2] * w[2], w[0] * w[1], w[1] * w[2], w[0] * w[2])
-        p[6:9] = -np.asarray(g_body, dtype=float)
-        return p
-
-    def _geometric_parts(self, kin, g_body):
-        """``q``, ``K_G(ω, g)`` and ``Σ_j q_j G_j`` (m, m)."""
-        q = np.asarray(kin.qf, dtype=float)
-        m = q.size
-        k_load = (self.geometric_parameters(kin.omega, g_body) @ self._kg_inertia.reshape(12, m * m)).reshape(m, m)
-        return q, k_load, ((q @ self._kg_weights) @ self._kg_flat).reshape(m, m)
-
-    def geometric_forces(self, kin, g_body) -> np.ndarray:
-        """Geometric-stiffness forces on the elastic coordinates (m,): ``−(K_G(ω, g) + Σ_j q_j G_j) q``.
-
-        The stress is a load the body carries (inertia loads and interface loads, the latter read off the
-        interface motion ``q`` carries), not a potential: the bending of the body does not feed back into its
-        axial coordinates (a cubic energy ``½ Σ_j q_j qᵀ G_j q`` without its quartic partner would, and turns a
-        spinning beam unstable through the foreshortening of its stiff axial mode; docs/theory-multibody.md)."""
-        q, k_load, k_def = self._geometric_parts(kin, g_body)
-        return -((k_load + k_def) @ q)
-
-    def geometric_jacobian(self, kin, g_body) -> np.ndarray:
-        """``−∂(geometric_forces)/∂q_f`` (m, m): ``K_G(ω, g) + Σ_j q_j G_j + [(G_l q)_k]_kl`` (not symmetric)."""
-        q, k_load, k_def = self._geometric_parts(kin, g_body)
-        gq = self._kg_weights @ (self._kg_shapes @ q)  # [k, l] = (G_k q)_l
-        return k_load + k_def + gq.T
-
-    def acceleration_coupling(self, kin) -> np.ndarray:
-        """``[G_ax q, G_ay q, G_az q, G_αx q, G_αy q, G_αz q]`` (m, 6): the geometric stiffness of the frame
-        acceleration ``a`` (body axes) and angular acceleration ``α`` load cases times ``q_f``. The elastic equations
-        get ``+B [a; α]`` on their left side (a mass-matrix coupling, not symmetric), see
-        :func:`flexmbs.engine.system.body_terms`."""
-        return (self._kg_inertia[6:12] @ np.asarray(kin.qf, dtype=float)).T
-
-    def acceleration_stiffness(self, kin, qdd_b: np.ndarray) -> np.ndarray:
-        """``∂(B [a; α])/∂q_f = Σ_c u̇_c G_c`` (m, m) at the coordinate accelerations ``qdd_b`` (7 + m,) of the
-        body: ``a = Aᵀ r̈``, ``α = 2 G p̈``."""
-        acc = np.concatenate([kin.A.T @ qdd_b[0:3], 2.0 * kin.G @ qdd_b[3:7]])
-        m = self.n_modes
-        return (acc @ self._kg_inertia[6:12].reshape(6, m * m)).reshape(m, m)
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":

@@ -147,24 +147,13 @@ class Joint:
         return base + len(self.drivers)
 
     def equations(self, si, sj, t: float):
-        """Residual (k,), Jacobians (k, n_i), (k, n_j) of all active rows at time ``t``."""
+        """Residual (k,), Jacobians (k, n_i), (k, n_j) of the base rows (the active ones of a planar model); the
+        prescribed motions' rows ``coordinate - f(t)`` follow them, written by the engine's compiled law
+        (:func:`flexmbs.engine.compiled_forces.driver_rows`). ``t`` (s) is for joints whose rows depend on time."""
         phi, ji, jj = self.base_rows(si, sj)
         if self.row_mask is not None:
             phi, ji, jj = phi[self.row_mask], ji[self.row_mask], jj[self.row_mask]
-        if not self.drivers:
-            return phi, ji, jj
-        return _stack((phi, ji, jj), self.driver_rows(si, sj, t))
-
-    def driver_rows(self, si, sj, t: float):
-        """Rows ``coordinate - f(t)`` of the prescribed motions (after the base rows)."""
-        rows = []
-        for which, func in self.drivers:
-            value, gi, gj, _ = self.coordinate(which, si, sj)
-            error = value - func(t)
-            if which == "rotation":
-                error = (error + np.pi) % (2.0 * np.pi) - np.pi  # the angle is known modulo 2π
-            rows.append((np.array([error]), gi[None, :], gj[None, :]))
-        return rows[0] if len(rows) == 1 else _stack(*rows)
+        return phi, ji, jj
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}: {self.marker_i.name} -> {self.marker_j.name})"

@@ -293,7 +293,7 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
 def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
     """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
     ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
-    ``m = 0`` case of :func:`ffrf_mass_and_force` plus the gravity terms of :func:`flexmbs.engine.system.body_terms` and
+    ``m = 0`` case of :func:`ffrf_mass_and_force` plus the gravity terms (``m g``, ``c × Aᵀ g``) and
     the mapping of :func:`map_mass` (same formulas), one call for all rigid bodies of a model.
 
     ``mass``, ``first_moment`` (n_r, 3) and ``inertia`` (n_r, 3, 3, about the body origin) are stacked in the order

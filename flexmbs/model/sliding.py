@@ -32,7 +32,6 @@ from fem.errors import ModelError
 
 from .contact_laws import friction_coefficients_many, penalty_many, window_many
 from .forces import ForceElement
-from .markers import _cross_rows
 
 __all__ = ["SlidingContact", "window", "window_derivative", "friction_coefficients"]
 
@@ -176,10 +175,10 @@ class SlidingContact(ForceElement):
         au = u @ kb.A.T
         x = kb.r + au
         w_frame = kb.A @ kb.omega
-        v = kb.rdot + _cross_rows(w_frame, au) + (shapes @ kb.qfdot) @ kb.A.T
+        v = kb.rdot + np.cross(w_frame, au) + (shapes @ kb.qfdot) @ kb.A.T
         rel = x - ss.x
         dy, dz = rel @ n_axis, rel @ t_axis
-        v_slider = ss.v + _cross_rows(ss.w, rel)  # slider material point at the node
+        v_slider = ss.v + np.cross(ss.w, rel)  # slider material point at the node
         vy, vz = (v - v_slider) @ n_axis, (v_slider - v) @ t_axis
         d1, d3, d4, d2 = self.window_bounds
         w, dw = window_many(dz, d1, d3, d4, d2)

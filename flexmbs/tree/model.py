@@ -290,12 +290,14 @@ def implied_joint_forces(tm: TreeModel, q, qd, qdd, t: float = 0.0) -> tuple[np.
     """Joint forces/torques (n,) that make the flexmbs model move with ``(q, q̇, q̈)``: the inverse of its forward
     dynamics. Solves ``M q̈_c − Q = −Φ_qᵀ λ + Σ_j Γ_j (∂q_j/∂q_c)ᵀ`` for ``λ`` and ``Γ`` (least squares on a square,
     nonsingular system); returns ``Γ`` (0 for fixed joints) and the relative residual of that solve."""
+    from flexmbs.engine.evaluate import Evaluator
     from flexmbs.engine.system import System, to_coordinates_rows
 
     system = System(tm.model)
     qc, vc, ac = tree_coordinates(tm, q, qd, qdd)
     z = np.zeros(system.n_z)
-    res, _, _, jac, _, ctx = system.residual(qc, vc, ac, z, np.zeros(system.n_c), t)
+    res, _, _, jac, _ = Evaluator(system, qc, vc, z, t).residual(t, qc, vc, ac, z, np.zeros(system.n_c))
+    ctx = system.context(qc, vc, t)
     links = sorted(tm.joints)
     G = np.zeros((len(links), system.n_q))
     for row, j in enumerate(links):

@@ -177,3 +177,77 @@ def test_friction_on_redundant_rows_agrees_with_its_python_twin():
     assert np.max(np.abs(twin["force/friction/friction"])) > 0.1
     assert_agree(twin, user, reference, ("force/friction/friction", "body/door/angular_velocity",
                                          "joint/hinge0/force"), rtol=1e-7)
+
+
+def _consistent_start(model, t: float = 0.2):
+    """The consistent start of ``model`` at ``t`` (the valve open) from the arm moving (a seeded velocity projected
+    onto the joints) and the chamber pressures off their holding values: assembly, velocities, accelerations."""
+    from flexmbs.engine.initial import assemble_positions, initial_accelerations, project_velocities
+
+    system = System(model)
+    q0, v0, z = system.initial_state()
+    q = assemble_positions(system, q0, t)
+    v = project_velocities(system, q, np.random.default_rng(7).normal(size=system.n_q), t)
+    z = z * np.array([1.3, 0.8])
+    qdd, lam, zdot = initial_accelerations(system, q, v, z, t)
+    return system, q, v, z, qdd, lam, zdot, t
+
+
+def test_user_parts_start_and_linearize_on_the_compiled_residual_as_their_built_in_twin(monkeypatch):
+    """A user joint, measurement and state element (all callbacks) start on the compiled residual with the same
+    consistent accelerations, multipliers and state rates as the built-in model (to 1e-9 of each quantity's
+    largest value: the same equations, rounded differently), and the Jacobian blocks the linearization and static
+    equilibrium use are the same to 1e-5 of each block's largest entry (forward differences with steps of 1e-7
+    relative: round-off over the step)."""
+    twin = _consistent_start(arm_model())
+    user = _consistent_start(_user_model(monkeypatch))
+    parts = user[0]._evaluator.plan.parts
+    assert parts.active and parts.joints and parts.elements  # the user's parts are called back at the start
+    for name, a, b in zip(("q", "v", "z", "q̈", "λ", "ż"), twin[1:7], user[1:7]):
+        scale = max(float(np.max(np.abs(a), initial=0.0)), 1e-300)
+        assert np.max(np.abs(a - b), initial=0.0) <= 1e-9 * scale, name
+    assert np.max(np.abs(twin[4])) > 1.0 and np.max(np.abs(twin[6])) > 1e5  # the arm and the pressures move
+    blocks = [s[0]._evaluator.blocks(s[7], s[1], s[2], s[4], s[3], s[5]) for s in (twin, user)]
+    for key in ("K", "C", "Dz", "Gq", "Gv", "Gz"):
+        a, b = blocks[0][key], blocks[1][key]
+        assert np.max(np.abs(a - b), initial=0.0) <= 1e-5 * max(np.max(np.abs(a), initial=0.0), 1e-300), key
+
+
+def test_a_model_with_python_parts_builds_one_plan_for_its_start_and_run(monkeypatch):
+    """The consistent start's plan is the run's (no plan built and thrown away for a model with Python parts)."""
+    from flexmbs.engine import compiled_plan
+
+    built = []
+    original = compiled_plan._Plan.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(self)
+        original(self, *args, **kwargs)
+
+    model = _user_model(monkeypatch)
+    monkeypatch.setattr(compiled_plan._Plan, "__init__", counted)
+    res = fm.simulate(model, 0.01, rho_inf=0.5, rtol=1e-6, atol=1e-8)
+    assert res.success and len(built) == 1
+
+
+def test_a_prescribed_motion_of_a_user_joint_follows_its_closed_form(monkeypatch):
+    """A bar (2 kg, 1 m, I_zz = 0.1 kg m² about its centre) on a revolute joint at its end, turned by a prescribed
+    rate θ̇ = 2t: the angle is θ = t², and the joint's torque on the bar is I_o θ̈ + m g (L/2) cos θ with
+    I_o = 0.1 + 2 · 0.5² = 0.6 kg m². The same for the library joint and a user's joint (its base rows called back,
+    its prescribed motion's row compiled): angle within 1e-9 rad, torque within 1e-6 of its peak."""
+    from flexmbs.model.model import JOINT_TYPES
+
+    for joint_class in (Revolute, UserRevolute):
+        with monkeypatch.context() as m:
+            m.setitem(JOINT_TYPES, "revolute", joint_class)
+            model = fm.Model("crank", gravity=(0.0, -9.81, 0.0))
+            bar = model.add_rigid_body("bar", 2.0, (0.01, 0.1, 0.1), position=(0.5, 0.0, 0.0))
+            pivot = model.add_joint("revolute", model.add_marker(model.ground, "o"),
+                                    model.add_marker(bar, "p", position=(-0.5, 0.0, 0.0)), name="pivot")
+        assert type(pivot) is joint_class
+        pivot.prescribe(velocity=lambda t: 2.0 * t)
+        res = fm.simulate(model, 0.5, rtol=1e-7, atol=1e-9)
+        t = res.time
+        torque = 0.6 * 2.0 + 2.0 * 9.81 * 0.5 * np.cos(t**2)
+        assert np.max(np.abs(res["joint/pivot/rotation"] - t**2)) < 1e-9
+        assert np.max(np.abs(np.asarray(res["joint/pivot/torque"])[:, 2] - torque)) < 1e-6 * np.max(torque)
