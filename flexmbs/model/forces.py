@@ -72,11 +72,24 @@ def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.nda
     return out
 
 
-def _vector_function(value):
+def _vector_function(value, owner: str = "point force", what: str = "force", unit: str = "N"):
     if value is None:
         return None
     if callable(value):
-        return lambda t: np.asarray(value(t), dtype=float).reshape(3)
+        def checked(t):
+            # issue 43: a function of time that returns NaN or a wrong shape is named here, in the user's words
+            # (before, NaN reached the solver and ended in "the mass matrix is singular")
+            try:
+                out = np.asarray(value(t), dtype=float).reshape(3)
+            except (TypeError, ValueError) as exc:
+                raise ModelError(f"{owner}: the {what} function must return 3 numbers in {unit} at each time t (s); "
+                                 f"at t = {t:g} s it failed: {exc}") from None
+            if not np.isfinite(out).all():
+                raise ModelError(f"{owner}: the {what} function returned {out.tolist()} at t = {t:g} s; it must "
+                                 f"return 3 finite numbers in {unit}")
+            return out
+
+        return checked
     const = np.asarray(value, dtype=float).reshape(3)
     return lambda t: const
 
@@ -101,8 +114,9 @@ class PointForce(ForceElement):
             if value is not None and not callable(value):
                 check_vector(f"point force at {getattr(marker, 'name', marker)!r}", what, value, unit)
         self.marker = marker
-        self.force = _vector_function(force)
-        self.torque = _vector_function(torque)
+        owner = f"point force at {getattr(marker, 'name', marker)!r}"
+        self.force = _vector_function(force, owner, "force", "N")
+        self.torque = _vector_function(torque, owner, "torque", "N m")
         # constant vectors (N, N m), None for a function of time or none given: the compiled kernel takes these
         self.constant_force = None if force is None or callable(force) else self.force(0.0)
         self.constant_torque = None if torque is None or callable(torque) else self.torque(0.0)
