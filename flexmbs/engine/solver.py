@@ -279,6 +279,10 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
               progress, static_start, relax_elastic, case, parameters, max_steps, event_tolerance,
               tolerances=None, force=False, watchdog=None, engine="auto") -> Results:
     wall0 = _time.perf_counter()
+    watchdog = watchdog or Watchdog(t_end)
+    # kernels compiled from here to the first step are counted (flexmbs_jit says so), the start's included: a first
+    # run that compiled the start's kernels read as "6490x slower than real time" (issue 43)
+    watchdog.begin_compile_note()
     system = System(model)
     state = _consistent_start(system, static_start, relax_elastic)
     check_start(system, state)  # contradicting settings: one line before any step (issue 30)
@@ -290,8 +294,6 @@ def _simulate(model, t_end, rtol, atol, rho_inf, initial_step, max_step, min_ste
         attributes["redundant_joints"] = ",".join(system.redundant_joints)
         attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
     recorder = Recorder(system, output, attributes, force=force)
-    watchdog = watchdog or Watchdog(t_end)
-    watchdog.begin_compile_note()  # kernels compiled before the first step are counted (flexmbs_jit says so)
     try:
         run, used = _start_run(system, integ, recorder, state, t_end,
                                min(initial_step or min(1e-4, t_end / 100.0), max_step), max_step, min_step,
