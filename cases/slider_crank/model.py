@@ -94,6 +94,9 @@ def build_model(p: dict, flexbody=None, link_modes=None):
     if p["drive"] == "speed":
         bearing.prescribe(velocity=float(p["crank_speed"]), initial=theta)
         crank.initial_angular_velocity[:] = (0.0, 0.0, float(p["crank_speed"]))
+        # its centre (0.5 a from the bearing) moves with it: the start given satisfies the joints (issue 43: every
+        # run warned "body 'crank' velocity 0 -> 9.425 m/s")
+        crank.initial_velocity[:] = np.cross((0.0, 0.0, float(p["crank_speed"])), 0.5 * a)
     else:
         model.add_force(fm.JointActuator(bearing, float(p["drive_torque"]), name="drive"))
     return model
