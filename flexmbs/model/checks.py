@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PlausibilityWarning", "rigid_body_problems", "check_rigid_body", "check_vector", "check_pose",
-           "MIN_BOX_DENSITY"]
+           "check_number", "check_marker", "MIN_BOX_DENSITY"]
 
 
 class PlausibilityWarning(UserWarning):
@@ -79,6 +79,33 @@ def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.n
     if not np.all(np.isfinite(array)):
         raise ModelError(f"{owner}: {what} must be finite numbers in {unit}, got {array.tolist()}")
     return array
+
+
+def check_number(owner: str, what: str, value, unit: str) -> float:
+    """``value`` as a finite float, or a one-line :class:`ModelError` naming ``what`` of ``owner`` and its unit
+    (issue 43: a spring's damping of '1' ran as text, a preload of NaN ended in "the mass matrix is singular")."""
+    from fem.errors import ModelError
+
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise ModelError(f"{owner}: {what} must be a number in {unit}, got {value!r} ({type(value).__name__})")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number in {unit}, got {value!r} ({type(value).__name__})") \
+            from None
+    if not np.isfinite(number):
+        raise ModelError(f"{owner}: {what} must be a finite number in {unit}, got {number}")
+    return number
+
+
+def check_marker(owner: str, what: str, marker) -> None:
+    """A one-line :class:`ModelError` when ``marker`` is not a marker (issue 43: ``None`` raised an
+    AttributeError)."""
+    from fem.errors import ModelError
+
+    if not (hasattr(marker, "name") and hasattr(marker, "on_ground")):
+        raise ModelError(f"{owner}: {what} must be a marker (model.add_marker(body, name, ...)), got "
+                         f"{type(marker).__name__}")
 
 
 def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:

@@ -74,6 +74,9 @@ class Results:
         return name in self._data
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if not isinstance(name, str):  # issue 43: results[3] was an AttributeError
+            raise FlexmbsError(f"a signal is named by text such as 'body/NAME/position' (results.signals() lists them), "
+                               f"got {name!r} ({type(name).__name__})")
         if name == "time":
             return self.time
         if name not in self._data and derived.parse(name) is not None:
