@@ -108,8 +108,9 @@ class PointForce(ForceElement):
     output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
 
     def __init__(self, marker, force=None, torque=None, local: bool = False, name: str | None = None):
-        from flexmbs.model.checks import check_vector  # issue 43: text or NaN named
+        from flexmbs.model.checks import check_marker, check_vector  # issue 43: text or NaN named
 
+        check_marker("point force", "marker", marker)
         for what, value, unit in (("force", force, "N"), ("torque", torque, "N m")):
             if value is not None and not callable(value):
                 check_vector(f"point force at {getattr(marker, 'name', marker)!r}", what, value, unit)
@@ -163,11 +164,18 @@ class SpringDamper(ForceElement):
 
     def __init__(self, marker_i, marker_j, stiffness=0.0, damping=0.0, free_length=None, preload=0.0,
                  name: str | None = None):
+        from flexmbs.model.checks import check_marker, check_number  # issue 43: None, text, NaN, inf named
+
+        for what, marker in (("marker_i", marker_i), ("marker_j", marker_j)):
+            check_marker("spring-damper", what, marker)
+        owner = f"spring({marker_i.name},{marker_j.name})" if name is None else f"spring {name!r}"
+        if not isinstance(stiffness, Table):
+            stiffness = check_number(owner, "stiffness", stiffness, "N/m")
         self.marker_i, self.marker_j = marker_i, marker_j
         self.stiffness = stiffness
-        self.damping = float(damping)
-        self.free_length = free_length
-        self.preload = float(preload)
+        self.damping = check_number(owner, "damping", damping, "N s/m")
+        self.free_length = None if free_length is None else check_number(owner, "free_length", free_length, "m")
+        self.preload = check_number(owner, "preload", preload, "N")
         self.name = name or f"spring({marker_i.name},{marker_j.name})"
 
     def markers(self):

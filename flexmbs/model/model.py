@@ -155,7 +155,10 @@ class Model:
     def _axis_marker(self, marker, axis, joint_name: str):
         """A marker at ``marker``'s point whose z is the global ``axis`` at the bodies' initial placement; its x is
         the global axis least aligned with ``axis``, made perpendicular (the same for both markers of a joint)."""
-        a = np.asarray(axis, dtype=float).reshape(3)
+        try:  # issue 43: text raised numpy's ValueError
+            a = np.asarray(axis, dtype=float).reshape(3)
+        except (TypeError, ValueError):
+            raise ModelError(f"joint {joint_name!r}: axis must be 3 numbers (a direction), got {axis!r}") from None
         if not np.all(np.isfinite(a)) or np.linalg.norm(a) == 0.0:
             raise ModelError(f"joint {joint_name!r}: axis must be a non-zero vector, got {axis!r}")
         a = a / np.linalg.norm(a)
@@ -175,9 +178,11 @@ class Model:
 
     def add_force(self, force: ForceElement):
         """Add a force element (spring, bushing, point force, contact, friction, ...); returns it."""
-        if not (callable(getattr(force, "markers", None)) and callable(getattr(force, "generalized_forces", None))):
+        if isinstance(force, type) or not (callable(getattr(force, "markers", None))
+                                           and callable(getattr(force, "generalized_forces", None))):
             raise ModelError(f"add_force expects a force element (fm.SpringDamper, fm.PointForce, ... or an object "
-                             f"with markers() and generalized_forces(ctx)), got {type(force).__name__}")
+                             f"with markers() and generalized_forces(ctx)), got "
+                             f"{'the class ' + force.__name__ + ' (call it to make one)' if isinstance(force, type) else type(force).__name__}")
         for m in force.markers():
             self._check_marker(m, f"force {force.name!r}")
         self._claim("force", force.name)
