@@ -266,6 +266,9 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     check_request(t_end, max_steps, rtol=rtol, atol=atol, rho_inf=rho_inf, initial_step=initial_step,
                   max_step=max_step, min_step=min_step, output_interval=output_interval,
                   event_tolerance=event_tolerance)
+    if tolerances is not None and not isinstance(tolerances, dict):  # issue 43: 'tight' was a ValueError of dict()
+        raise SimulationError(f"tolerances must be a dict of absolute tolerances by kind (for example "
+                              f"{{'position': 1e-6, 'Pa': 100.0}}), got {tolerances!r}")
     t_end = float(t_end)
     # The Newton matrices are small and dense (tens to a few hundred unknowns): one BLAS thread is faster than a
     # thread pool, by 10-100x on a loaded 2-core machine (an LU of 170 x 170 took 18-31 ms threaded, 0.26 ms not).
