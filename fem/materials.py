@@ -76,6 +76,9 @@ def parse_material(text: str | Material) -> Material:
     """A material from a library name (``steel``) or values (``E=210e9,nu=0.3,rho=7850``)."""
     if isinstance(text, Material):
         return text
+    if not isinstance(text, str):  # issue 43: 42 raised an AttributeError
+        raise MaterialError(f"material must be a name ({', '.join(LIBRARY)}) or E=..,nu=..,rho=.. in SI, got "
+                            f"{text!r} ({type(text).__name__})")
     key = text.strip().lower()
     if key in LIBRARY:
         return LIBRARY[key]

@@ -181,7 +181,11 @@ class FEModel:
         spider = spider.lower()
         if spider not in ("rbe2", "rbe3"):
             raise ModelError(f"unknown spider {spider!r} for interface {name!r}; use rbe2 or rbe3")
-        connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
+        try:  # issue 43: None raised a TypeError
+            connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
+        except (TypeError, ValueError):
+            raise ModelError(f"interface {name!r}: nodes must be a selector (box:..., group:NAME, nodes:...) or node "
+                             f"indices, got {nodes!r}") from None
         self._check_overlap(name, connected)
         areas = self._surface_weights(connected)
         if spider == "rbe3" and weights is None:
