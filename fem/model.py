@@ -192,6 +192,13 @@ class FEModel:
             weights = areas
         if point is None:  # area-weighted centroid: the bearing centre of a bore, whatever the node spacing
             point = np.average(self.positions[connected], axis=0, weights=areas)
+        else:  # issue 43: a point of NaN was accepted
+            try:
+                point = np.asarray(point, dtype=float).reshape(3)
+            except (TypeError, ValueError):
+                raise ModelError(f"interface {name!r}: point must be 3 numbers (m), got {point!r}") from None
+            if not np.all(np.isfinite(point)):
+                raise ModelError(f"interface {name!r}: point must be finite numbers (m), got {point.tolist()}")
         ref = self.add_node(point)
         ref_dofs = self.node_dofs(ref)
         if spider == "rbe2":
