@@ -23,7 +23,8 @@ def parameters(overrides: dict) -> dict:
     if int(p["link_elements"]) < 2 or int(p["link_elements"]) % 2:
         raise ModelError(f"{NAME}: link_elements must be an even number >= 2 (a node at mid-span)")
     if not p["crank_length"] < p["link_length"]:
-        raise ModelError(f"{NAME}: the crank must be shorter than the link")
+        raise ModelError(f"{NAME}: crank_length ({p['crank_length']:g} m) must be shorter than link_length "
+                         f"({p['link_length']:g} m): the link could not reach the slider's guide")
     return p
 
 
