@@ -33,7 +33,11 @@ def parse_at(text):
 
     if text is None:
         return None
-    if text.strip().lower() == "static" or "@" in text:
+    if text.strip().lower() == "static":
+        return text
+    if "@" in text:
+        if not text.rpartition("@")[0].strip():  # issue 43: "results file '' does not exist"
+            raise FlexmbsError(f"--at {text!r}: give the results file before '@' (--at RUN.results.h5@T)")
         return text
     try:
         value = float(text)

@@ -49,6 +49,29 @@ def cases_command(case, as_json):
         click.echo(f"{name:<{width}}  {mod.DESCRIPTION}")
 
 
+# a run may be longer than the case's own, but not beyond this many times its longest end time (--t-end 1e12 on
+# the slider crank stalled after a minute with a step-size message that named no input; issue 43); a case without
+# an end time parameter: a day
+T_END_BEYOND_RUN = 1.0e4
+T_END_WITHOUT_RUN = 86400.0
+
+
+def check_end_time(t_end, params: dict) -> None:
+    """Refuse ``--t-end`` (s) far beyond the case's own end time (``t_end`` or ``t_end_*`` parameters)."""
+    from fem.errors import FlexmbsError
+
+    if t_end is None:
+        return
+    ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
+            and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v)) and v > 0}
+    limit = T_END_BEYOND_RUN * max(ends.values()) if ends else T_END_WITHOUT_RUN
+    if t_end > limit:
+        what = (f"{T_END_BEYOND_RUN:g} x the case's end time {max(ends, key=ends.get)} = {max(ends.values()):g} s"
+                if ends else "a day of machine time")
+        raise FlexmbsError(f"--t-end {t_end:g} s lies beyond {what}: give a time <= {limit:g} s (the end time of "
+                           f"the run in s)")
+
+
 # the solver's failures a changed parameter can cause (the step collapsed, Newton did not converge, no progress)
 _SOLVER_FAILURES = ("Newton iteration failed", "no progress", "step size", "minimum step", "time step collapsed")
 
@@ -141,6 +164,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force):
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
+    check_end_time(t_end, {**module.DEFAULTS, **params})
     summary = _run_safely(module, params, t_end, output, not quiet, force)
     if as_json:
         _emit(summary)

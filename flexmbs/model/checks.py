@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PlausibilityWarning", "rigid_body_problems", "check_rigid_body", "check_vector", "check_pose",
-           "check_number", "check_marker", "MIN_BOX_DENSITY"]
+           "check_number", "check_marker", "MIN_BOX_DENSITY", "MAX_BOX_DENSITY"]
 
 
 class PlausibilityWarning(UserWarning):
@@ -15,6 +15,9 @@ class PlausibilityWarning(UserWarning):
 # a rigid body whose mass and inertia make a uniform box lighter than this (kg/m³, a thousandth of air's density):
 # a mass in tonnes typed as kg makes the box 31.6x larger in each side and 3.2e7x lighter (issue 43)
 MIN_BOX_DENSITY = 1e-3
+# ... or denser than this (kg/m³, 4000 x osmium): a mass in g typed as kg makes the box 1000x heavier and 31.6x smaller
+# in each side (3e7 x denser); a thin rod (the slider crank's crank, 1e-6 kg m² about its axis) reaches 1e6
+MAX_BOX_DENSITY = 1e8
 
 
 def rigid_body_problems(name: str, mass, inertia) -> list[str]:
@@ -45,10 +48,18 @@ def rigid_body_problems(name: str, mass, inertia) -> list[str]:
         raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
                          f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
                          "mass distribution has them): check the values and their axes")
+    if moments[2] == 0.0:  # issue 43: accepted without a word
+        return [f"body {name!r}: inertia is zero: a rigid body of {mass:.4g} kg needs rotational inertia unless joints "
+                "hold every rotation (else the run stops with a singular mass matrix); give its inertia in kg m²"]
     sides2 = 6.0 * (moments.sum() - 2.0 * moments) / float(mass)
     if np.all(sides2 > 0.0):
         sides = np.sqrt(sides2)
         density = float(mass) / float(np.prod(sides))
+        if density > MAX_BOX_DENSITY:  # issue 43: a mass in g typed as kg (5000 kg with 1e-6 kg m²)
+            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
+                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing {density:.2g} kg/m³, "
+                    "thousands of times denser than any material: a mass in g typed as kg (or an inertia in g m² or "
+                    "kg mm²)? mass is in kg, inertia in kg m²"]
         if density < MIN_BOX_DENSITY:
             return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
                     f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "

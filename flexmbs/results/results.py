@@ -129,6 +129,9 @@ class Results:
 
     def to_csv(self, path: str, names=None) -> None:
         """Write ``time`` and the given signals (all scalar-or-vector signals by default) to CSV, SI units."""
+        if not str(os.fspath(path)).lower().endswith((".csv", ".txt")):  # issue 43: CSV text under x.xlsx
+            raise FlexmbsError(f"to_csv: {os.fspath(path)!r} must end in .csv (or .txt): the file is comma-separated "
+                               "text")
         names = list(names) if names is not None else list(self._data)
         columns = [("time [s]", self.time)]
         for name in names:
