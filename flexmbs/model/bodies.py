@@ -66,6 +66,8 @@ class _InertialBody:
 
     def __init__(self, name, position, orientation, velocity, angular_velocity):
         from flexmbs.model.checks import check_pose  # issue 43: finite numbers, a rotation
+        if not isinstance(name, str) or not name.strip():  # issue 43: None became a body named 'None'
+            raise ModelError(f"a body's name must be non-empty text, got {name!r}")
         check_pose(name, position, orientation, velocity, angular_velocity)
         self.name = str(name)
         self.index = -1  # set by Model.add_body

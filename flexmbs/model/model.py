@@ -55,10 +55,13 @@ class Model:
     """
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0), planar: bool = False):
+        if not isinstance(name, str) or not name.strip():  # issue 43: None and "" were accepted
+            raise ModelError(f"a model's name must be non-empty text, got {name!r}")
         self.name = name
-        from flexmbs.model.checks import check_vector  # issue 43: text or NaN named
+        from flexmbs.model.checks import check_gravity, check_vector  # issue 43: text or NaN named
 
         self.gravity = check_vector(f"model {name!r}", "gravity", gravity, "m/s²")
+        check_gravity(name, self.gravity)
         self.planar = bool(planar)
         self.ground = Ground()
         self.bodies: list = []
@@ -71,6 +74,10 @@ class Model:
 
     # --- building ------------------------------------------------------------------------------------
     def _claim(self, kind: str, name: str) -> str:
+        if kind == "body" and (not isinstance(name, str) or not name.strip()):  # issue 43: None and "" ran
+            raise ModelError(f"a body's name must be non-empty text, got {name!r}")
+        if kind == "body" and name == "ground":
+            raise ModelError("'ground' is the model's ground (model.ground); give the body another name")
         key = f"{kind}:{name}"
         if key in self._names:
             raise ModelError(f"model {self.name!r} already has a {kind} called {name!r}; names must be unique")
