@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time as _time
 
@@ -266,6 +267,13 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     check_request(t_end, max_steps, rtol=rtol, atol=atol, rho_inf=rho_inf, initial_step=initial_step,
                   max_step=max_step, min_step=min_step, output_interval=output_interval,
                   event_tolerance=event_tolerance)
+    for option, value in (("progress", progress), ("static_start", static_start)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (bool, int, np.bool_, type(None))):
+            # issue 43: static_start="no" ran a static start
+            raise SimulationError(f"{option} must be True or False, got {value!r} ({type(value).__name__})")
+    if output is not None and not isinstance(output, (str, os.PathLike)):  # issue 43: output=3 became '3'
+        raise SimulationError(f"output must be the name of a results file (RUN.results.h5), got {output!r} "
+                              f"({type(output).__name__})")
     if tolerances is not None and not isinstance(tolerances, dict):  # issue 43: 'tight' was a ValueError of dict()
         raise SimulationError(f"tolerances must be a dict of absolute tolerances by kind (for example "
                               f"{{'position': 1e-6, 'Pa': 100.0}}), got {tolerances!r}")
