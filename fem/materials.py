@@ -87,6 +87,9 @@ def parse_material(text: str | Material) -> Material:
     values = {}
     for part in key.split(","):
         name, _, val = part.partition("=")
+        if name.strip() in values:  # issue 43: E=210e9,...,E=70e9 took the last E without a word
+            raise MaterialError(f"material {text!r} gives {name.strip().upper() if name.strip() == 'e' else name.strip()} "
+                                "twice; give each of E, nu and rho once")
         try:
             values[name.strip()] = float(val)
         except ValueError:
