@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PlausibilityWarning", "rigid_body_problems", "check_rigid_body", "check_vector", "check_pose",
-           "check_number", "check_marker", "MIN_BOX_DENSITY", "MAX_BOX_DENSITY"]
+           "check_number", "check_marker", "check_gravity", "check_orientation", "MIN_BOX_DENSITY", "MAX_BOX_DENSITY", "MAX_GRAVITY"]
 
 
 class PlausibilityWarning(UserWarning):
@@ -119,6 +119,20 @@ def check_marker(owner: str, what: str, marker) -> None:
                          f"{type(marker).__name__}")
 
 
+# gravity above this (m/s², 10 g) is noted: mm/s² typed as m/s² makes it 1000 g (issue 43)
+MAX_GRAVITY = 100.0
+
+
+def check_gravity(name: str, gravity) -> None:
+    """A :class:`PlausibilityWarning` for a gravity vector above :data:`MAX_GRAVITY`."""
+    import warnings
+
+    g = float(np.linalg.norm(gravity))
+    if g > MAX_GRAVITY:
+        warnings.warn(f"model {name!r}: gravity {g:.4g} m/s² is {g / 9.81:.3g} x Earth's: mm/s² typed as m/s²? "
+                      "gravity is in m/s²", PlausibilityWarning, stacklevel=3)
+
+
 def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
     """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
     1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
@@ -128,6 +142,15 @@ def check_pose(name: str, position, orientation, velocity, angular_velocity) -> 
     check_vector(owner, "position", position, "m")
     check_vector(owner, "velocity", velocity, "m/s")
     check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
+    check_orientation(owner, orientation)
+
+
+def check_orientation(owner: str, orientation) -> None:
+    """An orientation that is a rotation (a 3x3 matrix within 1e-3 of orthonormal with determinant +1, or a
+    non-zero quaternion), or None; one line naming ``owner`` otherwise (issue 43: a marker's was projected
+    silently)."""
+    from fem.errors import ModelError
+
     if orientation is None:
         return
     try:
