@@ -76,6 +76,9 @@ def parse_material(text: str | Material) -> Material:
     """A material from a library name (``steel``) or values (``E=210e9,nu=0.3,rho=7850``)."""
     if isinstance(text, Material):
         return text
+    if not isinstance(text, str):  # issue 43: 42 raised an AttributeError
+        raise MaterialError(f"material must be a name ({', '.join(LIBRARY)}) or E=..,nu=..,rho=.. in SI, got "
+                            f"{text!r} ({type(text).__name__})")
     key = text.strip().lower()
     if key in LIBRARY:
         return LIBRARY[key]
@@ -84,6 +87,9 @@ def parse_material(text: str | Material) -> Material:
     values = {}
     for part in key.split(","):
         name, _, val = part.partition("=")
+        if name.strip() in values:  # issue 43: E=210e9,...,E=70e9 took the last E without a word
+            raise MaterialError(f"material {text!r} gives {name.strip().upper() if name.strip() == 'e' else name.strip()} "
+                                "twice; give each of E, nu and rho once")
         try:
             values[name.strip()] = float(val)
         except ValueError:

@@ -114,6 +114,8 @@ def load_mesh(path: str | os.PathLike) -> Mesh:
     MeshError
         Missing or unreadable file, no volume cells, unsupported or mixed volume cell types, inverted elements.
     """
+    if not isinstance(path, (str, bytes, os.PathLike)):  # issue 43: None raised a TypeError
+        raise MeshError(f"load_mesh expects the path of a mesh file, got {type(path).__name__}")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise MeshError(f"mesh file {path!r} does not exist")

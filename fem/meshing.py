@@ -16,12 +16,12 @@ __all__ = ["bar_mesh", "connecting_bar_mesh", "gmsh_session", "structured_bar_me
 @contextmanager
 def gmsh_session(name: str):
     """Initialize gmsh quietly for one model and always finalize it."""
-    import threading
-
     import gmsh
 
-    # gmsh installs a SIGINT handler, which Python allows in the main thread only (a Dask worker meshes in a thread)
-    gmsh.initialize(readConfigFiles=False, interruptible=threading.current_thread() is threading.main_thread())
+    # Python's Ctrl-C handler is kept: gmsh's (interruptible=True) restores the default action, and the process died
+    # by the signal without a word and left its temporary; flexmbs mesh ends a meshing it interrupts in one line
+    # (flexmbs/cli/interrupt.py, issue 43)
+    gmsh.initialize(readConfigFiles=False, interruptible=False)
     try:
         gmsh.option.setNumber("General.Terminal", 0)
         gmsh.option.setNumber("General.NumThreads", 1)

@@ -181,13 +181,24 @@ class FEModel:
         spider = spider.lower()
         if spider not in ("rbe2", "rbe3"):
             raise ModelError(f"unknown spider {spider!r} for interface {name!r}; use rbe2 or rbe3")
-        connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
+        try:  # issue 43: None raised a TypeError
+            connected = self.select(nodes) if isinstance(nodes, str) else np.asarray(nodes, dtype=np.int64)
+        except (TypeError, ValueError):
+            raise ModelError(f"interface {name!r}: nodes must be a selector (box:..., group:NAME, nodes:...) or node "
+                             f"indices, got {nodes!r}") from None
         self._check_overlap(name, connected)
         areas = self._surface_weights(connected)
         if spider == "rbe3" and weights is None:
             weights = areas
         if point is None:  # area-weighted centroid: the bearing centre of a bore, whatever the node spacing
             point = np.average(self.positions[connected], axis=0, weights=areas)
+        else:  # issue 43: a point of NaN was accepted
+            try:
+                point = np.asarray(point, dtype=float).reshape(3)
+            except (TypeError, ValueError):
+                raise ModelError(f"interface {name!r}: point must be 3 numbers (m), got {point!r}") from None
+            if not np.all(np.isfinite(point)):
+                raise ModelError(f"interface {name!r}: point must be finite numbers (m), got {point.tolist()}")
         ref = self.add_node(point)
         ref_dofs = self.node_dofs(ref)
         if spider == "rbe2":

@@ -255,6 +255,14 @@ def positive(owner: str, **values: float) -> None:
             raise ModelError(f"'{owner}': {key} must be positive, got {value}")
 
 
+def finite(owner: str, unit: str, **values: float) -> None:
+    """Raise ModelError unless each named value is a finite number (issue 43: a volume or a stroke of inf ran)."""
+    for key, value in values.items():
+        _number(owner, key, value)
+        if not np.isfinite(value):
+            raise ModelError(f"'{owner}': {key} must be a finite number in {unit}, got {value}")
+
+
 def non_negative(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a non-negative number."""
     for key, value in values.items():

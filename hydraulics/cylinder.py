@@ -8,7 +8,7 @@ import numpy as np
 from fem.errors import ModelError
 from fem.scalar_laws import interp, smoothstep
 
-from .core import Component, Evaluation, non_negative, positive
+from .core import Component, Evaluation, finite, non_negative, positive
 from .orifices import orifice_flow
 from .compiled_laws import brown_mcphee_friction, coulomb_viscous_friction
 
@@ -126,6 +126,7 @@ class Cylinder(Component):
             raise ModelError(f"cylinder '{name}': rod_side_area {rod_side_area:g} m^2 is larger than piston_area "
                              f"{piston_area:g} m^2; the annulus is the piston area less the rod's: swapped?")
         positive(name, stroke=stroke, stop_damping_depth=stop_damping_depth, wall_bulk_modulus=wall_bulk_modulus)
+        finite(name, "m", stroke=stroke)  # issue 43: a stroke of inf was accepted
         non_negative(name, dead_volume_a=dead_volume_a, dead_volume_b=dead_volume_b, stop_stiffness=stop_stiffness,
                      stop_damping=stop_damping)
         self.piston_area, self.rod_side_area, self.stroke = float(piston_area), float(rod_side_area), float(stroke)

@@ -7,7 +7,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Evaluation, Node, Signal, non_negative, positive
+from .core import Evaluation, Node, Signal, _number, finite, non_negative, positive
 from .fluid import Fluid
 from .compiled_laws import smooth_lower_limit, softplus
 
@@ -54,9 +54,11 @@ class Volume(Node):
                  cavitation_width: float = 1.0e3):
         super().__init__(name)
         non_negative(name, volume=volume)
+        finite(name, "m^3", volume=volume)
         positive(name, min_volume=min_volume, cavitation_conductance=cavitation_conductance,
                  cavitation_width=cavitation_width)
-        if wall_bulk_modulus <= 0.0:
+        _number(name, "wall_bulk_modulus", wall_bulk_modulus)
+        if not wall_bulk_modulus > 0.0:  # nan too (issue 43)
             raise ModelError(f"'{name}': wall_bulk_modulus must be positive (use inf for rigid walls)")
         self.subvolumes: list[tuple[float, float]] = []
         if volume > 0.0:

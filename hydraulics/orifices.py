@@ -61,9 +61,16 @@ class Orifice(Component):
     def __init__(self, name: str, area, discharge_coefficient: float = 0.7,
                  transition_pressure: float = DEFAULT_TRANSITION_PRESSURE, transition: str = "cubic"):
         super().__init__(name)
+        if isinstance(area, (str, bytes)):  # issue 43: '1e-6' became a constant signal of text
+            raise ModelError(f"'{name}': area must be a number in m^2, a function of time or a signal, got {area!r}")
         if isinstance(area, (int, float)) and not area >= 0.0:  # nan too (issue 43)
             raise ModelError(f"'{name}': area must not be negative, got {area} m^2")
+        if isinstance(area, (int, float)) and not math.isfinite(area):
+            raise ModelError(f"'{name}': area must be a finite number in m^2, got {area}")
         positive(name, discharge_coefficient=discharge_coefficient, transition_pressure=transition_pressure)
+        if discharge_coefficient > 1.0:  # issue 43: 5 was accepted (an orifice passes less than its ideal flow)
+            raise ModelError(f"'{name}': discharge_coefficient must be in (0, 1] (0.6-0.8 for a sharp edge), got "
+                             f"{discharge_coefficient}")
         if transition not in ("cubic", "linear"):
             raise ModelError(f"'{name}': transition must be 'cubic' or 'linear'")
         self.area = as_signal(area, f"{name}.area", unit="m^2")

@@ -157,6 +157,12 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
     """
     if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) or n_modes < 0:
         raise ModelError(f"n_modes must be a whole number of fixed-interface modes (0 or more), got {n_modes!r}")
+    if not (hasattr(model, "add_reference_node") and hasattr(model, "node_dofs")):  # issue 43: None: AttributeError
+        raise ModelError(f"reduce expects an FE model (fem.model.solid_model(...), with its interfaces' reference "
+                         f"nodes added), got {type(model).__name__}")
+    if interfaces is None or isinstance(interfaces, str):
+        raise ModelError(f"interfaces must be the names of the model's reference nodes (a list, or a dict of name: "
+                         f"retained dofs such as '123456'), got {interfaces!r}")
     if compare_method not in ("reuse", "full"):
         raise ModelError(f"compare_method {compare_method!r}: use reuse (the reduction's own solver) or full (a "
                          "second factorization)")

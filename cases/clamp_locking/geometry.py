@@ -139,7 +139,12 @@ def layout(params: dict) -> dict:
     for bar, (near, far) in BARS.items():
         r = lug_radius(params, bar)
         spacing = axes[far] - axes[near]
-        a_near, a_far = bar_lug_angles(spacing, params["bar_length"], r, rho)
+        try:
+            a_near, a_far = bar_lug_angles(spacing, params["bar_length"], r, rho)
+        except ModelError as exc:  # issue 43: name the parameters that set the spacing
+            raise ModelError(f"{exc} (pistons {near} and {far}: tie_bar_spacing_x = {params['tie_bar_spacing_x']:g} m, "
+                             f"tie_bar_spacing_y = {params['tie_bar_spacing_y']:g} m, bar_length = "
+                             f"{params['bar_length']:g} m)") from None
         z = params["bar_plane_horizontal"] if bar == "bar_h" else params["bar_plane_vertical"]
         lugs[bar] = (a_near, a_far)
         planes[bar] = z

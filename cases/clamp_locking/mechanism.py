@@ -25,6 +25,8 @@ import numpy as np
 
 import flexmbs as fm
 
+from fem.errors import ModelError
+
 from . import geometry
 from flexmbs.model.contacts import HardStop, JointFriction
 
@@ -42,6 +44,9 @@ def _cylinder_frame(base: np.ndarray, pin: np.ndarray) -> np.ndarray:
 
 
 def _add_pistons(model, params, lay):
+    if not 0.0 <= params["piston_inner_radius"] < params["piston_outer_radius"]:  # issue 43: a ring inside out ran
+        raise ModelError(f"clamp-locking: piston_inner_radius ({params['piston_inner_radius']:g} m) must be at least 0 "
+                         f"and smaller than piston_outer_radius ({params['piston_outer_radius']:g} m)")
     inertia = geometry.ring_inertia(params["piston_mass"], params["piston_outer_radius"],
                                     params["piston_inner_radius"], params["piston_length"])
     z_c = -0.5 * params["piston_length"]

@@ -20,6 +20,7 @@ import numpy as np
 
 import flexmbs as fm
 import hydraulics as h
+from fem.errors import ModelError
 
 from . import geometry
 
@@ -34,6 +35,9 @@ def link_masses(params: dict, lengths: dict) -> dict[str, float]:
 
 def cylinder_areas(params: dict) -> tuple[float, float]:
     """Piston-side ``A2`` and rod-side ``A3`` areas, m^2."""
+    if not params["rod_diameter"] < params["bore_diameter"]:  # issue 43: was the cylinder's rod_side_area line
+        raise ModelError(f"fourbar-hydraulic: rod_diameter ({params['rod_diameter']:g} m) must be smaller than "
+                         f"bore_diameter ({params['bore_diameter']:g} m)")
     a2 = 0.25 * math.pi * params["bore_diameter"] ** 2
     return a2, a2 - 0.25 * math.pi * params["rod_diameter"] ** 2
 

@@ -36,11 +36,17 @@ def run_scenario(p: dict, t_end: float | None = None, out: str | None = None, pr
     res = fm.simulate(model, t_end, rtol=p["rtol"], atol=1e-6, output_interval=p["output_interval"], output=out,
                       progress=progress, case="machine-creeping", parameters=p)
     mass = structure.invariants.mass + p["moving_platen_mass"] + p["injection_unit_mass"]
-    outputs = analyse(res.time, res["force/pads/Fx"], res["force/pads/Fz"], p["start_time"], mass)
     drive = drive_histories(res) if p["stroke_drive"] == "hydraulic" else \
         {"force": res["force/stroke_drive/force"], "velocity": res["force/stroke_drive/velocity"]}
+    if np.count_nonzero(res.time >= p["start_time"]) < 2:
+        # issue 43: a run that ends before the drive starts has no evaluated window (was an internal argmax error)
+        outputs = {"not_reached": f"the run ends at t = {float(res.time[-1]):.6g} s, before the drive starts at "
+                                  f"start_time = {p['start_time']:g} s: the window's force ratio, frequency and pad "
+                                  "extremes are not computed (run longer)"}
+    else:
+        outputs = analyse(res.time, res["force/pads/Fx"], res["force/pads/Fz"], p["start_time"], mass)
+        outputs.update(pad_extremes(res, h["pads"].names, p["start_time"]))
     outputs.update(contact_outputs(res, drive))
-    outputs.update(pad_extremes(res, h["pads"].names, p["start_time"]))
     stats = res.statistics
     return {"case": "machine-creeping", "scenario": scenario, "stroke_drive": p["stroke_drive"], "t_end": float(res.time[-1]),
             "steps": int(stats.get("steps", 0)), "wall_s": time.perf_counter() - wall0, "structure_load_s": load_s,
@@ -86,6 +92,8 @@ def dominant_frequency(t, signal, f_min: float = PEAK_SEARCH_HZ, f_max: float = 
     grid = np.arange(t[0], t[-1], dt)
     x = np.interp(grid, t, signal)
     sos = butter(4, HIGH_PASS_HZ, "highpass", fs=1.0 / dt, output="sos")
+    if grid.size <= 3 * (2 * len(sos) + 1):  # too short a window to filter (sosfiltfilt's padding): no frequency
+        return float("nan"), []
     x = sosfiltfilt(sos, x - x.mean())
     n = 8 * grid.size
     spec = np.abs(np.fft.rfft(x * np.hanning(grid.size), n))

@@ -23,7 +23,8 @@ def parameters(overrides: dict) -> dict:
     if int(p["link_elements"]) < 2 or int(p["link_elements"]) % 2:
         raise ModelError(f"{NAME}: link_elements must be an even number >= 2 (a node at mid-span)")
     if not p["crank_length"] < p["link_length"]:
-        raise ModelError(f"{NAME}: the crank must be shorter than the link")
+        raise ModelError(f"{NAME}: crank_length ({p['crank_length']:g} m) must be shorter than link_length "
+                         f"({p['link_length']:g} m): the link could not reach the slider's guide")
     return p
 
 
@@ -94,6 +95,9 @@ def build_model(p: dict, flexbody=None, link_modes=None):
     if p["drive"] == "speed":
         bearing.prescribe(velocity=float(p["crank_speed"]), initial=theta)
         crank.initial_angular_velocity[:] = (0.0, 0.0, float(p["crank_speed"]))
+        # its centre (0.5 a from the bearing) moves with it: the start given satisfies the joints (issue 43: every
+        # run warned "body 'crank' velocity 0 -> 9.425 m/s")
+        crank.initial_velocity[:] = np.cross((0.0, 0.0, float(p["crank_speed"])), 0.5 * a)
     else:
         model.add_force(fm.JointActuator(bearing, float(p["drive_torque"]), name="drive"))
     return model

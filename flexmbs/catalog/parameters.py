@@ -73,6 +73,8 @@ def check_parameter(case_name: str, key: str, value, default, spec: dict | None)
     """One-line :class:`ModelError` naming ``key`` when ``value`` is not finite, not an integer where one is
     expected, or outside the declared range."""
     spec = spec or {}
+    if value is None and isinstance(default, (int, float)) and not isinstance(default, bool):  # issue 43
+        raise ModelError(f"{case_name}: parameter {key!r} takes a number, got None")
     if (isinstance(value, (str, bytes)) and isinstance(default, (int, float)) and not isinstance(default, bool)):
         about = f" ({spec['description']})" if spec.get("description") else ""
         raise ModelError(f"{case_name}: parameter {key!r} takes a number, got {value!r}{about}")  # issue 43
@@ -102,6 +104,13 @@ def validate_parameters(module, params: dict) -> dict:
     merged = dict(defaults)
     merged.update(params)
     name = getattr(module, "NAME", "case")
+    unknown = sorted(set(params) - set(defaults))
+    import types
+
+    # issue 43: an unknown key passed to Python's validate_parameters was accepted (a case package's parameters are
+    # its DEFAULTS; a study's function case may take more keywords)
+    if unknown and defaults and isinstance(module, types.ModuleType):
+        raise ModelError(f"{name}: unknown parameter {unknown[0]!r}; valid keys: {', '.join(sorted(defaults))}")
     for key, value in merged.items():
         check_parameter(name, key, value, defaults.get(key), specs.get(key))
     for key, value in params.items():

@@ -160,6 +160,8 @@ def parse_assignments(assignments, defaults: dict, case_name: str = "case") -> d
         if "=" not in item:
             raise ModelError(f"--set expects key=value, got {item!r}")
         key, text = (part.strip() for part in item.split("=", 1))
+        if not key:  # issue 43: "unknown parameter ''"
+            raise ModelError(f"--set {item!r}: the parameter name before '=' is missing (--set key=value)")
         if key not in defaults:
             raise ModelError(f"{case_name}: unknown parameter {key!r}; valid keys: {', '.join(sorted(defaults))}")
         value = parse_value(text)

@@ -106,7 +106,8 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     bearing bores (groups bore_a, bore_b), or NAFEMS FV32's tapered membrane (16 × 8 quadratic hexahedra; groups
     root, bottom: `modal … --fix group:root:dofs=12 --fix group:bottom:dofs=3`)."""
     from .checks import check_mesh_request
-    from flexmbs.results.safe_files import atomic_output
+    from .interrupt import exit_on_interrupt
+    from flexmbs.results.safe_files import _lock_name, atomic_output
 
     if shape == "nafems-fv32":
         if any(v is not None for v in (size, length)) or hexahedra or order != 2:
@@ -115,7 +116,8 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
         from fem.meshing import tapered_membrane_mesh
 
         with atomic_output(out, "OUT", kind="mesh", force=force,
-                           verify=lambda tmp: _verify_mesh(tmp, out)) as tmp:
+                           verify=lambda tmp: _verify_mesh(tmp, out)) as tmp, \
+                exit_on_interrupt(f"gmsh was meshing; nothing was written to {out!r}", [tmp, _lock_name(os.path.abspath(out))]):
             tapered_membrane_mesh(tmp, 16, 8)
         log(f"wrote {out}")
         return
@@ -124,7 +126,8 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
     from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
     kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
-    with atomic_output(out, "OUT", kind="mesh", force=force, verify=lambda tmp: _verify_mesh(tmp, out)) as tmp:
+    with atomic_output(out, "OUT", kind="mesh", force=force, verify=lambda tmp: _verify_mesh(tmp, out)) as tmp, \
+            exit_on_interrupt(f"gmsh was meshing; nothing was written to {out!r}", [tmp, _lock_name(os.path.abspath(out))]):
         if shape == "bar":
             bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
         else:

@@ -33,7 +33,11 @@ def parse_at(text):
 
     if text is None:
         return None
-    if text.strip().lower() == "static" or "@" in text:
+    if text.strip().lower() == "static":
+        return text
+    if "@" in text:
+        if not text.rpartition("@")[0].strip():  # issue 43: "results file '' does not exist"
+            raise FlexmbsError(f"--at {text!r}: give the results file before '@' (--at RUN.results.h5@T)")
         return text
     try:
         value = float(text)
@@ -42,6 +46,31 @@ def parse_at(text):
     if not (value > 0.0 and math.isfinite(value)):
         raise FlexmbsError(f"--at time must be positive, got {text!r}")
     return value
+
+
+# a time operating point may lie past the case's run (a state after it settled), but not beyond this many times its
+# longest end time: --at 1e9 simulated for hours without a word (issue 43); a case without an end time: an hour
+AT_BEYOND_RUN = 10.0
+AT_WITHOUT_RUN = 3600.0
+
+
+def check_time(at, params: dict) -> None:
+    """Refuse a time operating point ``at`` (s) far beyond the case's run (``t_end`` or ``t_end_*`` parameters)."""
+    from fem.errors import FlexmbsError
+
+    if not isinstance(at, (int, float)) or isinstance(at, bool):
+        return
+    ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
+            and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))}
+    if ends:
+        key = max(ends, key=ends.get)
+        limit, what = AT_BEYOND_RUN * ends[key], f"{AT_BEYOND_RUN:g} x the case's end time {key} = {ends[key]:g} s"
+    else:
+        limit, what = AT_WITHOUT_RUN, "an hour of machine time (the case has no end time)"
+    if at > limit:
+        hint = f" (or raise it with --set {key}=...)" if ends else ""
+        raise FlexmbsError(f"--at {at:g} s lies beyond {what}: linearize would first simulate the machine up to "
+                           f"t = {at:g} s; give a time <= {limit:g} s{hint}, --at static or --at RUN.results.h5@T")
 
 
 _LINEAR_KINDS = {".h5": "linear model", ".hdf5": "linear model", ".npz": "linear model (npz)",
@@ -100,6 +129,7 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
     from flexmbs.catalog.parameters import validate_parameters
 
     validate_parameters(module, params)  # the check `run` makes, before any work (issue 30)
+    check_time(at, {**module.DEFAULTS, **params})
     spec = hook(params)
     if "model" not in spec:
         raise FlexmbsError(f"case {module.NAME!r}: linearization(params) must return a dict with a 'model'")

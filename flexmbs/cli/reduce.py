@@ -26,14 +26,22 @@ def parse_interface(text: str) -> tuple[str, str, str, str, tuple | None]:
         raise FlexmbsError(f"--interface {text!r}: write NAME=SELECTOR[:rbe2|:rbe3][@x,y,z][:dofs=123456]")
     parts = rest.split(":")
     spider, dofs, point = "rbe2", "123456", None
+    seen = set()
     while len(parts) > 2:
         tail = parts[-1].strip().lower()
         kind, at, where = tail.partition("@")
+        what = "spider" if kind in _SPIDERS else "dofs" if tail.startswith("dofs=") else None
+        if what in seen:  # issue 43: ":rbe3:rbe2" took one of them without a word
+            raise FlexmbsError(f"--interface {text!r}: the {what} is given twice; give it once")
+        seen.add(what)
         if kind in _SPIDERS:
             spider = kind
             point = _point(text, where) if at else None
         elif tail.startswith("dofs="):
             dofs = tail[5:]
+            if not dofs:  # issue 43: an empty dofs= kept all six without a word
+                raise FlexmbsError(f"--interface {text!r}: dofs= is empty; give the retained dofs, e.g. dofs=123456 "
+                                   "(1-3 translations, 4-6 rotations)")
         elif kind.startswith(("rbe", "spider")):  # a spider kind mistyped (:rbe4) is no part of a group name
             raise FlexmbsError(f"--interface {text!r}: unknown spider {parts[-1].strip()!r}; use :rbe2 (rigid, the "
                                "default) or :rbe3 (distributing)")

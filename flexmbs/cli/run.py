@@ -49,9 +49,77 @@ def cases_command(case, as_json):
         click.echo(f"{name:<{width}}  {mod.DESCRIPTION}")
 
 
+# a run may be longer than the case's own, but not beyond this many times its longest end time (--t-end 1e12 on
+# the slider crank stalled after a minute with a step-size message that named no input; issue 43); a case without
+# an end time parameter: a day
+T_END_BEYOND_RUN = 1.0e4
+T_END_WITHOUT_RUN = 86400.0
+
+
+def check_end_time(t_end, params: dict) -> None:
+    """Refuse ``--t-end`` (s) far beyond the case's own end time (``t_end`` or ``t_end_*`` parameters)."""
+    from fem.errors import FlexmbsError
+
+    if t_end is None:
+        return
+    ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
+            and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v)) and v > 0}
+    limit = T_END_BEYOND_RUN * max(ends.values()) if ends else T_END_WITHOUT_RUN
+    if t_end > limit:
+        what = (f"{T_END_BEYOND_RUN:g} x the case's end time {max(ends, key=ends.get)} = {max(ends.values()):g} s"
+                if ends else "a day of machine time")
+        raise FlexmbsError(f"--t-end {t_end:g} s lies beyond {what}: give a time <= {limit:g} s (the end time of "
+                           f"the run in s)")
+
+
+# the solver's failures a changed parameter can cause (the step collapsed, Newton did not converge, no progress)
+_SOLVER_FAILURES = ("Newton iteration failed", "no progress", "step size", "minimum step", "time step collapsed")
+
+
+def changed_inputs_hint(module, params: dict, message: str, top: int = 2) -> str:
+    """For a run that failed in the solver (``message``): the user's ``--set`` values farthest from the case's
+    defaults, named with their units and what to change (issue 43: "Newton failed ... slider_pin row 3" named the
+    model's joint, not the input that drove it there). Empty when no value was changed or the failure is of
+    another kind."""
+    if not any(marker in message for marker in _SOLVER_FAILURES) or not params:
+        return ""
+    specs = {**(getattr(module.DEFAULTS, "specs", {}) or {}), **(getattr(module, "PARAMETERS", {}) or {})}
+    far = []
+    for key, value in params.items():
+        default = module.DEFAULTS.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not isinstance(default, (int, float)):
+            far.append((0.0, key, value, default))
+            continue
+        if value == default:
+            continue
+        if default != 0 and value != 0 and (value > 0) == (default > 0):
+            distance = abs(math.log10(abs(value / default)))
+        else:
+            distance = 1.0
+        far.append((distance, key, value, default))
+    if not far:
+        return ""
+    far.sort(key=lambda item: -item[0])
+
+    def unit(key):
+        spec = specs.get(key) or {}
+        text = spec.get("unit") if isinstance(spec, dict) else getattr(spec, "unit", None)
+        return f" {text}" if text and text not in ("1", "-") else ""
+
+    named = ", ".join(f"{key} = {value:g}{unit(key)} (default {default:g})"
+                      if isinstance(value, (int, float)) and isinstance(default, (int, float))
+                      and not isinstance(value, bool) else f"{key} = {value!r} (default {default!r})"
+                      for _, key, value, default in far[:top])
+    several = len(far[:top]) > 1
+    return (f"; this run sets {named}: the solver could not follow the motion {'these values give' if several else 'it gives'}"
+            f"; set {'them nearer their defaults' if several else 'it nearer its default'}")
+
+
 def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool = False) -> dict:
     """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
     without ``-o``) and check the parameters against the case's declared ranges."""
+    from fem.errors import SimulationError
+
     from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.results.results import scratch_results
     from flexmbs.results.file_kinds import check_replace, forced
@@ -64,7 +132,10 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
     with output_lock(output), forced(output, force), scratch_results(), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        summary = module.run(params, t_end, output, progress)
+        try:
+            summary = module.run(params, t_end, output, progress)
+        except SimulationError as exc:
+            raise SimulationError(str(exc) + changed_inputs_hint(module, params, str(exc))) from None
     found = [str(w.message) for w in caught]
     for text in dict.fromkeys(found):
         click.echo(f"warning: {text}", err=True)
@@ -93,6 +164,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force):
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
+    check_end_time(t_end, {**module.DEFAULTS, **params})
     summary = _run_safely(module, params, t_end, output, not quiet, force)
     if as_json:
         _emit(summary)

@@ -27,8 +27,12 @@ def _merge_plan(case, plan, vary, assignments, design, seed, t_end):
     variations = dict(spec["vary"])
     variations.update(parse_vary(vary))
     fixed = {k: v for k, v in spec["set"].items() if k not in variations}
-    fixed.update({k: v for k, v in parse_assignments(assignments, case.DEFAULTS, case.NAME).items()
-                  if k not in variations})
+    given = parse_assignments(assignments, case.DEFAULTS, case.NAME)
+    both = sorted(set(given) & set(parse_vary(vary)))
+    if both:  # issue 43: --set of a varied key was dropped without a word
+        raise FlexmbsError(f"--set {both[0]} and --vary {both[0]} both give {both[0]}: a parameter is either fixed "
+                           f"(--set) or varied (--vary); give it once")
+    fixed.update({k: v for k, v in given.items() if k not in variations})
     return (variations, fixed, design or spec["design"], spec["seed"] if seed is None else seed,
             spec["t_end"] if t_end is None else t_end, spec["path"])
 

@@ -34,7 +34,7 @@ def check_request(t_end, max_steps, **options) -> None:
 def _check_end(t_end, max_steps) -> None:
     """A finite, positive end time and a bounded step count (one line each)."""
     try:
-        if isinstance(t_end, (str, bytes)):
+        if isinstance(t_end, (str, bytes, bool)):  # issue 43: True ran as 1 s
             raise TypeError
         t_end = float(t_end)
     except (TypeError, ValueError):

@@ -33,6 +33,7 @@ import copy
 import difflib
 import json
 import math
+import os
 import sys
 import time as _time
 
@@ -176,6 +177,16 @@ class Run:
         check_request(horizon, max_steps, rtol=rtol, atol=atol, rho_inf=rho_inf, initial_step=initial_step,
                       max_step=max_step, min_step=min_step, output_interval=output_interval,
                       event_tolerance=event_tolerance)
+        for option, value in (("progress", progress), ("static_start", static_start)):
+            if isinstance(value, (str, bytes)) or not isinstance(value, (bool, int, np.bool_, type(None))):
+                # issue 43: static_start="no" ran a static start
+                raise SimulationError(f"{option} must be True or False, got {value!r} ({type(value).__name__})")
+        if output is not None and not isinstance(output, (str, os.PathLike)):  # issue 43: output=3 became '3'
+            raise SimulationError(f"output must be the name of a results file (RUN.results.h5), got {output!r} "
+                                  f"({type(output).__name__})")
+        if tolerances is not None and not isinstance(tolerances, dict):  # issue 43: 'tight' was dict()'s ValueError
+            raise SimulationError(f"tolerances must be a dict of absolute tolerances by kind (for example "
+                                  f"{{'position': 1e-6, 'Pa': 100.0}}), got {tolerances!r}")
         self.model, self.t_end, self.max_steps = model, None if t_end is None else float(t_end), int(max_steps)
         self.inputs = model_inputs(model)
         # discrete blocks sampled by the run (a co-simulation FMU, flexmbs.fmi.imports): their outputs are inputs
@@ -199,7 +210,26 @@ class Run:
     def _start(self, model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
                static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force, stall_window,
                stall_step, engine) -> None:
-        """``solver._simulate`` up to its loop."""
+        """The start: system, consistent state, checks, integrator, recorder, the compiled run and its first sample."""
+        horizon = self.t_end
+        watchdog = self.watchdog = Watchdog(horizon if horizon is not None else 1.0, stall_step, stall_window)
+        # kernels compiled from here to the first step are counted (flexmbs_jit says so), the start's included: a
+        # first run that compiled the start's kernels read as "6490x slower than real time" (issue 43)
+        watchdog.begin_compile_note()
+        try:
+            self._start_parts(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
+                              static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
+                              engine)
+        except BaseException:
+            watchdog.end_compile_note()
+            if getattr(self, "recorder", None) is not None:  # the writer lets go of the target untouched
+                self.recorder.finish("failed", "the run failed before its first sample", {})
+            raise
+
+    def _start_parts(self, model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
+                     static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
+                     engine) -> None:
+        self.recorder = None
         system = self.system = System(model)
         state = consistent_start(system, static_start, relax_elastic)
         check_start(system, state)
@@ -214,17 +244,9 @@ class Run:
             attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
         recorder = self.recorder = Recorder(system, output, attributes, force=force)
         self._last = _LastSample(recorder)
-        watchdog = self.watchdog = Watchdog(horizon if horizon is not None else 1.0, stall_step, stall_window)
-        if engine != "python":
-            watchdog.begin_compile_note()
-        try:
-            self._run, self.engine = start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
-                                                output_interval, EventLocator(system, event_tolerance),
-                                                self.max_steps, engine)
-        except BaseException:
-            watchdog.end_compile_note()
-            recorder.finish("failed", "the run failed before its first sample", {})
-            raise
+        self._run, self.engine = start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
+                                           output_interval, EventLocator(system, event_tolerance), self.max_steps,
+                                           engine)
         self._slots = self._input_slots()
         self._changed = False  # an input changed value since the last advance: restart there
 

@@ -66,6 +66,8 @@ class _InertialBody:
 
     def __init__(self, name, position, orientation, velocity, angular_velocity):
         from flexmbs.model.checks import check_pose  # issue 43: finite numbers, a rotation
+        if not isinstance(name, str) or not name.strip():  # issue 43: None became a body named 'None'
+            raise ModelError(f"a body's name must be non-empty text, got {name!r}")
         check_pose(name, position, orientation, velocity, angular_velocity)
         self.name = str(name)
         self.index = -1  # set by Model.add_body
@@ -231,14 +233,24 @@ class FlexibleBody(_InertialBody):
                              f"*.flex.h5 file, got {type(flexbody).__name__}")
         self.flexbody = flexbody
         n_all = flexbody.n_modes
-        sel = np.arange(n_all) if modes is None else np.asarray(modes, dtype=int)
+        try:  # issue 43: modes="all" raised numpy's ValueError
+            sel = np.arange(n_all) if modes is None else np.asarray(modes, dtype=int).reshape(-1)
+        except (TypeError, ValueError):
+            raise ModelError(f"body {name!r}: modes must be mode indices (whole numbers in 0..{n_all - 1}) or None "
+                             f"for all, got {modes!r}") from None
         if sel.size and (sel.min() < 0 or sel.max() >= n_all):
             raise ModelError(f"body {name!r}: mode indices must be in 0..{n_all - 1}, got {list(sel)}")
+        if np.unique(sel).size != sel.size:
+            raise ModelError(f"body {name!r}: a mode index is given twice in modes={list(sel)}; list each mode once")
         self.mode_indices = sel
         inv = flexbody.invariants
         omega = 2.0 * np.pi * np.asarray(flexbody.frequencies_hz, dtype=float)[sel]
-        zeta = np.asarray(flexbody.damping_ratios, dtype=float)[sel] if damping_ratio is None else (
-            np.broadcast_to(np.asarray(damping_ratio, dtype=float), sel.shape))
+        try:  # issue 43: text raised numpy's ValueError
+            zeta = np.asarray(flexbody.damping_ratios, dtype=float)[sel] if damping_ratio is None else (
+                np.broadcast_to(np.asarray(damping_ratio, dtype=float), sel.shape))
+        except (TypeError, ValueError):
+            raise ModelError(f"body {name!r}: damping_ratio must be a number in [0, 1) (0.02 = 2 %) or one per mode, "
+                             f"got {damping_ratio!r}") from None
         if damping_ratio is not None and not np.all((zeta >= 0.0) & (zeta < 1.0)):  # issue 43: -1, nan ran
             raise ModelError(f"body {name!r}: damping_ratio must be in [0, 1) (0.02 = 2 %), got {damping_ratio!r}")
         self.frequencies_hz = omega / (2.0 * np.pi)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PlausibilityWarning", "rigid_body_problems", "check_rigid_body", "check_vector", "check_pose",
-           "MIN_BOX_DENSITY"]
+           "check_number", "check_marker", "check_gravity", "check_orientation", "MIN_BOX_DENSITY", "MAX_BOX_DENSITY", "MAX_GRAVITY"]
 
 
 class PlausibilityWarning(UserWarning):
@@ -15,6 +15,9 @@ class PlausibilityWarning(UserWarning):
 # a rigid body whose mass and inertia make a uniform box lighter than this (kg/m³, a thousandth of air's density):
 # a mass in tonnes typed as kg makes the box 31.6x larger in each side and 3.2e7x lighter (issue 43)
 MIN_BOX_DENSITY = 1e-3
+# ... or denser than this (kg/m³, 4000 x osmium): a mass in g typed as kg makes the box 1000x heavier and 31.6x smaller
+# in each side (3e7 x denser); a thin rod (the slider crank's crank, 1e-6 kg m² about its axis) reaches 1e6
+MAX_BOX_DENSITY = 1e8
 
 
 def rigid_body_problems(name: str, mass, inertia) -> list[str]:
@@ -45,10 +48,18 @@ def rigid_body_problems(name: str, mass, inertia) -> list[str]:
         raise ModelError(f"body {name!r}: principal inertias {moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} "
                          f"kg m² break the triangle inequality (the largest exceeds the sum of the other two; no "
                          "mass distribution has them): check the values and their axes")
+    if moments[2] == 0.0:  # issue 43: accepted without a word
+        return [f"body {name!r}: inertia is zero: a rigid body of {mass:.4g} kg needs rotational inertia unless joints "
+                "hold every rotation (else the run stops with a singular mass matrix); give its inertia in kg m²"]
     sides2 = 6.0 * (moments.sum() - 2.0 * moments) / float(mass)
     if np.all(sides2 > 0.0):
         sides = np.sqrt(sides2)
         density = float(mass) / float(np.prod(sides))
+        if density > MAX_BOX_DENSITY:  # issue 43: a mass in g typed as kg (5000 kg with 1e-6 kg m²)
+            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
+                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing {density:.2g} kg/m³, "
+                    "thousands of times denser than any material: a mass in g typed as kg (or an inertia in g m² or "
+                    "kg mm²)? mass is in kg, inertia in kg m²"]
         if density < MIN_BOX_DENSITY:
             return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
                     f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "
@@ -81,6 +92,47 @@ def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.n
     return array
 
 
+def check_number(owner: str, what: str, value, unit: str) -> float:
+    """``value`` as a finite float, or a one-line :class:`ModelError` naming ``what`` of ``owner`` and its unit
+    (issue 43: a spring's damping of '1' ran as text, a preload of NaN ended in "the mass matrix is singular")."""
+    from fem.errors import ModelError
+
+    if isinstance(value, (bool, str, bytes)) or value is None:
+        raise ModelError(f"{owner}: {what} must be a number in {unit}, got {value!r} ({type(value).__name__})")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number in {unit}, got {value!r} ({type(value).__name__})") \
+            from None
+    if not np.isfinite(number):
+        raise ModelError(f"{owner}: {what} must be a finite number in {unit}, got {number}")
+    return number
+
+
+def check_marker(owner: str, what: str, marker) -> None:
+    """A one-line :class:`ModelError` when ``marker`` is not a marker (issue 43: ``None`` raised an
+    AttributeError)."""
+    from fem.errors import ModelError
+
+    if not (hasattr(marker, "name") and hasattr(marker, "on_ground")):
+        raise ModelError(f"{owner}: {what} must be a marker (model.add_marker(body, name, ...)), got "
+                         f"{type(marker).__name__}")
+
+
+# gravity above this (m/s², 10 g) is noted: mm/s² typed as m/s² makes it 1000 g (issue 43)
+MAX_GRAVITY = 100.0
+
+
+def check_gravity(name: str, gravity) -> None:
+    """A :class:`PlausibilityWarning` for a gravity vector above :data:`MAX_GRAVITY`."""
+    import warnings
+
+    g = float(np.linalg.norm(gravity))
+    if g > MAX_GRAVITY:
+        warnings.warn(f"model {name!r}: gravity {g:.4g} m/s² is {g / 9.81:.3g} x Earth's: mm/s² typed as m/s²? "
+                      "gravity is in m/s²", PlausibilityWarning, stacklevel=3)
+
+
 def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
     """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
     1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
@@ -90,6 +142,15 @@ def check_pose(name: str, position, orientation, velocity, angular_velocity) -> 
     check_vector(owner, "position", position, "m")
     check_vector(owner, "velocity", velocity, "m/s")
     check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
+    check_orientation(owner, orientation)
+
+
+def check_orientation(owner: str, orientation) -> None:
+    """An orientation that is a rotation (a 3x3 matrix within 1e-3 of orthonormal with determinant +1, or a
+    non-zero quaternion), or None; one line naming ``owner`` otherwise (issue 43: a marker's was projected
+    silently)."""
+    from fem.errors import ModelError
+
     if orientation is None:
         return
     try:

@@ -72,11 +72,24 @@ def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.nda
     return out
 
 
-def _vector_function(value):
+def _vector_function(value, owner: str = "point force", what: str = "force", unit: str = "N"):
     if value is None:
         return None
     if callable(value):
-        return lambda t: np.asarray(value(t), dtype=float).reshape(3)
+        def checked(t):
+            # issue 43: a function of time that returns NaN or a wrong shape is named here, in the user's words
+            # (before, NaN reached the solver and ended in "the mass matrix is singular")
+            try:
+                out = np.asarray(value(t), dtype=float).reshape(3)
+            except (TypeError, ValueError) as exc:
+                raise ModelError(f"{owner}: the {what} function must return 3 numbers in {unit} at each time t (s); "
+                                 f"at t = {t:g} s it failed: {exc}") from None
+            if not np.isfinite(out).all():
+                raise ModelError(f"{owner}: the {what} function returned {out.tolist()} at t = {t:g} s; it must "
+                                 f"return 3 finite numbers in {unit}")
+            return out
+
+        return checked
     const = np.asarray(value, dtype=float).reshape(3)
     return lambda t: const
 
@@ -95,14 +108,16 @@ class PointForce(ForceElement):
     output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
 
     def __init__(self, marker, force=None, torque=None, local: bool = False, name: str | None = None):
-        from flexmbs.model.checks import check_vector  # issue 43: text or NaN named
+        from flexmbs.model.checks import check_marker, check_vector  # issue 43: text or NaN named
 
+        check_marker("point force", "marker", marker)
         for what, value, unit in (("force", force, "N"), ("torque", torque, "N m")):
             if value is not None and not callable(value):
                 check_vector(f"point force at {getattr(marker, 'name', marker)!r}", what, value, unit)
         self.marker = marker
-        self.force = _vector_function(force)
-        self.torque = _vector_function(torque)
+        owner = f"point force at {getattr(marker, 'name', marker)!r}"
+        self.force = _vector_function(force, owner, "force", "N")
+        self.torque = _vector_function(torque, owner, "torque", "N m")
         # constant vectors (N, N m), None for a function of time or none given: the compiled kernel takes these
         self.constant_force = None if force is None or callable(force) else self.force(0.0)
         self.constant_torque = None if torque is None or callable(torque) else self.torque(0.0)
@@ -149,11 +164,18 @@ class SpringDamper(ForceElement):
 
     def __init__(self, marker_i, marker_j, stiffness=0.0, damping=0.0, free_length=None, preload=0.0,
                  name: str | None = None):
+        from flexmbs.model.checks import check_marker, check_number  # issue 43: None, text, NaN, inf named
+
+        for what, marker in (("marker_i", marker_i), ("marker_j", marker_j)):
+            check_marker("spring-damper", what, marker)
+        owner = f"spring({marker_i.name},{marker_j.name})" if name is None else f"spring {name!r}"
+        if not isinstance(stiffness, Table):
+            stiffness = check_number(owner, "stiffness", stiffness, "N/m")
         self.marker_i, self.marker_j = marker_i, marker_j
         self.stiffness = stiffness
-        self.damping = float(damping)
-        self.free_length = free_length
-        self.preload = float(preload)
+        self.damping = check_number(owner, "damping", damping, "N s/m")
+        self.free_length = None if free_length is None else check_number(owner, "free_length", free_length, "m")
+        self.preload = check_number(owner, "preload", preload, "N")
         self.name = name or f"spring({marker_i.name},{marker_j.name})"
 
     def markers(self):

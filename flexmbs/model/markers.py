@@ -49,6 +49,9 @@ class Marker:
     """
 
     def __init__(self, name: str, body, position=None, orientation=None, node=None):
+        from flexmbs.model.checks import check_orientation
+
+        check_orientation(f"marker {name!r}", orientation)  # issue 43: np.ones((3, 3)) was projected silently
         self.name = name
         self.body = body
         self.index = -1

@@ -55,10 +55,13 @@ class Model:
     """
 
     def __init__(self, name: str = "model", gravity=(0.0, 0.0, 0.0), planar: bool = False):
+        if not isinstance(name, str) or not name.strip():  # issue 43: None and "" were accepted
+            raise ModelError(f"a model's name must be non-empty text, got {name!r}")
         self.name = name
-        from flexmbs.model.checks import check_vector  # issue 43: text or NaN named
+        from flexmbs.model.checks import check_gravity, check_vector  # issue 43: text or NaN named
 
         self.gravity = check_vector(f"model {name!r}", "gravity", gravity, "m/s²")
+        check_gravity(name, self.gravity)
         self.planar = bool(planar)
         self.ground = Ground()
         self.bodies: list = []
@@ -71,6 +74,10 @@ class Model:
 
     # --- building ------------------------------------------------------------------------------------
     def _claim(self, kind: str, name: str) -> str:
+        if kind == "body" and (not isinstance(name, str) or not name.strip()):  # issue 43: None and "" ran
+            raise ModelError(f"a body's name must be non-empty text, got {name!r}")
+        if kind == "body" and name == "ground":
+            raise ModelError("'ground' is the model's ground (model.ground); give the body another name")
         key = f"{kind}:{name}"
         if key in self._names:
             raise ModelError(f"model {self.name!r} already has a {kind} called {name!r}; names must be unique")
@@ -155,7 +162,10 @@ class Model:
     def _axis_marker(self, marker, axis, joint_name: str):
         """A marker at ``marker``'s point whose z is the global ``axis`` at the bodies' initial placement; its x is
         the global axis least aligned with ``axis``, made perpendicular (the same for both markers of a joint)."""
-        a = np.asarray(axis, dtype=float).reshape(3)
+        try:  # issue 43: text raised numpy's ValueError
+            a = np.asarray(axis, dtype=float).reshape(3)
+        except (TypeError, ValueError):
+            raise ModelError(f"joint {joint_name!r}: axis must be 3 numbers (a direction), got {axis!r}") from None
         if not np.all(np.isfinite(a)) or np.linalg.norm(a) == 0.0:
             raise ModelError(f"joint {joint_name!r}: axis must be a non-zero vector, got {axis!r}")
         a = a / np.linalg.norm(a)
@@ -175,9 +185,11 @@ class Model:
 
     def add_force(self, force: ForceElement):
         """Add a force element (spring, bushing, point force, contact, friction, ...); returns it."""
-        if not (callable(getattr(force, "markers", None)) and callable(getattr(force, "generalized_forces", None))):
+        if isinstance(force, type) or not (callable(getattr(force, "markers", None))
+                                           and callable(getattr(force, "generalized_forces", None))):
             raise ModelError(f"add_force expects a force element (fm.SpringDamper, fm.PointForce, ... or an object "
-                             f"with markers() and generalized_forces(ctx)), got {type(force).__name__}")
+                             f"with markers() and generalized_forces(ctx)), got "
+                             f"{'the class ' + force.__name__ + ' (call it to make one)' if isinstance(force, type) else type(force).__name__}")
         for m in force.markers():
             self._check_marker(m, f"force {force.name!r}")
         self._claim("force", force.name)

@@ -145,6 +145,20 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+# the first bytes of the reports flexmbs writes (reduce --report, validate -o, report): only these text files (and
+# empty ones) a report replaces
+_REPORT_HEADS = (b"# Reduction report", b"# flexmbs validation report", b"<!DOCTYPE html", b"<!doctype html")
+
+
+def _is_report(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64).lstrip(b"\xef\xbb\xbf")
+    except OSError:
+        return False
+    return head.startswith(_REPORT_HEADS)
+
+
 def check_replace(path: str, kind: str, *, force: bool = False, inputs=(), option: str = "output",
                   force_hint: str = " (or add --force)") -> None:
     """Refuse, in one line, to let an output of ``kind`` replace an input of the same command, a file of another
@@ -168,3 +182,7 @@ def check_replace(path: str, kind: str, *, force: bool = False, inputs=(), optio
     if existing not in accepted:
         raise FlexmbsError(f"{option} {path!r} exists and is a {existing}, not a {kind}: it would be replaced; "
                            f"choose another name{force_hint}")
+    if kind == "report" and existing == "text file" and not _is_report(full):
+        # issue 43: `reduce --report notes.txt` replaced the user's notes (any text file passed as a report)
+        raise FlexmbsError(f"{option} {path!r} exists and is a text file that flexmbs did not write as a report: it "
+                           f"would be replaced; choose another name{force_hint}")

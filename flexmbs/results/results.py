@@ -74,6 +74,9 @@ class Results:
         return name in self._data
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if not isinstance(name, str):  # issue 43: results[3] was an AttributeError
+            raise FlexmbsError(f"a signal is named by text such as 'body/NAME/position' (results.signals() lists them), "
+                               f"got {name!r} ({type(name).__name__})")
         if name == "time":
             return self.time
         if name not in self._data and derived.parse(name) is not None:
@@ -126,6 +129,9 @@ class Results:
 
     def to_csv(self, path: str, names=None) -> None:
         """Write ``time`` and the given signals (all scalar-or-vector signals by default) to CSV, SI units."""
+        if not str(os.fspath(path)).lower().endswith((".csv", ".txt")):  # issue 43: CSV text under x.xlsx
+            raise FlexmbsError(f"to_csv: {os.fspath(path)!r} must end in .csv (or .txt): the file is comma-separated "
+                               "text")
         names = list(names) if names is not None else list(self._data)
         columns = [("time [s]", self.time)]
         for name in names:

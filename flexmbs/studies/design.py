@@ -51,7 +51,9 @@ def parse_vary(items) -> dict:
             raise ModelError(f"--vary expects KEY=V1,V2,..., got {item!r}")
         if key in variations:
             raise ModelError(f"--vary: parameter {key!r} given twice")
-        variations[key] = [v.strip() for v in values.split(",") if v.strip()]
+        if any(not v.strip() for v in values.split(",")):  # issue 43: "1,,2" dropped the empty value silently
+            raise ModelError(f"--vary {key}: an empty value in {item!r}; separate the values by single commas")
+        variations[key] = [v.strip() for v in values.split(",")]
         twice = sorted({v for v in variations[key] if variations[key].count(v) > 1})
         if twice:  # issue 43: a repeated value ran the same variant twice (and one record replaced the other)
             raise ModelError(f"--vary {key}: value {twice[0]} is given twice in {item!r}; list each value once")

@@ -170,10 +170,14 @@ def check_study_folder(out: str, manifest: dict) -> None:
     """A study continues only the study of the same design in its folder; it never takes over a folder holding
     other files of its names (``study.json`` that is not a study manifest, ``table.csv``, ...). One line naming the
     difference, before any work."""
-    from flexmbs.results.file_kinds import is_study_manifest
+    from flexmbs.results.file_kinds import is_study_manifest, study_folder_of
 
     if os.path.exists(out) and not os.path.isdir(out):
         raise ModelError(f"study folder {out!r} is a file; choose another -o folder")
+    parent = study_folder_of(out)  # issue 43: `study -o STUDY/runs` ran a study inside another's runs/
+    if parent is not None and os.path.abspath(parent) != os.path.abspath(out):
+        raise ModelError(f"{out!r} lies in the study folder {parent!r} and would change that study; choose another "
+                         "-o folder")
     file = os.path.join(out, MANIFEST)
     if not os.path.exists(file):
         taken = [name for name in _STUDY_FILES if os.path.exists(os.path.join(out, name))

@@ -80,12 +80,15 @@ def _bounds(scene: MachineScene, frames: np.ndarray, scale: float) -> list[float
 
 
 MAX_FPS = 1000.0  # frames per second: a GIF keeps frame times in 10 ms steps, a video player shows < 1000 fps
+MIN_FPS = 0.01  # a frame per 100 s: slower is no animation (and overflows a GIF's frame duration)
 
 
 def check_fps(fps) -> None:
-    """One line unless ``fps`` is a number in (0, MAX_FPS] (issue 43: --fps 1e9 was accepted)."""
-    if isinstance(fps, (str, bytes, bool)) or not isinstance(fps, (int, float)) or not 0.0 < fps <= MAX_FPS:
-        raise FlexmbsError(f"fps (--fps) must be a number of frames per second in (0, {MAX_FPS:g}], got {fps!r}")
+    """One line unless ``fps`` is a number in [MIN_FPS, MAX_FPS] (issue 43: --fps 1e9 was accepted, 1e-9 overflowed
+    the GIF's frame duration)."""
+    if isinstance(fps, (str, bytes, bool)) or not isinstance(fps, (int, float)) or not MIN_FPS <= fps <= MAX_FPS:
+        raise FlexmbsError(f"fps (--fps) must be a number of frames per second in [{MIN_FPS:g}, {MAX_FPS:g}], got "
+                           f"{fps!r}")
 
 
 MAX_DRAWN_FRACTION = 10.0  # drawn elastic deformation above this many sizes of the machine: nothing else shows

@@ -90,6 +90,9 @@ def check_mode_scale(body: FlexBody, indices, scale: float | None) -> None:
     :data:`MAX_DRAWN_FRACTION` body sizes (``--scale 1e12`` drew a picture of nothing; issue 43)."""
     if scale is None:
         return
+    if float(scale) == 0.0:  # issue 43: a picture of the undeformed body
+        raise FlexmbsError("scale 0 (--scale) draws no displacement: the picture would show the undeformed body; give "
+                           f"a non-zero scale (or leave it out: {100 * DEFAULT_AMPLITUDE:.0f} % of the size)")
     size = _size(body.positions)
     for index in indices:
         peak = float(np.linalg.norm(body.translations[:, :, int(index)], axis=1).max())
