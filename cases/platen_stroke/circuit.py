@@ -53,8 +53,10 @@ def valve_paths(params: dict, linear: bool):
 
 def build_circuit(params: dict, handles: dict, direction: int, max_velocity: float, deceleration: float,
                   pid: bool = False, command=None, full_acceleration: bool = False,
-                  deceleration_profile: str = "constant", deceleration_time: float | None = None) -> h.Circuit:
-    """The stroke circuit with its controls; ``command`` (V, number/callable/Signal) overrides the profile."""
+                  deceleration_profile: str = "constant", deceleration_time: float | None = None,
+                  controller=None) -> h.Circuit:
+    """The stroke circuit with its controls; ``command`` (V, number/callable/Signal) overrides the profile,
+    ``controller`` (V, Signal or function of time) the PID of a PID scenario (:class:`.controls.StrokeCommand`)."""
     linear = bool(params["linear_model"])
     modulus = params["linear_bulk_modulus"] if linear else params["oil_bulk_modulus"]
     fluid = h.Fluid("HLP46", params["oil_density"], modulus, params["oil_viscosity"])
@@ -73,7 +75,7 @@ def build_circuit(params: dict, handles: dict, direction: int, max_velocity: flo
                                retracted_length=handles["cylinder_length_closed"] - margin), A="bore", B="rod")
     if command is None:
         command = StrokeCommand("controller", handles["gap"], params, direction, max_velocity, deceleration, pid,
-                                full_acceleration, deceleration_profile, deceleration_time)
+                                full_acceleration, deceleration_profile, deceleration_time, controller)
     else:
         command = h.as_signal(command, "controller", unit="V")
     spool_ref = h.Sum("spool_reference", [command], [1.0 / params["command_limit"]])

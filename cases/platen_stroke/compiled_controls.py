@@ -1,15 +1,20 @@
-"""The stroke controller (:class:`cases.platen_stroke.controls.StrokeCommand`) as a numba kernel, so that the stroke
-circuit takes the compiled step (issue 26; the signal-kernel protocol of :mod:`hydraulics.compiled_signals`).
+"""The stroke controls of :mod:`cases.platen_stroke.controls` as numba laws, written once: the Python signals
+(``StrokeCommand``, ``StrokeQuantity``, ``StrokePID``) call these functions for their values (and compose their
+gradients from the partial derivatives the laws return), and the circuit's compiled step calls them through the
+signal kernels at the end of this module (issue 26; the signal-kernel protocol of :mod:`hydraulics.compiled_signals`).
 
-Values only, the same equations as ``StrokeCommand.reference``, ``evaluate``, ``state_rates`` and ``outputs``
-(module docstring of :mod:`cases.platen_stroke.controls`: seed 003 §4.2.3, L6479, L6549-6571, the PID of
-eq. (4-12)); tests/cases/test_platen_stroke_compiled.py checks them against the methods at random points.
+Equations: module docstring of :mod:`cases.platen_stroke.controls` (seed 003 §4.2.3, L6479, L6549-6571, the PID of
+eq. (4-12)); tests/cases/test_platen_stroke_compiled.py checks the kernels against the signals' methods at random
+points.
 
-``fpar`` (from ``ipar[i + 1]``): stroke, start time, max velocity, deceleration, acceleration, end of acceleration,
-final velocity, safety distance, command limit, ``K_P``, ``K_P/T_I``, ``K_P T_D/T_f``, ``T_f``, tracking time,
-deceleration time, trigger distance, hold time, then the velocity-voltage table (``n`` speeds, ``n`` commands).
-``ipar`` (from ``ipar[i + 2]``): index of the gap measurement in ``y``, first own state, direction, PID on,
-full acceleration, deceleration profile (0 constant, 1 cubic spline, 2 time ramp), ``n``.
+Command floats ``fpar[f:]`` (:data:`COMMAND_FLOATS`, then the velocity-voltage table: ``n`` speeds, ``n``
+commands). Command integers (from ``ipar[i + 2]``): index of the gap measurement in ``y``, the command's first own
+state, direction, PID on, full acceleration, deceleration profile (0 constant, 1 cubic spline, 2 time ramp), ``n``,
+slot of the controller signal in ``sv`` (-1: none), quantity (0 the command, 1 the speed error, 2 the
+feed-forward command, 3 the PID's on flag: :data:`QUANTITIES`).
+
+PID floats ``fpar[f:f+6]``: ``K_P``, ``K_P/T_I``, ``K_P T_D/T``, ``T``, command limit, tracking time ``T_t``; PID
+integers: slots of the error, tracking command and on flag in ``sv``, the PID's first own state.
 """
 from __future__ import annotations
 
@@ -26,6 +31,12 @@ from hydraulics.compiled_signals import SIGNAL_SIGNATURE
 
 # the phase codes of controls.PHASES (the "phase" output; the kernel test compares it)
 REST, ACCELERATION, PID, OPEN_LOOP, FINAL, STOP, FULL_OPEN = range(7)
+COMMAND_FLOATS = ("stroke", "start_time", "max_velocity", "deceleration", "acceleration", "acceleration_end",
+                  "final_velocity", "safety_distance", "limit", "deceleration_time", "trigger_distance", "hold_time")
+TABLE = len(COMMAND_FLOATS)  # the velocity-voltage table starts here
+QUANTITIES = ("value", "speed_error", "feed_forward", "pid_on")
+# where the command's value comes from (command_law's ``source``): how its gradient is composed
+FROM_CONTROLLER, FROM_LIMIT, FROM_HELD, FROM_FEED_FORWARD = range(4)
 
 
 @njit("float64(float64, float64, float64, float64)", cache=True)
@@ -63,102 +74,169 @@ def spline_deceleration(remaining, v_max, v_final, duration):
 
 
 @njit(cache=True)
-def _deceleration(remaining, z, st, fpar, f, profile):
-    """``StrokeCommand._deceleration``: the profile's speed at the remaining travel (m)."""
-    v_max, v_final, duration = fpar[f + 2], fpar[f + 6], fpar[f + 14]
-    if profile == 1:
-        return spline_deceleration(remaining, v_max, v_final, duration)[0]
-    if profile == 2:
-        frac = z[st + 4] / duration
-        if frac >= 1.0:
-            return v_final
-        return v_max - (v_max - v_final) * frac
-    return math.sqrt(v_final ** 2 + 2.0 * fpar[f + 3] * remaining)
-
-
-@njit(cache=True)
-def _reference(t, gap, z, st, fpar, f, direction, pid, full, profile):
-    """``StrokeCommand.reference``: ``(speed magnitude, phase)``."""
-    stroke, start, safety = fpar[f], fpar[f + 1], fpar[f + 7]
+def stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile):
+    """``StrokeCommand.reference``: ``(v, phase, k_r, k_tau)``, the speed magnitude of the profile (m/s), its
+    phase code, and its partial derivatives by the remaining travel ``r`` (1/s) and the ramp clock ``τ`` (1/s²):
+    ``dv = k_r dr + k_τ dτ``. ``gap`` (m) is the measurement ``stroke + 1 m − travel``, ``latch`` and ``tau`` the
+    command's own states."""
+    stroke, start, v_max, v_final, safety = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 6], fpar[f + 7]
     if t <= start:
-        return 0.0, REST
+        return 0.0, REST, 0.0, 0.0
     s = stroke + 1.0 - gap
     if direction > 0:
         remaining = stroke - safety - s
     else:
         remaining = s - safety
         if s <= 0.0:
-            return 0.0, STOP
+            return 0.0, STOP, 0.0, 0.0
     if remaining <= 0.0:
-        return fpar[f + 6], FINAL
+        return v_final, FINAL, 0.0, 0.0
     ramp = fpar[f + 4] * (t - start)
-    v = min(fpar[f + 2], _deceleration(remaining, z, st, fpar, f, profile))
-    if full and t < fpar[f + 5]:
-        if z[st + 3] < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
-            return ramp, FULL_OPEN
+    duration = fpar[f + 9]
+    k_r, k_tau = 0.0, 0.0  # the deceleration profile's speed and partial derivatives
+    if profile == 1:
+        v_dec, k_r = spline_deceleration(remaining, v_max, v_final, duration)
+    elif profile == 2:
+        frac = tau / duration
+        if frac >= 1.0:
+            v_dec = v_final
+        else:
+            v_dec = v_max - (v_max - v_final) * frac
+            k_tau = -(v_max - v_final) / duration
     else:
-        v = min(ramp, v)
+        v_dec = math.sqrt(v_final ** 2 + 2.0 * fpar[f + 3] * remaining)
+        k_r = fpar[f + 3] / v_dec
+    if full and t < fpar[f + 5]:
+        if latch < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
+            return ramp, FULL_OPEN, 0.0, 0.0
+        candidates_start = 1  # latched: the time ramp is over
+    else:
+        candidates_start = 0
+    # the smallest of (ramp, v_max, deceleration), the first of equal ones
+    v, k_r_min, k_tau_min = v_max, 0.0, 0.0
+    if candidates_start == 0 and ramp <= v_max:
+        v = ramp
+    if v_dec < v:
+        v, k_r_min, k_tau_min = v_dec, k_r, k_tau
     if t < fpar[f + 5]:
-        return v, ACCELERATION
-    return v, (PID if pid else OPEN_LOOP)
-
-
-@njit(cache=True, inline="always")
-def _feed_forward(v, fpar, f, direction, n):
-    """``StrokeCommand.feed_forward``."""
-    xs = f + 17
-    return -direction * interp(v, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
+        return v, ACCELERATION, k_r_min, k_tau_min
+    return v, (PID if pid else OPEN_LOOP), k_r_min, k_tau_min
 
 
 @njit(cache=True)
-def _controller(t, gap, rate, z, st, fpar, f, direction, pid, full, profile, n, rates):
-    """``StrokeCommand.evaluate`` and ``state_rates``: returns ``(command, speed reference, phase)``."""
-    v, phase = _reference(t, gap, z, st, fpar, f, direction, pid, full, profile)
-    limit, kp, tracking, hold = fpar[f + 8], fpar[f + 9], fpar[f + 13], fpar[f + 16]
-    sdot = -rate
-    e = direction * v - sdot  # StrokeCommand._pid
-    u = kp * e + z[st] + fpar[f + 11] * (e - z[st + 1])
-    u_pid = math.copysign(limit, u) if abs(u) > limit else u
-    uf = _feed_forward(v, fpar, f, direction, n)
+def feed_forward(v, fpar, f, direction, n):
+    """``StrokeCommand.feed_forward``: the open-loop command (V, signed: closing negative) of the speed ``v``
+    (m/s) from the velocity-voltage table, and its slope (V s/m)."""
+    xs = f + TABLE
+    u, slope = interp(v, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])
+    return -direction * u, -direction * slope
+
+
+@njit(cache=True)
+def remaining_travel(gap, fpar, f, direction):
+    """Remaining travel (m) to the safety distance at the gap measurement ``gap`` (m); its derivative by the gap is
+    ``direction``."""
+    s = fpar[f] + 1.0 - gap
+    return fpar[f] - fpar[f + 7] - s if direction > 0 else s - fpar[f + 7]
+
+
+@njit(cache=True)
+def command_law(t, gap, rate, held, latch, tau, u_controller, fpar, f, direction, pid, full, profile, n):
+    """``StrokeCommand.evaluate`` and ``state_rates``: ``(value, source, v, phase, k_r, k_tau, u_ff, ff_slope,
+    held_rate, latch_rate, clock_rate)``. ``rate`` is the gap's rate (m/s), ``held``, ``latch``, ``tau`` the own
+    states, ``u_controller`` the PID's command (V; read only in the PID phase); ``source`` says where the value
+    comes from (:data:`FROM_CONTROLLER` ...)."""
+    v, phase, k_r, k_tau = stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
+    limit, v_max, hold = fpar[f + 8], fpar[f + 2], fpar[f + 11]
+    uf, ff_slope = feed_forward(v, fpar, f, direction, n)
     if phase == PID:
-        value = u_pid
+        value, source = u_controller, FROM_CONTROLLER
     elif phase == FULL_OPEN:
-        value = -direction * limit
+        value, source = -direction * limit, FROM_LIMIT
     elif pid and phase == FINAL:  # switched off: the last PID command is held until impact
-        value = z[st + 2]
+        value, source = held, FROM_HELD
     else:
-        value = uf
-    if phase == PID:
-        rates[st] = fpar[f + 10] * e + (value - u) / tracking
-    else:  # bumpless transfer: the PID output follows the open-loop command while off
-        rates[st] = (uf - u) / tracking
-    rates[st + 1] = (e - z[st + 1]) / fpar[f + 12]
+        value, source = uf, FROM_FEED_FORWARD
     if phase == FINAL and pid:
-        rates[st + 2] = 0.0
-    else:
-        rates[st + 2] = ((u_pid if phase == PID else uf) - z[st + 2]) / hold
-    latch = z[st + 3]
-    target = 1.0 if full and (latch >= 0.5 or direction * sdot >= fpar[f + 2]) else 0.0
-    rates[st + 3] = (target - latch) / hold
+        held_rate = 0.0
+    else:  # follows the command (first-order, 1 ms) so that it holds the last value at switch-off
+        held_rate = ((u_controller if phase == PID else uf) - held) / hold
+    sdot = -rate
+    target = 1.0 if full and (latch >= 0.5 or direction * sdot >= v_max) else 0.0
     clock = 0.0  # the time-ramp deceleration's clock runs once the platen has passed its trigger position
     if profile == 2 and t > fpar[f + 1]:
-        s = fpar[f] + 1.0 - gap
-        remaining = fpar[f] - fpar[f + 7] - s if direction > 0 else s - fpar[f + 7]
-        clock = 1.0 if remaining <= fpar[f + 15] else 0.0
-    rates[st + 4] = clock
-    return value, v, phase
+        clock = 1.0 if remaining_travel(gap, fpar, f, direction) <= fpar[f + 10] else 0.0
+    return value, source, v, phase, k_r, k_tau, uf, ff_slope, held_rate, (target - latch) / hold, clock
+
+
+@njit(cache=True)
+def pid_law(e, integral, xi, track, on, fpar, p):
+    """The PID of seed 003 eq. (4-12) with a tracking input: ``u = K_P e + I + K_P T_D/T (e − ξ)``, saturated at
+    ± the limit; on: ``I' = K_P/T_I e + (u_sat − u)/T_t`` (back-calculation anti-windup), off: ``I' = (track −
+    u)/T_t`` (the output follows ``track``: bumpless transfer); ``ξ' = (e − ξ)/T``.
+
+    Returns ``(u_sat, I', ξ', ∂u_sat/∂(e, I, ξ), ∂I'/∂(e, I, ξ, track))``: 10 numbers (the laws are linear
+    between the saturation's switches, so these partials give the Python signal its gradients).
+    """
+    kp, ki, kd, tf, limit, tracking = fpar[p], fpar[p + 1], fpar[p + 2], fpar[p + 3], fpar[p + 4], fpar[p + 5]
+    u = kp * e + integral + kd * (e - xi)
+    ue, ui, ux = kp + kd, 1.0, -kd
+    if abs(u) > limit:
+        u_sat, se, si, sx = math.copysign(limit, u), 0.0, 0.0, 0.0
+    else:
+        u_sat, se, si, sx = u, ue, ui, ux
+    if on:
+        rate = ki * e + (u_sat - u) / tracking
+        re, ri, rx, rt = ki + (se - ue) / tracking, (si - ui) / tracking, (sx - ux) / tracking, 0.0
+    else:
+        rate = (track - u) / tracking
+        re, ri, rx, rt = -ue / tracking, -ui / tracking, -ux / tracking, 1.0 / tracking
+    return u_sat, rate, (e - xi) / tf, se, si, sx, re, ri, rx, rt
+
+
+@njit(cache=True)
+def command_quantity(quantity, t, gap, rate, latch, tau, fpar, f, direction, pid, full, profile, n):
+    """``StrokeQuantity``'s value: the speed error ``direction v − ṡ`` (m/s), the feed-forward command (V) or the
+    PID's on flag (1 in the PID phase, else 0)."""
+    v, phase, _, _ = stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
+    if quantity == 1:
+        return direction * v + rate  # ṡ = −rate
+    if quantity == 2:
+        return feed_forward(v, fpar, f, direction, n)[0]
+    return 1.0 if phase == PID else 0.0
 
 
 @cfunc(SIGNAL_SIGNATURE, cache=True)
 def stroke_command_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, out_):
-    """The signal kernel of a StrokeCommand (:data:`hydraulics.compiled_signals.SIGNAL_SIGNATURE`)."""
+    """The signal kernel of a StrokeCommand and of its StrokeQuantity views
+    (:data:`hydraulics.compiled_signals.SIGNAL_SIGNATURE`)."""
     head = carray(ipar_, HEAD)
     ipar, fpar = carray(ipar_, head[6]), carray(fpar_, head[7])
     z, y, ydot, rates = carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1]), carray(rates_, head[0])
+    sv = carray(sv_, head[10])
     f, iy, st, direction = ipar[i + 1], ipar[i + 2], ipar[i + 3], ipar[i + 4]
-    value, v, phase = _controller(t, y[iy], ydot[iy], z, st, fpar, f, direction, ipar[i + 5] == 1,
-                                  ipar[i + 6] == 1, ipar[i + 7], ipar[i + 8], rates)
+    pid, full, profile, n = ipar[i + 5] == 1, ipar[i + 6] == 1, ipar[i + 7], ipar[i + 8]
+    controller, quantity = ipar[i + 9], ipar[i + 10]
+    if quantity:
+        return command_quantity(quantity, t, y[iy], ydot[iy], z[st + 1], z[st + 2], fpar, f, direction, pid, full,
+                                profile, n)
+    u_controller = sv[controller] if controller >= 0 else 0.0
+    value, _, v, phase, _, _, _, _, held_rate, latch_rate, clock = command_law(
+        t, y[iy], ydot[iy], z[st], z[st + 1], z[st + 2], u_controller, fpar, f, direction, pid, full, profile, n)
+    rates[st], rates[st + 1], rates[st + 2] = held_rate, latch_rate, clock
     if want:
         out = carray(out_, head[8])
         out[ipar[i] + 1], out[ipar[i] + 2] = direction * v, float(phase)
     return value
+
+
+@cfunc(SIGNAL_SIGNATURE, cache=True)
+def stroke_pid_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, out_):
+    """The signal kernel of a StrokePID (:data:`hydraulics.compiled_signals.SIGNAL_SIGNATURE`)."""
+    head = carray(ipar_, HEAD)
+    ipar, fpar = carray(ipar_, head[6]), carray(fpar_, head[7])
+    z, rates, sv = carray(z_, head[0]), carray(rates_, head[0]), carray(sv_, head[10])
+    st = ipar[i + 5]
+    law = pid_law(sv[ipar[i + 2]], z[st], z[st + 1], sv[ipar[i + 3]], sv[ipar[i + 4]] > 0.5, fpar, ipar[i + 1])
+    rates[st], rates[st + 1] = law[1], law[2]
+    return law[0]

@@ -12,6 +12,14 @@ last PID command is held constant until impact).
 While off, the integral state tracks the open-loop command (bumpless transfer, assumed). Output saturated at ±10 V
 with back-calculation anti-windup.
 
+Signals: :class:`StrokeCommand` (the valve command: reference, phases, open-loop table, the held last command, the
+full-acceleration latch, the time-ramp clock) reads, in the PID phase, its ``controller``: by default the
+:class:`StrokePID` ``pid`` (integral and derivative-filter states), which reads three views of the command
+(:class:`StrokeQuantity`): ``speed_error`` (m/s), ``feed_forward`` (V, tracked while off) and ``pid_on``. Replace the
+PID by any signal, e.g. an imported FMU (:mod:`.fmu`), with ``StrokeCommand(..., controller=...)``. The laws are
+written once, in :mod:`.compiled_controls`: the signals' Python methods call them (and compose their gradients from
+the partial derivatives they return) and the circuit's compiled kernel calls them too.
+
 Deceleration profiles (the ``√`` term above is ``"constant"``):
 
 * ``"cubic-spline"`` (seed 003 L7047–7049, the PID runs): in time, ``v(τ) = v_max − Δv (3σ² − 2σ³)``, ``σ = τ/T_d``,
@@ -36,12 +44,14 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
-from fem.scalar_laws import interp, interp_many
+from fem.scalar_laws import interp_many
 from hydraulics.core import Evaluation, Signal
+from hydraulics.signals import as_signal
 
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
 DECELERATION_PROFILES = ("constant", "cubic-spline", "time-ramp")
 PHASES = {"rest": 0, "acceleration": 1, "pid": 2, "open_loop": 3, "final": 4, "stop": 5, "full_open": 6}
+PHASE_NAMES = tuple(PHASES)
 
 
 def valve_gains(command, params: dict, linear: bool = False):
@@ -124,6 +134,12 @@ def command_table(params: dict, direction: int, n: int = 81) -> tuple[np.ndarray
 class StrokeCommand(Signal):
     """Valve command (V) of a closing (``direction=+1``) or opening (``-1``) stroke; see the module docstring.
 
+    The PID is a signal of its own (:class:`StrokePID`, ``self.controller``), fed by three views of this command
+    (:class:`StrokeQuantity`: the speed error, the feed-forward command it tracks while off, its on flag). In the
+    PID phase the command is the controller's value. ``controller`` replaces the built-in PID by any signal or
+    function of time, e.g. the held output of an imported co-simulation FMU (docs/fmi.md): it then reads the three
+    views from the results (``element/<circuit>/speed_error.value`` ...).
+
     Parameters
     ----------
     gap : flexmbs measurement
@@ -138,19 +154,24 @@ class StrokeCommand(Signal):
     deceleration_profile : "constant" | "cubic-spline" | "time-ramp"
         See the module docstring; the last two use ``deceleration_time`` (s); ``time-ramp`` is triggered where the
         ``deceleration`` (m/s²) profile would start.
+    controller : Signal or callable, optional
+        The PID's command (V) in the PID phase (``pid`` only); default: a :class:`StrokePID` with the case's
+        gains.
     """
 
-    state_names = ("integral", "derivative_filter", "held_command", "latch", "deceleration_clock")
-    state_units = ("V", "m/s", "V", "1", "s")
+    state_names = ("held_command", "latch", "deceleration_clock")
+    state_units = ("V", "1", "s")
     unit = "V"
 
     def __init__(self, name: str, gap, params: dict, direction: int, max_velocity: float, deceleration: float,
                  pid: bool = False, full_acceleration: bool = False, deceleration_profile: str = "constant",
-                 deceleration_time: float | None = None):
+                 deceleration_time: float | None = None, controller=None):
         super().__init__(name)
         if deceleration_profile not in DECELERATION_PROFILES:
             raise ModelError(f"{name}: deceleration_profile must be one of {', '.join(DECELERATION_PROFILES)}, "
                              f"got {deceleration_profile!r}")
+        if controller is not None and not pid:
+            raise ModelError(f"{name}: a controller replaces the PID; give pid=True (a PID scenario) with it")
         self.profile = deceleration_profile
         self.deceleration_time = float(deceleration_time) if deceleration_time is not None else math.nan
         self.gap, self.direction, self.pid = gap, int(direction), bool(pid)
@@ -164,133 +185,197 @@ class StrokeCommand(Signal):
         self.final_velocity, self.safety_distance = params["final_velocity"], params["safety_distance"]
         self.table_v, self.table_u = (np.asarray(a, dtype=float) for a in command_table(params, direction))
         self.limit = params["command_limit"]
-        self.kp, self.ti = params["pid_gain"], params["pid_integral_time"]
-        self.td, self.tf = params["pid_derivative_time"], params["pid_filter_time"]
-        self.tracking = params["tracking_time"]
+        self._fpar = np.array(self._floats(), dtype=float)
+        self.quantities = {}
+        self.controller = None
+        if self.pid:
+            self.quantities = {key: StrokeQuantity(key, self, key) for key in ("speed_error", "feed_forward", "pid_on")}
+            if controller is None:
+                controller = StrokePID("pid", self.quantities["speed_error"], self.quantities["feed_forward"],
+                                       self.quantities["pid_on"], params)
+            self.controller = as_signal(controller, "pid", unit="V")
+
+    def _floats(self) -> list:
+        """The command's floats (:data:`.compiled_controls.COMMAND_FLOATS`, then the velocity-voltage table)."""
+        return [self.stroke, self.start_time, self.max_velocity, self.deceleration, self.acceleration,
+                self.acceleration_end, self.final_velocity, self.safety_distance, self.limit,
+                self.deceleration_time, self.trigger_distance(), HOLD_TIME, *self.table_v, *self.table_u]
+
+    def _integers(self) -> tuple:
+        return (self.direction, self.pid, self.full_acceleration, DECELERATION_PROFILES.index(self.profile),
+                len(self.table_v))
+
+    def inputs(self):
+        return ([self.controller] if self.controller is not None else []) + list(self.quantities.values())
 
     def measurements(self):
         return [self.gap]
 
-    def _travel(self, ev: Evaluation):
-        y, dy = ev.measurement(self.gap)
-        yd, dyd = ev.measurement_rate(self.gap)
-        return self.stroke + 1.0 - y, -dy, -yd, -dyd
-
     def reference(self, ev: Evaluation):
-        """``(v_ref, gradient, phase)``: the speed magnitude of the profile (m/s)."""
-        if ev.t <= self.start_time:
-            return 0.0, ev.zero(), "rest"
-        s, ds, _, _ = self._travel(ev)
-        if self.direction > 0:
-            remaining, d_remaining = self.stroke - self.safety_distance - s, -ds
-        else:
-            remaining, d_remaining = s - self.safety_distance, ds
-            if s <= 0.0:
-                return 0.0, ev.zero(), "stop"
-        if remaining <= 0.0:
-            return self.final_velocity, ev.zero(), "final"
-        candidates = [(self.acceleration * (ev.t - self.start_time), ev.zero()), (self.max_velocity, ev.zero()),
-                      self._deceleration(ev, remaining, d_remaining)]
-        if self.full_acceleration and ev.t < self.acceleration_end:
-            if self.own_state(ev, 3)[0] < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
-                return candidates[0][0], ev.zero(), "full_open"
-            candidates = candidates[1:]  # latched: the time ramp is over
-        v, dv = min(candidates, key=lambda c: c[0])
-        phase = "acceleration" if ev.t < self.acceleration_end else ("pid" if self.pid else "open_loop")
-        return v, dv, phase
+        """``(v_ref, gradient, phase)``: the speed magnitude of the profile (m/s)
+        (:func:`.compiled_controls.stroke_reference`)."""
+        from .compiled_controls import stroke_reference
+
+        gap, d_gap = ev.measurement(self.gap)
+        latch, tau = self.own_state(ev, 1), self.own_state(ev, 2)
+        direction, pid, full, profile, _ = self._integers()
+        v, phase, k_r, k_tau = stroke_reference(ev.t, gap, latch[0], tau[0], self._fpar, 0, direction, pid, full,
+                                                profile)
+        return v, k_r * direction * d_gap + k_tau * tau[1], PHASE_NAMES[phase]
 
     def trigger_distance(self) -> float:
         """Remaining travel (m) to the safety distance at which the deceleration starts."""
         return trigger_distance(self.profile, self.max_velocity, self.final_velocity, self.deceleration,
                                 self.deceleration_time)
 
-    def _deceleration(self, ev: Evaluation, remaining: float, d_remaining):
-        """``(v, gradient)`` of the deceleration profile at the remaining travel (m)."""
-        if self.profile == "cubic-spline":
-            v, slope = spline_deceleration(remaining, self.max_velocity, self.final_velocity, self.deceleration_time)
-            return v, slope * d_remaining
-        if self.profile == "time-ramp":
-            tau, d_tau = self.own_state(ev, 4)
-            frac = tau / self.deceleration_time
-            if frac >= 1.0:
-                return self.final_velocity, ev.zero()
-            dv = self.max_velocity - self.final_velocity
-            return self.max_velocity - dv * frac, -dv / self.deceleration_time * d_tau
-        v_dec = math.sqrt(self.final_velocity**2 + 2.0 * self.deceleration * remaining)
-        return v_dec, self.deceleration / v_dec * d_remaining
-
     def feed_forward(self, v: float, dv):
-        """Open-loop command (V, signed: closing negative) from the velocity–voltage table."""
-        u, slope = interp(v, self.table_v, self.table_u)
-        return -self.direction * u, -self.direction * slope * dv
+        """Open-loop command (V, signed: closing negative) from the velocity–voltage table
+        (:func:`.compiled_controls.feed_forward`)."""
+        from .compiled_controls import feed_forward
 
-    def _pid(self, ev: Evaluation, v_ref: float, dv_ref):
-        """Unsaturated PID output and the error (signed speeds, closing positive)."""
-        _, _, sdot, dsdot = self._travel(ev)
-        e, de = self.direction * v_ref - sdot, self.direction * dv_ref - dsdot
-        integral, di = self.own_state(ev, 0)
-        xi, dxi = self.own_state(ev, 1)
-        kd = self.kp * self.td / self.tf
-        return self.kp * e + integral + kd * (e - xi), self.kp * de + di + kd * (de - dxi), e, de
+        u, slope = feed_forward(v, self._fpar, 0, self.direction, len(self.table_v))
+        return u, slope * dv
 
-    def _pid_output(self, ev: Evaluation, v: float, dv):
-        u, du, _, _ = self._pid(ev, v, dv)
-        if abs(u) > self.limit:
-            return math.copysign(self.limit, u), ev.zero()
-        return u, du
+    def _law(self, ev: Evaluation):
+        """:func:`.compiled_controls.command_law` at ``ev``, with the gradients of the reference and of the
+        controller's command."""
+        from .compiled_controls import command_law
+
+        v, dv, phase = self.reference(ev)
+        u_ctrl = ev.signal(self.controller) if phase == "pid" and self.controller is not None else (0.0, ev.zero())
+        gap, _ = ev.measurement(self.gap)
+        rate, _ = ev.measurement_rate(self.gap)
+        held, latch, tau = (self.own_state(ev, k)[0] for k in range(3))
+        law = command_law(ev.t, gap, rate, held, latch, tau, u_ctrl[0], self._fpar, 0, *self._integers())
+        return law, dv, u_ctrl
 
     def evaluate(self, ev: Evaluation):
-        v, dv, phase = self.reference(ev)
-        if phase == "pid":
-            return self._pid_output(ev, v, dv)
-        if phase == "full_open":
-            return -self.direction * self.limit, ev.zero()
-        if self.pid and phase == "final":  # switched off: the last PID command is held until impact
-            return self.own_state(ev, 2)
-        return self.feed_forward(v, dv)
+        from .compiled_controls import FROM_CONTROLLER, FROM_FEED_FORWARD, FROM_HELD
+
+        law, dv, u_ctrl = self._law(ev)
+        value, source, slope = law[0], law[1], law[7]
+        if source == FROM_CONTROLLER:
+            return value, u_ctrl[1]
+        if source == FROM_HELD:
+            return value, self.own_state(ev, 0)[1]
+        if source == FROM_FEED_FORWARD:
+            return value, slope * dv
+        return value, ev.zero()  # the full-open limit
 
     def state_rates(self, ev: Evaluation):
-        v, dv, phase = self.reference(ev)
-        u, du, e, de = self._pid(ev, v, dv)
-        if phase == "pid":
-            u_sat, du_sat = ev.signal(self)
-            d_integral = (self.kp / self.ti * e + (u_sat - u) / self.tracking,
-                          self.kp / self.ti * de + (du_sat - du) / self.tracking)
-        else:  # bumpless transfer: the PID output follows the open-loop command while off
-            uf, duf = self.feed_forward(v, dv)
-            d_integral = ((uf - u) / self.tracking, (duf - du) / self.tracking)
-        xi, dxi = self.own_state(ev, 1)
-        held, d_held = self.own_state(ev, 2)
-        if phase == "final" and self.pid:
-            d_hold = (0.0, ev.zero())
-        else:  # follows the command (first-order, 1 ms) so that it holds the last value at switch-off
-            u_now, du_now = (self._pid_output(ev, v, dv) if phase == "pid" else self.feed_forward(v, dv))
-            d_hold = ((u_now - held) / HOLD_TIME, (du_now - d_held) / HOLD_TIME)
-        latch, d_latch = self.own_state(ev, 3)
-        _, _, sdot, _ = self._travel(ev)
-        target = 1.0 if self.full_acceleration and (latch >= 0.5 or self.direction * sdot >= self.max_velocity) else 0.0
-        clock = 0.0  # the time-ramp deceleration's clock runs once the platen has passed its trigger position
-        if self.profile == "time-ramp" and ev.t > self.start_time:
-            s, _, _, _ = self._travel(ev)
-            remaining = self.stroke - self.safety_distance - s if self.direction > 0 else s - self.safety_distance
-            clock = 1.0 if remaining <= self.trigger_distance() else 0.0
-        return [d_integral, ((e - xi) / self.tf, (de - dxi) / self.tf), d_hold,
-                ((target - latch) / HOLD_TIME, -d_latch / HOLD_TIME), (clock, ev.zero())]
+        from .compiled_controls import PID, FINAL
+
+        law, dv, u_ctrl = self._law(ev)
+        phase, slope, held_rate, latch_rate, clock = law[3], law[7], law[8], law[9], law[10]
+        d_held, d_latch = self.own_state(ev, 0)[1], self.own_state(ev, 1)[1]
+        if phase == FINAL and self.pid:
+            d_held_rate = ev.zero()
+        else:
+            d_held_rate = ((u_ctrl[1] if phase == PID else slope * dv) - d_held) / HOLD_TIME
+        return [(held_rate, d_held_rate), (latch_rate, -d_latch / HOLD_TIME), (clock, ev.zero())]
 
     def compiled_signal(self, index):
         """``(address, floats, integers, output keys)``: this controller's numba kernel for the circuit's compiled
         step (:mod:`.compiled_controls`, where the layout of the floats and integers is described)."""
         from .compiled_controls import stroke_command_kernel
 
-        floats = [self.stroke, self.start_time, self.max_velocity, self.deceleration, self.acceleration,
-                  self.acceleration_end, self.final_velocity, self.safety_distance, self.limit, self.kp,
-                  self.kp / self.ti, self.kp * self.td / self.tf, self.tf, self.tracking, self.deceleration_time,
-                  self.trigger_distance(), HOLD_TIME, *self.table_v, *self.table_u]
-        integers = [index.measurement_index(self.gap), self.state_offset, self.direction, int(self.pid),
-                    int(self.full_acceleration), DECELERATION_PROFILES.index(self.profile), len(self.table_v)]
-        return stroke_command_kernel.address, floats, integers, ["value", "velocity_reference", "phase"]
+        controller = -1 if self.controller is None else index.signal(self.controller)
+        integers = [index.measurement_index(self.gap), self.state_offset, *(int(k) for k in self._integers()),
+                    controller, 0]
+        return stroke_command_kernel.address, self._floats(), integers, ["value", "velocity_reference", "phase"]
 
     def outputs(self, ev: Evaluation):
         v, _, phase = self.reference(ev)
         return {"value": (ev.signal(self)[0], "V"), "velocity_reference": (self.direction * v, "m/s"),
                 "phase": (float(PHASES[phase]), "1")}
+
+
+class StrokeQuantity(Signal):
+    """A view of a :class:`StrokeCommand` that its PID reads: ``"speed_error"`` ``e = direction v_ref − ṡ`` (m/s,
+    closing positive), ``"feed_forward"`` the open-loop command (V) the PID tracks while off, ``"pid_on"`` 1 in the
+    PID phase, else 0 (:func:`.compiled_controls.command_quantity`)."""
+
+    UNITS = {"speed_error": "m/s", "feed_forward": "V", "pid_on": "1"}
+
+    def __init__(self, name: str, command: StrokeCommand, quantity: str):
+        super().__init__(name)
+        if quantity not in self.UNITS:
+            raise ModelError(f"{name}: quantity must be one of {', '.join(self.UNITS)}, got {quantity!r}")
+        self.command, self.quantity = command, quantity
+        self.unit = self.UNITS[quantity]
+
+    def measurements(self):
+        return [self.command.gap]
+
+    def evaluate(self, ev: Evaluation):
+        v, dv, phase = self.command.reference(ev)
+        if self.quantity == "speed_error":
+            rate, d_rate = ev.measurement_rate(self.command.gap)
+            return self.command.direction * v + rate, self.command.direction * dv + d_rate
+        if self.quantity == "feed_forward":
+            return self.command.feed_forward(v, dv)
+        return (1.0 if phase == "pid" else 0.0), ev.zero()
+
+    def compiled_signal(self, index):
+        """The command's kernel, computing this view (quantity code after the command's integers)."""
+        from .compiled_controls import QUANTITIES, stroke_command_kernel
+
+        c = self.command
+        integers = [index.measurement_index(c.gap), c.state_offset, *(int(k) for k in c._integers()), -1,
+                    QUANTITIES.index(self.quantity)]
+        return stroke_command_kernel.address, c._floats(), integers, ["value"]
+
+
+class StrokePID(Signal):
+    """The stroke's PID (seed 003 eq. (4-12)) as a signal of its own: the command (V) from the speed error, with
+    back-calculation anti-windup while on and tracking of ``track`` while off (bumpless transfer);
+    :func:`.compiled_controls.pid_law` is its one law.
+
+    Parameters
+    ----------
+    error, track, on : Signal
+        Speed error (m/s), the command to follow while off (V), on flag (> 0.5: on).
+    params : dict
+        ``pid_gain`` (V/(m/s)), ``pid_integral_time``, ``pid_derivative_time``, ``pid_filter_time``,
+        ``tracking_time`` (s), ``command_limit`` (V).
+    """
+
+    state_names = ("integral", "derivative_filter")
+    state_units = ("V", "m/s")
+    unit = "V"
+
+    def __init__(self, name: str, error: Signal, track: Signal, on: Signal, params: dict):
+        super().__init__(name)
+        self.error, self.track, self.on = error, track, on
+        kp, ti, td, tf = (params[k] for k in ("pid_gain", "pid_integral_time", "pid_derivative_time",
+                                              "pid_filter_time"))
+        self._fpar = np.array([kp, kp / ti, kp * td / tf, tf, params["command_limit"], params["tracking_time"]])
+
+    def inputs(self):
+        return [self.error, self.track, self.on]
+
+    def _law(self, ev: Evaluation):
+        from .compiled_controls import pid_law
+
+        e, de = ev.signal(self.error)
+        track, d_track = ev.signal(self.track)
+        integral, d_integral = self.own_state(ev, 0)
+        xi, d_xi = self.own_state(ev, 1)
+        law = pid_law(e, integral, xi, track, ev.signal(self.on)[0] > 0.5, self._fpar, 0)
+        return law, (de, d_integral, d_xi, d_track)
+
+    def evaluate(self, ev: Evaluation):
+        law, (de, di, dxi, _) = self._law(ev)
+        return law[0], law[3] * de + law[4] * di + law[5] * dxi
+
+    def state_rates(self, ev: Evaluation):
+        law, (de, di, dxi, dtrack) = self._law(ev)
+        tf = self._fpar[3]
+        return [(law[1], law[6] * de + law[7] * di + law[8] * dxi + law[9] * dtrack), (law[2], (de - dxi) / tf)]
+
+    def compiled_signal(self, index):
+        """``(address, floats, integers, output keys)``: :func:`.compiled_controls.stroke_pid_kernel`."""
+        from .compiled_controls import stroke_pid_kernel
+
+        integers = [index.signal(self.error), index.signal(self.track), index.signal(self.on), self.state_offset]
+        return stroke_pid_kernel.address, list(self._fpar), integers, ["value"]

@@ -45,14 +45,18 @@ def scenario_settings(params: dict) -> dict:
             "full_acceleration": full_acceleration, "deceleration_profile": profile, "deceleration_time": duration}
 
 
-def build_model(params: dict):
-    """Mechanism + circuit of one scenario; returns ``(model, handles, settings)``."""
+def build_model(params: dict, controller=None):
+    """Mechanism + circuit of one scenario; returns ``(model, handles, settings)``.
+
+    ``controller`` (V: a Signal or a function of time, e.g. an imported FMU's output) replaces the PID of a PID
+    scenario; its inputs are the circuit's signals ``speed_error``, ``feed_forward`` and ``pid_on``
+    (:class:`.controls.StrokeCommand`, docs/cases/platen-stroke.md)."""
     settings = scenario_settings(params)
     model, handles = build_mechanism(params, open_position=settings["direction"] > 0)
     circuit = build_circuit(params, handles, settings["direction"], settings["max_velocity"],
                             settings["deceleration"], settings["pid"], full_acceleration=settings["full_acceleration"],
                             deceleration_profile=settings["deceleration_profile"],
-                            deceleration_time=settings["deceleration_time"])
+                            deceleration_time=settings["deceleration_time"], controller=controller)
     model.add_element(circuit)
     handles["circuit"] = circuit
     return model, handles, settings
