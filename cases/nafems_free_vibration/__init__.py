@@ -54,4 +54,4 @@ def linearization(params: dict | None = None) -> dict:
     (:mod:`.linear`): eigenvalues ``±i ω`` of its modes, rigid-body zeros where it is free."""
     from .linear import linearization as hook
 
-    return hook(params)
+    return hook(parameters(params))

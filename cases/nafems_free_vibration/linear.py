@@ -102,13 +102,11 @@ def build_body(name: str, refinement: int = 1):
         return supported_body(fe_model, supports, n_modes), True
 
 
-def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize nafems-free-vibration``: the benchmark's structure as one flexible body about
-    its undeformed rest state (``at="static"``: no load, the rest state is the equilibrium); output the first
-    elastic coordinate. ``--set benchmark=fv12`` gives the free plate (twelve zero eigenvalues)."""
-    from . import parameters
-
-    p = parameters(params)
+def linearization(p: dict) -> dict:
+    """The hook's dict for the case's parameters ``p`` (``DEFAULTS`` merged with the ``--set`` values, by
+    :func:`cases.nafems_free_vibration.linearization`): the benchmark's structure as one flexible body about its
+    undeformed rest state (``at="static"``: no load, the rest state is the equilibrium); output the first elastic
+    coordinate. ``--set benchmark=fv12`` gives the free plate (twelve zero eigenvalues)."""
     flexbody, welded = build_body(p["benchmark"], int(p["refinement"]))
     return {"model": body_model(flexbody, welded), "at": "static", "inputs": {},
             "outputs": {"q1": "body/structure/modal_coordinates/q1"}}
