@@ -47,3 +47,11 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
             "outputs": {"benchmark": name, "title": title, "mesh": mesh_text(name, int(p["refinement"])),
                         "dofs": n_dofs, "nafems_modes": list(modes), "frequencies_hz": [float(f) for f in found],
                         "targets_hz": targets, "origin": origin}}
+
+
+def linearization(params: dict | None = None) -> dict:
+    """Hook of ``flexmbs linearize nafems-free-vibration``: the benchmark's structure as one flexible body
+    (:mod:`.linear`): eigenvalues ``±i ω`` of its modes, rigid-body zeros where it is free."""
+    from .linear import linearization as hook
+
+    return hook(parameters(params))

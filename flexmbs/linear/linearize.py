@@ -323,6 +323,7 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
         transformation=T, velocity_transformation=W1, system=system, method="minimal",
         info={"n_coordinates": n, "n_constraints": m, "n_states_elements": n_z, "minimal_coordinates": k,
               "analytic_state_jacobians": analytic, "step": step, "wall_s": _time.perf_counter() - wall0,
+              "residual": "compiled" if evaluate.engine.compiled else f"python: {evaluate.engine.reason}",
               "operating_point": op.kind, "note": op.note})
 
 
