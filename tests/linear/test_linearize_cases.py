@@ -153,12 +153,6 @@ def _spin_up_beam(lin, tmp_path):
     assert f[:2] == pytest.approx([omega, omega], rel=1e-3)
 
 
-#: Built-in cases whose models still hold Python parts, which the run calls back: for them the evaluator differences
-#: the Python residual (flexmbs/engine/evaluate.py, ``Evaluator.rebuild``: ``plan.parts.active``), not yet the
-#: compiled one issue 41 asks for. When a case's parts get kernels (or the evaluator calls the parts back on the
-#: compiled residual), its entry goes.
-PYTHON_PARTS = {"compactor": "joint_loads, contact12, contact13, contact21, contact22", "excavator": "digging"}
-
 PROPERTIES = {"clamp-locking": _clamp_locking, "classic-mechanisms": _classic_mechanisms, "compactor": _compactor,
               "excavator": _excavator, "fourbar-hydraulic": _fourbar, "machine-creeping": _machine_creeping,
               "nafems-free-vibration": _nafems, "platen-stroke": _platen_stroke, "slider-crank": _slider_crank,
@@ -172,13 +166,10 @@ def test_every_builtin_case_has_a_property_here():
 @pytest.mark.parametrize("case", sorted(PROPERTIES))
 def test_linearize_every_builtin_case(case, tmp_path, monkeypatch):
     """`flexmbs linearize CASE -o FILE.npz` exits 0 with the case's defaults, on differences of the compiled residual
-    (issue 41; the cases of ``PYTHON_PARTS`` still on the Python one); the property of ``PROPERTIES[case]`` holds on
+    (issue 41: every case, those with Python parts called back included); the property of ``PROPERTIES[case]`` holds on
     the A matrix it wrote."""
     lin = _linearize(case, tmp_path, monkeypatch)
-    if case in PYTHON_PARTS:
-        assert lin["residual"] == f"python: Python parts called back by the run ({PYTHON_PARTS[case]})"
-    else:
-        assert lin["residual"] == "compiled"
+    assert lin["residual"] == "compiled"
     assert np.all(np.isfinite(lin["A"]))
     PROPERTIES[case](lin, tmp_path)
 
