@@ -278,7 +278,7 @@ def test_operating_points_from_a_run_keep_the_pendulum_equation(tmp_path, source
 
 def test_conversions_to_scipy_and_python_control_give_the_static_compliance():
     """Pendulum at rest: torque -> angle has the DC gain 1/(m g d) (static compliance) in every representation."""
-    control = pytest.importorskip("control")  # third-party, optional dependency of the conversion
+    import control  # python-control: in the test extras (pyproject.toml)
     model, stiffness = swinging_pendulum()
     model.bodies[0].initial_orientation = np.array([[0, 1.0, 0], [-1.0, 0, 0], [0, 0, 1.0]])  # hanging
     model.bodies[0].initial_position = np.array([0.0, -0.5, 0.0])
