@@ -338,14 +338,6 @@ class System:
                 self._reported.add(line)
                 warnings.warn(line, RedundantConstraintWarning, stacklevel=4)
 
-    def expand_multipliers(self, lam: np.ndarray) -> np.ndarray:
-        """``λ`` of the kept rows scattered to all rows (n_c_all,), zero in the dropped ones."""
-        if self.row_keep is None:
-            return lam
-        full = np.zeros(self.n_c_all)
-        full[self.row_keep] = lam
-        return full
-
     def _joint_rows(self, ctx, joint, rows_data, first, phi, jac):
         res, ji, jj = rows_data
         mi, mj = joint.marker_i, joint.marker_j
