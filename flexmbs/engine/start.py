@@ -169,7 +169,6 @@ def linearized_elastic_jacobian(system, q, v, z, idx):
     from .evaluate import evaluator
 
     ev = evaluator(system, q, v, z)
-    ev.compiled  # noqa: B018  follows the kept constraint rows
     n_q, n_c = system.n_q, system.n_c
     qdd, lam, _ = initial_accelerations(system, q, v, z)
     ctx = system.context(q, v, 0.0)
