@@ -263,7 +263,7 @@ class StrokeCommand(Signal):
         return value, ev.zero()  # the full-open limit
 
     def state_rates(self, ev: Evaluation):
-        from .compiled_controls import PID, FINAL
+        from .compiled_controls import FINAL, PID
 
         law, dv, u_ctrl = self._law(ev)
         phase, slope, held_rate, latch_rate, clock = law[3], law[7], law[8], law[9], law[10]

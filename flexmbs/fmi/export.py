@@ -175,11 +175,19 @@ def machine_spec(source: str, *, inputs=(), outputs=(), settings=None, t_end: fl
 SLAVE_SOURCE = '''"""A flexmbs machine as a co-simulation FMU (written by flexmbs.fmi.export; needs flexmbs on this machine)."""
 import json
 import os
+import threading
 
 from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Real
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "flexmbs_fmu.json")) as _f:
     _MODEL_NAME = json.load(_f)["model_name"]
+
+# SciPy's native libraries (OpenBLAS, libgfortran) are loaded by a helper thread, not inside the importer's call of
+# an FMI function: loaded there (in the host's thread, under its ctypes call), a Python host that loads this FMU with
+# FMPy aborted at its exit ("corrupted double-linked list" in libgfortran's close_units) in most runs (docs/fmi.md)
+_loader = threading.Thread(target=__import__, args=("scipy.linalg",), name="flexmbs-fmu-libraries")
+_loader.start()
+_loader.join()
 
 
 class FlexmbsMachine(Fmi2Slave):
@@ -243,7 +251,7 @@ class FlexmbsMachine(Fmi2Slave):
     def terminate(self):
         if self.run is not None:
             self.run.finish()
-            self.run = None  # flexmbs's objects freed while the interpreter lives (see docs/fmi.md, known issue)
+            self.run = None  # flexmbs's objects freed while the interpreter lives
 
     def _get_fmu_state(self):
         return {"values": dict(self.values), "run": None if self.run is None else self.run.save_state()}
