@@ -70,11 +70,6 @@ class Circuit:
             raise ModelError(f"circuit '{self.name}': cannot add {component!r}, expected a hydraulic component")
         if component.name in self._by_name:
             raise ModelError(f"circuit '{self.name}': a component named '{component.name}' exists already")
-        nodes = list(connections.values())
-        if len(getattr(component, "ports", ())) == 2 and len(nodes) == 2 and nodes[0] == nodes[1]:
-            # issue 43: an orifice from T to T was accepted (it connects nothing)
-            raise ModelError(f"circuit '{self.name}': '{component.name}' connects both its ports to node "
-                             f"'{nodes[0]}'; connect them to two different nodes")
         self.components.append(component)
         self._by_name[component.name] = component
         for port, node in connections.items():
