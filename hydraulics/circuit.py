@@ -51,6 +51,8 @@ class Circuit:
     """
 
     def __init__(self, name: str = "circuit", fluid: Fluid = HLP46):
+        if not isinstance(name, str) or not name.strip():  # issue 43: None was accepted
+            raise ModelError(f"a circuit's name must be non-empty text, got {name!r}")
         self.name = name
         self.fluid = fluid
         self.components: list[Component] = []

@@ -183,6 +183,14 @@ class Tank(Node):
                 "power": (self.tank_pressure * delivered, "W")}
 
 
+class PressureWarning(UserWarning):
+    """A hydraulic value that is computed with but looks like a unit slip (printed as one ``warning:`` line)."""
+
+
+# a constant source above this gauge pressure (Pa, 5000 bar) is noted: no hydraulic machine reaches it (issue 43)
+MAX_PRESSURE = 5.0e8
+
+
 class PressureSource(Node):
     """An ideal pressure source: holds a prescribed pressure whatever the flow (seed 003 §3.2.2.1, §4.2.2).
 
@@ -198,6 +206,15 @@ class PressureSource(Node):
         from .signals import as_signal
         if isinstance(pressure, (int, float, np.integer, np.floating)) and not math.isfinite(float(pressure)):
             raise ModelError(f"'{name}': pressure must be a finite gauge pressure in Pa, got {pressure}")
+        if pressure is None or isinstance(pressure, (str, bytes)):  # issue 43: named as '{name}.setpoint' before
+            raise ModelError(f"'{name}': pressure must be a gauge pressure in Pa, a function of time or a signal, got "
+                             f"{pressure!r}")
+        if isinstance(pressure, (int, float, np.integer, np.floating)) and abs(float(pressure)) > MAX_PRESSURE:
+            import warnings
+
+            warnings.warn(f"'{name}': pressure {float(pressure):.4g} Pa is {float(pressure) / 1e5:.4g} bar, above "
+                          f"{MAX_PRESSURE / 1e5:.0f} bar that hydraulic machines reach: bar typed as Pa x 1e5, or "
+                          "kPa as Pa? pressure is in Pa", PressureWarning, stacklevel=2)
         self.pressure_signal: Signal = as_signal(pressure, f"{name}.setpoint", unit="Pa")
 
     def signals(self) -> list:

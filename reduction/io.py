@@ -95,13 +95,13 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None, *, for
     path = os.fspath(path)
     if os.path.isdir(path):
         raise FlexmbsError(f"write_flexbody: {path!r} is a folder; give a file name (NAME.flex.h5)")
-    if not force and not path.lower().endswith((".h5", ".hdf5")):  # issue 43: an HDF5 body under .txt was written
-        raise FlexmbsError(f"write_flexbody: {path!r} must end in .h5 (a flexible body is an HDF5 file: "
-                           "NAME.flex.h5)")
     kind = None if force else _existing_kind(path)
     if kind is not None:
         raise FlexmbsError(f"write_flexbody: {path!r} exists and is {kind}, not a flexible body: it would be "
                            "replaced; choose another name (or pass force=True)")
+    if not force and not path.lower().endswith((".h5", ".hdf5")):  # issue 43: an HDF5 body under .txt was written
+        raise FlexmbsError(f"write_flexbody: {path!r} must end in .h5 (a flexible body is an HDF5 file: "
+                           "NAME.flex.h5)")
 
     try:  # the distribution's metadata: reduction sits below flexmbs and does not import it
         __version__ = version("flexmbs")

@@ -135,7 +135,8 @@ class Audit:
                 self._record(cid, "api", "internal error", f"{type(exc).__name__}: {exc}")
                 return
         warned = [str(w.message) for w in caught if "Plausibility" in w.category.__name__
-                  or "Warning" in w.category.__name__ and "flexmbs" in str(w.filename) + str(w.category.__module__)]
+                  or "Warning" in w.category.__name__ and any(
+                      room in str(w.filename) + str(w.category.__module__) for room in ("flexmbs", "hydraulics"))]
         if expect == "ok":
             self._record(cid, "api", "correct", "ran")
         elif warned:

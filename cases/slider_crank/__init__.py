@@ -12,6 +12,14 @@ from __future__ import annotations
 from .declaration import DEFAULTS, DESCRIPTION, NAME  # noqa: F401  (read by the registry here)
 
 
+def parameters(overrides: dict | None = None) -> dict:
+    """The case's parameters with ``overrides`` checked (drive kind, link elements, crank shorter than the link):
+    a study checks each variant with it before any run."""
+    from .model import parameters as checked
+
+    return checked(overrides)
+
+
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
     """Build and simulate the slider crank; returns ``case, t_end, steps, wall_s, max_constraint_violation,

@@ -88,11 +88,23 @@ def check_variants(case, fixed: dict, variants: list) -> None:
     ranges are one line naming the parameter."""
     from flexmbs.catalog.parameters import validate_parameters
 
+    import types
+
     validate_parameters(case, fixed)
+    # a case package's own parameters(overrides) checks its choices (drive = speed|torque, scenario names, ...):
+    # a variant it refuses is one line before any run, not a failed variant after the others ran (issue 43)
+    own = getattr(case, "parameters", None) if isinstance(case, types.ModuleType) else None
     for _, params, error in variants:
         if error:
             raise ModelError(error)
         validate_parameters(case, params)
+        if callable(own):
+            try:
+                own({**fixed, **params})
+            except ModelError as exc:
+                raise ModelError(f"{exc} (--vary {', '.join(f'{k}={v}' for k, v in params.items())})") from None
+            except Exception:  # noqa: BLE001  anything else is the run's to report
+                pass
 
 
 def check_workers(workers) -> int | None:

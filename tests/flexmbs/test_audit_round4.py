@@ -218,3 +218,67 @@ def test_ctrl_c_while_gmsh_meshes_ends_in_one_line(tmp_path):
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines == ["error: interrupted: gmsh was meshing; nothing was written to 'fine.msh'"], err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_case_lines_name_the_parameters():
+    line = one_error_line(cli("run", "clamp-locking", "--set", "flexible=false", "--set", "piston_inner_radius=1",
+                              "--quiet"))
+    assert "piston_inner_radius (1 m)" in line and "piston_outer_radius (0.45 m)" in line
+    line = one_error_line(cli("run", "clamp-locking", "--set", "flexible=false", "--set", "tie_bar_spacing_x=0",
+                              "--quiet"))
+    assert "tie_bar_spacing_x = 0 m" in line and "bar_length = 2.5 m" in line
+    line = one_error_line(cli("run", "excavator", "--set", "light_mass_fraction=2", "--quiet"))
+    assert "light_mass_fraction" in line and "< 1" in line
+    line = one_error_line(cli("run", "slider-crank", "--set", "initial_crank_angle=1e9", "--quiet"))
+    assert "initial_crank_angle" in line and "<= 100 rad" in line
+
+
+def test_study_inputs_of_the_round_4_audit(tmp_path):
+    import json
+
+    line = one_error_line(cli("study", "slider-crank", "--vary", "drive=speed,banana", "-o", tmp_path / "a"))
+    assert "drive must be 'speed' or 'torque', got 'banana'" in line and "--vary drive=banana" in line
+    line = one_error_line(cli("study", "slider-crank", "--vary", "crank_mass=1,,2", "-o", tmp_path / "b"))
+    assert "--vary crank_mass: an empty value" in line
+    study = tmp_path / "st"
+    (study / "runs").mkdir(parents=True)
+    manifest = {"format": "flexmbs-study", "format_version": 1, "case": "slider-crank", "variations": {}}
+    (study / "study.json").write_text(json.dumps(manifest))
+    line = one_error_line(cli("study", "slider-crank", "--vary", "crank_mass=1,2", "-o", study / "runs"))
+    assert "lies in the study folder" in line
+    assert sorted(p.name for p in (study / "runs").iterdir()) == []
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_api_names_and_units_of_the_round_4_audit():
+    import cases
+    from fem.materials import parse_material
+    from flexmbs.catalog.parameters import validate_parameters
+    from flexmbs.cli.reduce import parse_interface
+
+    refused(lambda: fm.Model(None), "model's name")
+    refused(lambda: fm.Model("x").add_rigid_body("", 1.0, (1, 1, 1)), "body's name")
+    refused(lambda: fm.Model("x").add_rigid_body("ground", 1.0, (1, 1, 1)), "'ground'")
+    with pytest.warns(PlausibilityWarning, match="gravity 9810 m/s².*mm/s² typed as m/s²"):
+        fm.Model("x", gravity=(0, 0, -9810.0))
+    m, b = model()
+    refused(lambda: m.add_marker(b, "k", orientation=np.ones((3, 3))), "marker 'k'", "not a rotation")
+    refused(lambda: fm.simulate(model()[0], 0.01, static_start="no"), "static_start", "'no'")
+    refused(lambda: fm.simulate(model()[0], 0.01, output=3), "output", "3")
+    refused(lambda: validate_parameters(cases.get_case("spin-up-beam"), {"nope": 1.0}), "unknown parameter 'nope'")
+    refused(lambda: validate_parameters(cases.get_case("spin-up-beam"), {"omega_s": None}), "'omega_s'", "None")
+    refused(lambda: parse_material("E=210e9,nu=0.3,rho=7850,E=70e9"), "E twice")
+    refused(lambda: parse_interface("a=box:0,0,0,1,1,1:rbe3:rbe2"), "--interface", "spider is given twice")
+    refused(lambda: parse_interface("a=box:0,0,0,1,1,1:dofs="), "--interface", "dofs= is empty")
+
+
+def test_hydraulic_circuit_inputs_of_the_round_4_audit():
+    refused(lambda: h.Circuit(None), "circuit's name")
+    refused(lambda: h.PressureSource("P", None), "'P'", "pressure")
+    from hydraulics.nodes import PressureWarning
+
+    with pytest.warns(PressureWarning, match="'P': pressure 2e\\+09 Pa is 2e\\+04 bar.*bar typed as Pa"):
+        h.PressureSource("P", 2e9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h.PressureSource("P", 350e5)  # 350 bar: no note
