@@ -79,7 +79,7 @@ def newton_step(h, P):
     beta_p = (1.0 - am) / ((1.0 - af) * bh2)
     gamma_p = g / (b * h)
     weights = np.empty(n_q)
-    _scale_q(P.rot, P.scale_q, P.fx_bodies, P.offsets, P.n_modes, P.fx_data[12], coef, q1, q1, weights)
+    _scale_q(P.rot, P.scale_q, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, q1, q1, weights)
     for i in range(n_q):
         weights[i] = 1.0 / weights[i]
     zw = np.empty(n_z)
@@ -222,12 +222,12 @@ def advance(mode, chunk, max_steps, P):
     element offsets into the buffer, [re-arm gap]). The plan's arrays are Python's for the whole call and read
     without reference counts (:mod:`flexmbs.engine.plan_fields`)."""
     cur, new, coef, sc, fl, stats = P.cur, P.new, P.coef, P.sc, P.fl, P.stats
-    limiting, errv, integrals, aux_prev, gv, bf = P.limiting, P.errv, P.integrals, P.aux_prev, P.gv, P.bf
+    limiting, errv, integrals, aux_prev, gv = P.limiting, P.errv, P.integrals, P.aux_prev, P.gv
     if mode == 0:
         take_sample(0.0, 0, P, False)
         _refresh(P)
         integrands_at(P)
-        if gv[0].size:
+        if P.gap_pos.size:
             _gaps_at(sc[T], cur, P)
         return CONTINUE
     if mode == 4:  # a fresh Jacobian at the current state (after Python re-chose the constraint rows)
@@ -263,7 +263,7 @@ def advance(mode, chunk, max_steps, P):
                     return NEWTON_FAILED
                 continue
             err = error_vector(h_try, cur[0], new[0], cur[2], new[2], cur[4], new[4], cur[5], new[5], cur[8], P.rot,
-                               P.scale_q, P.scale_z, P.fx_bodies, P.offsets, P.n_modes, P.fx_data[12], coef, fl, sc,
+                               P.scale_q, P.scale_z, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, fl, sc,
                                errv)
             if not math.isfinite(err):
                 err = 1e6
@@ -277,7 +277,7 @@ def advance(mode, chunk, max_steps, P):
                     stats[S_WORST] = worst
                     return ERROR_FAILED
                 continue
-            if gv[0].size:  # a closing contact goes to Python for its root
+            if P.gap_pos.size:  # a closing contact goes to Python for its root
                 _gaps_at(sc[T] + h_try, new, P)
                 if _closing(gv):
                     sc[ERR] = err
@@ -288,7 +288,7 @@ def advance(mode, chunk, max_steps, P):
             cur[k][:] = new[k]
         keep_angles(P.meas_kind, P.y, P.angle_ref)  # the last evaluation was at (or a Newton correction from) ``new``
         if P.fx_bodies.size:
-            observe_amplitudes(P.fx_bodies, P.offsets, P.n_modes, P.fx_data[12], cur[0])
+            observe_amplitudes(P.fx_bodies, P.offsets, P.n_modes, P.amplitude, cur[0])
         sc[H_PREV] = h_try
         fl[F_PREV] = 1
         sc[T] = sc[T] + h_try
@@ -330,11 +330,11 @@ def advance(mode, chunk, max_steps, P):
                 sc[NEXT] = sc[T] + interval
             if end:
                 code = END
-            elif bf[-1][0] >= bf[0].size:
+            elif P.sample_count[0] >= P.sample_times.size:
                 code = OUTPUT
         if mode == 2:
             return CONTINUE if code < 0 else code
-        if gv[0].size:
+        if P.gap_pos.size:
             _rearm(gv)
         if code >= 0:
             return code
@@ -342,10 +342,9 @@ def advance(mode, chunk, max_steps, P):
 
 @apart(python=False)
 def _gaps_at(t, state, P):
-    """The elements' event gaps and rates at ``state`` (kernel mode 2) into ``P.gv[1]``."""
+    """The elements' event gaps and rates at ``state`` (kernel mode 2) into ``P.gaps``."""
     q, v, a, qdd, z, zd, w, lam, zdp = state
-    gv = P.gv
-    el_g, gaps = gv[3], gv[1]
+    el_g, gaps = P.gap_offsets, P.gaps
     residual(t, q, v, qdd, z, lam, P, P.res, P.zdot, P.phi, P.jac, P.mass, False)
     el_z, el_y, el_s, el_f, el_i = P.el_z, P.el_y, P.el_s, P.el_f, P.el_i
     ipar, fpar, sig, y, ydot = P.ipar, P.fpar, P.sig, P.y, P.ydot
@@ -470,7 +469,7 @@ def consistent_sample(P, out_qdd, out_lam):
 
 @apart(python=False)
 def take_sample(h, iters, P, integrate):
-    """One output sample into row ``P.bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
+    """One output sample into row ``P.sample_count[0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
     (through the elements' output kernels) and integrals, step size, iterations, constraint violation.

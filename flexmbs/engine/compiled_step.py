@@ -74,7 +74,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     packed, ji, jj, phi_all, jac_all = P.packed, P.ji, P.jj, P.phi_all, P.jac_all
     y, ydot, fy, aux, force, f_out, zs = P.y, P.ydot, P.fy, P.aux, P.force, P.f_out, P.zs
     py, fx_work, k_out, angle_ref = P.py, P.fx_work, P.k_out, P.angle_ref
-    mass_mode, mq_kept = fx_work[8][0], fx_work[9]  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
+    mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
     if mass_mode != 2:
         mass[:, :] = 0.0
@@ -83,7 +83,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     if fx_bodies.size:
         flexible_terms(q, v, A, omega, G, fx_bodies, offsets, n_modes, fx_data, fx_work, gravity, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
-    py_on = py[10][1] != 0
+    py_on = P.py_control[1] != 0
     if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
         python_parts(t, q, v, z, lam, P.force_cb, py)
     measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot)
@@ -92,7 +92,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     for i in range(z.size):
         zdot[i] /= zscale[i]
     if py_on:
-        z_rows, z_py = py[6], py[5]
+        z_rows, z_py = P.py_z_rows, P.py_zdot
         for k in range(z_rows.size):
             zdot[z_rows[k]] = z_py[k]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
@@ -113,7 +113,8 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     rows_done = False
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
         _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py[9], py[7], py[8])
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, P.py_rows, P.py_phi,
+                          P.py_jac)
         rows_done = True
     lam_f = lam
     if f_friction[0] and keep.size < phi_all.size:  # friction on redundant rows: the reactions of all rows split
@@ -123,7 +124,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
                       ji, jj, offsets, marker_body, n_modes, packed, f_out[k])
     force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, P.k_addr, k_index, k_fpar, k_ipar, k_out)
     if py_on:  # the Python parts' loads (evaluated above: docs/element-protocol.md)
-        py_packed = py[4]
+        py_packed = P.py_loads
         for b in range(packed.shape[0]):
             for n in range(packed.shape[1]):
                 packed[b, n] += py_packed[b, n]
@@ -143,7 +144,8 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         return
     if not rows_done:
         _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py[9], py[7], py[8])
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, P.py_rows, P.py_phi,
+                          P.py_jac)
     for j in range(n_q):
         s = 0.0
         for r in range(keep.size):
@@ -167,10 +169,11 @@ def integrands(t, q, v, z, P, zdot):
     element_kernels(t, z, P.zscale, P.zs, P.el_kernels, P.el_z, P.el_y, P.el_s, P.el_a, P.el_f, P.el_i, P.ipar, P.fpar,
                     P.sig, P.y, P.ydot, zdot, P.fy, P.aux)
     py = P.py
-    if py[10][2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
-        py[10][0] = -3
+    control = P.py_control
+    if control[2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
+        control[0] = -3
         python_parts(t, q, v, z, z[:0], P.force_cb, py)
-        py[10][0] = -1
+        control[0] = -1
 
 
 @apart(python=False)
@@ -299,13 +302,13 @@ def constraints_at(t, q, v, P, phi, jac):
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
                   V, W)
     py = P.py
-    if py[9].size:  # the user joints' rows alone (column code -2)
-        py[10][0] = -2
+    if P.py_rows.size:  # the user joints' rows alone (column code -2)
+        P.py_control[0] = -2
         python_parts(t, q, v, q[:0], q[:0], P.force_cb, py)
-        py[10][0] = -1
+        P.py_control[0] = -1
     _constraint_block(q, X, R, JX, JTH, V, W, G, P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, marker_body, offsets,
-                      n_coord, n_modes, keep, P.drv, P.sig, P.phi_all, P.jac_all, P.ji, P.jj, phi, jac, py[9], py[7],
-                      py[8])
+                      n_coord, n_modes, keep, P.drv, P.sig, P.phi_all, P.jac_all, P.ji, P.jj, phi, jac, P.py_rows,
+                      P.py_phi, P.py_jac)
 
 
 @njit(cache=True)
@@ -386,9 +389,8 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     differenced in full. Newton uses only the matrix: the residual, hence the solution, stays exact."""
     K, C, Dz, Gq, Gv, Gz = P.K, P.C, P.Dz, P.Gq, P.Gv, P.Gz
     res0, zd0, res, zd, phi, jac, mass = P.res0, P.zdot0, P.res, P.zdot, P.phi, P.jac, P.mass
-    fx_work = P.fx_work
-    freeze, frame, mass_mode = fx_work[4], fx_work[7], fx_work[8]
-    column = P.py[10]  # the column being differenced, for the Python parts (python_parts)
+    freeze, frame, mass_mode = P.freeze, P.frame, P.mass_mode
+    column = P.py_control  # the column being differenced, for the Python parts (python_parts)
     column[0] = -1
     signals_at(t, sc, cb)
     n_q, n_z = q.size, z.size

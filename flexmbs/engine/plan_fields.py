@@ -38,7 +38,8 @@ from flexmbs_jit import njit
 
 from .compiled_lapack import lapack_functions
 
-__all__ = ["PlanType", "PlanRef", "PLAN_TYPE", "FIELDS", "MI", "MF", "WS", "FNS", "BLK", "TMP", "new_plan", "pack"]
+__all__ = ["PlanType", "PlanRef", "PLAN_TYPE", "FIELDS", "MI", "MF", "WS", "FNS", "BLK", "TMP", "ALIASES", "new_plan",
+           "pack"]
 
 # the positions of the Python plan's tuples, by name (flexmbs.engine.compiled_plan._Plan builds them)
 MI = ("offsets", "n_modes", "rigid_index", "marker_body", "n_coord", "c_kind", "c_mi", "c_mj", "c_a", "c_b", "c_rows",
@@ -52,6 +53,18 @@ WS = ("A", "G", "omega", "X", "R", "JX", "JTH", "V", "W", "packed", "ji", "jj", 
 FNS = ("el_kernels", "force_cb", "gap_cb", "getrf", "getrs", "k_addr")
 BLK = ("K", "C", "Dz", "Gq", "Gv", "Gz")
 TMP = ("res0", "zdot0", "res", "zdot", "phi", "jac", "mass")
+#: names of single arrays of the nested tuples (the same arrays: written with their tuple)
+ALIASES = {
+    "amplitude": ("fx_data", 12),  # the flexible bodies' running deformation amplitudes (compiled_flex)
+    "freeze": ("fx_work", 4), "frame": ("fx_work", 7), "mass_mode": ("fx_work", 8), "mq_kept": ("fx_work", 9),
+    # the buffers of the Python parts (flexmbs.engine.callbacks.PythonParts.buffers)
+    "py_loads": ("py", 4), "py_zdot": ("py", 5), "py_z_rows": ("py", 6), "py_phi": ("py", 7), "py_jac": ("py", 8),
+    "py_rows": ("py", 9), "py_control": ("py", 10),
+    # the event gaps: positions of the armed gaps in the gap buffer, the buffer, each element's first gap
+    "gap_pos": ("gv", 0), "gaps": ("gv", 1), "gap_offsets": ("gv", 3),
+    # the sample buffers: times (their length is the capacity) and the count of samples taken
+    "sample_times": ("bf", 0), "sample_count": ("bf", 20),
+}
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_double)
 _ARRAY = {f"{k}{n}": types.Array(types.int64 if k == "i" else types.float64, n, "C") for k in "if" for n in range(1, 6)}
@@ -97,6 +110,8 @@ def _field_types() -> list:
     # the start and the end of the step, the integrator's coefficients, scalars, flags and counters
     state = "(" + "f1 " * 9 + ")"
     fields += zip(("cur", "new", "coef", "sc", "fl", "stats"), _types(f"{state} {state} f1 f1 i1 i1"))
+    types_ = dict(fields)
+    fields += [(alias, types_[tuple_][k]) for alias, (tuple_, k) in ALIASES.items()]
     return fields
 
 
@@ -188,6 +203,9 @@ def _fill(out: list, typ, value, name: str) -> None:
 def pack(plan: PlanRef, held: dict, /, **fields) -> None:
     """Write ``fields`` (name = array, tuple of arrays or ctypes function) into ``plan``; ``held`` (the owner's
     dict) holds every value written, so that nothing the struct points to is freed while it lives."""
+    for alias, (tuple_, k) in ALIASES.items():
+        if tuple_ in fields:
+            fields[alias] = fields[tuple_][k]
     at, words = [], []
     for name, value in fields.items():
         start = len(words)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.engine.plan_fields import BLK, FIELDS, MF, MI, TMP, WS, PlanRef, pack
+from flexmbs.engine.plan_fields import ALIASES, BLK, FIELDS, MF, MI, TMP, WS, PlanRef, pack
 from flexmbs.engine.system import System
 from numba import types
 
@@ -41,6 +41,7 @@ def _python_arrays(plan, run):
              **dict(zip(TMP, plan.tmp)), "el_kernels": plan.fns[0], "k_addr": plan.fns[5], "sp": plan.sampler.sp,
              "bf": plan.sampler.bf, "cur": run.cur, "new": run.new, "coef": run.coef, "sc": run.sc, "fl": run.fl,
              "stats": run.counters}
+    named.update({alias: (named.get(tuple_) or getattr(plan, tuple_))[k] for alias, (tuple_, k) in ALIASES.items()})
     out = []
 
     def walk(value):
@@ -56,7 +57,8 @@ def _python_arrays(plan, run):
 
 def test_compiled_code_reads_the_python_plans_arrays_by_name():
     """Every array field, read by name in compiled code, is the Python plan's array (same data address, size and
-    stride: the same memory, so an in-place change in Python is seen by the step)."""
+    stride: the same memory, so an in-place change in Python is seen by the step); so are the names of single arrays
+    of the nested tuples (``plan.freeze`` is ``fx_work[4]``, ...)."""
     run = fm.Run(pendulum(damping=0.3), t_end=0.05)
     compiled = run._run
     plan = compiled.plan
