@@ -14,7 +14,7 @@ import ctypes
 import numpy as np
 from numba.extending import get_cython_function_address
 
-from flexmbs_jit import njit
+from flexmbs_jit import apart, njit
 
 __all__ = ["lapack_functions", "factor", "solve", "SMALL"]
 
@@ -82,9 +82,10 @@ def _lu_solve(a, piv, b):
         b[i] = s / a[i, i]
 
 
-@njit(cache=True)
-def factor(fns, a, piv):
-    """Factorize ``a`` in place (pivots into ``piv``, int64); False when singular or not finite."""
+@apart(python=False)  # once, not in each caller (the Newton step and the samples)
+def factor(getrf, a, piv):
+    """Factorize ``a`` in place (pivots into ``piv``, int64); False when singular or not finite (``getrf``:
+    LAPACK's ``dgetrf``, :func:`lapack_functions`)."""
     n = a.shape[0]
     if n < SMALL:
         return _lu_factor(a, piv)
@@ -95,15 +96,15 @@ def factor(fns, a, piv):
     ib = np.empty(2, dtype=np.int32)
     ib[0], ib[1] = n, 0
     ipiv = np.empty(n, dtype=np.int32)
-    fns[3](ib[0:].ctypes, ib[0:].ctypes, a.ctypes, ib[0:].ctypes, ipiv.ctypes, ib[1:].ctypes)
+    getrf(ib[0:].ctypes, ib[0:].ctypes, a.ctypes, ib[0:].ctypes, ipiv.ctypes, ib[1:].ctypes)
     for i in range(n):
         piv[i] = ipiv[i]
     return ib[1] == 0
 
 
-@njit(cache=True)
-def solve(fns, a, piv, b):
-    """Solve ``a x = b`` in place with the factors of :func:`factor`."""
+@apart(python=False)
+def solve(getrs, a, piv, b):
+    """Solve ``a x = b`` in place with the factors of :func:`factor` (``getrs``: LAPACK's ``dgetrs``)."""
     n = a.shape[0]
     if n < SMALL:
         _lu_solve(a, piv, b)
@@ -115,5 +116,5 @@ def solve(fns, a, piv, b):
         ipiv[i] = piv[i]
     trans = np.empty(1, dtype=np.uint8)
     trans[0] = 84  # 'T': the factors are those of aᵀ
-    fns[4](trans.ctypes, ib[0:].ctypes, ib[2:].ctypes, a.ctypes, ib[0:].ctypes, ipiv.ctypes, b.ctypes, ib[0:].ctypes,
+    getrs(trans.ctypes, ib[0:].ctypes, ib[2:].ctypes, a.ctypes, ib[0:].ctypes, ipiv.ctypes, b.ctypes, ib[0:].ctypes,
            ib[1:].ctypes)

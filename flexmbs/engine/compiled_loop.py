@@ -23,8 +23,8 @@ from .compiled_lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
 from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
-                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, borrowed,
-                            call_kernel, constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
+                            S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
+                            constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
                             residual, signals_at, to_python)
 
 # coefficient slots
@@ -51,13 +51,15 @@ def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb,
 
 
 @apart(python=False)
-def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs):
-    """One attempt ``t → t + h`` into ``new``; returns the iteration count, or -1 non-finite residual, -2
-    non-finite update (singular matrix), -3 diverging, -4 too many iterations (``rhs`` holds the residual)."""
+def newton_step(h, P):
+    """One attempt ``t → t + h`` from ``P.cur`` into ``P.new``; returns the iteration count, or -1 non-finite
+    residual, -2 non-finite update (singular matrix), -3 diverging, -4 too many iterations (``P.rhs`` holds the
+    residual)."""
+    cur, new, coef, sc, stats, cb, rhs, mat, piv = P.cur, P.new, P.coef, P.sc, P.stats, P.cb, P.rhs, P.mat, P.piv
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
-    K, C, Dz, Gq, Gv, Gz = blk
-    res, zdot, phi, jac, mass = tmp[2], tmp[3], tmp[4], tmp[5], tmp[6]
+    K, C, Dz, Gq, Gv, Gz = P.K, P.C, P.Dz, P.Gq, P.Gv, P.Gz
+    res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
     am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
     n_q, n_z, n_c = q.size, z.size, lam.size
     t1 = sc[T] + h
@@ -77,12 +79,12 @@ def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stat
     beta_p = (1.0 - am) / ((1.0 - af) * bh2)
     gamma_p = g / (b * h)
     weights = np.empty(n_q)
-    _scale_q(mi[21], mf[9], mi[28], mi[0], mi[1], mf[14][12], coef, q1, q1, weights)
+    _scale_q(P.rot, P.scale_q, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, q1, q1, weights)
     for i in range(n_q):
         weights[i] = 1.0 / weights[i]
     zw = np.empty(n_z)
     for i in range(n_z):
-        zw[i] = 1.0 / (mf[10][i] + coef[C_RTOL] * abs(z1[i]))
+        zw[i] = 1.0 / (P.scale_z[i] + coef[C_RTOL] * abs(z1[i]))
     previous = -1.0
     n = n_q + n_z + n_c
     c_m = (1.0 - am) / (1.0 - af)
@@ -91,7 +93,7 @@ def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stat
     for it in range(1, int(coef[C_MAXNEWTON]) + 1):
         for r in range(n_c):
             lam1[r] = lam_s[r] / bh2
-        residual(t1, q1, v1, qdd1, z1, lam1, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+        residual(t1, q1, v1, qdd1, z1, lam1, P, res, zdot, phi, jac, mass, True)
         stats[S_RES] += 1
         finite = True
         for i in range(n_q):
@@ -121,10 +123,10 @@ def newton_step(h, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stat
                 for j in range(n_z):
                     mat[n_q + i, n_q + j] = (1.0 if i == j else 0.0) - gh * c_z * Gz[i, j]
             stats[S_FACT] += 1
-            if not factor(fns, mat, piv):
+            if not factor(P.getrf, mat, piv):
                 return -2
         delta = rhs.copy()
-        solve(fns, mat, piv, delta)
+        solve(P.getrs, mat, piv, delta)
         for i in range(n):
             if not math.isfinite(delta[i]):
                 return -2
@@ -208,31 +210,28 @@ def _trapezoid(h, aux, integrals, aux_prev):
 
 
 @njit(cache=True)
-def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, fl, stats, limiting,
-            cb, rhs, errv, integrals, aux_prev, sp, bf, gv):
-    """Step from ``cur``, sampling at the output times into the buffers ``bf`` (:func:`take_sample`), until the
-    end, a full buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the
-    start instead (first sample, Jacobian, integrands; one compiled entry point loads faster than several); ``mode``
-    2: accept the step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 4: a
-    fresh Jacobian at the current state.
+def advance(mode, chunk, max_steps, P):
+    """Step the plan ``P`` (:mod:`flexmbs.engine.plan_fields`: the model's arrays and the run's state) from
+    ``P.cur``, sampling at the output times into the buffers ``P.bf`` (:func:`take_sample`), until the end, a full
+    buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the start instead
+    (first sample, Jacobian, integrands; one compiled entry point loads faster than several); ``mode`` 2: accept the
+    step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 4: a fresh Jacobian at
+    the current state.
 
-    ``gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
-    element offsets into the buffer, [re-arm gap])."""
-    # every array below is Python's for the whole call: borrowed, without reference counts (compiled_step.borrowed)
-    cur, new, mi, mf, fns, ws, blk, tmp = borrowed(cur), borrowed(new), borrowed(mi), borrowed(mf), borrowed(fns), \
-        borrowed(ws), borrowed(blk), borrowed(tmp)
-    mat, piv, coef, sc, fl, stats, limiting, rhs, errv = borrowed(mat), borrowed(piv), borrowed(coef), borrowed(sc), \
-        borrowed(fl), borrowed(stats), borrowed(limiting), borrowed(rhs), borrowed(errv)
-    integrals, aux_prev, sp, bf, gv = borrowed(integrals), borrowed(aux_prev), borrowed(sp), borrowed(bf), borrowed(gv)
+    ``P.gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
+    element offsets into the buffer, [re-arm gap]). The plan's arrays are Python's for the whole call and read
+    without reference counts (:mod:`flexmbs.engine.plan_fields`)."""
+    cur, new, coef, sc, fl, stats = P.cur, P.new, P.coef, P.sc, P.fl, P.stats
+    limiting, errv, integrals, aux_prev, gv = P.limiting, P.errv, P.integrals, P.aux_prev, P.gv
     if mode == 0:
-        take_sample(0.0, 0, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, False)
-        _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
-        integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev)
-        if gv[0].size:
-            _gaps_at(sc[T], cur, mi, mf, fns, ws, tmp, gv)
+        take_sample(0.0, 0, P, False)
+        _refresh(P)
+        integrands_at(P)
+        if P.gap_pos.size:
+            _gaps_at(sc[T], cur, P)
         return CONTINUE
     if mode == 4:  # a fresh Jacobian at the current state (after Python re-chose the constraint rows)
-        _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+        _refresh(P)
         fl[F_FRESH] = 1
         return CONTINUE
     t_end = coef[C_TEND]
@@ -247,7 +246,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                 return MAX_STEPS
             h_try = min(sc[H], t_end - sc[T])
             sc[H_TRY] = h_try
-            iters = newton_step(h_try, cur, new, mi, mf, fns, ws, blk, tmp, mat, piv, coef, sc, stats, cb, rhs)
+            iters = newton_step(h_try, P)
             if iters < 0:  # Newton failed: halve once, then a fresh Jacobian, then a quarter step (Python re-chooses the rows)
                 stats[S_NEWTON_FAIL] += 1
                 if fl[F_FRESH] == 0 and fl[F_HALVED] == 0 and 0.5 * h_try >= coef[C_MINSTEP]:
@@ -255,7 +254,7 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                     sc[H] = 0.5 * h_try
                     continue
                 if fl[F_FRESH] == 0:
-                    _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+                    _refresh(P)
                     fl[F_FRESH] = 1
                     continue
                 sc[H] = 0.25 * h_try
@@ -263,8 +262,9 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                     stats[S_LAST_ITERS] = iters
                     return NEWTON_FAILED
                 continue
-            err = error_vector(h_try, cur[0], new[0], cur[2], new[2], cur[4], new[4], cur[5], new[5], cur[8], mi[21],
-                               mf[9], mf[10], mi[28], mi[0], mi[1], mf[14][12], coef, fl, sc, errv)
+            err = error_vector(h_try, cur[0], new[0], cur[2], new[2], cur[4], new[4], cur[5], new[5], cur[8], P.rot,
+                               P.scale_q, P.scale_z, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, fl, sc,
+                               errv)
             if not math.isfinite(err):
                 err = 1e6
             if err > 1.0:  # the step is rejected: shrink by the error
@@ -277,19 +277,18 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
                     stats[S_WORST] = worst
                     return ERROR_FAILED
                 continue
-            if gv[0].size:  # a closing contact goes to Python for its root
-                _gaps_at(sc[T] + h_try, new, mi, mf, fns, ws, tmp, gv)
+            if P.gap_pos.size:  # a closing contact goes to Python for its root
+                _gaps_at(sc[T] + h_try, new, P)
                 if _closing(gv):
                     sc[ERR] = err
                     stats[S_LAST_ITERS] = iters
                     return EVENT
-        # accept: take ``new``, integrate, control the step, sample. Written out here rather than called:
-        # a call with the plan's tuples costs an atomic reference count per array (≈ 200 per accepted step)
+        # accept: take ``new``, integrate, control the step, sample
         for k in range(len(cur)):
             cur[k][:] = new[k]
-        keep_angles(mi[35], ws[14], ws[24])  # the last evaluation was at (or a Newton correction from) ``new``
-        if mi[28].size:
-            observe_amplitudes(mi[28], mi[0], mi[1], mf[14][12], cur[0])
+        keep_angles(P.meas_kind, P.y, P.angle_ref)  # the last evaluation was at (or a Newton correction from) ``new``
+        if P.fx_bodies.size:
+            observe_amplitudes(P.fx_bodies, P.offsets, P.n_modes, P.amplitude, cur[0])
         sc[H_PREV] = h_try
         fl[F_PREV] = 1
         sc[T] = sc[T] + h_try
@@ -299,15 +298,15 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
         end = sc[T] >= t_end * (1.0 - 1e-12)
         interval = coef[C_INTERVAL]
         sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # the output rule
-        integrate = ws[17].size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.solver._Integrals)
+        integrate = P.aux.size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.solver._Integrals)
         if integrate and not sample:  # a sample evaluates the integrands at this state anyway (and integrates)
-            signals_at(sc[T], sc, cb)
-            integrands(sc[T], cur[0], cur[1], cur[4], mi, mf, fns, ws, tmp[3])
-            _trapezoid(h_try, ws[17], integrals, aux_prev)
+            signals_at(sc[T], sc, P.cb)
+            integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
+            _trapezoid(h_try, P.aux, integrals, aux_prev)
         fl[F_FRESH] = 0
         fl[F_HALVED] = 0
         if iters > 3:
-            _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb)
+            _refresh(P)
             fl[F_FRESH] = 1
         if err > 0:
             factor = min(coef[C_GROW], max(0.5, coef[C_SAFETY] * err ** (-1.0 / 3.0)))
@@ -321,42 +320,43 @@ def advance(mode, chunk, max_steps, cur, new, mi, mf, fns, ws, blk, tmp, mat, pi
         code = -1
         if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
             if integrate and sample:
-                signals_at(sc[T], sc, cb)
-                integrands(sc[T], cur[0], cur[1], cur[4], mi, mf, fns, ws, tmp[3])
-                _trapezoid(h_try, ws[17], integrals, aux_prev)
+                signals_at(sc[T], sc, P.cb)
+                integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
+                _trapezoid(h_try, P.aux, integrals, aux_prev)
             code = STEP_TOO_SMALL
         else:
             if sample:
-                take_sample(h_try, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, True)
+                take_sample(h_try, iters, P, True)
                 sc[NEXT] = sc[T] + interval
             if end:
                 code = END
-            elif bf[-1][0] >= bf[0].size:
+            elif P.sample_count[0] >= P.sample_times.size:
                 code = OUTPUT
         if mode == 2:
             return CONTINUE if code < 0 else code
-        if gv[0].size:
+        if P.gap_pos.size:
             _rearm(gv)
         if code >= 0:
             return code
 
 
 @apart(python=False)
-def _gaps_at(t, state, mi, mf, fns, ws, tmp, gv):
-    """The elements' event gaps and rates at ``state`` (kernel mode 2) into ``gv[1]``."""
+def _gaps_at(t, state, P):
+    """The elements' event gaps and rates at ``state`` (kernel mode 2) into ``P.gaps``."""
     q, v, a, qdd, z, zd, w, lam, zdp = state
-    el_g, gaps = gv[3], gv[1]
-    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], False)
-    el_z, el_y, el_s, el_f, el_i = mi[14], mi[15], mi[16], mi[18], mi[19]
-    ipar, fpar, sig, y, ydot = mi[20], mf[8], mf[11], ws[14], ws[15]
+    el_g, gaps = P.gap_offsets, P.gaps
+    residual(t, q, v, qdd, z, lam, P, P.res, P.zdot, P.phi, P.jac, P.mass, False)
+    el_z, el_y, el_s, el_f, el_i = P.el_z, P.el_y, P.el_s, P.el_f, P.el_i
+    ipar, fpar, sig, y, ydot = P.ipar, P.fpar, P.sig, P.y, P.ydot
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    if mi[27][0]:  # force elements' gaps (contacts), in Python, after the elements'
-        to_python(q, v, z, lam, ws[21])
-        fns[2](t)
-    for e in range(fns[0].size):
+    if P.n_force_gaps[0]:  # force elements' gaps (contacts), in Python, after the elements'
+        to_python(q, v, z, lam, P.py)
+        P.gap_cb(t)
+    kernels = P.el_kernels
+    for e in range(kernels.size):
         if el_g[e + 1] > el_g[e]:
             z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
-            call_kernel(fns[0][e], 2, t, ws[20][z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
+            call_kernel(kernels[e], 2, t, P.zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
                         forces, gaps[el_g[e]:])
 
 
@@ -380,28 +380,32 @@ def _rearm(gv):
 
 
 @apart(python=False)
-def _refresh(cur, mi, mf, fns, ws, blk, tmp, sc, stats, cb):
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
-    stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
+def _refresh(P):
+    """Fresh Jacobian blocks at ``P.cur``."""
+    q, v, a, qdd, z, zd, w, lam, zdp = P.cur
+    sc, stats = P.sc, P.stats
+    stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, P, P.cb, sc)
     stats[S_JAC] += 1
 
 
 @apart(python=False)
-def integrands_at(cur, mi, mf, fns, ws, tmp, sc, cb, aux_prev):
-    """The elements' integrands at the current state into ``aux_prev`` (the start of a run)."""
-    signals_at(sc[T], sc, cb)
-    integrands(sc[T], cur[0], cur[1], cur[4], mi, mf, fns, ws, tmp[3])
-    aux_prev[:] = ws[17]
+def integrands_at(P):
+    """The elements' integrands at the current state into ``P.aux_prev`` (the start of a run)."""
+    sc, cur = P.sc, P.cur
+    signals_at(sc[T], sc, P.cb)
+    integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
+    P.aux_prev[:] = P.aux
 
 
 @apart(python=False)
-def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
+def consistent_sample(P, out_qdd, out_lam):
     """:func:`flexmbs.engine.initial.initial_accelerations` at the current state (models without force elements):
     ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)``
     (and of ``t + s``
     with prescribed motions); returns False when the matrix is singular."""
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
-    res, zdot, phi, jac, mass = tmp[2], tmp[3], tmp[4], tmp[5], tmp[6]
+    q, v, a, qdd, z, zd, w, lam, zdp = P.cur
+    sc, cb = P.sc, P.cb
+    res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
     n_q, n_c = q.size, lam.size
     signals_at(sc[T], sc, cb)
     zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
@@ -410,15 +414,15 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
         speed += v[i] * v[i]
     s = 1e-4 / max(math.sqrt(speed), 1.0)
     gamma = np.zeros(n_c)
-    rheonomic = mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
+    rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
-        constraints_at(t_k, q + k * s * v, v, mi, mf, fns, ws, phi, jac)
+        constraints_at(t_k, q + k * s * v, v, P, phi, jac)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
-    residual(sc[T], q, v, zero_q, z, zero_c, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+    residual(sc[T], q, v, zero_q, z, zero_c, P, res, zdot, phi, jac, mass, True)
     n = n_q + n_c
     kkt = np.zeros((n, n))
     rhs = np.empty(n)
@@ -432,14 +436,14 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
     for r in range(n_c):
         rhs[n_q + r] = gamma[r] + 2.0 * phi[r] / s ** 2
     piv = np.zeros(n, dtype=np.int64)
-    if not factor(fns, kkt, piv):
+    if not factor(P.getrf, kkt, piv):
         return False
     sol = rhs.copy()
-    solve(fns, kkt, piv, sol)
-    if mi[30][0]:  # friction from the reactions: the fixed point λ = λ(Q(λ)) (initial.initial_accelerations)
+    solve(P.getrs, kkt, piv, sol)
+    if P.f_friction[0]:  # friction from the reactions: the fixed point λ = λ(Q(λ)) (initial.initial_accelerations)
         lam_k = sol[n_q:].copy()
         for _ in range(REACTION_PASSES):
-            residual(sc[T], q, v, zero_q, z, lam_k, mi, mf, fns, ws, res, zdot, phi, jac, mass, True)
+            residual(sc[T], q, v, zero_q, z, lam_k, P, res, zdot, phi, jac, mass, True)
             for i in range(n_q):
                 s_ = -res[i]
                 for r in range(n_c):
@@ -447,7 +451,7 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
                 sol[i] = s_
             for r in range(n_c):
                 sol[n_q + r] = rhs[n_q + r]
-            solve(fns, kkt, piv, sol)
+            solve(P.getrs, kkt, piv, sol)
             change, size = 0.0, 0.0
             for r in range(n_c):
                 change = max(change, abs(sol[n_q + r] - lam_k[r]))
@@ -464,30 +468,31 @@ def consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, out_qdd, out_lam):
 
 
 @apart(python=False)
-def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, aux_prev, integrate):
-    """One output sample into row ``bf[-1][0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
+def take_sample(h, iters, P, integrate):
+    """One output sample into row ``P.sample_count[0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
     ``Recorder.record`` take from a context): consistent reactions (:func:`consistent_sample`), body and marker
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
     (through the elements' output kernels) and integrals, step size, iterations, constraint violation.
     ``integrate``: first add the accepted step ``h`` to the integrals (the trapezoid of :func:`advance`) with the integrands of
     the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``)."""
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
-    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = bf
-    (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = sp
-    (el_z, el_y, el_s, el_f, el_i) = (mi[14], mi[15], mi[16], mi[18], mi[19])
-    ipar, fpar, sig = mi[20], mf[8], mf[11]
-    A, omega, X, R, ji, jj, y, ydot, fy = ws[0], ws[2], ws[3], ws[4], ws[10], ws[11], ws[14], ws[15], ws[16]
-    offsets = mi[0]
+    q, v, a, qdd, z, zd, w, lam, zdp = P.cur
+    sc, integrals, aux_prev = P.sc, P.integrals, P.aux_prev
+    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = P.bf
+    (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = P.sp
+    el_z, el_y, el_s, el_f, el_i = P.el_z, P.el_y, P.el_s, P.el_f, P.el_i
+    ipar, fpar, sig = P.ipar, P.fpar, P.sig
+    A, omega, X, R, ji, jj, y, ydot, fy = P.A, P.omega, P.X, P.R, P.ji, P.jj, P.y, P.ydot, P.fy
+    offsets = P.offsets
     row = cnt[0]
     lam_c = np.empty(lam.size)
-    if not consistent_sample(cur, mi, mf, fns, ws, tmp, sc, cb, np.empty(q.size), lam_c):
+    if not consistent_sample(P, np.empty(q.size), lam_c):
         lam_c[:] = lam  # a singular instant: the integrator's multipliers (reported)
         if FB[0] == 0:
             FB[1] = sc[T]
         FB[0] += 1
     if integrate:
-        _trapezoid(h, ws[17], integrals, aux_prev)
-    phi = tmp[4]
+        _trapezoid(h, P.aux, integrals, aux_prev)
+    phi = P.phi
     pmax = 0.0
     for r in range(phi.size):
         pmax = max(pmax, abs(phi[r]))
@@ -502,19 +507,20 @@ def take_sample(h, iters, cur, mi, mf, fns, ws, tmp, sc, cb, sp, bf, integrals, 
         XM[row, m] = X[m]
     Y[row] = y
     FY[row] = fy
-    FO[row] = ws[19]
-    if fns[5].size:  # force elements with their own kernels: outputs (mode 1) at the sample's state
-        force_kernels(1, sc[T], q, v, A, omega, X, R, ws[7], ws[8], ws[5], ws[6], np.zeros_like(ws[9]), mi[34],
-                      fns[5], mi[32], mf[15], mi[33], KO[row])
+    FO[row] = P.f_out
+    if P.k_addr.size:  # force elements with their own kernels: outputs (mode 1) at the sample's state
+        force_kernels(1, sc[T], q, v, A, omega, X, R, P.V, P.W, P.JX, P.JTH, np.zeros_like(P.packed), P.dims,
+                      P.k_addr, P.k_index, P.k_fpar, P.k_ipar, KO[row])
     LAM[row] = lam_c
     INT[row] = integrals
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
-    for e in range(fns[0].size):
+    kernels = P.el_kernels
+    for e in range(kernels.size):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
         out = OUT[row, eo[e]:]
-        call_kernel(fns[0][e], 1, sc[T], ws[20][z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
+        call_kernel(kernels[e], 1, sc[T], P.zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
                     forces, out)
-    lam_all = all_multipliers(mi[11], ws[13], lam_c)
+    lam_all = all_multipliers(P.keep, P.jac_all, lam_c)
     gen = np.zeros((jt_side.size, 6))
     for k in range(jr_joint.size):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]

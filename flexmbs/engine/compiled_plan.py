@@ -40,6 +40,7 @@ from .callbacks import PythonParts
 from .compiled_record import Sampler
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan, pack
 from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -144,7 +145,22 @@ def _kernel_forces(system) -> tuple[list, list]:
 
 
 class _Plan:
-    """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles)."""
+    """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles), and the compiled
+    plan that refers to them by name (:attr:`struct`, :mod:`flexmbs.engine.plan_fields`; the tuples ``mi``, ``mf``,
+    ``ws``, ... hold the same arrays in the order of :data:`~flexmbs.engine.plan_fields.MI`, ... for Python)."""
+
+    struct = None
+
+    @property
+    def callback(self):
+        """The signal callback (ctypes); setting it also sets it in the compiled plan."""
+        return self._callback
+
+    @callback.setter
+    def callback(self, value) -> None:
+        self._callback = value
+        if self.struct is not None:
+            pack(self.struct, self._held, cb=value)
 
     def __init__(self, system, integ, all_specs, state):
         self.compiled_forces = [f for f in system.forces if compiled_force(f)]
@@ -271,6 +287,12 @@ class _Plan:
                    ints(el_g), np.array([REARM_GAP]))
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
+        self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
+        named = {**dict(zip(MI, self.mi)), **dict(zip(MF, self.mf)), **dict(zip(WS, self.ws)),
+                 **dict(zip(FNS, self.fns)), **dict(zip(BLK, self.blk)), **dict(zip(TMP, self.tmp))}
+        self.struct = new_plan(self._held, **named, mat=self.mat, piv=self.piv, rhs=self.rhs, errv=self.errv,
+                               limiting=self.limiting, integrals=self.integrals, aux_prev=self.aux_prev,
+                               sp=self.sampler.sp, bf=self.sampler.bf, gv=self.gv, cb=self.callback)
 
     def _gap_function(self, system):
         """The callback of the Python force elements' contact gaps, at the state the compiled step handed over."""
@@ -351,7 +373,9 @@ class CompiledRun:
         s = state
         self.cur = tuple(np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd))
         self.new = tuple(x.copy() for x in self.cur)
-        p = plan
+        # the run's state into the compiled plan (its arrays are changed in place from here on)
+        pack(plan.struct, plan._held, cur=self.cur, new=self.new, coef=self.coef, sc=self.sc, fl=self.fl,
+             stats=self.counters)
         self._advance(0)  # the start: sample, Jacobian, integrands
         self._check_callback()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
@@ -401,10 +425,7 @@ class CompiledRun:
             meas.follow(reference[k])
 
     def _advance(self, mode: int) -> int:
-        p = self.plan
-        return advance(mode, self.chunk, self.max_steps, self.cur, self.new, p.mi, p.mf, p.fns, p.ws, p.blk, p.tmp,
-                       p.mat, p.piv, self.coef, self.sc, self.fl, self.counters, p.limiting, p.callback, p.rhs, p.errv,
-                       p.integrals, p.aux_prev, p.sampler.sp, p.sampler.bf, p.gv)
+        return advance(mode, self.chunk, self.max_steps, self.plan.struct)
 
     def _armed_to_compiled(self) -> None:
         armed = self.events._armed

@@ -23,7 +23,6 @@ import math
 import numpy as np
 
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 from flexmbs_jit import apart, njit
@@ -33,6 +32,7 @@ from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, 
 from .compiled_flex import flexible_terms
 from .compiled_forces import coordinate_gradient, driver_rows, force_element, joint_coordinate
 from .force_kernels import address_call, call_force
+from .plan_fields import PLAN_TYPE  # noqa: F401 (the plan's type and its fields, registered before any compile)
 
 # return codes of advance()
 OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3, 4, 5
@@ -56,47 +56,25 @@ def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates,
     return types.void(address, mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux), address_call
 
 
-def _borrow(context, builder, typ, value):
-    """``value`` with a null ``meminfo`` in every array it holds (tuples nested)."""
-    if isinstance(typ, types.Array):
-        ary = context.make_array(typ)(context, builder, value=value)
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        return ary._getvalue()
-    if isinstance(typ, types.BaseTuple):
-        out = value
-        for i, member in enumerate(typ):
-            out = builder.insert_value(out, _borrow(context, builder, member, builder.extract_value(value, i)), i)
-        return out
-    return value
-
-
-@intrinsic
-def borrowed(typingctx, value):
-    """The arrays of ``value`` (an array or a tuple of them, nested) as borrowed views: the same data, shape and
-    strides with a null ``meminfo``.
-
-    numba counts a reference for every array a function uses, with an atomic increment and decrement per call,
-    and its pruning pass removes such pairs only in small functions: the step's functions, which use tens of the
-    plan's arrays each, paid ≈ 1 000 atomic operations per step (perf, 2026-11-28: 39 % of the compiled time of
-    the hydraulic race). A null ``meminfo`` turns those into a test of a null pointer. The plan's arrays are owned by
-    Python (:class:`flexmbs.engine.compiled_plan._Plan`) for the whole compiled call, and the step never keeps or
-    returns them, so nothing needs the counts; arrays the kernels allocate keep theirs."""
-    def codegen(context, builder, signature, args):
-        return _borrow(context, builder, value, args[0])
-    return value(value), codegen
-
-
 @apart(python=False)
-def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints):
-    """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``."""
-    (offsets, n_modes, rigid_index, marker_body, n_coord, c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep, meas_a,
-     meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ipar, rot, f_kind, f_mi, f_mj, f_sig, f_which, n_force_gaps,
-     fx_bodies, f_rows, f_friction, drv, k_index, k_ipar, dims, meas_kind) = mi
-    (r_mass, r_fm, r_inertia, gravity, m_local, m_orient, s_t, s_r, fpar, scale_q, scale_z, sig, f_par, zscale,
-     fx_data, k_fpar) = mf
-    (A, G, omega, X, R, JX, JTH, V, W, packed, ji, jj, phi_all, jac_all, y, ydot, fy, aux, force, f_out, zs,
-     py, fx_work, k_out, angle_ref) = ws
-    mass_mode, mq_kept = fx_work[8][0], fx_work[9]  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
+def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraints):
+    """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``
+    (``P``: the plan, :mod:`flexmbs.engine.plan_fields`)."""
+    offsets, n_modes, rigid_index, marker_body, n_coord = P.offsets, P.n_modes, P.rigid_index, P.marker_body, P.n_coord
+    c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep = P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, P.keep
+    meas_a, meas_b, meas_kind = P.meas_a, P.meas_b, P.meas_kind
+    el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar = P.el_z, P.el_y, P.el_s, P.el_a, P.el_f, P.el_i, P.ipar, P.fpar
+    f_kind, f_mi, f_mj, f_sig, f_which, f_rows, f_friction = P.f_kind, P.f_mi, P.f_mj, P.f_sig, P.f_which, P.f_rows, \
+        P.f_friction
+    fx_bodies, drv, k_index, k_ipar, dims, k_fpar = P.fx_bodies, P.drv, P.k_index, P.k_ipar, P.dims, P.k_fpar
+    r_mass, r_fm, r_inertia, gravity = P.r_mass, P.r_fm, P.r_inertia, P.gravity
+    m_local, m_orient, s_t, s_r = P.m_local, P.m_orient, P.s_t, P.s_r
+    sig, f_par, zscale, fx_data = P.sig, P.f_par, P.zscale, P.fx_data
+    A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
+    packed, ji, jj, phi_all, jac_all = P.packed, P.ji, P.jj, P.phi_all, P.jac_all
+    y, ydot, fy, aux, force, f_out, zs = P.y, P.ydot, P.fy, P.aux, P.force, P.f_out, P.zs
+    py, fx_work, k_out, angle_ref = P.py, P.fx_work, P.k_out, P.angle_ref
+    mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
     if mass_mode != 2:
         mass[:, :] = 0.0
@@ -105,16 +83,16 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     if fx_bodies.size:
         flexible_terms(q, v, A, omega, G, fx_bodies, offsets, n_modes, fx_data, fx_work, gravity, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
-    py_on = py[10][1] != 0
+    py_on = P.py_control[1] != 0
     if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
-        python_parts(t, q, v, z, lam, fns[1], py)
+        python_parts(t, q, v, z, lam, P.force_cb, py)
     measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot)
-    element_kernels(t, z, zscale, zs, fns[0], el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar, sig, y, ydot, zdot, fy,
-                    aux)
+    element_kernels(t, z, zscale, zs, P.el_kernels, el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar, sig, y, ydot, zdot,
+                    fy, aux)
     for i in range(z.size):
         zdot[i] /= zscale[i]
     if py_on:
-        z_rows, z_py = py[6], py[5]
+        z_rows, z_py = P.py_z_rows, P.py_zdot
         for k in range(z_rows.size):
             zdot[z_rows[k]] = z_py[k]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
@@ -135,7 +113,8 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     rows_done = False
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
         _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py[9], py[7], py[8])
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, P.py_rows, P.py_phi,
+                          P.py_jac)
         rows_done = True
     lam_f = lam
     if f_friction[0] and keep.size < phi_all.size:  # friction on redundant rows: the reactions of all rows split
@@ -143,9 +122,9 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
     for k in range(f_kind.size):
         force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam_f, A, X, R, JX, JTH, V, W,
                       ji, jj, offsets, marker_body, n_modes, packed, f_out[k])
-    force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fns[5], k_index, k_fpar, k_ipar, k_out)
+    force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, P.k_addr, k_index, k_fpar, k_ipar, k_out)
     if py_on:  # the Python parts' loads (evaluated above: docs/element-protocol.md)
-        py_packed = py[4]
+        py_packed = P.py_loads
         for b in range(packed.shape[0]):
             for n in range(packed.shape[1]):
                 packed[b, n] += py_packed[b, n]
@@ -165,7 +144,8 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
         return
     if not rows_done:
         _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py[9], py[7], py[8])
+                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, P.py_rows, P.py_phi,
+                          P.py_jac)
     for j in range(n_q):
         s = 0.0
         for r in range(keep.size):
@@ -174,24 +154,26 @@ def residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, w
 
 
 @apart(python=False)
-def integrands(t, q, v, z, mi, mf, fns, ws, zdot):
-    """The elements' integrands at a state into ``ws[17]`` (``aux``): body kinematics, marker states,
+def integrands(t, q, v, z, P, zdot):
+    """The elements' integrands at a state into ``P.aux``: body kinematics, marker states,
     measurements and the element kernels, the part of :func:`residual` before the loads. They depend on
     ``t, z, y, ẏ`` alone (:class:`flexmbs.engine.integrals.Integrals` evaluates them the same way), so masses,
     forces and constraints are left out (on the hydraulic race: 1.3 µs instead of a 2.5 µs residual per accepted
     step)."""
-    offsets, n_modes, marker_body = mi[0], mi[1], mi[3]
-    A, G, omega, X, R, JX, JTH, V, W = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8]
+    offsets, n_modes, marker_body = P.offsets, P.n_modes, P.marker_body
+    A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
     body_kinematics(q, v, offsets, A, G, omega)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, mf[4], mf[5], mf[6], mf[7], X, R, JX, JTH, V, W)
-    measurements(mi[12], mi[13], mi[35], X, V, R, W, ws[24], ws[14], ws[15])
-    element_kernels(t, z, mf[13], ws[20], fns[0], mi[14], mi[15], mi[16], mi[17], mi[18], mi[19], mi[20], mf[8],
-                    mf[11], ws[14], ws[15], zdot, ws[16], ws[17])
-    py = ws[21]
-    if py[10][2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
-        py[10][0] = -3
-        python_parts(t, q, v, z, z[:0], fns[1], py)
-        py[10][0] = -1
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
+                  V, W)
+    measurements(P.meas_a, P.meas_b, P.meas_kind, X, V, R, W, P.angle_ref, P.y, P.ydot)
+    element_kernels(t, z, P.zscale, P.zs, P.el_kernels, P.el_z, P.el_y, P.el_s, P.el_a, P.el_f, P.el_i, P.ipar, P.fpar,
+                    P.sig, P.y, P.ydot, zdot, P.fy, P.aux)
+    py = P.py
+    control = P.py_control
+    if control[2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
+        control[0] = -3
+        python_parts(t, q, v, z, z[:0], P.force_cb, py)
+        control[0] = -1
 
 
 @apart(python=False)
@@ -223,7 +205,7 @@ def element_kernels(t, z, zscale, zs, kernels, el_z, el_y, el_s, el_a, el_f, el_
                     aux[a0:])
 
 
-@njit(cache=True)
+@apart(python=False)  # the SVD's code once, not in each caller (the residual and the samples)
 def all_multipliers(keep, jac_all, lam):
     """``λ`` of every constraint row from the kept rows' (``Context.full_lam``): the same vector without redundant
     rows; with them, the minimum-norm split with the same ``Φ_qᵀ λ``
@@ -311,21 +293,22 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
 
 
 @apart(python=False)
-def constraints_at(t, q, v, mi, mf, fns, ws, phi, jac):
+def constraints_at(t, q, v, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
     of ``Φ`` in :func:`flexmbs.engine.compiled_loop.consistent_sample`."""
-    offsets, n_modes, marker_body, n_coord, keep = mi[0], mi[1], mi[3], mi[4], mi[11]
-    A, G, omega, X, R, JX, JTH, V, W = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8]
+    offsets, n_modes, marker_body, n_coord, keep = P.offsets, P.n_modes, P.marker_body, P.n_coord, P.keep
+    A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
     body_kinematics(q, v, offsets, A, G, omega)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, mf[4], mf[5], mf[6], mf[7], X, R, JX, JTH, V, W)
-    py = ws[21]
-    if py[9].size:  # the user joints' rows alone (column code -2)
-        py[10][0] = -2
-        python_parts(t, q, v, q[:0], q[:0], fns[1], py)
-        py[10][0] = -1
-    _constraint_block(q, X, R, JX, JTH, V, W, G, mi[5], mi[6], mi[7], mi[8], mi[9], mi[10], marker_body, offsets,
-                      n_coord, n_modes, keep, mi[31], mf[11], ws[12], ws[13], ws[10], ws[11], phi, jac, py[9], py[7],
-                      py[8])
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
+                  V, W)
+    py = P.py
+    if P.py_rows.size:  # the user joints' rows alone (column code -2)
+        P.py_control[0] = -2
+        python_parts(t, q, v, q[:0], q[:0], P.force_cb, py)
+        P.py_control[0] = -1
+    _constraint_block(q, X, R, JX, JTH, V, W, G, P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, marker_body, offsets,
+                      n_coord, n_modes, keep, P.drv, P.sig, P.phi_all, P.jac_all, P.ji, P.jj, phi, jac, P.py_rows,
+                      P.py_phi, P.py_jac)
 
 
 @njit(cache=True)
@@ -339,7 +322,7 @@ def to_python(q, v, z, lam, py):
         py[3][r] = lam[r]
 
 
-@njit(cache=True)
+@apart(python=False)  # once, not in each of the residual, the integrands and the constraints
 def python_parts(t, q, v, z, lam, cb, py):
     """Call the Python parts back (:mod:`flexmbs.engine.callbacks`) unless the difference column being evaluated
     (``py[10][0]``: ``j`` of ``q``, ``n_q + j`` of ``q̇``, ``2 n_q + j`` of ``z``; -1 a full evaluation, -2 the user
@@ -388,13 +371,14 @@ def signals_at(t, sc, cb):
 @njit(cache=True)
 def _freeze(freeze, frame, j):
     """Flexible bodies' inertia terms for difference column ``j`` (``frame[j]``: the body whose frame coordinate
-    ``j`` is, or -1): kept (2) for all bodies but that one; ``j = -1``: evaluate and keep them (1)."""
+    ``j`` is, or -1): kept (2) for all bodies but that one. (The base point, which evaluates and keeps them all, sets
+    ``freeze[:] = 1`` itself: a constant argument here compiled a second copy.)"""
     for f in range(freeze.size):
-        freeze[f] = 1 if j < 0 else (0 if frame[j] == f else 2)
+        freeze[f] = 0 if frame[j] == f else 2
 
 
 @apart(python=False)
-def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
+def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     """``K, C, D_z, G_q, G_v, G_z`` by forward differences; returns the number of residual evaluations.
 
     A flexible body's floating-frame inertia terms ``M̄ u̇ - Q̄_v`` (the costly part of a residual at many modes) are
@@ -403,16 +387,16 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
     terms on ``q_f``, ``q̇_f`` is left out (terms of order ``ω²``, ``ω̇``, ``ω q̇_f`` times the modal invariants, small
     against ``K_ff``). Elastic, damping, gravity and geometric terms, forces and constraints are
     differenced in full. Newton uses only the matrix: the residual, hence the solution, stays exact."""
-    K, C, Dz, Gq, Gv, Gz = blk
-    res0, zd0, res, zd, phi, jac, mass = tmp
-    freeze, frame, mass_mode = ws[22][4], ws[22][7], ws[22][8]
-    column = ws[21][10]  # the column being differenced, for the Python parts (python_parts)
+    K, C, Dz, Gq, Gv, Gz = P.K, P.C, P.Dz, P.Gq, P.Gv, P.Gz
+    res0, zd0, res, zd, phi, jac, mass = P.res0, P.zdot0, P.res, P.zdot, P.phi, P.jac, P.mass
+    freeze, frame, mass_mode = P.freeze, P.frame, P.mass_mode
+    column = P.py_control  # the column being differenced, for the Python parts (python_parts)
     column[0] = -1
     signals_at(t, sc, cb)
     n_q, n_z = q.size, z.size
-    _freeze(freeze, frame, -1)
+    freeze[:] = 1  # the base point: evaluate the inertia terms and keep them
     mass_mode[0] = 1
-    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, True)
+    residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
     count = 1
     qp = q.copy()
     for j in range(n_q):
@@ -420,17 +404,17 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         qp[j] = q[j] + h
         _freeze(freeze, frame, j)
         # M(q) unchanged: an elastic column (its inertia terms kept, above) or another body's
-        mass_mode[0] = 2 if (frame[j] < 0 and _elastic(mi, j)) else 0
+        mass_mode[0] = 2 if (frame[j] < 0 and _elastic(P, j)) else 0
         column[0] = j
-        residual(t, qp, v, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
+        residual(t, qp, v, qdd, z, lam, P, res, zd, phi, jac, mass, True)
         column[0] = -1
         qp[j] = q[j]
         K[:, j] = (res - res0) / h
         Gq[:, j] = (zd - zd0) / h
         count += 1
-    _freeze(freeze, frame, -1)
+    freeze[:] = 1  # the base point: evaluate the inertia terms and keep them
     mass_mode[0] = 1
-    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, False)
+    residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, False)
     mass_mode[0] = 2  # M(q) does not depend on q̇, nor on z
     vp = v.copy()
     for j in range(n_q):
@@ -438,15 +422,15 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         vp[j] = v[j] + h
         _freeze(freeze, frame, j)
         column[0] = n_q + j
-        residual(t, q, vp, qdd, z, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, False)
+        residual(t, q, vp, qdd, z, lam, P, res, zd, phi, jac, mass, False)
         column[0] = -1
         vp[j] = v[j]
         C[:, j] = (res - res0) / h
         Gv[:, j] = (zd - zd0) / h
         count += 1
-    _freeze(freeze, frame, -1)
+    freeze[:] = 1  # the base point: evaluate the inertia terms and keep them
     mass_mode[0] = 1
-    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res0, zd0, phi, jac, mass, True)
+    residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
     mass_mode[0] = 2
     zp = z.copy()
     for f in range(freeze.size):
@@ -455,7 +439,7 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
         h = 1e-7 * max(1.0, abs(z[j]))
         zp[j] = z[j] + h
         column[0] = 2 * n_q + j
-        residual(t, q, v, qdd, zp, lam, mi, mf, fns, ws, res, zd, phi, jac, mass, True)
+        residual(t, q, v, qdd, zp, lam, P, res, zd, phi, jac, mass, True)
         column[0] = -1
         zp[j] = z[j]
         Dz[:, j] = (res - res0) / h
@@ -467,9 +451,9 @@ def jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc):
 
 
 @njit(cache=True)
-def _elastic(mi, j):
+def _elastic(P, j):
     """Coordinate ``j`` is an elastic (modal) coordinate of a flexible body."""
-    offsets, n_modes = mi[0], mi[1]
+    offsets, n_modes = P.offsets, P.n_modes
     for b in range(offsets.size):
         if n_modes[b] and offsets[b] + 7 <= j < offsets[b] + 7 + n_modes[b]:
             return True

@@ -28,27 +28,27 @@ __all__ = ["Evaluator", "evaluator"]
 
 
 @apart
-def evaluate_residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, cb, res, zdot, phi, jac, mass, with_constraints):
+def evaluate_residual(t, q, v, qdd, z, lam, plan, cb, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż`` (in the states' units), ``Φ``, ``Φ_q`` (kept rows) and ``M`` at
     ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (callback ``cb``), then :func:`compiled_step.residual`."""
     cb(t)
-    residual(t, q, v, qdd, z, lam, mi, mf, fns, ws, res, zdot, phi, jac, mass, with_constraints)
+    residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, with_constraints)
 
 
 @apart
-def evaluate_constraints(t, q, v, mi, mf, fns, ws, cb, phi, jac):
+def evaluate_constraints(t, q, v, plan, cb, phi, jac):
     """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
     cb(t)
-    constraints_at(t, q, v, mi, mf, fns, ws, phi, jac)
+    constraints_at(t, q, v, plan, phi, jac)
 
 
 @apart
-def evaluate_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb):
+def evaluate_blocks(t, q, v, qdd, z, lam, plan, cb):
     """``K, C, D_z, G_q, G_v, G_z`` into ``blk`` by the run's forward differences
     (:func:`compiled_step.jacobian_blocks`); returns the number of residual evaluations."""
     sc = np.zeros(7)
     sc[T_SIG] = np.nan
-    return jacobian_blocks(t, q, v, qdd, z, lam, mi, mf, fns, ws, blk, tmp, cb, sc)
+    return jacobian_blocks(t, q, v, qdd, z, lam, plan, cb, sc)
 
 
 def _flat(x) -> np.ndarray:
@@ -139,7 +139,7 @@ class Evaluator:
         self._follow_rows()
         p = self.plan
         out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
-        evaluate_residual(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.mi, p.mf, p.fns, p.ws,
+        evaluate_residual(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
                           p.callback, *out, bool(constraints))
         self._check()
         return out
@@ -151,7 +151,7 @@ class Evaluator:
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
-        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.mi, p.mf, p.fns, p.ws,
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.struct,
                              p.callback, phi, jac)
         self._check()
         if all_rows:
@@ -207,8 +207,8 @@ class Evaluator:
         (``∂ż/∂·``) by forward differences of the compiled residual (:func:`compiled_step.jacobian_blocks`)."""
         self._follow_rows()
         p = self.plan
-        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.mi, p.mf, p.fns, p.ws,
-                        p.blk, p.tmp, p.callback)
+        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
+                        p.callback)
         self._check()
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
 

@@ -239,22 +239,3 @@ def test_info_says_which_engine_ran(tmp_path):
     res = fm.simulate(arm_model(), 0.05, output=path)
     out = CliRunner().invoke(main, ["info", path]).output
     assert f"solver: compiled engine, {res.statistics['steps']} steps" in out
-
-
-def test_borrowed_arrays_are_the_plans_memory():
-    """``compiled_step.borrowed`` (the compiled loop's arrays without reference counts) gives views of the same
-    memory, shape and strides, nested tuples included: a write through them lands in Python's arrays."""
-    from numba import njit
-
-    from flexmbs.engine.compiled_step import borrowed
-
-    @njit
-    def write(arrays):
-        b = borrowed(arrays)
-        b[0][1] = 5.0
-        b[1][0][2, 1] = 7.0
-        return b[0].sum() + b[1][0].shape[0] + b[1][0].strides[0]
-
-    a, m = np.zeros(3), np.zeros((3, 2))
-    assert write((a, (m,))) == 5.0 + 3 + 16
-    assert a[1] == 5.0 and m[2, 1] == 7.0

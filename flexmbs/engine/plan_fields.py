@@ -1,0 +1,223 @@
+"""The compiled plan as one object with named fields, passed by reference (issues 41 and 42).
+
+The compiled step used to take the plan as tuples of arrays (``mi, mf, fns, ws, blk, tmp, ...``, read by position:
+``mi[35]``, ``ws[22][8]``). Every call from Python unboxed all of them (≈ 200 arrays, 0.3 ms a call), and the
+Python entry of :func:`flexmbs.engine.compiled_loop.advance` that unboxes them took ≈ 7 s of the first compile.
+Here the plan is one numba ``StructRef`` (:class:`PlanType`, numba's ``numba.experimental.structref``) with a field
+per array; compiled code reads ``plan.offsets``, ``plan.keep``, ``plan.fx_work``; a call from Python passes one
+pointer.
+
+How it is built. The fields' types are fixed here (:data:`FIELDS`), not taken from a model: the compiled step does
+not depend on the model, and a plan whose arrays do not have these types is refused in one line. The struct is
+allocated by a compiled function without arguments (:func:`_allocate`, cached), and its fields are written from
+Python (:func:`pack`): an array field is numba's array structure (``meminfo, parent, nitems, itemsize, data,
+shape…, strides…``: 8-byte words) with a null ``meminfo`` and ``parent``, a borrowed view (what ``advance``
+made of its arguments before): the arrays belong to the Python plan
+(:class:`flexmbs.engine.compiled_plan._Plan`), which holds them and the struct, and compiled code reads them without
+reference counts (a null ``meminfo`` makes numba's increments a test of a null pointer). Nothing is unboxed by
+numba, so no compiled function has a large Python entry. The layout is checked against numba's data model when
+this module is imported.
+
+Compiled code only reads fields (there is no setter): arrays are changed in place, and Python rebinds a field with
+:func:`pack` (a new signal callback, a run's state arrays).
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from numba import typeof, types
+from numba.core import imputils
+from numba.core.datamodel import default_manager, models
+from numba.core.extending import infer_getattr, lower_getattr_generic
+from numba.core.registry import cpu_target
+from numba.core.typing.templates import AttributeTemplate
+from numba.experimental import structref
+
+from flexmbs_jit import njit
+
+from .compiled_lapack import lapack_functions
+
+__all__ = ["PlanType", "PlanRef", "PLAN_TYPE", "FIELDS", "MI", "MF", "WS", "FNS", "BLK", "TMP", "ALIASES", "new_plan",
+           "pack"]
+
+# the positions of the Python plan's tuples, by name (flexmbs.engine.compiled_plan._Plan builds them)
+MI = ("offsets", "n_modes", "rigid_index", "marker_body", "n_coord", "c_kind", "c_mi", "c_mj", "c_a", "c_b", "c_rows",
+      "keep", "meas_a", "meas_b", "el_z", "el_y", "el_s", "el_a", "el_f", "el_i", "ipar", "rot", "f_kind", "f_mi",
+      "f_mj", "f_sig", "f_which", "n_force_gaps", "fx_bodies", "f_rows", "f_friction", "drv", "k_index", "k_ipar",
+      "dims", "meas_kind")
+MF = ("r_mass", "r_fm", "r_inertia", "gravity", "m_local", "m_orient", "s_t", "s_r", "fpar", "scale_q", "scale_z",
+      "sig", "f_par", "zscale", "fx_data", "k_fpar")
+WS = ("A", "G", "omega", "X", "R", "JX", "JTH", "V", "W", "packed", "ji", "jj", "phi_all", "jac_all", "y", "ydot",
+      "fy", "aux", "force", "f_out", "zs", "py", "fx_work", "k_out", "angle_ref")
+FNS = ("el_kernels", "force_cb", "gap_cb", "getrf", "getrs", "k_addr")
+BLK = ("K", "C", "Dz", "Gq", "Gv", "Gz")
+TMP = ("res0", "zdot0", "res", "zdot", "phi", "jac", "mass")
+#: names of single arrays of the nested tuples (the same arrays: written with their tuple)
+ALIASES = {
+    "amplitude": ("fx_data", 12),  # the flexible bodies' running deformation amplitudes (compiled_flex)
+    "freeze": ("fx_work", 4), "frame": ("fx_work", 7), "mass_mode": ("fx_work", 8), "mq_kept": ("fx_work", 9),
+    # the buffers of the Python parts (flexmbs.engine.callbacks.PythonParts.buffers)
+    "py_loads": ("py", 4), "py_zdot": ("py", 5), "py_z_rows": ("py", 6), "py_phi": ("py", 7), "py_jac": ("py", 8),
+    "py_rows": ("py", 9), "py_control": ("py", 10),
+    # the event gaps: positions of the armed gaps in the gap buffer, the buffer, each element's first gap
+    "gap_pos": ("gv", 0), "gaps": ("gv", 1), "gap_offsets": ("gv", 3),
+    # the sample buffers: times (their length is the capacity) and the count of samples taken
+    "sample_times": ("bf", 0), "sample_count": ("bf", 20),
+}
+
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_double)
+_ARRAY = {f"{k}{n}": types.Array(types.int64 if k == "i" else types.float64, n, "C") for k in "if" for n in range(1, 6)}
+
+
+def _types(codes: str) -> list:
+    """Types from codes: ``i1`` an int64 vector, ``f3`` a 3-d float64 array, ``(...)`` a tuple of them."""
+    out, stack = [], []
+    for token in codes.replace("(", " ( ").replace(")", " ) ").split():
+        if token == "(":
+            stack.append(out)
+            out = []
+        elif token == ")":
+            inner, out = out, stack.pop()
+            out.append(types.Tuple(inner) if len(set(inner)) > 1 else types.UniTuple(inner[0], len(inner)))
+        else:
+            out.append(_ARRAY[token])
+    return out
+
+
+def _field_types() -> list:
+    """``(name, numba type)`` of every field, in the struct's order."""
+    callback = typeof(_CALLBACK(lambda t: None))
+    getrf, getrs = (typeof(f) for f in lapack_functions())
+    fx_data = "(f1 f2 f3 f3 f3 f4 f3 f4 f4 f5 f2 f2 f1 f4 f3 f4 i1)"
+    py = "(f1 f1 f1 f1 f2 f1 i1 f1 f2 i1 i1 i1)"
+    fx_work = "(f3 f2 f2 f1 i1 f3 f2 i1 i1 f1)"
+    fields = list(zip(MI, _types("i1 " * 29 + "i3 i1 i2 i2 i1 i1 i1")))
+    fields += zip(MF, _types(f"f1 f2 f3 f1 f2 f3 f3 f3 f1 f1 f1 f1 f2 f1 {fx_data} f1"))
+    fields += zip(WS, _types(f"f3 f3 f2 f2 f3 f3 f3 f2 f2 f2 f2 f2 f1 f2 f1 f1 f1 f1 f1 f2 f1 {py} {fx_work} f1 f1"))
+    fields += [("el_kernels", _ARRAY["i1"]), ("force_cb", callback), ("gap_cb", callback), ("getrf", getrf),
+               ("getrs", getrs), ("k_addr", _ARRAY["i1"])]
+    fields += zip(BLK, _types("f2 " * 6))
+    fields += zip(TMP, _types("f1 f1 f1 f1 f1 f2 f2"))
+    # the solver's matrix, pivots, right-hand side, error vector, rejections per equation, integrals; the samples'
+    # index arrays (sp) and buffers (bf) (flexmbs.engine.compiled_record.Sampler); the event gaps (gv); the signal
+    # callback (cb)
+    fields += zip(("mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev"), _types("f2 i1 f1 f1 i1 f1 f1"))
+    fields += zip(("sp", "bf", "gv"), _types("(" + "i1 " * 13 + ") (f1 f1 f1 f1 f2 f2 f2 f3 f3 f2 f2 f2 f2 f3 f3 f2 f3 "
+                                             "f2 f2 f1 i1) (i1 f1 i1 i1 f1)"))
+    fields.append(("cb", callback))
+    # a run's state (flexmbs.engine.compiled_plan.CompiledRun): the states (q, v, a, q̈, z, ż, w, λ, ż_previous) at
+    # the start and the end of the step, the integrator's coefficients, scalars, flags and counters
+    state = "(" + "f1 " * 9 + ")"
+    fields += zip(("cur", "new", "coef", "sc", "fl", "stats"), _types(f"{state} {state} f1 f1 i1 i1"))
+    types_ = dict(fields)
+    fields += [(alias, types_[tuple_][k]) for alias, (tuple_, k) in ALIASES.items()]
+    return fields
+
+
+class PlanType(types.StructRef):
+    """The numba type of the compiled plan (one instance: :data:`PLAN_TYPE`)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class PlanRef(structref.StructRefProxy):
+    """The compiled plan as Python holds it (a reference; its fields are written by :func:`pack`)."""
+
+
+FIELDS = _field_types()
+PLAN_TYPE = PlanType(FIELDS)
+_FIELD_TYPES = dict(FIELDS)
+
+default_manager.register(PlanType, models.StructRefModel)
+structref.define_boxing(PlanType, PlanRef)
+
+
+@infer_getattr
+class _PlanAttributes(AttributeTemplate):
+    key = PlanType
+
+    def generic_resolve(self, typ, attr):
+        return typ.field_dict.get(attr)
+
+
+@lower_getattr_generic(PlanType)
+def _get_field(context, builder, typ, value, attr):
+    """A field's value as stored: its arrays have a null ``meminfo`` (module docstring), so no reference counts."""
+    data = structref._Utils(context, builder, typ).get_data_struct(value)
+    return imputils.impl_ret_untracked(context, builder, typ.field_dict[attr], getattr(data, attr))
+
+
+@njit(cache=True)
+def _allocate():
+    """A new plan with every field zero."""
+    return structref.new(PLAN_TYPE)
+
+
+def _words(typ) -> int:
+    """The 8-byte words of a field of type ``typ`` in the struct."""
+    if isinstance(typ, types.Array):
+        return 5 + 2 * typ.ndim
+    if isinstance(typ, types.BaseTuple):
+        return sum(_words(t) for t in typ)
+    return 1  # a function pointer
+
+
+def _offsets() -> dict:
+    """The first word of each field, checked against numba's data model of the struct (its size)."""
+    offsets, at = {}, 0
+    for name, typ in FIELDS:
+        offsets[name] = at
+        at += _words(typ)
+    context = cpu_target.target_context
+    payload = context.data_model_manager[PLAN_TYPE.get_data_type()].get_value_type()
+    size = context.get_abi_sizeof(payload)
+    if size != 8 * at:  # another numba's layout of arrays or structs
+        raise ImportError(f"flexmbs: numba {__import__('numba').__version__} lays the compiled plan out in {size} "
+                          f"bytes, not {8 * at}: install the numba version pyproject.toml names")
+    return offsets
+
+
+_OFFSETS = _offsets()
+_SIZE = sum(_words(t) for _, t in FIELDS)  # words
+
+
+def _fill(out: list, typ, value, name: str) -> None:
+    if isinstance(typ, types.Array):
+        if (not isinstance(value, np.ndarray) or value.ndim != typ.ndim or value.dtype != typ.dtype.name
+                or not value.flags.c_contiguous):
+            raise TypeError(f"compiled plan field {name!r}: expected a C-contiguous {typ.dtype} array of {typ.ndim} "
+                            f"dimension(s), got {type(value).__name__} {getattr(value, 'dtype', '')} "
+                            f"{getattr(value, 'shape', '')}")
+        out += [0, 0, value.size, value.itemsize, value.ctypes.data, *value.shape, *value.strides]
+    elif isinstance(typ, types.BaseTuple):
+        if not isinstance(value, tuple) or len(value) != len(typ):
+            raise TypeError(f"compiled plan field {name!r}: expected a tuple of {len(typ)}")
+        for k, (member, item) in enumerate(zip(typ, value)):
+            _fill(out, member, item, f"{name}[{k}]")
+    else:
+        out.append(ctypes.cast(value, ctypes.c_void_p).value or 0)
+
+
+def pack(plan: PlanRef, held: dict, /, **fields) -> None:
+    """Write ``fields`` (name = array, tuple of arrays or ctypes function) into ``plan``; ``held`` (the owner's
+    dict) holds every value written, so that nothing the struct points to is freed while it lives."""
+    for alias, (tuple_, k) in ALIASES.items():
+        if tuple_ in fields:
+            fields[alias] = fields[tuple_][k]
+    at, words = [], []
+    for name, value in fields.items():
+        start = len(words)
+        _fill(words, _FIELD_TYPES[name], value, name)
+        at += range(_OFFSETS[name], _OFFSETS[name] + len(words) - start)
+    payload = np.ctypeslib.as_array((ctypes.c_int64 * _SIZE).from_address(plan._meminfo.data))
+    payload[at] = words
+    held.update(fields)
+
+
+def new_plan(held: dict, /, **fields) -> PlanRef:
+    """A plan with ``fields`` written (:func:`pack`); the fields not given are zero (empty) until written."""
+    plan = _allocate()
+    pack(plan, held, **fields)
+    return plan

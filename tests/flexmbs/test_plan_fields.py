@@ -1,0 +1,87 @@
+"""The compiled plan as one object with named fields (flexmbs.engine.plan_fields): compiled code reads, by name, the
+very arrays the Python plan holds, and a run's state arrays; a plan array of another type is refused in one line."""
+import numba
+import numpy as np
+import pytest
+
+import flexmbs as fm
+from flexmbs.engine.plan_fields import ALIASES, BLK, FIELDS, MF, MI, TMP, WS, PlanRef, pack
+from flexmbs.engine.system import System
+from numba import types
+
+from test_evaluate import pendulum
+
+
+def _leaves(typ, path):
+    """``(path, array type)`` of every array in a field of type ``typ`` (``path``: how compiled code reaches it)."""
+    if isinstance(typ, types.Array):
+        return [(path, typ)]
+    if isinstance(typ, types.BaseTuple):
+        return [leaf for k, member in enumerate(typ) for leaf in _leaves(member, f"{path}[{k}]")]
+    return []
+
+
+def _reader():
+    """A compiled function returning, for every array of every field, its data address, size and first stride
+    (generated: a field is read by its name)."""
+    leaves = [leaf for name, typ in FIELDS for leaf in _leaves(typ, f"P.{name}")]
+    lines = ["def read(P):", f"    out = np.zeros(({len(leaves)}, 3), dtype=np.int64)"]
+    for k, (path, typ) in enumerate(leaves):
+        lines.append(f"    out[{k}, 0], out[{k}, 1], out[{k}, 2] = {path}.ctypes.data, {path}.size, "
+                     f"{path}.strides[0]")
+    lines.append("    return out")
+    namespace = {"np": np}
+    exec("\n".join(lines), namespace)  # noqa: S102
+    return numba.njit(namespace["read"]), leaves
+
+
+def _python_arrays(plan, run):
+    """The Python objects of every field, in the struct's order (the tuples by the names of plan_fields)."""
+    named = {**dict(zip(MI, plan.mi)), **dict(zip(MF, plan.mf)), **dict(zip(WS, plan.ws)), **dict(zip(BLK, plan.blk)),
+             **dict(zip(TMP, plan.tmp)), "el_kernels": plan.fns[0], "k_addr": plan.fns[5], "sp": plan.sampler.sp,
+             "bf": plan.sampler.bf, "cur": run.cur, "new": run.new, "coef": run.coef, "sc": run.sc, "fl": run.fl,
+             "stats": run.counters}
+    named.update({alias: (named.get(tuple_) or getattr(plan, tuple_))[k] for alias, (tuple_, k) in ALIASES.items()})
+    out = []
+
+    def walk(value):
+        if isinstance(value, np.ndarray):
+            out.append(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                walk(item)
+    for name, _ in FIELDS:
+        walk(named[name] if name in named else getattr(plan, name, None))
+    return out
+
+
+def test_compiled_code_reads_the_python_plans_arrays_by_name():
+    """Every array field, read by name in compiled code, is the Python plan's array (same data address, size and
+    stride: the same memory, so an in-place change in Python is seen by the step); so are the names of single arrays
+    of the nested tuples (``plan.freeze`` is ``fx_work[4]``, ...)."""
+    run = fm.Run(pendulum(damping=0.3), t_end=0.05)
+    compiled = run._run
+    plan = compiled.plan
+    read, leaves = _reader()
+    got = read(plan.struct)
+    arrays = _python_arrays(plan, compiled)
+    assert len(arrays) == len(leaves) == got.shape[0]
+    for (path, _), array, row in zip(leaves, arrays, got):
+        expected = (array.ctypes.data, array.size, array.strides[0])
+        assert tuple(row) == expected, path
+    # the run continues on the same arrays: the state it reports is the one compiled code writes
+    run.advance_to(0.05)
+    assert run.time == pytest.approx(0.05, rel=1e-12)
+    assert np.array_equal(read(plan.struct), got)
+
+
+def test_a_plan_array_of_another_type_is_refused_in_one_line():
+    """The fields' types are fixed (the compiled step does not depend on the model): a float array where the plan
+    holds indices is a TypeError naming the field."""
+    system = System(pendulum())
+    from flexmbs.engine.evaluate import evaluator
+    plan = evaluator(system).plan
+    assert isinstance(plan.struct, PlanRef)
+    with pytest.raises(TypeError, match="'keep'.*int64") as err:
+        pack(plan.struct, {}, keep=np.zeros(3))
+    assert "\n" not in str(err.value)
