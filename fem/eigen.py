@@ -23,19 +23,23 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fem.errors import ModelError
-from fem.linalg import spmm
+from fem.linalg import inf_norm, spmm
 
 __all__ = ["block_shift_invert"]
 
 _dgemm = sla.blas.dgemm
 
 
-def _m_orthonormalize(block: np.ndarray, basis: np.ndarray, m_basis: np.ndarray, mass):
-    """M-orthonormalize ``block`` against ``basis`` (whose M-products are ``m_basis``; may have no columns) and
-    within itself: block classical Gram–Schmidt, twice (two GEMMs per pass), then the block's own Gram matrix."""
+def _m_orthonormalize(block: np.ndarray, basis: np.ndarray, mass):
+    """M-orthonormalize ``block`` against the M-orthonormal ``basis`` (may have no columns) and within itself: block
+    classical Gram–Schmidt, twice (``h = Vᵀ (M block)``: one product with ``M`` and two GEMMs per pass), then the
+    block's own Gram matrix. Returns the block and its M-product.
+
+    ``M V`` is not stored (issue 46: it doubled the Krylov basis, 0.5 GB at 667k dofs); ``Vᵀ (M b)`` costs one more
+    sparse product with the block per pass, a small fraction of a solve."""
     for _ in range(2):
         if basis.shape[1]:
-            h = m_basis.T @ block
+            h = basis.T @ spmm(mass, block)
             if block.flags.f_contiguous and basis.flags.f_contiguous:  # block −= basis h in one GEMM, in place
                 block = _dgemm(-1.0, basis, h, 1.0, block, overwrite_c=True)
             else:
@@ -49,28 +53,26 @@ def _m_orthonormalize(block: np.ndarray, basis: np.ndarray, m_basis: np.ndarray,
 
 
 class _Basis:
-    """The Krylov basis ``V`` and ``M V`` in preallocated (n, capacity) arrays, grown by a quarter when full (amortized
-    linear copying instead of an ``hstack`` of the whole basis per block), with the projected stiffness
-    ``Vᵀ K V`` (the projected mass is ``I``)."""
+    """The Krylov basis ``V`` in a preallocated (n, capacity) array, grown by a quarter when full (amortized linear
+    copying instead of an ``hstack`` of the whole basis per block), with the projected stiffness ``Vᵀ K V`` (the
+    projected mass is ``I``)."""
 
     def __init__(self, n: int, capacity: int):
-        self.v = np.empty((n, capacity), order="F")
-        self.mv = np.empty((n, capacity), order="F")
+        self.v = np.empty((n, capacity), order="F")  # pages are taken as columns are written
         self.k = np.empty((capacity, capacity))
         self.size = 0
         self.work = None  # the work array of _residual
 
     def view(self):
-        return self.v[:, :self.size], self.mv[:, :self.size]
+        return self.v[:, :self.size]
 
-    def append(self, new: np.ndarray, m_new: np.ndarray, stiffness) -> None:
+    def append(self, new: np.ndarray, stiffness) -> None:
         d, b = self.size, new.shape[1]
         if d + b > self.v.shape[1]:
             capacity = max(d + b, int(1.25 * self.v.shape[1]))
-            for name in ("v", "mv"):
-                grown = np.empty((self.v.shape[0], capacity), order="F")
-                grown[:, :d] = getattr(self, name)[:, :d]
-                setattr(self, name, grown)
+            grown = np.empty((self.v.shape[0], capacity), order="F")
+            grown[:, :d] = self.v[:, :d]
+            self.v = grown
             k = np.empty((capacity, capacity))
             k[:d, :d] = self.k[:d, :d]
             self.k = k
@@ -78,7 +80,7 @@ class _Basis:
         self.k[:d, d:d + b] = self.v[:, :d].T @ k_new
         self.k[d:d + b, :d] = self.k[:d, d:d + b].T
         self.k[d:d + b, d:d + b] = new.T @ k_new
-        self.v[:, d:d + b], self.mv[:, d:d + b] = new, m_new
+        self.v[:, d:d + b] = new
         self.size = d + b
 
     def projected(self) -> np.ndarray:
@@ -138,15 +140,16 @@ def block_shift_invert(stiffness: sp.spmatrix, mass: sp.spmatrix, n_modes: int, 
     b = block_size or int(min(max(8, n_modes // 8 + 2), 16))
     limit = max_dimension or min(n - 1, max(6 * n_modes, 4 * b) + 10 * b)
     rng = np.random.default_rng(seed)
-    # capacity for the 2.9-4.2 × n_modes vectors the measured cases needed: growing copies the basis (a 177k-dof
-    # bar that outgrew 3 × n_modes peaked 0.6 GB higher during the copy)
-    # (a start block of good approximations needs a few blocks: capacity for three, grown if more are needed)
-    space = _Basis(n, min(n, 4 * n_modes + 2 * b if start is None else 3 * b))
+    # capacity for the largest space the iteration may build (its limit and one block): growing copied the basis,
+    # old and new alive at once (a 177k-dof bar that outgrew 3 × n_modes peaked 0.6 GB higher during the copy; the
+    # 667k-dof bar's fixed-interface modes 1.2 GB above the factor, issue 46). The array is column-major and made
+    # by np.empty, so the columns never written are never touched: only the vectors used take memory.
+    space = _Basis(n, min(n, limit + 2 * b))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fem-eigen-solve") as pool:
         seed_block = solve(spmm(mass, rng.standard_normal((n, b)))) if start is None else np.asarray(start, order="F")
-        first, m_first = _m_orthonormalize(seed_block, space.v[:, :0], space.mv[:, :0], mass)
+        first, m_first = _m_orthonormalize(seed_block, space.v[:, :0], mass)
         pending = pool.submit(solve, m_first[:, -b:])
-        space.append(first, m_first, stiffness)
+        space.append(first, stiffness)
         # leaving the pool waits for a solve still running (the caller frees the factor next)
         return _iterate(space, stiffness, mass, n_modes, solve, pool, pending, b, limit, tol)
 
@@ -161,7 +164,7 @@ def _iterate(space: _Basis, stiffness, mass, n_modes: int, solve, pool, pending,
     the 177k-dof bar they are about as long as the solves (issue 31). The iteration is the same sequence of
     operations as one after another; a solve started before the check that accepts the pairs is discarded."""
     n = space.v.shape[0]
-    k_norm = float(abs(stiffness).sum(axis=1).max())  # ‖K‖∞: sets the round-off floor of the residuals
+    k_norm = inf_norm(stiffness)  # ‖K‖∞: sets the round-off floor of the residuals
     floor = k_norm * 1e-16 / tol
     n_check, history, converged = n_modes, [], np.zeros(0, dtype=bool)
     checks = []  # (space size, worst open residual) of each check: the next check is due where the rate predicts
@@ -191,15 +194,15 @@ def _iterate(space: _Basis, stiffness, mass, n_modes: int, solve, pool, pending,
         if space.size >= limit + (n_check - n_modes):
             raise ModelError(f"eigenvalue iteration did not converge to {tol:g} within {space.size} vectors "
                              f"(smallest worst residual {min(history, default=np.inf):.2g}); try fewer modes")
-        basis, m_basis = space.view()
-        new, m_new = _m_orthonormalize(pending.result(), basis, m_basis, mass)
+        basis = space.view()
+        new, m_new = _m_orthonormalize(pending.result(), basis, mass)
         if new.shape[1] == 0:
             raise ModelError("eigenvalue iteration broke down (the Krylov space stopped growing)")
         # the next right-hand side: M × the newest b vectors of the space as it will be after this block
         older = b - new.shape[1]
-        pending = pool.submit(solve, m_new if older <= 0 else np.hstack([m_basis[:, max(0, m_basis.shape[1] - older):],
-                                                                         m_new]))
-        space.append(new, m_new, stiffness)
+        pending = pool.submit(solve, m_new if older <= 0 else np.hstack([
+            spmm(mass, basis[:, max(0, basis.shape[1] - older):]), m_new]))
+        space.append(new, stiffness)
 
 
 #: a cluster continues while consecutive Ritz values differ by less than this (relative, in λ)
@@ -248,7 +251,7 @@ def _stagnated(history: list, tol: float, dimension: int, n: int) -> bool:
 
 
 def _dense(matrix) -> np.ndarray:
-    dense = matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
+    dense = matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix)  # sparse or fem.linalg operators
     return 0.5 * (dense + dense.T)
 
 
@@ -262,7 +265,7 @@ def _residual(space: _Basis, stiffness, mass, values, coeffs, which, floor, vect
     and ``K x`` of all 93 wanted pairs at 60k dofs were 135 MB of fresh memory per check, most of the check's cost
     in page faults); ``M x`` is the sparse product (0.6 ms a column at 60k dofs) rather than ``(M V) c`` (1.7 ms a
     column at 273 Krylov vectors), equal to round-off."""
-    basis = space.view()[0]
+    basis = space.view()
     which = np.asarray(which)
     n, count = basis.shape[0], which.size
     out = np.empty((n, count)) if vectors else None
@@ -286,5 +289,6 @@ def _residual(space: _Basis, stiffness, mass, values, coeffs, which, floor, vect
     return residual, out
 
 
-#: Ritz pairs per block of a residual check (a work array of n × this)
-RESIDUAL_BLOCK = 24
+#: Ritz pairs per block of a residual check (a work array of n × this, and the products' n × this temporaries: 8
+#: rather than 24 keeps a check's fresh memory at 0.15 GB for 667k dofs, issue 46)
+RESIDUAL_BLOCK = 8

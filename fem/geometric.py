@@ -143,6 +143,9 @@ def _solid_projection(model, modes: np.ndarray, fields: np.ndarray) -> np.ndarra
     from fem.solid import _gradients
 
     disc = model.solid
+    if getattr(disc, "quadrature_released", False):
+        raise ModelError("the solid's quadrature was released after its assembly (reduce(..., release=True)); build "
+                         "the model again for the geometric stiffness")
     n_mesh = disc.mesh.n_nodes
     mesh_dofs = model.translation_dofs[:n_mesh]
     shapes, loads = modes[mesh_dofs], fields[mesh_dofs]  # (n, 3, m), (n, 3, k)

@@ -61,7 +61,7 @@ class AMGPreconditioner:
     def __init__(self, matrix, near_nullspace: np.ndarray, blocks_of_three: bool = False):
         import pyamg
 
-        a = sp.csr_matrix(matrix)
+        fine = a = sp.csr_matrix(matrix)
         b = np.ascontiguousarray(near_nullspace, dtype=float)
         if blocks_of_three:
             a = a.tobsr(blocksize=(3, 3))
@@ -71,9 +71,10 @@ class AMGPreconditioner:
             max_levels=12, presmoother=None, postsmoother=None, keep=False)
         del a
         self.levels = []
-        for lvl in ml.levels[:-1]:
+        for k, lvl in enumerate(ml.levels[:-1]):
             level = _Level()
-            level.a = sp.csr_matrix(lvl.A)
+            # the fine level is the given matrix itself (its CSR copy from PyAMG's blocks was one more K_ii: issue 46)
+            level.a = fine if k == 0 else sp.csr_matrix(lvl.A)
             level.p = sp.csr_matrix(lvl.P)
             level.r = sp.csr_matrix(lvl.P.T)
             level.dinv = 1.0 / level.a.diagonal()

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.errors import MaterialError, ModelError
-from fem.linalg import principal_submatrix
+from fem.linalg import principal_submatrix, return_freed_memory
 from fem.materials import Material, lame_parameters, parse_material
 from fem.mesh import Mesh
 from fem.selectors import select_nodes
@@ -315,8 +315,10 @@ class FEModel:
         self.stiffness  # the projected matrix the reduction works with
         freed = 0
         full = self._cache.get("K_full")
-        for part in self._k_parts + ([full] if full is not None and full is not self._cache.get("K") else []):
-            if part is not self._cache.get("K"):
+        counted = {id(self._cache.get("K"))}
+        for part in self._k_parts + ([full] if full is not None else []):
+            if id(part) not in counted:  # the full stiffness may be the one part itself (_sum)
+                counted.add(id(part))
                 freed += part.data.nbytes + part.indices.nbytes + part.indptr.nbytes
         n = self.n_full_dofs
         self._k_parts = [sp.csr_matrix((n, n))]
@@ -327,7 +329,24 @@ class FEModel:
             if base is not full_mass and base is not self._cache.get("M"):
                 freed += base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
             self._m_parts[0] = sp.csr_matrix((n, n))
+        if self.solid is not None:  # the quadrature-point basis of the assembly (stress recovery makes its own)
+            self.solid.release_quadrature()
         self._assembly_released = True
+        return_freed_memory()
+        return freed
+
+    def release_stiffness(self) -> int:
+        """Free the independent-dof stiffness ``stiffness`` too (after :meth:`release_assembly`), once the reduction
+        holds its blocks (``K_ii`` and the couplings: :class:`reduction.solvers.BlockStiffness`, issue 46). Returns
+        the bytes freed; ``stiffness`` is a one-line error afterwards."""
+        if not getattr(self, "_assembly_released", False):
+            raise ModelError("release_stiffness() follows release_assembly()")
+        k = self._cache.pop("K", None)
+        if k is None:
+            return 0
+        freed = k.data.nbytes + k.indices.nbytes + k.indptr.nbytes
+        del k
+        return_freed_memory()
         return freed
 
     @property
@@ -464,8 +483,12 @@ def _block(dofs: np.ndarray, matrix: np.ndarray, n: int) -> sp.csr_matrix:
 
 
 def _sum(parts: list) -> sp.csr_matrix:
-    total = parts[0].copy()
-    for p in parts[1:]:
+    """The sum of the parts; a single part is returned itself (its copy was one more stiffness and mass of the
+    whole part at the reduction's assembly peak: issue 46). Nothing writes into the parts or the sum."""
+    if len(parts) == 1:
+        return parts[0].tocsr()
+    total = parts[0] + parts[1]
+    for p in parts[2:]:
         total = total + p
     return total.tocsr()
 
@@ -525,6 +548,7 @@ def solid_model(mesh: Mesh, material: Material | str | dict | None = None) -> FE
     stiffness = assemble_stiffness(disc, lam, mu)
     mass = assemble_mass(disc, rho)
     disc.release_pattern()  # the assembly pattern (≈ 75 MB at 177k dofs) is not needed after the assembly
+    return_freed_memory()  # the assembly's temporaries (0.12 GB of free heap at 177k dofs: issue 46)
     n = mesh.n_nodes
     translation_dofs = np.arange(3 * n).reshape(n, 3)
     return FEModel(mesh.points, mesh.node_ids, stiffness, mass, translation_dofs, np.full((n, 3), -1),

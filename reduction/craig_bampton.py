@@ -26,7 +26,7 @@ import scipy.linalg as sla
 
 from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
-from fem.linalg import principal_submatrix, spmm
+from fem.linalg import inf_norm, principal_submatrix, spmm
 from fem.model import FEModel
 from fem.spiders import skew
 from reduction.flexbody import rigid_body_fields
@@ -58,21 +58,24 @@ class CraigBampton:
     statistics: dict | None = None  # what the interior solver did (route, factor size, iterations)
     solver: object = None  # the interior solver, kept alive for the report (craig_bampton(keep_solver=True))
     interior: np.ndarray | None = None
+    stiffness_operator: object = None  # K from its blocks when the model's K was released (release_stiffness=True)
 
     @property
     def n_normal_modes(self) -> int:
         return int(self.fixed_interface_hz.size)
 
     def release(self) -> None:
-        """Free the interior solver (the factor or the multigrid hierarchy)."""
+        """Free the interior solver (the factor or the multigrid hierarchy) and the block stiffness on its K_ii."""
         if self.solver is not None:
             self.solver.release()
             self.solver = None
+        self.stiffness_operator = None
 
 
 def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=None,
                   max_frequency_hz: float | None = None, solver: str = "auto",
-                  keep_solver: bool = False, phases=None, release: bool = False) -> CraigBampton:
+                  keep_solver: bool = False, phases=None, release: bool = False,
+                  release_stiffness: bool = False) -> CraigBampton:
     """Build the Craig–Bampton basis with one factorization of ``K_ii`` (or, when its factor does not fit in memory,
     with algebraic multigrid: :mod:`reduction.solvers`).
 
@@ -99,6 +102,10 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     release : bool
         Free the model's assembled full stiffness once ``K_ii`` and the couplings exist
         (:meth:`fem.model.FEModel.release_assembly`): the command line does, its model is not used again.
+    release_stiffness : bool
+        With ``release``: free the model's independent-dof stiffness too once the interior solver holds ``K_ii``;
+        ``K`` is then applied from its blocks (:class:`reduction.solvers.BlockStiffness`, ``cb.stiffness_operator``)
+        for ``Tᵀ K T`` and the report's comparison (issue 46). Not with a comparison by a separate modal analysis.
     """
     from reduction.solvers import InteriorSolver
 
@@ -117,14 +124,27 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     k, m = model.stiffness, model.mass
     _check_rigid_motions_held(model, boundary)
     k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
-    k_ib = k[boundary][:, interior].T  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
+    k_b = k[boundary]  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
+    k_ib, k_bb = k_b[:, interior].T, k_b[:, boundary].toarray()
+    del k_b
     if release:
         freed = model.release_assembly()
         if freed:
             say(f"released the assembled full stiffness and element mass ({freed / 1e9:.2f} GB)")
     interior_solver = InteriorSolver(model, k_ii, m_ii, interior, boundary, max(n_modes, 1), solver, say, phases)
+    del k_ii, m_ii  # the solver keeps what its route needs (the direct one: PARDISO's upper triangle, no copy)
     released = False
+    stiffness_operator = None
     try:
+        if release and release_stiffness:
+            from reduction.solvers import BlockStiffness
+
+            stiffness_operator = BlockStiffness(interior_solver.k_ii, k_ib, k_bb, interior, boundary)
+            del k
+            freed = model.release_stiffness()
+            say(f"released the independent-dof stiffness ({freed / 1e9:.2f} GB): applied from K_ii and the couplings")
+            k = stiffness_operator
+        interior_solver.prepare()
         if phases is not None:
             phases.start("constraint modes")
         say(f"constraint modes ({boundary.size} right-hand sides)")
@@ -140,7 +160,7 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
             # GROUP_PAD more, so that a degenerate group cut at n_modes is complete when made canonical
             n_solve = min(n_modes + GROUP_PAD, interior.size - 1)
             if n_modes == interior.size:  # the complete basis: every interior mode, dense (a cross-check)
-                values, phi = sla.eigh(k_ii.toarray(), m_ii.toarray())
+                values, phi = sla.eigh(interior_solver.k_ii.toarray(), interior_solver.m_ii.toarray())
             else:
                 values, phi = interior_solver.lowest_modes(n_solve)
             if max_frequency_hz is not None:
@@ -156,10 +176,12 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
         if not keep_solver:
             interior_solver.release()
             released = True
+        else:
+            interior_solver.keep_solves_only()
     except BaseException:
         interior_solver.release()
         raise
-    del k_ii, m_ii, k_ib
+    del k_ib
     if n_modes:  # canonical signs and degenerate-group bases (fem.canonical), judged on the expanded shapes
         shapes = np.zeros((n, phi.shape[1]))
         shapes[interior] = phi
@@ -173,14 +195,24 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     basis[interior, n_modes:] = psi
     del psi
     basis[boundary, n_modes:] = np.eye(boundary.size)
-    k_t = basis.T @ spmm(k, basis)
-    m_t = basis.T @ spmm(m, basis)
+    k_t, m_t = _projected(k, basis), _projected(m, basis)
     fixed_hz = np.sqrt(np.maximum(values, 0.0)) / (2.0 * np.pi)
     cb = CraigBampton(basis, boundary, fixed_hz, 0.5 * (k_t + k_t.T), 0.5 * (m_t + m_t.T))
     cb.solver = None if released else interior_solver
     cb.interior = interior
+    cb.stiffness_operator = stiffness_operator
     cb.statistics = interior_solver.statistics
     return cb
+
+
+def _projected(matrix, basis: np.ndarray, width: int = 8) -> np.ndarray:
+    """``Bᵀ A B`` by blocks of ``width`` columns: the products' temporaries are n × width (the whole ``A B`` and the
+    block operator's copies of ``B`` were about 0.6 GB at 667k dofs while the factor was still held, issue 46)."""
+    out = np.empty((basis.shape[1], basis.shape[1]))
+    for start in range(0, basis.shape[1], width):
+        stop = min(start + width, basis.shape[1])
+        out[:, start:stop] = basis.T @ spmm(matrix, np.ascontiguousarray(basis[:, start:stop]))
+    return out
 
 
 COMPLETE_MAX = 3000  # interior dofs up to which a complete fixed-interface basis may be asked for (dense solve)
@@ -213,7 +245,7 @@ def free_rigid_motions(model: FEModel, boundary: np.ndarray) -> list[str]:
         return []
     motion = fields @ null
     k = model.stiffness
-    k_norm = float(abs(k).sum(axis=1).max())
+    k_norm = inf_norm(k)
     energy = np.linalg.norm(spmm(k, motion), axis=0) / (k_norm * np.linalg.norm(motion, axis=0))
     null = null[:, energy <= RIGID_HELD_TOL]
     out = []

@@ -142,8 +142,10 @@ def reduce(model: FEModel, interfaces: Mapping[str, str] | Sequence[str], n_mode
         residual :data:`reduction.solvers.COMPARE_TOL`), or by a separate modal analysis of the full model with its
         own factorization of ``K − σM``.
     release : bool
-        Free the model's assembled full stiffness once the interior blocks exist (the model cannot be changed or
-        reduced again afterwards; the command line does this).
+        Free the model's assembled full stiffness once the interior blocks exist, the solid's quadrature-point basis,
+        and (unless a separate modal analysis or the geometric stiffness needs it) the independent-dof stiffness
+        (applied from its blocks then); the model cannot be changed or reduced again afterwards (the command line
+        does this).
 
     Returns
     -------
@@ -202,8 +204,11 @@ def _reduce(model, interfaces, n_modes, output_nodes, damping, name, compare_mod
     n_compare = min(n_modes + boundary.size - 6, 20) if compare_modes is None else int(compare_modes)
     reuse = n_compare > 0 and compare_method == "reuse" and model.n_dofs > COMPARE_DENSE_MAX
     phases = Phases(phase_estimates(model.n_dofs, "direct", n_compare > 0), say)
+    # the model's own K is freed too unless a later step asks for it (a separate modal analysis, the geometric
+    # stiffness): the reduction applies it from K_ii and the couplings (issue 46)
     cb = craig_bampton(model, boundary, n_modes, say, max_frequency_hz=cutoff, solver=solver, keep_solver=reuse,
-                       phases=phases, release=release and not geometric_stiffness)
+                       phases=phases, release=release and not geometric_stiffness,
+                       release_stiffness=reuse or n_compare == 0)
     try:
         phases.start("orthonormalization")
         say("orthonormalizing the Craig–Bampton basis (eq. 2-140) and removing rigid-body modes")
@@ -414,6 +419,7 @@ def _free_free_comparison(model, cb, ortho, n_compare: int, reuse: bool, say):
     say(f"full free–free modes ({n_compare} elastic) for the report with the reduction's own solver "
         f"({cb.solver.route}; no second factorization)")
     values, vectors, method = free_free_modes(model, cb, start, n_solve, say)
+    cb.release()  # the factor is not needed for the canonical form below (its temporaries come on top otherwise)
     shapes = np.asarray(model.expand(vectors))
     q, values, _ = canonical_transform(shapes, values, model.full_mass, model.positions, model.translation_dofs)
     values = values[:n_compare]

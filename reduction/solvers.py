@@ -25,10 +25,10 @@ import numpy as np
 import scipy.linalg as sla
 
 from fem.errors import ModelError
-from fem.linalg import SPDFactor, backend_name, spmm
+from fem.linalg import PrincipalBlock, SPDFactor, backend_name, spmm
 
-__all__ = ["InteriorSolver", "choose_route", "free_free_modes", "available_memory", "Phases", "ROUTES",
-           "CG_RTOL", "LOBPCG_RTOL", "COMPARE_TOL"]
+__all__ = ["BlockStiffness", "InteriorSolver", "choose_route", "free_free_modes", "available_memory", "Phases",
+           "ROUTES", "CG_RTOL", "LOBPCG_RTOL", "COMPARE_TOL"]
 
 ROUTES = ("auto", "direct", "iterative")
 #: relative residual of the constraint-mode solves on the iterative route
@@ -63,7 +63,7 @@ def available_memory() -> float:
             info = dict(line.split(":", 1) for line in handle)
         free = 1024.0 * float(info["MemAvailable"].split()[0])
     if limit:
-        free = min(free, float(limit) - rss)
+        free = max(0.0, min(free, float(limit) - rss))
     return free
 
 
@@ -89,18 +89,20 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     """The route and, for the direct one, the analysed (not yet factorized) PARDISO factor.
 
     Estimates (bytes beyond what the process holds now): direct = PARDISO's own figure for the factorization after
-    its analysis (``iparm[15] + iparm[16]``) + the Lanczos basis (2 × n_i × (4 m + 32) doubles) + the constraint
-    modes; iterative = the multigrid hierarchy (0.6 × ``K_ii``) + the LOBPCG workspace (12 blocks of n_i × (m + 8)
-    doubles) + the CG workspace (6 × n_i × n_b doubles). Refuses in one line when the chosen or every route exceeds
-    :data:`MEMORY_SHARE` of the available memory.
+    its analysis (``iparm[15] + iparm[16]``) + the Lanczos basis and its work arrays (n_i × (4 m + 56) doubles) + the
+    constraint modes; iterative = the multigrid hierarchy (0.6 × ``K_ii``) + the LOBPCG workspace (20 blocks of
+    n_i × (m + 8) doubles) + the CG workspace (6 × n_i × n_b doubles). Refuses in one line when the chosen or every
+    route exceeds :data:`MEMORY_SHARE` of the available memory.
     """
     if requested not in ROUTES:
         raise ModelError(f"solver {requested!r}: use auto, direct or iterative")
     free = available_memory() if available is None else available
     budget = MEMORY_SHARE * free
     block = n_modes + 8
-    lanczos = 2.0 * 8.0 * n_interior * (4 * n_modes + 32) + 8.0 * n_interior * n_boundary
-    iterative_need = 0.6 * _nbytes(k_ii) + 12.0 * 8.0 * n_interior * block + 6.0 * 8.0 * n_interior * n_boundary
+    lanczos = 8.0 * n_interior * (4 * n_modes + 56) + 8.0 * n_interior * n_boundary
+    # LOBPCG: SciPy's iteration holds about 20 blocks of the (modes + guard) vectors (the 490k-dof bar: +2.69 GB over
+    # what was held, issue 46)
+    iterative_need = 0.6 * _nbytes(k_ii) + 20.0 * 8.0 * n_interior * block + 6.0 * 8.0 * n_interior * n_boundary
     have_pardiso = backend_name() == "MKL PARDISO"
     if requested == "iterative" or (requested == "auto" and not have_pardiso):
         route = "iterative"
@@ -161,6 +163,9 @@ class Phases:
         self.measured: set = set()  # phases whose estimate comes from their own rate (wall seconds already)
 
     def start(self, name: str) -> None:
+        from fem.linalg import return_freed_memory
+
+        return_freed_memory()  # what the phase before freed goes back to the system before the next one allocates
         now = time.perf_counter()
         if self.current is not None:
             self.done[self.current] = now - self.t_phase
@@ -220,10 +225,23 @@ class InteriorSolver:
         self.k_ii, self.m_ii, self.say, self.phases = k_ii, m_ii, say, phases
         self.route, self._factor = choose_route(interior.size, k_ii, boundary.size, n_modes, requested, say)
         self._amg = None
+        self._model, self._interior = model, interior
         self.statistics = {"route": self.route, "backend": backend_name() if self.route == "direct" else "PyAMG SA"}
         if phases is not None:
             names = list(phases.estimates)
             phases.estimates = phase_estimates(model.n_dofs, self.route, "free-free comparison" in names)
+        if self.route == "direct":
+            # K_ii held once: the upper triangle PARDISO reads serves the products too (SymmetricUpper), and M_ii is
+            # read from M (PrincipalBlock); the caller drops its K_ii and M_ii before :meth:`prepare` factorizes
+            upper = self._factor.upper
+            self.k_ii = upper if upper is not None else k_ii
+            self.m_ii = PrincipalBlock(model.mass, interior)
+
+    def prepare(self) -> "InteriorSolver":
+        """The numerical factorization, or the multigrid setup (after the caller has dropped its own references to
+        ``K_ii`` and ``M_ii``: the direct route does not hold them while PARDISO factorizes)."""
+        model, interior, say, phases = self._model, self._interior, self.say, self.phases
+        self._model = None
         if self.route == "direct":
             if phases is not None:
                 phases.start("factorization")
@@ -238,10 +256,11 @@ class InteriorSolver:
 
             t0 = time.perf_counter()
             nodes, components = _dof_nodes(model, interior)
-            self._amg = AMGPreconditioner(k_ii, _near_nullspace(model, interior), node_blocks(nodes, components))
+            self._amg = AMGPreconditioner(self.k_ii, _near_nullspace(model, interior), node_blocks(nodes, components))
             self.statistics.update({"amg_levels": self._amg.sizes, "amg_operator_complexity": self._amg.complexity})
             say(f"smoothed aggregation: levels {', '.join(str(s) for s in self._amg.sizes)} dofs, operator "
                 f"complexity {self._amg.complexity:.2f}, {time.perf_counter() - t0:.0f} s")
+        return self
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """``K_ii⁻¹ rhs`` (exact to round-off, or CG to :data:`CG_RTOL`)."""
@@ -289,12 +308,59 @@ class InteriorSolver:
         self.statistics.update({"lobpcg_iterations": iterations, "lobpcg_residual": worst})
         return values, phi
 
+    def keep_solves_only(self) -> None:
+        """Drop the interior matrices: what remains (the factor's solves, the V-cycle) is all the report's
+        comparison uses (:func:`free_free_modes`)."""
+        self.k_ii = self.m_ii = None
+
     def release(self) -> None:
         if self._factor is not None:
             self._factor.release()
             self._factor = None
         self._amg = None
         self.k_ii = self.m_ii = None
+
+
+class BlockStiffness:
+    """The independent-dof stiffness ``K`` from its blocks, ``K x = [K_ii x_i + K_ib x_b; K_ibᵀ x_i + K_bb x_b]``,
+    on the interior solver's own ``K_ii`` (PARDISO's upper triangle on the direct route): the reduction then frees
+    the model's ``K`` (:meth:`fem.model.FEModel.release_stiffness`, 0.57 GB at 667k dofs, issue 46) and still forms
+    ``Tᵀ K T`` and the report's free–free modes. Equal to ``K @ x`` to round-off."""
+
+    def __init__(self, k_ii, k_ib, k_bb: np.ndarray, interior: np.ndarray, boundary: np.ndarray):
+        import scipy.sparse as sp
+
+        self.k_ii, self.k_ib = k_ii, sp.csr_matrix(k_ib)
+        self.k_bi = sp.csr_matrix(self.k_ib.T)
+        self.k_bb = np.asarray(k_bb, dtype=float)
+        self.interior, self.boundary = interior, boundary
+        n = interior.size + boundary.size
+        self.shape, self.dtype, self.ndim = (n, n), np.dtype(float), 2
+
+    def __matmul__(self, x):
+        x = np.asarray(x)
+        x_i, x_b = x[self.interior], x[self.boundary]
+        out = np.empty(x.shape)
+        y_i = spmm(self.k_ii, x_i)
+        y_i += self.k_ib @ x_b
+        out[self.interior] = y_i
+        del y_i
+        out[self.boundary] = self.k_bi @ x_i + self.k_bb @ x_b
+        return out
+
+    def dot(self, x):
+        return self @ x
+
+    def toarray(self) -> np.ndarray:
+        """The dense matrix (small models and tests)."""
+        return self @ np.eye(self.shape[0])
+
+    def inf_norm(self) -> float:
+        from fem.linalg import abs_row_sums
+
+        rows_i = abs_row_sums(self.k_ii) + abs_row_sums(self.k_ib)
+        rows_b = abs_row_sums(self.k_bi) + np.abs(self.k_bb).sum(axis=1)
+        return float(max(rows_i.max(initial=0.0), rows_b.max(initial=0.0)))
 
 
 def _dof_nodes(model, interior):
@@ -329,7 +395,8 @@ def free_free_modes(model, cb, start: np.ndarray, n_modes: int, say=None):
     ((rad/s)², ascending) and M-normalized vectors over the independent dofs, and the method's description.
     """
     solver = cb.solver
-    k, m = model.stiffness, model.mass
+    k = cb.stiffness_operator if cb.stiffness_operator is not None else model.stiffness
+    m = model.mass
     n_b_modes = cb.n_normal_modes
     interior, boundary = cb.interior, cb.boundary
     psi = cb.basis[interior, n_b_modes:]
@@ -346,9 +413,15 @@ def free_free_modes(model, cb, start: np.ndarray, n_modes: int, say=None):
         r_i = rhs[interior]
         u_b = s_plus @ (rhs[boundary] + psi.T @ r_i)
         u = np.empty_like(rhs)
-        u[interior] = inner(r_i) + psi @ u_b
+        del rhs
+        x_i = inner(r_i)
+        del r_i
+        x_i += psi @ u_b  # in place: each n × b temporary is 39 MB at 667k dofs (issue 46)
+        u[interior] = x_i
+        del x_i
         u[boundary] = u_b
-        return u - rigid @ sla.cho_solve(gram, m_rigid.T @ u)  # M-orthogonal to the rigid-body modes
+        u -= rigid @ sla.cho_solve(gram, m_rigid.T @ u)  # M-orthogonal to the rigid-body modes
+        return u
 
     if solver.route == "direct":
         from fem.eigen import block_shift_invert
