@@ -59,4 +59,10 @@ def warm_up(t_end: float = 0.002) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = simulate(model, t_end, engine="compiled", progress=False)
+    # the Jacobian blocks of the compiled residual from Python (linearize, static equilibrium, the elastic start when
+    # its first check does not converge): the run above starts converged and never asks for them
+    from .evaluate import evaluator
+
+    s = res.final_state
+    evaluator(res.system, s.q, s.v, s.z).blocks(s.t, s.q, s.v, s.qdd, s.z, s.lam)
     return dict(res.statistics)
