@@ -53,3 +53,16 @@ def one_error_line(result, code=2):
 def copy(src, dst) -> Path:
     Path(dst).write_bytes(Path(src).read_bytes())
     return Path(dst)
+
+
+def refused(fn, *words):
+    """``fn()`` raises a FlexmbsError of one line that contains every word of ``words``; returns its text."""
+    import pytest
+
+    from fem.errors import FlexmbsError
+
+    with pytest.raises(FlexmbsError) as info:
+        fn()
+    text = str(info.value)
+    assert "\n" not in text.strip() and all(w in text for w in words), text
+    return text

@@ -12,18 +12,9 @@ from click.testing import CliRunner
 
 import flexmbs as fm
 import hydraulics as h
-from fem.errors import FlexmbsError, ModelError
 from flexmbs.cli.app import main
 from flexmbs.results.plausibility import PlausibilityWarning
-from safe_helpers import guarded_files, one_error_line
-
-
-def refused(fn, *words):
-    with pytest.raises(FlexmbsError) as info:
-        fn()
-    text = str(info.value)
-    assert "\n" not in text.strip() and all(w in text for w in words), text
-    return text
+from safe_helpers import guarded_files, one_error_line, refused
 
 
 def test_rigid_body_mass_and_inertia_are_physical():

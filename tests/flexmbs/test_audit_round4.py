@@ -18,20 +18,11 @@ from click.testing import CliRunner
 
 import flexmbs as fm
 import hydraulics as h
-from fem.errors import FlexmbsError
 from flexmbs.cli.app import main
 from flexmbs.results.plausibility import PlausibilityWarning
-from safe_helpers import guarded_files, one_error_line
+from safe_helpers import guarded_files, one_error_line, refused
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def refused(fn, *words):
-    with pytest.raises(FlexmbsError) as info:
-        fn()
-    text = str(info.value)
-    assert "\n" not in text.strip() and all(w in text for w in words), text
-    return text
 
 
 def cli(*args):
