@@ -239,7 +239,7 @@ class PythonParts:
                 self._force_base[i] = part = self._force(i, ctx)
                 for b, gen in part:
                     loads[b, :gen.size] += gen
-            offsets, lo = self.system.z_offsets, 0
+            lo = 0
             for i, (k, _) in enumerate(self.elements):
                 self._element_base[i] = rates, part = self._element(i, ctx, t)
                 self._zdot_base[lo:lo + rates.size] = rates
