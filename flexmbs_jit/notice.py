@@ -54,8 +54,13 @@ def announce(what: str) -> None:
         return
     seconds = _estimate()
     rough = f"about {max(5, int(round(seconds / 5.0)) * 5)} s" if seconds < 100 else f"about {seconds / 60:.0f} min"
-    print(f"flexmbs: compiling the compiled engine for this computer ({what}, first use; {rough} of CPU, once per "
-          "installation and CPU; Ctrl-C stops it)", file=sys.stderr, flush=True)
+    line = (f"flexmbs: compiling the compiled engine for this computer ({what}, first use; {rough} of CPU, once per "
+            "installation and CPU; Ctrl-C stops it)")
+    bars = sys.modules.get("tqdm")
+    if bars is not None and getattr(bars.tqdm, "_instances", None):  # a progress bar on the line: the notice on its
+        bars.tqdm.write(line, file=sys.stderr)  # own line above it (it was appended to the bar's line, unseen)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def compile_seconds() -> float:

@@ -85,6 +85,9 @@ def _nbytes(a) -> int:
     return int(a.data.nbytes + a.indices.nbytes + a.indptr.nbytes)
 
 
+SUPERLU_LIMIT = 20_000  # interior dofs up to which `auto` factorizes with SciPy's SuperLU where PARDISO is missing
+
+
 def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested: str, say, available=None):
     """The route and, for the direct one, the analysed (not yet factorized) PARDISO factor.
 
@@ -104,7 +107,9 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     # what was held, issue 46)
     iterative_need = 0.6 * _nbytes(k_ii) + 20.0 * 8.0 * n_interior * block + 6.0 * 8.0 * n_interior * n_boundary
     have_pardiso = backend_name() == "MKL PARDISO"
-    if requested == "iterative" or (requested == "auto" and not have_pardiso):
+    # without PARDISO (SciPy's SuperLU) the direct route serves small parts (the engine's warm-up beam in the package
+    # build's environment, which has no pypardiso and no pyamg); larger ones take the iterative route
+    if requested == "iterative" or (requested == "auto" and not have_pardiso and n_interior > SUPERLU_LIMIT):
         route = "iterative"
     elif requested == "auto":
         c, n0, e = FACTOR_LAW
@@ -126,7 +131,9 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
             factor.release()
             factor, route = None, "iterative"
         else:
-            say(f"memory: direct route (PARDISO, factor {factor.factor_nonzeros / 1e6:.0f} M nonzeros), estimated "
+            which = (f"PARDISO, factor {factor.factor_nonzeros / 1e6:.0f} M nonzeros" if factor.factor_nonzeros
+                     else backend_name())
+            say(f"memory: direct route ({which}), estimated "
                 f"{_gb(direct_need)} more than now (process {_gb(_rss())}), {_gb(free)} available")
     if route == "iterative":
         if iterative_need > budget:
