@@ -24,6 +24,8 @@ from pathlib import Path
 __all__ = ["compiled_modules", "main"]
 
 WARM_UPS = ("flexmbs.engine.warmup",)  # modules with a warm_up() that compiles the engine by running it
+# more warm-ups, run beside it in the other processes: the circuit kernels (their types do not depend on the circuit)
+SIDE_WARM_UPS = ("hydraulics.warmup",)
 
 
 def compiled_modules(root: Path) -> list[str]:
@@ -42,8 +44,8 @@ def compiled_modules(root: Path) -> list[str]:
 
 
 def _worker(kind: str, names: list[str]) -> int:
-    """Import ``names`` (``kind`` "import") or run their ``warm_up()`` ("warm-up"); "check" does both and returns
-    the number of kernels it had to compile (0 when everything loads from the cache)."""
+    """Import ``names`` and run the ``warm_up()`` of those that have one (``kind`` "warm-up"); "check" does the same
+    and returns the number of kernels it had to compile (0 when everything loads from the cache)."""
     import importlib
     import warnings
 
@@ -55,7 +57,7 @@ def _worker(kind: str, names: list[str]) -> int:
     warnings.simplefilter("ignore")
     for name in names:
         module = importlib.import_module(name)
-        if kind in ("warm-up", "check") and hasattr(module, "warm_up"):
+        if hasattr(module, "warm_up"):
             module.warm_up()
     if kind == "check" and compiled:
         print(f"flexmbs_jit.build: the check compiled {len(compiled)} kernels again (a cached kernel did not load): "
@@ -69,23 +71,29 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--warm-up", action="append", help="a module whose warm_up() runs the engine (default: "
                         + ", ".join(WARM_UPS) + ")")
+    parser.add_argument("--verify", action="store_true", help="check that the kernels shipped with ROOT load "
+                        "without compiling (in a fresh user cache); exit status 1 if any compiled")
     parser.add_argument("--worker", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return 3 if _worker(args.worker[0], args.worker[1:]) else 0
     root = Path(args.root).resolve()
+    if args.verify:
+        return _verify(root, args.warm_up or list(WARM_UPS))
     env = dict(os.environ, FLEXMBS_KERNEL_CACHE=str(root / "flexmbs_jit" / "kernels"), FLEXMBS_COMPILE_NOTICE="0",
                PYTHONPATH=os.pathsep.join([str(root)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
                                                          if p]))
     warm_ups = args.warm_up or list(WARM_UPS)
-    others = [name for name in compiled_modules(root) if name not in warm_ups]
+    side = [name for name in SIDE_WARM_UPS if args.warm_up is None
+            and (root / (name.replace(".", "/") + ".py")).is_file()]
+    others = [name for name in compiled_modules(root) if name not in warm_ups] + side
     groups = [("warm-up", warm_ups)]
     jobs = max(1, args.jobs)
     if jobs == 1:
-        groups.append(("import", others))
+        groups.append(("warm-up", others))
     else:
         for k in range(jobs - 1):
-            groups.append(("import", others[k::jobs - 1]))
+            groups.append(("warm-up", others[k::jobs - 1]))
     start, cpu0 = time.perf_counter(), os.times()
     command = [sys.executable, "-m", "flexmbs_jit.build", str(root), "--worker"]
     if jobs == 1:
@@ -102,6 +110,27 @@ def main(argv=None) -> int:
           f"{root / 'flexmbs_jit' / 'kernels'} in {time.perf_counter() - start:.0f} s ({cpu:.0f} s CPU, {jobs} "
           f"processes){'' if ok else '; they compile at first use instead'}", file=sys.stderr)
     return 0
+
+
+def _verify(root: Path, warm_ups: list[str]) -> int:
+    """Run every warm-up of ``root`` in a fresh process with an empty user cache: the shipped kernels only."""
+    import shutil
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="flexmbs-verify-")
+    env = {k: v for k, v in os.environ.items() if k not in ("FLEXMBS_KERNEL_CACHE", "NUMBA_CACHE_DIR")}
+    env.update(XDG_CACHE_HOME=home, FLEXMBS_COMPILE_NOTICE="0")
+    names = [n for n in compiled_modules(root) if n not in warm_ups] + warm_ups + [
+        n for n in SIDE_WARM_UPS if (root / (n.replace(".", "/") + ".py")).is_file()]
+    try:
+        code = subprocess.call([sys.executable, "-m", "flexmbs_jit.build", str(root), "--worker", "check"] + names,
+                               env=env, cwd=home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    print(f"flexmbs_jit.build: the kernels shipped in {root / 'flexmbs_jit' / 'kernels'} "
+          f"{'load without compiling' if code == 0 else 'did not all load: they compile at first use'}",
+          file=sys.stderr)
+    return 1 if code else 0
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ KEEP_KEYS = 3  # key directories kept in the user's cache (a developer's last ed
 KEEP_SECONDS = 86400.0  # ... and any used in the last day: another process may be running on it (a worktree, a
 # second installation); removing its folder under it failed that process's next kernel load
 
+NOT_IN_KEY = ("flexmbs_jit.build",)  # the build's driver: never imported by a run, no machine code depends on it
 _COMPILED = re.compile(r"^\s*(?:from\s+(?:numba|flexmbs_jit)\b|import\s+(?:numba|flexmbs_jit)\b)", re.M)
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)$", re.M)
@@ -99,7 +100,7 @@ def compiled_sources() -> tuple[Path, ...]:
     file itself)."""
     modules = _module_files()
     texts = {name: path.read_text(encoding="utf-8", errors="replace") for name, path in modules.items()}
-    compiled = [name for name, text in texts.items() if _COMPILED.search(text)]
+    compiled = [name for name, text in texts.items() if _COMPILED.search(text) and name not in NOT_IN_KEY]
     seen = set(compiled)
     for name in compiled:
         seen |= _imported(name, modules[name], texts[name], modules)

@@ -58,6 +58,10 @@ def warm_up(t_end: float = 0.002) -> dict:
                                  free_length=0.5, name="spring"))
     model.add_force(PointForce(model.add_marker(weight, "weight.load"), force=lambda t: (0.0, 0.0, 1.0 + t),
                                name="load"))
+    # a prescribed motion (its rows in the start's constraint check: the compactor compiled them at its first run)
+    wheel = model.add_rigid_body("wheel", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.0, -0.5, 0.0))
+    model.add_joint("revolute", model.add_marker(model.ground, "axle", position=(0.0, -0.5, 0.0)),
+                    model.add_marker(wheel, "wheel.hub"), name="axle").prescribe(velocity=2.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = simulate(model, t_end, engine="compiled", progress=False)
