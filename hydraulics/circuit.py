@@ -442,7 +442,7 @@ class Circuit:
         """``(compiled, "")`` for the compiled step of a multibody engine (:mod:`hydraulics.compiled`: kernel address,
         parameters, signals), or ``(None, reason)`` when a user's component or signal is a Python callback of it
         (the engine then calls the circuit back as a Python element: :meth:`rates`, :meth:`jacobians`, ...)."""
-        self._compiled = None  # the parameters of this run, for the Python evaluation too
+        self.finalize()._compiled = None  # the parameters of this run, for the Python evaluation too
         compiled = self._kernel()
         reason = compiled.reason(self.name)
         return (None, reason) if reason else (compiled, "")
