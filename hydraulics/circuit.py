@@ -139,6 +139,7 @@ class Circuit:
 
     def _collect_signals(self):
         pending = [s for comp in self.components for s in comp.signals()]
+        pending += [s for comp in self.components if isinstance(comp, Signal) for s in comp.inputs()]  # added ones
         while pending:
             sig = pending.pop()
             if isinstance(sig, Signal) and sig not in self.components:

@@ -36,15 +36,6 @@ from .signals import (PID, Constant, LookupTable, MeasurementSensor, PiecewiseLi
 from .sources import FixedDisplacementPump
 from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 
-SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckValve", "ReliefValve",
-             "DirectionalValve (no spool, first- or second-order spool)",
-             "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)", "Pipe", "Cushion",
-             "VariableDisplacementPump", "PressureCompensator", "PressureReducingValve", "CounterbalanceValve",
-             "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator",
-             "HydraulicMotor (no, Coulomb-viscous, Brown-McPhee or Stribeck friction)",
-             "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
-             "SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile, "
-             "NormalisedCommand, Hysteresis and signals whose class defines compiled_signal()")
 _TIME_SIGNALS = (Constant, PiecewiseLinear, Ramp, TimeFunction)
 _SIGNALS = _TIME_SIGNALS + (SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile,
                             NormalisedCommand, Hysteresis)
