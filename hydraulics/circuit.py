@@ -284,8 +284,9 @@ class Circuit:
         aux, out = np.zeros(max(compiled.n_aux, 1)), np.zeros(max(len(compiled.output_names), 1))
         if compiled.has_callbacks:
             self._evaluate_callbacks(ev, compiled, sig, rates, forces, aux, out, want)
-        else:
-            circuit_eval(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, want)
+        else:  # the node pressures for a reader of ev.pressure
+            ev._p = circuit_eval(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux,
+                                 out, want)[0]
         ev.rates, ev.forces, ev.kernel = rates, forces, (compiled, sig, aux, out)
         ev.differentiate = self._differentiate
         return ev

@@ -67,8 +67,9 @@ class CompiledCircuit:
     or ``("function", f)`` with ``f(t)`` a Python callable. ``callback_signals`` are ``(record number, signal,
     own record)`` of the signals evaluated in Python (in record order; ``own record``: the kernel evaluates the
     signal's record first, an instance's replaced ``evaluate`` then reads it), ``callback_components`` the
-    components evaluated in Python; ``node_numbers``, ``signal_slots`` and ``first_output`` map a node, signal
-    or component (by ``id``) to its node number, signal slot and first output."""
+    components evaluated in Python; ``node_numbers``, ``signal_slots``, ``source_slots`` and ``first_output`` map
+    a node, signal, pressure source or component (by ``id``) to its node number, signal slot, its pressure's slot and
+    first output."""
 
     def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names, builder=None):
         self.address = K.circuit_kernel.address
@@ -79,6 +80,8 @@ class CompiledCircuit:
         self.node_numbers = builder.number if builder else {}
         self.signal_slots = builder.slots if builder else {}
         self.first_output = builder.first_output if builder else {}
+        self.source_slots = ({node: builder.slots[id(sig)] for node, sig in builder.sources.items()} if builder
+                             else {})
 
     @property
     def has_callbacks(self) -> bool:

@@ -85,7 +85,10 @@ class Evaluation:
         return float(self.ydot[self.circuit.measurement_index(measurement)])
 
     def pressure(self, node) -> float:
-        """Pressure of a node, Pa (gauge)."""
+        """Pressure of a node, Pa (gauge); a pressure source's is its signal's value."""
+        slot = self._compiled.source_slots.get(id(node))
+        if slot is not None and self._sv is not None:
+            return float(self._sv[slot])
         return float(self._p[self._compiled.node_numbers[id(node)]])
 
     def signal(self, signal) -> float:

@@ -207,3 +207,33 @@ def test_a_user_signal_without_a_law_is_refused():
     c.add(h.Orifice("in", 1e-6), A="P", B="V")
     with pytest.raises(ModelError, match="has no law: write its evaluate"):
         c.finalize()
+
+
+class SourceReader(h.Signal):
+    """A user's signal reading a pressure source's pressure: ``1e-13 p`` (m^2)."""
+
+    def __init__(self, name, node):
+        super().__init__(name)
+        self.node = node
+
+    def evaluate(self, ev):
+        return 1e-13 * ev.pressure(self.node)
+
+
+def test_user_signal_reading_a_source_pressure_equals_the_pressure_sensor():
+    """The user's signal against the built-in ``Sum`` of a ``PressureSensor`` (the same value): rates to
+    round-off (rtol 1e-12) at random volume pressures and times (the source follows a function of time)."""
+    made = []
+    for user in (False, True):
+        c = h.Circuit("reader")
+        source = c.add(h.PressureSource("P", lambda t: 100e5 + 10e5 * math.sin(9 * t)))
+        c.add(h.Tank("T"))
+        c.add(h.Volume("V", 2e-4, initial_pressure=5e5))
+        area = SourceReader("area", source) if user else h.Sum("area", [h.PressureSensor("pP", "P")], [1e-13])
+        c.add(h.Orifice("in", area), A="P", B="V")
+        c.add(h.Orifice("out", 1e-6), A="V", B="T")
+        made.append(c.finalize())
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        t, z, none = rng.uniform(0.0, 1.0), np.array([rng.uniform(0.0, 90e5)]), np.zeros(0)
+        np.testing.assert_allclose(made[1].rates(t, z, none, none), made[0].rates(t, z, none, none), rtol=1e-12)
