@@ -102,9 +102,9 @@ class Component:
 
     Subclasses set ``ports`` (names of hydraulic ports), ``state_names`` and ``state_units``. The circuit assigns
     ``state_offset`` (index of the first own state in ``z``) and ``nodes`` (port name -> node) when it is
-    finalised. A user's component writes the hooks :meth:`port_flows`, :meth:`chambers`, :meth:`state_rates`,
-    :meth:`forces`, :meth:`outputs` it needs (values at an :class:`Evaluation`); the built-in ones have none (their
-    laws are in the compiled kernel).
+    finalised. A user's component writes the hooks ``port_flows``, ``chambers``, ``state_rates``, ``forces``,
+    ``outputs`` it needs (values at an :class:`Evaluation`, listed below); the built-in ones have none (their laws
+    are in the compiled kernel).
     """
 
     ports: tuple[str, ...] = ()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-
 from fem.errors import ModelError
 
 from .core import Component, non_negative, positive
@@ -22,8 +21,9 @@ from .fluid import HLP46
 class PilotValve(Component):
     """Base of a two-port metering valve whose opening follows a pressure balance (see the module docstring).
 
-    Subclasses set ``ports`` (inlet first, outlet second) and implement :meth:`balance`, the pressure (Pa) that
-    opens the valve from ``s = 0`` at ``balance = 0`` to ``s = 1`` at ``balance = opening_range``.
+    Each kind sets ``ports`` (inlet first, outlet second) and states its ``balance`` (Pa) in its docstring: the
+    valve opens from ``s = 0`` at ``balance = 0`` to ``s = 1`` at ``balance = opening_range`` (the law:
+    :func:`hydraulics.compiled_kernel._pilot_opening`, ``_controlled``).
 
     Parameters
     ----------
