@@ -4,8 +4,9 @@ own states (:mod:`hydraulics.signals`, :mod:`hydraulics.datasheet`), values only
 Every signal of a compiled circuit has a slot in the kernel's signal vector ``sv``. Functions of time (constants,
 tables, Python ``f(t)``) are evaluated by the engine and copied from its ``sig`` array (record ``TIME``); the
 others are evaluated here, one record each, in an order where every input comes before the signals that read it
-(:func:`hydraulics.compiled_build.compile_circuit` lays the records out so; a loop is refused there, as
-``Evaluation.cached`` refuses it on the Python path). Signals with states (``PID``, ``Hysteresis``) also write
+(:func:`hydraulics.compiled_build.compile_circuit` lays the records out so and refuses a loop). A user's signal
+(record ``CALLBACK``) is evaluated in Python between two runs of the records before and after it
+(:mod:`hydraulics.circuit`). Signals with states (``PID``, ``Hysteresis``) also write
 their state rates. Each block names the class whose docstring states its equation.
 
 Record layout ``[kind, length, slot, fields...]``; the fields per kind are listed at each block.
