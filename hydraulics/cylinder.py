@@ -158,7 +158,10 @@ class Cushion(Component):
 
     Between the cylinder chamber node (port ``chamber``) and the line (port ``line``): the outflow from the chamber
     passes the orifice whose area is a table of the cylinder stroke ``x`` (large before the cushion, small at the
-    end), the inflow bypasses it through a check valve (area ``bypass_area``, cracking ``bypass_cracking``).
+    end), the inflow bypasses it through a check valve (area ``bypass_area``, cracking ``bypass_cracking``):
+    ``Q = Q_o(p_c - p_l; k A(x)) - Q_o(p_l - p_c; k A_b s)`` from chamber to line, ``Q_o`` the orifice law with its
+    cubic laminar region (``transition_pressure``), ``k = C_d sqrt(2/rho)``, ``A(x)`` the table (end values held),
+    ``s`` the smooth step of ``p_l - p_c`` from ``p_crack`` to ``2 p_crack + 1 Pa``.
 
     Parameters
     ----------

@@ -4,8 +4,9 @@ The kernel is the one implementation of the components' laws (no Python twin to 
 come from the components' docstrings and the seeds: the orifice law with its cubic laminar region (seed 002
 eq. (5), (6)), the valve paths (area fraction by the spool table, end values held), the spool lags, a pipe with
 fluid inertia (seed 003 eq. (2-225), Hagen-Poiseuille below Re 2300, Blasius above 4000), the shuttle valve, the
-load-sensing pump, the four pilot-operated valves, the gas accumulator, the PID of seed 003 eq. (4-12) and the
-hysteresis. Read through ``Circuit.outputs`` and ``Circuit.rates``; rtol 1e-12 (the same formulas, round-off).
+load-sensing pump, the four pilot-operated valves, the gas accumulator, the PID of seed 003 eq. (4-12), the
+hysteresis, the cylinder's end stops (seed 001 eq. (25)), the cushion, the fixed pump with its relief (seed 001
+eq. (43)), the smooth step, the velocity profile (seed 003 §4.2.3) and the normalised command. Read through ``Circuit.outputs`` and ``Circuit.rates``; rtol 1e-12 (the same formulas, round-off).
 """
 import math
 
@@ -191,3 +192,77 @@ def test_kernel_laws_equal_their_closed_forms(seed):
         expect["hyst.value"] = held
         for key, value in expect.items():
             assert out[key] == pytest.approx(value, rel=1e-12, abs=1e-18), key
+
+
+class _Stroke:
+    unit = "m"
+    name = "stroke"
+
+
+def actuator_circuit():
+    """A cylinder with end stops and a cushion, a fixed pump with its relief, and signals of time and stroke."""
+    stroke = _Stroke()
+    c = h.Circuit("actuator")
+    c.add(h.Tank("T"))
+    for name in ("S", "CA", "L", "B"):
+        c.add(h.Volume(name, 1e-4))
+    cyl = c.add(h.Cylinder("cyl", 3e-3, 1.8e-3, 0.4, measurement=stroke, retracted_length=1.0, dead_volume_a=1e-5,
+                           dead_volume_b=1e-5, stop_stiffness=1e8, stop_damping=1e5), A="CA", B="B")
+    c.add(h.Cushion("cushion", cyl, [0.0, 0.02, 0.05], [2e-6, 2e-6, 5e-5], 3e-5), chamber="CA", line="L")
+    c.add(h.FixedDisplacementPump("pump", 2e-6, h.SmoothStep("speed", 0.2, 0.6, 10.0, 30.0),
+                                  leakage_conductance=1e-12, relief_pressure=200e5), S="T", P="S")
+    position = h.MeasurementSensor("x", stroke, unit="m")
+    c.add(h.VelocityProfile("profile", position, 0.1, 2.0, 0.3, 1.5, 1.35, 0.02, 0.01))
+    c.add(h.NormalisedCommand("U", h.Ramp("volts", 0.0, 1.0, 0.0, 10.0), h.VOLTAGE_10V))
+    return c.finalize(), stroke
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cylinder_cushion_pump_and_signals_equal_their_closed_forms(seed):
+    """Cylinder force with its end stops (seed 001 eq. (25): ``c d + d_s step(d) d'``, pushing back into the
+    stroke), the cushion (its docstring's law), the pump ``D n - G dp - k_v softplus(dp - p_cr)`` (seed 001
+    eq. (43)), the smooth step of the speed, the velocity profile of seed 003 §4.2.3, the normalised command."""
+    c, stroke = actuator_circuit()
+    rng = np.random.default_rng(seed)
+    cyl, cushion, pump = c.component("cyl"), c.component("cushion"), c.component("pump")
+    for _ in range(50):
+        t = rng.uniform(0.0, 1.2)
+        z = np.array([rng.choice([rng.uniform(-1e5, 3e5), rng.uniform(0.0, 250e5)]) for _ in c.state_names])
+        x = rng.choice([rng.uniform(-0.01, 0.06), rng.uniform(0.06, 0.41)])
+        y, ydot = np.array([1.0 + x]), np.array([rng.uniform(-0.5, 0.5)])
+        out, forces = c.outputs(t, z, y, ydot), c.forces(t, z, y, ydot)
+        p = {name: out[f"{name}.pressure"] for name in ("S", "CA", "L", "B")}
+        v = ydot[0]
+        # cylinder: pressure force, no friction, end stops
+        pressure_force = p["CA"] * cyl.piston_area - p["B"] * cyl.rod_side_area
+        stop = 0.0
+        if x < 0.0 or x > cyl.stroke:
+            sign = 1.0 if x > cyl.stroke else -1.0
+            depth = x - cyl.stroke if x > cyl.stroke else -x
+            stop = sign * (cyl.stop_stiffness * depth + cyl.stop_damping * step(depth, 0.0, cyl.stop_damping_depth)
+                           * sign * v)
+        assert out["cyl.pressure_force"] == pytest.approx(pressure_force, rel=1e-12)
+        assert out["cyl.stop_force"] == pytest.approx(stop, rel=1e-12, abs=1e-12)
+        assert forces[0] == pytest.approx(pressure_force - stop, rel=1e-12, abs=1e-9)
+        # cushion: table orifice out of the chamber, check-valve bypass into it
+        k = cushion.discharge_coefficient * math.sqrt(2.0 / RHO)
+        area = np.interp(x, cushion.positions, cushion.areas)
+        dp = p["CA"] - p["L"]
+        q = orifice(dp, k * area, cushion.transition_pressure) - orifice(
+            -dp, k * cushion.bypass_area * step(-dp, cushion.bypass_cracking, 2.0 * cushion.bypass_cracking + 1.0),
+            cushion.transition_pressure)
+        assert out["cushion.flow"] == pytest.approx(q, rel=1e-12, abs=1e-18)
+        # pump with its built-in relief; its speed a smooth step of time
+        n = 10.0 + 20.0 * step(t, 0.2, 0.6)
+        assert out["speed.value"] == pytest.approx(n, rel=1e-12)
+        dp = p["S"] - 0.0
+        q = pump.displacement * n - pump.leakage_conductance * dp - pump.relief_gain * softplus(
+            dp - pump.relief_pressure, pump.relief_width)
+        assert out["pump.flow"] == pytest.approx(q, rel=1e-12, abs=1e-18)
+        # velocity profile: v = min(a (t - t0), v_max, sqrt(v_f^2 + 2 d s_rem)), 0 before t0
+        remaining = (1.35 - (1.0 + x)) - 0.01
+        v_dec = 0.02 if remaining <= 0.0 else math.sqrt(0.02**2 + 2.0 * 1.5 * remaining)
+        expected = 0.0 if t <= 0.1 else min(2.0 * (t - 0.1), 0.3, v_dec)
+        assert out["profile.value"] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        # the normalised command of a 0..10 V ramp on the -10..10 V range: (c - 0 V) / 10 V
+        assert out["U.value"] == pytest.approx(10.0 * min(t, 1.0) / 10.0, rel=1e-12, abs=1e-15)
