@@ -1,9 +1,11 @@
 """hydraulics: fluid power and controls for flexmbs machine models.
 
-Components are small classes with parameters, states, equations and Jacobian side by side (STYLE.md, the
-Hopsan lesson). A :class:`Circuit` collects them, assembles the states (pressures, spool positions, line flows,
-controller states), their rates and the analytic Jacobian, and joins a flexmbs model as a state element
-(docs/element-protocol.md); :func:`simulate_circuit` runs it alone with prescribed cylinder motion.
+Components are small classes with parameters, ports, states and outputs (the Hopsan lesson of STYLE.md); their
+laws are written once, in the compiled circuit kernel (:mod:`hydraulics.compiled_kernel`). A :class:`Circuit`
+collects them, lays out the states (pressures, spool positions, line flows, controller states), evaluates their
+rates and forces by the kernel (a user's own component or signal as a Python callback of it) and the Jacobian by
+its central differences, and joins a flexmbs model as a state element (docs/element-protocol.md);
+:func:`simulate_circuit` runs it alone with prescribed cylinder motion.
 See docs/hydraulics.md for the equations and their seed references.
 """
 from .accumulators import GasAccumulator

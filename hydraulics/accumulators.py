@@ -1,16 +1,11 @@
 """Gas-loaded (bladder, diaphragm, piston) accumulator with a polytropic gas law and precharge."""
 from __future__ import annotations
 
-import math
 
-import numpy as np
 
 from fem.errors import ModelError
-from fem.scalar_laws import smoothstep
 
-from .core import Component, Evaluation, positive
-from .orifices import orifice_flow
-from .compiled_laws import smooth_lower_limit
+from .core import Component, positive
 
 #: Atmospheric pressure, Pa: the gas law works in absolute pressure, the circuit in gauge pressure.
 ATMOSPHERE = 101325.0
@@ -49,6 +44,8 @@ class GasAccumulator(Component):
         ``V_close`` of the poppet (default ``1e-3 V_0``).
     """
 
+    OUTPUT_UNITS = {"flow": "m^3/s", "gas_pressure": "Pa", "oil_volume": "m^3", "gas_volume": "m^3"}
+
     ports = ("P",)
     state_names = ("oil_volume",)
     state_units = ("m^3",)
@@ -79,39 +76,3 @@ class GasAccumulator(Component):
             return 0.0
         ratio = (self.precharge + ATMOSPHERE) / (pressure + ATMOSPHERE)
         return self.gas_volume * (1.0 - ratio ** (1.0 / self.polytropic_index))
-
-    def gas_pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Gauge gas pressure ``p_g`` (Pa) and its gradient."""
-        v, dv = self.own_state(ev)
-        v0, n = self.gas_volume, self.polytropic_index
-        gas, d_gas = smooth_lower_limit(v0 - v, 0.01 * v0, 0.005 * v0)
-        absolute = (self.precharge + ATMOSPHERE) * (v0 / gas) ** n
-        return absolute - ATMOSPHERE, -n * absolute / gas * d_gas * (-dv)
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Flow from the port into the accumulator, m^3/s."""
-        pp, dpp = self.port_pressure(ev, "P")
-        pg, dpg = ev.cached((self, "gas"), self.gas_pressure)
-        v, dv = self.own_state(ev)
-        dp, d_dp = pp - pg, dpp - dpg
-        gate, d_gate = smoothstep(v, 0.0, self.closing_volume)
-        w = self.switching_pressure
-        inflow, d_inflow = smoothstep(dp, -w, w)
-        k = self.discharge_coefficient * self.port_area * math.sqrt(2.0 / self.density)
-        share = inflow + (1.0 - inflow) * gate
-        d_share = (1.0 - gate) * d_inflow * d_dp + (1.0 - inflow) * d_gate * dv
-        q, dq_dp, dq_dg = orifice_flow(dp, k * share, self.transition_pressure)
-        return q, dq_dp * d_dp + dq_dg * k * d_share
-
-    def state_rates(self, ev: Evaluation):
-        return [ev.cached((self, "flow"), self.flow)]
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"P": (-q, -dq)}
-
-    def outputs(self, ev: Evaluation):
-        v = self.own_state(ev)[0]
-        pg = ev.cached((self, "gas"), self.gas_pressure)[0]
-        return {"flow": (ev.cached((self, "flow"), self.flow)[0], "m^3/s"), "gas_pressure": (pg, "Pa"),
-                "oil_volume": (v, "m^3"), "gas_volume": (self.gas_volume - v, "m^3")}

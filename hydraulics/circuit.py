@@ -5,12 +5,14 @@ spool positions, line flows, controller states), reads the measurements ``y`` of
 returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their Jacobians.
 
 Once the circuit is complete its compiled kernel (:mod:`hydraulics.compiled_kernel`, the one implementation of the
-library's component laws) evaluates it, and the Jacobian blocks are central differences of that kernel. A circuit
-the kernel does not cover (a user's component or signal, or a signal whose ``evaluate`` was replaced on the instance,
-as ``flexmbs.linearize`` offsets an input) is evaluated by the component methods and their gradients. The kernel's
-parameter arrays are read from the components at the first evaluation and at every multibody run
-(:meth:`Circuit.compiled_element`); after changing a parameter of a circuit already evaluated, call
-:meth:`Circuit.refresh`.
+library's component laws) evaluates it, and the Jacobian blocks are central differences of that kernel. A user's
+component or signal (or a signal whose ``evaluate`` was replaced on the instance, as ``flexmbs.linearize`` offsets
+an input) is a Python callback evaluated only for itself between the kernel's pieces: the signal records up to it,
+its value into its slot, the rest; then the user's components from the node pressures and signals, their flows,
+chambers and forces handed to the kernel's component pass (:func:`~hydraulics.compiled_kernel.circuit_components`).
+The Jacobian is then central differences of kernel and callbacks together. The kernel's parameter arrays are read
+from the components at the first evaluation and at every multibody run (:meth:`Circuit.compiled_element`); after
+changing a parameter of a circuit already evaluated, call :meth:`Circuit.refresh`.
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ import numpy as np
 from fem.errors import ModelError
 from fem.scalar_laws import interp
 
-from .compiled_kernel import circuit_eval, circuit_jacobian
+from .compiled_kernel import (HEAD, circuit_components, circuit_eval, circuit_gaps, circuit_jacobian,
+                              node_pressures, source_pressures)
+from .compiled_signals import eval_signals
 from .core import Component, Evaluation, Node, Signal
 from .cylinder import Cylinder
 from .fluid import HLP46, Fluid
@@ -59,7 +63,6 @@ class Circuit:
         self._by_name: dict[str, Component] = {}
         self._connections: dict[tuple[str, str], str] = {}
         self._final = False
-        self._laying_out = False
 
     # -- building ---------------------------------------------------------------------------------------------
     def add(self, component: Component, **connections: str) -> Component:
@@ -107,14 +110,16 @@ class Circuit:
         self._resolve_ports()
         self._collect_signals()
         self._check_volumes()
-        self._laying_out = True
-        try:
-            self._layout()
-        finally:
-            self._laying_out = False
+        self._layout()
         self._signal_list = [c for c in self.components if isinstance(c, Signal)]
         self._compiled = None
         self._final = True
+        try:  # a loop of signals, a node or a law without kernel is refused here; the arrays are read at first use
+            self._kernel()
+        except ModelError:
+            self._final = False
+            raise
+        self._compiled = None
         return self
 
     def _resolve_ports(self):
@@ -134,6 +139,7 @@ class Circuit:
 
     def _collect_signals(self):
         pending = [s for comp in self.components for s in comp.signals()]
+        pending += [s for comp in self.components if isinstance(comp, Signal) for s in comp.inputs()]  # added ones
         while pending:
             sig = pending.pop()
             if isinstance(sig, Signal) and sig not in self.components:
@@ -145,8 +151,8 @@ class Circuit:
 
     def _check_volumes(self):
         attached = {id(comp.nodes[port]) for comp in self.components for port in comp.ports}
-        chamber_nodes = {id(node) for comp in self.components if isinstance(comp, Cylinder)
-                         for node in comp.nodes.values()}
+        chamber_nodes = {id(node) for comp in self.components
+                         if isinstance(comp, Cylinder) or hasattr(comp, "chambers") for node in comp.nodes.values()}
         for comp in self.components:
             if isinstance(comp, Volume):
                 if comp.fixed_volume <= 0.0 and id(comp) not in chamber_nodes:
@@ -170,12 +176,8 @@ class Circuit:
                 if id(m) not in self._measurement_ids:
                     self._measurement_ids[id(m)] = len(self._measurements)
                     self._measurements.append(m)
-        self._output_units = {}
-        n_y = len(self._measurements)
-        ev = self.evaluate(0.0, self.initial_state(), np.zeros(n_y), np.zeros(n_y))
-        for comp in self.components:
-            for key, (_, unit) in comp.outputs(ev).items():
-                self._output_units[f"{comp.name}.{key}"] = unit
+        self._output_units = {f"{comp.name}.{key}": unit for comp in self.components
+                              for key, unit in comp.output_units().items()}
 
     # -- protocol attributes (available once the circuit is complete) ------------------------------------------
     @property
@@ -235,8 +237,7 @@ class Circuit:
     # -- the state-element protocol ---------------------------------------------------------------------------
     def initial_state(self) -> np.ndarray:
         """Initial states, shape (n_z,)."""
-        if not self._laying_out:
-            self.finalize()
+        self.finalize()
         parts = [comp.initial_state() for comp in self.components]
         return np.concatenate(parts) if parts else np.zeros(0)
 
@@ -252,13 +253,12 @@ class Circuit:
         the same ``(t, z, y, ydot)`` (the multibody solver asks for forces, then rates of one point; the recorder for
         forces, then outputs). One-shot, so that a parameter or signal changed in place between two calls (the
         input offsets of flexmbs.linearize) is never served from an older evaluation."""
-        if not self._final and not self._laying_out:
-            self.finalize()
+        self.finalize()
         z = np.array(z, dtype=float).reshape(-1)
         y = np.array(y, dtype=float).reshape(-1)
         ydot = np.array(ydot, dtype=float).reshape(-1)
         ev = self._evaluate(t, z, y, ydot)
-        self._handed = ((float(t), z.tobytes(), y.tobytes(), ydot.tobytes()), ev) if self._final else None
+        self._handed = ((float(t), z.tobytes(), y.tobytes(), ydot.tobytes()), ev)
         return ev
 
     def _reuse(self, t, z, y, ydot) -> Evaluation:
@@ -274,35 +274,46 @@ class Circuit:
         self._handed = None
         return ev
 
-    def _roles(self) -> tuple:
-        """Components that contribute port flows/chambers, state rates and forces (those overriding the hooks of
-        :class:`Component`; the others return nothing), in circuit order: the evaluation skips the rest."""
-        if getattr(self, "_role_lists", None) is None or self._role_lists[0] != len(self.components):
-            def overrides(comp, hook):
-                return getattr(type(comp), hook) is not getattr(Component, hook)
-
-            comps = self.components
-            self._role_lists = (len(comps),
-                                [c for c in comps if overrides(c, "port_flows") or overrides(c, "chambers")],
-                                [c for c in comps if isinstance(c, Volume) or overrides(c, "state_rates")],
-                                [c for c in comps if overrides(c, "forces")])
-        return self._role_lists[1:]
-
-    def _evaluate(self, t, z, y, ydot) -> Evaluation:
-        """Rates and forces at one point: by the compiled kernel once the circuit is final and the kernel covers it,
-        else (while laying out, or for a circuit with a user's component or signal) by the component methods."""
-        compiled = self._kernel() if self._final else None
-        if compiled is None:
-            return self._evaluate_components(t, z, y, ydot)
-        ev = Evaluation(self, t, z, y, ydot)
+    def _evaluate(self, t, z, y, ydot, want: bool = True) -> Evaluation:
+        """Rates and forces at one point by the compiled kernel, with the Python callbacks between its pieces."""
+        compiled = self._kernel()
+        ev = Evaluation(self, t, z, y, ydot, compiled=compiled)
         sig = np.array([data if kind == "constant" else (interp(ev.t, *data)[0] if kind == "table" else data(ev.t))
                         for kind, data in compiled.signals], dtype=float)
         rates, forces = np.zeros(ev.n_z), np.zeros(ev.n_y)
         aux, out = np.zeros(max(compiled.n_aux, 1)), np.zeros(max(len(compiled.output_names), 1))
-        circuit_eval(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux, out, True)
+        if compiled.has_callbacks:
+            self._evaluate_callbacks(ev, compiled, sig, rates, forces, aux, out, want)
+        else:  # the node pressures for a reader of ev.pressure
+            ev._p = circuit_eval(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, rates, forces, aux,
+                                 out, want)[0]
         ev.rates, ev.forces, ev.kernel = rates, forces, (compiled, sig, aux, out)
-        ev.fill, ev.differentiate = self._fill_flows, self._differentiate
+        ev.differentiate = self._differentiate
         return ev
+
+    @staticmethod
+    def _evaluate_callbacks(ev, compiled, sig, rates, forces, aux, out, want) -> None:
+        """The kernel in pieces with the user's signals and components (Python callbacks) between them."""
+        fpar, ipar, t, z, y, ydot = compiled.fpar, compiled.ipar, ev.t, ev.z, ev.y, ev.ydot
+        p = node_pressures(z, fpar, ipar)
+        sv = np.zeros(max(ipar[10], 1))
+        ev._p, ev._sv = p, sv
+        r, done = HEAD + 2 * ipar[4], 0
+        for number, signal, own_record in compiled.callback_signals:
+            r = eval_signals(t, z, y, ydot, sig, fpar, ipar, r, number - done, p, sv, rates, out, want)
+            if own_record:  # the kernel's value first (a replaced evaluate reads it)
+                r = eval_signals(t, z, y, ydot, sig, fpar, ipar, r, 1, p, sv, rates, out, want)
+            else:
+                r += ipar[r + 1]
+            sv[compiled.signal_slots[id(signal)]] = signal.evaluate(ev)
+            done = number + 1
+        r = eval_signals(t, z, y, ydot, sig, fpar, ipar, r, ipar[11] - done, p, sv, rates, out, want)
+        source_pressures(ipar, p, sv)
+        nodal = np.zeros((4, ipar[4]))
+        callers = [s for _, s, own in compiled.callback_signals if not own] + compiled.callback_components
+        for comp in callers:
+            _call_back(ev, comp, compiled, nodal, rates, forces, out if want else None)
+        circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, aux, out, want)
 
     def refresh(self) -> None:
         """Read the components' parameters into the kernel's arrays again (at the next evaluation)."""
@@ -310,70 +321,42 @@ class Circuit:
         self._handed = None
 
     def _kernel(self):
-        """The compiled circuit (:func:`hydraulics.compiled.compile_circuit`, built on first use), or None when the
-        kernel does not cover the circuit or a signal's ``evaluate`` is replaced on the instance."""
-        if any("evaluate" in vars(sig) for sig in self._signal_list):
-            return None
-        if self._compiled is None:
+        """The compiled circuit (:func:`hydraulics.compiled_build.compile_circuit`, built on first use and again
+        when a signal's ``evaluate`` is replaced on the instance or given back)."""
+        replaced = tuple(id(sig) for sig in self._signal_list if "evaluate" in vars(sig))
+        if self._compiled is None or getattr(self, "_replaced", ()) != replaced:
             from .compiled_build import compile_circuit
 
-            self._compiled = False  # while building: the methods evaluate (a signal's own kernel reads its outputs)
-            self._compiled = compile_circuit(self)[0] or False
-            self._handed = None  # an evaluation by the methods while building is not handed on
-        return self._compiled or None
+            self._compiled, self._replaced = compile_circuit(self)[0], replaced
+        return self._compiled
 
-    def _differentiate(self, ev: Evaluation) -> None:
-        """``ev.d_rates``, ``ev.d_forces`` by central differences of the kernel (steps ``1e-7 max(|w_j|, floor)``,
-        the floor by unit: 1e5 Pa, 1e-5 m^3/s and m^3, 1 for fractions, 1e-2 otherwise)."""
-        compiled, sig = ev.kernel[0], ev.kernel[1]
+    def _steps(self, ev: Evaluation) -> np.ndarray:
+        """Difference steps ``1e-7 max(|w_j|, floor)`` over ``w = [z, y, ydot]``, the floor by unit: 1e5 Pa, 1e-5
+        m^3/s and m^3, 1 for fractions, 1e-2 otherwise."""
         floors = [_STEP_FLOOR.get(unit, 1e-2) for unit in self._state_units]
         floors += [_STEP_FLOOR.get(getattr(m, "unit", ""), 1e-2) for m in self._measurements] * 2
         w = np.concatenate((ev.z, ev.y, ev.ydot))
-        steps = 1e-7 * np.maximum(np.abs(w), np.array(floors, dtype=float).reshape(-1))
+        return 1e-7 * np.maximum(np.abs(w), np.array(floors, dtype=float).reshape(-1))
+
+    def _differentiate(self, ev: Evaluation) -> None:
+        """``ev.d_rates``, ``ev.d_forces`` by central differences of the kernel (with its callbacks, if any)."""
+        compiled, sig = ev.kernel[0], ev.kernel[1]
+        steps = self._steps(ev)
         d_rates, d_forces = np.zeros((ev.n_z, ev.n_w)), np.zeros((ev.n_y, ev.n_w))
-        circuit_jacobian(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, steps, d_rates, d_forces,
-                         False)
+        if not compiled.has_callbacks:
+            circuit_jacobian(ev.t, ev.z, ev.y, ev.ydot, sig, compiled.fpar, compiled.ipar, steps, d_rates, d_forces,
+                             False)
+        else:
+            w, n_z, n_y = np.concatenate((ev.z, ev.y, ev.ydot)), ev.n_z, ev.n_y
+            for j, h in enumerate(steps):
+                sides = []
+                for sign in (1.0, -1.0):
+                    wj = w.copy()
+                    wj[j] += sign * h
+                    sides.append(self._evaluate(ev.t, wj[:n_z], wj[n_z:n_z + n_y], wj[n_z + n_y:], want=False))
+                d_rates[:, j] = (sides[0].rates - sides[1].rates) / (2.0 * h)
+                d_forces[:, j] = (sides[0].forces - sides[1].forces) / (2.0 * h)
         ev.d_rates, ev.d_forces = d_rates, d_forces
-
-    def _fill_flows(self, ev: Evaluation) -> None:
-        """``ev.inflow`` and ``ev.chamber_map`` from the components' ``port_flows`` and ``chambers``."""
-        inflow, chambers = ev.inflow, ev.chamber_map
-        for comp in self._roles()[0]:
-            for port, (q, dq) in comp.port_flows(ev).items():
-                key = id(comp.nodes[port])
-                if key in inflow:
-                    v, g = inflow[key]
-                    inflow[key] = (v + q, g + dq)
-                else:
-                    inflow[key] = (0.0 + q, ev.zero() + dq)
-            for chamber in comp.chambers(ev):
-                chambers.setdefault(id(comp.nodes[chamber[0]]), []).append(chamber)
-
-    def _evaluate_components(self, t, z, y, ydot) -> Evaluation:
-        """The evaluation through the component methods (their values and hand gradients)."""
-        ev = Evaluation(self, t, z, y, ydot)
-        self._fill_flows(ev)
-        inflow, chambers = ev.inflow, ev.chamber_map
-        _, with_rates, with_forces = self._roles()
-        rates, d_rates = np.zeros(ev.n_z), np.zeros((ev.n_z, ev.n_w))
-        for comp in with_rates:
-            if isinstance(comp, Volume):
-                q, dq = inflow.get(id(comp), (0.0, ev.zero()))
-                own = [comp.pressure_rate(ev, q, dq, chambers.get(id(comp), []))]
-            else:
-                own = comp.state_rates(ev)
-            for k, (value, grad) in enumerate(own):
-                rates[comp.state_offset + k] = value
-                d_rates[comp.state_offset + k] = grad
-        n_y = ev.n_y
-        forces, d_forces = np.zeros(n_y), np.zeros((n_y, ev.n_w))
-        for comp in with_forces:
-            for measurement, value, grad in comp.forces(ev):
-                k = self.measurement_index(measurement)
-                forces[k] += value
-                d_forces[k] += grad
-        ev.rates, ev.d_rates, ev.forces, ev.d_forces = rates, d_rates, forces, d_forces
-        return ev
 
     def rates(self, t, z, y, ydot) -> np.ndarray:
         """``zdot``, shape (n_z,)."""
@@ -385,7 +368,7 @@ class Circuit:
 
     def jacobians(self, t, z, y, ydot) -> dict[str, np.ndarray]:
         """Jacobian blocks ``rates_z, rates_y, rates_ydot, forces_z, forces_y, forces_ydot``: central differences of
-        the compiled kernel (the component methods' gradients for a circuit the kernel does not cover)."""
+        the compiled kernel (with its Python callbacks, if any)."""
         ev = self.evaluate(t, z, y, ydot)
         nz, ny = ev.n_z, ev.n_y
         blocks = {}
@@ -396,29 +379,27 @@ class Circuit:
         return blocks
 
     def event_gaps(self, t, z, y, ydot) -> dict[str, tuple[float, float]]:
-        """Gap functions ``{component.gap: (g, ġ)}`` of components with contacts (cylinder end stops), for the
-        event location of the multibody integrator (flexmbs.engine.events)."""
-        if not self._final and not self._laying_out:
-            self.finalize()
-        ev = Evaluation(self, t, z, y, ydot)
-        out = {}
-        for comp in self.components:
-            if hasattr(comp, "event_gaps"):
+        """Gap functions ``{component.gap: (g, ġ)}`` of the cylinders' end stops (``x`` and ``stroke - x`` with
+        their rates; :func:`~hydraulics.compiled_kernel.circuit_gaps`) and of a user's components that write
+        ``event_gaps(ev)``, for the event location of the multibody integrator (flexmbs.engine.events)."""
+        compiled = self.finalize()._kernel()
+        y, ydot = np.asarray(y, dtype=float).reshape(-1), np.asarray(ydot, dtype=float).reshape(-1)
+        n = len(compiled.gap_names)
+        gaps = np.zeros(2 * n)
+        circuit_gaps(y, ydot, compiled.fpar, compiled.ipar, gaps)
+        out = {name: (float(gaps[k]), float(gaps[n + k])) for k, name in enumerate(compiled.gap_names)}
+        users = [c for c in compiled.callback_components if callable(getattr(c, "event_gaps", None))]
+        if users:
+            ev = self.evaluate(t, z, y, ydot)
+            for comp in users:
                 for key, (g, rate) in comp.event_gaps(ev).items():
                     out[f"{comp.name}.{key}"] = (float(g), float(rate))
         return out
 
     def outputs(self, t, z, y, ydot) -> dict[str, float]:
         """Named output signals (SI units, see ``output_units``)."""
-        ev = self._reuse(t, z, y, ydot)
-        if ev.kernel is not None:
-            compiled, _, _, values = ev.kernel
-            return {name: float(v) for name, v in zip(compiled.output_names, values)}
-        out = {}
-        for comp in self.components:
-            for key, (value, _) in comp.outputs(ev).items():
-                out[f"{comp.name}.{key}"] = float(value)
-        return out
+        compiled, _, _, values = self._reuse(t, z, y, ydot).kernel
+        return {name: float(v) for name, v in zip(compiled.output_names, values)}
 
     # -- optional protocol: integrated outputs (docs/element-protocol.md) -----------------------------------------
     @property
@@ -434,13 +415,10 @@ class Circuit:
 
     def integrands(self, t, z, y, ydot) -> dict[str, float]:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
-        ev = self._reuse(t, z, y, ydot)
+        aux = self._reuse(t, z, y, ydot).kernel[2]
         out = {}
-        for k, volume in enumerate(self.volumes):
-            if ev.kernel is not None:  # per volume: the fill flow and |guard flow| (compiled_kernel._volume)
-                q_cav, q_guard = ev.kernel[2][2 * k], ev.kernel[2][2 * k + 1]
-            else:
-                q_cav, q_guard = volume.fictive_flows(ev)
+        for k, volume in enumerate(self.volumes):  # per volume: the fill flow and |guard flow| (compiled_kernel._volume)
+            q_cav, q_guard = aux[2 * k], aux[2 * k + 1]
             out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
             out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
         return out
@@ -449,10 +427,10 @@ class Circuit:
         """Warnings for added oil above ``ADDED_OIL_FRACTION`` of a node's volume at ``(t, z, y)`` (the start)."""
         if not any(value > 0.0 for value in integrals.values()):  # no oil added anywhere: nothing to size
             return []
-        ev = self.evaluate(t, z, y, ydot)
+        outputs = self.outputs(t, z, y, ydot)
         lines = []
         for volume in self.volumes:
-            size = volume.capacitance(ev, ev.node_chambers(volume))[1]
+            size = outputs[f"{volume.name}.volume"]
             for kind, what in (("cavitation", "the cavitation floor"), ("guard", "the minimum-volume guard")):
                 added = integrals.get(f"{volume.name}.added_oil_{kind}", 0.0)
                 if added > ADDED_OIL_FRACTION * size:
@@ -464,12 +442,12 @@ class Circuit:
 
     def compiled_element(self):
         """``(compiled, "")`` for the compiled step of a multibody engine (:mod:`hydraulics.compiled`: kernel address,
-        parameters, signals), or ``(None, reason)`` when a component or signal has no compiled kernel."""
-        from .compiled_build import compile_circuit
-
-        compiled, reason = compile_circuit(self)
-        self._compiled = compiled or False  # the Python evaluation reads the parameters of this run too
-        return compiled, reason
+        parameters, signals), or ``(None, reason)`` when a user's component or signal is a Python callback of it
+        (the engine then calls the circuit back as a Python element: :meth:`rates`, :meth:`jacobians`, ...)."""
+        self.finalize()._compiled = None  # the parameters of this run, for the Python evaluation too
+        compiled = self._kernel()
+        reason = compiled.reason(self.name)
+        return (None, reason) if reason else (compiled, "")
 
     def plausibility(self, t=0.0, z=None, y=None, ydot=None) -> list[str]:
         """Settings that contradict each other (supply vs relief, cylinder start outside the stroke), one line
@@ -480,3 +458,26 @@ class Circuit:
 
     def __repr__(self) -> str:
         return f"Circuit({self.name!r}, {len(self.components)} components)"
+
+
+def _call_back(ev: Evaluation, comp, compiled, nodal, rates, forces, out) -> None:
+    """One user's component or state signal, evaluated for itself: its port flows and chambers into ``nodal``
+    (net inflow, volume, volume rate, wall compliance per node), its state rates, its forces and (``out`` not
+    None) its outputs."""
+    numbers = compiled.node_numbers
+    for port, flow in (comp.port_flows(ev) if hasattr(comp, "port_flows") else {}).items():
+        nodal[0, numbers[id(comp.nodes[port])]] += flow
+    for port, volume, volume_rate, wall_modulus in (comp.chambers(ev) if hasattr(comp, "chambers") else ()):
+        k = numbers[id(comp.nodes[port])]
+        nodal[1, k] += volume
+        nodal[2, k] += volume_rate
+        if np.isfinite(wall_modulus):
+            nodal[3, k] += volume / wall_modulus
+    if comp.state_names:
+        rates[comp.state_offset:comp.state_offset + len(comp.state_names)] = comp.state_rates(ev)
+    for measurement, force in (comp.forces(ev) if hasattr(comp, "forces") else ()):
+        forces[ev.circuit.measurement_index(measurement)] += force
+    if out is not None and hasattr(comp, "outputs"):
+        first, keys = compiled.first_output[id(comp)], list(comp.output_units())
+        for key, value in comp.outputs(ev).items():
+            out[first + keys.index(key)] = value

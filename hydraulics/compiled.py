@@ -11,15 +11,15 @@ floats, ``ipar`` integers: node table, signal records and one record per compone
 The multibody engine calls it through that address from its own compiled step, without returning to Python;
 hydraulics does not import flexmbs (the package layering), the address is the whole interface.
 
-The kernel evaluates the same equations as the component methods for the kinds listed in :data:`SUPPORTED`:
-values only, the engine differences them for its Jacobian. ``aux`` holds the integrands of
+The kernel is the one implementation of the built-in components' laws (the kinds of
+:func:`hydraulics.compiled_build.kernel_kind`), values only; the engine differences them for its Jacobian. ``aux`` holds the integrands of
 ``Circuit.integrands`` (per volume: the cavitation fill flow and ``|guard flow|``). Signals that are plain
 functions of time (constants, tables, Python functions ``f(t)``) are evaluated by the engine once per time and
 handed in ``sig``; the signals that read other signals, measurements, pressures or own states (Sum, PID,
 LookupTable, sensors, ...) are evaluated in the kernel, and a signal class may bring its own numba kernel
-(``compiled_signal``, :mod:`hydraulics.compiled_signals`: a case's controller). A circuit with any other kind of
-component or signal (a user's subclass) is not compiled: :func:`compile_circuit` says which, and the engine keeps
-the circuit on its Python path. Hydraulic motors are compiled; the engine measures their shaft angle (a joint
+(``compiled_signal``, :mod:`hydraulics.compiled_signals`: a case's controller). A user's component or signal is a
+Python callback of the circuit (:mod:`hydraulics.circuit`): :func:`compile_circuit` names them, and the engine calls
+such a circuit back as a Python element. Hydraulic motors are compiled; the engine measures their shaft angle (a joint
 coordinate) in its own compiled step.
 
 The code: :mod:`hydraulics.compiled_laws` (smooth laws), :mod:`hydraulics.compiled_signals` (signals),
@@ -27,7 +27,7 @@ The code: :mod:`hydraulics.compiled_laws` (smooth laws), :mod:`hydraulics.compil
 """
 from __future__ import annotations
 
-from .compiled_build import SUPPORTED, CompiledCircuit, compile_circuit
+from .compiled_build import CompiledCircuit, compile_circuit, kernel_kind
 from .compiled_kernel import circuit_eval, circuit_gaps, circuit_kernel
 
-__all__ = ["compile_circuit", "circuit_kernel", "circuit_eval", "circuit_gaps", "SUPPORTED", "CompiledCircuit"]
+__all__ = ["compile_circuit", "circuit_kernel", "circuit_eval", "circuit_gaps", "kernel_kind", "CompiledCircuit"]

@@ -2,10 +2,12 @@
 
 :func:`compile_circuit` turns a finalised :class:`~hydraulics.circuit.Circuit` into parameter arrays (``fpar``
 floats, ``ipar`` integers: head, node table, signal records, one record per component; the layouts are in
-:mod:`hydraulics.compiled_kernel` and :mod:`hydraulics.compiled_signals`) and the kernel's address. A component or
-signal of a kind the kernel lacks (a user's subclass without ``compiled_signal``, a signal whose ``evaluate`` was
-replaced on the instance, the kinds not in :data:`SUPPORTED`) makes it return ``(None, reason)``; the engine then
-keeps the circuit on its Python path.
+:mod:`hydraulics.compiled_kernel` and :mod:`hydraulics.compiled_signals`) and the kernel's address. A user's
+component or signal (a class that writes the hooks of :mod:`hydraulics.core` and has no kernel of its own) and a
+signal whose ``evaluate`` was replaced on the instance (an input offset of ``flexmbs.linearize``) become Python
+callbacks of the compiled circuit (:attr:`CompiledCircuit.callback_signals`, ``callback_components``), evaluated by
+:class:`hydraulics.circuit.Circuit` between the kernel's pieces; the engine's compiled step then takes the circuit
+as a Python element (:meth:`CompiledCircuit.reason`).
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ import numpy as np
 from . import compiled_kernel as K
 from . import compiled_signals as S
 from .accumulators import GasAccumulator
-from .core import Signal
+from fem.errors import ModelError
+
+from .core import HOOKS, Signal
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, Cushion, Cylinder
 from .datasheet import Hysteresis, NormalisedCommand
 from .friction import StribeckFriction
@@ -32,20 +36,26 @@ from .signals import (PID, Constant, LookupTable, MeasurementSensor, PiecewiseLi
 from .sources import FixedDisplacementPump
 from .valves import DirectionalValve, FirstOrderSpool, SecondOrderSpool
 
-SUPPORTED = ("PressureSource", "Tank", "Volume", "Orifice", "Throttle", "CheckValve", "ReliefValve",
-             "DirectionalValve (no spool, first- or second-order spool)",
-             "Cylinder (no, Coulomb-viscous, Brown-McPhee or Stribeck friction; end stops)", "Pipe", "Cushion",
-             "VariableDisplacementPump", "PressureCompensator", "PressureReducingValve", "CounterbalanceValve",
-             "PilotOperatedCheckValve", "ShuttleValve", "FixedDisplacementPump", "GasAccumulator",
-             "HydraulicMotor (no, Coulomb-viscous, Brown-McPhee or Stribeck friction)",
-             "signals Constant, PiecewiseLinear, Ramp, TimeFunction, "
-             "SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile, "
-             "NormalisedCommand, Hysteresis and signals whose class defines compiled_signal()")
 _TIME_SIGNALS = (Constant, PiecewiseLinear, Ramp, TimeFunction)
 _SIGNALS = _TIME_SIGNALS + (SmoothStep, Sum, LookupTable, MeasurementSensor, PressureSensor, PID, VelocityProfile,
                             NormalisedCommand, Hysteresis)
+_KINDS = frozenset(_SIGNALS + (PressureSource, Tank, Volume, Orifice, Throttle, CheckValve, ReliefValve,
+                               DirectionalValve, Cylinder, Pipe, Cushion, VariableDisplacementPump, PressureCompensator,
+                               PressureReducingValve, CounterbalanceValve, PilotOperatedCheckValve, ShuttleValve,
+                               FixedDisplacementPump, GasAccumulator, HydraulicMotor))
 _PILOTS = {PressureCompensator: K.COMPENSATOR, PressureReducingValve: K.REDUCING,
            CounterbalanceValve: K.COUNTERBALANCE, PilotOperatedCheckValve: K.PILOT_CHECK}
+
+
+def kernel_kind(comp):
+    """The built-in class whose kernel evaluates ``comp``, or None for a user's component or signal (a class on
+    the way up that writes a hook of :data:`hydraulics.core.HOOKS` or has a kernel of its own)."""
+    for cls in type(comp).__mro__:
+        if cls in _KINDS:
+            return cls
+        if any(hook in cls.__dict__ for hook in HOOKS) or "compiled_signal" in cls.__dict__:
+            return None
+    return None
 
 
 class CompiledCircuit:
@@ -54,16 +64,35 @@ class CompiledCircuit:
     ``output_names`` name the entries the kernel writes in mode 1, as ``Circuit.outputs``; ``gap_names`` the
     gaps of mode 2, as ``Circuit.event_gaps``.
     ``signals`` are ``(kind, data)`` per entry of ``sig``: ``("constant", value)``, ``("table", (times, values))``
-    or ``("function", f)`` with ``f(t)`` a Python callable."""
+    or ``("function", f)`` with ``f(t)`` a Python callable. ``callback_signals`` are ``(record number, signal,
+    own record)`` of the signals evaluated in Python (in record order; ``own record``: the kernel evaluates the
+    signal's record first, an instance's replaced ``evaluate`` then reads it), ``callback_components`` the
+    components evaluated in Python; ``node_numbers``, ``signal_slots``, ``source_slots`` and ``first_output`` map
+    a node, signal, pressure source or component (by ``id``) to its node number, signal slot, its pressure's slot and
+    first output."""
 
-    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names):
+    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names, builder=None):
         self.address = K.circuit_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
         self.output_names, self.gap_names = output_names, gap_names
+        self.callback_signals = builder.callbacks if builder else []
+        self.callback_components = builder.components if builder else []
+        self.node_numbers = builder.number if builder else {}
+        self.signal_slots = builder.slots if builder else {}
+        self.first_output = builder.first_output if builder else {}
+        self.source_slots = ({node: builder.slots[id(sig)] for node, sig in builder.sources.items()} if builder
+                             else {})
 
+    @property
+    def has_callbacks(self) -> bool:
+        """Whether a user's component or signal is evaluated in Python."""
+        return bool(self.callback_signals or self.callback_components)
 
-class _Unsupported(Exception):
-    pass
+    def reason(self, circuit_name: str) -> str:
+        """Why the engine's compiled step takes this circuit as a Python element ("" if it does not)."""
+        names = [c.name for c in self.callback_components] + [s.name for _, s, _ in self.callback_signals]
+        return (f"circuit {circuit_name!r}: the Python callbacks {', '.join(repr(n) for n in names)} (a user's "
+                "component or signal, or a replaced evaluate)") if names else ""
 
 
 class _Builder:
@@ -81,6 +110,8 @@ class _Builder:
         self.plugins: dict = {}           # id(signal) -> what its compiled_signal() gave
         self.first_output: dict = {}      # id(component) -> index of its first output
         self.names: list[str] = []        # the output names
+        self.callbacks: list = []         # (signal record number, signal, own record) evaluated in Python
+        self.components: list = []        # components evaluated in Python
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
@@ -94,7 +125,7 @@ class _Builder:
     def own_kernel(self, sig):
         """``(address, floats, integers, output keys)`` of a signal with its own kernel (its class defines
         ``compiled_signal``), or None."""
-        if "compiled_signal" not in type(sig).__dict__ or "evaluate" in vars(sig):
+        if "compiled_signal" not in type(sig).__dict__:
             return None
         if id(sig) not in self.plugins:
             self.plugins[id(sig)] = sig.compiled_signal(self)
@@ -105,13 +136,23 @@ class _Builder:
         if id(sig) in self.slots:
             return self.slots[id(sig)]
         own = self.own_kernel(sig)
-        if own is None and (type(sig) not in _SIGNALS or "evaluate" in vars(sig)):  # a subclass, or replaced
-            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__})")
+        kind = kernel_kind(sig) if own is None else type(sig)
         if id(sig) in self.busy:
-            raise _Unsupported(f"signal {sig.name!r} (an algebraic loop)")
+            raise ModelError(f"algebraic loop through signal '{sig.name}': break it with a state (a filter, a "
+                             "spool lag or a PID)")
         self.busy.add(id(sig))
-        fields = self._signal_fields(sig) if own is None else self._own_fields(sig, own)
+        if kind is None:  # a user's signal: its inputs first, then its slot, written in Python
+            if getattr(type(sig), "evaluate", None) is Signal.evaluate:
+                raise ModelError(f"signal '{sig.name}' ({type(sig).__name__}) has no law: write its evaluate(ev) "
+                                 "(docs/element-protocol.md)")
+            for inp in sig.inputs():
+                self.signal(inp)
+            fields = [S.CALLBACK]
+        else:
+            fields = self._signal_fields(sig, kind) if own is None else self._own_fields(sig, own)
         self.busy.discard(id(sig))
+        if kind is None or "evaluate" in vars(sig):
+            self.callbacks.append((len(self.signal_records), sig, kind is not None))
         slot = self.slots[id(sig)] = len(self.slots)
         self.signal_records.append([fields[0], len(fields) + 2, slot] + fields[1:])
         return slot
@@ -121,13 +162,12 @@ class _Builder:
         address, floats, integers, keys = own
         first = self.first_output[id(sig)]
         if keys[:1] != ["value"] or self.names[first:first + len(keys)] != [f"{sig.name}.{key}" for key in keys]:
-            raise _Unsupported(f"signal {sig.name!r} ({type(sig).__name__}: its kernel's outputs {keys} are not "
-                               "those of its outputs(), 'value' first)")
+            raise ModelError(f"signal '{sig.name}' ({type(sig).__name__}): its kernel's outputs {keys} are not "
+                             "those of its output_units(), 'value' first")
         return [S.PLUGIN, int(address), self.first_output[id(sig)], self.floats(*floats)] + [int(k) for k in integers]
 
-    def _signal_fields(self, sig) -> list:
+    def _signal_fields(self, sig, kind) -> list:
         """``[kind, fields...]`` of one signal record (:mod:`hydraulics.compiled_signals`)."""
-        kind = type(sig)
         if kind in _TIME_SIGNALS:
             self.signals.append(("constant", sig.constant) if kind is Constant else
                                 ("function", sig.function) if kind is TimeFunction else
@@ -163,65 +203,65 @@ class _Builder:
                 self.floats(sig.half_width, sig.time_constant)]
 
 
-def compile_circuit(circuit) -> tuple[CompiledCircuit | None, str]:
-    """``(compiled, "")`` or ``(None, reason)`` when a component or signal is of a kind the kernel lacks."""
+def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
+    """``(compiled, "")``, or ``(compiled, reason)`` when a user's component or signal is a Python callback of it
+    (the reason the engine's compiled step takes the circuit as a Python element)."""
     circuit.finalize()
     b = _Builder(circuit)
-    try:
-        nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
-        b.number = {id(n): k for k, n in enumerate(nodes)}
-        b.sources = {id(n): n.pressure_signal for n in nodes if type(n) is PressureSource}
-        names = b.names = _output_names(circuit, b)
-        node_table = []
-        for node in nodes:
-            if type(node) is Volume:
-                node_table += [K.VOLUME, node.state_offset]
-            elif type(node) is Tank:
-                node_table += [K.TANK, b.floats(node.tank_pressure)]
-            elif type(node) is PressureSource:
-                node_table += [K.SOURCE, b.signal(node.pressure_signal)]
-            else:
-                raise _Unsupported(f"node {node.name!r} ({type(node).__name__})")
-        records, gaps = _component_records(circuit, b)
-    except _Unsupported as exc:
-        return None, f"circuit {circuit.name!r}: {exc} has no compiled kernel (compiled: {', '.join(SUPPORTED)})"
+    nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
+    b.number = {id(n): k for k, n in enumerate(nodes)}
+    b.sources = {id(n): n.pressure_signal for n in nodes if kernel_kind(n) is PressureSource}
+    names = b.names = _output_names(circuit, b)
+    node_table = []
+    for node in nodes:
+        kind = kernel_kind(node)
+        if kind is Volume:
+            node_table += [K.VOLUME, node.state_offset]
+        elif kind is Tank:
+            node_table += [K.TANK, b.floats(node.tank_pressure)]
+        elif kind is PressureSource:
+            node_table += [K.SOURCE, b.signal(node.pressure_signal)]
+        else:
+            raise ModelError(f"circuit '{circuit.name}': node '{node.name}' ({type(node).__name__}) is a node of "
+                             "your own; nodes are Volume, Tank or PressureSource (a user's component may add "
+                             "chambers to a Volume)")
+    records, gaps = _component_records(circuit, b)
     body = node_table + [x for rec in b.signal_records + records for x in rec]
     n_aux = 2 * len(circuit.volumes)
     ipar = np.array([circuit.n_states, len(circuit.measurements), len(b.signals), n_aux, len(nodes), len(records),
                      K.HEAD + len(body), max(len(b.fpar), 1), len(names), len(gaps), len(b.slots),
                      len(b.signal_records)] + body, dtype=np.int64)
-    return CompiledCircuit(np.array(b.fpar or [0.0], dtype=float), ipar, b.signals, n_aux, names, gaps), ""
+    compiled = CompiledCircuit(np.array(b.fpar or [0.0], dtype=float), ipar, b.signals, n_aux, names, gaps, b)
+    return compiled, compiled.reason(circuit.name)
 
 
 def _output_names(circuit, b: _Builder) -> list[str]:
-    """The names of ``Circuit.outputs``, in its order; notes each component's first output in ``b``. A signal with
-    its own kernel has the keys of its ``outputs`` (at the initial state; its kernel must write them in order)."""
-    names, ev = [], None
+    """The names of ``Circuit.outputs`` (each component's ``output_units``, in circuit order); notes each
+    component's first output in ``b``."""
+    names = []
     for comp in circuit.components:
         b.first_output[id(comp)] = len(names)
-        if isinstance(comp, Signal) and "compiled_signal" in type(comp).__dict__:
-            if ev is None:
-                n_y = len(circuit.measurements)
-                ev = circuit.evaluate(0.0, circuit.initial_state(), np.zeros(n_y), np.zeros(n_y))
-            keys = list(comp.outputs(ev))
-        else:
-            keys = _output_keys(comp)
-        names += [f"{comp.name}.{key}" for key in keys]
+        names += [f"{comp.name}.{key}" for key in comp.output_units()]
     return names
 
 
 def _component_records(circuit, b: _Builder) -> tuple[list, list]:
     """The component records (flows and chambers first, then the volumes, then the tank and source outputs) and
-    the gap names."""
+    the gap names; a user's component goes to ``b.components`` (its signals laid out)."""
     records, late, gaps = [], [], []
     first = b.first_output
     for comp in circuit.components:
-        if type(comp) in (Tank, PressureSource):  # after every flow is in
-            late.append([K.NODE_OUT, 4, b.number[id(comp)], first[id(comp)]])
-        elif isinstance(comp, Signal):
+        kind = kernel_kind(comp)
+        if isinstance(comp, Signal):
             records.append([K.SIGNAL_OUT, 4, b.signal(comp), first[id(comp)]])
-        elif type(comp) is not Volume:
-            rec = _record(comp, b, first[id(comp)])
+        elif kind in (Tank, PressureSource):  # after every flow is in
+            late.append([K.NODE_OUT, 4, b.number[id(comp)], first[id(comp)]])
+        elif kind is None:
+            for sig in comp.signals():
+                b.signal(sig)
+            b.components.append(comp)
+        elif kind is not Volume:
+            rec = _record(comp, kind, b, first[id(comp)])
             if rec[0] == K.CYLINDER:  # its end stops as two event gaps (none without stops)
                 rec[1] += 1
                 stops = comp.stop_stiffness != 0.0 or comp.stop_damping != 0.0
@@ -241,49 +281,14 @@ def _fluid(fluid) -> tuple:
     return fluid.bulk_modulus, fluid.air_fraction, fluid.polytropic_index, fluid.air_reference_pressure
 
 
-def _output_keys(comp) -> list[str]:
-    """The keys of ``comp.outputs`` (the methods named in the kernel), in their order."""
-    kind = type(comp)
-    if kind is Volume:
-        return ["pressure", "cavitation_flow", "guard_flow", "volume", "compression_power"]
-    if kind in (Tank, PressureSource):
-        return ["pressure", "flow", "power"]
-    if kind in (Orifice, Throttle, CheckValve, ReliefValve, Pipe, Cushion):
-        return ["flow", "power_loss"]
-    if kind in _PILOTS:
-        return ["flow", "opening", "power_loss"]
-    if kind is ShuttleValve:
-        return ["flow_AC", "flow_BC"]
-    if kind is FixedDisplacementPump:
-        return ["flow", "hydraulic_power", "shaft_power"]
-    if kind is GasAccumulator:
-        return ["flow", "gas_pressure", "oil_volume", "gas_volume"]
-    if kind is VariableDisplacementPump:
-        return ["flow", "displacement_fraction", "target_pressure", "hydraulic_power", "shaft_power"]
-    if kind is DirectionalValve:
-        keys = ["spool"]
-        for path in comp.paths:
-            key = f"flow_{path.from_port}{path.to_port}"
-            if key not in keys:
-                keys.append(key)
-        return keys + ["power_loss"]
-    if kind is HydraulicMotor:
-        return ["flow", "speed", "torque", "shaft_power", "hydraulic_power"]
-    if kind is Cylinder:
-        return ["position", "velocity", "force", "pressure_force", "friction_force", "friction_power", "stop_force"]
-    if kind in _SIGNALS:
-        return ["value"]
-    return []
-
-
 def _k(comp, area) -> float:
     """``C_d A sqrt(2/rho)`` as the component computes it."""
     return comp.discharge_coefficient * area * math.sqrt(2.0 / comp.density)
 
 
-def _record(comp, b: _Builder, out) -> list:
+def _record(comp, kind, b: _Builder, out) -> list:
     """The ipar record of one component (kind, length, fields..., first output)."""
-    kind, n = type(comp), b.number
+    n = b.number
     if kind is Orifice or kind is Throttle:
         a, bb = n[id(comp.nodes["A"])], n[id(comp.nodes["B"])]
         cubic = {"cubic": 1, "linear": 0}[comp.transition]
@@ -305,13 +310,8 @@ def _record(comp, b: _Builder, out) -> list:
         return _cylinder_record(comp, b, out)
     if kind is HydraulicMotor:
         return _motor_record(comp, b, out)
-    if kind is Pipe:  # the factors of Pipe.pressure_loss, as it computes them
-        rho, nu, area, d, length = (comp.fluid.density, comp.fluid.kinematic_viscosity, comp.area, comp.diameter,
-                                    comp.length)
-        per_flow = d / (area * nu)
-        f = b.floats(128.0 * rho * nu * length / (math.pi * d**4), per_flow,
-                     comp.minor_loss_coefficient * 0.5 * rho / area**2,
-                     0.3164 * per_flow**-0.25 * (length / d) * 0.5 * rho / area**2, comp.inertance)
+    if kind is Pipe:
+        f = b.floats(*comp.loss_factors(), comp.inertance)
         return [K.PIPE, 7, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])], comp.state_offset, f, out]
     if kind is Cushion:
         k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
@@ -330,7 +330,7 @@ def _record(comp, b: _Builder, out) -> list:
         return [K.PUMP, 9, n[id(comp.nodes["S"])], n[id(comp.nodes["P"])], ls, comp.state_offset,
                 b.signal(comp.speed), f, out]
     if kind in _PILOTS:
-        return _pilot_record(comp, b, out)
+        return _pilot_record(comp, kind, b, out)
     if kind is FixedDisplacementPump:
         relief = comp.relief_pressure is not None
         f = b.floats(comp.displacement, comp.leakage_conductance, comp.relief_pressure if relief else 0.0,
@@ -341,12 +341,11 @@ def _record(comp, b: _Builder, out) -> list:
         f = b.floats(comp.gas_volume, comp.polytropic_index, comp.precharge, comp.closing_volume,
                      comp.switching_pressure, _k(comp, comp.port_area), comp.transition_pressure)
         return [K.ACCUMULATOR, 6, n[id(comp.nodes["P"])], comp.state_offset, f, out]
-    raise _Unsupported(f"component {comp.name!r} ({kind.__name__})")
+    raise AssertionError(kind)  # pragma: no cover - every kind of _KINDS has a record
 
 
-def _pilot_record(comp, b: _Builder, out) -> list:
+def _pilot_record(comp, kind, b: _Builder, out) -> list:
     """PressureCompensator, PressureReducingValve, CounterbalanceValve, PilotOperatedCheckValve."""
-    kind = type(comp)
     setting = {PressureCompensator: "pressure_difference", PressureReducingValve: "set_pressure"}.get(
         kind, "cracking_pressure")
     check = ((_k(comp, comp.check_area), comp.check_cracking, comp.check_opening_range)
@@ -361,11 +360,12 @@ def _pilot_record(comp, b: _Builder, out) -> list:
 def _valve_record(comp, b: _Builder, out) -> list:
     spool = comp.spool
     if spool is not None and type(spool) not in (FirstOrderSpool, SecondOrderSpool):
-        raise _Unsupported(f"valve {comp.name!r} spool ({type(spool).__name__})")
+        raise ModelError(f"valve '{comp.name}': spool {type(spool).__name__} has no kernel; use FirstOrderSpool or "
+                         "SecondOrderSpool, or write the valve as your own component (docs/element-protocol.md)")
     extra = () if spool is None else ((spool.time_constant, 0.0) if type(spool) is FirstOrderSpool
                                       else (spool.natural_frequency, spool.damping_ratio))
     f = b.floats(_k(comp, comp.max_area), comp.transition_pressure, *extra)
-    paths, keys = [], _output_keys(comp)
+    paths, keys = [], list(comp.output_units())
     for path in comp.paths:
         xs = b.floats(*np.asarray(path.positions, dtype=float), *np.asarray(path.fractions, dtype=float))
         paths += [b.number[id(comp.nodes[path.from_port])], b.number[id(comp.nodes[path.to_port])],
@@ -387,7 +387,9 @@ def _law(comp, what: str) -> tuple[int, list]:
     """The friction law's code and its six parameters (:func:`hydraulics.compiled_kernel._friction`)."""
     fric = comp.friction
     if type(fric) not in _LAWS:
-        raise _Unsupported(f"{what} {comp.name!r} friction ({type(fric).__name__})")
+        raise ModelError(f"{what} '{comp.name}': friction law {type(fric).__name__} has no kernel; use "
+                         "CoulombViscousFriction, BrownMcPheeFriction or StribeckFriction, or write the "
+                         f"{what} as your own component (docs/element-protocol.md)")
     fric_code, names = _LAWS[type(fric)]
     return fric_code, [float(getattr(fric, name)) for name in names] + [1.0] * (6 - len(names))
 

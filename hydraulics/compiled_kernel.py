@@ -1,7 +1,10 @@
 """The compiled circuit kernel: one numba ``cfunc`` over the flat arrays of :mod:`hydraulics.compiled_build`.
 
-The kernel evaluates the same equations as the component methods (each block names the method that defines it;
-equations and seed references are there), values only: the engine differences them for its Jacobian.
+The one implementation of every built-in component's law (each block names the class whose docstring states the
+equation and its seed reference), values only: the circuit and the engine difference them for the Jacobian. A
+user's component or signal (a Python callback, :mod:`hydraulics.circuit`) adds its flows, chambers and forces to
+``nodal`` and ``forces`` before :func:`circuit_components` runs the records, and its value to its signal slot
+between the signal records (:func:`hydraulics.compiled_signals.eval_signals` runs them in pieces).
 
 ``ipar`` layout: the head (``HEAD`` integers: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar),
 n_out, n_gaps, n_slots, n_signal_records), the node table (kind, index per node), the signal records
@@ -36,7 +39,7 @@ COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
 
 @njit(cache=True)
 def circuit_gaps(y, ydot, fpar, ipar, gaps):
-    """``Circuit.event_gaps`` (``Cylinder.event_gaps``: ``x`` and ``stroke - x`` with their rates, for cylinders
+    """``Circuit.event_gaps`` (the cylinders' end stops: ``x`` and ``stroke - x`` with their rates, for cylinders
     with end stops): values into ``gaps[:n]``, rates into ``gaps[n:2n]``, in the order of
     :attr:`CompiledCircuit.gap_names`."""
     n_nodes, n_rec, n = ipar[4], ipar[5], ipar[9]
@@ -58,20 +61,43 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
     """Rates (n_z,), forces conjugate to the measurements (n_y,) and integrands (n_aux,) of a compiled circuit;
     with ``want`` also the outputs of ``Circuit.outputs`` into ``out`` (in :attr:`CompiledCircuit.output_names`
     order; each record carries the index of its first output). Returns the node pressures and net inflows."""
-    n_nodes, n_rec = ipar[4], ipar[5]
-    p = np.empty(n_nodes)
-    nodal = np.zeros((4, n_nodes))  # net inflow, chamber volume, chamber volume rate, chamber wall compliance
+    p = node_pressures(z, fpar, ipar)
     sv = np.empty(max(ipar[10], 1))
-    for k in range(n_nodes):  # node table: kind, index (state, fpar); sources after the signals
-        kind, idx = ipar[HEAD + 2 * k], ipar[HEAD + 2 * k + 1]
-        p[k] = z[idx] if kind == VOLUME else (fpar[idx] if kind == TANK else 0.0)
+    r = eval_signals(t, z, y, ydot, sig, fpar, ipar, HEAD + 2 * ipar[4], ipar[11], p, sv, rates, out, want)
+    source_pressures(ipar, p, sv)
     for k in range(forces.size):
         forces[k] = 0.0
-    r = eval_signals(t, z, y, ydot, sig, fpar, ipar, HEAD + 2 * n_nodes, ipar[11], p, sv, rates, out, want)
-    for k in range(n_nodes):
+    nodal = np.zeros((4, ipar[4]))
+    return circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, aux, out, want)
+
+
+@njit(cache=True)
+def node_pressures(z, fpar, ipar):
+    """The node pressures of the volumes (their states) and tanks (``fpar``); sources 0 until
+    :func:`source_pressures` (after the signals)."""
+    n_nodes = ipar[4]
+    p = np.empty(n_nodes)
+    for k in range(n_nodes):  # node table: kind, index (state, fpar)
+        kind, idx = ipar[HEAD + 2 * k], ipar[HEAD + 2 * k + 1]
+        p[k] = z[idx] if kind == VOLUME else (fpar[idx] if kind == TANK else 0.0)
+    return p
+
+
+@njit(cache=True)
+def source_pressures(ipar, p, sv):
+    """The pressure sources' pressures from their signals' slots."""
+    for k in range(ipar[4]):
         if ipar[HEAD + 2 * k] == SOURCE:
             p[k] = sv[ipar[HEAD + 2 * k + 1]]
-    for _ in range(n_rec):
+
+
+@njit(cache=True)
+def circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, aux, out, want):
+    """The component records from ``ipar[r]`` on, at node pressures ``p`` and signal values ``sv``; ``nodal`` (4,
+    n_nodes) holds what a user's components (Python callbacks) add to the nodes (net inflow, chamber volume,
+    its rate, wall compliance), ``forces`` what they add to the forces. Returns the node pressures and net
+    inflows."""
+    for _ in range(ipar[5]):
         kind = ipar[r]
         if kind <= THROTTLE or kind == CHECK or kind == RELIEF:
             _orifices(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
@@ -89,10 +115,10 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
             _controlled(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
         elif kind == FIXED_PUMP or kind == ACCUMULATOR:
             _sources(kind, r, p, sv, z, fpar, ipar, rates, nodal[0], out, want)
-        elif want and kind == NODE_OUT:  # Tank.outputs, PressureSource.outputs
+        elif want and kind == NODE_OUT:  # tank and pressure source outputs: pressure, delivered flow, power
             node, o = ipar[r + 2], ipar[r + 3]
             out[o], out[o + 1], out[o + 2] = p[node], -nodal[0, node], p[node] * -nodal[0, node]
-        elif want and kind == SIGNAL_OUT:  # Signal.outputs
+        elif want and kind == SIGNAL_OUT:  # a signal's value
             out[ipar[r + 3]] = sv[ipar[r + 2]]
         r += ipar[r + 1]
     return p, nodal[0]
@@ -129,21 +155,21 @@ def _edge(inflow, a, b, q):
 
 @njit(cache=True)
 def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
-    """Orifice, Throttle, CheckValve, ReliefValve; outputs flow and power loss (``Orifice.outputs``)."""
+    """Orifice, Throttle, CheckValve, ReliefValve; outputs flow and power loss."""
     a, b = ipar[r + 2], ipar[r + 3]
     dp = p[a] - p[b]
-    if kind == ORIFICE or kind == THROTTLE:  # Orifice.flow / Throttle: [a, b, area slot, cubic, f, out]
+    if kind == ORIFICE or kind == THROTTLE:  # Orifice / Throttle: [a, b, area slot, cubic, f, out]
         f = ipar[r + 6]
         gamma = fpar[f] if kind == THROTTLE else fpar[f] * max(sv[ipar[r + 4]], 0.0)
         q = orifice_flow(dp, gamma, fpar[f + 1], ipar[r + 5] == 1)[0]
         o = ipar[r + 7]
-    elif kind == CHECK:  # CheckValve.flow: [a, b, f, out]; fpar: cracking, range, leakage, k, dp_lim
+    elif kind == CHECK:  # CheckValve: [a, b, f, out]; fpar: cracking, range, leakage, k, dp_lim
         f = ipar[r + 4]
         s = smoothstep(dp, fpar[f], fpar[f] + fpar[f + 1])[0]
         eps = fpar[f + 2]
         q = orifice_flow(dp, fpar[f + 3] * (eps + (1.0 - eps) * s), fpar[f + 4], True)[0]
         o = ipar[r + 5]
-    else:  # ReliefValve.flow, state_rates: [P, T, state or -1, f, out]; cracking, width, gain, tau
+    else:  # ReliefValve: [P, T, state or -1, f, out]; cracking, width, gain, tau
         i, f = ipar[r + 4], ipar[r + 5]
         static = softplus(dp - fpar[f], fpar[f + 1])[0]
         q = fpar[f + 2] * (z[i] if i >= 0 else static)
@@ -157,7 +183,7 @@ def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 
 @njit(cache=True)
 def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
-    """DirectionalValve.path_flows, outputs and its spool (FirstOrderSpool.rates / SecondOrderSpool.rates):
+    """DirectionalValve and its spool (FirstOrderSpool / SecondOrderSpool):
     [n_paths, command slot, spool state or -1, cubic, f, (from, to, n, xs, out)*, order, out, out of power]."""
     n_paths, s_cmd, spool, cubic, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
     if spool >= 0:
@@ -210,7 +236,7 @@ def _friction(fric, v, fpar, f):
 
 @njit(cache=True)
 def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
-    """Cylinder.chambers, Cylinder.force, Cylinder.outputs: [A, B or -1, y index, friction, f, out, gap]."""
+    """Cylinder: [A, B or -1, y index, friction, f, out, gap]."""
     na, nb, iy, fric, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
     area_a, area_b, stroke, retracted = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3]
     x = y[iy] - retracted
@@ -247,7 +273,7 @@ def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
 
 @njit(cache=True)
 def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
-    """HydraulicMotor.flow, friction_torque, torque, outputs: [A, B, y index, friction, f, out]; fpar: D_r
+    """HydraulicMotor: [A, B, y index, friction, f, out]; fpar: D_r
     (m^3/rad), C_i, the friction law (6). ``Q = D_r omega + C_i (p_A - p_B)`` from A to B,
     ``T = D_r (p_A - p_B) - T_f(omega)`` conjugate to the shaft angle (the angle itself is not read)."""
     na, nb, iy, fric, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
@@ -265,7 +291,7 @@ def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
 
 @njit(cache=True)
 def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
-    """Volume.pressure_rate, cavitation_flow, capacitance, fictive_flows, outputs: [node, state, f, aux, out];
+    """Volume: [node, state, f, aux, out];
     fpar: cavitation pressure, width, conductance, fixed volume, sub-volume compliance, min volume, fluid (4)."""
     node, i, f, ia = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
     pv = z[i]
@@ -291,7 +317,7 @@ def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
 @njit(cache=True)
 def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
     """Pipe (seed 003 eq. (2-225), (2-232)), Cushion and ShuttleValve."""
-    if kind == PIPE:  # Pipe.state_rates, port_flows, outputs: [A, B, state, f, out]; loss (4), inertance
+    if kind == PIPE:  # Pipe: [A, B, state, f, out]; loss (4), inertance
         a, b, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
         q = z[i]
         loss = pipe_loss(q, fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3])[0]
@@ -300,7 +326,7 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
         if want:
             o = ipar[r + 6]
             out[o], out[o + 1] = q, loss * q
-    elif kind == CUSHION:  # Cushion.flow, outputs: [chamber, line, y index, n, xs, f, out]
+    elif kind == CUSHION:  # Cushion: [chamber, line, y index, n, xs, f, out]
         c, line, iy, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 7]
         k, retracted, k_bypass, cracking, lim = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3], fpar[f + 4]
         xs, n = ipar[r + 6], ipar[r + 5]
@@ -312,7 +338,7 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
         if want:
             o = ipar[r + 8]
             out[o], out[o + 1] = q, (p[c] - p[line]) * q
-    else:  # ShuttleValve.flows, outputs: [A, B, C, f, out]; k, switching range, dp_lim
+    else:  # ShuttleValve: [A, B, C, f, out]; k, switching range, dp_lim
         a, b, c, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5]
         k, w = fpar[f], fpar[f + 1]
         s = smoothstep(p[a] - p[b], -w, w)[0]
@@ -354,7 +380,7 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         rates[i] = (s - z[i]) / fpar[f + 3]
     eps = fpar[f + 1]
     q = orifice_flow(p[n1] - p[n2], fpar[f] * (eps + (1.0 - eps) * o_now), fpar[f + 4], True)[0]  # metered_flow
-    if variant == COUNTERBALANCE:  # CounterbalanceValve.check_flow: V -> L
+    if variant == COUNTERBALANCE:  # CounterbalanceValve: V -> L
         dp = p[n2] - p[n1]
         s_check = smoothstep(dp, fpar[f + 8], fpar[f + 8] + fpar[f + 9])[0]
         q = q - orifice_flow(dp, fpar[f + 7] * s_check, fpar[f + 4], True)[0]
@@ -367,7 +393,7 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 @njit(cache=True)
 def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """FixedDisplacementPump (sources; seed 001 eq. (43) for its relief) and GasAccumulator (accumulators)."""
-    if kind == FIXED_PUMP:  # FixedDisplacementPump.flow, outputs: [S, P, speed slot, relief, f, out]
+    if kind == FIXED_PUMP:  # FixedDisplacementPump: [S, P, speed slot, relief, f, out]
         s_node, p_node, relief, f = ipar[r + 2], ipar[r + 3], ipar[r + 5], ipar[r + 6]
         dp = p[p_node] - p[s_node]
         geometric = fpar[f] * sv[ipar[r + 4]]
@@ -379,7 +405,7 @@ def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
             o = ipar[r + 7]
             out[o], out[o + 1], out[o + 2] = q, dp * q, dp * geometric
         return
-    # GasAccumulator.gas_pressure, flow, outputs: [P, state, f, out]; V_0, n, precharge, closing volume,
+    # GasAccumulator: [P, state, f, out]; V_0, n, precharge, closing volume,
     # switching pressure, k, dp_lim
     node, i, f = ipar[r + 2], ipar[r + 3], ipar[r + 4]
     v, v0 = z[i], fpar[f]
@@ -398,8 +424,8 @@ def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 
 @njit(cache=True)
 def _pilot_opening(variant, p1, p2, p3, fpar, f):
-    """``PilotValve.static_opening``: the step of ``balance`` over the opening range (PressureCompensator,
-    PressureReducingValve, CounterbalanceValve), PilotOperatedCheckValve.static_opening."""
+    """``PilotValve``: the step of ``balance`` over the opening range (PressureCompensator,
+    PressureReducingValve, CounterbalanceValve), PilotOperatedCheckValve."""
     rng = fpar[f + 2]
     if variant == COMPENSATOR:  # P, A, X: dp_set - (p_A - p_X)
         b = fpar[f + 5] - (p2 - p3)

@@ -1,11 +1,11 @@
 """The scalar laws of the hydraulic components, written once: numba functions that return the value and its
 derivative.
 
-The compiled circuit kernel (:mod:`hydraulics.compiled_kernel`) calls them and keeps the values; the component
-methods (:mod:`hydraulics.orifices`, :mod:`hydraulics.cylinder`, ...) call the same functions from Python and use
-the derivatives for the gradients of their convenience methods. The smooth step and the table lookup are those of
-flexmbs too, :func:`fem.scalar_laws.smoothstep` and :func:`fem.scalar_laws.interp`. The regularisations keep the
-right-hand sides continuously differentiable, which is what an implicit (Newton-based) integrator needs.
+The compiled circuit kernel (:mod:`hydraulics.compiled_kernel`) calls them and keeps the values; Python calls
+the same functions where it needs a value (a friction law's ``force``, ``Pipe.pressure_loss``, ``Fluid``). The
+smooth step and the table lookup are those of flexmbs too, :func:`fem.scalar_laws.smoothstep` and
+:func:`fem.scalar_laws.interp`. The regularisations keep the right-hand sides continuously differentiable, which
+is what an implicit (Newton-based) integrator needs.
 
 Every function has an explicit signature (float arguments, a ``(value, derivative)`` tuple back): numba compiles
 each once, at import from its cache, and a Python caller's integers are converted to floats.

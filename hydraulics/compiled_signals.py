@@ -4,9 +4,10 @@ own states (:mod:`hydraulics.signals`, :mod:`hydraulics.datasheet`), values only
 Every signal of a compiled circuit has a slot in the kernel's signal vector ``sv``. Functions of time (constants,
 tables, Python ``f(t)``) are evaluated by the engine and copied from its ``sig`` array (record ``TIME``); the
 others are evaluated here, one record each, in an order where every input comes before the signals that read it
-(:func:`hydraulics.compiled_build.compile_circuit` lays the records out so; a loop is refused there, as
-``Evaluation.cached`` refuses it on the Python path). Signals with states (``PID``, ``Hysteresis``) also write
-their state rates. Each block names the method whose equations it repeats.
+(:func:`hydraulics.compiled_build.compile_circuit` lays the records out so and refuses a loop). A user's signal
+(record ``CALLBACK``) is evaluated in Python between two runs of the records before and after it
+(:mod:`hydraulics.circuit`). Signals with states (``PID``, ``Hysteresis``) also write
+their state rates. Each block names the class whose docstring states its equation.
 
 Record layout ``[kind, length, slot, fields...]``; the fields per kind are listed at each block.
 
@@ -38,7 +39,7 @@ from fem.scalar_laws import interp, smoothstep
 from .compiled_laws import softplus
 
 (TIME, SUM, LOOKUP, SMOOTH_STEP, MEASUREMENT, PRESSURE, PID, PROFILE, NORMALISED, HYSTERESIS, COPY,
- PLUGIN) = range(1, 13)
+ PLUGIN, CALLBACK) = range(1, 14)  # CALLBACK: a user's signal, its slot written by the circuit (Python)
 SIGNAL_SIGNATURE = types.float64(types.int64, types.float64, *([types.CPointer(types.float64)] * 5),
                                  types.CPointer(types.int64), types.int64, types.CPointer(types.float64),
                                  types.CPointer(types.float64))
@@ -73,31 +74,31 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
             sv[slot] = sig[ipar[r + 3]]
         elif kind == COPY:  # a pressure sensor on a pressure source: the source's signal; [slot of it]
             sv[slot] = sv[ipar[r + 3]]
-        elif kind == SUM:  # Sum.evaluate: [n, f (weights), input slots...]
+        elif kind == SUM:  # Sum: [n, f (weights), input slots...]
             n, f = ipar[r + 3], ipar[r + 4]
             value = 0.0
             for k in range(n):
                 value += fpar[f + k] * sv[ipar[r + 5 + k]]
             sv[slot] = value
-        elif kind == LOOKUP:  # LookupTable.evaluate: [input slot, n, xs]
+        elif kind == LOOKUP:  # LookupTable: [input slot, n, xs]
             xs, n = ipar[r + 5], ipar[r + 4]
             sv[slot] = interp(sv[ipar[r + 3]], fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
-        elif kind == SMOOTH_STEP:  # SmoothStep.evaluate: [f]; t_start, t_end, initial, final
+        elif kind == SMOOTH_STEP:  # SmoothStep: [f]; t_start, t_end, initial, final
             f = ipar[r + 3]
             s = smoothstep(t, fpar[f], fpar[f + 1])[0]
             sv[slot] = fpar[f + 2] + (fpar[f + 3] - fpar[f + 2]) * s
-        elif kind == MEASUREMENT:  # MeasurementSensor.evaluate: [y index, rate]
+        elif kind == MEASUREMENT:  # MeasurementSensor: [y index, rate]
             sv[slot] = ydot[ipar[r + 3]] if ipar[r + 4] else y[ipar[r + 3]]
-        elif kind == PRESSURE:  # PressureSensor.evaluate: [node]
+        elif kind == PRESSURE:  # PressureSensor: [node]
             sv[slot] = p[ipar[r + 3]]
-        elif kind == PID:  # PID.evaluate, PID.state_rates: [setpoint slot, measured slot, state, f]
+        elif kind == PID:  # PID: [setpoint slot, measured slot, state, f]
             _pid(sv, z, fpar, rates, slot, sv[ipar[r + 3]] - sv[ipar[r + 4]], ipar[r + 5], ipar[r + 6])
-        elif kind == PROFILE:  # VelocityProfile.evaluate: [position slot, f]
+        elif kind == PROFILE:  # VelocityProfile: [position slot, f]
             sv[slot] = _profile(t, sv[ipar[r + 3]], fpar, ipar[r + 4])
-        elif kind == NORMALISED:  # datasheet.NormalisedCommand.evaluate: [input slot, f]; centre, half span
+        elif kind == NORMALISED:  # datasheet.NormalisedCommand: [input slot, f]; centre, half span
             f = ipar[r + 4]
             sv[slot] = (sv[ipar[r + 3]] - fpar[f]) / fpar[f + 1]
-        elif kind == HYSTERESIS:  # datasheet.Hysteresis.evaluate, state_rates: [input slot, state, f]; b, tau
+        elif kind == HYSTERESIS:  # datasheet.Hysteresis: [input slot, state, f]; b, tau
             i, f = ipar[r + 4], ipar[r + 5]
             u, held, b = sv[ipar[r + 3]], z[i], fpar[f]
             sv[slot] = held
@@ -112,7 +113,7 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
 
 @njit(cache=True)
 def _pid(sv, z, fpar, rates, slot, e, i, f):
-    """``PID.evaluate`` and ``PID.state_rates`` (seed 003 eq. (4-12)); ``fpar[f:f+7]`` = gain, ``K_P/T_I`` (0
+    """The PID law of ``PID`` (seed 003 eq. (4-12)); ``fpar[f:f+7]`` = gain, ``K_P/T_I`` (0
     without integral part), ``K_P T_D/T``, filter time ``T``, lower and upper limit, tracking time ``T_t``."""
     integral, xi = z[i], z[i + 1]
     u = fpar[f] * e + integral + fpar[f + 2] * (e - xi)
@@ -128,7 +129,7 @@ def _pid(sv, z, fpar, rates, slot, e, i, f):
 
 @njit(cache=True)
 def _profile(t, x, fpar, f):
-    """``VelocityProfile.evaluate``; ``fpar[f:f+8]`` = start time, acceleration, max velocity, deceleration, end
+    """``VelocityProfile``; ``fpar[f:f+8]`` = start time, acceleration, max velocity, deceleration, end
     position, final velocity, safety distance, direction."""
     t0, acc, v_max, dec, x_end, v_f, safety, direction = (fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3],
                                                           fpar[f + 4], fpar[f + 5], fpar[f + 6], fpar[f + 7])

@@ -1,11 +1,12 @@
 """Building blocks of a circuit: the evaluation point and the component base classes.
 
-Every quantity a component computes is a pair ``(value, gradient)``, where the gradient is a dense vector over
-the circuit's variables ``w = [z, y, ydot]`` (states, measurements, measurement rates). Components write their
-equation and its chain-rule derivative side by side (the Hopsan lesson of STYLE.md), the scalar laws taken from
-:mod:`hydraulics.compiled_laws`. A circuit the compiled kernel covers is evaluated by the kernel, its Jacobian by
-differences of it; for any other circuit (a user's component or signal) the circuit stacks these gradients into the
-Jacobian of the state-element protocol (docs/element-protocol.md).
+The laws of the built-in components live in the compiled circuit kernel (:mod:`hydraulics.compiled_kernel`, one
+implementation each); their classes hold parameters, ports, states and the names and units of their outputs. A
+user's own component or signal (a subclass that writes the hooks below) is a **Python callback** of the compiled
+circuit, evaluated only for itself: it reads values at an :class:`Evaluation` (pressures, signals, states,
+measurements: floats) and returns values (flows, rates, forces: floats); the circuit adds them to the kernel's
+node balances and signal slots and takes its Jacobian by central differences of kernel and callbacks together
+(docs/element-protocol.md, "A hydraulic component in Python").
 """
 from __future__ import annotations
 
@@ -13,24 +14,12 @@ import numpy as np
 
 from fem.errors import ModelError
 
-
-_MISSING = object()
-_UNIT_ROWS: dict = {}
-
-
-def _unit_rows(n: int) -> list:
-    """Read-only unit gradients ``e_0 … e_{n-1}`` and the zero gradient (last), shape (n,) each, built once per n:
-    the evaluation asks for them tens of times per point."""
-    rows = _UNIT_ROWS.get(n)
-    if rows is None:
-        table = np.vstack([np.eye(n), np.zeros((1, n))])
-        table.setflags(write=False)
-        rows = _UNIT_ROWS[n] = list(table)
-    return rows
+#: The hooks a user's component or signal writes (a class that defines one is evaluated as a Python callback).
+HOOKS = ("port_flows", "chambers", "state_rates", "forces", "evaluate", "outputs")
 
 
 class Evaluation:
-    """One evaluation point ``(t, z, y, ydot)`` of a circuit, with cached node pressures and signals.
+    """One evaluation point ``(t, z, y, ydot)`` of a circuit: what a user's component or signal reads (values).
 
     Parameters
     ----------
@@ -40,9 +29,13 @@ class Evaluation:
         Circuit states.
     y, ydot : ndarray, shape (n_y,)
         Measurements and their time derivatives (SI units of each measurement).
+    pressures : ndarray, shape (n_nodes,), optional
+        The node pressures of the compiled circuit (Pa).
+    signals : ndarray, shape (n_slots,), optional
+        The signal values of the compiled circuit (its slots).
     """
 
-    def __init__(self, circuit, t: float, z, y, ydot):
+    def __init__(self, circuit, t: float, z, y, ydot, pressures=None, signals=None, compiled=None):
         self.circuit = circuit
         self.t = float(t)
         self.z = np.asarray(z, dtype=float)
@@ -51,18 +44,15 @@ class Evaluation:
         self.n_z = self.z.size
         self.n_y = self.y.size
         self.n_w = self.n_z + 2 * self.n_y
-        self._cache: dict = {}
-        self._busy: set = set()
-        self.inflow: dict = {}     # id(node) -> (net inflow, gradient), filled by the circuit
-        self.chamber_map: dict = {}  # id(node) -> chamber tuples of attached cylinders, filled by the circuit
-        self.fill = None  # set by a kernel evaluation: fills inflow and chamber_map (component methods) when first read
-        self.kernel = None  # a kernel evaluation: (compiled circuit, time signals, integrands, outputs)
-        self.differentiate = None  # a kernel evaluation: sets d_rates and d_forces when first read
+        self._p, self._sv, self._compiled = pressures, signals, compiled
+        self.rates = self.forces = None
+        self.kernel = None  # (compiled circuit, time signals, integrands, outputs)
+        self.differentiate = None  # sets d_rates and d_forces when first read
         self._blocks = [None, None]
 
     @property
     def d_rates(self) -> np.ndarray:
-        """``∂rates/∂w``, shape (n_z, n_w)."""
+        """``∂rates/∂w``, shape (n_z, n_w), ``w = [z, y, ydot]``."""
         if self._blocks[0] is None and self.differentiate is not None:
             self.differentiate(self)
         return self._blocks[0]
@@ -82,80 +72,45 @@ class Evaluation:
     def d_forces(self, value) -> None:
         self._blocks[1] = value
 
-    def node_inflow(self, node) -> tuple[float, np.ndarray]:
-        """Net flow from all connected components into a node, m^3/s, and its gradient."""
-        if self.fill is not None:
-            self._fill()
-        return self.inflow.get(id(node), (0.0, self.zero()))
+    def state(self, index: int) -> float:
+        """State ``z[index]``."""
+        return float(self.z[index])
 
-    def node_chambers(self, node) -> list:
-        """Cylinder chambers attached to a node: ``(port, V, dV, Vdot, dVdot, wall_bulk_modulus)``."""
-        if self.fill is not None:
-            self._fill()
-        return self.chamber_map.get(id(node), [])
+    def measurement(self, measurement) -> float:
+        """Value ``y_k`` of a measurement object (its SI unit)."""
+        return float(self.y[self.circuit.measurement_index(measurement)])
 
-    def _fill(self) -> None:
-        fill, self.fill = self.fill, None
-        fill(self)
+    def measurement_rate(self, measurement) -> float:
+        """Rate ``ydot_k`` of a measurement object."""
+        return float(self.ydot[self.circuit.measurement_index(measurement)])
 
-    def zero(self) -> np.ndarray:
-        """A zero gradient, shape (n_w,); shared and read-only (combine gradients with ``+``, ``*``, not in place)."""
-        return _unit_rows(self.n_w)[self.n_w]
+    def pressure(self, node) -> float:
+        """Pressure of a node, Pa (gauge); a pressure source's is its signal's value."""
+        slot = self._compiled.source_slots.get(id(node))
+        if slot is not None and self._sv is not None:
+            return float(self._sv[slot])
+        return float(self._p[self._compiled.node_numbers[id(node)]])
 
-    def unit(self, index: int) -> np.ndarray:
-        """The gradient of the variable at ``index`` of ``w``; shared and read-only like :meth:`zero`."""
-        return _unit_rows(self.n_w)[index]
-
-    def state(self, index: int) -> tuple[float, np.ndarray]:
-        """State ``z[index]`` and its gradient."""
-        return float(self.z[index]), self.unit(index)
-
-    def measurement(self, measurement) -> tuple[float, np.ndarray]:
-        """Value ``y_k`` of a measurement object and its gradient."""
-        k = self.circuit.measurement_index(measurement)
-        return float(self.y[k]), self.unit(self.n_z + k)
-
-    def measurement_rate(self, measurement) -> tuple[float, np.ndarray]:
-        """Rate ``ydot_k`` of a measurement object and its gradient."""
-        k = self.circuit.measurement_index(measurement)
-        return float(self.ydot[k]), self.unit(self.n_z + self.n_y + k)
-
-    def cached(self, key, compute):
-        """Evaluate ``compute(self)`` once per evaluation point; detect algebraic loops."""
-        found = self._cache.get(key, _MISSING)
-        if found is not _MISSING:
-            return found
-        if key in self._busy:
-            raise ModelError(f"algebraic loop through '{getattr(key, 'name', key)}': "
-                             "break it with a state (a filter, a spool lag or a PID)")
-        self._busy.add(key)
-        try:
-            result = compute(self)
-        finally:
-            self._busy.discard(key)
-        self._cache[key] = result
-        return result
-
-    def pressure(self, node) -> tuple[float, np.ndarray]:
-        """Pressure of a node (Pa, gauge) and its gradient."""
-        return self.cached(node, node.pressure)
-
-    def signal(self, signal) -> tuple[float, np.ndarray]:
-        """Value of a signal and its gradient."""
-        return self.cached(signal, signal.evaluate)
+    def signal(self, signal) -> float:
+        """Value of a signal (its inputs come before it: a user's signal reads the values of those it names in
+        ``inputs``)."""
+        return float(self._sv[self._compiled.signal_slots[id(signal)]])
 
 
 class Component:
     """Base of every circuit component: a name, named ports, own states.
 
-    Subclasses set ``ports`` (names of hydraulic ports), ``state_names`` and ``state_units`` and override the
-    hooks below. The circuit assigns ``state_offset`` (index of the first own state in ``z``) and ``nodes``
-    (port name -> node) when it is finalised.
+    Subclasses set ``ports`` (names of hydraulic ports), ``state_names`` and ``state_units``. The circuit assigns
+    ``state_offset`` (index of the first own state in ``z``) and ``nodes`` (port name -> node) when it is
+    finalised. A user's component writes the hooks ``port_flows``, ``chambers``, ``state_rates``, ``forces``,
+    ``outputs`` it needs (values at an :class:`Evaluation`, listed below); the built-in ones have none (their laws
+    are in the compiled kernel).
     """
 
     ports: tuple[str, ...] = ()
     state_names: tuple[str, ...] = ()
     state_units: tuple[str, ...] = ()
+    OUTPUT_UNITS: dict = {}  # a built-in kind's outputs (name -> SI unit), in the order its kernel writes them
 
     def __init__(self, name: str):
         if not isinstance(name, str) or not name:
@@ -176,27 +131,11 @@ class Component:
             raise ModelError(f"'{self.name}' has no state '{state_name}'; its states are {list(self.state_names)}")
         self._initial[state_name] = float(value)
 
-    def own_state(self, ev: Evaluation, k: int = 0) -> tuple[float, np.ndarray]:
+    def own_state(self, ev: Evaluation, k: int = 0) -> float:
         """The own state number ``k`` at an evaluation point."""
         return ev.state(self.state_offset + k)
 
-    def state_rates(self, ev: Evaluation) -> list[tuple[float, np.ndarray]]:
-        """Time derivatives of the own states (value, gradient) in the order of ``state_names``."""
-        return []
-
-    # -- hydraulic coupling -----------------------------------------------------------------------------------
-    def port_flows(self, ev: Evaluation) -> dict[str, tuple[float, np.ndarray]]:
-        """Volume flow from this component into the node at each port, m^3/s."""
-        return {}
-
-    def chambers(self, ev: Evaluation) -> list:
-        """Fluid chambers this component adds to nodes: ``(port, V, dV, Vdot, dVdot, wall_bulk_modulus)``."""
-        return []
-
-    def forces(self, ev: Evaluation) -> list:
-        """Generalized forces on measurements: ``(measurement, value, gradient)``."""
-        return []
-
+    # -- what the circuit needs of every component ------------------------------------------------------------
     def signals(self) -> list:
         """Signals this component reads (commands, set-points); the circuit registers them."""
         return []
@@ -205,9 +144,10 @@ class Component:
         """Measurement objects this component reads (flexmbs measurements or prescribed inputs)."""
         return []
 
-    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
-        """Named output signals ``{quantity: (value, unit)}``; the circuit prefixes the component name."""
-        return {}
+    def output_units(self) -> dict[str, str]:
+        """Names and SI units of the outputs, in the order the outputs are written (``Circuit.outputs`` prefixes
+        the component name)."""
+        return dict(self.OUTPUT_UNITS)
 
     def check(self) -> None:
         """Raise :class:`fem.errors.ModelError` if the parameters are not physical."""
@@ -216,35 +156,43 @@ class Component:
         """The node connected at ``port``."""
         return self.nodes[port]
 
-    def port_pressure(self, ev: Evaluation, port: str) -> tuple[float, np.ndarray]:
-        """Pressure at a port (Pa) and its gradient."""
+    def port_pressure(self, ev: Evaluation, port: str) -> float:
+        """Pressure at a port, Pa."""
         return ev.pressure(self.nodes[port])
+
+    # -- the hooks of a user's component (Python callbacks; values only) ----------------------------------------
+    # port_flows(ev) -> {port: flow into the node at that port, m^3/s}
+    # chambers(ev) -> [(port, volume m^3, volume rate m^3/s, wall bulk modulus Pa)]: volumes joining the nodes
+    # state_rates(ev) -> [rate of each own state]
+    # forces(ev) -> [(measurement, force conjugate to it)]
+    # outputs(ev) -> {name: value} for the names of output_units()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
 
 class Node(Component):
-    """A hydraulic node: a point of uniform pressure that flow elements connect to."""
-
-    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    """A hydraulic node: a point of uniform pressure that flow elements connect to (Volume, Tank,
+    PressureSource)."""
 
 
 class Signal(Component):
-    """A scalar control signal (command, sensor, controller output) with value and gradient."""
+    """A scalar control signal (command, sensor, controller output). A user's signal writes
+    ``evaluate(ev) -> value`` (and ``state_rates``, ``outputs`` if it has states or more outputs)."""
 
     unit: str = "1"
 
-    def evaluate(self, ev: Evaluation) -> tuple[float, np.ndarray]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def inputs(self) -> list:
-        """Signals this signal reads (the circuit registers them too)."""
+        """Signals this signal reads (the circuit registers them and evaluates them first)."""
         return []
 
-    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
-        return {"value": (ev.signal(self)[0], self.unit)}
+    def evaluate(self, ev: Evaluation) -> float:
+        """The value: a built-in signal's comes from the kernel (its slot); a user's signal writes its own law here.
+        Replaced on an instance (an input offset), the replacement reads the kernel's value through this."""
+        return ev.signal(self)
+
+    def output_units(self) -> dict[str, str]:
+        return {"value": self.unit}
 
 
 def positive(owner: str, **values: float) -> None:

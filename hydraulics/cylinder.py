@@ -6,10 +6,8 @@ import math
 import numpy as np
 
 from fem.errors import ModelError
-from fem.scalar_laws import interp, smoothstep
 
-from .core import Component, Evaluation, finite, non_negative, positive
-from .orifices import orifice_flow
+from .core import Component, finite, non_negative, positive
 from .compiled_laws import brown_mcphee_friction, coulomb_viscous_friction
 
 
@@ -111,6 +109,9 @@ class Cylinder(Component):
         Only port ``A``; the rod side is vented.
     """
 
+    OUTPUT_UNITS = {"position": "m", "velocity": "m/s", "force": "N", "pressure_force": "N", "friction_force": "N",
+                    "friction_power": "W", "stop_force": "N"}
+
     def __init__(self, name: str, piston_area: float, rod_side_area: float, stroke: float, measurement=None,
                  retracted_length: float = 0.0, dead_volume_a: float = 0.0, dead_volume_b: float = 0.0,
                  friction=None, stop_stiffness: float = 1.0e9, stop_damping: float = 1.0e5,
@@ -151,89 +152,16 @@ class Cylinder(Component):
     def measurements(self):
         return [self.measurement]
 
-    def position(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Stroke position ``x`` (m) and gradient."""
-        y, dy = ev.measurement(self.measurement)
-        return y - self.retracted_length, dy
-
-    def velocity(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Extension velocity ``xdot`` (m/s) and gradient."""
-        return ev.measurement_rate(self.measurement)
-
-    def chambers(self, ev: Evaluation):
-        x, dx = self.position(ev)
-        v, dv = self.velocity(ev)
-        a, b = self.piston_area, self.rod_side_area
-        result = [("A", self.dead_volume_a + a * x, a * dx, a * v, a * dv, self.wall_bulk_modulus)]
-        if not self.single_acting:
-            result.append(("B", self.dead_volume_b + b * (self.stroke - x), -b * dx, -b * v, -b * dv,
-                           self.wall_bulk_modulus))
-        return result
-
-    def friction_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Friction force opposing extension, N."""
-        if self.friction is None:
-            return 0.0, ev.zero()
-        v, dv = self.velocity(ev)
-        f, df = self.friction.force(v)
-        return f, df * dv
-
-    def stop_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """End-stop force opposing extension (positive beyond the extended end), N."""
-        x, dx = self.position(ev)
-        v, dv = self.velocity(ev)
-        if 0.0 <= x <= self.stroke:
-            return 0.0, ev.zero()
-        sign = 1.0 if x > self.stroke else -1.0
-        depth = x - self.stroke if x > self.stroke else -x  # penetration, > 0
-        s, ds = smoothstep(depth, 0.0, self.stop_damping_depth)
-        rate = sign * v  # penetration rate
-        force = self.stop_stiffness * depth + self.stop_damping * s * rate
-        d_force = (self.stop_stiffness + self.stop_damping * ds * rate) * sign * dx + self.stop_damping * s * sign * dv
-        return sign * force, sign * d_force
-
-    def event_gaps(self, ev: Evaluation) -> dict[str, tuple[float, float]]:
-        """Gap functions of the end stops (flexmbs.engine.events): ``x`` and ``stroke − x`` (m) with their rates (m/s);
-        none when the cylinder has no end stops (zero stiffness and damping)."""
-        if self.stop_stiffness == 0.0 and self.stop_damping == 0.0:
-            return {}
-        x, v = self.position(ev)[0], self.velocity(ev)[0]
-        return {"retracted_stop": (x, v), "extended_stop": (self.stroke - x, -v)}
-
-    def pressure_force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """``p_A A_A - p_B A_B``, N (seed 001 eq. (22))."""
-        pa, dpa = self.port_pressure(ev, "A")
-        value, grad = pa * self.piston_area, dpa * self.piston_area
-        if not self.single_acting:
-            pb, dpb = self.port_pressure(ev, "B")
-            value, grad = value - pb * self.rod_side_area, grad - dpb * self.rod_side_area
-        return value, grad
-
-    def force(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Total force pushing the markers apart, N (seed 002 eq. (7) plus end stops)."""
-        fp, dfp = self.pressure_force(ev)
-        fr, dfr = self.friction_force(ev)
-        fs, dfs = self.stop_force(ev)
-        return fp - fr - fs, dfp - dfr - dfs
-
-    def forces(self, ev: Evaluation):
-        f, df = self.force(ev)
-        return [(self.measurement, f, df)]
-
-    def outputs(self, ev: Evaluation):
-        v = self.velocity(ev)[0]
-        friction = self.friction_force(ev)[0]
-        return {"position": (self.position(ev)[0], "m"), "velocity": (v, "m/s"), "force": (self.force(ev)[0], "N"),
-                "pressure_force": (self.pressure_force(ev)[0], "N"), "friction_force": (friction, "N"),
-                "friction_power": (friction * v, "W"), "stop_force": (self.stop_force(ev)[0], "N")}
-
 
 class Cushion(Component):
     """End-of-stroke cushion: a stroke-dependent orifice in parallel with a check valve (seed 003 Fig. 3-8).
 
     Between the cylinder chamber node (port ``chamber``) and the line (port ``line``): the outflow from the chamber
     passes the orifice whose area is a table of the cylinder stroke ``x`` (large before the cushion, small at the
-    end), the inflow bypasses it through a check valve (area ``bypass_area``, cracking ``bypass_cracking``).
+    end), the inflow bypasses it through a check valve (area ``bypass_area``, cracking ``bypass_cracking``):
+    ``Q = Q_o(p_c - p_l; k A(x)) - Q_o(p_l - p_c; k A_b s)`` from chamber to line, ``Q_o`` the orifice law with its
+    cubic laminar region (``transition_pressure``), ``k = C_d sqrt(2/rho)``, ``A(x)`` the table (end values held),
+    ``s`` the smooth step of ``p_l - p_c`` from ``p_crack`` to ``2 p_crack + 1 Pa``.
 
     Parameters
     ----------
@@ -247,6 +175,8 @@ class Cushion(Component):
     bypass_cracking : float, Pa
     discharge_coefficient : float, 1
     """
+
+    OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
 
     ports = ("chamber", "line")
 
@@ -268,29 +198,6 @@ class Cushion(Component):
 
     def measurements(self):
         return self.cylinder.measurements()
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Flow from the chamber to the line, m^3/s."""
-        pc, dpc = self.port_pressure(ev, "chamber")
-        pl, dpl = self.port_pressure(ev, "line")
-        x, dx = self.cylinder.position(ev)
-        k = self.discharge_coefficient * math.sqrt(2.0 / self.density)
-        area, slope = interp(x, self.positions, self.areas)
-        q, dq_dp, dq_dg = orifice_flow(pc - pl, k * area, self.transition_pressure)
-        dq = dq_dp * (dpc - dpl) + dq_dg * k * slope * dx
-        s, ds = smoothstep(pl - pc, self.bypass_cracking, 2.0 * self.bypass_cracking + 1.0)
-        qc, dqc_dp, dqc_dg = orifice_flow(pl - pc, k * self.bypass_area * s, self.transition_pressure)
-        dqc = (dqc_dp + dqc_dg * k * self.bypass_area * ds) * (dpl - dpc)
-        return q - qc, dq - dqc
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"chamber": (-q, -dq), "line": (q, dq)}
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        dp = self.port_pressure(ev, "chamber")[0] - self.port_pressure(ev, "line")[0]
-        return {"flow": (q, "m^3/s"), "power_loss": (dp * q, "W")}
 
 
 class PrescribedStroke:

@@ -22,10 +22,9 @@ from dataclasses import dataclass
 
 from fem.errors import ModelError
 
-from .core import Evaluation, Signal, non_negative, positive
+from .core import Signal, non_negative, positive
 from .fluid import HLP46
 from .signals import as_signal
-from .compiled_laws import softplus
 from .valves import (DirectionalValve, SecondOrderSpool, SpoolPath, area_from_nominal_flow, closed_centre_valve,
                      open_centre_valve, tandem_centre_valve)
 
@@ -87,11 +86,6 @@ class NormalisedCommand(Signal):
     def inputs(self):
         return [self.raw]
 
-    def evaluate(self, ev: Evaluation):
-        c, dc = ev.signal(self.raw)
-        r = self.command_range
-        return (c - r.centre) / r.half_span, dc / r.half_span
-
 
 class Hysteresis(Signal):
     """Backlash (play) hysteresis of half-width ``b`` on a signal, as a fast first-order state.
@@ -124,17 +118,6 @@ class Hysteresis(Signal):
 
     def inputs(self):
         return [self.input_signal]
-
-    def evaluate(self, ev: Evaluation):
-        return self.own_state(ev)
-
-    def state_rates(self, ev: Evaluation):
-        u, du = ev.signal(self.input_signal)
-        r, dr = self.own_state(ev)
-        b, tau = self.half_width, self.time_constant
-        up, d_up = softplus(u - r - b, b / 100.0)
-        down, d_down = softplus(r - u - b, b / 100.0)
-        return [((up - down) / tau, (d_up + d_down) * (du - dr) / tau)]
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ import math
 
 from fem.errors import ModelError
 
-from .core import Component, Evaluation, non_negative, positive
 from .compiled_laws import pipe_loss
+from .core import Component, non_negative, positive
 
 
 class Pipe(Component):
@@ -27,6 +27,8 @@ class Pipe(Component):
     minor_loss_coefficient : float, 1
         ``zeta`` of bends and fittings.
     """
+
+    OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
 
     ports = ("A", "B")
     state_names = ("flow",)
@@ -50,32 +52,19 @@ class Pipe(Component):
         """``L = rho l / A``, kg/m^4 (seed 003 eq. (2-225))."""
         return self.fluid.density * self.length / self.area
 
-    def pressure_loss(self, flow: float) -> tuple[float, float]:
-        """Friction pressure drop (Pa) at a flow (m^3/s) and its derivative, Pa s/m^3
-        (:func:`~hydraulics.compiled_laws.pipe_loss` with this pipe's factors)."""
+    def loss_factors(self) -> tuple[float, float, float, float]:
+        """The factors of :func:`~hydraulics.compiled_laws.pipe_loss` for this pipe: laminar gain
+        ``128 rho nu l / (pi d^4)`` (64/Re, Hagen-Poiseuille), Reynolds number per flow ``d / (A nu)``, minor-loss
+        factor ``zeta rho / (2 A^2)`` and the Blasius factor ``0.3164 (d/(A nu))^-0.25 (l/d) rho / (2 A^2)``."""
         rho, nu, a, d = self.fluid.density, self.fluid.kinematic_viscosity, self.area, self.diameter
-        length = self.length
-        laminar_gain = 128.0 * rho * nu * length / (math.pi * d**4)  # 64/Re law, Hagen-Poiseuille
-        reynolds_per_flow = d / (a * nu)
-        minor = self.minor_loss_coefficient * 0.5 * rho / a**2
-        k_turb = 0.3164 * reynolds_per_flow**-0.25 * (length / d) * 0.5 * rho / a**2
-        return pipe_loss(flow, laminar_gain, reynolds_per_flow, minor, k_turb)
+        per_flow = d / (a * nu)
+        return (128.0 * rho * nu * self.length / (math.pi * d**4), per_flow,
+                self.minor_loss_coefficient * 0.5 * rho / a**2,
+                0.3164 * per_flow**-0.25 * (self.length / d) * 0.5 * rho / a**2)
 
-    def state_rates(self, ev: Evaluation):
-        q, dq = self.own_state(ev)
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        loss, d_loss = self.pressure_loss(q)
-        inertance = self.inertance
-        return [((pa - pb - loss) / inertance, (dpa - dpb - d_loss * dq) / inertance)]
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = self.own_state(ev)
-        return {"A": (-q, -dq), "B": (q, dq)}
-
-    def outputs(self, ev: Evaluation):
-        q = self.own_state(ev)[0]
-        return {"flow": (q, "m^3/s"), "power_loss": (self.pressure_loss(q)[0] * q, "W")}
+    def pressure_loss(self, flow: float) -> tuple[float, float]:
+        """Friction pressure drop (Pa) at a flow (m^3/s) and its derivative, Pa s/m^3 (the kernel's law)."""
+        return pipe_loss(flow, *self.loss_factors())
 
 
 def add_line(circuit, name: str, node_a: str, node_b: str, length: float, diameter: float, segments: int = 1,

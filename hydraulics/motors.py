@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Component, Evaluation, non_negative, positive
+from .core import Component, non_negative, positive
 from .cylinder import CoulombViscousFriction, PrescribedStroke
 
 
@@ -47,6 +46,8 @@ class HydraulicMotor(Component):
     friction : friction law, optional
         Torque opposing rotation, N m as a function of rad/s.
     """
+
+    OUTPUT_UNITS = {"flow": "m^3/s", "speed": "rad/s", "torque": "N m", "shaft_power": "W", "hydraulic_power": "W"}
 
     ports = ("A", "B")
 
@@ -102,47 +103,3 @@ class HydraulicMotor(Component):
 
     def measurements(self):
         return [self.measurement]
-
-    def speed(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Shaft speed ``omega`` (rad/s) and gradient."""
-        return ev.measurement_rate(self.measurement)
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Flow from A to B through the motor, m^3/s."""
-        w, dw = self.speed(ev)
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        d_r, c = self.radial_displacement, self.internal_leakage
-        return d_r * w + c * (pa - pb), d_r * dw + c * (dpa - dpb)
-
-    def friction_torque(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Loss torque opposing rotation, N m."""
-        if self.friction is None:
-            return 0.0, ev.zero()
-        w, dw = self.speed(ev)
-        t, dt = self.friction.force(w)
-        return t, dt * dw
-
-    def torque(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Shaft torque in the sense of the measurement, N m."""
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        tf, dtf = self.friction_torque(ev)
-        d_r = self.radial_displacement
-        return d_r * (pa - pb) - tf, d_r * (dpa - dpb) - dtf
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"A": (-q, -dq), "B": (q, dq)}
-
-    def forces(self, ev: Evaluation):
-        t, dt = self.torque(ev)
-        return [(self.measurement, t, dt)]
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        w = self.speed(ev)[0]
-        t = self.torque(ev)[0]
-        dp = self.port_pressure(ev, "A")[0] - self.port_pressure(ev, "B")[0]
-        return {"flow": (q, "m^3/s"), "speed": (w, "rad/s"), "torque": (t, "N m"),
-                "shaft_power": (t * w, "W"), "hydraulic_power": (dp * q, "W")}

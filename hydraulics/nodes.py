@@ -7,9 +7,8 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Evaluation, Node, Signal, _number, finite, non_negative, positive
+from .core import Node, Signal, _number, finite, non_negative, positive
 from .fluid import Fluid
-from .compiled_laws import smooth_lower_limit, softplus
 
 
 class Volume(Node):
@@ -44,6 +43,9 @@ class Volume(Node):
     cavitation_width : float, Pa
         Rounding width ``w`` of the floor.
     """
+
+    OUTPUT_UNITS = {"pressure": "Pa", "cavitation_flow": "m^3/s", "guard_flow": "m^3/s", "volume": "m^3",
+                    "compression_power": "W"}
 
     state_names = ("pressure",)
     state_units = ("Pa",)
@@ -85,102 +87,17 @@ class Volume(Node):
         """Sum of the fixed sub-volumes, m^3."""
         return sum(v for v, _ in self.subvolumes)
 
-    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        return self.own_state(ev)
-
-    def cavitation_flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Fill flow of the smooth cavitation floor, m^3/s (zero well above the floor)."""
-        p, dp = ev.pressure(self)
-        w = self.cavitation_width
-        s, ds = softplus((self.cavitation_pressure - p) / w, 1.0)
-        g = self.cavitation_conductance
-        return g * w * s, -g * ds * dp
-
-    def capacitance(self, ev: Evaluation, chambers: list) -> tuple[float, float, np.ndarray, np.ndarray]:
-        """Hydraulic capacitance ``C = V/B_oil(p) + sum V_k/B_k`` (m^3/Pa) and the guarded total volume (m^3).
-
-        Returns ``(C, V, dC, dV)`` with gradients over the circuit variables.
-        """
-        p, dp = ev.pressure(self)
-        volume = self.fixed_volume
-        d_volume = ev.zero()
-        wall = sum(v / b for v, b in self.subvolumes if math.isfinite(b))
-        d_wall = ev.zero()
-        for _, v, dv, _, _, b in chambers:
-            volume += v
-            d_volume = d_volume + dv
-            if math.isfinite(b):
-                wall += v / b
-                d_wall = d_wall + dv / b
-        guarded, slope = smooth_lower_limit(volume, self.min_volume, 0.5 * self.min_volume)
-        d_guarded = slope * d_volume
-        modulus, d_modulus = self.fluid.effective_bulk_modulus(p)
-        c = guarded / modulus + wall
-        dc = d_guarded / modulus - guarded * d_modulus / modulus**2 * dp + d_wall
-        return c, guarded, dc, d_guarded
-
-    def pressure_rate(self, ev: Evaluation, inflow, d_inflow, chambers: list) -> tuple[float, np.ndarray]:
-        """Continuity equation, seed 002 eq. (1): ``dp/dt = (sum Q - dV/dt) / C``.
-
-        Parameters
-        ----------
-        inflow : float, m^3/s
-            Net flow from all connected elements into the node (cavitation fill flow added here).
-        d_inflow : ndarray, shape (n_w,)
-        chambers : list
-            Chamber contributions ``(port, V, dV, Vdot, dVdot, B_wall)`` of attached cylinders.
-        """
-        q_cav, dq_cav = self.cavitation_flow(ev)
-        volume_rate = sum(c[3] for c in chambers)
-        d_volume_rate = sum((c[4] for c in chambers), ev.zero())
-        c, _, dc, _ = self.capacitance(ev, chambers)
-        net = inflow + q_cav - volume_rate
-        rate = net / c
-        return rate, (d_inflow + dq_cav - d_volume_rate) / c - rate / c * dc
-
-    def fictive_flows(self, ev: Evaluation) -> tuple[float, float]:
-        """Oil flows that do not exist physically, m^3/s: the cavitation floor's fill flow ``Q_cav`` and the flow
-        taken up (> 0) or given off (< 0) by the volume the ``min_volume`` guard adds, ``(V_g - V) / B(p) dp/dt``
-        (``V_g`` the guarded, ``V`` the true volume; zero above 1.5 ``min_volume``)."""
-        p = ev.pressure(self)[0]
-        chambers = ev.node_chambers(self)
-        q_cav = self.cavitation_flow(ev)[0]
-        true_volume = self.fixed_volume + sum(c[1] for c in chambers)
-        c, guarded, _, _ = self.capacitance(ev, chambers)
-        excess = guarded - true_volume
-        if excess <= 0.0:
-            return q_cav, 0.0
-        rate = (ev.node_inflow(self)[0] + q_cav - sum(ch[3] for ch in chambers)) / c
-        return q_cav, excess / self.fluid.effective_bulk_modulus(p)[0] * rate
-
-    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
-        """Pressure, cavitation fill flow, volume-guard flow (:meth:`fictive_flows`), total volume and the power
-        stored by compressing the fluid (``p C dp/dt = p (sum Q - dV/dt)``, W)."""
-        p = ev.pressure(self)[0]
-        chambers = ev.node_chambers(self)
-        q_cav, q_guard = self.fictive_flows(ev)
-        net = ev.node_inflow(self)[0] + q_cav - sum(c[3] for c in chambers)
-        volume = self.capacitance(ev, chambers)[1]
-        return {"pressure": (p, "Pa"), "cavitation_flow": (q_cav, "m^3/s"), "guard_flow": (q_guard, "m^3/s"),
-                "volume": (volume, "m^3"), "compression_power": (p * net, "W")}
-
 
 class Tank(Node):
     """A reservoir at constant pressure (default atmospheric, 0 Pa gauge); an infinite sink and source."""
+
+    OUTPUT_UNITS = {"pressure": "Pa", "flow": "m^3/s", "power": "W"}
 
     def __init__(self, name: str, pressure: float = 0.0):
         super().__init__(name)
         if not (isinstance(pressure, (int, float)) and math.isfinite(pressure)):  # issue 43: nan ran
             raise ModelError(f"'{name}': tank pressure must be a finite gauge pressure in Pa, got {pressure!r}")
         self.tank_pressure = float(pressure)
-
-    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        return self.tank_pressure, ev.zero()
-
-    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
-        delivered = -ev.node_inflow(self)[0]
-        return {"pressure": (self.tank_pressure, "Pa"), "flow": (delivered, "m^3/s"),
-                "power": (self.tank_pressure * delivered, "W")}
 
 
 class PressureWarning(UserWarning):
@@ -201,6 +118,8 @@ class PressureSource(Node):
         Gauge pressure, Pa: a constant, a function of time ``p(t)`` or a signal.
     """
 
+    OUTPUT_UNITS = {"pressure": "Pa", "flow": "m^3/s", "power": "W"}
+
     def __init__(self, name: str, pressure):
         super().__init__(name)
         from .signals import as_signal
@@ -219,11 +138,3 @@ class PressureSource(Node):
 
     def signals(self) -> list:
         return [self.pressure_signal]
-
-    def pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        return ev.signal(self.pressure_signal)
-
-    def outputs(self, ev: Evaluation) -> dict[str, tuple[float, str]]:
-        p = ev.pressure(self)[0]
-        delivered = -ev.node_inflow(self)[0]
-        return {"pressure": (p, "Pa"), "flow": (delivered, "m^3/s"), "power": (p * delivered, "W")}

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from fem.errors import ModelError
-from fem.scalar_laws import smoothstep
 
-from .core import Component, Evaluation, non_negative, positive
+from .core import Component, non_negative, positive
 from .signals import as_signal
 from . import compiled_laws as laws
-from .compiled_laws import softplus
 
 #: Laminar-turbulent transition pressure drop of seed 002 (Delta p_lim = 2 bar), Pa.
 DEFAULT_TRANSITION_PRESSURE = 2.0e5
@@ -56,6 +53,8 @@ class Orifice(Component):
     transition : {"cubic", "linear"}
     """
 
+    OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
+
     ports = ("A", "B")
 
     def __init__(self, name: str, area, discharge_coefficient: float = 0.7,
@@ -82,29 +81,6 @@ class Orifice(Component):
     def signals(self):
         return [self.area]
 
-    def coefficient(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """``gamma_2 = C_d A sqrt(2/rho)`` and its gradient."""
-        area, d_area = ev.signal(self.area)
-        k = self.discharge_coefficient * math.sqrt(2.0 / self.density)
-        return k * max(area, 0.0), (k * d_area if area > 0.0 else ev.zero())
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Flow from A to B, m^3/s, and its gradient."""
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        gamma, d_gamma = self.coefficient(ev)
-        q, dq_dp, dq_dg = orifice_flow(pa - pb, gamma, self.transition_pressure, self.transition)
-        return q, dq_dp * (dpa - dpb) + dq_dg * d_gamma
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"A": (-q, -dq), "B": (q, dq)}
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        dp = self.port_pressure(ev, "A")[0] - self.port_pressure(ev, "B")[0]
-        return {"flow": (q, "m^3/s"), "power_loss": (dp * q, "W")}
-
 
 class Throttle(Orifice):
     """A throttle valve given by its flow coefficient ``C_vt`` (seed 002 eq. (5)): ``Q = C_vt sqrt(|dp|) sign(dp)``.
@@ -127,9 +103,6 @@ class Throttle(Orifice):
     def signals(self):
         return []
 
-    def coefficient(self, ev: Evaluation):
-        return self.flow_coefficient, ev.zero()
-
 
 class CheckValve(Component):
     """A check valve that lets fluid pass from ``A`` to ``B`` once ``p_A - p_B`` exceeds the cracking pressure.
@@ -150,6 +123,8 @@ class CheckValve(Component):
         ``eps``, area fraction when closed.
     """
 
+    OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
+
     ports = ("A", "B")
 
     def __init__(self, name: str, area: float, cracking_pressure: float = 0.5e5,
@@ -164,20 +139,6 @@ class CheckValve(Component):
         self.discharge_coefficient = float(discharge_coefficient)
         self.leakage_fraction, self.transition_pressure = float(leakage_fraction), float(transition_pressure)
         self.density = None
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        dp = pa - pb
-        s, ds = smoothstep(dp, self.cracking_pressure, self.cracking_pressure + self.opening_pressure_range)
-        eps = self.leakage_fraction
-        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
-        gamma, d_gamma = k * (eps + (1.0 - eps) * s), k * (1.0 - eps) * ds
-        q, dq_dp, dq_dg = orifice_flow(dp, gamma, self.transition_pressure)
-        return q, (dq_dp + dq_dg * d_gamma) * (dpa - dpb)
-
-    port_flows = Orifice.port_flows
-    outputs = Orifice.outputs
 
 
 class ReliefValve(Component):
@@ -200,6 +161,8 @@ class ReliefValve(Component):
         First-order opening dynamics.
     """
 
+    OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
+
     ports = ("P", "T")
 
     def __init__(self, name: str, cracking_pressure: float, flow_gain: float, width: float = 1.0e4,
@@ -211,30 +174,3 @@ class ReliefValve(Component):
         if self.time_constant is not None:
             positive(name, time_constant=self.time_constant)
             self.state_names, self.state_units = ("opening",), ("Pa",)
-
-    def static_opening(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Rounded ``max(dp - p_cr, 0)``, Pa."""
-        pp, dpp = self.port_pressure(ev, "P")
-        pt, dpt = self.port_pressure(ev, "T")
-        o, do = softplus(pp - pt - self.cracking_pressure, self.width)
-        return o, do * (dpp - dpt)
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        o, do = self.own_state(ev) if self.time_constant else self.static_opening(ev)
-        return self.flow_gain * o, self.flow_gain * do
-
-    def state_rates(self, ev: Evaluation):
-        if not self.time_constant:
-            return []
-        o, do = self.own_state(ev)
-        s, ds = self.static_opening(ev)
-        return [((s - o) / self.time_constant, (ds - do) / self.time_constant)]
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"P": (-q, -dq), "T": (q, dq)}
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        dp = self.port_pressure(ev, "P")[0] - self.port_pressure(ev, "T")[0]
-        return {"flow": (q, "m^3/s"), "power_loss": (dp * q, "W")}

@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from fem.errors import ModelError
-from fem.scalar_laws import smoothstep
 
-from .core import Component, Evaluation, non_negative, positive
+from .core import Component, non_negative, positive
 from .fluid import HLP46
-from .orifices import orifice_flow
 
 
 class PilotValve(Component):
     """Base of a two-port metering valve whose opening follows a pressure balance (see the module docstring).
 
-    Subclasses set ``ports`` (inlet first, outlet second) and implement :meth:`balance`, the pressure (Pa) that
-    opens the valve from ``s = 0`` at ``balance = 0`` to ``s = 1`` at ``balance = opening_range``.
+    Each kind sets ``ports`` (inlet first, outlet second) and states its ``balance`` (Pa) in its docstring: the
+    valve opens from ``s = 0`` at ``balance = 0`` to ``s = 1`` at ``balance = opening_range`` (the law:
+    :func:`hydraulics.compiled_kernel._pilot_opening`, ``_controlled``).
 
     Parameters
     ----------
@@ -43,6 +40,8 @@ class PilotValve(Component):
     transition_pressure : float, Pa
         Laminar range of the orifice law.
     """
+
+    OUTPUT_UNITS = {"flow": "m^3/s", "opening": "1", "power_loss": "W"}
 
     def __init__(self, name: str, area: float, opening_range: float, discharge_coefficient: float = 0.7,
                  leakage_fraction: float = 0.0, time_constant: float | None = None,
@@ -77,55 +76,6 @@ class PilotValve(Component):
             positive(name, response_time=response_time)
             kwargs["time_constant"] = -response_time / math.log(0.05)
         return cls(name, area, *args, discharge_coefficient=discharge_coefficient, **kwargs)
-
-    def balance(self, ev: Evaluation) -> tuple[float, np.ndarray]:  # pragma: no cover - abstract
-        """Opening pressure balance (Pa) and its gradient."""
-        raise NotImplementedError
-
-    def static_opening(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """``s = step(balance; 0, opening_range)`` in [0, 1] and its gradient."""
-        b, db = self.balance(ev)
-        s, ds = smoothstep(b, 0.0, self.opening_range)
-        return s, ds * db
-
-    def opening(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """The opening fraction used by the flow: the lag state if there is one, else the static opening."""
-        if self.time_constant is not None:
-            return self.own_state(ev)
-        return ev.cached((self, "static"), self.static_opening)
-
-    def state_rates(self, ev: Evaluation):
-        if self.time_constant is None:
-            return []
-        o, do = self.own_state(ev)
-        s, ds = ev.cached((self, "static"), self.static_opening)
-        return [((s - o) / self.time_constant, (ds - do) / self.time_constant)]
-
-    def metered_flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Flow through the metering edge from the first to the second port, m^3/s."""
-        first, second = self.ports[0], self.ports[1]
-        p1, dp1 = self.port_pressure(ev, first)
-        p2, dp2 = self.port_pressure(ev, second)
-        o, do = self.opening(ev)
-        eps = self.leakage_fraction
-        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
-        gamma, d_gamma = k * (eps + (1.0 - eps) * o), k * (1.0 - eps) * do
-        q, dq_dp, dq_dg = orifice_flow(p1 - p2, gamma, self.transition_pressure)
-        return q, dq_dp * (dp1 - dp2) + dq_dg * d_gamma
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Total flow from the first to the second port, m^3/s (subclasses add parallel paths)."""
-        return self.metered_flow(ev)
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        first, second = self.ports[0], self.ports[1]
-        return {first: (-q, -dq), second: (q, dq)}
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        dp = self.port_pressure(ev, self.ports[0])[0] - self.port_pressure(ev, self.ports[1])[0]
-        return {"flow": (q, "m^3/s"), "opening": (self.opening(ev)[0], "1"), "power_loss": (dp * q, "W")}
 
 
 class CounterbalanceValve(PilotValve):
@@ -166,32 +116,6 @@ class CounterbalanceValve(PilotValve):
         positive(name, check_area=self.check_area)
         self.check_cracking, self.check_opening_range = float(check_cracking), float(check_opening_range)
 
-    def balance(self, ev: Evaluation):
-        pl, dpl = self.port_pressure(ev, "L")
-        pv, dpv = self.port_pressure(ev, "V")
-        px, dpx = self.port_pressure(ev, "X")
-        psi = self.pilot_ratio
-        return (pl - pv) + psi * (px - pv) - self.cracking_pressure, (dpl - dpv) + psi * (dpx - dpv)
-
-    def check_flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Free flow ``V -> L`` through the check stage, m^3/s (>= 0)."""
-        pl, dpl = self.port_pressure(ev, "L")
-        pv, dpv = self.port_pressure(ev, "V")
-        dp = pv - pl
-        s, ds = smoothstep(dp, self.check_cracking, self.check_cracking + self.check_opening_range)
-        k = self.discharge_coefficient * self.check_area * math.sqrt(2.0 / self.density)
-        q, dq_dp, dq_dg = orifice_flow(dp, k * s, self.transition_pressure)
-        return q, (dq_dp + dq_dg * k * ds) * (dpv - dpl)
-
-    def flow(self, ev: Evaluation):
-        q, dq = self.metered_flow(ev)
-        qc, dqc = self.check_flow(ev)
-        return q - qc, dq - dqc
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"L": (-q, -dq), "V": (q, dq), "X": (0.0, ev.zero())}
-
 
 class PressureReducingValve(PilotValve):
     """Direct-acting pressure-reducing valve ``P -> A``, normally open, closing as ``p_A`` reaches the setting.
@@ -215,15 +139,6 @@ class PressureReducingValve(PilotValve):
         super().__init__(name, area, opening_range, **kwargs)
         positive(name, set_pressure=set_pressure)
         self.set_pressure = float(set_pressure)
-
-    def balance(self, ev: Evaluation):
-        pa, dpa = self.port_pressure(ev, "A")
-        pt, dpt = self.port_pressure(ev, "T")
-        return self.set_pressure - (pa - pt), -(dpa - dpt)
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"P": (-q, -dq), "A": (q, dq), "T": (0.0, ev.zero())}
 
 
 class PressureCompensator(PilotValve):
@@ -252,15 +167,6 @@ class PressureCompensator(PilotValve):
         super().__init__(name, area, opening_range, **kwargs)
         positive(name, pressure_difference=pressure_difference)
         self.pressure_difference = float(pressure_difference)
-
-    def balance(self, ev: Evaluation):
-        pa, dpa = self.port_pressure(ev, "A")
-        px, dpx = self.port_pressure(ev, "X")
-        return self.pressure_difference - (pa - px), -(dpa - dpx)
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"P": (-q, -dq), "A": (q, dq), "X": (0.0, ev.zero())}
 
 
 class PilotOperatedCheckValve(PilotValve):
@@ -291,22 +197,6 @@ class PilotOperatedCheckValve(PilotValve):
         non_negative(name, cracking_pressure=cracking_pressure)
         self.pilot_ratio, self.cracking_pressure = float(pilot_ratio), float(cracking_pressure)
 
-    def static_opening(self, ev: Evaluation):
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        px, dpx = self.port_pressure(ev, "X")
-        r = self.opening_range
-        sf, dsf = smoothstep(pa - pb - self.cracking_pressure, 0.0, r)
-        psi = self.pilot_ratio
-        sp, dsp = smoothstep(psi * (px - pa) - (pb - pa) - self.cracking_pressure, 0.0, r)
-        grad_f = dsf * (dpa - dpb)
-        grad_p = dsp * (psi * (dpx - dpa) - (dpb - dpa))
-        return 1.0 - (1.0 - sf) * (1.0 - sp), (1.0 - sp) * grad_f + (1.0 - sf) * grad_p
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"A": (-q, -dq), "B": (q, dq), "X": (0.0, ev.zero())}
-
 
 class ShuttleValve(Component):
     """Shuttle (OR) valve: the higher of ``A`` and ``B`` is connected to ``C``, the other inlet is shut.
@@ -323,6 +213,8 @@ class ShuttleValve(Component):
     discharge_coefficient : float, 1
     """
 
+    OUTPUT_UNITS = {"flow_AC": "m^3/s", "flow_BC": "m^3/s"}
+
     ports = ("A", "B", "C")
 
     def __init__(self, name: str, area: float, switching_range: float = 0.5e5, discharge_coefficient: float = 0.7,
@@ -333,27 +225,6 @@ class ShuttleValve(Component):
         self.max_area, self.switching_range = float(area), float(switching_range)
         self.discharge_coefficient, self.transition_pressure = float(discharge_coefficient), float(transition_pressure)
         self.density = None
-
-    def flows(self, ev: Evaluation) -> tuple:
-        """Flows ``A -> C`` and ``B -> C``, m^3/s, with gradients."""
-        pa, dpa = self.port_pressure(ev, "A")
-        pb, dpb = self.port_pressure(ev, "B")
-        pc, dpc = self.port_pressure(ev, "C")
-        w = self.switching_range
-        s, ds = smoothstep(pa - pb, -w, w)
-        d_s = ds * (dpa - dpb)
-        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
-        qa, dqa_dp, dqa_dg = orifice_flow(pa - pc, k * s, self.transition_pressure)
-        qb, dqb_dp, dqb_dg = orifice_flow(pb - pc, k * (1.0 - s), self.transition_pressure)
-        return ((qa, dqa_dp * (dpa - dpc) + dqa_dg * k * d_s), (qb, dqb_dp * (dpb - dpc) - dqb_dg * k * d_s))
-
-    def port_flows(self, ev: Evaluation):
-        (qa, dqa), (qb, dqb) = ev.cached((self, "flows"), self.flows)
-        return {"A": (-qa, -dqa), "B": (-qb, -dqb), "C": (qa + qb, dqa + dqb)}
-
-    def outputs(self, ev: Evaluation):
-        (qa, _), (qb, _) = ev.cached((self, "flows"), self.flows)
-        return {"flow_AC": (qa, "m^3/s"), "flow_BC": (qb, "m^3/s")}
 
 
 def add_flow_control_valve(circuit, name: str, inlet: str, outlet: str, flow: float, pressure_difference: float,

@@ -1,13 +1,11 @@
 """Variable-displacement pump with a pressure compensator (cut-off) and a load-sensing controller."""
 from __future__ import annotations
 
-import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Component, Evaluation, non_negative, positive
+from .core import Component, non_negative, positive
 from .signals import as_signal
-from .compiled_laws import smooth_clamp01, softplus
 
 
 class VariableDisplacementPump(Component):
@@ -43,6 +41,9 @@ class VariableDisplacementPump(Component):
     initial_fraction : float, 1
     """
 
+    OUTPUT_UNITS = {"flow": "m^3/s", "displacement_fraction": "1", "target_pressure": "Pa", "hydraulic_power": "W",
+                    "shaft_power": "W"}
+
     state_names = ("displacement_fraction",)
     state_units = ("1",)
 
@@ -67,49 +68,3 @@ class VariableDisplacementPump(Component):
 
     def signals(self):
         return [self.speed]
-
-    def target_pressure(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """``p_ref`` (Pa) and its gradient."""
-        if self.margin_pressure is None:
-            return self.compensator_pressure, ev.zero()
-        pls, dpls = self.port_pressure(ev, "LS")
-        a = pls + self.margin_pressure
-        over, d_over = softplus(a - self.compensator_pressure, 0.1 * self.regulation_band)
-        return a - over, (1.0 - d_over) * dpls
-
-    def command(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Swash-plate command ``eps_cmd`` in [0, 1] and its gradient."""
-        ref, d_ref = self.target_pressure(ev)
-        pp, dpp = self.port_pressure(ev, "P")
-        band = self.regulation_band
-        c, dc = smooth_clamp01((ref - pp) / band, 0.02)
-        return c, dc * (d_ref - dpp) / band
-
-    def state_rates(self, ev: Evaluation):
-        eps, d_eps = self.own_state(ev)
-        c, dc = self.command(ev)
-        return [((c - eps) / self.time_constant, (dc - d_eps) / self.time_constant)]
-
-    def flow(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Delivered flow ``S -> P``, m^3/s."""
-        eps, d_eps = self.own_state(ev)
-        n, dn = ev.signal(self.speed)
-        ps, dps = self.port_pressure(ev, "S")
-        pp, dpp = self.port_pressure(ev, "P")
-        d, g = self.displacement, self.leakage_conductance
-        return eps * d * n - g * (pp - ps), d * (d_eps * n + eps * dn) - g * (dpp - dps)
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        flows = {"S": (-q, -dq), "P": (q, dq)}
-        if self.margin_pressure is not None:
-            flows["LS"] = (0.0, ev.zero())
-        return flows
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        dp = self.port_pressure(ev, "P")[0] - self.port_pressure(ev, "S")[0]
-        eps = self.own_state(ev)[0]
-        return {"flow": (q, "m^3/s"), "displacement_fraction": (eps, "1"),
-                "target_pressure": (self.target_pressure(ev)[0], "Pa"), "hydraulic_power": (dp * q, "W"),
-                "shaft_power": (dp * eps * self.displacement * ev.signal(self.speed)[0], "W")}

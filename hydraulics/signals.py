@@ -1,7 +1,8 @@
 """Signals and controllers: commands, tables, sensors, PID and the velocity-profile generator.
 
-A signal evaluates to ``(value, gradient)``; signals with internal states (PID) are circuit states too, so
-controllers are integrated by the same implicit solver as the hydraulics and the mechanics.
+A signal has a value, evaluated by the compiled circuit kernel (:mod:`hydraulics.compiled_signals`, the equations in
+the docstrings here); signals with internal states (PID) are circuit states too, so controllers are integrated by
+the same implicit solver as the hydraulics and the mechanics.
 """
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from typing import Callable
 import numpy as np
 
 from fem.errors import ModelError
-from fem.scalar_laws import interp, smoothstep
 
-from .core import Evaluation, Signal, positive
+from .core import Signal, positive
 
 
 class Constant(Signal):
@@ -24,9 +24,6 @@ class Constant(Signal):
         self.constant = float(value)
         self.unit = unit
 
-    def evaluate(self, ev: Evaluation):
-        return self.constant, ev.zero()
-
 
 class TimeFunction(Signal):
     """A prescribed function of time ``f(t)`` (no dependence on the states)."""
@@ -35,9 +32,6 @@ class TimeFunction(Signal):
         super().__init__(name)
         self.function = function
         self.unit = unit
-
-    def evaluate(self, ev: Evaluation):
-        return float(self.function(ev.t)), ev.zero()
 
 
 class PiecewiseLinear(Signal):
@@ -57,9 +51,6 @@ class PiecewiseLinear(Signal):
         self.times, self.values = _table(name, times, values)
         self.unit = unit
 
-    def evaluate(self, ev: Evaluation):
-        return interp(ev.t, self.times, self.values)[0], ev.zero()
-
 
 class SmoothStep(Signal):
     """A C1 step from ``initial`` to ``final`` between ``t_start`` and ``t_end`` (cubic ``3s^2 - 2s^3``)."""
@@ -71,10 +62,6 @@ class SmoothStep(Signal):
             raise ModelError(f"'{name}': t_end must not precede t_start")
         self.t_start, self.t_end, self.initial, self.final = map(float, (t_start, t_end, initial, final))
         self.unit = unit
-
-    def evaluate(self, ev: Evaluation):
-        s, _ = smoothstep(ev.t, self.t_start, self.t_end)
-        return self.initial + (self.final - self.initial) * s, ev.zero()
 
 
 class Ramp(PiecewiseLinear):
@@ -107,11 +94,6 @@ class LookupTable(Signal):
     def inputs(self):
         return [self.input_signal]
 
-    def evaluate(self, ev: Evaluation):
-        u, du = ev.signal(self.input_signal)
-        value, slope = interp(u, self.x, self.y)
-        return value, slope * du
-
 
 class Sum(Signal):
     """A weighted sum of signals, ``sum_k w_k s_k`` (e.g. a set-point minus a measurement)."""
@@ -127,14 +109,6 @@ class Sum(Signal):
     def inputs(self):
         return list(self.terms)
 
-    def evaluate(self, ev: Evaluation):
-        value, grad = 0.0, ev.zero()
-        for w, s in zip(self.weights, self.terms):
-            v, g = ev.signal(s)
-            value += w * v
-            grad = grad + w * g
-        return value, grad
-
 
 class PressureSensor(Signal):
     """The pressure of a node, Pa."""
@@ -144,9 +118,6 @@ class PressureSensor(Signal):
     def __init__(self, name: str, node: str):
         super().__init__(name)
         self.node_name = node
-
-    def evaluate(self, ev: Evaluation):
-        return ev.pressure(ev.circuit.node(self.node_name))
 
 
 class MeasurementSensor(Signal):
@@ -160,11 +131,6 @@ class MeasurementSensor(Signal):
 
     def measurements(self):
         return [self.measurement]
-
-    def evaluate(self, ev: Evaluation):
-        if self.rate:
-            return ev.measurement_rate(self.measurement)
-        return ev.measurement(self.measurement)
 
 
 class PID(Signal):
@@ -217,36 +183,6 @@ class PID(Signal):
     def inputs(self):
         return [self.setpoint, self.measured]
 
-    def _error(self, ev):
-        r, dr = ev.signal(self.setpoint)
-        m, dm = ev.signal(self.measured)
-        return r - m, dr - dm
-
-    def _unsaturated(self, ev):
-        e, de = self._error(ev)
-        integral, di = self.own_state(ev, 0)
-        xi, dxi = self.own_state(ev, 1)
-        kd = self.gain * self.derivative_time / self.filter_time
-        return self.gain * e + integral + kd * (e - xi), self.gain * de + di + kd * (de - dxi)
-
-    def evaluate(self, ev: Evaluation):
-        u, du = self._unsaturated(ev)
-        if u > self.u_max:
-            return self.u_max, ev.zero()
-        if u < self.u_min:
-            return self.u_min, ev.zero()
-        return u, du
-
-    def state_rates(self, ev: Evaluation):
-        e, de = self._error(ev)
-        u, du = self._unsaturated(ev)
-        u_sat, du_sat = ev.signal(self)
-        ki = self.gain / self.integral_time if math.isfinite(self.integral_time) else 0.0
-        d_integral = (ki * e + (u_sat - u) / self.tracking_time, ki * de + (du_sat - du) / self.tracking_time)
-        xi, dxi = self.own_state(ev, 1)
-        d_filter = ((e - xi) / self.filter_time, (de - dxi) / self.filter_time)
-        return [d_integral, d_filter]
-
 
 class VelocityProfile(Signal):
     """Open-loop velocity reference of seed 003 §4.2.3: time-based acceleration, position-based deceleration.
@@ -285,21 +221,6 @@ class VelocityProfile(Signal):
 
     def inputs(self):
         return [self.position]
-
-    def evaluate(self, ev: Evaluation):
-        if ev.t <= self.start_time:
-            return 0.0, ev.zero()
-        x, dx = ev.signal(self.position)
-        remaining = self.direction * (self.end_position - x) - self.safety_distance
-        v_acc = self.acceleration * (ev.t - self.start_time)
-        if remaining <= 0.0:
-            v_dec, dv_dec = self.final_velocity, ev.zero()
-        else:
-            v_dec = math.sqrt(self.final_velocity**2 + 2.0 * self.deceleration * remaining)
-            dv_dec = -self.direction * self.deceleration / v_dec * dx
-        candidates = [(v_acc, ev.zero()), (self.max_velocity, ev.zero()), (v_dec, dv_dec)]
-        v, dv = min(candidates, key=lambda c: c[0])
-        return self.direction * v, self.direction * dv
 
 
 def as_signal(value, name: str, unit: str = "1") -> Signal:

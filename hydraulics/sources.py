@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from fem.errors import ModelError
 
-from .core import Component, Evaluation, non_negative, positive
+from .core import Component, non_negative, positive
 from .signals import as_signal
-from .compiled_laws import softplus
 
 
 class FixedDisplacementPump(Component):
@@ -26,6 +25,8 @@ class FixedDisplacementPump(Component):
     relief_gain : float, m^3/(s Pa)
     relief_width : float, Pa
     """
+
+    OUTPUT_UNITS = {"flow": "m^3/s", "hydraulic_power": "W", "shaft_power": "W"}
 
     ports = ("S", "P")
 
@@ -52,25 +53,3 @@ class FixedDisplacementPump(Component):
 
     def signals(self):
         return [self.speed]
-
-    def flow(self, ev: Evaluation):
-        n, dn = ev.signal(self.speed)
-        ps, dps = self.port_pressure(ev, "S")
-        pp, dpp = self.port_pressure(ev, "P")
-        q = self.displacement * n - self.leakage_conductance * (pp - ps)
-        dq = self.displacement * dn - self.leakage_conductance * (dpp - dps)
-        if self.relief_pressure is not None:
-            o, do = softplus(pp - ps - self.relief_pressure, self.relief_width)
-            q -= self.relief_gain * o
-            dq = dq - self.relief_gain * do * (dpp - dps)
-        return q, dq
-
-    def port_flows(self, ev: Evaluation):
-        q, dq = ev.cached((self, "flow"), self.flow)
-        return {"S": (-q, -dq), "P": (q, dq)}
-
-    def outputs(self, ev: Evaluation):
-        q = ev.cached((self, "flow"), self.flow)[0]
-        dp = self.port_pressure(ev, "P")[0] - self.port_pressure(ev, "S")[0]
-        geometric = self.displacement * ev.signal(self.speed)[0]
-        return {"flow": (q, "m^3/s"), "hydraulic_power": (dp * q, "W"), "shaft_power": (dp * geometric, "W")}

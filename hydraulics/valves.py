@@ -12,10 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fem.errors import ModelError
-from fem.scalar_laws import interp
 
-from .core import Component, Evaluation, positive
-from .orifices import DEFAULT_TRANSITION_PRESSURE, orifice_flow
+from .core import Component, positive
+from .orifices import DEFAULT_TRANSITION_PRESSURE
 from .signals import as_signal
 
 
@@ -71,10 +70,6 @@ class FirstOrderSpool:
         """Lag that reaches ``fraction`` of a step in ``response_time`` s: ``tau = -t / ln(1 - fraction)``."""
         return cls(-response_time / math.log(1.0 - fraction))
 
-    def rates(self, states, d_states, reference, d_reference):
-        (u, du), = zip(states, d_states)
-        return [((reference - u) / self.time_constant, (d_reference - du) / self.time_constant)]
-
 
 class SecondOrderSpool:
     """Spool position as a second-order lag (PT2, seed 003 §4.2.2): ``U'' = w^2 (U_ref - U) - 2 zeta w U'``.
@@ -91,11 +86,6 @@ class SecondOrderSpool:
     def __init__(self, natural_frequency: float, damping_ratio: float = 0.7):
         positive("spool", natural_frequency=natural_frequency, damping_ratio=damping_ratio)
         self.natural_frequency, self.damping_ratio = float(natural_frequency), float(damping_ratio)
-
-    def rates(self, states, d_states, reference, d_reference):
-        (u, v), (du, dv) = states, d_states
-        w, z = self.natural_frequency, self.damping_ratio
-        return [(v, dv), (w * w * (reference - u) - 2.0 * z * w * v, w * w * (d_reference - du) - 2.0 * z * w * dv)]
 
 
 class DirectionalValve(Component):
@@ -143,58 +133,12 @@ class DirectionalValve(Component):
     def signals(self):
         return [self.command]
 
-    def reference(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Command clipped to [-1, 1]."""
-        u, du = ev.signal(self.command)
-        if abs(u) > 1.0:
-            return math.copysign(1.0, u), ev.zero()
-        return u, du
-
-    def spool_position(self, ev: Evaluation) -> tuple[float, np.ndarray]:
-        """Normalised spool position ``U`` and its gradient."""
-        if self.spool is None:
-            return self.reference(ev)
-        return self.own_state(ev, 0)
-
-    def state_rates(self, ev: Evaluation):
-        if self.spool is None:
-            return []
-        own = [self.own_state(ev, k) for k in range(len(self.state_names))]
-        ref, d_ref = self.reference(ev)
-        return self.spool.rates([v for v, _ in own], [g for _, g in own], ref, d_ref)
-
-    def path_flows(self, ev: Evaluation) -> list[tuple[float, np.ndarray]]:
-        """Flow through each metering edge (from -> to), m^3/s, with gradients."""
-        u, du = self.spool_position(ev)
-        k = self.discharge_coefficient * self.max_area * math.sqrt(2.0 / self.density)
-        result = []
-        for path in self.paths:
-            fraction, slope = interp(u, path.positions, path.fractions)
-            p1, dp1 = self.port_pressure(ev, path.from_port)
-            p2, dp2 = self.port_pressure(ev, path.to_port)
-            q, dq_dp, dq_dg = orifice_flow(p1 - p2, k * fraction, self.transition_pressure, self.transition)
-            result.append((q, dq_dp * (dp1 - dp2) + dq_dg * k * slope * du))
-        return result
-
-    def port_flows(self, ev: Evaluation):
-        flows = {port: (0.0, ev.zero()) for port in self.ports}
-        for path, (q, dq) in zip(self.paths, ev.cached((self, "paths"), self.path_flows)):
-            v, g = flows[path.from_port]
-            flows[path.from_port] = (v - q, g - dq)
-            v, g = flows[path.to_port]
-            flows[path.to_port] = (v + q, g + dq)
-        return flows
-
-    def outputs(self, ev: Evaluation):
-        out = {"spool": (self.spool_position(ev)[0], "1")}
-        loss = 0.0
-        for path, (q, _) in zip(self.paths, ev.cached((self, "paths"), self.path_flows)):
-            dp = self.port_pressure(ev, path.from_port)[0] - self.port_pressure(ev, path.to_port)[0]
-            key = f"flow_{path.from_port}{path.to_port}"
-            out[key] = (out.get(key, (0.0,))[0] + q, "m^3/s")  # parallel edges between the same ports add up
-            loss += dp * q
-        out["power_loss"] = (loss, "W")
-        return out
+    def output_units(self) -> dict[str, str]:
+        """``spool``, the flow of each port pair (parallel paths add), ``power_loss``."""
+        units = {"spool": "1"}
+        units.update({f"flow_{path.from_port}{path.to_port}": "m^3/s" for path in self.paths})
+        units["power_loss"] = "W"
+        return units
 
 
 def _centre(from_port, to_port, fraction, closing):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 import flexmbs as fm
-from hydraulics.core import Evaluation, Signal
+from hydraulics.core import Signal
 
 SHARED = {  # platen-stroke parameter <- machine-creeping parameter (the values the two cases share)
     "platen_mass": "moving_platen_mass", "stroke": "stroke", "start_time": "start_time",
@@ -42,11 +42,6 @@ class StopAfter(Signal):
 
     def inputs(self):
         return [self.inner]
-
-    def evaluate(self, ev: Evaluation):
-        if ev.t >= self.stop_time:
-            return 0.0, ev.zero()
-        return ev.signal(self.inner)
 
     def compiled_signal(self, index):
         """This signal's numba kernel for the circuit's compiled step (:mod:`.compiled_stop`)."""

@@ -1,11 +1,11 @@
-"""The stroke controls of :mod:`cases.platen_stroke.controls` as numba laws, written once: the Python signals
-(``StrokeCommand``, ``StrokeQuantity``, ``StrokePID``) call these functions for their values (and compose their
-gradients from the partial derivatives the laws return), and the circuit's compiled step calls them through the
-signal kernels at the end of this module (issue 26; the signal-kernel protocol of :mod:`hydraulics.compiled_signals`).
+"""The stroke controls of :mod:`cases.platen_stroke.controls` as numba laws, written once: the circuit's compiled
+kernel calls them through the signal kernels at the end of this module (the signal-kernel protocol of
+:mod:`hydraulics.compiled_signals`); the Python signals (``StrokeCommand``, ``StrokeQuantity``, ``StrokePID``) hold
+the parameters and the layout.
 
 Equations: module docstring of :mod:`cases.platen_stroke.controls` (seed 003 §4.2.3, L6479, L6549-6571, the PID of
-eq. (4-12)); tests/cases/test_platen_stroke_compiled.py checks the kernels against the signals' methods at random
-points.
+eq. (4-12)); tests/cases/test_platen_stroke_compiled.py runs the kernels in every phase, and the case's tests check
+the strokes against the seed's figures.
 
 Command floats ``fpar[f:]`` (:data:`COMMAND_FLOATS`, then the velocity-voltage table: ``n`` speeds, ``n``
 commands). Command integers (from ``ipar[i + 2]``): index of the gap measurement in ``y``, the command's first own
@@ -35,8 +35,6 @@ COMMAND_FLOATS = ("stroke", "start_time", "max_velocity", "deceleration", "accel
                   "final_velocity", "safety_distance", "limit", "deceleration_time", "trigger_distance", "hold_time")
 TABLE = len(COMMAND_FLOATS)  # the velocity-voltage table starts here
 QUANTITIES = ("value", "speed_error", "feed_forward", "pid_on")
-# where the command's value comes from (command_law's ``source``): how its gradient is composed
-FROM_CONTROLLER, FROM_LIMIT, FROM_HELD, FROM_FEED_FORWARD = range(4)
 
 
 @njit("float64(float64, float64, float64, float64)", cache=True)
@@ -75,61 +73,50 @@ def spline_deceleration(remaining, v_max, v_final, duration):
 
 @njit(cache=True)
 def stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile):
-    """``StrokeCommand.reference``: ``(v, phase, k_r, k_tau)``, the speed magnitude of the profile (m/s), its
-    phase code, and its partial derivatives by the remaining travel ``r`` (1/s) and the ramp clock ``τ`` (1/s²):
-    ``dv = k_r dr + k_τ dτ``. ``gap`` (m) is the measurement ``stroke + 1 m − travel``, ``latch`` and ``tau`` the
-    command's own states."""
+    """The speed reference: ``(v, phase)``, the speed magnitude of the profile (m/s) and its phase code. ``gap`` (m)
+    is the measurement ``stroke + 1 m − travel``, ``latch`` and ``tau`` the command's own states."""
     stroke, start, v_max, v_final, safety = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 6], fpar[f + 7]
     if t <= start:
-        return 0.0, REST, 0.0, 0.0
+        return 0.0, REST
     s = stroke + 1.0 - gap
     if direction > 0:
         remaining = stroke - safety - s
     else:
         remaining = s - safety
         if s <= 0.0:
-            return 0.0, STOP, 0.0, 0.0
+            return 0.0, STOP
     if remaining <= 0.0:
-        return v_final, FINAL, 0.0, 0.0
+        return v_final, FINAL
     ramp = fpar[f + 4] * (t - start)
     duration = fpar[f + 9]
-    k_r, k_tau = 0.0, 0.0  # the deceleration profile's speed and partial derivatives
-    if profile == 1:
-        v_dec, k_r = spline_deceleration(remaining, v_max, v_final, duration)
+    if profile == 1:  # the deceleration profile's speed
+        v_dec = spline_deceleration(remaining, v_max, v_final, duration)[0]
     elif profile == 2:
         frac = tau / duration
-        if frac >= 1.0:
-            v_dec = v_final
-        else:
-            v_dec = v_max - (v_max - v_final) * frac
-            k_tau = -(v_max - v_final) / duration
+        v_dec = v_final if frac >= 1.0 else v_max - (v_max - v_final) * frac
     else:
         v_dec = math.sqrt(v_final ** 2 + 2.0 * fpar[f + 3] * remaining)
-        k_r = fpar[f + 3] / v_dec
     if full and t < fpar[f + 5]:
         if latch < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
-            return ramp, FULL_OPEN, 0.0, 0.0
+            return ramp, FULL_OPEN
         candidates_start = 1  # latched: the time ramp is over
     else:
         candidates_start = 0
     # the smallest of (ramp, v_max, deceleration), the first of equal ones
-    v, k_r_min, k_tau_min = v_max, 0.0, 0.0
-    if candidates_start == 0 and ramp <= v_max:
-        v = ramp
+    v = ramp if candidates_start == 0 and ramp <= v_max else v_max
     if v_dec < v:
-        v, k_r_min, k_tau_min = v_dec, k_r, k_tau
+        v = v_dec
     if t < fpar[f + 5]:
-        return v, ACCELERATION, k_r_min, k_tau_min
-    return v, (PID if pid else OPEN_LOOP), k_r_min, k_tau_min
+        return v, ACCELERATION
+    return v, (PID if pid else OPEN_LOOP)
 
 
 @njit(cache=True)
 def feed_forward(v, fpar, f, direction, n):
-    """``StrokeCommand.feed_forward``: the open-loop command (V, signed: closing negative) of the speed ``v``
-    (m/s) from the velocity-voltage table, and its slope (V s/m)."""
+    """The open-loop command (V, signed: closing negative) of the speed ``v`` (m/s) from the velocity-voltage
+    table."""
     xs = f + TABLE
-    u, slope = interp(v, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])
-    return -direction * u, -direction * slope
+    return -direction * interp(v, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
 
 
 @njit(cache=True)
@@ -142,21 +129,20 @@ def remaining_travel(gap, fpar, f, direction):
 
 @njit(cache=True)
 def command_law(t, gap, rate, held, latch, tau, u_controller, fpar, f, direction, pid, full, profile, n):
-    """``StrokeCommand.evaluate`` and ``state_rates``: ``(value, source, v, phase, k_r, k_tau, u_ff, ff_slope,
-    held_rate, latch_rate, clock_rate)``. ``rate`` is the gap's rate (m/s), ``held``, ``latch``, ``tau`` the own
-    states, ``u_controller`` the PID's command (V; read only in the PID phase); ``source`` says where the value
-    comes from (:data:`FROM_CONTROLLER` ...)."""
-    v, phase, k_r, k_tau = stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
+    """The command and its state rates: ``(value, v, phase, held_rate, latch_rate, clock_rate)``. ``rate`` is the
+    gap's rate (m/s), ``held``, ``latch``, ``tau`` the own states, ``u_controller`` the PID's command (V; read only
+    in the PID phase)."""
+    v, phase = stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
     limit, v_max, hold = fpar[f + 8], fpar[f + 2], fpar[f + 11]
-    uf, ff_slope = feed_forward(v, fpar, f, direction, n)
+    uf = feed_forward(v, fpar, f, direction, n)
     if phase == PID:
-        value, source = u_controller, FROM_CONTROLLER
+        value = u_controller
     elif phase == FULL_OPEN:
-        value, source = -direction * limit, FROM_LIMIT
+        value = -direction * limit
     elif pid and phase == FINAL:  # switched off: the last PID command is held until impact
-        value, source = held, FROM_HELD
+        value = held
     else:
-        value, source = uf, FROM_FEED_FORWARD
+        value = uf
     if phase == FINAL and pid:
         held_rate = 0.0
     else:  # follows the command (first-order, 1 ms) so that it holds the last value at switch-off
@@ -166,43 +152,31 @@ def command_law(t, gap, rate, held, latch, tau, u_controller, fpar, f, direction
     clock = 0.0  # the time-ramp deceleration's clock runs once the platen has passed its trigger position
     if profile == 2 and t > fpar[f + 1]:
         clock = 1.0 if remaining_travel(gap, fpar, f, direction) <= fpar[f + 10] else 0.0
-    return value, source, v, phase, k_r, k_tau, uf, ff_slope, held_rate, (target - latch) / hold, clock
+    return value, v, phase, held_rate, (target - latch) / hold, clock
 
 
 @njit(cache=True)
 def pid_law(e, integral, xi, track, on, fpar, p):
     """The PID of seed 003 eq. (4-12) with a tracking input: ``u = K_P e + I + K_P T_D/T (e − ξ)``, saturated at
     ± the limit; on: ``I' = K_P/T_I e + (u_sat − u)/T_t`` (back-calculation anti-windup), off: ``I' = (track −
-    u)/T_t`` (the output follows ``track``: bumpless transfer); ``ξ' = (e − ξ)/T``.
-
-    Returns ``(u_sat, I', ξ', ∂u_sat/∂(e, I, ξ), ∂I'/∂(e, I, ξ, track))``: 10 numbers (the laws are linear
-    between the saturation's switches, so these partials give the Python signal its gradients).
+    u)/T_t`` (the output follows ``track``: bumpless transfer); ``ξ' = (e − ξ)/T``. Returns ``(u_sat, I', ξ')``.
     """
     kp, ki, kd, tf, limit, tracking = fpar[p], fpar[p + 1], fpar[p + 2], fpar[p + 3], fpar[p + 4], fpar[p + 5]
     u = kp * e + integral + kd * (e - xi)
-    ue, ui, ux = kp + kd, 1.0, -kd
-    if abs(u) > limit:
-        u_sat, se, si, sx = math.copysign(limit, u), 0.0, 0.0, 0.0
-    else:
-        u_sat, se, si, sx = u, ue, ui, ux
-    if on:
-        rate = ki * e + (u_sat - u) / tracking
-        re, ri, rx, rt = ki + (se - ue) / tracking, (si - ui) / tracking, (sx - ux) / tracking, 0.0
-    else:
-        rate = (track - u) / tracking
-        re, ri, rx, rt = -ue / tracking, -ui / tracking, -ux / tracking, 1.0 / tracking
-    return u_sat, rate, (e - xi) / tf, se, si, sx, re, ri, rx, rt
+    u_sat = math.copysign(limit, u) if abs(u) > limit else u
+    rate = ki * e + (u_sat - u) / tracking if on else (track - u) / tracking
+    return u_sat, rate, (e - xi) / tf
 
 
 @njit(cache=True)
 def command_quantity(quantity, t, gap, rate, latch, tau, fpar, f, direction, pid, full, profile, n):
     """``StrokeQuantity``'s value: the speed error ``direction v − ṡ`` (m/s), the feed-forward command (V) or the
     PID's on flag (1 in the PID phase, else 0)."""
-    v, phase, _, _ = stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
+    v, phase = stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
     if quantity == 1:
         return direction * v + rate  # ṡ = −rate
     if quantity == 2:
-        return feed_forward(v, fpar, f, direction, n)[0]
+        return feed_forward(v, fpar, f, direction, n)
     return 1.0 if phase == PID else 0.0
 
 
@@ -221,7 +195,7 @@ def stroke_command_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, 
         return command_quantity(quantity, t, y[iy], ydot[iy], z[st + 1], z[st + 2], fpar, f, direction, pid, full,
                                 profile, n)
     u_controller = sv[controller] if controller >= 0 else 0.0
-    value, _, v, phase, _, _, _, _, held_rate, latch_rate, clock = command_law(
+    value, v, phase, held_rate, latch_rate, clock = command_law(
         t, y[iy], ydot[iy], z[st], z[st + 1], z[st + 2], u_controller, fpar, f, direction, pid, full, profile, n)
     rates[st], rates[st + 1], rates[st + 2] = held_rate, latch_rate, clock
     if want:

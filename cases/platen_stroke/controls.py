@@ -17,8 +17,8 @@ full-acceleration latch, the time-ramp clock) reads, in the PID phase, its ``con
 :class:`StrokePID` ``pid`` (integral and derivative-filter states), which reads three views of the command
 (:class:`StrokeQuantity`): ``speed_error`` (m/s), ``feed_forward`` (V, tracked while off) and ``pid_on``. Replace the
 PID by any signal, e.g. an imported FMU (:mod:`.fmu`), with ``StrokeCommand(..., controller=...)``. The laws are
-written once, in :mod:`.compiled_controls`: the signals' Python methods call them (and compose their gradients from
-the partial derivatives they return) and the circuit's compiled kernel calls them too.
+written once, in :mod:`.compiled_controls`: the signals' own kernels (``compiled_signal``) call them inside the
+circuit's compiled kernel; the classes hold the parameters and the layout.
 
 Deceleration profiles (the ``√`` term above is ``"constant"``):
 
@@ -45,7 +45,7 @@ import numpy as np
 
 from fem.errors import ModelError
 from fem.scalar_laws import interp_many
-from hydraulics.core import Evaluation, Signal
+from hydraulics.core import Signal
 from hydraulics.signals import as_signal
 
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
@@ -211,68 +211,10 @@ class StrokeCommand(Signal):
     def measurements(self):
         return [self.gap]
 
-    def reference(self, ev: Evaluation):
-        """``(v_ref, gradient, phase)``: the speed magnitude of the profile (m/s)
-        (:func:`.compiled_controls.stroke_reference`)."""
-        from .compiled_controls import stroke_reference
-
-        gap, d_gap = ev.measurement(self.gap)
-        latch, tau = self.own_state(ev, 1), self.own_state(ev, 2)
-        direction, pid, full, profile, _ = self._integers()
-        v, phase, k_r, k_tau = stroke_reference(ev.t, gap, latch[0], tau[0], self._fpar, 0, direction, pid, full,
-                                                profile)
-        return v, k_r * direction * d_gap + k_tau * tau[1], PHASE_NAMES[phase]
-
     def trigger_distance(self) -> float:
         """Remaining travel (m) to the safety distance at which the deceleration starts."""
         return trigger_distance(self.profile, self.max_velocity, self.final_velocity, self.deceleration,
                                 self.deceleration_time)
-
-    def feed_forward(self, v: float, dv):
-        """Open-loop command (V, signed: closing negative) from the velocity–voltage table
-        (:func:`.compiled_controls.feed_forward`)."""
-        from .compiled_controls import feed_forward
-
-        u, slope = feed_forward(v, self._fpar, 0, self.direction, len(self.table_v))
-        return u, slope * dv
-
-    def _law(self, ev: Evaluation):
-        """:func:`.compiled_controls.command_law` at ``ev``, with the gradients of the reference and of the
-        controller's command."""
-        from .compiled_controls import command_law
-
-        v, dv, phase = self.reference(ev)
-        u_ctrl = ev.signal(self.controller) if phase == "pid" and self.controller is not None else (0.0, ev.zero())
-        gap, _ = ev.measurement(self.gap)
-        rate, _ = ev.measurement_rate(self.gap)
-        held, latch, tau = (self.own_state(ev, k)[0] for k in range(3))
-        law = command_law(ev.t, gap, rate, held, latch, tau, u_ctrl[0], self._fpar, 0, *self._integers())
-        return law, dv, u_ctrl
-
-    def evaluate(self, ev: Evaluation):
-        from .compiled_controls import FROM_CONTROLLER, FROM_FEED_FORWARD, FROM_HELD
-
-        law, dv, u_ctrl = self._law(ev)
-        value, source, slope = law[0], law[1], law[7]
-        if source == FROM_CONTROLLER:
-            return value, u_ctrl[1]
-        if source == FROM_HELD:
-            return value, self.own_state(ev, 0)[1]
-        if source == FROM_FEED_FORWARD:
-            return value, slope * dv
-        return value, ev.zero()  # the full-open limit
-
-    def state_rates(self, ev: Evaluation):
-        from .compiled_controls import FINAL, PID
-
-        law, dv, u_ctrl = self._law(ev)
-        phase, slope, held_rate, latch_rate, clock = law[3], law[7], law[8], law[9], law[10]
-        d_held, d_latch = self.own_state(ev, 0)[1], self.own_state(ev, 1)[1]
-        if phase == FINAL and self.pid:
-            d_held_rate = ev.zero()
-        else:
-            d_held_rate = ((u_ctrl[1] if phase == PID else slope * dv) - d_held) / HOLD_TIME
-        return [(held_rate, d_held_rate), (latch_rate, -d_latch / HOLD_TIME), (clock, ev.zero())]
 
     def compiled_signal(self, index):
         """``(address, floats, integers, output keys)``: this controller's numba kernel for the circuit's compiled
@@ -282,12 +224,10 @@ class StrokeCommand(Signal):
         controller = -1 if self.controller is None else index.signal(self.controller)
         integers = [index.measurement_index(self.gap), self.state_offset, *(int(k) for k in self._integers()),
                     controller, 0]
-        return stroke_command_kernel.address, self._floats(), integers, ["value", "velocity_reference", "phase"]
+        return stroke_command_kernel.address, self._floats(), integers, list(self.output_units())
 
-    def outputs(self, ev: Evaluation):
-        v, _, phase = self.reference(ev)
-        return {"value": (ev.signal(self)[0], "V"), "velocity_reference": (self.direction * v, "m/s"),
-                "phase": (float(PHASES[phase]), "1")}
+    def output_units(self) -> dict[str, str]:
+        return {"value": "V", "velocity_reference": "m/s", "phase": "1"}
 
 
 class StrokeQuantity(Signal):
@@ -306,15 +246,6 @@ class StrokeQuantity(Signal):
 
     def measurements(self):
         return [self.command.gap]
-
-    def evaluate(self, ev: Evaluation):
-        v, dv, phase = self.command.reference(ev)
-        if self.quantity == "speed_error":
-            rate, d_rate = ev.measurement_rate(self.command.gap)
-            return self.command.direction * v + rate, self.command.direction * dv + d_rate
-        if self.quantity == "feed_forward":
-            return self.command.feed_forward(v, dv)
-        return (1.0 if phase == "pid" else 0.0), ev.zero()
 
     def compiled_signal(self, index):
         """The command's kernel, computing this view (quantity code after the command's integers)."""
@@ -353,25 +284,6 @@ class StrokePID(Signal):
 
     def inputs(self):
         return [self.error, self.track, self.on]
-
-    def _law(self, ev: Evaluation):
-        from .compiled_controls import pid_law
-
-        e, de = ev.signal(self.error)
-        track, d_track = ev.signal(self.track)
-        integral, d_integral = self.own_state(ev, 0)
-        xi, d_xi = self.own_state(ev, 1)
-        law = pid_law(e, integral, xi, track, ev.signal(self.on)[0] > 0.5, self._fpar, 0)
-        return law, (de, d_integral, d_xi, d_track)
-
-    def evaluate(self, ev: Evaluation):
-        law, (de, di, dxi, _) = self._law(ev)
-        return law[0], law[3] * de + law[4] * di + law[5] * dxi
-
-    def state_rates(self, ev: Evaluation):
-        law, (de, di, dxi, dtrack) = self._law(ev)
-        tf = self._fpar[3]
-        return [(law[1], law[6] * de + law[7] * di + law[8] * dxi + law[9] * dtrack), (law[2], (de - dxi) / tf)]
 
     def compiled_signal(self, index):
         """``(address, floats, integers, output keys)``: :func:`.compiled_controls.stroke_pid_kernel`."""

@@ -79,8 +79,7 @@ def _shift_vector_function(index):
 
 def _shift_signal(original, delta):
     def evaluate(ev):
-        value, grad = original(ev)
-        return value + delta, grad
+        return original(ev) + delta
     return evaluate
 
 

@@ -1,12 +1,12 @@
-"""The compiled circuit kernel (hydraulics.compiled) against the component methods it mirrors.
+"""The compiled circuit kernel (hydraulics.compiled), the one implementation of the components' laws, against
+closed forms at random points (the laws themselves: test_hydraulics_laws.py and the component tests).
 
-The component methods are the definition (equations and seed references there); the kernel must give the same
-rates, forces, integrands and every output at random points, to round-off (1e-9 relative), including the
-regions of the smooth laws: laminar orifice region, cavitation floor, end stops, the minimum-volume guard and an
-oil with entrained air; pipe flows in the laminar, blended and turbulent (Blasius) ranges; controllers in and out
-of saturation. Two circuits: one with every valve and cylinder law, one with the lines, the load-sensing supply, the
-pilot-operated valves, every signal that reads other signals, measurements, pressures or states, and a user's signal
-with its own kernel (``compiled_signal``).
+Two circuits: one with every valve and cylinder law, one with the lines, the load-sensing supply, the
+pilot-operated valves, every signal that reads other signals, measurements, pressures or states, and a user's
+signal with its own kernel (``compiled_signal``). References: the cylinders' gaps ``x``, ``stroke - x`` and rates
+(rtol 1e-12); the user's lag ``x' = (u - x)/tau`` and its output ``u - x`` (rtol 1e-12); the mass balance of the
+circuit (pressure sources and tank deliver what the volumes, chambers and accumulator take up: rtol 1e-9 of the
+largest flow); the motors' ``Q = D_r omega + C_i dp`` and ``T = D_r dp - T_f(omega)`` (rtol 1e-12).
 """
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ import pytest
 from numba import carray, cfunc
 
 import hydraulics as hy
-from hydraulics.compiled import circuit_gaps, compile_circuit
-from hydraulics.compiled_check import check_point, evaluate_kernel
+from hydraulics.compiled import compile_circuit
 from hydraulics.compiled_kernel import HEAD
 from hydraulics.compiled_signals import SIGNAL_SIGNATURE
 
@@ -90,33 +89,36 @@ class _Lag(hy.Signal):
     def inputs(self):
         return [self.inp]
 
-    def evaluate(self, ev):
-        return self.own_state(ev)
-
-    def state_rates(self, ev):
-        (u, du), (x, dx) = ev.signal(self.inp), self.own_state(ev)
-        return [((u - x) / self.tau, (du - dx) / self.tau)]
-
-    def outputs(self, ev):
-        return {"value": (self.own_state(ev)[0], "1"), "error": (ev.signal(self.inp)[0] - self.own_state(ev)[0], "1")}
+    def output_units(self):
+        return {"value": "1", "error": "1"}
 
     def compiled_signal(self, index):
         return _lag_kernel.address, [self.tau], [index.signal(self.inp), self.state_offset], ["value", "error"]
 
 
 class _OtherLag(_Lag):
-    """A subclass of a signal with its own kernel, without one of its own: not compiled."""
+    """A subclass of a signal with its own kernel, with a law of its own in Python: a callback."""
+
+    def evaluate(self, ev):
+        return self.own_state(ev)
+
+    def state_rates(self, ev):
+        return [(ev.signal(self.inp) - self.own_state(ev)) / self.tau]
 
 
 class _Leak(hy.Orifice):
-    """A user's own subclass of a compiled kind: its equations may differ, so it is not compiled."""
+    """A user's own subclass of a compiled kind with its own law: a callback."""
+
+    def port_flows(self, ev):
+        q = 1e-12 * (self.port_pressure(ev, "A") - self.port_pressure(ev, "B"))
+        return {"A": -q, "B": q}
 
 
 class _Stepper(hy.Signal):
     """A user's own signal (a subclass the kernel does not know)."""
 
     def evaluate(self, ev):
-        return (1.0 if ev.t > 0.5 else 0.0), ev.zero()
+        return 1.0 if ev.t > 0.5 else 0.0
 
 
 def circuit_with_controls(stroke=None, command=None, lag=_Lag):
@@ -161,7 +163,7 @@ def circuit_with_controls(stroke=None, command=None, lag=_Lag):
 
 
 def random_points(circuit, rng, n=40):
-    n_z, n_y = circuit.n_states, len(circuit.measurements)
+    n_y = len(circuit.measurements)
     z0 = circuit.initial_state()
     for _ in range(n):
         z = z0.copy()
@@ -181,58 +183,77 @@ def random_points(circuit, rng, n=40):
         yield rng.uniform(0.0, 2.0), z, y, ydot
 
 
-def assert_kernel_equals_methods(circuit, compiled, rng):
+def assert_closed_forms(circuit, rng):
+    """Gaps, the lag and the mass balance at random points."""
+    out_names = circuit.output_units
     for t, z, y, ydot in random_points(circuit, rng):
-        check_point(circuit, compiled, t, z, y, ydot)
-        aux = evaluate_kernel(compiled, t, z, y, ydot)[2]
-        np.testing.assert_allclose(aux, list(circuit.integrands(t, z, y, ydot).values()), rtol=1e-9, atol=1e-300)
-        gaps = np.zeros(2 * len(compiled.gap_names))
-        circuit_gaps(y, ydot, compiled.fpar, compiled.ipar, gaps)
-        ref_gaps = circuit.event_gaps(t, z, y, ydot)
-        assert compiled.gap_names == list(ref_gaps)
-        n = len(compiled.gap_names)
-        np.testing.assert_allclose(gaps[:n], [g for g, _ in ref_gaps.values()], rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(gaps[n:], [r for _, r in ref_gaps.values()], rtol=1e-12, atol=1e-15)
+        rates = circuit.rates(t, z, y, ydot)
+        out = circuit.outputs(t, z, y, ydot)
+        assert list(out) == list(out_names)
+        for comp in circuit.components:
+            if isinstance(comp, hy.Cylinder) and comp.stop_stiffness:
+                k = circuit.measurement_index(comp.measurement)
+                x = y[k] - comp.retracted_length
+                gaps = circuit.event_gaps(t, z, y, ydot)
+                assert gaps[f"{comp.name}.retracted_stop"] == pytest.approx((x, ydot[k]), rel=1e-12, abs=1e-15)
+                assert gaps[f"{comp.name}.extended_stop"] == pytest.approx((comp.stroke - x, -ydot[k]), rel=1e-12,
+                                                                           abs=1e-15)
+            if isinstance(comp, _Lag):
+                u = out[f"{comp.inp.name}.value"]
+                x = z[comp.state_offset]
+                assert rates[comp.state_offset] == pytest.approx((u - x) / comp.tau, rel=1e-12, abs=1e-300)
+                if type(comp) is _Lag:  # the error output: its kernel's
+                    assert out[f"{comp.name}.error"] == pytest.approx(u - x, rel=1e-12, abs=1e-300)
+        # mass balance: delivered by sources and tanks = taken up by the volumes' compression and the chambers
+        delivered = sum(out[f"{n.name}.flow"] for n in circuit.components if isinstance(n, (hy.Tank,
+                                                                                        hy.PressureSource)))
+        stored = 0.0
+        for v in circuit.volumes:  # (Q_in + Q_cav - dV/dt) = C dp/dt: the net inflow at each volume
+            stored += out[f"{v.name}.compression_power"] / out[f"{v.name}.pressure"] - out[f"{v.name}.cavitation_flow"]
+        chambers = sum(c.piston_area * ydot[circuit.measurement_index(c.measurement)]
+                       - c.rod_side_area * ydot[circuit.measurement_index(c.measurement)] * (not c.single_acting)
+                       for c in circuit.components if isinstance(c, hy.Cylinder))
+        gas = sum(out[f"{a.name}.flow"] for a in circuit.components if isinstance(a, hy.GasAccumulator))
+        scale = max(abs(out[k]) for k in out if k.endswith(".flow"))
+        assert delivered == pytest.approx(stored + chambers + gas, abs=1e-9 * scale)
 
 
 @pytest.mark.parametrize("seed, law", [(0, "coulomb-viscous"), (1, "coulomb-viscous"), (2, "brown-mcphee"),
                                         (3, "stribeck")])
-def test_kernel_equals_the_component_methods(seed, law):
+def test_kernel_closed_forms_of_valves_and_cylinders(seed, law):
     circuit = circuit_with_everything(law)
     compiled, why = compile_circuit(circuit)
-    assert compiled is not None, why
-    assert_kernel_equals_methods(circuit, compiled, np.random.default_rng(seed))
+    assert why == "", why
+    assert_closed_forms(circuit, np.random.default_rng(seed))
 
 
 @pytest.mark.parametrize("seed", [4, 5, 6])
-def test_kernel_equals_the_methods_of_lines_load_sensing_and_signals(seed):
+def test_kernel_closed_forms_of_lines_load_sensing_and_signals(seed):
     circuit = circuit_with_controls()
     compiled, why = compile_circuit(circuit)
-    assert compiled is not None, why
+    assert why == "", why
     # the engine evaluates the functions of time; the other signals are in the kernel
     assert sorted(k for k, _ in compiled.signals) == ["constant", "constant", "constant", "function"]
-    assert_kernel_equals_methods(circuit, compiled, np.random.default_rng(seed))
+    assert_closed_forms(circuit, np.random.default_rng(seed))
 
 
-def test_subclass_of_a_signal_with_its_own_kernel_is_named():
-    compiled, why = compile_circuit(circuit_with_controls(lag=_OtherLag))
-    assert compiled is None
-    assert "signal 'lag' (_OtherLag) has no compiled kernel" in why
+def test_subclass_of_a_signal_with_its_own_kernel_is_a_callback():
+    circuit = circuit_with_controls(lag=_OtherLag)
+    spec, why = circuit.compiled_element()
+    assert spec is None and "Python callbacks 'lag'" in why
+    assert_closed_forms(circuit, np.random.default_rng(9))
 
 
-def test_unsupported_signal_is_named():
-    circuit = circuit_with_controls(command=_Stepper("stepper"))
-    compiled, why = compile_circuit(circuit)
-    assert compiled is None
-    assert "signal 'stepper' (_Stepper) has no compiled kernel" in why
+def test_user_signal_is_a_callback():
+    spec, why = circuit_with_controls(command=_Stepper("stepper")).compiled_element()
+    assert spec is None and "'stepper'" in why
 
 
-def test_unsupported_component_is_named():
+def test_user_component_is_a_callback():
     circuit = circuit_with_everything()
     circuit.add(_Leak("leak2", 1e-7), A="VA", B="T")
-    compiled, why = compile_circuit(circuit)
-    assert compiled is None
-    assert "'leak2' (_Leak) has no compiled kernel" in why
+    spec, why = circuit.compiled_element()
+    assert spec is None and "Python callbacks 'leak2'" in why
 
 
 class _Angle:
@@ -267,22 +288,34 @@ def circuit_with_motors():
 
 
 @pytest.mark.parametrize("seed", [7, 8])
-def test_motor_kernel_equals_the_methods(seed):
-    """Every motor output (flow, speed, torque, shaft and hydraulic power), the volumes' rates and the torques
-    conjugate to the shaft angles equal ``HydraulicMotor``'s methods to 1e-9 relative (``check_point``) at random
-    pressures (near zero, working, cavitating), angles over several turns and speeds in every friction regime:
-    standstill, inside the Coulomb width and the Stribeck velocity (0.5 and 2 rad/s), and up to 200 rad/s."""
+def test_motor_kernel_closed_form(seed):
+    """Every motor output against ``Q = D_r omega + C_i dp``, ``T = D_r dp - T_f(omega)`` (``T_f`` the law's
+    ``force``), ``P_shaft = T omega``, ``P_hyd = dp Q`` (rtol 1e-12), and the torques conjugate to the shaft angles,
+    at random pressures (near zero, working, cavitating), angles over several turns and speeds in every friction
+    regime: standstill, inside the Coulomb width and the Stribeck velocity (0.5 and 2 rad/s), and up to 200 rad/s."""
     circuit = circuit_with_motors()
     compiled, why = compile_circuit(circuit)
-    assert compiled is not None, why
+    assert why == "", why
     assert [name for name in compiled.output_names if name.startswith("m_none.")] == [
         "m_none.flow", "m_none.speed", "m_none.torque", "m_none.shaft_power", "m_none.hydraulic_power"]
     rng = np.random.default_rng(seed)
     n_y = len(circuit.measurements)
     assert n_y == 5
+    motors = [c for c in circuit.components if isinstance(c, hy.HydraulicMotor)]
     for _ in range(60):
+        t = rng.uniform(0.0, 2.0)
         z = circuit.initial_state()
         z[:] = [rng.choice([rng.uniform(-2e5, 3e5), rng.uniform(0.0, 250e5)]) for _ in z]
         y = rng.uniform(-40.0, 40.0, n_y)
         ydot = rng.choice([0.0, 1.0, 10.0, 200.0]) * rng.uniform(-1.0, 1.0, n_y)
-        check_point(circuit, compiled, rng.uniform(0.0, 2.0), z, y, ydot)
+        out, forces = circuit.outputs(t, z, y, ydot), circuit.forces(t, z, y, ydot)
+        for m in motors:
+            k = circuit.measurement_index(m.measurement)
+            dp = out[f"{m.nodes['A'].name}.pressure"] - out[f"{m.nodes['B'].name}.pressure"]
+            w = ydot[k]
+            q = m.radial_displacement * w + m.internal_leakage * dp
+            torque = m.radial_displacement * dp - (m.friction.force(w)[0] if m.friction is not None else 0.0)
+            expected = {"flow": q, "speed": w, "torque": torque, "shaft_power": torque * w, "hydraulic_power": dp * q}
+            for key, value in expected.items():
+                assert out[f"{m.name}.{key}"] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+            assert forces[k] == pytest.approx(torque, rel=1e-12, abs=1e-12)

@@ -221,10 +221,3 @@ def test_every_jacobian_block_is_the_central_difference_of_the_rates_and_forces(
     for t, z, y, ydot in points:
         numeric = finite_difference_jacobian(c, t, z, y, ydot, step=1e-8 if which == "components" else 1e-6)
         _assert_blocks_match(c.jacobians(t, z, y, ydot), numeric)
-        methods = c._evaluate_components(t, z, y, ydot)
-        n_z, n_y = z.size, y.size
-        blocks = {}
-        for key, matrix in (("rates", methods.d_rates), ("forces", methods.d_forces)):
-            blocks[f"{key}_z"], blocks[f"{key}_y"] = matrix[:, :n_z], matrix[:, n_z:n_z + n_y]
-            blocks[f"{key}_ydot"] = matrix[:, n_z + n_y:]
-        _assert_blocks_match(blocks, numeric)
