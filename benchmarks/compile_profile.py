@@ -24,6 +24,11 @@ def main(argv=None) -> int:
     parser.add_argument("--t-end", type=float, default=0.05)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--keep-cache", action="store_true", help="use the existing cache (a warm run)")
+    parser.add_argument("--signatures", action="store_true",
+                        help="also list every function compiled more than once and numba's own, with the argument "
+                             "types of each compile")
+    parser.add_argument("--passes", action="store_true",
+                        help="also split the compile by numba pass (typing, lowering, ...) and LLVM work, per function")
     args = parser.parse_args(argv)
     if not args.keep_cache:
         os.environ["FLEXMBS_KERNEL_CACHE"] = tempfile.mkdtemp(prefix="flexmbs-kernels-")
@@ -31,33 +36,78 @@ def main(argv=None) -> int:
     load0 = os.getloadavg()[0]
     from numba.core import event
 
-    stack, exclusive, counts = [], {}, {}
+    stack, exclusive, counts, signatures = [], {}, {}, {}
+    by_pass, by_function = {}, {}  # exclusive CPU per pass name (and "llvm" under numba's LLVM lock); per function
 
     class Listener(event.Listener):
+        """Every compile, pass and LLVM-lock event on one stack: each frame's time without its children's."""
+        def __init__(self, kind):
+            self.kind = kind
+
         def on_start(self, ev):
-            stack.append([ev.data["dispatcher"], time.process_time(), 0.0])
+            if self.kind == "compile":
+                disp = ev.data["dispatcher"]
+                label = f"{disp.py_func.__module__}.{disp.py_func.__qualname__}"
+                caller = next((frame[1] for frame in reversed(stack) if frame[0] == "compile"
+                               and not frame[1].startswith("numba.")), "-")
+                signatures.setdefault(label, []).append(f"{ev.data.get('args')}  (for {caller})")
+            elif self.kind == "pass":
+                label = ev.data["name"].split(" [")[0]
+            else:
+                label = "llvm"
+            stack.append([self.kind, label, time.process_time(), 0.0])
 
         def on_end(self, ev):
-            disp, start, child = stack.pop()
+            kind, label, start, child = stack.pop()
             spent = time.process_time() - start
-            name = f"{disp.py_func.__module__}.{disp.py_func.__qualname__}"
-            exclusive[name] = exclusive.get(name, 0.0) + spent - child
-            counts[name] = counts.get(name, 0) + 1
+            own = spent - child
             if stack:
-                stack[-1][2] += spent
+                stack[-1][3] += spent
+            owner = next((frame[1] for frame in reversed(stack) if frame[0] == "compile"), None)
+            if kind == "compile":
+                exclusive[label] = exclusive.get(label, 0.0) + own
+                counts[label] = counts.get(label, 0) + 1
+                owner, label = label, "(dispatcher, outside passes)"
+            if kind == "llvm" and stack and stack[-1][0] == "pass":  # LLVM work of a pass: kept apart
+                label = f"llvm in {stack[-1][1]}"
+            by_pass[label] = by_pass.get(label, 0.0) + own
+            if owner is not None:
+                parts = by_function.setdefault(owner, {})
+                parts[label] = parts.get(label, 0.0) + own
 
-    listener = Listener()
-    event.register("numba:compile", listener)
+    listeners = {"numba:compile": Listener("compile")}
+    if args.passes:
+        listeners.update({"numba:run_pass": Listener("pass"), "numba:llvm_lock": Listener("llvm")})
+    for kind, listener in listeners.items():
+        event.register(kind, listener)
     c0, w0 = time.process_time(), time.perf_counter()
     from flexmbs.catalog.registry import get_case
     get_case(args.case).run({}, t_end=args.t_end)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    event.unregister("numba:compile", listener)
+    for kind, listener in listeners.items():
+        event.unregister(kind, listener)
+    if args.passes:  # the compile events' exclusive time now holds only what ran outside any pass
+        for name, parts in by_function.items():
+            exclusive[name] = sum(parts.values())
     total = sum(exclusive.values())
     print(f"{args.case}, t_end {args.t_end} s: {wall:.1f} s wall, {cpu:.1f} s CPU, of it compiling {total:.1f} s CPU "
           f"in {sum(counts.values())} compiles of {len(counts)} functions (load {load0:.2f} -> {os.getloadavg()[0]:.2f})")
     for name, spent in sorted(exclusive.items(), key=lambda kv: -kv[1])[:args.top]:
         print(f"  {spent:7.2f} s  x{counts[name]}  {name}")
+        if args.passes:
+            parts = sorted(by_function.get(name, {}).items(), key=lambda kv: -kv[1])[:4]
+            print("             " + ", ".join(f"{label} {value:.2f}" for label, value in parts))
+    if args.signatures:
+        print("compiled more than once, and numba's own functions (with the project function that needed them):")
+        for name, sigs in sorted(signatures.items(), key=lambda kv: -len(kv[1])):
+            if len(sigs) > 1 or name.startswith("numba."):
+                print(f"  x{len(sigs)} {name} ({exclusive[name]:.2f} s)")
+                for sig in sigs:
+                    print(f"      {sig[:400]}")
+    if args.passes:
+        print("by pass (exclusive CPU, all functions):")
+        for label, spent in sorted(by_pass.items(), key=lambda kv: -kv[1])[:15]:
+            print(f"  {spent:7.2f} s  {label}")
     print(json.dumps({"benchmark": "compile_profile", "case": args.case, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
                       "compile_cpu_s": round(total, 1), "compiles": sum(counts.values()), "functions": len(counts),
                       "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),

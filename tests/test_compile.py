@@ -228,3 +228,37 @@ def test_the_engine_warm_up_runs_without_pardiso_and_pyamg():
     from flexmbs.engine.warmup import small_beam
 
     assert float(done.stdout.split()[-1]) == pytest.approx(float(small_beam().frequencies_hz[-1]), rel=1e-9)
+
+
+def _chain(links: int):
+    """A planar chain of ``links`` rigid links (1 m, 1 kg) hanging from revolute joints, released from horizontal."""
+    import flexmbs as fm
+
+    model = fm.Model(f"chain{links}", gravity=(0.0, -9.81, 0.0), planar=True)
+    previous = model.add_marker(model.ground, "top")
+    for k in range(links):
+        link = model.add_rigid_body(f"link{k}", mass=1.0, inertia=(1.0 / 12.0,) * 3, position=(k + 0.5, 0.0, 0.0))
+        model.add_joint("revolute", previous, model.add_marker(link, f"link{k}.a", position=(-0.5, 0.0, 0.0)),
+                        name=f"pin{k}")
+        previous = model.add_marker(link, f"link{k}.b", position=(0.5, 0.0, 0.0))
+    return model
+
+
+def test_a_new_model_compiles_nothing():
+    """The compiled step does not depend on the model: after one model ran, a model with other numbers of bodies,
+    joints and markers runs on the compiled engine without a single compile (issue 42: each case's first run)."""
+    from numba.core import event
+
+    import flexmbs as fm
+
+    first = fm.simulate(_chain(1), 0.05, engine="compiled")
+    compiles = []
+    listener = type("Count", (event.Listener,), {"on_start": lambda self, ev: compiles.append(ev.data["dispatcher"]),
+                                                 "on_end": lambda self, ev: None})()
+    event.register("numba:compile", listener)
+    try:
+        second = fm.simulate(_chain(3), 0.05, engine="compiled")
+    finally:
+        event.unregister("numba:compile", listener)
+    assert first.statistics["engine"] == second.statistics["engine"] == "compiled"
+    assert second.success and compiles == []

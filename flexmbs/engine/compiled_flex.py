@@ -17,7 +17,7 @@ import numpy as np
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.kernels import ffrf_mass_and_force, map_mass
+from flexmbs.model.kernels import INNER, ffrf_mass_and_force, map_mass
 
 __all__ = ["flexible_arrays", "flexible_terms", "observe_amplitudes", "modal_scale"]
 
@@ -62,15 +62,17 @@ def flexible_arrays(system, state_q) -> tuple:
 
 
 @apart(python=False)
-def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, gravity, mass_out, packed):
+def flexible_terms(q, v, P, mass_out, packed):
     """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (module
-    docstring), for every flexible body. ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
+    docstring), for every flexible body (``P``: the plan, :mod:`flexmbs.engine.plan_fields`, with the body
+    kinematics at ``q``, ``q̇``). ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
     also keeps them, 2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose
     effect on them it leaves out, :func:`flexmbs.engine.compiled_step.jacobian_blocks`); gravity, elastic, damping
     and geometric terms are always evaluated. ``work[8][0]`` (mass mode) 2: the mass matrix is not needed
     (:func:`flexmbs.engine.compiled_step.residual` takes the kept ``M q̈``)."""
-    (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = data
-    mbar_all, qv_all, kmat, kq, freeze, mbar_kept, qv_kept, _, mass_mode, _ = work
+    A, omega, G, bodies, offsets, n_modes, gravity = P.A, P.omega, P.G, P.fx_bodies, P.offsets, P.n_modes, P.gravity
+    (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = P.fx_data
+    mbar_all, qv_all, kmat, kq, freeze, mbar_kept, qv_kept, _, mass_mode, _ = P.fx_work
     with_mass = mass_mode[0] != 2
     g_b = np.empty(3)
     for f in range(bodies.size):
@@ -82,15 +84,12 @@ def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, grav
         mbar = mbar_all[f, :6 + m, :6 + m]
         qv = qv_all[f, :6 + m]
         if freeze[f] == 2:  # the inertia terms kept from the last evaluation with freeze 1 (jacobian_blocks)
-            if with_mass:
-                mbar[:, :] = mbar_kept[f, :6 + m, :6 + m]
-            qv[:] = qv_kept[f, :6 + m]
+            _keep(mbar_kept, qv_kept, mbar_all, qv_all, f, 6 + m, 6 + m if with_mass else 0)
         else:
             ffrf_mass_and_force(A[b], omega[b], qf, qfd, mass[f], c0[f], J0[f], i3[f, :, :m], i4[f, :, :m],
                                 i5[f, :m, :, :m], i6[f, :m, :m], i8[f, :m], i8s[f, :m], i9[f, :m, :m], mbar, qv)
             if freeze[f] == 1:
-                mbar_kept[f, :6 + m, :6 + m] = mbar
-                qv_kept[f, :6 + m] = qv
+                _keep(mbar_all, qv_all, mbar_kept, qv_kept, f, 6 + m, 6 + m)
         for r in range(3):  # gravity (body_terms): m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g
             g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
             qv[r] += mass[f] * gravity[r]
@@ -112,6 +111,18 @@ def flexible_terms(q, v, A, omega, G, bodies, offsets, n_modes, data, work, grav
             map_mass(mbar, G[b], mass_out, o)
         for n in range(6 + m):
             packed[b, n] = qv[n]
+
+
+@njit(**INNER)
+def _keep(mbar_from, qv_from, mbar_to, qv_to, f, n, n_mass):
+    """Body ``f``'s inertia terms, ``M̄`` (``n_mass × n_mass``: 0 leaves it) and ``Q̄_v`` (``n``), from one pair of
+    buffers into the other (loops: numba's slice assignment of an array brings its shape check and error message,
+    string formatting included, into every function that has one; issue 42)."""
+    for i in range(n_mass):
+        for j in range(n_mass):
+            mbar_to[f, i, j] = mbar_from[f, i, j]
+    for i in range(n):
+        qv_to[f, i] = qv_from[f, i]
 
 
 @apart(python=False)
@@ -152,7 +163,7 @@ def _geometric(f, m, A, w, g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv):
             mbar[6 + i, 3 + r] += bq[3 + r]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def modal_scale(bodies, offsets, n_modes, amp, rtol, qa, qb, out):
     """``GeneralizedAlpha._q_scale`` of the modal coordinates: ``+ rtol · max(amplitude, max|q_f|)`` per body."""
     for f in range(bodies.size):
@@ -165,7 +176,7 @@ def modal_scale(bodies, offsets, n_modes, amp, rtol, qa, qb, out):
             out[o + j] += rtol * size
 
 
-@njit(cache=True)
+@njit(**INNER)
 def observe_amplitudes(bodies, offsets, n_modes, amp, q):
     """``GeneralizedAlpha.observe``: the running max of ``|q_f|`` per flexible body."""
     for f in range(bodies.size):

@@ -36,7 +36,8 @@ from flexmbs_jit import apart, njit
 from flexmbs.model.contact_laws import joint_friction_load, penalty_force, sliding_friction_coefficient
 from flexmbs.model.contacts import HardStop, JointFriction
 from flexmbs.model.force_laws import spring_force
-from flexmbs.model.kernels import axis_and_arm, coordinate_gradient, joint_coordinate  # the one joint-coordinate law
+from flexmbs.model.kernels import (INNER, axis_and_arm, coordinate_gradient,  # the one joint-coordinate law
+                                   joint_coordinate)
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
@@ -157,7 +158,7 @@ def has_friction(forces) -> bool:
     return any(type(f) is JointFriction for f in forces)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_modes, packed):
     """``value`` (N or N m) along the joint coordinate: ``value ∂θ/∂q̄`` on both bodies (``JointActuator``)."""
     z0, z1, z2, c0, c1, c2 = axis_and_arm(i, j, X, R)
@@ -170,7 +171,7 @@ def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_mode
             packed[bd, n] += value * coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def joint_reaction(i, j, rows, lam, ji, jj, q, A, X, offsets, marker_body, out):
     """``Context.joint_reaction``: force (N) and torque about marker j (N m), global axes, on marker j's body, into
     ``out[0:3]``, ``out[3:6]``."""

@@ -16,6 +16,8 @@ from numba.extending import get_cython_function_address
 
 from flexmbs_jit import apart, njit
 
+from flexmbs.model.kernels import INNER
+
 __all__ = ["lapack_functions", "factor", "solve", "SMALL"]
 
 SMALL = 40  # unknowns: below, the inline LU
@@ -36,7 +38,7 @@ def lapack_functions() -> tuple:
     return _FUNCTIONS
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _lu_factor(a, piv):
     """In-place LU with partial pivoting (``a = P L U``); returns False when a pivot is zero or not finite."""
     n = a.shape[0]
@@ -62,7 +64,7 @@ def _lu_factor(a, piv):
     return True
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _lu_solve(a, piv, b):
     """Solve in place with the factors of :func:`_lu_factor`."""
     n = a.shape[0]

@@ -18,6 +18,8 @@ import numpy as np
 
 from flexmbs_jit import apart, njit
 
+from flexmbs.model.kernels import INNER
+
 from .compiled_flex import modal_scale, observe_amplitudes
 from .compiled_lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
@@ -34,7 +36,7 @@ CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ct
 EVENT = 7  # an armed contact gap closed in the pending step: Python locates its root (flexmbs.engine.events)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb, out):
     """:meth:`GeneralizedAlpha._q_scale`: ``atol`` per kind, Euler parameters the tighter of that and
     ``atol + rtol·max|p|``, modal coordinates plus ``rtol`` × the body's deformation amplitude. (Arrays, not the
@@ -75,7 +77,9 @@ def newton_step(h, P):
         w1[i] = (zd[i] - am * w[i]) / (1.0 - am)
         z1[i] = z[i] + h * ((1.0 - g) * w[i] + g * w1[i])
         zbase[i] = z[i] + h * (1.0 - g) * w[i]
-    lam_s = lam * bh2
+    lam_s = np.empty(n_c)
+    for r in range(n_c):
+        lam_s[r] = lam[r] * bh2
     beta_p = (1.0 - am) / ((1.0 - af) * bh2)
     gamma_p = g / (b * h)
     weights = np.empty(n_q)
@@ -90,6 +94,7 @@ def newton_step(h, P):
     c_m = (1.0 - am) / (1.0 - af)
     c_z = (1.0 - af) / (1.0 - am)
     gh = g * h
+    done = 0
     for it in range(1, int(coef[C_MAXNEWTON]) + 1):
         for r in range(n_c):
             lam1[r] = lam_s[r] / bh2
@@ -109,7 +114,9 @@ def newton_step(h, P):
         if not finite:
             return -1
         if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
-            mat[:, :] = 0.0
+            for i in range(n):
+                for j in range(n):
+                    mat[i, j] = 0.0
             for i in range(n_q):
                 for j in range(n_q):
                     mat[i, j] = c_m * mass[i, j] + gh * C[i, j] + bh2 * K[i, j]
@@ -148,43 +155,41 @@ def newton_step(h, P):
         for r in range(n_c):
             pmax = max(pmax, abs(phi[r]))
         small_phi = pmax < 1e-6
-        if norm < 1e-3 and small_phi:
-            return _finish(it, h, cur, new, coef, zbase, lam_s)
-        if previous >= 0.0:
+        converged = norm < 1e-3 and small_phi
+        if not converged and previous >= 0.0:
             rate = norm / previous
-            if rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi:
-                return _finish(it, h, cur, new, coef, zbase, lam_s)
-            if rate > 0.9 and norm > 1e-2:
+            converged = rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi
+            if not converged and rate > 0.9 and norm > 1e-2:
                 return -3
+        if converged:
+            done = it
+            break
         previous = norm
-    return -4
-
-
-@njit(cache=True)
-def _finish(it, h, cur, new, coef, zbase, lam_s):
-    """The end of :meth:`GeneralizedAlpha.step`: pseudo-rates, rates, pseudo-accelerations, multipliers."""
-    q, v, a, qdd, z, zd, w, lam, zdp = cur
-    q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
-    am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
-    for i in range(z.size):
+    if done == 0:
+        return -4
+    # converged: the end of GeneralizedAlpha.step (pseudo-rates, rates, pseudo-accelerations, multipliers)
+    for i in range(n_z):
         w1[i] = (z1[i] - zbase[i]) / (h * g)
         zd1[i] = ((1.0 - am) * w1[i] + am * w[i] - af * zd[i]) / (1.0 - af)
         zdp1[i] = zd[i]
-    for i in range(q.size):
+    for i in range(n_q):
         a1[i] = a1[i] + (1.0 - af) / (1.0 - am) * (qdd1[i] - qdd[i])
-    for r in range(lam.size):
+    for r in range(n_c):
         lam1[r] = lam_s[r] / (b * h * h)
-    return it
+    return done
 
 
 @apart(python=False)
-def error_vector(h, q, q1, a, a1, z, z1, zd, zd1, zdp, rot, scale_q, scale_z, fx_bodies, offsets, n_modes, amplitude,
-                 coef, fl, sc, out):
-    """:meth:`GeneralizedAlpha.error_vector` into ``out`` (n_q + n_z,) from the step ``(q, a, z, ż) → (q1, a1, z1,
-    ż1)`` (``zdp``: ``ż`` of the step before); returns the weighted RMS."""
+def error_vector(h, P):
+    """:meth:`GeneralizedAlpha.error_vector` into ``P.errv`` (n_q + n_z,) from the step ``P.cur`` → ``P.new``,
+    ``(q, a, z, ż) → (q1, a1, z1, ż1)`` (``zdp``: ``ż`` of the step before); returns the weighted RMS."""
+    cur, new, coef, fl, sc, out = P.cur, P.new, P.coef, P.fl, P.sc, P.errv
+    q, a, z, zd, zdp = cur[0], cur[2], cur[4], cur[5], cur[8]
+    q1, a1, z1, zd1 = new[0], new[2], new[4], new[5]
+    scale_z = P.scale_z
     n_q, n_z = q.size, z.size
     c = h * h * abs(coef[C_B] - 1.0 / 6.0)
-    _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, q, q1, out)
+    _scale_q(P.rot, P.scale_q, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, q, q1, out)
     s = 0.0
     for i in range(n_q):
         out[i] = c * (a1[i] - a[i]) / out[i]
@@ -201,7 +206,28 @@ def error_vector(h, q, q1, a, a1, z, z1, zd, zd1, zdp, rot, scale_q, scale_z, fx
     return math.sqrt(s / n) if n else 0.0
 
 
-@njit(cache=True)
+@njit(**INNER)
+def _copy(source, target):
+    """``target[:] = source`` of two vectors of one size (a loop: numba's slice assignment of an array brings its
+    shape check and error message, string formatting included, into every function that has one; issue 42)."""
+    for i in range(source.size):
+        target[i] = source[i]
+
+
+@njit(**INNER)
+def _largest(values):
+    """``np.argmax(np.abs(values))``: the first index of the largest magnitude, or of the first NaN."""
+    worst, largest = 0, -1.0
+    for i in range(values.size):
+        size = abs(values[i])
+        if size != size:
+            return i
+        if size > largest:
+            worst, largest = i, size
+    return worst
+
+
+@njit(**INNER)
 def _trapezoid(h, aux, integrals, aux_prev):
     """Add the trapezoid of the step ``h`` with the integrands ``aux`` at its end (``aux_prev`` at its start)."""
     for k in range(aux.size):
@@ -262,15 +288,13 @@ def advance(mode, chunk, max_steps, P):
                     stats[S_LAST_ITERS] = iters
                     return NEWTON_FAILED
                 continue
-            err = error_vector(h_try, cur[0], new[0], cur[2], new[2], cur[4], new[4], cur[5], new[5], cur[8], P.rot,
-                               P.scale_q, P.scale_z, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, fl, sc,
-                               errv)
+            err = error_vector(h_try, P)
             if not math.isfinite(err):
                 err = 1e6
             if err > 1.0:  # the step is rejected: shrink by the error
                 stats[S_REJECTED] += 1
                 fl[F_REJECTED] = 1
-                worst = np.argmax(np.abs(errv))
+                worst = _largest(errv)
                 limiting[worst] += 1
                 sc[H] = h_try * max(coef[C_SHRINK], coef[C_SAFETY] * err ** (-1.0 / 3.0))
                 if sc[H] < coef[C_MINSTEP]:
@@ -285,7 +309,7 @@ def advance(mode, chunk, max_steps, P):
                     return EVENT
         # accept: take ``new``, integrate, control the step, sample
         for k in range(len(cur)):
-            cur[k][:] = new[k]
+            _copy(new[k], cur[k])
         keep_angles(P.meas_kind, P.y, P.angle_ref)  # the last evaluation was at (or a Newton correction from) ``new``
         if P.fx_bodies.size:
             observe_amplitudes(P.fx_bodies, P.offsets, P.n_modes, P.amplitude, cur[0])
@@ -360,7 +384,7 @@ def _gaps_at(t, state, P):
                         forces, gaps[el_g[e]:])
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _closing(gv):
     """An armed gap closed (``g ≤ 0``): :meth:`flexmbs.engine.events.EventLocator.check`."""
     pos, gaps, armed = gv[0], gv[1], gv[2]
@@ -370,7 +394,7 @@ def _closing(gv):
     return False
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _rearm(gv):
     """:meth:`flexmbs.engine.events.EventLocator._rearm` with the gaps at the accepted state."""
     pos, gaps, armed, rearm = gv[0], gv[1], gv[2], gv[4][0]
@@ -394,7 +418,7 @@ def integrands_at(P):
     sc, cur = P.sc, P.cur
     signals_at(sc[T], sc, P.cb)
     integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
-    P.aux_prev[:] = P.aux
+    _copy(P.aux, P.aux_prev)
 
 
 @apart(python=False)

@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.kernels import body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
+from flexmbs.model.kernels import INNER, body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
 from .compiled_flex import flexible_terms
 from .compiled_forces import coordinate_gradient, driver_rows, force_element, joint_coordinate
@@ -60,35 +60,33 @@ def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates,
 def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``
     (``P``: the plan, :mod:`flexmbs.engine.plan_fields`)."""
-    offsets, n_modes, rigid_index, marker_body, n_coord = P.offsets, P.n_modes, P.rigid_index, P.marker_body, P.n_coord
-    c_kind, c_mi, c_mj, c_a, c_b, c_rows, keep = P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, P.keep
+    # (the callees that take the plan read their own fields: a call passing tens of arrays is code in every caller)
+    offsets, n_modes, rigid_index, marker_body, keep = P.offsets, P.n_modes, P.rigid_index, P.marker_body, P.keep
     meas_a, meas_b, meas_kind = P.meas_a, P.meas_b, P.meas_kind
-    el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar = P.el_z, P.el_y, P.el_s, P.el_a, P.el_f, P.el_i, P.ipar, P.fpar
     f_kind, f_mi, f_mj, f_sig, f_which, f_rows, f_friction = P.f_kind, P.f_mi, P.f_mj, P.f_sig, P.f_which, P.f_rows, \
         P.f_friction
-    fx_bodies, drv, k_index, k_ipar, dims, k_fpar = P.fx_bodies, P.drv, P.k_index, P.k_ipar, P.dims, P.k_fpar
+    fx_bodies, k_index, k_ipar, dims, k_fpar = P.fx_bodies, P.k_index, P.k_ipar, P.dims, P.k_fpar
     r_mass, r_fm, r_inertia, gravity = P.r_mass, P.r_fm, P.r_inertia, P.gravity
     m_local, m_orient, s_t, s_r = P.m_local, P.m_orient, P.s_t, P.s_r
-    sig, f_par, zscale, fx_data = P.sig, P.f_par, P.zscale, P.fx_data
+    sig, f_par, zscale = P.sig, P.f_par, P.zscale
     A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
-    packed, ji, jj, phi_all, jac_all = P.packed, P.ji, P.jj, P.phi_all, P.jac_all
-    y, ydot, fy, aux, force, f_out, zs = P.y, P.ydot, P.fy, P.aux, P.force, P.f_out, P.zs
-    py, fx_work, k_out, angle_ref = P.py, P.fx_work, P.k_out, P.angle_ref
+    packed, ji, jj, jac_all = P.packed, P.ji, P.jj, P.jac_all
+    y, ydot, fy, force, f_out = P.y, P.ydot, P.fy, P.force, P.f_out
+    py, k_out, angle_ref = P.py, P.k_out, P.angle_ref
     mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
     if mass_mode != 2:
-        mass[:, :] = 0.0
-    packed[:, :] = 0.0
+        _zero(mass)
+    _zero(packed)
     rigid_terms(A, omega, G, rigid_index, offsets, r_mass, r_fm, r_inertia, gravity, mass, packed)
     if fx_bodies.size:
-        flexible_terms(q, v, A, omega, G, fx_bodies, offsets, n_modes, fx_data, fx_work, gravity, mass, packed)
+        flexible_terms(q, v, P, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
     py_on = P.py_control[1] != 0
     if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
         python_parts(t, q, v, z, lam, P.force_cb, py)
     measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot)
-    element_kernels(t, z, zscale, zs, P.el_kernels, el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar, sig, y, ydot, zdot,
-                    fy, aux)
+    element_kernels(t, z, P, zdot)
     for i in range(z.size):
         zdot[i] /= zscale[i]
     if py_on:
@@ -112,12 +110,10 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
                 packed[bd, n] += sgn * (d0 * JX[m, 0, n] + d1 * JX[m, 1, n] + d2 * JX[m, 2, n])
     rows_done = False
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
-        _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, P.py_rows, P.py_phi,
-                          P.py_jac)
+        _constraint_block(q, P, phi, jac)
         rows_done = True
     lam_f = lam
-    if f_friction[0] and keep.size < phi_all.size:  # friction on redundant rows: the reactions of all rows split
+    if f_friction[0] and keep.size < P.phi_all.size:  # friction on redundant rows: the reactions of all rows split
         lam_f = all_multipliers(keep, jac_all, lam)  # by the minimum norm (Context.full_lam)
     for k in range(f_kind.size):
         force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam_f, A, X, R, JX, JTH, V, W,
@@ -143,9 +139,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     if not with_constraints:
         return
     if not rows_done:
-        _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets,
-                          n_coord, n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, P.py_rows, P.py_phi,
-                          P.py_jac)
+        _constraint_block(q, P, phi, jac)
     for j in range(n_q):
         s = 0.0
         for r in range(keep.size):
@@ -166,8 +160,7 @@ def integrands(t, q, v, z, P, zdot):
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
                   V, W)
     measurements(P.meas_a, P.meas_b, P.meas_kind, X, V, R, W, P.angle_ref, P.y, P.ydot)
-    element_kernels(t, z, P.zscale, P.zs, P.el_kernels, P.el_z, P.el_y, P.el_s, P.el_a, P.el_f, P.el_i, P.ipar, P.fpar,
-                    P.sig, P.y, P.ydot, zdot, P.fy, P.aux)
+    element_kernels(t, z, P, zdot)
     py = P.py
     control = P.py_control
     if control[2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
@@ -193,10 +186,11 @@ def measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot):
 
 
 @apart(python=False)
-def element_kernels(t, z, zscale, zs, kernels, el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar, sig, y, ydot, zdot, fy,
-                    aux):
+def element_kernels(t, z, P, zdot):
     """The state elements' kernels in mode 0 (``zdot`` in the kernels' units: an element may present scaled
     states, ``zs = z · zscale``)."""
+    zscale, zs, kernels, sig, y, ydot, fy, aux = P.zscale, P.zs, P.el_kernels, P.sig, P.y, P.ydot, P.fy, P.aux
+    el_z, el_y, el_s, el_a, el_f, el_i, ipar, fpar = P.el_z, P.el_y, P.el_s, P.el_a, P.el_f, P.el_i, P.ipar, P.fpar
     for i in range(z.size):
         zs[i] = z[i] * zscale[i]
     for e in range(kernels.size):
@@ -222,14 +216,14 @@ def all_multipliers(keep, jac_all, lam):
     return full - null @ (null.T @ full)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def unwrapped(angle, reference):
     """The branch of ``angle`` (rad) within π of ``reference``: ``JointCoordinate.evaluate``'s continuous angle,
     with the same arithmetic."""
     return reference + (angle - reference + math.pi) % (2.0 * math.pi) - math.pi
 
 
-@njit(cache=True)
+@njit(**INNER)
 def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
     """An element measurement other than a distance into ``y[k]``, ``ydot[k]``: a joint coordinate between markers
     ``a``, ``b`` (``JointCoordinate.evaluate``, :func:`flexmbs.engine.compiled_forces.joint_coordinate`) or the
@@ -250,7 +244,7 @@ def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
     y[k] = unwrapped(value, reference) if kind == ROTATION else value
 
 
-@njit(cache=True)
+@njit(**INNER)
 def measurement_load(kind, a, b, f, X, R, JX, JTH, marker_body, n_modes, packed):
     """``(∂y/∂q̄)ᵀ f`` of a measurement of :func:`measure` on its markers' bodies (``System._state_elements``):
     ``e_bᵀ J_x`` of a marker coordinate, the gradients of :func:`flexmbs.engine.compiled_forces.coordinate_gradient`
@@ -273,7 +267,7 @@ def measurement_load(kind, a, b, f, X, R, JX, JTH, marker_body, n_modes, packed)
                                                            JTH)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def keep_angles(meas_kind, y, angle_ref):
     """After an accepted step: the angles of its last evaluation become the references of the next
     (:func:`measure`); only the branch matters, so the evaluation at the converged Newton iterate serves."""
@@ -296,7 +290,7 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
 def constraints_at(t, q, v, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
     of ``Φ`` in :func:`flexmbs.engine.compiled_loop.consistent_sample`."""
-    offsets, n_modes, marker_body, n_coord, keep = P.offsets, P.n_modes, P.marker_body, P.n_coord, P.keep
+    offsets, n_modes, marker_body = P.offsets, P.n_modes, P.marker_body
     A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
     body_kinematics(q, v, offsets, A, G, omega)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
@@ -306,16 +300,16 @@ def constraints_at(t, q, v, P, phi, jac):
         P.py_control[0] = -2
         python_parts(t, q, v, q[:0], q[:0], P.force_cb, py)
         P.py_control[0] = -1
-    _constraint_block(q, X, R, JX, JTH, V, W, G, P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, marker_body, offsets,
-                      n_coord, n_modes, keep, P.drv, P.sig, P.phi_all, P.jac_all, P.ji, P.jj, phi, jac, P.py_rows,
-                      P.py_phi, P.py_jac)
+    _constraint_block(q, P, phi, jac)
 
 
-@njit(cache=True)
+@njit(**INNER)
 def to_python(q, v, z, lam, py):
     """The state into the buffers the Python callbacks read (``z`` and ``λ`` only where given)."""
-    py[0][:] = q
-    py[1][:] = v
+    pq, pv = py[0], py[1]
+    for i in range(q.size):
+        pq[i] = q[i]
+        pv[i] = v[i]
     for i in range(min(z.size, py[2].size)):
         py[2][i] = z[i]
     for r in range(min(lam.size, py[3].size)):
@@ -335,18 +329,21 @@ def python_parts(t, q, v, z, lam, cb, py):
 
 
 @apart(python=False)
-def _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord,
-                      n_modes, keep, drv, sig, phi_all, jac_all, ji, jj, phi, jac, py_rows, py_phi, py_jac):
+def _constraint_block(q, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows, the
-    prescribed motions and the user joints' rows, ``py_rows``, evaluated in Python)."""
+    prescribed motions and the user joints' rows, ``py_rows``, evaluated in Python), at the marker states of ``P``."""
+    X, R, JX, JTH, V, W, G = P.X, P.R, P.JX, P.JTH, P.V, P.W, P.G
+    marker_body, offsets, n_coord, n_modes, keep, drv, sig = P.marker_body, P.offsets, P.n_coord, P.n_modes, P.keep, \
+        P.drv, P.sig
+    phi_all, jac_all, ji, jj, py_rows, py_phi, py_jac = P.phi_all, P.jac_all, P.ji, P.jj, P.py_rows, P.py_phi, P.py_jac
     n_b, n_q = offsets.size, q.size
-    jac_all[:, :] = 0.0
+    _zero(jac_all)
     for b in range(n_b):
         o = offsets[b] + 3
         phi_all[b] = 0.5 * (q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3] - 1.0)
         for c in range(4):
             jac_all[b, o + c] = q[o + c]
-    constraint_rows(X, R, JX, JTH, c_kind, c_mi, c_mj, c_a, c_b, c_rows, marker_body, offsets, n_coord, G,
+    constraint_rows(X, R, JX, JTH, P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, marker_body, offsets, n_coord, G,
                     phi_all, jac_all, ji, jj, True)
     if drv.shape[0]:
         driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi_all, jac_all, ji, jj)
@@ -360,7 +357,7 @@ def _constraint_block(q, X, R, JX, JTH, V, W, G, c_kind, c_mi, c_mj, c_a, c_b, c
             jac[r, j] = jac_all[keep[r], j]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def signals_at(t, sc, cb):
     """Call the signal callback once per new time."""
     if sc[T_SIG] != t:
@@ -368,7 +365,7 @@ def signals_at(t, sc, cb):
         sc[T_SIG] = t
 
 
-@njit(cache=True)
+@njit(**INNER)
 def _freeze(freeze, frame, j):
     """Flexible bodies' inertia terms for difference column ``j`` (``frame[j]``: the body whose frame coordinate
     ``j`` is, or -1): kept (2) for all bodies but that one. (The base point, which evaluates and keeps them all, sets
@@ -394,7 +391,8 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     column[0] = -1
     signals_at(t, sc, cb)
     n_q, n_z = q.size, z.size
-    freeze[:] = 1  # the base point: evaluate the inertia terms and keep them
+    for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
+        freeze[f] = 1
     mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
     count = 1
@@ -409,10 +407,11 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
         residual(t, qp, v, qdd, z, lam, P, res, zd, phi, jac, mass, True)
         column[0] = -1
         qp[j] = q[j]
-        K[:, j] = (res - res0) / h
-        Gq[:, j] = (zd - zd0) / h
+        _column(K, j, res, res0, h)
+        _column(Gq, j, zd, zd0, h)
         count += 1
-    freeze[:] = 1  # the base point: evaluate the inertia terms and keep them
+    for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
+        freeze[f] = 1
     mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, False)
     mass_mode[0] = 2  # M(q) does not depend on q̇, nor on z
@@ -425,10 +424,11 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
         residual(t, q, vp, qdd, z, lam, P, res, zd, phi, jac, mass, False)
         column[0] = -1
         vp[j] = v[j]
-        C[:, j] = (res - res0) / h
-        Gv[:, j] = (zd - zd0) / h
+        _column(C, j, res, res0, h)
+        _column(Gv, j, zd, zd0, h)
         count += 1
-    freeze[:] = 1  # the base point: evaluate the inertia terms and keep them
+    for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
+        freeze[f] = 1
     mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
     mass_mode[0] = 2
@@ -442,15 +442,32 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
         residual(t, q, v, qdd, zp, lam, P, res, zd, phi, jac, mass, True)
         column[0] = -1
         zp[j] = z[j]
-        Dz[:, j] = (res - res0) / h
-        Gz[:, j] = (zd - zd0) / h
+        _column(Dz, j, res, res0, h)
+        _column(Gz, j, zd, zd0, h)
         count += 1
-    freeze[:] = 0
+    for f in range(freeze.size):
+        freeze[f] = 0
     mass_mode[0] = 0
     return count
 
 
-@njit(cache=True)
+@njit(**INNER)
+def _column(out, j, value, base, h):
+    """``out[:, j] = (value - base) / h`` (a loop: numba's slice assignment of an array brings its shape check and
+    error message, string formatting included, into every function that has one; issue 42)."""
+    for i in range(value.size):
+        out[i, j] = (value[i] - base[i]) / h
+
+
+@njit(**INNER)
+def _zero(out):
+    """``out[:, :] = 0.0`` (a loop, as :func:`_column`)."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = 0.0
+
+
+@njit(**INNER)
 def _elastic(P, j):
     """Coordinate ``j`` is an elastic (modal) coordinate of a flexible body."""
     offsets, n_modes = P.offsets, P.n_modes

@@ -24,6 +24,7 @@ from flexmbs_jit import cfunc, njit
 
 from flexmbs.model.contact_laws import penalty_force, plane_contact_law, sliding_friction_coefficient, window
 from flexmbs.model.contacts import PlaneContact
+from flexmbs.model.kernels import INNER
 from flexmbs.model.sliding import WINDOW_MARGIN, SlidingContact
 
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
@@ -37,7 +38,7 @@ __all__ = ["BUILTIN", "marker_body"]
 _SF = 13
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})  # reassociation: the modal sums vectorize (2-3× here)
+@njit(**INNER, fastmath={"reassoc", "contract"})  # reassociation: the modal sums vectorize (2-3× here)
 def _sliding(mode, q, v, A, omega, X, R, V, W, packed, ms, bs, os_, b, o, m, k, node_out, fp, local, shapes, out):
     d1, d3, d4, d2 = fp[0], fp[1], fp[2], fp[3]
     stiff, expo, damp, depth, static, dynamic, v_s, v_d, margin = (fp[4], fp[5], fp[6], fp[7], fp[8], fp[9], fp[10],
@@ -152,7 +153,7 @@ def _sliding_spec(force: SlidingContact, system):
 # --- point-plane contact ------------------------------------------------------------------------------------
 # ipar: [point marker, its body, plane marker, its body, n_quasi point body, n_quasi plane body, has half_length]
 # fpar: [K, e, D, depth, μ_s, μ_d, v_s, v_d, half_length]
-@njit(cache=True)
+@njit(**INNER)
 def _plane(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
     mp, bp, mo, bo, np_, no_ = ip[0], ip[1], ip[2], ip[3], ip[4], ip[5]
     off = X[mp] - X[mo]

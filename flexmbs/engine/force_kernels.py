@@ -35,7 +35,7 @@ from numba.extending import intrinsic
 
 from flexmbs_jit import njit
 
-from flexmbs.model.kernels import body_kinematics, marker_states
+from flexmbs.model.kernels import INNER, body_kinematics, marker_states
 
 __all__ = ["FORCE_SIGNATURE", "ForceKernel", "kernel_tables", "call_force", "views", "apply_point_load",
            "evaluate_kernel"]
@@ -89,7 +89,7 @@ def call_force(typingctx, address, mode, t, q, v, A, omega, X, R, V, W, JX, JTH,
     return types.void(address, mode, t, *arrays), address_call
 
 
-@njit(cache=True)
+@njit(**INNER)
 def views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_):
     """The arrays behind a kernel's pointers: ``(q, v, A, omega, X, R, V, W, JX, JTH, packed)``."""
     d = carray(dims_, 4)
@@ -99,7 +99,7 @@ def views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_):
             carray(JTH_, (n_m, 3, n_quasi)), carray(packed_, (n_b, n_quasi)))
 
 
-@njit(cache=True)
+@njit(**INNER)
 def apply_point_load(m, body, n_quasi, f0, f1, f2, t0, t1, t2, JX, JTH, packed):
     """Force ``f`` and torque ``t`` (global) at marker ``m`` of body ``body`` (``n_quasi`` = 6 + its modes) into
     ``packed`` (:func:`flexmbs.model.forces.apply_at_marker`); nothing for a ground marker (``body < 0``)."""

@@ -20,6 +20,7 @@ from flexmbs_jit import cfunc, njit
 
 from flexmbs.model.force_laws import bushing_law, spring_force
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
+from flexmbs.model.kernels import INNER
 from flexmbs.model.timefunctions import Table
 
 from .compiled_forces import joint_coordinate
@@ -37,7 +38,7 @@ def _table_floats(table: Table) -> np.ndarray:
 
 
 # --- bushing: ipar [i, body i, n_quasi i, j, body j, n_quasi j], fpar [kt (3), kr (3), ct (3), cr (3)] ------------
-@njit(cache=True)
+@njit(**INNER)
 def _bushing(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
     """:func:`flexmbs.model.force_laws.bushing_law` on marker j, the opposite force and torque on marker i."""
     i, j = ip[0], ip[3]
@@ -66,7 +67,7 @@ def _bushing_spec(force: Bushing, system):
 
 # --- rotational spring-damper: ipar [i, body i, n_quasi i, j, body j, n_quasi j, n], fpar [k, c, θ0, table] -----
 # (n = 0: constant stiffness k; n > 0: a Table of n points after θ0, k unused)
-@njit(cache=True)
+@njit(**INNER)
 def _torsion(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
     """``T = -k (θ - θ0) - c θ̇`` (or ``-table(θ - θ0) - c θ̇``) about ``z_i`` (``joints.rotation_coordinate``):
     ``+T z_i`` on marker j, ``-T z_i`` on marker i (``∂θ/∂q̄ = ± z_iᵀ J_θ``)."""
@@ -98,7 +99,7 @@ def _torsion_spec(force: RotationalSpringDamper, system):
 
 
 # --- spring-damper with a Table: ipar [i, body i, n_quasi i, j, body j, n_quasi j, n], fpar [c, L0, F0, table] ----
-@njit(cache=True)
+@njit(**INNER)
 def _table_spring(mode, X, V, JX, JTH, packed, ip, fp, out):
     """Tension ``F = table(L - L0) + c L̇ + preload`` (``SpringDamper._state``) pulls the points together: ``+F e``
     on marker i, ``-F e`` on marker j, ``e`` the unit vector from i to j."""
@@ -136,7 +137,7 @@ def _spring_spec(force: SpringDamper, system):
 
 
 # --- point force with constant vectors: ipar [marker, body, n_quasi, local], fpar [F (3), T (3)] -------------------
-@njit(cache=True)
+@njit(**INNER)
 def _point(mode, R, JX, JTH, packed, ip, fp, out):
     f, tq = fp[0:3].copy(), fp[3:6].copy()
     if ip[3]:

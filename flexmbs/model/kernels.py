@@ -15,7 +15,12 @@ import numpy as np
 from flexmbs_jit import apart, njit
 
 __all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
-           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm"]
+           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "INNER"]
+
+# ``njit(**INNER)``: a kernel only compiled code calls. numba makes no Python or C wrapper for it (Python cannot call
+# it), and the library code it uses (``np.empty``, ``min``, ...) is shared with the functions compiled apart for
+# compiled callers: numba compiles library code once per set of options of its caller (issue 42, the first compile)
+INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 @apart
@@ -154,11 +159,16 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
         for a in range(3):
             for j in range(m):
                 i_wq[a, j] += q[k] * i5[k, a, j]
-    mbar[:, :] = 0.0
+    for r in range(mbar.shape[0]):  # (loops and scalars, not slice assignments and arrays from lists: issue 42)
+        for cc in range(mbar.shape[1]):
+            mbar[r, cc] = 0.0
     for r in range(3):
         mbar[r, r] = mass
     # M̄_rω = -A c̃
-    ct = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    ct = np.empty((3, 3))
+    ct[0, 0], ct[0, 1], ct[0, 2] = 0.0, -c[2], c[1]
+    ct[1, 0], ct[1, 1], ct[1, 2] = c[2], 0.0, -c[0]
+    ct[2, 0], ct[2, 1], ct[2, 2] = -c[1], c[0], 0.0
     for r in range(3):
         for s in range(3):
             val = -(A[r, 0] * ct[0, s] + A[r, 1] * ct[1, s] + A[r, 2] * ct[2, s])
@@ -174,10 +184,11 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
             mbar[6 + k, 3 + r] = i_wq[r, k]
         for j in range(m):
             mbar[6 + k, 6 + j] = i6[k, j]
-    wc = np.array([w[1] * c[2] - w[2] * c[1], w[2] * c[0] - w[0] * c[2], w[0] * c[1] - w[1] * c[0]])
-    t = np.array([w[1] * wc[2] - w[2] * wc[1], w[2] * wc[0] - w[0] * wc[2], w[0] * wc[1] - w[1] * wc[0]])
-    t += 2.0 * np.array([w[1] * i3qd[2] - w[2] * i3qd[1], w[2] * i3qd[0] - w[0] * i3qd[2],
-                         w[0] * i3qd[1] - w[1] * i3qd[0]])
+    wc0, wc1, wc2 = w[1] * c[2] - w[2] * c[1], w[2] * c[0] - w[0] * c[2], w[0] * c[1] - w[1] * c[0]
+    t = np.empty(3)
+    t[0] = (w[1] * wc2 - w[2] * wc1) + 2.0 * (w[1] * i3qd[2] - w[2] * i3qd[1])
+    t[1] = (w[2] * wc0 - w[0] * wc2) + 2.0 * (w[2] * i3qd[0] - w[0] * i3qd[2])
+    t[2] = (w[0] * wc1 - w[1] * wc0) + 2.0 * (w[0] * i3qd[1] - w[1] * i3qd[0])
     for r in range(3):
         qv[r] = -(A[r, 0] * t[0] + A[r, 1] * t[1] + A[r, 2] * t[2])
     jw = np.zeros(3)
@@ -204,7 +215,7 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
         qv[6 + j] = cen - 2.0 * cor
 
 
-@njit(cache=True)
+@njit(**INNER)
 def map_mass(mbar, G, out, off):
     """``out[off:off+7+m, off:off+7+m] = Lᵀ M̄ L`` with ``L = diag(1, 2G, 1)``."""
     n = mbar.shape[0]
@@ -225,7 +236,7 @@ def map_mass(mbar, G, out, off):
             out[off + r + 1, off + c] = lm[r, c]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def map_force(qbar, G, out, off):
     """``out[off:off+7+m] = Lᵀ Q̄``."""
     n = qbar.size
@@ -289,7 +300,7 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
                     jac[r, o + c] += src[k, c - 1]
 
 
-@apart
+@apart(python=False)
 def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
     """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
     ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
@@ -348,7 +359,7 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b[1] - c[1] * g_b[0])
 
 
-@apart
+@apart(python=False)
 def map_forces(qbar, G, offsets, n_modes, out):
     """``out[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``qbar``, (n_b, 6+m_max))."""
     for b in range(offsets.size):
@@ -380,7 +391,7 @@ def joint_coordinate(i, j, which, X, R, V, W):
     return z0 * d0 + z1 * d1 + z2 * d2, rate
 
 
-@njit(cache=True)
+@njit(**INNER)
 def coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH):
     """``∂θ/∂q̄_n`` of the joint coordinate at marker ``m`` (side 0: marker i, 1: marker j; ``z`` the axis z_i,
     ``c = z_i × (x_j - x_i)``): rotation ``∓ z_iᵀ J_θ``, translation ``cᵀ J_θ,i - z_iᵀ J_x,i`` and ``z_iᵀ J_x,j``
@@ -394,7 +405,7 @@ def coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH):
     return z0 * JX[m, 0, n] + z1 * JX[m, 1, n] + z2 * JX[m, 2, n]
 
 
-@njit(cache=True)
+@njit(**INNER)
 def axis_and_arm(i, j, X, R):
     """The joint axis ``z_i`` and ``z_i × (x_j - x_i)`` (6 floats)."""
     d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
