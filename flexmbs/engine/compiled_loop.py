@@ -422,34 +422,37 @@ def integrands_at(P):
 
 
 @apart(python=False)
-def consistent_sample(P, out_qdd, out_lam):
-    """:func:`flexmbs.engine.initial.initial_accelerations` at the current state (models without force elements):
-    ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of ``Φ(q + s q̇)``
-    (and of ``t + s``
-    with prescribed motions); returns False when the matrix is singular."""
+def consistent_sample(P, out_lam):
+    """The multipliers of :func:`flexmbs.engine.initial.initial_accelerations` at the current state into ``out_lam``
+    (models without force elements): ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of
+    ``Φ(q + s q̇)`` (and of ``t + s`` with prescribed motions); returns False when the matrix is singular. The
+    workspace (forces, element signals, ``Φ``) is left at the sample's state. Three arrays are allocated per
+    sample (the matrix, its pivots and one vector for the rest): a sample runs at every output time, and each
+    allocation with its reference counts cost about as much as the small solve itself."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
     sc, cb = P.sc, P.cb
     res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
     n_q, n_c = q.size, lam.size
-    signals_at(sc[T], sc, cb)
-    zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
+    n = n_q + n_c
     speed = 0.0
     for i in range(n_q):
         speed += v[i] * v[i]
     s = 1e-4 / max(math.sqrt(speed), 1.0)
-    gamma = np.zeros(n_c)
+    work = np.zeros(2 * n + n_q + n_c)  # [right-hand side | zero q̈ | zero λ | q ± s q̇ | γ]
+    rhs, zero_q, zero_c = work[:n], work[n:n + n_q], work[n + n_q:2 * n]
+    shifted, gamma = work[2 * n:2 * n + n_q], work[2 * n + n_q:]
     rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
-        constraints_at(t_k, q + k * s * v, v, P, phi, jac)
+        for i in range(n_q):
+            shifted[i] = q[i] + k * s * v[i]
+        constraints_at(t_k, shifted, v, P, phi, jac)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
     residual(sc[T], q, v, zero_q, z, zero_c, P, res, zdot, phi, jac, mass, True)
-    n = n_q + n_c
     kkt = np.zeros((n, n))
-    rhs = np.empty(n)
     for i in range(n_q):
         rhs[i] = -res[i]
         for j in range(n_q):
@@ -458,36 +461,36 @@ def consistent_sample(P, out_qdd, out_lam):
             kkt[i, n_q + r] = jac[r, i]
             kkt[n_q + r, i] = jac[r, i]
     for r in range(n_c):
-        rhs[n_q + r] = gamma[r] + 2.0 * phi[r] / s ** 2
+        gamma[r] += 2.0 * phi[r] / s ** 2
+        rhs[n_q + r] = gamma[r]
     piv = np.zeros(n, dtype=np.int64)
     if not factor(P.getrf, kkt, piv):
         return False
-    sol = rhs.copy()
-    solve(P.getrs, kkt, piv, sol)
+    solve(P.getrs, kkt, piv, rhs)
     if P.f_friction[0]:  # friction from the reactions: the fixed point λ = λ(Q(λ)) (initial.initial_accelerations)
-        lam_k = sol[n_q:].copy()
         for _ in range(REACTION_PASSES):
-            residual(sc[T], q, v, zero_q, z, lam_k, P, res, zdot, phi, jac, mass, True)
+            for r in range(n_c):
+                out_lam[r] = rhs[n_q + r]
+            residual(sc[T], q, v, zero_q, z, out_lam, P, res, zdot, phi, jac, mass, True)
             for i in range(n_q):
                 s_ = -res[i]
                 for r in range(n_c):
-                    s_ += jac[r, i] * lam_k[r]
-                sol[i] = s_
+                    s_ += jac[r, i] * out_lam[r]
+                rhs[i] = s_
             for r in range(n_c):
-                sol[n_q + r] = rhs[n_q + r]
-            solve(P.getrs, kkt, piv, sol)
+                rhs[n_q + r] = gamma[r]
+            solve(P.getrs, kkt, piv, rhs)
             change, size = 0.0, 0.0
             for r in range(n_c):
-                change = max(change, abs(sol[n_q + r] - lam_k[r]))
-                size = max(size, abs(sol[n_q + r]))
-                lam_k[r] = sol[n_q + r]
+                change = max(change, abs(rhs[n_q + r] - out_lam[r]))
+                size = max(size, abs(rhs[n_q + r]))
             if change <= REACTION_RTOL * max(size, 1e-300):
                 break
     for i in range(n):
-        if not math.isfinite(sol[i]):
+        if not math.isfinite(rhs[i]):
             return False
-    out_qdd[:] = sol[:n_q]
-    out_lam[:] = sol[n_q:]
+    for r in range(n_c):
+        out_lam[r] = rhs[n_q + r]
     return True
 
 
@@ -509,7 +512,7 @@ def take_sample(h, iters, P, integrate):
     offsets = P.offsets
     row = cnt[0]
     lam_c = np.empty(lam.size)
-    if not consistent_sample(P, np.empty(q.size), lam_c):
+    if not consistent_sample(P, lam_c):
         lam_c[:] = lam  # a singular instant: the integrator's multipliers (reported)
         if FB[0] == 0:
             FB[1] = sc[T]
@@ -550,26 +553,27 @@ def take_sample(h, iters, P, integrate):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
         for c in range(6):
             gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_all[r]
-    for j in range(jt_side.size):
+    for j in range(jt_side.size):  # scalars, not 3-vectors: no allocation per joint and sample
         b, m = jt_body[j], jt_side[j]
         o = offsets[b]
-        f = gen[j, 0:3]
-        tq = np.empty(3)
-        for i in range(3):
-            tq[i] = A[b, i, 0] * gen[j, 3] + A[b, i, 1] * gen[j, 4] + A[b, i, 2] * gen[j, 5]
-        d = X[m] - q[o:o + 3]
-        tq[0] -= d[1] * f[2] - d[2] * f[1]
-        tq[1] -= d[2] * f[0] - d[0] * f[2]
-        tq[2] -= d[0] * f[1] - d[1] * f[0]
+        f0, f1, f2 = gen[j, 0], gen[j, 1], gen[j, 2]
+        t0 = A[b, 0, 0] * gen[j, 3] + A[b, 0, 1] * gen[j, 4] + A[b, 0, 2] * gen[j, 5]
+        t1 = A[b, 1, 0] * gen[j, 3] + A[b, 1, 1] * gen[j, 4] + A[b, 1, 2] * gen[j, 5]
+        t2 = A[b, 2, 0] * gen[j, 3] + A[b, 2, 1] * gen[j, 4] + A[b, 2, 2] * gen[j, 5]
+        d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
+        t0 -= d1 * f2 - d2 * f1
+        t1 -= d2 * f0 - d0 * f2
+        t2 -= d0 * f1 - d1 * f0
         if jt_on_j[j] == 1:
-            JF[row, j] = f
-            JT[row, j] = tq
+            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = f0, f1, f2
+            JT[row, j, 0], JT[row, j, 1], JT[row, j, 2] = t0, t1, t2
         else:
-            e = X[jt_mi[j]] - X[jt_mj[j]]
-            JF[row, j] = -f
-            JT[row, j, 0] = -tq[0] - (e[1] * f[2] - e[2] * f[1])
-            JT[row, j, 1] = -tq[1] - (e[2] * f[0] - e[0] * f[2])
-            JT[row, j, 2] = -tq[2] - (e[0] * f[1] - e[1] * f[0])
+            i_, j_ = jt_mi[j], jt_mj[j]
+            e0, e1, e2 = X[i_, 0] - X[j_, 0], X[i_, 1] - X[j_, 1], X[i_, 2] - X[j_, 2]
+            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = -f0, -f1, -f2
+            JT[row, j, 0] = -t0 - (e1 * f2 - e2 * f1)
+            JT[row, j, 1] = -t1 - (e2 * f0 - e0 * f2)
+            JT[row, j, 2] = -t2 - (e0 * f1 - e1 * f0)
     for c in range(jc_kind.size):  # joints.rotation_coordinate / translation_coordinate
         i, j = jc_mi[c], jc_mj[c]
         if jc_kind[c] == 0:

@@ -167,6 +167,8 @@ def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
     slowed from 6 to 5.93 rad/s, silently)."""
     from flexmbs.model.rotations import g_matrix, rotation_matrix
 
+    if np.array_equal(q, q0) and np.array_equal(v, v0):  # placed consistently: nothing was corrected
+        return ""
     parts = []
     for body in system.bodies:
         o = body.offset

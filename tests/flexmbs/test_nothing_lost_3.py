@@ -334,6 +334,24 @@ def test_ctrl_c_stops_a_compiled_run_with_a_python_callback(tmp_path):
     assert "Exception ignored" not in err and "KeyboardInterrupt" not in err, err
 
 
+def test_ctrl_c_during_a_compiled_call_is_noted_then_raised_and_the_handler_restored():
+    """The deferral around each compiled call (flexmbs.engine.interrupts, which swaps the handler with ``_signal``'s
+    functions): a SIGINT inside the block is noted, not raised; a second one raises at once; Python's own handler is
+    back after the block either way."""
+    from flexmbs.engine.interrupts import deferred_interrupt
+
+    with deferred_interrupt() as ctrl_c:
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        signal.raise_signal(signal.SIGINT)
+        assert ctrl_c.pending
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_interrupt():
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_mode_titles_pair_frequency_and_mac_of_one_mode():
     """The title of a reduced mode names the full-FE mode paired with it by shape (the reduce table's pairing):
     its frequency and its MAC, not the same-rank frequency beside another mode's MAC."""
