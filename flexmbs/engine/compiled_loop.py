@@ -513,7 +513,7 @@ def take_sample(h, iters, P, integrate):
     row = cnt[0]
     lam_c = np.empty(lam.size)
     if not consistent_sample(P, lam_c):
-        lam_c[:] = lam  # a singular instant: the integrator's multipliers (reported)
+        _copy(lam, lam_c)  # a singular instant: the integrator's multipliers (reported)
         if FB[0] == 0:
             FB[1] = sc[T]
         FB[0] += 1
