@@ -359,8 +359,8 @@ class FEModel:
             if base is not full_mass and base is not self._cache.get("M"):
                 freed += base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
             self._m_parts[0] = sp.csr_matrix((n, n))
-        if self.solid is not None:  # the quadrature-point basis of the assembly (stress recovery makes its own)
-            self.solid.release_quadrature()
+        if self.solid is not None and not getattr(self.solid, "quadrature_released", False):
+            self.solid.release_quadrature()  # the basis of the assembly (stress recovery makes its own)
         self._assembly_released = True
         return_freed_memory()
         return freed

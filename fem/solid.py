@@ -75,6 +75,8 @@ class SolidDiscretization:
         scikit-fem's cached mapping: 0.13 GB at 177k dofs, issue 46) by one at a single point per element: its dofs
         and facets (:func:`surface_nodes`) and stress recovery (its own basis at the element nodes) stay; assembly,
         :func:`lumped_mass` and the geometric stiffness need the full basis and may not follow."""
+        if getattr(self, "quadrature_released", False):
+            return
         one = (self.element.doflocs.T[:, :1], np.ones(1))
         cached = getattr(self.skmesh, "_cached_mapping", None)
         if cached is not None and isinstance(getattr(cached, "_cache", None), dict):
