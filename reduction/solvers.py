@@ -90,8 +90,9 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
 
     Estimates (bytes beyond what the process holds now): direct = PARDISO's own figure for the factorization after
     its analysis (``iparm[15] + iparm[16]``) + the Lanczos basis and its work arrays (n_i × (4 m + 56) doubles) + the
-    constraint modes; iterative = the multigrid setup (1.3 × ``K_ii``: PyAMG's block copy and the hierarchy) + the
-    LOBPCG workspace (6 blocks of n_i × (m + 8) doubles and the V-cycle's on 8 columns) + the CG workspace (6 × n_i × n_b doubles). Refuses in one line when the chosen or every
+    constraint modes; iterative = the largest phase: the multigrid setup (2.3 × ``K_ii``), or the hierarchy (0.3 ×
+    ``K_ii``) with the CG workspace (≈ 12 n_i × n_b doubles) or the LOBPCG workspace (7 blocks of n_i × (m + 8)
+    doubles and the V-cycle's on 8 columns). Refuses in one line when the chosen or every
     route exceeds :data:`MEMORY_SHARE` of the available memory.
     """
     if requested not in ROUTES:
@@ -100,10 +101,12 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     budget = MEMORY_SHARE * free
     block = n_modes + 8
     lanczos = 8.0 * n_interior * (4 * n_modes + 56) + 8.0 * n_interior * n_boundary
-    # LOBPCG (fem.iterative.lobpcg_modes) holds at most six blocks of the (modes + guard) vectors and the V-cycle's
-    # work on 8 columns; the multigrid setup a block copy of K_ii (PyAMG's BSR) besides its hierarchy
-    iterative_need = (1.3 * _nbytes(k_ii) + 6.0 * 8.0 * n_interior * block + 6.0 * 8.0 * n_interior * 8
-                      + 6.0 * 8.0 * n_interior * n_boundary)
+    # the largest of the phases (measured on the tet10 bars, issue 46: 490k and 3 M dofs): PyAMG's setup 2.3 × K_ii
+    # beyond what is held; then the hierarchy (0.3 × K_ii) with the block CG (its six arrays and the V-cycle's on all
+    # right-hand sides, ≈ 12 n × n_b doubles) or with LOBPCG (fem.iterative.lobpcg_modes: seven blocks of the
+    # modes + guard vectors and the V-cycle's work on 8 columns)
+    k_bytes = _nbytes(k_ii)
+    iterative_need = max(2.3 * k_bytes, 0.3 * k_bytes + 8.0 * n_interior * max(12.0 * n_boundary, 7.0 * block + 64.0))
     have_pardiso = backend_name() == "MKL PARDISO"
     if requested == "iterative" or (requested == "auto" and not have_pardiso):
         route = "iterative"
