@@ -278,6 +278,8 @@ def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int,
     eigen-decomposition of the mass Gram matrix, directions below 1e-13 of its largest dropped), so a nearly
     dependent ``W`` or ``P`` of a converging pair costs nothing. ``X`` is replaced by the lowest b Ritz vectors and
     ``P`` by their part in ``[W, P]``. At most six n × b arrays are alive (X, P, K X, M X, R, and one product).
+    Soft locking: a wanted pair whose residual is below ``rtol / 2`` gets no column in ``W`` (no preconditioner
+    application) while it stays there; it remains in ``X`` and is judged every iteration.
 
     Accepted when ``‖K x − λ M x‖ ≤ rtol · λ ‖M x‖`` for every wanted pair (then the eigenvalue's relative error is of
     the order of ``rtol²`` over the relative gap to its neighbours); the guard vectors beyond ``n_modes`` only speed
@@ -298,36 +300,45 @@ def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int,
         values = np.diag(gk_xx) / np.diag(gm_xx)
         r = mx * values
         np.subtract(kx, r, out=r)
-        rel = np.linalg.norm(r[:, :n_modes], axis=0) / (np.abs(values[:n_modes]) *
-                                                         np.linalg.norm(mx[:, :n_modes], axis=0))
-        worst = float(rel.max())
+        rel = np.linalg.norm(r, axis=0) / (np.abs(values) * np.linalg.norm(mx, axis=0))
+        worst = float(rel[:n_modes].max())
         if progress is not None:
             progress(iteration, worst)
         if worst <= rtol or iteration == max_iterations:
             break
-        for lo in range(0, b, chunk_columns):  # W = B⁻¹ R over R's own storage
-            hi = min(lo + chunk_columns, b)
-            r[:, lo:hi] = precondition(np.ascontiguousarray(r[:, lo:hi]))
-        w = r
+        # soft locking: a wanted pair below half the tolerance gets no new direction (it stays in the Rayleigh–Ritz
+        # space and is judged again each iteration); the guard vectors always do
+        active = np.flatnonzero((rel > 0.5 * rtol) | (np.arange(b) >= n_modes))
+        if active.size == b:
+            for lo in range(0, b, chunk_columns):  # W = B⁻¹ R over R's own storage
+                hi = min(lo + chunk_columns, b)
+                r[:, lo:hi] = precondition(np.ascontiguousarray(r[:, lo:hi]))
+            w = r
+        else:
+            w = np.empty((r.shape[0], active.size))
+            for lo in range(0, active.size, chunk_columns):
+                columns = active[lo:lo + chunk_columns]
+                w[:, lo:lo + columns.size] = precondition(np.ascontiguousarray(r[:, columns]))
         del r
         _subtract(w, x, mx.T @ w)  # M-orthogonal to X (X is M-orthonormal to round-off)
         blocks = [x, w]
         if p is not None:
             _subtract(p, x, mx.T @ p)
             blocks.append(p)
-        nb = len(blocks)
-        gk = np.zeros((nb * b, nb * b))
-        gm = np.zeros((nb * b, nb * b))
+        sizes = [blk.shape[1] for blk in blocks]
+        at = np.concatenate([[0], np.cumsum(sizes)])
+        gk = np.zeros((at[-1], at[-1]))
+        gm = np.zeros((at[-1], at[-1]))
         gk[:b, :b], gm[:b, :b] = gk_xx, gm_xx
         for j, other in enumerate(blocks[1:], start=1):
-            gk[j * b:(j + 1) * b, :b] = other.T @ kx
-            gm[j * b:(j + 1) * b, :b] = other.T @ mx
+            gk[at[j]:at[j + 1], :b] = other.T @ kx
+            gm[at[j]:at[j + 1], :b] = other.T @ mx
         del kx, mx
-        for j in range(1, nb):  # one product alive at a time
+        for j in range(1, len(blocks)):  # one product alive at a time
             for g, matrix in ((gk, stiffness), (gm, mass)):
                 product = spmm(matrix, blocks[j])
-                for i in range(j, nb):
-                    g[i * b:(i + 1) * b, j * b:(j + 1) * b] = blocks[i].T @ product
+                for i in range(j, len(blocks)):
+                    g[at[i]:at[i + 1], at[j]:at[j + 1]] = blocks[i].T @ product
                 del product
         gk = np.tril(gk) + np.tril(gk, -1).T
         gm = np.tril(gm) + np.tril(gm, -1).T
@@ -340,7 +351,7 @@ def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int,
         reduced = q.T @ gk @ q
         _, y = np.linalg.eigh(0.5 * (reduced + reduced.T))
         coeffs = scale[:, None] * (q @ y[:, :b])
-        new_p = _combine(blocks[1:], [coeffs[j * b:(j + 1) * b] for j in range(1, nb)])
+        new_p = _combine(blocks[1:], [coeffs[at[j]:at[j + 1]] for j in range(1, len(blocks))])
         del w, blocks
         p = new_p
         new_x = x @ coeffs[:b]
