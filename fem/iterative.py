@@ -7,8 +7,9 @@
   step for all vectors, where PyAMG's own cycle runs column by column.
 * :func:`block_pcg`: preconditioned conjugate gradients for many right-hand sides in lock step (independent
   recurrences, one block product per step), stopped on the relative residual ``‖b − A x‖ / ‖b‖`` of every column.
-* :func:`lobpcg_modes`: the lowest eigenpairs of ``K x = λ M x`` by :func:`scipy.sparse.linalg.lobpcg` (Knyazev 2001)
-  with such a preconditioner, accepted on the relative residual ``‖K x − λ M x‖ / (λ ‖M x‖)`` of every pair.
+* :func:`lobpcg_modes`: the lowest eigenpairs of ``K x = λ M x`` by LOBPCG (Knyazev 2001) with such a
+  preconditioner, holding six blocks of vectors, accepted on the relative residual ``‖K x − λ M x‖ / (λ ‖M x‖)`` of
+  every pair.
 
 Memory: the hierarchy holds the operator complexity of the fine matrix less one (≈ 0.2–0.5 of it for elasticity with
 six candidates) plus the prolongators; no fill-in. See docs/benchmarks.md (issue 46) for times and sizes.
@@ -43,7 +44,43 @@ def node_blocks(dof_nodes: np.ndarray, dof_components: np.ndarray) -> bool:
 
 
 class _Level:
-    __slots__ = ("a", "p", "r", "dinv", "lo", "hi")
+    __slots__ = ("a", "p", "dinv", "lo", "hi")
+
+
+class _Prolongator:
+    """A prolongator ``P`` (n × n_c, CSR) held once, in two halves of rows: ``P c`` and the restriction ``Pᵀ x``
+    each on two threads. Storing ``R = Pᵀ`` as well was 1.4 GB more at 3 M dofs (issue 46)."""
+
+    def __init__(self, p):
+        p = sp.csr_matrix(p)
+        self.shape = p.shape
+        self.middle = int(np.searchsorted(p.indptr, p.indptr[-1] // 2))
+        self.top, self.bottom = p[:self.middle], p[self.middle:]
+        self.nnz = p.nnz
+
+    @property
+    def nbytes(self) -> int:
+        return sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in (self.top, self.bottom))
+
+    def prolong(self, c: np.ndarray) -> np.ndarray:
+        from fem.linalg import _worker
+
+        out = np.empty((self.shape[0],) + c.shape[1:])
+        other = _worker().submit(lambda: self.bottom @ c)
+        out[:self.middle] = self.top @ c
+        out[self.middle:] = other.result()
+        return out
+
+    def restrict(self, x: np.ndarray) -> np.ndarray:
+        from fem.linalg import _worker
+
+        other = _worker().submit(lambda: self.bottom.T @ x[self.middle:])
+        out = self.top.T @ x[:self.middle]
+        out += other.result()
+        return out
+
+    def tocsr(self) -> sp.csr_matrix:
+        return sp.vstack([self.top, self.bottom], format="csr")
 
 
 class AMGPreconditioner:
@@ -75,8 +112,7 @@ class AMGPreconditioner:
             level = _Level()
             # the fine level is the given matrix itself (its CSR copy from PyAMG's blocks was one more K_ii: issue 46)
             level.a = fine if k == 0 else sp.csr_matrix(lvl.A)
-            level.p = sp.csr_matrix(lvl.P)
-            level.r = sp.csr_matrix(lvl.P.T)
+            level.p = _Prolongator(lvl.P)
             level.dinv = 1.0 / level.a.diagonal()
             rho = _spectral_radius(level.a, level.dinv)
             level.lo, level.hi = CHEBYSHEV_INTERVAL[0] * rho, CHEBYSHEV_INTERVAL[1] * rho
@@ -96,9 +132,10 @@ class AMGPreconditioner:
 
         depth = next((k for k in range(1, len(self.sizes)) if self.sizes[k] <= max_size), len(self.sizes) - 1)
         depth = max(depth, 1)
-        m = sp.csr_matrix(mass)
-        for k in range(depth):
-            m = sp.csr_matrix(self.levels[k].r @ (m @ self.levels[k].p))
+        m = _galerkin_mass(mass, self.levels[0].p)
+        for k in range(1, depth):
+            p = self.levels[k].p.tocsr()
+            m = sp.csr_matrix(p.T @ (m @ p))
         a = self.levels[depth].a if depth < len(self.levels) else sp.csr_matrix(self.coarse_matrix)
         a = 0.5 * (a + a.T)
         m = 0.5 * (m + m.T)
@@ -110,7 +147,7 @@ class AMGPreconditioner:
         finally:
             factor.release()
         for k in reversed(range(depth)):
-            x = spmm(self.levels[k].p, x)
+            x = self.levels[k].p.prolong(x)
         return x
 
     @property
@@ -119,8 +156,7 @@ class AMGPreconditioner:
         for lv in self.levels[1:]:
             total += lv.a.data.nbytes + lv.a.indices.nbytes + lv.a.indptr.nbytes
         for lv in self.levels:
-            for m in (lv.p, lv.r):
-                total += m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+            total += lv.p.nbytes
         return total
 
     def __call__(self, r: np.ndarray) -> np.ndarray:
@@ -135,8 +171,29 @@ class AMGPreconditioner:
         lv = self.levels[k]
         x = _chebyshev(lv, b, None)
         residual = b - spmm(lv.a, x)
-        x += spmm(lv.p, self._cycle(k + 1, spmm(lv.r, residual)))
+        x += lv.p.prolong(self._cycle(k + 1, lv.p.restrict(residual)))
         return _chebyshev(lv, b, x)
+
+
+def _galerkin_mass(mass, p: _Prolongator, rows: int = 200_000) -> sp.csr_matrix:
+    """``Pᵀ M P`` by blocks of rows of ``P`` (``M``: a sparse matrix or a :class:`fem.linalg.PrincipalBlock` on the
+    full mass): the products' temporaries are those of one block (the whole ``M P`` was 3.6 GB at 3 M dofs, and
+    ``M_ii`` a copy of the mass: issue 46)."""
+    from fem.linalg import PrincipalBlock
+
+    p = p.tocsr()
+    if isinstance(mass, PrincipalBlock):  # rows and columns of M at the kept dofs
+        keep, full = mass.keep, sp.csr_matrix(mass.matrix)
+    else:
+        keep, full = None, sp.csr_matrix(mass)
+    n = p.shape[0]
+    out = sp.csr_matrix((p.shape[1], p.shape[1]))
+    for lo in range(0, n, rows):
+        hi = min(lo + rows, n)
+        block = (full[lo:hi] if keep is None else full[keep[lo:hi]][:, keep]) @ p
+        out = out + sp.csr_matrix(p[lo:hi].T @ block)
+        del block
+    return out
 
 
 def _spectral_radius(a, dinv, iterations: int = 15) -> float:
@@ -210,100 +267,117 @@ def block_pcg(matrix, rhs: np.ndarray, precondition, rtol: float = 1e-10, max_it
 
 
 def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int, rtol: float = 1e-6,
-                 constraints: np.ndarray | None = None, max_iterations: int = 600, chunk: int = 20, progress=None):
-    """Lowest ``n_modes`` eigenpairs of ``K x = λ M x`` by LOBPCG from the block ``start`` (n, ≥ n_modes).
+                 max_iterations: int = 600, progress=None, chunk_columns: int = 8):
+    """Lowest ``n_modes`` eigenpairs of ``K x = λ M x`` by LOBPCG (Knyazev 2001) from the block ``start``
+    (n, b ≥ n_modes), holding few blocks of b vectors (issue 46: SciPy's LOBPCG held about 20, 13 GB at 3 M dofs).
+
+    Each iteration: the residuals ``R = K X − M X Λ`` of the Ritz vectors ``X`` (M-orthonormal), ``W = B⁻¹ R`` by the
+    preconditioner ``chunk_columns`` columns at a time written over ``R``, ``W`` and the search directions ``P``
+    made M-orthogonal to ``X``, then Rayleigh–Ritz on ``[X, W, P]``: its Gram matrices are formed block by block
+    (one product ``K B`` or ``M B`` alive at a time), scaled to a unit diagonal and made rank-revealing (the
+    eigen-decomposition of the mass Gram matrix, directions below 1e-13 of its largest dropped), so a nearly
+    dependent ``W`` or ``P`` of a converging pair costs nothing. ``X`` is replaced by the lowest b Ritz vectors and
+    ``P`` by their part in ``[W, P]``. At most six n × b arrays are alive (X, P, K X, M X, R, and one product).
+    Soft locking: a wanted pair whose residual is below ``rtol / 2`` gets no column in ``W`` (no preconditioner
+    application) while it stays there; it remains in ``X`` and is judged every iteration.
 
     Accepted when ``‖K x − λ M x‖ ≤ rtol · λ ‖M x‖`` for every wanted pair (then the eigenvalue's relative error is of
-    the order of ``rtol²`` over the relative gap to its neighbours). The guard vectors of the block beyond
-    ``n_modes`` only speed convergence: SciPy's LOBPCG is run ``chunk`` iterations at a time and the wanted pairs are
-    judged between chunks. ``constraints`` (n, c): the iteration stays M-orthogonal to them (rigid-body modes of a
-    free–free part).
+    the order of ``rtol²`` over the relative gap to its neighbours); the guard vectors beyond ``n_modes`` only speed
+    convergence.
 
     Returns eigenvalues (n_modes,) ascending, vectors (n, n_modes) M-normalized, the worst relative residual and the
-    number of LOBPCG iterations.
-    """
-    import warnings
-
-    from scipy.sparse.linalg import LinearOperator, lobpcg
-
-    n = stiffness.shape[0]
-    a = LinearOperator((n, n), matvec=lambda v: stiffness @ v, matmat=lambda v: spmm(stiffness, v), dtype=float)
-    b = LinearOperator((n, n), matvec=lambda v: mass @ v, matmat=lambda v: spmm(mass, v), dtype=float)
-    t = LinearOperator((n, n), matvec=precondition, matmat=precondition, dtype=float)
-    x = np.array(start, dtype=float)
-    used = 0
-    while True:
-        values, x = _rayleigh_ritz(stiffness, mass, x)
-        rel = _relative_residuals(stiffness, mass, values[:n_modes], x[:, :n_modes])
-        worst = float(rel.max())
-        if progress is not None:
-            progress(used, worst)
-        if worst <= rtol or used >= max_iterations:
-            break
-        with warnings.catch_warnings():  # "not reaching the requested tolerance": judged here, on the wanted pairs
-            warnings.simplefilter("ignore")
-            values, x = lobpcg(a, x, B=b, M=t, Y=constraints, tol=1e-300, maxiter=chunk, largest=False,
-                               verbosityLevel=0)
-        used += chunk
-    if worst > rtol:
-        raise ModelError(f"LOBPCG did not converge to the relative residual {rtol:g} in {used} iterations (reached "
-                         f"{worst:.2g}); use --solver direct if the factor fits in memory")
-    return values[:n_modes], x[:, :n_modes], worst, used
-
-
-def _rayleigh_ritz(stiffness, mass, x):
-    """Ritz pairs of the span of ``x`` (M-orthonormal vectors, ascending values)."""
-    mx = spmm(mass, x)
-    gm = x.T @ mx
-    gk = x.T @ spmm(stiffness, x)
-    values, coeffs = sla.eigh(0.5 * (gk + gk.T), 0.5 * (gm + gm.T))
-    return values, x @ coeffs
-
-
-def _relative_residuals(stiffness, mass, values, vectors):
-    mx = spmm(mass, vectors)
-    r = spmm(stiffness, vectors) - mx * values
-    return np.linalg.norm(r, axis=0) / (np.abs(values) * np.linalg.norm(mx, axis=0))
-
-
-def preconditioned_block_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int, rtol: float = 1e-6,
-                               max_iterations: int = 200, progress=None):
-    """Lowest ``n_modes`` eigenpairs of ``K x = λ M x`` by a locally optimal block preconditioned iteration (the
-    LOBPCG recurrence, Knyazev 2001: Rayleigh–Ritz on ``[X, T R, P]``) with a rank-revealing M-orthonormalization of
-    that space (eigen-decomposition of its Gram matrix, near-dependent directions dropped), for start blocks that
-    are already good approximations (a reduced body's modes), where SciPy's LOBPCG stops at its first Cholesky of a
-    nearly singular Gram matrix.
-
-    Accepted on ``‖K x − λ M x‖ ≤ rtol · λ ‖M x‖`` for the ``n_modes`` wanted pairs. Returns eigenvalues ascending,
-    M-normalized vectors, the worst relative residual and the iterations.
+    number of iterations.
     """
     x = _m_orthonormal(mass, np.asarray(start, dtype=float))
-    k_block = x.shape[1]
+    b = x.shape[1]
     p = None
     worst = np.inf
+    values = np.zeros(b)
     for iteration in range(max_iterations + 1):
-        values, x = _rayleigh_ritz(stiffness, mass, x)
+        kx = spmm(stiffness, x)
         mx = spmm(mass, x)
-        r = spmm(stiffness, x) - mx * values
-        rel = np.linalg.norm(r[:, :n_modes], axis=0) / (np.abs(values[:n_modes]) *
-                                                         np.linalg.norm(mx[:, :n_modes], axis=0))
-        worst = float(rel.max())
+        gk_xx, gm_xx = x.T @ kx, x.T @ mx
+        values = np.diag(gk_xx) / np.diag(gm_xx)
+        r = mx * values
+        np.subtract(kx, r, out=r)
+        rel = np.linalg.norm(r, axis=0) / (np.abs(values) * np.linalg.norm(mx, axis=0))
+        worst = float(rel[:n_modes].max())
         if progress is not None:
             progress(iteration, worst)
         if worst <= rtol or iteration == max_iterations:
             break
-        w = precondition(r)
-        parts = [x, w] if p is None else [x, w, p]
-        basis = _m_orthonormal(mass, np.hstack(parts))
-        vals, coeffs = _rayleigh_ritz_coefficients(stiffness, mass, basis)
-        new = basis @ coeffs[:, :k_block]
-        # the search direction: the new block's part outside the old block's span
-        p = new - x @ (x.T @ spmm(mass, new))
-        x = new
+        # soft locking: a wanted pair below half the tolerance gets no new direction (it stays in the Rayleigh–Ritz
+        # space and is judged again each iteration); the guard vectors always do
+        active = np.flatnonzero((rel > 0.5 * rtol) | (np.arange(b) >= n_modes))
+        if active.size == b:
+            for lo in range(0, b, chunk_columns):  # W = B⁻¹ R over R's own storage
+                hi = min(lo + chunk_columns, b)
+                r[:, lo:hi] = precondition(np.ascontiguousarray(r[:, lo:hi]))
+            w = r
+        else:
+            w = np.empty((r.shape[0], active.size))
+            for lo in range(0, active.size, chunk_columns):
+                columns = active[lo:lo + chunk_columns]
+                w[:, lo:lo + columns.size] = precondition(np.ascontiguousarray(r[:, columns]))
+        del r
+        _subtract(w, x, mx.T @ w)  # M-orthogonal to X (X is M-orthonormal to round-off)
+        blocks = [x, w]
+        if p is not None:
+            _subtract(p, x, mx.T @ p)
+            blocks.append(p)
+        sizes = [blk.shape[1] for blk in blocks]
+        at = np.concatenate([[0], np.cumsum(sizes)])
+        gk = np.zeros((at[-1], at[-1]))
+        gm = np.zeros((at[-1], at[-1]))
+        gk[:b, :b], gm[:b, :b] = gk_xx, gm_xx
+        for j, other in enumerate(blocks[1:], start=1):
+            gk[at[j]:at[j + 1], :b] = other.T @ kx
+            gm[at[j]:at[j + 1], :b] = other.T @ mx
+        del kx, mx
+        for j in range(1, len(blocks)):  # one product alive at a time
+            for g, matrix in ((gk, stiffness), (gm, mass)):
+                product = spmm(matrix, blocks[j])
+                for i in range(j, len(blocks)):
+                    g[at[i]:at[i + 1], at[j]:at[j + 1]] = blocks[i].T @ product
+                del product
+        gk = np.tril(gk) + np.tril(gk, -1).T
+        gm = np.tril(gm) + np.tril(gm, -1).T
+        scale = 1.0 / np.sqrt(np.maximum(np.diag(gm), 1e-300))
+        gk *= np.outer(scale, scale)
+        gm *= np.outer(scale, scale)
+        wm, vm = np.linalg.eigh(gm)
+        keep = wm > 1e-13 * wm.max()
+        q = vm[:, keep] / np.sqrt(wm[keep])
+        reduced = q.T @ gk @ q
+        _, y = np.linalg.eigh(0.5 * (reduced + reduced.T))
+        coeffs = scale[:, None] * (q @ y[:, :b])
+        new_p = _combine(blocks[1:], [coeffs[at[j]:at[j + 1]] for j in range(1, len(blocks))])
+        del w, blocks
+        p = new_p
+        new_x = x @ coeffs[:b]
+        new_x += p
+        x = new_x
+        del new_x
     if worst > rtol:
-        raise ModelError(f"the block eigen-iteration did not converge to the relative residual {rtol:g} in "
-                         f"{max_iterations} iterations (reached {worst:.2g})")
-    return values[:n_modes], x[:, :n_modes], worst, iteration
+        raise ModelError(f"LOBPCG did not converge to the relative residual {rtol:g} in {max_iterations} iterations "
+                         f"(reached {worst:.2g}); use --solver direct if the factor fits in memory")
+    order = np.argsort(values)[:n_modes]
+    return values[order], x[:, order], worst, iteration
+
+
+def _subtract(target: np.ndarray, block: np.ndarray, c: np.ndarray, rows: int = 65536) -> None:
+    """``target -= block @ c`` in place, by blocks of rows."""
+    for lo in range(0, target.shape[0], rows):
+        target[lo:lo + rows] -= block[lo:lo + rows] @ c
+
+
+def _combine(blocks: list, coefficients: list, rows: int = 65536) -> np.ndarray:
+    """``Σ blocks[k] @ coefficients[k]`` by blocks of rows (no n × b temporary per term)."""
+    out = blocks[0] @ coefficients[0]
+    for block, c in zip(blocks[1:], coefficients[1:]):
+        for lo in range(0, block.shape[0], rows):
+            out[lo:lo + rows] += block[lo:lo + rows] @ c
+    return out
 
 
 def _m_orthonormal(mass, block: np.ndarray) -> np.ndarray:
@@ -312,9 +386,3 @@ def _m_orthonormal(mass, block: np.ndarray) -> np.ndarray:
     w, v = np.linalg.eigh(0.5 * (gram + gram.T))
     keep = w > 1e-12 * w.max()
     return block @ (v[:, keep] / np.sqrt(w[keep]))
-
-
-def _rayleigh_ritz_coefficients(stiffness, mass, basis):
-    gk = basis.T @ spmm(stiffness, basis)
-    gm = basis.T @ spmm(mass, basis)
-    return sla.eigh(0.5 * (gk + gk.T), 0.5 * (gm + gm.T))

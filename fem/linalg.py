@@ -288,30 +288,45 @@ def _row_abs_sums(a: sp.csr_matrix) -> np.ndarray:
     return out
 
 
-def principal_submatrix(a: sp.spmatrix, keep: np.ndarray) -> sp.csr_matrix:
+def principal_submatrix(a: sp.spmatrix, keep: np.ndarray, rows_per_chunk: int = 65536) -> sp.csr_matrix:
     """``a[keep][:, keep]`` for a square sparse ``a`` and sorted indices (or a boolean mask) ``keep``: the same
-    matrix, entries in the same order, by one mask over the stored entries instead of SciPy's row gather and
-    column index (issue 31: 0.45 → 0.15 s for the 177k-dof bar's stiffness, from which a few hundred spider or
-    interface dofs are dropped; the work on the dropped rows and columns is proportional to their entries)."""
+    matrix, entries in the same order, by a mask over the stored entries instead of SciPy's row gather and column
+    index (issue 31: 0.45 → 0.15 s for the 177k-dof bar's stiffness, from which a few hundred spider or interface dofs
+    are dropped).
+
+    By blocks of ``rows_per_chunk`` rows written into the result's arrays: the temporaries are those of one block
+    (the whole-matrix masks and gathers were 1.5 times the matrix on top of it and its copy, the 3 M-dof reduction's
+    peak: issue 46)."""
     a = a.tocsr()
     n = a.shape[0]
     mask = np.zeros(n, dtype=bool)
     mask[keep] = True
+    kept_rows = np.flatnonzero(mask)
     index_dtype = np.int32 if max(a.nnz, n) < 2**31 else np.int64
     column_of = (np.cumsum(mask) - 1).astype(index_dtype)  # new number of each kept dof
-    lengths = np.diff(a.indptr)
-    entry = mask[a.indices]  # entries in kept columns ...
-    dropped = np.flatnonzero(~entry)  # (the entries in dropped columns: few)
-    gone_rows = np.flatnonzero(~mask)
-    starts, sizes = a.indptr[gone_rows], lengths[gone_rows]
-    if sizes.sum():  # ... and kept rows: the dropped rows' entries, range by range
-        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
-        entry[offsets + np.arange(sizes.sum())] = False
-    # kept entries per kept row: its length less its entries in dropped columns (found by position)
-    per_row = lengths - np.bincount(np.searchsorted(a.indptr, dropped, side="right") - 1, minlength=n)
-    indptr = np.zeros(int(mask.sum()) + 1, dtype=index_dtype)
-    np.cumsum(per_row[mask], out=indptr[1:])
-    out = sp.csr_matrix((a.data[entry], column_of[a.indices[entry]], indptr), shape=(indptr.size - 1,) * 2)
+    per_row = np.zeros(kept_rows.size, dtype=np.int64)
+    for lo in range(0, kept_rows.size, rows_per_chunk):  # kept entries of every kept row
+        rows = kept_rows[lo:lo + rows_per_chunk]
+        starts, stops = a.indptr[rows], a.indptr[rows + 1]
+        first, last = starts[0], stops[-1]
+        inside = mask[a.indices[first:last]]
+        counts = np.concatenate([[0], np.cumsum(inside, dtype=np.int64)])
+        per_row[lo:lo + rows.size] = counts[stops - first] - counts[starts - first]
+    indptr = np.zeros(kept_rows.size + 1, dtype=index_dtype)
+    np.cumsum(per_row, out=indptr[1:])
+    data = np.empty(int(indptr[-1]), dtype=a.data.dtype)
+    indices = np.empty(int(indptr[-1]), dtype=index_dtype)
+    for lo in range(0, kept_rows.size, rows_per_chunk):
+        rows = kept_rows[lo:lo + rows_per_chunk]
+        first, last = a.indptr[rows[0]], a.indptr[rows[-1] + 1]
+        entry = mask[a.indices[first:last]]
+        # entries of dropped rows inside the range are dropped too
+        row_mask = np.repeat(mask[rows[0]:rows[-1] + 1], np.diff(a.indptr[rows[0]:rows[-1] + 2]))
+        entry &= row_mask
+        out_lo, out_hi = indptr[lo], indptr[lo + rows.size]
+        data[out_lo:out_hi] = a.data[first:last][entry]
+        indices[out_lo:out_hi] = column_of[a.indices[first:last][entry]]
+    out = sp.csr_matrix((data, indices, indptr), shape=(kept_rows.size,) * 2)
     out.has_sorted_indices = a.has_sorted_indices
     return out
 

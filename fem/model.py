@@ -308,11 +308,41 @@ class FEModel:
             self._cache["K_full"] = _sum(self._k_parts)
         return self._cache["K_full"]
 
-    def release_assembly(self) -> int:
+    def stiffness_blocks(self, boundary: np.ndarray, interior: np.ndarray):
+        """``K_ii`` (CSR), ``K_ib`` (CSR) and ``K_bb`` (dense) of the independent-dof stiffness ``Tᵀ K T`` for the
+        independent-dof indices ``boundary`` and ``interior`` (sorted), straight from the full stiffness, without
+        the projected matrix; None where that is not exact (use ``stiffness``).
+
+        Exact when every spider row combines boundary dofs only (RBE2 spiders whose reference dofs are all retained:
+        ``Tᵀ K T = A_II + X + Xᵀ + Cᵀ A_DD C`` with ``X = Cᵀ A_DI`` adds to the boundary rows and columns only), so
+        ``K_ii = A[interior, interior]`` and the boundary rows are ``T_bᵀ A T`` (a few rows). The projected copy of
+        ``K`` was the 3 M-dof reduction's peak (15.2 GB with ``K`` and ``M`` and their projections, issue 46).
+        """
+        if not self._exactly_symmetric or "K" in self._cache:
+            return None
+        boundary = np.asarray(boundary, dtype=np.int64)
+        independent = self.independent_dofs
+        full_boundary = independent[boundary]
+        for _, columns, _ in self._constraints:
+            if not np.isin(columns, full_boundary).all():
+                return None
+        full = self.full_stiffness
+        k_ii = principal_submatrix(full, independent[np.asarray(interior, dtype=np.int64)])
+        t = self.transform
+        t_b = sp.csr_matrix(t.tocsc()[:, boundary])
+        rows = sp.csr_matrix((t_b.T @ full) @ t)  # (n_b, n_dofs): the boundary rows of Tᵀ K T
+        k_ib = sp.csr_matrix(rows[:, interior].T)
+        k_bb = rows[:, boundary].toarray()
+        return k_ii, k_ib, 0.5 * (k_bb + k_bb.T)
+
+    def release_assembly(self, project: bool = True) -> int:
         """Free the assembled full stiffness (its element parts and their sum) once the independent-dof stiffness
         ``stiffness`` exists: the reduction of a large part needs only that (issue 46). Returns the bytes freed.
-        Constraints, springs and the full stiffness cannot be used afterwards (a one-line error says so)."""
-        self.stiffness  # the projected matrix the reduction works with
+        Constraints, springs and the full stiffness cannot be used afterwards (a one-line error says so).
+        ``project=False``: without forming ``stiffness`` first (the caller holds the blocks of
+        :meth:`stiffness_blocks`; ``stiffness`` is then an error)."""
+        if project:
+            self.stiffness  # the projected matrix the reduction works with
         freed = 0
         full = self._cache.get("K_full")
         counted = {id(self._cache.get("K"))}
@@ -329,8 +359,8 @@ class FEModel:
             if base is not full_mass and base is not self._cache.get("M"):
                 freed += base.data.nbytes + base.indices.nbytes + base.indptr.nbytes
             self._m_parts[0] = sp.csr_matrix((n, n))
-        if self.solid is not None:  # the quadrature-point basis of the assembly (stress recovery makes its own)
-            self.solid.release_quadrature()
+        if self.solid is not None and not getattr(self.solid, "quadrature_released", False):
+            self.solid.release_quadrature()  # the basis of the assembly (stress recovery makes its own)
         self._assembly_released = True
         return_freed_memory()
         return freed

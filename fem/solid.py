@@ -75,6 +75,8 @@ class SolidDiscretization:
         scikit-fem's cached mapping: 0.13 GB at 177k dofs, issue 46) by one at a single point per element: its dofs
         and facets (:func:`surface_nodes`) and stress recovery (its own basis at the element nodes) stay; assembly,
         :func:`lumped_mass` and the geometric stiffness need the full basis and may not follow."""
+        if getattr(self, "quadrature_released", False):
+            return
         one = (self.element.doflocs.T[:, :1], np.ones(1))
         cached = getattr(self.skmesh, "_cached_mapping", None)
         if cached is not None and isinstance(getattr(cached, "_cache", None), dict):
@@ -128,10 +130,11 @@ def _gradients(basis: skfem.CellBasis, rows: slice) -> np.ndarray:
 def _node_pattern(disc: SolidDiscretization):
     """The node-pair sparsity pattern of the mesh, once per discretization (kept on ``disc``).
 
-    Returns the CSR structure ``(indptr, indices)`` of the (n_nodes × n_nodes) node graph, sorted, and ``gather``:
-    a (n_blocks × n_elements nb²) CSC matrix with one 1 per column that sums the element blocks into the pattern
-    (column ``e nb² + a nb + b`` goes to the block of nodes ``(element_nodes[e, a], element_nodes[e, b])``, in
-    element order). The stiffness (3 × 3 blocks) and the mass (scalar blocks) share it: assembling into a known
+    Returns the CSR structure ``(indptr, indices)`` of the (n_nodes × n_nodes) node graph, sorted, and ``position``
+    (n_elements nb²,) int32: the pattern entry of every element entry (entry ``e nb² + a nb + b`` goes to the block
+    of nodes ``(element_nodes[e, a], element_nodes[e, b])``). Issue 46: the former (n_blocks × n_elements nb²)
+    gather matrix held these positions with 16 more bytes per entry (1.4 GB at 3 M dofs), and its products made a
+    dense n_blocks × 9 temporary per chunk of elements. The stiffness (3 × 3 blocks) and the mass (scalar blocks) share it: assembling into a known
     pattern replaces the COO → CSR conversion and duplicate summation of 9 × n_elements nb² entries (the 177k-dof
     tet10 bar: 33 M).
 
@@ -154,15 +157,19 @@ def _node_pattern(disc: SolidDiscretization):
     incidence = sp.csr_matrix((np.ones(flat.size, dtype=np.int32), flat, np.arange(0, flat.size + 1, nb)),
                               shape=(n_el, n))
     graph = (incidence.T.tocsr() @ incidence).tocsr()
+    del incidence
     graph.sort_indices()
     indptr = graph.indptr.astype(np.int64)
     indices = graph.indices.astype(np.int32, copy=False)
+    del graph
     slot = sp.csr_array((np.arange(indices.size, dtype=np.int32), indices, indptr), shape=(n, n))
-    position = np.asarray(slot[np.repeat(flat, nb), np.tile(nodes, (1, nb)).ravel()]).ravel()
-    size = n_el * nb * nb
-    gather = sp.csc_matrix((np.ones(size), position.astype(np.int32, copy=False),
-                            np.arange(size + 1, dtype=np.int64)), shape=(indices.size, size))
-    disc._pattern = (indptr, indices, gather)
+    position = np.empty(n_el * nb * nb, dtype=np.int32)
+    step = 50_000  # elements per lookup: the row and column temporaries stay ≈ 80 MB (issue 46: 3 M dofs)
+    for start in range(0, n_el, step):
+        part = nodes[start:start + step]
+        position[start * nb * nb:(start + len(part)) * nb * nb] = np.asarray(
+            slot[np.repeat(part.ravel(), nb), np.tile(part, (1, nb)).ravel()]).ravel()
+    disc._pattern = (indptr, indices, position)
     return disc._pattern
 
 
@@ -198,28 +205,53 @@ def assemble_stiffness(disc: SolidDiscretization, lam: np.ndarray, mu: np.ndarra
 
     Notes
     -----
-    The element matrices are summed into the node-pair pattern (:func:`_node_pattern`) as 3 × 3 blocks, and the
-    block matrix is converted to CSR (linear; no sort of the 9 × n_elements nb² entries).
+    The element matrices are summed, in element order, straight into the CSR arrays of the node-pair pattern's
+    3 × 3 blocks (:func:`_node_pattern`; linear, no sort of the 9 × n_elements nb² entries, no block matrix to convert:
+    issue 46).
     """
     basis = disc.basis
     n_el, nb = disc.element_nodes.shape
     lam_sk, mu_sk = lam[disc.element_order], mu[disc.element_order]
-    indptr, indices, gather = _node_pattern(disc)
-    blocks = np.zeros((indices.size, 9))
+    indptr, indices, position = _node_pattern(disc)
+    # straight into the final CSR arrays (issue 46): the 3 × 3 block of pattern entry p (node row r) holds, in row
+    # 3 r + i, the entries base[p] + i row3[p] + j, j = 0..2 (base = 9 indptr[r] + 3 (p − indptr[r]), row3 = 3 L_r)
+    n_nodes = disc.mesh.n_nodes
+    lengths = np.diff(indptr)
+    row_of = np.repeat(np.arange(n_nodes, dtype=np.int64), lengths)
+    base = 9 * indptr[row_of] + 3 * (np.arange(indices.size, dtype=np.int64) - indptr[row_of])
+    row3 = 3 * lengths[row_of]
+    del row_of
+    nnz = 9 * indices.size
+    index_dtype = np.int32 if nnz < 2**31 else np.int64
+    data = np.zeros(nnz)
     for start in range(0, n_el, _CHUNK):
         sl = slice(start, min(start + _CHUNK, n_el))
-        ke = _element_stiffness(_gradients(basis, sl), basis.dx[sl], lam_sk[sl], mu_sk[sl])
-        columns = slice(start * nb * nb, sl.stop * nb * nb)
-        blocks += gather[:, columns] @ ke.reshape(-1, 9)
-    n = 3 * disc.mesh.n_nodes
-    return sp.bsr_matrix((blocks.reshape(-1, 3, 3), indices, indptr), shape=(n, n)).tocsr()
+        ke = _element_stiffness(_gradients(basis, sl), basis.dx[sl], lam_sk[sl], mu_sk[sl]).reshape(-1, 3, 3)
+        p = position[start * nb * nb:sl.stop * nb * nb]
+        b, r3 = base[p], row3[p]
+        for i in range(3):  # element order within every entry: K stays symmetric bit for bit
+            for j in range(3):
+                np.add.at(data, b + (i * r3 + j), ke[:, i, j])
+    columns = np.empty(nnz, dtype=index_dtype)
+    for i in range(3):
+        for j in range(3):
+            columns[base + (i * row3 + j)] = 3 * indices.astype(index_dtype) + j
+    del base, row3
+    row_ptr = np.empty(3 * n_nodes + 1, dtype=index_dtype)
+    row_ptr[0] = 0
+    np.cumsum(np.repeat(3 * lengths, 3), out=row_ptr[1:])
+    n = 3 * n_nodes
+    out = sp.csr_matrix((data, columns, row_ptr), shape=(n, n))
+    out.has_sorted_indices = True
+    return out
 
 
-def _scalar_mass_blocks(disc: SolidDiscretization, rho: np.ndarray) -> np.ndarray:
-    """Element scalar mass matrices Σ_q w ρ N_a N_b, (n_elements, nb, nb) in skfem element order."""
+def _scalar_mass_blocks(disc: SolidDiscretization, rho: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+    """Element scalar mass matrices Σ_q w ρ N_a N_b, (n_elements, nb, nb) in skfem element order (the elements
+    ``rows`` of that order)."""
     basis = disc.basis
-    values = np.stack([np.asarray(basis.basis[a][0]) for a in range(len(basis.basis))], axis=-1)  # (e, q, nb)
-    weights = basis.dx * rho[disc.element_order][:, None]
+    values = np.stack([np.asarray(basis.basis[a][0])[rows] for a in range(len(basis.basis))], axis=-1)  # (e, q, nb)
+    weights = basis.dx[rows] * rho[disc.element_order][rows][:, None]
     return np.einsum("eqa,eqb,eq->eab", values, values, weights, optimize=True)
 
 
@@ -229,12 +261,42 @@ def assemble_mass(disc: SolidDiscretization, rho: np.ndarray) -> sp.csr_matrix:
     ``kron(M_scalar, I_3)`` assembled into the node-pair pattern of :func:`_node_pattern`; the element blocks
     are symmetrized first (``(M_e + M_eᵀ) / 2``), so the sum is symmetric.
     """
-    blocks = _scalar_mass_blocks(disc, rho)
-    blocks = 0.5 * (blocks + blocks.transpose(0, 2, 1))
-    indptr, indices, gather = _node_pattern(disc)
-    scalar = gather @ blocks.ravel()
-    n = disc.mesh.n_nodes
-    return sp.kron(sp.csr_matrix((scalar, indices, indptr), shape=(n, n)), sp.identity(3), format="csr")
+    indptr, indices, position = _node_pattern(disc)
+    n_el, nb = disc.element_nodes.shape
+    scalar = np.zeros(indices.size)
+    step = 50_000  # elements at a time (issue 46: the element blocks of 3 M dofs were 0.6 GB, twice)
+    for start in range(0, n_el, step):
+        sl = slice(start, min(start + step, n_el))
+        blocks = _scalar_mass_blocks(disc, rho, sl)
+        blocks = 0.5 * (blocks + blocks.transpose(0, 2, 1))
+        np.add.at(scalar, position[start * nb * nb:sl.stop * nb * nb], blocks.ravel())
+    return _kron_identity3(indptr, indices, scalar)
+
+
+def _kron_identity3(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray) -> sp.csr_matrix:
+    """``kron(S, I_3)`` in CSR for a scalar CSR ``S`` (sorted rows), built directly: SciPy's ``kron`` went through
+    COO with 64-bit row and column arrays (issue 46: 5.8 GB at 3 M dofs). Row ``3 r + i`` holds ``3 c + i`` for
+    every column ``c`` of row ``r``, the same numbers in the same order as ``sp.kron(S, I_3, format="csr")``."""
+    n = indptr.size - 1
+    lengths = np.diff(indptr)
+    nnz = 3 * indices.size
+    index_dtype = np.int32 if max(nnz, 3 * n) < 2**31 else np.int64
+    row_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    base = 3 * indptr[row_of] + (np.arange(indices.size, dtype=np.int64) - indptr[row_of])
+    length = lengths[row_of]
+    del row_of
+    data = np.empty(nnz)
+    columns = np.empty(nnz, dtype=index_dtype)
+    for i in range(3):
+        at = base + i * length
+        data[at] = values
+        columns[at] = 3 * indices.astype(index_dtype) + i
+    row_ptr = np.empty(3 * n + 1, dtype=index_dtype)
+    row_ptr[0] = 0
+    np.cumsum(np.repeat(lengths, 3), out=row_ptr[1:])
+    out = sp.csr_matrix((data, columns, row_ptr), shape=(3 * n, 3 * n))
+    out.has_sorted_indices = True
+    return out
 
 
 def lumped_mass(disc: SolidDiscretization, rho: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import scipy.linalg as sla
 
 from fem.canonical import GROUP_PAD, canonical_transform
 from fem.errors import ModelError
-from fem.linalg import inf_norm, principal_submatrix, spmm
+from fem.linalg import PrincipalBlock, inf_norm, principal_submatrix, spmm
 from fem.model import FEModel
 from fem.spiders import skew
 from reduction.flexbody import rigid_body_fields
@@ -121,14 +121,26 @@ def craig_bampton(model: FEModel, boundary: np.ndarray, n_modes: int, progress=N
     if n_modes == interior.size and interior.size > COMPLETE_MAX:
         raise ModelError(f"a complete basis ({interior.size} fixed-interface modes) is solved densely, for models "
                          f"up to {COMPLETE_MAX} interior dofs (a cross-check); ask for fewer modes")
-    k, m = model.stiffness, model.mass
+    m = model.mass
     _check_rigid_motions_held(model, boundary)
-    k_ii, m_ii = principal_submatrix(k, interior), principal_submatrix(m, interior)
-    k_b = k[boundary]  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
-    k_ib, k_bb = k_b[:, interior].T, k_b[:, boundary].toarray()
-    del k_b
+    # the blocks straight from the full stiffness where the spiders touch boundary dofs only (RBE2 with all six
+    # reference dofs retained): no projected copy of K (issue 46)
+    if release and model.solid is not None:  # the quadrature-point basis first (2.5 GB at 3 M dofs, issue 46)
+        model.solid.release_quadrature()
+    blocks = model.stiffness_blocks(boundary, interior) if release and release_stiffness else None
+    if blocks is None:
+        k = model.stiffness
+        k_ii = principal_submatrix(k, interior)
+        k_b = k[boundary]  # K is symmetric: K_ib = K_biᵀ from the few boundary rows
+        k_ib, k_bb = k_b[:, interior].T, k_b[:, boundary].toarray()
+        del k_b
+    else:
+        k = None
+        k_ii, k_ib, k_bb = blocks
+        del blocks
+    m_ii = PrincipalBlock(m, interior)  # products on M itself: no copy of the interior mass (issue 46)
     if release:
-        freed = model.release_assembly()
+        freed = model.release_assembly(project=k is not None)
         if freed:
             say(f"released the assembled full stiffness and element mass ({freed / 1e9:.2f} GB)")
     interior_solver = InteriorSolver(model, k_ii, m_ii, interior, boundary, max(n_modes, 1), solver, say, phases)

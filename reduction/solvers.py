@@ -93,8 +93,9 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
 
     Estimates (bytes beyond what the process holds now): direct = PARDISO's own figure for the factorization after
     its analysis (``iparm[15] + iparm[16]``) + the Lanczos basis and its work arrays (n_i × (4 m + 56) doubles) + the
-    constraint modes; iterative = the multigrid hierarchy (0.6 × ``K_ii``) + the LOBPCG workspace (20 blocks of
-    n_i × (m + 8) doubles) + the CG workspace (6 × n_i × n_b doubles). Refuses in one line when the chosen or every
+    constraint modes; iterative = the largest phase: the multigrid setup (2.3 × ``K_ii``), or the hierarchy (0.3 ×
+    ``K_ii``) with the CG workspace (≈ 12 n_i × n_b doubles) or the LOBPCG workspace (7 blocks of n_i × (m + 8)
+    doubles and the V-cycle's on 8 columns). Refuses in one line when the chosen or every
     route exceeds :data:`MEMORY_SHARE` of the available memory.
     """
     if requested not in ROUTES:
@@ -103,9 +104,12 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     budget = MEMORY_SHARE * free
     block = n_modes + 8
     lanczos = 8.0 * n_interior * (4 * n_modes + 56) + 8.0 * n_interior * n_boundary
-    # LOBPCG: SciPy's iteration holds about 20 blocks of the (modes + guard) vectors (the 490k-dof bar: +2.69 GB over
-    # what was held, issue 46)
-    iterative_need = 0.6 * _nbytes(k_ii) + 20.0 * 8.0 * n_interior * block + 6.0 * 8.0 * n_interior * n_boundary
+    # the largest of the phases (measured on the tet10 bars, issue 46: 490k and 3 M dofs): PyAMG's setup 2.3 × K_ii
+    # beyond what is held; then the hierarchy (0.3 × K_ii) with the block CG (its six arrays and the V-cycle's on all
+    # right-hand sides, ≈ 12 n × n_b doubles) or with LOBPCG (fem.iterative.lobpcg_modes: seven blocks of the
+    # modes + guard vectors and the V-cycle's work on 8 columns)
+    k_bytes = _nbytes(k_ii)
+    iterative_need = max(2.3 * k_bytes, 0.3 * k_bytes + 8.0 * n_interior * max(12.0 * n_boundary, 7.0 * block + 64.0))
     have_pardiso = backend_name() == "MKL PARDISO"
     # without PARDISO (SciPy's SuperLU) the direct route serves small parts (the engine's warm-up beam in the package
     # build's environment, which has no pypardiso and no pyamg); larger ones take the iterative route
@@ -440,11 +444,12 @@ def free_free_modes(model, cb, start: np.ndarray, n_modes: int, say=None):
         method = (f"shift-invert block Lanczos (σ = 0) with the one factorization of K_ii and the constraint modes "
                   f"(no second factorization), relative residual {COMPARE_TOL:g}")
     else:
-        from fem.iterative import preconditioned_block_modes
+        from fem.iterative import lobpcg_modes
 
         x0 = start - rigid @ sla.cho_solve(gram, m_rigid.T @ start)
-        values, vectors, worst, _ = preconditioned_block_modes(
+        values, vectors, worst, _ = lobpcg_modes(
             k, m, x0, lambda r: k_plus(np.asarray(r), solver.precondition), n_modes, rtol=COMPARE_TOL,
+            max_iterations=200,
             progress=(lambda it, w: say(f"  block iteration {it}: worst relative residual {w:.2g}")) if say else None)
         method = (f"locally optimal block preconditioned iteration with the multigrid V-cycle and the constraint "
                   f"modes in K⁺ (no factorization), started from the reduced modes, relative residual "
