@@ -221,12 +221,12 @@ def all_multipliers(keep, jac_all, lam):
         for j in range(n_q):
             a[j, i] = jac_all[i, j]
     house = np.zeros((rank, n_all))  # the reflectors I - 2 u uᵀ, u of unit length, zero above row c
-    free = np.ones(n_q, dtype=np.int64)
+    used = np.zeros(n_q, dtype=np.int64)  # (np.zeros of int64 as elsewhere: no np.ones to compile)
     n_ref = 0
     for c in range(rank):
         best, p = 0.0, -1
         for j in range(n_q):  # the pivot: the column with the largest norm below row c
-            if free[j] == 0:
+            if used[j]:
                 continue
             s = 0.0
             for i in range(c, n_all):
@@ -235,7 +235,7 @@ def all_multipliers(keep, jac_all, lam):
                 best, p = s, j
         if p < 0:  # no column left (rank below the kept rows': cannot happen for independent kept rows)
             break
-        free[p] = 0
+        used[p] = 1
         norm = math.sqrt(best)
         u = house[c]
         for i in range(c, n_all):
@@ -248,7 +248,7 @@ def all_multipliers(keep, jac_all, lam):
         for i in range(c, n_all):
             u[i] /= size
         for j in range(n_q):
-            if free[j] == 0:
+            if used[j]:
                 continue
             s = 0.0
             for i in range(c, n_all):
