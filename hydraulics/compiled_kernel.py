@@ -35,9 +35,6 @@ VOLUME, TANK, SOURCE = 0, 1, 2
 ATMOSPHERE = 101325.0  # Pa, hydraulics.accumulators.ATMOSPHERE
 # PILOT variants (hydraulics.pressure_valves)
 COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
-# ``njit(**INNER)``: a kernel only compiled code calls, without numba's Python and C wrappers (their code is compile
-# time: issue 42; the engine's flexmbs.model.kernels.INNER, not imported across the layers)
-INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 @njit(cache=True)
@@ -149,14 +146,14 @@ def circuit_jacobian(t, z, y, ydot, sig, fpar, ipar, steps, d_rates, d_forces, w
             d_forces[k, j] = (fp[k] - fm[k]) / (2.0 * h)
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _edge(inflow, a, b, q):
     """A flow ``q`` from node ``a`` to node ``b``."""
     inflow[a] -= q
     inflow[b] += q
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """Orifice, Throttle, CheckValve, ReliefValve; outputs flow and power loss."""
     a, b = ipar[r + 2], ipar[r + 3]
@@ -184,7 +181,7 @@ def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         out[o], out[o + 1] = q, dp * q
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """DirectionalValve and its spool (FirstOrderSpool / SecondOrderSpool):
     [n_paths, command slot, spool state or -1, cubic, f, (from, to, n, xs, out)*, order, out, out of power]."""
@@ -223,7 +220,7 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
             rates[spool + 1] = w * w * (ref - u) - 2.0 * zeta * w * z[spool + 1]
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _friction(fric, v, fpar, f):
     """The friction law of a cylinder or a motor (there in N m and rad/s), parameters at ``fpar[f:f+6]``: none,
     :func:`~hydraulics.compiled_laws.coulomb_viscous_friction`, :func:`~hydraulics.compiled_laws.brown_mcphee_friction`
@@ -237,7 +234,7 @@ def _friction(fric, v, fpar, f):
     return 0.0
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
     """Cylinder: [A, B or -1, y index, friction, f, out, gap]."""
     na, nb, iy, fric, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
@@ -274,7 +271,7 @@ def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
         out[o + 4], out[o + 5], out[o + 6] = friction, friction * v, stop
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
     """HydraulicMotor: [A, B, y index, friction, f, out]; fpar: D_r
     (m^3/rad), C_i, the friction law (6). ``Q = D_r omega + C_i (p_A - p_B)`` from A to B,
@@ -292,7 +289,7 @@ def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
         out[o], out[o + 1], out[o + 2], out[o + 3], out[o + 4] = q, omega, torque, torque * omega, dp * q
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
     """Volume: [node, state, f, aux, out];
     fpar: cavitation pressure, width, conductance, fixed volume, sub-volume compliance, min volume, fluid (4)."""
@@ -317,7 +314,7 @@ def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
         out[o + 4] = pv * net
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
     """Pipe (seed 003 eq. (2-225), (2-232)), Cushion and ShuttleValve."""
     if kind == PIPE:  # Pipe: [A, B, state, f, out]; loss (4), inertance
@@ -354,7 +351,7 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
             out[o], out[o + 1] = qa, qb
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """VariableDisplacementPump (pumps) and the PilotValve family (pressure_valves)."""
     if kind == PUMP:  # [S, P, LS or -1, state, speed slot, f, out]; D, p_c, margin, band, tau, G_leak
@@ -393,7 +390,7 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         out[o], out[o + 1], out[o + 2] = q, o_now, (p[n1] - p[n2]) * q
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """FixedDisplacementPump (sources; seed 001 eq. (43) for its relief) and GasAccumulator (accumulators)."""
     if kind == FIXED_PUMP:  # FixedDisplacementPump: [S, P, speed slot, relief, f, out]
@@ -425,7 +422,7 @@ def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         out[o], out[o + 1], out[o + 2], out[o + 3] = q, pg, v, v0 - v
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _pilot_opening(variant, p1, p2, p3, fpar, f):
     """``PilotValve``: the step of ``balance`` over the opening range (PressureCompensator,
     PressureReducingValve, CounterbalanceValve), PilotOperatedCheckValve."""

@@ -38,8 +38,6 @@ from fem.scalar_laws import interp, smoothstep
 
 from .compiled_laws import softplus
 
-INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # hydraulics.compiled_kernel.INNER
-
 (TIME, SUM, LOOKUP, SMOOTH_STEP, MEASUREMENT, PRESSURE, PID, PROFILE, NORMALISED, HYSTERESIS, COPY,
  PLUGIN, CALLBACK) = range(1, 14)  # CALLBACK: a user's signal, its slot written by the circuit (Python)
 SIGNAL_SIGNATURE = types.float64(types.int64, types.float64, *([types.CPointer(types.float64)] * 5),
@@ -113,7 +111,7 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
     return r
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _pid(sv, z, fpar, rates, slot, e, i, f):
     """The PID law of ``PID`` (seed 003 eq. (4-12)); ``fpar[f:f+7]`` = gain, ``K_P/T_I`` (0
     without integral part), ``K_P T_D/T``, filter time ``T``, lower and upper limit, tracking time ``T_t``."""
@@ -129,7 +127,7 @@ def _pid(sv, z, fpar, rates, slot, e, i, f):
     rates[i + 1] = (e - xi) / fpar[f + 3]
 
 
-@njit(**INNER)
+@njit(cache=True)
 def _profile(t, x, fpar, f):
     """``VelocityProfile``; ``fpar[f:f+8]`` = start time, acceleration, max velocity, deceleration, end
     position, final velocity, safety distance, direction."""
