@@ -524,22 +524,26 @@ def take_sample(h, iters, P, integrate):
     for r in range(phi.size):
         pmax = max(pmax, abs(phi[r]))
     times[row], hs[row], its[row], viol[row] = sc[T], h, iters, pmax
-    Q[row] = q
-    Vv[row] = v
-    Z[row] = z
+    _copy(q, Q[row])  # (loops, not slice assignments: see _copy)
+    _copy(v, Vv[row])
+    _copy(z, Z[row])
     for b in range(offsets.size):
         for i in range(3):
             OM[row, b, i] = A[b, i, 0] * omega[b, 0] + A[b, i, 1] * omega[b, 1] + A[b, i, 2] * omega[b, 2]
     for m in range(n_mm[0]):
-        XM[row, m] = X[m]
-    Y[row] = y
-    FY[row] = fy
-    FO[row] = P.f_out
+        for i in range(3):
+            XM[row, m, i] = X[m, i]
+    _copy(y, Y[row])
+    _copy(fy, FY[row])
+    f_out = P.f_out
+    for k in range(f_out.shape[0]):
+        for i in range(f_out.shape[1]):
+            FO[row, k, i] = f_out[k, i]
     if P.k_addr.size:  # force elements with their own kernels: outputs (mode 1) at the sample's state
         force_kernels(1, sc[T], q, v, A, omega, X, R, P.V, P.W, P.JX, P.JTH, np.zeros_like(P.packed), P.dims,
                       P.k_addr, P.k_index, P.k_fpar, P.k_ipar, KO[row])
-    LAM[row] = lam_c
-    INT[row] = integrals
+    _copy(lam_c, LAM[row])
+    _copy(integrals, INT[row])
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
     kernels = P.el_kernels
     for e in range(kernels.size):
