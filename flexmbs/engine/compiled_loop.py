@@ -23,7 +23,8 @@ from flexmbs.model.kernels import INNER
 from .compiled_flex import modal_scale, observe_amplitudes
 from .compiled_lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
-from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
+from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_LU, F_PREV, F_REJECTED, H, H_LU, H_PREV,
+                            H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
                             constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
@@ -56,7 +57,31 @@ def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb,
 def newton_step(h, P):
     """One attempt ``t → t + h`` from ``P.cur`` into ``P.new``; returns the iteration count, or -1 non-finite
     residual, -2 non-finite update (singular matrix), -3 diverging, -4 too many iterations (``P.rhs`` holds the
-    residual)."""
+    residual).
+
+    Modified Newton as Exudyn's and Radau5's: the factorized iteration matrix (``P.mat``) is kept across steps while
+    the step size and the Jacobian blocks are unchanged (``fl[F_LU]``, ``sc[H_LU]``); it is formed again, with
+    ``M`` and ``Φ_q`` at the present iterate, when the iteration converges slowly (rate above ``KEPT_RATE``), and
+    an attempt that fails with a kept matrix is repeated at once with a fresh one (so a failure means what it
+    meant with a matrix per step)."""
+    fl, sc = P.fl, P.sc
+    kept = fl[F_LU] == 1 and sc[H_LU] == h
+    done = _newton(h, P, kept)
+    if done < 0:
+        fl[F_LU] = 0
+        if kept:
+            done = _newton(h, P, False)
+            if done < 0:
+                fl[F_LU] = 0
+    return done
+
+
+KEPT_RATE = 0.25  # a kept matrix converging slower than this is formed again (newton_step)
+
+
+@apart(python=False)
+def _newton(h, P, kept):
+    """:func:`newton_step`'s iteration; ``kept``: start with the factorized matrix of ``P.mat``."""
     cur, new, coef, sc, stats, cb, rhs, mat, piv = P.cur, P.new, P.coef, P.sc, P.stats, P.cb, P.rhs, P.mat, P.piv
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
@@ -64,6 +89,13 @@ def newton_step(h, P):
     res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
     am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
     n_q, n_z, n_c = q.size, z.size, lam.size
+    n = n_q + n_z + n_c
+    work = P.nwork  # [zbase (n_z) | λ h² β (n_c) | q weights (n_q) | z weights (n_z) | update (n)]
+    zbase = work[:n_z]
+    lam_s = work[n_z:n_z + n_c]
+    weights = work[n_z + n_c:n_z + n_c + n_q]
+    zw = work[n_z + n_c + n_q:2 * n_z + n_c + n_q]
+    delta = work[2 * n_z + n_c + n_q:2 * n_z + n_c + n_q + n]
     t1 = sc[T] + h
     signals_at(t1, sc, cb)
     bh2 = b * h * h
@@ -72,29 +104,25 @@ def newton_step(h, P):
         qdd1[i] = qdd[i]
         q1[i] = q[i] + h * v[i] + h * h * ((0.5 - b) * a[i] + b * a1[i])
         v1[i] = v[i] + h * ((1.0 - g) * a[i] + g * a1[i])
-    zbase = np.empty(n_z)
     for i in range(n_z):
         w1[i] = (zd[i] - am * w[i]) / (1.0 - am)
         z1[i] = z[i] + h * ((1.0 - g) * w[i] + g * w1[i])
         zbase[i] = z[i] + h * (1.0 - g) * w[i]
-    lam_s = np.empty(n_c)
     for r in range(n_c):
         lam_s[r] = lam[r] * bh2
     beta_p = (1.0 - am) / ((1.0 - af) * bh2)
     gamma_p = g / (b * h)
-    weights = np.empty(n_q)
     _scale_q(P.rot, P.scale_q, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, q1, q1, weights)
     for i in range(n_q):
         weights[i] = 1.0 / weights[i]
-    zw = np.empty(n_z)
     for i in range(n_z):
         zw[i] = 1.0 / (P.scale_z[i] + coef[C_RTOL] * abs(z1[i]))
     previous = -1.0
-    n = n_q + n_z + n_c
     c_m = (1.0 - am) / (1.0 - af)
     c_z = (1.0 - af) / (1.0 - am)
     gh = g * h
     done = 0
+    form = not kept
     for it in range(1, int(coef[C_MAXNEWTON]) + 1):
         for r in range(n_c):
             lam1[r] = lam_s[r] / bh2
@@ -113,7 +141,10 @@ def newton_step(h, P):
                 finite = False
         if not finite:
             return -1
-        if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
+        if form:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
+            form = False
+            kept = False
+            previous = -1.0
             for i in range(n):
                 for j in range(n):
                     mat[i, j] = 0.0
@@ -130,9 +161,13 @@ def newton_step(h, P):
                 for j in range(n_z):
                     mat[n_q + i, n_q + j] = (1.0 if i == j else 0.0) - gh * c_z * Gz[i, j]
             stats[S_FACT] += 1
+            P.fl[F_LU] = 0
             if not factor(P.getrf, mat, piv):
                 return -2
-        delta = rhs.copy()
+            P.fl[F_LU] = 1
+            sc[H_LU] = h
+        for i in range(n):
+            delta[i] = rhs[i]
         solve(P.getrs, mat, piv, delta)
         for i in range(n):
             if not math.isfinite(delta[i]):
@@ -159,7 +194,9 @@ def newton_step(h, P):
         if not converged and previous >= 0.0:
             rate = norm / previous
             converged = rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi
-            if not converged and rate > 0.9 and norm > 1e-2:
+            if not converged and kept and rate > KEPT_RATE:
+                form = True  # the kept matrix converges slowly: a fresh one at the next iterate
+            elif not converged and rate > 0.9 and norm > 1e-2:
                 return -3
         if converged:
             done = it
@@ -410,6 +447,7 @@ def _refresh(P):
     sc, stats = P.sc, P.stats
     stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, P, P.cb, sc)
     stats[S_JAC] += 1
+    P.fl[F_LU] = 0  # the iteration matrix holds the old blocks
 
 
 @apart(python=False)
