@@ -23,7 +23,8 @@ from flexmbs.model.kernels import INNER
 from .compiled_flex import modal_scale, observe_amplitudes
 from .compiled_lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
-from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_LU, F_PREV, F_REJECTED, H, H_LU, H_PREV,
+from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_LU, F_PREV, F_REJECTED, F_SINCE, H,
+                            H_LU, H_PREV,
                             H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
@@ -76,7 +77,8 @@ def newton_step(h, P):
     return done
 
 
-KEPT_RATE = 0.25  # a kept matrix converging slower than this is formed again (newton_step)
+KEPT_RATE = 0.1  # a kept matrix converging slower than this is formed again (newton_step)
+KEPT_ERROR = 1e-2  # the remaining error accepted with a kept matrix (3e-2 with a fresh one), in tolerances
 
 
 @apart(python=False)
@@ -123,6 +125,7 @@ def _newton(h, P, kept):
     gh = g * h
     done = 0
     form = not kept
+    formed = 1  # the iteration the last matrix was formed at (or the first, with a kept one)
     for it in range(1, int(coef[C_MAXNEWTON]) + 1):
         for r in range(n_c):
             lam1[r] = lam_s[r] / bh2
@@ -144,6 +147,7 @@ def _newton(h, P, kept):
         if form:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
             form = False
             kept = False
+            formed = it
             previous = -1.0
             for i in range(n):
                 for j in range(n):
@@ -193,7 +197,7 @@ def _newton(h, P, kept):
         converged = norm < 1e-3 and small_phi
         if not converged and previous >= 0.0:
             rate = norm / previous
-            converged = rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi
+            converged = rate < 1.0 and norm * rate / (1.0 - rate) < (KEPT_ERROR if kept else 3e-2) and small_phi
             if not converged and kept and rate > KEPT_RATE:
                 form = True  # the kept matrix converges slowly: a fresh one at the next iterate
             elif not converged and rate > 0.9 and norm > 1e-2:
@@ -204,6 +208,7 @@ def _newton(h, P, kept):
         previous = norm
     if done == 0:
         return -4
+    P.fl[F_SINCE] = done - formed + 1  # slow with its last matrix: advance refreshes the blocks
     # converged: the end of GeneralizedAlpha.step (pseudo-rates, rates, pseudo-accelerations, multipliers)
     for i in range(n_z):
         w1[i] = (z1[i] - zbase[i]) / (h * g)
@@ -366,7 +371,7 @@ def advance(mode, chunk, max_steps, P):
             _trapezoid(h_try, P.aux, integrals, aux_prev)
         fl[F_FRESH] = 0
         fl[F_HALVED] = 0
-        if iters > 3:
+        if fl[F_SINCE] > 3:  # slow convergence with a fresh iteration matrix: the blocks are old
             _refresh(P)
             fl[F_FRESH] = 1
         if err > 0:

@@ -368,7 +368,7 @@ class CompiledRun:
         coef[[C_SAFETY, C_SHRINK, C_GROW]] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
         self.coef = coef
         self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0), 0.0])
-        self.fl = np.zeros(5, dtype=np.int64)
+        self.fl = np.zeros(6, dtype=np.int64)
         self.fl[0] = 1  # fresh Jacobian at the start
         self.counters = np.zeros(9, dtype=np.int64)
         s = state

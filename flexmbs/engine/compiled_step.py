@@ -44,7 +44,8 @@ S_STEPS, S_REJECTED, S_NEWTON_FAIL, S_ITER, S_JAC, S_FACT, S_RES, S_WORST, S_LAS
 # output time, h of the factorized iteration matrix
 T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT, H_LU = range(8)
 # flag slots
-F_FRESH, F_HALVED, F_REJECTED, F_PREV, F_LU = range(5)  # F_LU: P.mat holds a factorized matrix for h = sc[H_LU]
+# F_LU: P.mat holds a factorized matrix for h = sc[H_LU]; F_SINCE: the last attempt's iterations with its last matrix
+F_FRESH, F_HALVED, F_REJECTED, F_PREV, F_LU, F_SINCE = range(6)
 # element measurement kinds (flexmbs.model.measurements): Distance, JointCoordinate "rotation" and "translation"
 # (``which`` 0 and 1 of compiled_forces.joint_coordinate), MarkerCoordinate (its axis in place of a second marker)
 DISTANCE, ROTATION, TRANSLATION, MARKER = 0, 1, 2, 3
