@@ -23,9 +23,7 @@ from flexmbs.model.kernels import INNER
 from .compiled_flex import modal_scale, observe_amplitudes
 from .compiled_lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
-from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_LU, F_PREV, F_REJECTED, F_SINCE, H,
-                            H_LU, H_PREV,
-                            H_TRY,
+from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
                             constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
@@ -58,32 +56,7 @@ def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb,
 def newton_step(h, P):
     """One attempt ``t → t + h`` from ``P.cur`` into ``P.new``; returns the iteration count, or -1 non-finite
     residual, -2 non-finite update (singular matrix), -3 diverging, -4 too many iterations (``P.rhs`` holds the
-    residual).
-
-    Modified Newton as Exudyn's and Radau5's: the factorized iteration matrix (``P.mat``) is kept across steps while
-    the step size and the Jacobian blocks are unchanged (``fl[F_LU]``, ``sc[H_LU]``); it is formed again, with
-    ``M`` and ``Φ_q`` at the present iterate, when the iteration converges slowly (rate above ``KEPT_RATE``), and
-    an attempt that fails with a kept matrix is repeated at once with a fresh one (so a failure means what it
-    meant with a matrix per step)."""
-    fl, sc = P.fl, P.sc
-    kept = fl[F_LU] == 1 and sc[H_LU] == h
-    done = _newton(h, P, kept)
-    if done < 0:
-        fl[F_LU] = 0
-        if kept:
-            done = _newton(h, P, False)
-            if done < 0:
-                fl[F_LU] = 0
-    return done
-
-
-KEPT_RATE = 0.1  # a kept matrix converging slower than this is formed again (newton_step)
-KEPT_ERROR = 1e-2  # the remaining error accepted with a kept matrix (3e-2 with a fresh one), in tolerances
-
-
-@apart(python=False)
-def _newton(h, P, kept):
-    """:func:`newton_step`'s iteration; ``kept``: start with the factorized matrix of ``P.mat``."""
+    residual)."""
     cur, new, coef, sc, stats, cb, rhs, mat, piv = P.cur, P.new, P.coef, P.sc, P.stats, P.cb, P.rhs, P.mat, P.piv
     q, v, a, qdd, z, zd, w, lam, zdp = cur
     q1, v1, a1, qdd1, z1, zd1, w1, lam1, zdp1 = new
@@ -92,7 +65,7 @@ def _newton(h, P, kept):
     am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
     n_q, n_z, n_c = q.size, z.size, lam.size
     n = n_q + n_z + n_c
-    work = P.nwork  # [zbase (n_z) | λ h² β (n_c) | q weights (n_q) | z weights (n_z) | update (n)]
+    work = P.nwork  # [zbase (n_z) | λ h² β (n_c) | q weights (n_q) | z weights (n_z) | update (n)]: no allocations
     zbase = work[:n_z]
     lam_s = work[n_z:n_z + n_c]
     weights = work[n_z + n_c:n_z + n_c + n_q]
@@ -124,8 +97,6 @@ def _newton(h, P, kept):
     c_z = (1.0 - af) / (1.0 - am)
     gh = g * h
     done = 0
-    form = not kept
-    formed = 1  # the iteration the last matrix was formed at (or the first, with a kept one)
     for it in range(1, int(coef[C_MAXNEWTON]) + 1):
         for r in range(n_c):
             lam1[r] = lam_s[r] / bh2
@@ -144,11 +115,7 @@ def _newton(h, P, kept):
                 finite = False
         if not finite:
             return -1
-        if form:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
-            form = False
-            kept = False
-            formed = it
-            previous = -1.0
+        if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
             for i in range(n):
                 for j in range(n):
                     mat[i, j] = 0.0
@@ -165,11 +132,8 @@ def _newton(h, P, kept):
                 for j in range(n_z):
                     mat[n_q + i, n_q + j] = (1.0 if i == j else 0.0) - gh * c_z * Gz[i, j]
             stats[S_FACT] += 1
-            P.fl[F_LU] = 0
             if not factor(P.getrf, mat, piv):
                 return -2
-            P.fl[F_LU] = 1
-            sc[H_LU] = h
         for i in range(n):
             delta[i] = rhs[i]
         solve(P.getrs, mat, piv, delta)
@@ -197,10 +161,8 @@ def _newton(h, P, kept):
         converged = norm < 1e-3 and small_phi
         if not converged and previous >= 0.0:
             rate = norm / previous
-            converged = rate < 1.0 and norm * rate / (1.0 - rate) < (KEPT_ERROR if kept else 3e-2) and small_phi
-            if not converged and kept and rate > KEPT_RATE:
-                form = True  # the kept matrix converges slowly: a fresh one at the next iterate
-            elif not converged and rate > 0.9 and norm > 1e-2:
+            converged = rate < 1.0 and norm * rate / (1.0 - rate) < 3e-2 and small_phi
+            if not converged and rate > 0.9 and norm > 1e-2:
                 return -3
         if converged:
             done = it
@@ -208,7 +170,6 @@ def _newton(h, P, kept):
         previous = norm
     if done == 0:
         return -4
-    P.fl[F_SINCE] = done - formed + 1  # slow with its last matrix: advance refreshes the blocks
     # converged: the end of GeneralizedAlpha.step (pseudo-rates, rates, pseudo-accelerations, multipliers)
     for i in range(n_z):
         w1[i] = (z1[i] - zbase[i]) / (h * g)
@@ -371,7 +332,7 @@ def advance(mode, chunk, max_steps, P):
             _trapezoid(h_try, P.aux, integrals, aux_prev)
         fl[F_FRESH] = 0
         fl[F_HALVED] = 0
-        if fl[F_SINCE] > 3:  # slow convergence with a fresh iteration matrix: the blocks are old
+        if iters > 3:
             _refresh(P)
             fl[F_FRESH] = 1
         if err > 0:
@@ -452,7 +413,6 @@ def _refresh(P):
     sc, stats = P.sc, P.stats
     stats[S_RES] += jacobian_blocks(sc[T], q, v, qdd, z, lam, P, P.cb, sc)
     stats[S_JAC] += 1
-    P.fl[F_LU] = 0  # the iteration matrix holds the old blocks
 
 
 @apart(python=False)

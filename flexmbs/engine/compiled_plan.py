@@ -261,7 +261,7 @@ class _Plan:
         self.mat, self.piv, self.rhs = np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n)
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
-        self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (compiled_loop._newton)
+        self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (compiled_loop.newton_step)
         self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by compiled_step.call_kernel
         self.errors: list = self.parts.errors
         self.force_callback = _SIGNAL_CALLBACK(self.parts.evaluate)
@@ -367,8 +367,8 @@ class CompiledRun:
                                                                               min_step)
         coef[[C_SAFETY, C_SHRINK, C_GROW]] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
         self.coef = coef
-        self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0), 0.0])
-        self.fl = np.zeros(6, dtype=np.int64)
+        self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
+        self.fl = np.zeros(4, dtype=np.int64)
         self.fl[0] = 1  # fresh Jacobian at the start
         self.counters = np.zeros(9, dtype=np.int64)
         s = state

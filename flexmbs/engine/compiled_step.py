@@ -12,11 +12,10 @@ The same equations and the same algorithm as the Python path, on the flat arrays
   and refreshed when Newton converges slowly or fails;
 * the generalized-α Newton step, its error estimate and the step-size control (:mod:`flexmbs.engine.compiled_loop`).
 
-The Newton matrix is dense: it is factorized by :func:`flexmbs.engine.compiled_lapack.factor` (an inline LU for tens
-of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration and across steps while the step size and the
-Jacobian blocks stay (modified Newton, :func:`flexmbs.engine.compiled_loop.newton_step`; numba's ``np.linalg.solve``
-would factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new
-time (``signal_cb``).
+The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.compiled_lapack.factor` (an inline
+LU for tens of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's ``np.linalg.solve`` would
+factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new time
+(``signal_cb``).
 """
 from __future__ import annotations
 
@@ -41,11 +40,10 @@ OUTPUT, END, NEWTON_FAILED, ERROR_FAILED, STEP_TOO_SMALL, MAX_STEPS = 0, 1, 2, 3
 # stats slots
 S_STEPS, S_REJECTED, S_NEWTON_FAIL, S_ITER, S_JAC, S_FACT, S_RES, S_WORST, S_LAST_ITERS = range(9)
 # scalar slots: t, h, h_previous, last signal time, error of the last accepted step, h of the last attempt, next
-# output time, h of the factorized iteration matrix
-T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT, H_LU = range(8)
+# output time
+T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
 # flag slots
-# F_LU: P.mat holds a factorized matrix for h = sc[H_LU]; F_SINCE: the last attempt's iterations with its last matrix
-F_FRESH, F_HALVED, F_REJECTED, F_PREV, F_LU, F_SINCE = range(6)
+F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
 # element measurement kinds (flexmbs.model.measurements): Distance, JointCoordinate "rotation" and "translation"
 # (``which`` 0 and 1 of compiled_forces.joint_coordinate), MarkerCoordinate (its axis in place of a second marker)
 DISTANCE, ROTATION, TRANSLATION, MARKER = 0, 1, 2, 3

@@ -100,7 +100,7 @@ def _field_types() -> list:
     fields += zip(BLK, _types("f2 " * 6))
     fields += zip(TMP, _types("f1 f1 f1 f1 f1 f2 f2"))
     # the solver's matrix, pivots, right-hand side, error vector, rejections per equation, integrals, Newton's work
-    # vectors (compiled_loop._newton); the samples'
+    # vectors (compiled_loop.newton_step); the samples'
     # index arrays (sp) and buffers (bf) (flexmbs.engine.compiled_record.Sampler); the event gaps (gv); the signal
     # callback (cb)
     fields += zip(("mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev", "nwork"),
