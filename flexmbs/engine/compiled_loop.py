@@ -64,6 +64,13 @@ def newton_step(h, P):
     res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
     am, af, g, b = coef[C_AM], coef[C_AF], coef[C_G], coef[C_B]
     n_q, n_z, n_c = q.size, z.size, lam.size
+    n = n_q + n_z + n_c
+    work = P.nwork  # [zbase (n_z) | λ h² β (n_c) | q weights (n_q) | z weights (n_z) | update (n)]: no allocations
+    zbase = work[:n_z]
+    lam_s = work[n_z:n_z + n_c]
+    weights = work[n_z + n_c:n_z + n_c + n_q]
+    zw = work[n_z + n_c + n_q:2 * n_z + n_c + n_q]
+    delta = work[2 * n_z + n_c + n_q:2 * n_z + n_c + n_q + n]
     t1 = sc[T] + h
     signals_at(t1, sc, cb)
     bh2 = b * h * h
@@ -72,25 +79,20 @@ def newton_step(h, P):
         qdd1[i] = qdd[i]
         q1[i] = q[i] + h * v[i] + h * h * ((0.5 - b) * a[i] + b * a1[i])
         v1[i] = v[i] + h * ((1.0 - g) * a[i] + g * a1[i])
-    zbase = np.empty(n_z)
     for i in range(n_z):
         w1[i] = (zd[i] - am * w[i]) / (1.0 - am)
         z1[i] = z[i] + h * ((1.0 - g) * w[i] + g * w1[i])
         zbase[i] = z[i] + h * (1.0 - g) * w[i]
-    lam_s = np.empty(n_c)
     for r in range(n_c):
         lam_s[r] = lam[r] * bh2
     beta_p = (1.0 - am) / ((1.0 - af) * bh2)
     gamma_p = g / (b * h)
-    weights = np.empty(n_q)
     _scale_q(P.rot, P.scale_q, P.fx_bodies, P.offsets, P.n_modes, P.amplitude, coef, q1, q1, weights)
     for i in range(n_q):
         weights[i] = 1.0 / weights[i]
-    zw = np.empty(n_z)
     for i in range(n_z):
         zw[i] = 1.0 / (P.scale_z[i] + coef[C_RTOL] * abs(z1[i]))
     previous = -1.0
-    n = n_q + n_z + n_c
     c_m = (1.0 - am) / (1.0 - af)
     c_z = (1.0 - af) / (1.0 - am)
     gh = g * h
@@ -132,7 +134,8 @@ def newton_step(h, P):
             stats[S_FACT] += 1
             if not factor(P.getrf, mat, piv):
                 return -2
-        delta = rhs.copy()
+        for i in range(n):
+            delta[i] = rhs[i]
         solve(P.getrs, mat, piv, delta)
         for i in range(n):
             if not math.isfinite(delta[i]):

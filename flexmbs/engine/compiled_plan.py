@@ -261,6 +261,7 @@ class _Plan:
         self.mat, self.piv, self.rhs = np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n)
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
+        self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (compiled_loop.newton_step)
         self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by compiled_step.call_kernel
         self.errors: list = self.parts.errors
         self.force_callback = _SIGNAL_CALLBACK(self.parts.evaluate)
@@ -292,7 +293,7 @@ class _Plan:
                  **dict(zip(FNS, self.fns)), **dict(zip(BLK, self.blk)), **dict(zip(TMP, self.tmp))}
         self.struct = new_plan(self._held, **named, mat=self.mat, piv=self.piv, rhs=self.rhs, errv=self.errv,
                                limiting=self.limiting, integrals=self.integrals, aux_prev=self.aux_prev,
-                               sp=self.sampler.sp, bf=self.sampler.bf, gv=self.gv, cb=self.callback)
+                               nwork=self.nwork, sp=self.sampler.sp, bf=self.sampler.bf, gv=self.gv, cb=self.callback)
 
     def _gap_function(self, system):
         """The callback of the Python force elements' contact gaps, at the state the compiled step handed over."""

@@ -14,7 +14,8 @@ The same equations and the same algorithm as the Python path, on the flat arrays
 
 The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.compiled_lapack.factor` (an inline
 LU for tens of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's ``np.linalg.solve`` would
-factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new time (``signal_cb``).
+factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new time
+(``signal_cb``).
 """
 from __future__ import annotations
 

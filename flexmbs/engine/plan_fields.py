@@ -99,10 +99,12 @@ def _field_types() -> list:
                ("getrs", getrs), ("k_addr", _ARRAY["i1"])]
     fields += zip(BLK, _types("f2 " * 6))
     fields += zip(TMP, _types("f1 f1 f1 f1 f1 f2 f2"))
-    # the solver's matrix, pivots, right-hand side, error vector, rejections per equation, integrals; the samples'
+    # the solver's matrix, pivots, right-hand side, error vector, rejections per equation, integrals, Newton's work
+    # vectors (compiled_loop.newton_step); the samples'
     # index arrays (sp) and buffers (bf) (flexmbs.engine.compiled_record.Sampler); the event gaps (gv); the signal
     # callback (cb)
-    fields += zip(("mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev"), _types("f2 i1 f1 f1 i1 f1 f1"))
+    fields += zip(("mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev", "nwork"),
+                  _types("f2 i1 f1 f1 i1 f1 f1 f1"))
     fields += zip(("sp", "bf", "gv"), _types("(" + "i1 " * 13 + ") (f1 f1 f1 f1 f2 f2 f2 f3 f3 f2 f2 f2 f2 f3 f3 f2 f3 "
                                              "f2 f2 f1 i1) (i1 f1 i1 i1 f1)"))
     fields.append(("cb", callback))

@@ -59,61 +59,64 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
 
     with ``a = A u`` and ``ω = A ω'``; ``s_t``, ``s_r`` (n_m, 3, m_max) are zero for rigid markers. Ground rows of
     the outputs are left untouched."""
-    wf = np.zeros(3)  # scratch, allocated once per call (the per-marker allocations cost as much as the arithmetic)
-    u = np.empty(3)
-    th = np.zeros(3)
-    ud = np.zeros(3)
-    thd = np.zeros(3)
-    a = np.empty(3)
-    rot = np.empty((3, 3))
-    for i in range(body.size):
+    for i in range(body.size):  # (scalars, not scratch arrays: an array allocated per call costs as much as a marker)
         b = body[i]
         if b < 0:
             continue
         o, m = offsets[b], n_modes[b]
-        for r in range(3):
-            wf[r] = A[b, r, 0] * omega[b, 0] + A[b, r, 1] * omega[b, 1] + A[b, r, 2] * omega[b, 2]
-        for r in range(3):
-            s, st, sd, std = local[i, r], 0.0, 0.0, 0.0
-            for k in range(m):
-                s += s_t[i, r, k] * q[o + 7 + k]
-                st += s_r[i, r, k] * q[o + 7 + k]
-                sd += s_t[i, r, k] * v[o + 7 + k]
-                std += s_r[i, r, k] * v[o + 7 + k]
-            u[r], th[r], ud[r], thd[r] = s, st, sd, std
-        for r in range(3):
-            a[r] = A[b, r, 0] * u[0] + A[b, r, 1] * u[1] + A[b, r, 2] * u[2]
-            X[i, r] = q[o + r] + a[r]
-        # orientation: A (I + θ̃) R_0
-        for r in range(3):
-            for c in range(3):
-                rot[r, c] = orient[i, r, c]
+        wf0 = A[b, 0, 0] * omega[b, 0] + A[b, 0, 1] * omega[b, 1] + A[b, 0, 2] * omega[b, 2]
+        wf1 = A[b, 1, 0] * omega[b, 0] + A[b, 1, 1] * omega[b, 1] + A[b, 1, 2] * omega[b, 2]
+        wf2 = A[b, 2, 0] * omega[b, 0] + A[b, 2, 1] * omega[b, 1] + A[b, 2, 2] * omega[b, 2]
+        u0, th0, ud0, thd0 = _modal_sums(i, 0, m, o, q, v, local, s_t, s_r)
+        u1, th1, ud1, thd1 = _modal_sums(i, 1, m, o, q, v, local, s_t, s_r)
+        u2, th2, ud2, thd2 = _modal_sums(i, 2, m, o, q, v, local, s_t, s_r)
+        a0 = A[b, 0, 0] * u0 + A[b, 0, 1] * u1 + A[b, 0, 2] * u2
+        a1 = A[b, 1, 0] * u0 + A[b, 1, 1] * u1 + A[b, 1, 2] * u2
+        a2 = A[b, 2, 0] * u0 + A[b, 2, 1] * u1 + A[b, 2, 2] * u2
+        X[i, 0] = q[o] + a0
+        X[i, 1] = q[o + 1] + a1
+        X[i, 2] = q[o + 2] + a2
+        # orientation: A (I + θ̃) R_0, a column at a time
         for c in range(3):
-            rot[0, c] += -th[2] * orient[i, 1, c] + th[1] * orient[i, 2, c]
-            rot[1, c] += th[2] * orient[i, 0, c] - th[0] * orient[i, 2, c]
-            rot[2, c] += -th[1] * orient[i, 0, c] + th[0] * orient[i, 1, c]
-        for r in range(3):
-            for c in range(3):
-                R[i, r, c] = A[b, r, 0] * rot[0, c] + A[b, r, 1] * rot[1, c] + A[b, r, 2] * rot[2, c]
+            rot0 = orient[i, 0, c] + (-th2 * orient[i, 1, c] + th1 * orient[i, 2, c])
+            rot1 = orient[i, 1, c] + (th2 * orient[i, 0, c] - th0 * orient[i, 2, c])
+            rot2 = orient[i, 2, c] + (-th1 * orient[i, 0, c] + th0 * orient[i, 1, c])
+            for r in range(3):
+                R[i, r, c] = A[b, r, 0] * rot0 + A[b, r, 1] * rot1 + A[b, r, 2] * rot2
         JX[i, 0, 0] = 1.0
         JX[i, 1, 1] = 1.0
         JX[i, 2, 2] = 1.0
         for c in range(3):  # -ã A
-            JX[i, 0, 3 + c] = -(-a[2] * A[b, 1, c] + a[1] * A[b, 2, c])
-            JX[i, 1, 3 + c] = -(a[2] * A[b, 0, c] - a[0] * A[b, 2, c])
-            JX[i, 2, 3 + c] = -(-a[1] * A[b, 0, c] + a[0] * A[b, 1, c])
+            JX[i, 0, 3 + c] = -(-a2 * A[b, 1, c] + a1 * A[b, 2, c])
+            JX[i, 1, 3 + c] = -(a2 * A[b, 0, c] - a0 * A[b, 2, c])
+            JX[i, 2, 3 + c] = -(-a1 * A[b, 0, c] + a0 * A[b, 1, c])
             for r in range(3):
                 JTH[i, r, 3 + c] = A[b, r, c]
         for k in range(m):
             for r in range(3):
                 JX[i, r, 6 + k] = A[b, r, 0] * s_t[i, 0, k] + A[b, r, 1] * s_t[i, 1, k] + A[b, r, 2] * s_t[i, 2, k]
                 JTH[i, r, 6 + k] = A[b, r, 0] * s_r[i, 0, k] + A[b, r, 1] * s_r[i, 1, k] + A[b, r, 2] * s_r[i, 2, k]
-        V[i, 0] = v[o] + wf[1] * a[2] - wf[2] * a[1]
-        V[i, 1] = v[o + 1] + wf[2] * a[0] - wf[0] * a[2]
-        V[i, 2] = v[o + 2] + wf[0] * a[1] - wf[1] * a[0]
+        V[i, 0] = v[o] + wf1 * a2 - wf2 * a1
+        V[i, 1] = v[o + 1] + wf2 * a0 - wf0 * a2
+        V[i, 2] = v[o + 2] + wf0 * a1 - wf1 * a0
         for r in range(3):
-            V[i, r] += A[b, r, 0] * ud[0] + A[b, r, 1] * ud[1] + A[b, r, 2] * ud[2]
-            W[i, r] = wf[r] + A[b, r, 0] * thd[0] + A[b, r, 1] * thd[1] + A[b, r, 2] * thd[2]
+            V[i, r] += A[b, r, 0] * ud0 + A[b, r, 1] * ud1 + A[b, r, 2] * ud2
+        W[i, 0] = wf0 + A[b, 0, 0] * thd0 + A[b, 0, 1] * thd1 + A[b, 0, 2] * thd2
+        W[i, 1] = wf1 + A[b, 1, 0] * thd0 + A[b, 1, 1] * thd1 + A[b, 1, 2] * thd2
+        W[i, 2] = wf2 + A[b, 2, 0] * thd0 + A[b, 2, 1] * thd1 + A[b, 2, 2] * thd2
+
+
+@njit(**INNER)
+def _modal_sums(i, r, m, o, q, v, local, s_t, s_r):
+    """Component ``r`` of marker ``i``'s ``u = s + S q_f``, ``θ = S^θ q_f``, ``S q̇_f``, ``S^θ q̇_f``
+    (:func:`marker_states`)."""
+    s, st, sd, std = local[i, r], 0.0, 0.0, 0.0
+    for k in range(m):
+        s += s_t[i, r, k] * q[o + 7 + k]
+        st += s_r[i, r, k] * q[o + 7 + k]
+        sd += s_t[i, r, k] * v[o + 7 + k]
+        std += s_r[i, r, k] * v[o + 7 + k]
+    return s, st, sd, std
 
 
 @apart
@@ -309,10 +312,7 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
 
     ``mass``, ``first_moment`` (n_r, 3) and ``inertia`` (n_r, 3, 3, about the body origin) are stacked in the order
     of ``index``."""
-    mrw = np.empty((3, 3))  # scratch for all bodies
-    jg = np.empty((3, 4))
-    g_b = np.empty(3)
-    for k in range(index.size):
+    for k in range(index.size):  # (scalars, not scratch arrays: no allocation per call)
         b = index[k]
         o = offsets[b]
         c = first_moment[k]
@@ -320,27 +320,24 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         w = w_all[b]
         G = G_all[b]
         m = mass[k]
-        # M̄_rω = -A c̃ (3, 3)
+        # M̄_rω = -A c̃ (3, 3); L = diag(1, 2G): translation block, coupling M̄_rω 2G, rotation block 4 Gᵀ J G
         for r in range(3):
             a0, a1, a2 = A[b, r, 0], A[b, r, 1], A[b, r, 2]
-            mrw[r, 0] = -(a1 * c[2] - a2 * c[1])
-            mrw[r, 1] = -(-a0 * c[2] + a2 * c[0])
-            mrw[r, 2] = -(a0 * c[1] - a1 * c[0])
-        # L = diag(1, 2G): translation block, coupling M̄_rω 2G, rotation block 4 Gᵀ J G
-        for r in range(3):
+            mrw0 = -(a1 * c[2] - a2 * c[1])
+            mrw1 = -(-a0 * c[2] + a2 * c[0])
+            mrw2 = -(a0 * c[1] - a1 * c[0])
             for cc in range(3):
                 mass_out[o + r, o + cc] = m if r == cc else 0.0
             for cc in range(4):
-                val = 2.0 * (mrw[r, 0] * G[0, cc] + mrw[r, 1] * G[1, cc] + mrw[r, 2] * G[2, cc])
+                val = 2.0 * (mrw0 * G[0, cc] + mrw1 * G[1, cc] + mrw2 * G[2, cc])
                 mass_out[o + r, o + 3 + cc] = val
                 mass_out[o + 3 + cc, o + r] = val
-        for r in range(3):
-            for cc in range(4):
-                jg[r, cc] = J[r, 0] * G[0, cc] + J[r, 1] * G[1, cc] + J[r, 2] * G[2, cc]
-        for r in range(4):
-            for cc in range(4):
-                mass_out[o + 3 + r, o + 3 + cc] = 4.0 * (G[0, r] * jg[0, cc] + G[1, r] * jg[1, cc]
-                                                         + G[2, r] * jg[2, cc])
+        for cc in range(4):
+            jg0 = J[0, 0] * G[0, cc] + J[0, 1] * G[1, cc] + J[0, 2] * G[2, cc]
+            jg1 = J[1, 0] * G[0, cc] + J[1, 1] * G[1, cc] + J[1, 2] * G[2, cc]
+            jg2 = J[2, 0] * G[0, cc] + J[2, 1] * G[1, cc] + J[2, 2] * G[2, cc]
+            for r in range(4):
+                mass_out[o + 3 + r, o + 3 + cc] = 4.0 * (G[0, r] * jg0 + G[1, r] * jg1 + G[2, r] * jg2)
         # Q̄v: -A (ω × (ω × c)), -ω × J ω
         wc0 = w[1] * c[2] - w[2] * c[1]
         wc1 = w[2] * c[0] - w[0] * c[2]
@@ -353,10 +350,12 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         jw2 = J[2, 0] * w[0] + J[2, 1] * w[1] + J[2, 2] * w[2]
         for r in range(3):
             qbar[b, r] = -(A[b, r, 0] * t0 + A[b, r, 1] * t1 + A[b, r, 2] * t2) + m * gravity[r]
-            g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
-        qbar[b, 3] = -(w[1] * jw2 - w[2] * jw1) + (c[1] * g_b[2] - c[2] * g_b[1])
-        qbar[b, 4] = -(w[2] * jw0 - w[0] * jw2) + (c[2] * g_b[0] - c[0] * g_b[2])
-        qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b[1] - c[1] * g_b[0])
+        g_b0 = A[b, 0, 0] * gravity[0] + A[b, 1, 0] * gravity[1] + A[b, 2, 0] * gravity[2]
+        g_b1 = A[b, 0, 1] * gravity[0] + A[b, 1, 1] * gravity[1] + A[b, 2, 1] * gravity[2]
+        g_b2 = A[b, 0, 2] * gravity[0] + A[b, 1, 2] * gravity[1] + A[b, 2, 2] * gravity[2]
+        qbar[b, 3] = -(w[1] * jw2 - w[2] * jw1) + (c[1] * g_b2 - c[2] * g_b1)
+        qbar[b, 4] = -(w[2] * jw0 - w[0] * jw2) + (c[2] * g_b0 - c[0] * g_b2)
+        qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b1 - c[1] * g_b0)
 
 
 @apart(python=False)
