@@ -313,8 +313,11 @@ def test_ctrl_c_stops_a_compiled_run_with_a_python_callback(tmp_path):
     flag = tmp_path / "running"
     script = tmp_path / "run.py"
     script.write_text(CTRL_C_SCRIPT)
+    # SIGINT at its default in the child: a suite started in the background by a shell without job control runs
+    # with SIGINT ignored, which the child inherits (then Python installs no Ctrl-C handler at all)
     proc = subprocess.Popen([sys.executable, str(script), str(flag), str(Path(__file__).parent)], env=ENV,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         import time
 
@@ -340,6 +343,14 @@ def test_ctrl_c_during_a_compiled_call_is_noted_then_raised_and_the_handler_rest
     back after the block either way."""
     from flexmbs.engine.interrupts import deferred_interrupt
 
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, as in an interactive session
+    try:  # (a suite started in the background by a shell without job control has SIGINT ignored)
+        _ctrl_c_deferral_checks(deferred_interrupt)
+    finally:
+        signal.signal(signal.SIGINT, outer)
+
+
+def _ctrl_c_deferral_checks(deferred_interrupt):
     with deferred_interrupt() as ctrl_c:
         assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
         signal.raise_signal(signal.SIGINT)
