@@ -4,12 +4,12 @@ A :class:`Circuit` implements the protocol of docs/element-protocol.md: it owns 
 spool positions, line flows, controller states), reads the measurements ``y`` of its cylinders and sensors, and
 returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their Jacobians.
 
-Once the circuit is complete its compiled kernel (:mod:`hydraulics.compiled_kernel`, the one implementation of the
+Once the circuit is complete its compiled kernel (:mod:`hydraulics.kernel`, the one implementation of the
 library's component laws) evaluates it, and the Jacobian blocks are central differences of that kernel. A user's
 component or signal (or a signal whose ``evaluate`` was replaced on the instance, as ``flexmbs.linearize`` offsets
 an input) is a Python callback evaluated only for itself between the kernel's pieces: the signal records up to it,
 its value into its slot, the rest; then the user's components from the node pressures and signals, their flows,
-chambers and forces handed to the kernel's component pass (:func:`~hydraulics.compiled_kernel.circuit_components`).
+chambers and forces handed to the kernel's component pass (:func:`~hydraulics.kernel.circuit_components`).
 The Jacobian is then central differences of kernel and callbacks together. The kernel's parameter arrays are read
 from the components at the first evaluation and at every multibody run (:meth:`Circuit.compiled_element`); after
 changing a parameter of a circuit already evaluated, call :meth:`Circuit.refresh`.
@@ -21,9 +21,9 @@ import numpy as np
 from fem.errors import ModelError
 from fem.scalar_laws import interp
 
-from .compiled_kernel import (HEAD, circuit_components, circuit_eval, circuit_gaps, circuit_jacobian,
+from .kernel import (HEAD, circuit_components, circuit_eval, circuit_gaps, circuit_jacobian,
                               node_pressures, source_pressures)
-from .compiled_signals import eval_signals
+from .signal_kernels import eval_signals
 from .core import Component, Evaluation, Node, Signal
 from .cylinder import Cylinder
 from .fluid import HLP46, Fluid
@@ -321,11 +321,11 @@ class Circuit:
         self._handed = None
 
     def _kernel(self):
-        """The compiled circuit (:func:`hydraulics.compiled_build.compile_circuit`, built on first use and again
+        """The compiled circuit (:func:`hydraulics.layout.compile_circuit`, built on first use and again
         when a signal's ``evaluate`` is replaced on the instance or given back)."""
         replaced = tuple(id(sig) for sig in self._signal_list if "evaluate" in vars(sig))
         if self._compiled is None or getattr(self, "_replaced", ()) != replaced:
-            from .compiled_build import compile_circuit
+            from .layout import compile_circuit
 
             self._compiled, self._replaced = compile_circuit(self)[0], replaced
         return self._compiled
@@ -380,7 +380,7 @@ class Circuit:
 
     def event_gaps(self, t, z, y, ydot) -> dict[str, tuple[float, float]]:
         """Gap functions ``{component.gap: (g, ġ)}`` of the cylinders' end stops (``x`` and ``stroke - x`` with
-        their rates; :func:`~hydraulics.compiled_kernel.circuit_gaps`) and of a user's components that write
+        their rates; :func:`~hydraulics.kernel.circuit_gaps`) and of a user's components that write
         ``event_gaps(ev)``, for the event location of the multibody integrator (flexmbs.engine.events)."""
         compiled = self.finalize()._kernel()
         y, ydot = np.asarray(y, dtype=float).reshape(-1), np.asarray(ydot, dtype=float).reshape(-1)
@@ -417,7 +417,7 @@ class Circuit:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
         aux = self._reuse(t, z, y, ydot).kernel[2]
         out = {}
-        for k, volume in enumerate(self.volumes):  # per volume: the fill flow and |guard flow| (compiled_kernel._volume)
+        for k, volume in enumerate(self.volumes):  # per volume: the fill flow and |guard flow| (kernel._volume)
             q_cav, q_guard = aux[2 * k], aux[2 * k + 1]
             out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
             out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
@@ -441,7 +441,7 @@ class Circuit:
         return lines
 
     def compiled_element(self):
-        """``(compiled, "")`` for the compiled step of a multibody engine (:mod:`hydraulics.compiled`: kernel address,
+        """``(compiled, "")`` for the compiled step of a multibody engine (:mod:`hydraulics.layout`: kernel address,
         parameters, signals), or ``(None, reason)`` when a user's component or signal is a Python callback of it
         (the engine then calls the circuit back as a Python element: :meth:`rates`, :meth:`jacobians`, ...)."""
         self.finalize()._compiled = None  # the parameters of this run, for the Python evaluation too

@@ -1,6 +1,6 @@
 """Building blocks of a circuit: the evaluation point and the component base classes.
 
-The laws of the built-in components live in the compiled circuit kernel (:mod:`hydraulics.compiled_kernel`, one
+The laws of the built-in components live in the compiled circuit kernel (:mod:`hydraulics.kernel`, one
 implementation each); their classes hold parameters, ports, states and the names and units of their outputs. A
 user's own component or signal (a subclass that writes the hooks below) is a **Python callback** of the compiled
 circuit, evaluated only for itself: it reads values at an :class:`Evaluation` (pressures, signals, states,

@@ -8,7 +8,7 @@ import numpy as np
 from fem.errors import ModelError
 
 from .core import Component, finite, non_negative, positive
-from .compiled_laws import brown_mcphee_friction, coulomb_viscous_friction
+from .laws import brown_mcphee_friction, coulomb_viscous_friction
 
 
 class CoulombViscousFriction:
@@ -30,7 +30,7 @@ class CoulombViscousFriction:
 
     def force(self, velocity: float) -> tuple[float, float]:
         """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)
-        (:func:`~hydraulics.compiled_laws.coulomb_viscous_friction`)."""
+        (:func:`~hydraulics.laws.coulomb_viscous_friction`)."""
         return coulomb_viscous_friction(velocity, self.coulomb_force, self.viscous_coefficient, self.velocity_width)
 
 
@@ -65,7 +65,7 @@ class BrownMcPheeFriction:
                                    self.viscous_coefficient * factor)
 
     def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force (N) and ``dF/dv`` (N s/m) (:func:`~hydraulics.compiled_laws.brown_mcphee_friction`)."""
+        """Friction force (N) and ``dF/dv`` (N s/m) (:func:`~hydraulics.laws.brown_mcphee_friction`)."""
         return brown_mcphee_friction(velocity, self.coulomb_force, self.static_force, self.stribeck_velocity,
                                      self.viscous_coefficient)
 

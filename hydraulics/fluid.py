@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from fem.errors import ModelError
 
-from .compiled_laws import bulk_modulus
+from .laws import bulk_modulus
 
 ATMOSPHERIC_PRESSURE = 101325.0  # Pa, absolute
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from fem.errors import ModelError
 
-from .compiled_laws import stribeck_friction
+from .laws import stribeck_friction
 from .core import non_negative, positive
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction
 
@@ -55,7 +55,7 @@ class StribeckFriction:
 
     def force(self, velocity: float) -> tuple[float, float]:
         """Friction force opposing the motion and its derivative wrt the velocity
-        (:func:`~hydraulics.compiled_laws.stribeck_friction`)."""
+        (:func:`~hydraulics.laws.stribeck_friction`)."""
         return stribeck_friction(velocity, self.coulomb_force, self.static_force, self.stribeck_velocity,
                                  self.viscous_coefficient, self.velocity_width, self.exponent)
 

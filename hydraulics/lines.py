@@ -5,7 +5,7 @@ import math
 
 from fem.errors import ModelError
 
-from .compiled_laws import pipe_loss
+from .laws import pipe_loss
 from .core import Component, non_negative, positive
 
 
@@ -53,7 +53,7 @@ class Pipe(Component):
         return self.fluid.density * self.length / self.area
 
     def loss_factors(self) -> tuple[float, float, float, float]:
-        """The factors of :func:`~hydraulics.compiled_laws.pipe_loss` for this pipe: laminar gain
+        """The factors of :func:`~hydraulics.laws.pipe_loss` for this pipe: laminar gain
         ``128 rho nu l / (pi d^4)`` (64/Re, Hagen-Poiseuille), Reynolds number per flow ``d / (A nu)``, minor-loss
         factor ``zeta rho / (2 A^2)`` and the Blasius factor ``0.3164 (d/(A nu))^-0.25 (l/d) rho / (2 A^2)``."""
         rho, nu, a, d = self.fluid.density, self.fluid.kinematic_viscosity, self.area, self.diameter

@@ -11,7 +11,7 @@ from fem.errors import ModelError
 
 from .core import Component, non_negative, positive
 from .signals import as_signal
-from . import compiled_laws as laws
+from . import laws
 
 #: Laminar-turbulent transition pressure drop of seed 002 (Delta p_lim = 2 bar), Pa.
 DEFAULT_TRANSITION_PRESSURE = 2.0e5
@@ -24,7 +24,7 @@ def flow_coefficient(area: float, discharge_coefficient: float, density: float) 
 
 def orifice_flow(pressure_drop: float, coefficient: float, transition_pressure: float = DEFAULT_TRANSITION_PRESSURE,
                  transition: str = "cubic") -> tuple[float, float, float]:
-    """The orifice law :func:`hydraulics.compiled_laws.orifice_flow` (square-root law, laminar region of
+    """The orifice law :func:`hydraulics.laws.orifice_flow` (square-root law, laminar region of
     ``transition_pressure``; equations there) with the transition named ``"cubic"`` or ``"linear"``.
 
     Returns

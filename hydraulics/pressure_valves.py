@@ -23,7 +23,7 @@ class PilotValve(Component):
 
     Each kind sets ``ports`` (inlet first, outlet second) and states its ``balance`` (Pa) in its docstring: the
     valve opens from ``s = 0`` at ``balance = 0`` to ``s = 1`` at ``balance = opening_range`` (the law:
-    :func:`hydraulics.compiled_kernel._pilot_opening`, ``_controlled``).
+    :func:`hydraulics.kernel._pilot_opening`, ``_controlled``).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Signals and controllers: commands, tables, sensors, PID and the velocity-profile generator.
 
-A signal has a value, evaluated by the compiled circuit kernel (:mod:`hydraulics.compiled_signals`, the equations in
+A signal has a value, evaluated by the compiled circuit kernel (:mod:`hydraulics.signal_kernels`, the equations in
 the docstrings here); signals with internal states (PID) are circuit states too, so controllers are integrated by
 the same implicit solver as the hydraulics and the mechanics.
 """

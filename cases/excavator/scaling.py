@@ -66,7 +66,7 @@ class ScaledCircuit:
                 "forces_y": df[:, nz:nz + ny], "forces_ydot": df[:, nz + ny:]}
 
     def compiled_element(self):
-        """The circuit's compiled kernel (hydraulics.compiled) with this element's state scale; no event gaps and
+        """The circuit's compiled kernel (hydraulics.layout) with this element's state scale; no event gaps and
         no integrands, as this element declares none."""
         spec, why = self.circuit.compiled_element()
         if spec is not None:

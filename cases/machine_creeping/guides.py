@@ -12,7 +12,7 @@ the six rigid-body modes from the elastic coordinates); the guide's loads theref
 coordinates only (their momentum and moment are exact; the girders' local elastic response to them is left out).
 
 Law per guide (global forces on the platen point; the opposite force and its moment act on the frame; written once,
-:func:`cases.machine_creeping.compiled_forces.guide_law`, which the kernel and this class call):
+:func:`cases.machine_creeping.contact_laws.guide_law`, which the kernel and this class call):
 ``e = n · (x_p − x_o) − y0`` with ``n`` the frame's y axis, ``F_n = −(k e + c ė)`` along ``n``, friction
 ``−μ(|v_t|) |F_n| v_t/|v_t|`` with ``v_t`` the slip velocity in the guide's plane.
 """
@@ -52,8 +52,8 @@ class LateralGuide(ForceElement):
         return [self.point, self.frame]
 
     def _state(self, ctx):
-        """Marker states, arm, the force on the point and the outputs of :func:`.compiled_forces.guide_law`."""
-        from .compiled_forces import guide_law, guide_parameters
+        """Marker states, arm, the force on the point and the outputs of :func:`.contact_laws.guide_law`."""
+        from .contact_laws import guide_law, guide_parameters
 
         sp, so = ctx.marker(self.point), ctx.marker(self.frame)
         arm = np.ascontiguousarray(sp.x - so.x, dtype=float)
@@ -74,8 +74,8 @@ class LateralGuide(ForceElement):
         return {"lateral_force": f_n, "friction_force": friction, "deflection": deflection}
 
     def compiled_force(self, system):
-        """Its kernel for the compiled step (:mod:`.compiled_forces`, protocol :mod:`flexmbs.engine.force_kernels`)."""
-        from .compiled_forces import guide_spec
+        """Its kernel for the compiled step (:mod:`.contact_laws`, protocol :mod:`flexmbs.engine.force_kernels`)."""
+        from .contact_laws import guide_spec
 
         return guide_spec(self, system)
 

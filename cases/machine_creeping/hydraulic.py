@@ -44,8 +44,8 @@ class StopAfter(Signal):
         return [self.inner]
 
     def compiled_signal(self, index):
-        """This signal's numba kernel for the circuit's compiled step (:mod:`.compiled_stop`)."""
-        from .compiled_stop import stop_after_kernel
+        """This signal's numba kernel for the circuit's compiled step (:mod:`.stop_kernel`)."""
+        from .stop_kernel import stop_after_kernel
 
         return stop_after_kernel.address, [self.stop_time], [index.signal(self.inner)], ["value"]
 

@@ -6,7 +6,7 @@ marker's initial position)::
 
     F_p = -K (x_p - x0_p) - C ẋ_p,     K = diag(k_lat, k_lat, k_vert),  C = diag(c_lat, c_lat, c_vert)
 
-written once in :func:`cases.machine_creeping.compiled_forces.pad_law` (the kernel and this class call it); the same
+written once in :func:`cases.machine_creeping.contact_laws.pad_law` (the kernel and this class call it); the same
 law as a :class:`flexmbs.Bushing` from a ground marker at ``x0`` with no rotational stiffness (compared in
 ``tests/cases/test_machine_creeping.py``), evaluated for the 18 + 4 pads in one pass over the marker arrays. Pads
 are linear: lift-off is not modelled (as in the thesis, L7611-7623); a pad pulling down shows as a negative
@@ -61,8 +61,8 @@ class PadSet(ForceElement):
         return self.groups
 
     def pad_forces(self, ctx) -> np.ndarray:
-        """Force of each pad on the machine (n, 3), N, global axes (:func:`.compiled_forces.pad_law`)."""
-        from .compiled_forces import pad_law
+        """Force of each pad on the machine (n, 3), N, global axes (:func:`.contact_laws.pad_law`)."""
+        from .contact_laws import pad_law
 
         self._groups()
         X, _, _, _, V, _ = ctx.marker_arrays()
@@ -84,8 +84,8 @@ class PadSet(ForceElement):
         return out
 
     def compiled_force(self, system):
-        """Its kernel for the compiled step (:mod:`.compiled_forces`, protocol :mod:`flexmbs.engine.force_kernels`)."""
-        from .compiled_forces import pad_spec
+        """Its kernel for the compiled step (:mod:`.contact_laws`, protocol :mod:`flexmbs.engine.force_kernels`)."""
+        from .contact_laws import pad_spec
 
         return pad_spec(self, system)
 

@@ -17,7 +17,7 @@ full-acceleration latch, the time-ramp clock) reads, in the PID phase, its ``con
 :class:`StrokePID` ``pid`` (integral and derivative-filter states), which reads three views of the command
 (:class:`StrokeQuantity`): ``speed_error`` (m/s), ``feed_forward`` (V, tracked while off) and ``pid_on``. Replace the
 PID by any signal, e.g. an imported FMU (:mod:`.fmu`), with ``StrokeCommand(..., controller=...)``. The laws are
-written once, in :mod:`.compiled_controls`: the signals' own kernels (``compiled_signal``) call them inside the
+written once, in :mod:`.control_laws`: the signals' own kernels (``compiled_signal``) call them inside the
 circuit's compiled kernel; the classes hold the parameters and the layout.
 
 Deceleration profiles (the ``√`` term above is ``"constant"``):
@@ -94,8 +94,8 @@ def steady_velocity(command, params: dict, direction: int, supply_pressure: floa
 
 def spline_travel(sigma, v_max: float, v_final: float, duration: float):
     """Travel (m) covered along the cubic-spline deceleration after the normalised time ``σ = τ/T_d``
-    (:func:`.compiled_controls.spline_travel`; a number or each entry of an array)."""
-    from .compiled_controls import spline_travel as law  # here: the kernels compile (or load) on first use
+    (:func:`.control_laws.spline_travel`; a number or each entry of an array)."""
+    from .control_laws import spline_travel as law  # here: the kernels compile (or load) on first use
 
     if np.ndim(sigma):
         return np.vectorize(lambda x: law(x, v_max, v_final, duration))(sigma)
@@ -104,9 +104,9 @@ def spline_travel(sigma, v_max: float, v_final: float, duration: float):
 
 def spline_deceleration(remaining, v_max: float, v_final: float, duration: float):
     """Cubic-spline deceleration reference ``(v, dv/dr)`` (m/s, 1/s) over the remaining travel ``r`` (m) to the
-    safety distance: :func:`.compiled_controls.spline_deceleration` (equations there), at a number or each entry
+    safety distance: :func:`.control_laws.spline_deceleration` (equations there), at a number or each entry
     of an array."""
-    from .compiled_controls import spline_deceleration as law
+    from .control_laws import spline_deceleration as law
 
     if np.ndim(remaining):
         return np.vectorize(lambda r: law(r, v_max, v_final, duration))(remaining)
@@ -196,7 +196,7 @@ class StrokeCommand(Signal):
             self.controller = as_signal(controller, "pid", unit="V")
 
     def _floats(self) -> list:
-        """The command's floats (:data:`.compiled_controls.COMMAND_FLOATS`, then the velocity-voltage table)."""
+        """The command's floats (:data:`.control_laws.COMMAND_FLOATS`, then the velocity-voltage table)."""
         return [self.stroke, self.start_time, self.max_velocity, self.deceleration, self.acceleration,
                 self.acceleration_end, self.final_velocity, self.safety_distance, self.limit,
                 self.deceleration_time, self.trigger_distance(), HOLD_TIME, *self.table_v, *self.table_u]
@@ -218,8 +218,8 @@ class StrokeCommand(Signal):
 
     def compiled_signal(self, index):
         """``(address, floats, integers, output keys)``: this controller's numba kernel for the circuit's compiled
-        step (:mod:`.compiled_controls`, where the layout of the floats and integers is described)."""
-        from .compiled_controls import stroke_command_kernel
+        step (:mod:`.control_laws`, where the layout of the floats and integers is described)."""
+        from .control_laws import stroke_command_kernel
 
         controller = -1 if self.controller is None else index.signal(self.controller)
         integers = [index.measurement_index(self.gap), self.state_offset, *(int(k) for k in self._integers()),
@@ -233,7 +233,7 @@ class StrokeCommand(Signal):
 class StrokeQuantity(Signal):
     """A view of a :class:`StrokeCommand` that its PID reads: ``"speed_error"`` ``e = direction v_ref − ṡ`` (m/s,
     closing positive), ``"feed_forward"`` the open-loop command (V) the PID tracks while off, ``"pid_on"`` 1 in the
-    PID phase, else 0 (:func:`.compiled_controls.command_quantity`)."""
+    PID phase, else 0 (:func:`.control_laws.command_quantity`)."""
 
     UNITS = {"speed_error": "m/s", "feed_forward": "V", "pid_on": "1"}
 
@@ -249,7 +249,7 @@ class StrokeQuantity(Signal):
 
     def compiled_signal(self, index):
         """The command's kernel, computing this view (quantity code after the command's integers)."""
-        from .compiled_controls import QUANTITIES, stroke_command_kernel
+        from .control_laws import QUANTITIES, stroke_command_kernel
 
         c = self.command
         integers = [index.measurement_index(c.gap), c.state_offset, *(int(k) for k in c._integers()), -1,
@@ -260,7 +260,7 @@ class StrokeQuantity(Signal):
 class StrokePID(Signal):
     """The stroke's PID (seed 003 eq. (4-12)) as a signal of its own: the command (V) from the speed error, with
     back-calculation anti-windup while on and tracking of ``track`` while off (bumpless transfer);
-    :func:`.compiled_controls.pid_law` is its one law.
+    :func:`.control_laws.pid_law` is its one law.
 
     Parameters
     ----------
@@ -286,8 +286,8 @@ class StrokePID(Signal):
         return [self.error, self.track, self.on]
 
     def compiled_signal(self, index):
-        """``(address, floats, integers, output keys)``: :func:`.compiled_controls.stroke_pid_kernel`."""
-        from .compiled_controls import stroke_pid_kernel
+        """``(address, floats, integers, output keys)``: :func:`.control_laws.stroke_pid_kernel`."""
+        from .control_laws import stroke_pid_kernel
 
         integers = [index.signal(self.error), index.signal(self.track), index.signal(self.on), self.state_offset]
         return stroke_pid_kernel.address, list(self._fpar), integers, ["value"]

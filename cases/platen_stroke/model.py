@@ -101,7 +101,6 @@ def build_mechanism(params: dict, open_position: bool = True, initial_travel: fl
     law = dict(stiffness=k, exponent=e, damping=params["contact_damping"], damping_depth=params["damping_depth"])
     contacts = {"vertical": [], "lateral": []}
     sx, sy, gy = 0.5 * params["shoe_spacing_x"], 0.5 * params["shoe_spacing_y"], 0.5 * params["guide_spacing_y"]
-    up = np.eye(3)
     for i, (dx, dy) in enumerate([(sx, -sy), (sx, sy), (-sx, -sy), (-sx, sy)]):
         point = model.add_marker(platen, f"platen.shoe{i + 1}", position=(dx, dy, -h_com))
         plane = model.add_marker(assembly, f"base.track{i + 1}", position=(-x_pads, dy, h_base))

@@ -1,6 +1,6 @@
 """The Python parts of a compiled model: a user's own elements, called back from the compiled step (issue 41).
 
-The compiled step (:mod:`flexmbs.engine.compiled_step`) evaluates every built-in law itself. What a user wrote in
+The compiled step (:mod:`flexmbs.engine.step`) evaluates every built-in law itself. What a user wrote in
 Python joins it as a *callback evaluated only for itself*, as MuJoCo's ``mjcb_passive`` and Exudyn's user
 functions do:
 
@@ -225,10 +225,10 @@ class PythonParts:
     def _evaluate(self, t: float) -> None:
         col = int(self.control[0])
         ctx = self._context(t)
-        if col == -3:  # the integrands alone (compiled_step.integrands, after an accepted step)
+        if col == -3:  # the integrands alone (step.integrands, after an accepted step)
             self._integrands(ctx, t)
             return
-        if col == -2:  # the joints' rows alone (compiled_step.constraints_at)
+        if col == -2:  # the joints' rows alone (step.constraints_at)
             for i in range(len(self.joint_rows)):
                 self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)
             return

@@ -15,7 +15,6 @@ Both are checked against the classes' ``generalized_forces`` and ``outputs`` at 
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import carray

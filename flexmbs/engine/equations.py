@@ -1,6 +1,6 @@
 """Names of the equations of the Newton system and the constants of the consistent reactions, shared by the start
-(:mod:`flexmbs.engine.initial`) and the compiled run (:mod:`flexmbs.engine.compiled_plan`,
-:mod:`flexmbs.engine.compiled_loop`) without importing either."""
+(:mod:`flexmbs.engine.initial`) and the compiled run (:mod:`flexmbs.engine.plan`,
+:mod:`flexmbs.engine.loop`) without importing either."""
 from __future__ import annotations
 
 __all__ = ["constraint_row_owner", "equation_names", "REACTION_PASSES", "REACTION_RTOL"]

@@ -1,12 +1,12 @@
 """The compiled residual, callable from Python: what the start, static equilibrium and linearization evaluate.
 
-The run steps the equations with :func:`flexmbs.engine.compiled_step.residual` (``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``,
-``Φ``, ``Φ_q``) and its difference blocks :func:`~flexmbs.engine.compiled_step.jacobian_blocks`, on the plan of
-:class:`flexmbs.engine.compiled_plan._Plan`. The thin wrappers below call those same compiled functions (the same
+The run steps the equations with :func:`flexmbs.engine.step.residual` (``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``,
+``Φ``, ``Φ_q``) and its difference blocks :func:`~flexmbs.engine.step.jacobian_blocks`, on the plan of
+:class:`flexmbs.engine.plan._Plan`. The thin wrappers below call those same compiled functions (the same
 machine code) from Python, so the consistent start (:mod:`flexmbs.engine.initial`), :func:`static_equilibrium` and
 :func:`flexmbs.linear.linearize` solve the very equations the run integrates (the anchors' pattern: MuJoCo's
 ``mjd_transitionFD`` differences the same step it integrates). The consistent accelerations solve the equations of
-the run's samples (:func:`flexmbs.engine.compiled_loop.consistent_sample`) with numpy on the compiled residual
+the run's samples (:func:`flexmbs.engine.loop.consistent_sample`) with numpy on the compiled residual
 (wrapping ``consistent_sample`` itself made numba's typing re-enter its compilation for a new model's types).
 
 :class:`Evaluator` holds a system's plan and answers residuals, constraints, consistent accelerations and the
@@ -22,7 +22,7 @@ import scipy.linalg as sla
 
 from flexmbs_jit import apart
 
-from .compiled_step import T, T_SIG, constraints_at, jacobian_blocks, residual
+from .step import T_SIG, constraints_at, jacobian_blocks, residual
 
 __all__ = ["Evaluator", "evaluator"]
 
@@ -30,7 +30,7 @@ __all__ = ["Evaluator", "evaluator"]
 @apart
 def evaluate_residual(t, q, v, qdd, z, lam, plan, cb, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż`` (in the states' units), ``Φ``, ``Φ_q`` (kept rows) and ``M`` at
-    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (callback ``cb``), then :func:`compiled_step.residual`."""
+    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (callback ``cb``), then :func:`step.residual`."""
     cb(t)
     residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, with_constraints)
 
@@ -45,7 +45,7 @@ def evaluate_constraints(t, q, v, plan, cb, phi, jac):
 @apart
 def evaluate_blocks(t, q, v, qdd, z, lam, plan, cb):
     """``K, C, D_z, G_q, G_v, G_z`` into ``blk`` by the run's forward differences
-    (:func:`compiled_step.jacobian_blocks`); returns the number of residual evaluations."""
+    (:func:`step.jacobian_blocks`); returns the number of residual evaluations."""
     sc = np.zeros(7)
     sc[T_SIG] = np.nan
     return jacobian_blocks(t, q, v, qdd, z, lam, plan, cb, sc)
@@ -79,7 +79,7 @@ class Evaluator:
     # ------------------------------------------------------------------------------------------------- plan
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
-        from .compiled_plan import _Plan, _element_kernel, _refuse_meaningless
+        from .plan import _Plan, _element_kernel, _refuse_meaningless
         from .integrator import GeneralizedAlpha, StepState
 
         system = self.system
@@ -101,7 +101,7 @@ class Evaluator:
     def follow_angles(self, q, v, t: float) -> None:
         """Unwrap the joint angles the elements read about their values at ``(t, q, q̇)`` (the Python
         measurements follow the angle continuously; the compiled one within π of a reference,
-        :func:`flexmbs.engine.compiled_step.measure`)."""
+        :func:`flexmbs.engine.step.measure`)."""
         if not self.plan.angles:
             return
         ctx = self.system.context(q, v, t)
@@ -165,7 +165,7 @@ class Evaluator:
 
     def accelerations(self, t, q, v, z):
         """Consistent ``(q̈, λ, ż)`` at ``(t, q, q̇, z)``, or None when ``[M Φ_qᵀ; Φ_q 0]`` is singular: the
-        equations of :func:`flexmbs.engine.compiled_loop.consistent_sample` (the run's samples) on the compiled
+        equations of :func:`flexmbs.engine.loop.consistent_sample` (the run's samples) on the compiled
         residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second difference of ``Φ(q + s q̇, t + s)``
         (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to the fixed point ``λ = λ(Q(λ))``."""
         from .equations import REACTION_PASSES, REACTION_RTOL
@@ -189,7 +189,7 @@ class Evaluator:
         except (np.linalg.LinAlgError, ValueError):
             return None
         sol = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
-        if p.mi[30][0]:  # friction from the reactions (compiled_loop.consistent_sample)
+        if p.mi[30][0]:  # friction from the reactions (loop.consistent_sample)
             for _ in range(REACTION_PASSES):
                 lam = sol[n_q:]
                 res = self.residual(t, q, v, zero_q, z, lam, constraints=False)[0]
@@ -204,7 +204,7 @@ class Evaluator:
 
     def blocks(self, t, q, v, qdd, z, lam) -> dict:
         """The run's Jacobian blocks ``K = ∂R/∂q``, ``C = ∂R/∂q̇``, ``D_z = ∂R/∂z``, ``G_q``, ``G_v``, ``G_z``
-        (``∂ż/∂·``) by forward differences of the compiled residual (:func:`compiled_step.jacobian_blocks`)."""
+        (``∂ż/∂·``) by forward differences of the compiled residual (:func:`step.jacobian_blocks`)."""
         self._follow_rows()
         p = self.plan
         evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
@@ -214,7 +214,7 @@ class Evaluator:
 
 
     def plan_for_run(self, integ, state):
-        """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.compiled_plan.
+        """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.plan.
         compiled_run`) so that the start and the steps share one plan, built once: the integrator's error scales
         copied in, the flexible bodies' deformation amplitudes and the joint angles' references taken at the run's
         first state ``state``. None when the plan does not fit the integrator (the run builds its own)."""

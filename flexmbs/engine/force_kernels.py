@@ -21,7 +21,7 @@ Built-in kinds with kernels: :class:`flexmbs.SlidingContact` and :class:`flexmbs
 (:mod:`flexmbs.engine.contact_kernels`; :func:`flexmbs.engine.force_specs.force_kernel` finds them). Any other
 force element offers one by defining, **in its own class**, ``compiled_force(self, system) -> (ForceKernel | None,
 reason)``; a subclass that does not define it itself keeps the callback (its equations may differ). Examples: the
-machine-creeping pads and lateral guides (``cases/machine_creeping/compiled_forces.py``), tested against their
+machine-creeping pads and lateral guides (``cases/machine_creeping/contact_laws.py``), tested against their
 ``generalized_forces`` and ``outputs``.
 """
 from __future__ import annotations
@@ -71,7 +71,7 @@ def kernel_tables(specs: list) -> tuple:
 def address_call(context, builder, signature, args):
     """Codegen of a call of the C function at ``args[0]`` with ``args[1:3]`` (int64 mode, double time) as values
     and every further argument (an array) as the pointer to its data: the shared body of :func:`call_force` and
-    :func:`flexmbs.engine.compiled_step.call_kernel`."""
+    :func:`flexmbs.engine.step.call_kernel`."""
     kinds = [context.get_value_type(a.dtype).as_pointer() for a in signature.args[3:]]
     fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(64), ir.DoubleType()] + kinds)
     values = [args[1], args[2]]
@@ -84,7 +84,7 @@ def address_call(context, builder, signature, args):
 @intrinsic
 def call_force(typingctx, address, mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out):
     """Call the force kernel at ``address`` with the arrays' data pointers (as
-    :func:`flexmbs.engine.compiled_step.call_kernel` does for state elements)."""
+    :func:`flexmbs.engine.step.call_kernel` does for state elements)."""
     arrays = (q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
     return types.void(address, mode, t, *arrays), address_call
 

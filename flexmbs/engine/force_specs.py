@@ -1,5 +1,5 @@
 """Which force elements have a compiled kernel (:mod:`flexmbs.engine.force_kernels`), and the check of a kernel
-(or of a kind of :func:`flexmbs.engine.compiled_forces.force_element`) against its element's own methods."""
+(or of a kind of :func:`flexmbs.engine.force_elements.force_element`) against its element's own methods."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -12,7 +12,7 @@ from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, Sp
 from flexmbs.model.kernels import body_kinematics, marker_states
 from flexmbs.model.sliding import SlidingContact
 
-from .compiled_forces import N_OUT, compiled_force, force_element, force_tables
+from .force_elements import N_OUT, compiled_force, force_element, force_tables
 from .force_kernels import ForceKernel, evaluate_kernel
 
 __all__ = ["force_kernel", "check_force_kernel"]
@@ -41,7 +41,7 @@ def check_force_kernel(system, force, q, v, t: float = 0.0) -> dict:
     """A force element's kernel and its Python methods at one state ``(q, q̇)`` of an assembled ``system``:
     ``{"loads": (kernel, python)}`` (n_b, n_quasi) quasi-coordinate loads and ``{"outputs": (kernel, python)}``
     (dicts). For the kernel-vs-method tests of every kernel (the Python methods are the reference). A built-in kind
-    of :func:`flexmbs.engine.compiled_forces.force_element` is checked there (:func:`_check_builtin`)."""
+    of :func:`flexmbs.engine.force_elements.force_element` is checked there (:func:`_check_builtin`)."""
     if compiled_force(force):
         return _check_builtin(system, force, q, v, t)
     spec, why = force_kernel(force, system)
@@ -71,7 +71,7 @@ def _compared(system, force, q, v, t: float, packed: np.ndarray, names, out) -> 
 
 
 def _signal_value(kind: str, data, t: float) -> float:
-    """A signal of the compiled step at ``t`` (``compiled_plan._Plan._signal_function``)."""
+    """A signal of the compiled step at ``t`` (``plan._Plan._signal_function``)."""
     if kind == "constant":
         return float(data)
     if kind == "table":
@@ -80,7 +80,7 @@ def _signal_value(kind: str, data, t: float) -> float:
 
 
 def _check_builtin(system, force, q, v, t: float) -> dict:
-    """:func:`check_force_kernel` for a kind of :func:`flexmbs.engine.compiled_forces.force_element`: its tables and
+    """:func:`check_force_kernel` for a kind of :func:`flexmbs.engine.force_elements.force_element`: its tables and
     signals at ``t``, the marker states at ``(q, q̇)``, then the element. Joint friction reads the reactions of the
     constraint rows and is checked on the engines instead."""
     if type(force) is JointFriction:

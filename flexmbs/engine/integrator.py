@@ -54,7 +54,7 @@ class StepState:
 @dataclass
 class GeneralizedAlpha:
     """The integrator's coefficients, error scales and statistics; the step itself is compiled
-    (:func:`flexmbs.engine.compiled_loop.advance`, the algorithm of the module docstring)."""
+    (:func:`flexmbs.engine.loop.advance`, the algorithm of the module docstring)."""
 
     system: object
     rho_inf: float = 0.8

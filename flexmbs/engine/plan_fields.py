@@ -2,7 +2,7 @@
 
 The compiled step used to take the plan as tuples of arrays (``mi, mf, fns, ws, blk, tmp, ...``, read by position:
 ``mi[35]``, ``ws[22][8]``). Every call from Python unboxed all of them (≈ 200 arrays, 0.3 ms a call), and the
-Python entry of :func:`flexmbs.engine.compiled_loop.advance` that unboxes them took ≈ 7 s of the first compile.
+Python entry of :func:`flexmbs.engine.loop.advance` that unboxes them took ≈ 7 s of the first compile.
 Here the plan is one numba ``StructRef`` (:class:`PlanType`, numba's ``numba.experimental.structref``) with a field
 per array; compiled code reads ``plan.offsets``, ``plan.keep``, ``plan.fx_work``; a call from Python passes one
 pointer.
@@ -13,7 +13,7 @@ allocated by a compiled function without arguments (:func:`_allocate`, cached), 
 Python (:func:`pack`): an array field is numba's array structure (``meminfo, parent, nitems, itemsize, data,
 shape…, strides…``: 8-byte words) with a null ``meminfo`` and ``parent``, a borrowed view (what ``advance``
 made of its arguments before): the arrays belong to the Python plan
-(:class:`flexmbs.engine.compiled_plan._Plan`), which holds them and the struct, and compiled code reads them without
+(:class:`flexmbs.engine.plan._Plan`), which holds them and the struct, and compiled code reads them without
 reference counts (a null ``meminfo`` makes numba's increments a test of a null pointer). Nothing is unboxed by
 numba, so no compiled function has a large Python entry. The layout is checked against numba's data model when
 this module is imported.
@@ -36,12 +36,12 @@ from numba.experimental import structref
 
 from flexmbs_jit import njit
 
-from .compiled_lapack import lapack_functions
+from .lapack import lapack_functions
 
 __all__ = ["PlanType", "PlanRef", "PLAN_TYPE", "FIELDS", "MI", "MF", "WS", "FNS", "BLK", "TMP", "ALIASES", "new_plan",
            "pack"]
 
-# the positions of the Python plan's tuples, by name (flexmbs.engine.compiled_plan._Plan builds them)
+# the positions of the Python plan's tuples, by name (flexmbs.engine.plan._Plan builds them)
 MI = ("offsets", "n_modes", "rigid_index", "marker_body", "n_coord", "c_kind", "c_mi", "c_mj", "c_a", "c_b", "c_rows",
       "keep", "meas_a", "meas_b", "el_z", "el_y", "el_s", "el_a", "el_f", "el_i", "ipar", "rot", "f_kind", "f_mi",
       "f_mj", "f_sig", "f_which", "n_force_gaps", "fx_bodies", "f_rows", "f_friction", "drv", "k_index", "k_ipar",
@@ -55,7 +55,7 @@ BLK = ("K", "C", "Dz", "Gq", "Gv", "Gz")
 TMP = ("res0", "zdot0", "res", "zdot", "phi", "jac", "mass")
 #: names of single arrays of the nested tuples (the same arrays: written with their tuple)
 ALIASES = {
-    "amplitude": ("fx_data", 12),  # the flexible bodies' running deformation amplitudes (compiled_flex)
+    "amplitude": ("fx_data", 12),  # the flexible bodies' running deformation amplitudes (flex_terms)
     "freeze": ("fx_work", 4), "frame": ("fx_work", 7), "mass_mode": ("fx_work", 8), "mq_kept": ("fx_work", 9),
     # the buffers of the Python parts (flexmbs.engine.callbacks.PythonParts.buffers)
     "py_loads": ("py", 4), "py_zdot": ("py", 5), "py_z_rows": ("py", 6), "py_phi": ("py", 7), "py_jac": ("py", 8),
@@ -100,15 +100,15 @@ def _field_types() -> list:
     fields += zip(BLK, _types("f2 " * 6))
     fields += zip(TMP, _types("f1 f1 f1 f1 f1 f2 f2"))
     # the solver's matrix, pivots, right-hand side, error vector, rejections per equation, integrals, Newton's work
-    # vectors (compiled_loop.newton_step); the samples'
-    # index arrays (sp) and buffers (bf) (flexmbs.engine.compiled_record.Sampler); the event gaps (gv); the signal
+    # vectors (loop.newton_step); the samples'
+    # index arrays (sp) and buffers (bf) (flexmbs.engine.samples.Sampler); the event gaps (gv); the signal
     # callback (cb)
     fields += zip(("mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev", "nwork"),
                   _types("f2 i1 f1 f1 i1 f1 f1 f1"))
     fields += zip(("sp", "bf", "gv"), _types("(" + "i1 " * 13 + ") (f1 f1 f1 f1 f2 f2 f2 f3 f3 f2 f2 f2 f2 f3 f3 f2 f3 "
                                              "f2 f2 f1 i1) (i1 f1 i1 i1 f1)"))
     fields.append(("cb", callback))
-    # a run's state (flexmbs.engine.compiled_plan.CompiledRun): the states (q, v, a, q̈, z, ż, w, λ, ż_previous) at
+    # a run's state (flexmbs.engine.plan.CompiledRun): the states (q, v, a, q̈, z, ż, w, λ, ż_previous) at
     # the start and the end of the step, the integrator's coefficients, scalars, flags and counters
     state = "(" + "f1 " * 9 + ")"
     fields += zip(("cur", "new", "coef", "sc", "fl", "stats"), _types(f"{state} {state} f1 f1 i1 i1"))

@@ -179,7 +179,7 @@ class Recorder:
         self.writer.append(float(t), row, self.units, self.components, states)
 
     def record_block(self, times: np.ndarray, columns: dict, states: tuple) -> None:
-        """Append several samples at once (the compiled step, :mod:`flexmbs.engine.compiled_record`): ``columns``
+        """Append several samples at once (the compiled step, :mod:`flexmbs.engine.samples`): ``columns``
         maps full signal names to arrays with one row per time, ``states`` is ``(q, v, z)`` with one row each."""
         if not len(times):
             return

@@ -71,7 +71,7 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     force : bool
         Let ``output`` replace a file of another kind (a flexible body, a mesh, ...; refused by default).
     engine : {"auto", "compiled"}
-        Kept for scripts that name it: both mean the one compiled engine (:mod:`flexmbs.engine.compiled_plan`),
+        Kept for scripts that name it: both mean the one compiled engine (:mod:`flexmbs.engine.plan`),
         which calls a user's Python elements back (:mod:`flexmbs.engine.callbacks`); ``"python"`` (the former
         Python time loop) is refused in one line.
     stall_window, stall_step : float, s

@@ -3,7 +3,7 @@
 or :class:`~flexmbs.model.timefunctions.Table` stiffness), :class:`flexmbs.SpringDamper` with a Table stiffness
 and :class:`flexmbs.PointForce` with constant vectors (the same equations as their ``generalized_forces`` and
 ``outputs``, checked against them at random states in ``tests/flexmbs/test_force_kernels.py``). A linear
-SpringDamper is kind 0 and a point force of a function of time kind 4 of :mod:`flexmbs.engine.compiled_forces`
+SpringDamper is kind 0 and a point force of a function of time kind 4 of :mod:`flexmbs.engine.force_elements`
 (its functions of time are signals of the compiled step).
 
 A table is stored in ``fpar`` as its abscissae followed by its values (``n`` each, ``n`` in ``ipar``); the laws are
@@ -23,7 +23,7 @@ from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, Sp
 from flexmbs.model.kernels import INNER
 from flexmbs.model.timefunctions import Table
 
-from .compiled_forces import joint_coordinate
+from .force_elements import joint_coordinate
 from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
 
 __all__ = ["BUILTIN"]
@@ -126,7 +126,7 @@ def table_spring_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, pac
 
 def _spring_spec(force: SpringDamper, system):
     if not isinstance(force.stiffness, Table):
-        return None, "a linear SpringDamper is kind 0 of flexmbs.engine.compiled_forces"
+        return None, "a linear SpringDamper is kind 0 of flexmbs.engine.force_elements"
     if force.free_length is None:  # its first evaluation sets it: at the initial placement, as the Python path's
         q0, v0, _ = system.initial_state()
         force._state(system.context(q0, v0, 0.0))
@@ -156,7 +156,7 @@ def point_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, d
 def _point_spec(force: PointForce, system):
     constants = [getattr(force, "constant_force", None), getattr(force, "constant_torque", None)]
     if (force.force is not None and constants[0] is None) or (force.torque is not None and constants[1] is None):
-        return None, "a PointForce of a function of time is kind 4 of flexmbs.engine.compiled_forces"
+        return None, "a PointForce of a function of time is kind 4 of flexmbs.engine.force_elements"
     fpar = np.concatenate([np.zeros(3) if c is None else c for c in constants])
     ipar = [force.marker.index, *_body(force.marker), int(force.local)]
     return ForceKernel(point_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""

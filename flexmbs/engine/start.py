@@ -11,7 +11,7 @@ from threadpoolctl import ThreadpoolController
 
 from fem.errors import FlexmbsError, ModelError
 
-from .compiled_plan import compiled_run
+from .plan import compiled_run
 from .finish import newton_message
 from .initial import (assemble_positions, initial_accelerations, project_velocities, start_corrections,
                       static_equilibrium as _static)

@@ -260,7 +260,7 @@ class Run:
         s = run.state
         qdd, lam, zd = initial_accelerations(self.system, s.q, s.v, s.z, s.t)
         if hasattr(run, "plan"):
-            from .compiled_step import F_PREV, H_PREV
+            from .step import F_PREV, H_PREV
 
             cur = run.cur
             for k, value in ((2, qdd), (3, qdd), (5, zd), (6, zd), (7, lam), (8, zd)):
@@ -287,7 +287,7 @@ class Run:
                 slots.setdefault(data.name, []).append(i)
                 plan.signals[i] = ("constant", data.value)
         if slots:
-            from .compiled_plan import _SIGNAL_CALLBACK
+            from .plan import _SIGNAL_CALLBACK
 
             plan.callback = _SIGNAL_CALLBACK(plan._signal_function())  # the timed signals without the inputs
         return {name: np.array(index, dtype=np.int64) for name, index in slots.items()}
@@ -376,7 +376,7 @@ class Run:
         run = self._run
         run.t_end = t
         if hasattr(run, "coef"):  # the compiled step reads its end from the plan's coefficients
-            from .compiled_loop import C_TEND
+            from .loop import C_TEND
 
             run.coef[C_TEND] = t
 

@@ -23,7 +23,7 @@ from flexmbs.model.bodies import BodyKinematics
 from flexmbs.model.markers import Marker, MarkerState
 from flexmbs.model.rotations import cross
 
-from .compiled_forces import driver_rows, driver_table
+from .force_elements import driver_rows, driver_table
 from .constraint_kernels import CompiledConstraints
 from .redundancy import RedundantConstraintWarning, independent_rows, minimum_norm_multipliers, redundancy_report
 
@@ -301,7 +301,7 @@ class System:
 
     def _driver_rows(self, ctx: Context, phi: np.ndarray, jac: np.ndarray) -> None:
         """The prescribed motions' rows ``coordinate - f(t)`` into ``phi``, ``jac`` (every row) by the run's compiled
-        law (:func:`flexmbs.engine.compiled_forces.driver_rows`, on the joint coordinate of
+        law (:func:`flexmbs.engine.force_elements.driver_rows`, on the joint coordinate of
         :func:`flexmbs.model.kernels.joint_coordinate`)."""
         signals: list = []
         drv = driver_table(self, signals)
@@ -382,7 +382,7 @@ class System:
 
 @njit(cache=True)
 def _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj):
-    """:func:`flexmbs.engine.compiled_forces.driver_rows` called from Python (it is compiled for compiled callers)."""
+    """:func:`flexmbs.engine.force_elements.driver_rows` called from Python (it is compiled for compiled callers)."""
     driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj)
 
 

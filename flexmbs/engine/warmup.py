@@ -3,7 +3,7 @@ the compiled step.
 
 The compiled step's types do not depend on the model (element kernels are called through addresses held in
 arrays), so one model with a flexible body, rigid bodies, a prescribed and a free joint, a force element and a
-point load compiles everything a case needs from the engine: :func:`flexmbs.engine.compiled_loop.advance`, the
+point load compiles everything a case needs from the engine: :func:`flexmbs.engine.loop.advance`, the
 functions it calls and the kernels the Python start calls. ``python -m flexmbs_jit.build`` runs :func:`warm_up`
 when the package is built; a case's own kernels compile when their modules are imported.
 

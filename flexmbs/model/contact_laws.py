@@ -2,7 +2,7 @@
 Fig. 4-3, the penalty force of eq. (4-1), the sliding window of Fig. 5-1, the friction load of a joint from its
 reaction and the point-plane contact.
 
-The compiled kernels (:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.contact_kernels`, the cases'
+The compiled kernels (:mod:`flexmbs.engine.force_elements`, :mod:`flexmbs.engine.contact_kernels`, the cases'
 own kernels) link them; the element classes (:mod:`flexmbs.model.contacts`, :mod:`flexmbs.model.sliding`) call the
 same functions from Python. The smooth step inside them is :func:`fem.scalar_laws.smoothstep` (the one of
 hydraulics too). Explicit signatures: compiled once, at import from the cache.

@@ -1,5 +1,5 @@
 """The laws of the spring-dampers and the six-dof bushing, written once as compiled functions: the compiled kernels
-(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.spring_kernels`) and the classes of
+(:mod:`flexmbs.engine.force_elements`, :mod:`flexmbs.engine.spring_kernels`) and the classes of
 :mod:`flexmbs.model.forces` call them."""
 from __future__ import annotations
 

@@ -149,7 +149,7 @@ class Joint:
     def equations(self, si, sj, t: float):
         """Residual (k,), Jacobians (k, n_i), (k, n_j) of the base rows (the active ones of a planar model); the
         prescribed motions' rows ``coordinate - f(t)`` follow them, written by the engine's compiled law
-        (:func:`flexmbs.engine.compiled_forces.driver_rows`). ``t`` (s) is for joints whose rows depend on time."""
+        (:func:`flexmbs.engine.force_elements.driver_rows`). ``t`` (s) is for joints whose rows depend on time."""
         phi, ji, jj = self.base_rows(si, sj)
         if self.row_mask is not None:
             phi, ji, jj = phi[self.row_mask], ji[self.row_mask], jj[self.row_mask]

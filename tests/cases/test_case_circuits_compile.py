@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hydraulics.compiled import compile_circuit
+from hydraulics.layout import compile_circuit
 import hydraulics as hy
 
 

@@ -1,4 +1,4 @@
-"""The compiled kernels of the machine's pads and lateral guides (cases/machine_creeping/compiled_forces.py) against
+"""The compiled kernels of the machine's pads and lateral guides (cases/machine_creeping/contact_laws.py) against
 the classes' own generalized_forces and outputs (the reference) at random states of free blocks; on the machine
 itself in test_machine_creeping_machine.py (slow)."""
 import numpy as np
@@ -50,7 +50,7 @@ def test_pad_and_guide_kernels_equal_their_methods_at_random_states(seed):
 
 
 def test_the_guided_blocks_take_the_compiled_step_without_callbacks():
-    from flexmbs.engine.compiled_plan import _python_forces
+    from flexmbs.engine.plan import _python_forces
 
     model, _ = _blocks()
     assert not _python_forces(System(model))
@@ -59,11 +59,11 @@ def test_the_guided_blocks_take_the_compiled_step_without_callbacks():
 
 
 def test_pad_and_guide_laws_against_their_closed_forms():
-    """The laws written once (compiled_forces.pad_law, guide_law) at random states: ``F = -K (x - x0) - C ẋ`` per
+    """The laws written once (contact_laws.pad_law, guide_law) at random states: ``F = -K (x - x0) - C ẋ`` per
     pad; the guide's normal force ``-(k e + c ė)`` and Coulomb friction ``μ(|v_t|) |F_n|`` against the slip, with
     ``μ`` of seed 003 Fig. 4-3 written out here (0 at rest, ``μ_s (3s/2 - s³/2)`` to ``v_s``, the cubic to ``μ_d``
     at ``v_d``)."""
-    from cases.machine_creeping.compiled_forces import guide_law, pad_law
+    from cases.machine_creeping.contact_laws import guide_law, pad_law
 
     rng = np.random.default_rng(4)
     X, V = rng.normal(size=(9, 3)), rng.normal(size=(9, 3))

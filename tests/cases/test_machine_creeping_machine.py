@@ -151,7 +151,7 @@ def test_compiled_kernels_equal_the_methods_on_the_machine(coarse):
     """Every force element of the machine (pads on structure nodes, rails and tie bars sliding on the flexible
     structure, guides, the mould impact) has a kernel on the compiled step equal to its methods (the reference)."""
     from cases.machine_creeping.machine import build_machine
-    from flexmbs.engine.compiled_plan import _python_forces
+    from flexmbs.engine.plan import _python_forces
     from flexmbs.engine.force_specs import check_force_kernel
     from flexmbs.engine.system import System
 

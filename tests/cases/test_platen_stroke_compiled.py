@@ -1,4 +1,4 @@
-"""Case platen-stroke on the compiled step: the stroke controller's kernel (cases/platen_stroke/compiled_controls.py,
+"""Case platen-stroke on the compiled step: the stroke controller's kernel (cases/platen_stroke/control_laws.py,
 its one implementation) visits every phase at random points (rest, acceleration, PID, open loop, final, stop, full
 open) for each deceleration profile, with finite rates, forces and outputs; the stroke simulated with the circuit
 on the compiled step and called back as a Python element must agree within the integration tolerance.
@@ -17,7 +17,7 @@ from cases.platen_stroke.circuit import build_circuit
 from cases.platen_stroke.controls import StrokeCommand
 from cases.platen_stroke.model import build_mechanism
 from cases.platen_stroke.simulation import build_model, scenario_settings
-from hydraulics.compiled import compile_circuit
+from hydraulics.layout import compile_circuit
 from integration_tolerance import FACTOR, TIGHTER, as_callbacks
 
 SCENARIOS = ("close", "open", "close-pid", "open-pid", "close-full-acceleration", "close-abrupt-deceleration")

@@ -154,7 +154,7 @@ def test_the_python_parts_loads_equal_the_elements_own_at_a_column():
 
 def test_friction_on_redundant_rows_agrees_with_its_python_twin():
     """A swinging door on two coaxial hinges (5 redundant rows dropped) with joint friction on one hinge: the
-    kernel reads the minimum-norm split of the reactions (compiled_step.all_multipliers) and agrees with the same
+    kernel reads the minimum-norm split of the reactions (step.all_multipliers) and agrees with the same
     friction called back in Python (``Context.full_lam``, flexmbs.engine.redundancy) within the integration
     error."""
     def build(kind):
@@ -215,17 +215,17 @@ def test_user_parts_start_and_linearize_on_the_compiled_residual_as_their_built_
 
 def test_a_model_with_python_parts_builds_one_plan_for_its_start_and_run(monkeypatch):
     """The consistent start's plan is the run's (no plan built and thrown away for a model with Python parts)."""
-    from flexmbs.engine import compiled_plan
+    from flexmbs.engine import plan
 
     built = []
-    original = compiled_plan._Plan.__init__
+    original = plan._Plan.__init__
 
     def counted(self, *args, **kwargs):
         built.append(self)
         original(self, *args, **kwargs)
 
     model = _user_model(monkeypatch)
-    monkeypatch.setattr(compiled_plan._Plan, "__init__", counted)
+    monkeypatch.setattr(plan._Plan, "__init__", counted)
     res = fm.simulate(model, 0.01, rho_inf=0.5, rtol=1e-6, atol=1e-8)
     assert res.success and len(built) == 1
 

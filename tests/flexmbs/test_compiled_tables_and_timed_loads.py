@@ -60,7 +60,7 @@ def test_tabulated_spring_damper_on_both_engines():
 def test_linear_table_spring_equals_the_constant_stiffness_spring():
     """A table on the line ``F = k δ`` (several pieces, its ends at ±1 m: a table holds its end values beyond them) is
     the linear spring: on the compiled step its run equals the constant-stiffness spring's (kind 0 of
-    compiled_forces, an independent kernel) within the integration error of the rtol-1e-8 runs
+    force_elements, an independent kernel) within the integration error of the rtol-1e-8 runs
     (integration_tolerance.assert_agree, against an rtol-1e-11 run: the two kernels round differently, and from the
     first step that rounds into another step size the runs differ by their integration errors)."""
     k = 4000.0

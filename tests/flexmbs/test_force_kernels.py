@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
-from flexmbs.engine.compiled_forces import compiled_force
-from flexmbs.engine.compiled_plan import _python_forces
+from flexmbs.engine.force_elements import compiled_force
+from flexmbs.engine.plan import _python_forces
 from flexmbs.engine.force_specs import check_force_kernel, force_kernel
 from flexmbs.engine.system import System
 from flexmbs.model.rotations import rotation_matrix
@@ -154,7 +154,7 @@ def _table_and_timed_blocks():
 
 def test_table_springs_and_point_forces_of_time_equal_their_methods_at_random_states():
     """The tabulated SpringDamper and RotationalSpringDamper kernels (spring_kernels) and the PointForce-of-time kind
-    of compiled_forces.force_element against the classes' generalized_forces and outputs at 60 random states and
+    of force_elements.force_element against the classes' generalized_forces and outputs at 60 random states and
     times: the same formulas in another order of operations, so rounding only (loads within 1e-12 of the largest,
     outputs to 1e-12 relative). The deflections and twists cover every piece of the tables and both sides beyond
     their ends (linear extrapolation)."""
@@ -181,8 +181,8 @@ def test_table_springs_and_point_forces_of_time_equal_their_methods_at_random_st
 
 def test_vector_function_is_called_once_per_new_time():
     """A PointForce's vector function of time becomes three component signals from one call per new time
-    (compiled_forces.vector_signals)."""
-    from flexmbs.engine.compiled_forces import vector_signals
+    (force_elements.vector_signals)."""
+    from flexmbs.engine.force_elements import vector_signals
 
     calls = []
 

@@ -20,9 +20,9 @@ def pendulum():
 def test_multiplier_reactions_fallback_is_a_stored_warning(tmp_path, monkeypatch):
     """Let the acceleration-level reaction solve fail at every sample after the start (as at a singular instant):
     the samples then carry the integrator's multipliers, and the run says so. (The compiled samples count such
-    samples in their buffer, ``bf[19]``: :func:`flexmbs.engine.compiled_loop.take_sample`; a compiled solve cannot
+    samples in their buffer, ``bf[19]``: :func:`flexmbs.engine.loop.take_sample`; a compiled solve cannot
     be patched, so the count a failing solve leaves is set here before each buffer is handed over.)"""
-    from flexmbs.engine.compiled_record import Sampler
+    from flexmbs.engine.samples import Sampler
 
     original = Sampler.flush
 

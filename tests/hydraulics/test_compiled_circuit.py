@@ -1,4 +1,4 @@
-"""The compiled circuit kernel (hydraulics.compiled), the one implementation of the components' laws, against
+"""The compiled circuit kernel (hydraulics.layout), the one implementation of the components' laws, against
 closed forms at random points (the laws themselves: test_hydraulics_laws.py and the component tests).
 
 Two circuits: one with every valve and cylinder law, one with the lines, the load-sensing supply, the
@@ -18,9 +18,9 @@ import pytest
 from numba import carray, cfunc
 
 import hydraulics as hy
-from hydraulics.compiled import compile_circuit
-from hydraulics.compiled_kernel import HEAD
-from hydraulics.compiled_signals import SIGNAL_SIGNATURE
+from hydraulics.layout import compile_circuit
+from hydraulics.kernel import HEAD
+from hydraulics.signal_kernels import SIGNAL_SIGNATURE
 
 
 class _Stroke:

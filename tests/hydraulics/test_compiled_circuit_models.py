@@ -4,7 +4,7 @@ A rigid arm (1 DOF, pivot at one end) lifted by a cylinder, as in tests/flexmbs/
 circuits: (1) a supply line with fluid inertia (``add_line``: two pipe segments and a hose node) and an end cushion,
 (2) a load-sensing supply (variable pump, pressure compensator, shuttle valve), (3) closed-loop position control
 (PID on the measured stroke, set-point a smooth step, the command through a Sum, a play hysteresis and the
-normalised ±10 V range) supplied by a fixed pump with a gas accumulator. The circuit's kernel (hydraulics.compiled)
+normalised ±10 V range) supplied by a fixed pump with a gas accumulator. The circuit's kernel (hydraulics.layout)
 and the circuit as a user's Python element called back (the component methods; integration_tolerance.as_callbacks)
 solve the same equations; both converge to the same solution, so their
 difference is integration error, bounded in proportion to the tolerance ``rtol`` (atol = rtol / 100): the

@@ -1,4 +1,4 @@
-"""Output samples of the compiled step (issue 26): index arrays for :func:`flexmbs.engine.compiled_loop.take_sample`,
+"""Output samples of the compiled step (issue 26): index arrays for :func:`flexmbs.engine.loop.take_sample`,
 its buffers, and the conversion of a full buffer into the named columns of the results file.
 
 A sample costs no second Newton solve and no Python: the compiled loop fills one buffer row per output time (the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled_forces import N_OUT
+from .force_elements import N_OUT
 from .recorder import Recorder
 from .system import measure
 
@@ -134,7 +134,7 @@ class Sampler:
             for which in joint.coordinates:
                 cols[f"joint/{joint.name}/{which}"] = JC[:n, c].copy()
                 c += 1
-        for k, force in enumerate(self.compiled_forces):  # compiled_forces.force_element: in output_units order
+        for k, force in enumerate(self.compiled_forces):  # force_elements.force_element: in output_units order
             for i, key in enumerate(force.output_units):
                 cols[f"force/{force.name}/{key}"] = FO[:n, k, i].copy()
         o = 0

@@ -1,14 +1,14 @@
-"""The compiled circuit kernel: one numba ``cfunc`` over the flat arrays of :mod:`hydraulics.compiled_build`.
+"""The compiled circuit kernel: one numba ``cfunc`` over the flat arrays of :mod:`hydraulics.layout`.
 
 The one implementation of every built-in component's law (each block names the class whose docstring states the
 equation and its seed reference), values only: the circuit and the engine difference them for the Jacobian. A
 user's component or signal (a Python callback, :mod:`hydraulics.circuit`) adds its flows, chambers and forces to
 ``nodal`` and ``forces`` before :func:`circuit_components` runs the records, and its value to its signal slot
-between the signal records (:func:`hydraulics.compiled_signals.eval_signals` runs them in pieces).
+between the signal records (:func:`hydraulics.signal_kernels.eval_signals` runs them in pieces).
 
 ``ipar`` layout: the head (``HEAD`` integers: n_z, n_y, n_sig, n_aux, n_nodes, n_records, len(ipar), len(fpar),
 n_out, n_gaps, n_slots, n_signal_records), the node table (kind, index per node), the signal records
-(:mod:`hydraulics.compiled_signals`), then one record ``[kind, length, fields..., first output]`` per component.
+(:mod:`hydraulics.signal_kernels`), then one record ``[kind, length, fields..., first output]`` per component.
 Node pressures: volumes from their state, tanks from ``fpar``, pressure sources from their signal's slot.
 """
 from __future__ import annotations
@@ -22,9 +22,9 @@ from flexmbs_jit import cfunc, njit
 
 from fem.scalar_laws import interp, smoothstep
 
-from .compiled_laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, orifice_flow, pipe_loss,
+from .laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, orifice_flow, pipe_loss,
                             smooth_clamp01, smooth_lower_limit, softplus, stribeck_friction)
-from .compiled_signals import eval_signals
+from .signal_kernels import eval_signals
 
 HEAD = 12
 # node kinds
@@ -223,8 +223,8 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
 @njit(cache=True)
 def _friction(fric, v, fpar, f):
     """The friction law of a cylinder or a motor (there in N m and rad/s), parameters at ``fpar[f:f+6]``: none,
-    :func:`~hydraulics.compiled_laws.coulomb_viscous_friction`, :func:`~hydraulics.compiled_laws.brown_mcphee_friction`
-    (seed 002 eq. (8)), :func:`~hydraulics.compiled_laws.stribeck_friction`."""
+    :func:`~hydraulics.laws.coulomb_viscous_friction`, :func:`~hydraulics.laws.brown_mcphee_friction`
+    (seed 002 eq. (8)), :func:`~hydraulics.laws.stribeck_friction`."""
     if fric == 1:
         return coulomb_viscous_friction(v, fpar[f], fpar[f + 1], fpar[f + 2])[0]
     if fric == 2:

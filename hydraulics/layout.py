@@ -1,8 +1,32 @@
-"""A circuit as flat arrays for the compiled kernel (:mod:`hydraulics.compiled_kernel`).
+"""A circuit as flat arrays and one compiled kernel: the circuit's part of the engine's step (issue 26).
 
 :func:`compile_circuit` turns a finalised :class:`~hydraulics.circuit.Circuit` into parameter arrays (``fpar``
-floats, ``ipar`` integers: head, node table, signal records, one record per component; the layouts are in
-:mod:`hydraulics.compiled_kernel` and :mod:`hydraulics.compiled_signals`) and the kernel's address. A user's
+floats, ``ipar`` integers: node table, signal records and one record per component) and the address of
+:func:`hydraulics.kernel.circuit_kernel`, a numba ``cfunc`` with the C signature of the compiled element protocol
+(docs/element-protocol.md, "compiled elements")::
+
+    void kernel(long mode, double t, double *z, double *y, double *ydot, double *sig, double *fpar, long *ipar,
+                double *rates, double *forces, double *aux)
+
+The multibody engine calls it through that address from its own compiled step, without returning to Python;
+hydraulics does not import flexmbs (the package layering), the address is the whole interface.
+
+The kernel is the one implementation of the built-in components' laws (the kinds of
+:func:`hydraulics.layout.kernel_kind`), values only; the engine differences them for its Jacobian. ``aux`` holds the integrands of
+``Circuit.integrands`` (per volume: the cavitation fill flow and ``|guard flow|``). Signals that are plain
+functions of time (constants, tables, Python functions ``f(t)``) are evaluated by the engine once per time and
+handed in ``sig``; the signals that read other signals, measurements, pressures or own states (Sum, PID,
+LookupTable, sensors, ...) are evaluated in the kernel, and a signal class may bring its own numba kernel
+(``compiled_signal``, :mod:`hydraulics.signal_kernels`: a case's controller). A user's component or signal is a
+Python callback of the circuit (:mod:`hydraulics.circuit`): :func:`compile_circuit` names them, and the engine calls
+such a circuit back as a Python element. Hydraulic motors are compiled; the engine measures their shaft angle (a joint
+coordinate) in its own compiled step.
+
+The code: :mod:`hydraulics.laws` (smooth laws), :mod:`hydraulics.signal_kernels` (signals),
+:mod:`hydraulics.kernel` (components, the kernel), :mod:`hydraulics.layout` (the arrays).
+
+The arrays: a head, the node table, the signal records and one record per component (their layouts are in
+:mod:`hydraulics.kernel` and :mod:`hydraulics.signal_kernels`). A user's
 component or signal (a class that writes the hooks of :mod:`hydraulics.core` and has no kernel of its own) and a
 signal whose ``evaluate`` was replaced on the instance (an input offset of ``flexmbs.linearize``) become Python
 callbacks of the compiled circuit (:attr:`CompiledCircuit.callback_signals`, ``callback_components``), evaluated by
@@ -15,8 +39,8 @@ import math
 
 import numpy as np
 
-from . import compiled_kernel as K
-from . import compiled_signals as S
+from . import kernel as K
+from . import signal_kernels as S
 from .accumulators import GasAccumulator
 from fem.errors import ModelError
 
@@ -158,7 +182,7 @@ class _Builder:
         return slot
 
     def _own_fields(self, sig, own) -> list:
-        """``[PLUGIN, address, first output, fpar start, own integers...]`` (:mod:`hydraulics.compiled_signals`)."""
+        """``[PLUGIN, address, first output, fpar start, own integers...]`` (:mod:`hydraulics.signal_kernels`)."""
         address, floats, integers, keys = own
         first = self.first_output[id(sig)]
         if keys[:1] != ["value"] or self.names[first:first + len(keys)] != [f"{sig.name}.{key}" for key in keys]:
@@ -167,7 +191,7 @@ class _Builder:
         return [S.PLUGIN, int(address), self.first_output[id(sig)], self.floats(*floats)] + [int(k) for k in integers]
 
     def _signal_fields(self, sig, kind) -> list:
-        """``[kind, fields...]`` of one signal record (:mod:`hydraulics.compiled_signals`)."""
+        """``[kind, fields...]`` of one signal record (:mod:`hydraulics.signal_kernels`)."""
         if kind in _TIME_SIGNALS:
             self.signals.append(("constant", sig.constant) if kind is Constant else
                                 ("function", sig.function) if kind is TimeFunction else
@@ -384,7 +408,7 @@ _LAWS = {type(None): (0, ()),
 
 
 def _law(comp, what: str) -> tuple[int, list]:
-    """The friction law's code and its six parameters (:func:`hydraulics.compiled_kernel._friction`)."""
+    """The friction law's code and its six parameters (:func:`hydraulics.kernel._friction`)."""
     fric = comp.friction
     if type(fric) not in _LAWS:
         raise ModelError(f"{what} '{comp.name}': friction law {type(fric).__name__} has no kernel; use "

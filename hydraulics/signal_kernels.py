@@ -4,7 +4,7 @@ own states (:mod:`hydraulics.signals`, :mod:`hydraulics.datasheet`), values only
 Every signal of a compiled circuit has a slot in the kernel's signal vector ``sv``. Functions of time (constants,
 tables, Python ``f(t)``) are evaluated by the engine and copied from its ``sig`` array (record ``TIME``); the
 others are evaluated here, one record each, in an order where every input comes before the signals that read it
-(:func:`hydraulics.compiled_build.compile_circuit` lays the records out so and refuses a loop). A user's signal
+(:func:`hydraulics.layout.compile_circuit` lays the records out so and refuses a loop). A user's signal
 (record ``CALLBACK``) is evaluated in Python between two runs of the records before and after it
 (:mod:`hydraulics.circuit`). Signals with states (``PID``, ``Hysteresis``) also write
 their state rates. Each block names the class whose docstring states its equation.
@@ -21,7 +21,7 @@ signature :data:`SIGNAL_SIGNATURE`::
 It returns the signal's value and writes the rates of its own states; with ``want`` its outputs after ``value``
 (``out[ipar[i]]`` is ``value``, written by the circuit). ``ipar[i + 1]`` is the start of its floats in ``fpar``,
 its own integers follow from ``ipar[i + 2]``; the sizes of ``z``, ``y``, ``fpar``, ``ipar`` and ``out`` are in the
-head of ``ipar`` (:data:`hydraulics.compiled_kernel.HEAD`). The circuit kernel calls it through its address
+head of ``ipar`` (:data:`hydraulics.kernel.HEAD`). The circuit kernel calls it through its address
 (:func:`call_signal`), so the signal's code lives with the signal (hydraulics knows nothing of it).
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from flexmbs_jit import njit
 
 from fem.scalar_laws import interp, smoothstep
 
-from .compiled_laws import softplus
+from .laws import softplus
 
 (TIME, SUM, LOOKUP, SMOOTH_STEP, MEASUREMENT, PRESSURE, PID, PROFILE, NORMALISED, HYSTERESIS, COPY,
  PLUGIN, CALLBACK) = range(1, 14)  # CALLBACK: a user's signal, its slot written by the circuit (Python)

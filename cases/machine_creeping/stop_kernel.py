@@ -1,6 +1,6 @@
 """``StopAfter.evaluate`` (:mod:`.hydraulic`, the emergency stop: the valve command dropped to 0 V at the stop
 time, seed 003 L7668-7671) as a signal kernel for the circuit's compiled step (issue 26;
-:data:`hydraulics.compiled_signals.SIGNAL_SIGNATURE`): ``fpar`` the stop time, ``ipar`` the inner command's slot
+:data:`hydraulics.signal_kernels.SIGNAL_SIGNATURE`): ``fpar`` the stop time, ``ipar`` the inner command's slot
 in the signal vector.
 """
 from __future__ import annotations
@@ -9,8 +9,8 @@ from numba import carray
 
 from flexmbs_jit import cfunc
 
-from hydraulics.compiled_kernel import HEAD
-from hydraulics.compiled_signals import SIGNAL_SIGNATURE
+from hydraulics.kernel import HEAD
+from hydraulics.signal_kernels import SIGNAL_SIGNATURE
 
 
 @cfunc(SIGNAL_SIGNATURE, cache=True)

@@ -13,7 +13,7 @@ Kinds (the same equations as the Python classes, see their docstrings):
   along the joint coordinate;
 * 3 :class:`flexmbs.model.contacts.HardStop`: penalty loads beyond ``lower``/``upper`` (seed 003 eq. (4-1),
   :func:`flexmbs.model.contact_laws.penalty_force`); its event gaps stay in Python (called back once per step,
-  :mod:`flexmbs.engine.compiled_plan`).
+  :mod:`flexmbs.engine.plan`).
 * 4 :class:`flexmbs.model.forces.PointForce` with a force or torque that is a function of time: force and torque
   ``sig[f_sig:f_sig+6]`` (``Fx, Fy, Fz, Tx, Ty, Tz``; in the marker's axes if ``f_which`` is 1, turned by its ``R``)
   at the marker (``apply_at_marker``); outputs the global vectors (``PointForce.outputs``). Its functions of time
@@ -84,7 +84,7 @@ class _VectorComponents:
 
 
 def vector_signals(function, constant) -> list:
-    """Three signals (``compiled_plan`` kinds) of a PointForce vector: zeros without one, its constant, or the
+    """Three signals (``plan`` kinds) of a PointForce vector: zeros without one, its constant, or the
     components of its function of time (:class:`_VectorComponents`)."""
     if function is None:
         return [("constant", 0.0)] * 3

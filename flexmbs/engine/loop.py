@@ -2,7 +2,7 @@
 
 The one time loop of flexmbs (the Python loop it was checked against is gone, issue 41): the generalized-α method
 of Arnold & Brüls with the coefficients of :class:`flexmbs.engine.integrator.GeneralizedAlpha`, on the arrays of
-:mod:`flexmbs.engine.compiled_plan`. :func:`advance` steps until the next output time, the end, or a failure,
+:mod:`flexmbs.engine.plan`. :func:`advance` steps until the next output time, the end, or a failure,
 and returns to Python only then.
 
 A state is the tuple ``(q, v, a, q̈, z, ż, w, λ, ż_previous)`` (``a`` and ``w`` the pseudo-accelerations and
@@ -20,10 +20,10 @@ from flexmbs_jit import apart, njit
 
 from flexmbs.model.kernels import INNER
 
-from .compiled_flex import modal_scale, observe_amplitudes
-from .compiled_lapack import factor, solve
+from .flex_terms import modal_scale, observe_amplitudes
+from .lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
-from .compiled_step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
+from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
                             constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,

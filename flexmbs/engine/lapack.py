@@ -1,7 +1,7 @@
 """LAPACK's LU (``dgetrf``/``dgetrs`` from SciPy's ``cython_lapack``) for the compiled step's larger Newton matrices.
 
 The compiled step factorizes its Newton matrix once per step and solves with it once per iteration. Below
-:data:`SMALL` unknowns the partial-pivoting LU of :mod:`flexmbs.engine.compiled_step` costs less than the call; above,
+:data:`SMALL` unknowns the partial-pivoting LU of :mod:`flexmbs.engine.step` costs less than the call; above,
 LAPACK's blocked LU is ≈ 4× faster (n = 200: 0.48 ms against 1.9 ms per factorization and solve, one BLAS thread,
 which :func:`flexmbs.simulate` sets). The functions come in as ctypes pointers (arguments of the compiled functions, so
 their caches stay valid across processes). The matrix is stored row by row, LAPACK reads it column by column: it

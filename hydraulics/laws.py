@@ -1,7 +1,7 @@
 """The scalar laws of the hydraulic components, written once: numba functions that return the value and its
 derivative.
 
-The compiled circuit kernel (:mod:`hydraulics.compiled_kernel`) calls them and keeps the values; Python calls
+The compiled circuit kernel (:mod:`hydraulics.kernel`) calls them and keeps the values; Python calls
 the same functions where it needs a value (a friction law's ``force``, ``Pipe.pressure_loss``, ``Fluid``). The
 smooth step and the table lookup are those of flexmbs too, :func:`fem.scalar_laws.smoothstep` and
 :func:`fem.scalar_laws.interp`. The regularisations keep the right-hand sides continuously differentiable, which

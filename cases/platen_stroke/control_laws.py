@@ -1,6 +1,6 @@
 """The stroke controls of :mod:`cases.platen_stroke.controls` as numba laws, written once: the circuit's compiled
 kernel calls them through the signal kernels at the end of this module (the signal-kernel protocol of
-:mod:`hydraulics.compiled_signals`); the Python signals (``StrokeCommand``, ``StrokeQuantity``, ``StrokePID``) hold
+:mod:`hydraulics.signal_kernels`); the Python signals (``StrokeCommand``, ``StrokeQuantity``, ``StrokePID``) hold
 the parameters and the layout.
 
 Equations: module docstring of :mod:`cases.platen_stroke.controls` (seed 003 §4.2.3, L6479, L6549-6571, the PID of
@@ -26,8 +26,8 @@ from flexmbs_jit import cfunc, njit
 
 from fem.scalar_laws import interp, smoothstep
 
-from hydraulics.compiled_kernel import HEAD
-from hydraulics.compiled_signals import SIGNAL_SIGNATURE
+from hydraulics.kernel import HEAD
+from hydraulics.signal_kernels import SIGNAL_SIGNATURE
 
 # the phase codes of controls.PHASES (the "phase" output; the kernel test compares it)
 REST, ACCELERATION, PID, OPEN_LOOP, FINAL, STOP, FULL_OPEN = range(7)
@@ -183,7 +183,7 @@ def command_quantity(quantity, t, gap, rate, latch, tau, fpar, f, direction, pid
 @cfunc(SIGNAL_SIGNATURE, cache=True)
 def stroke_command_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, out_):
     """The signal kernel of a StrokeCommand and of its StrokeQuantity views
-    (:data:`hydraulics.compiled_signals.SIGNAL_SIGNATURE`)."""
+    (:data:`hydraulics.signal_kernels.SIGNAL_SIGNATURE`)."""
     head = carray(ipar_, HEAD)
     ipar, fpar = carray(ipar_, head[6]), carray(fpar_, head[7])
     z, y, ydot, rates = carray(z_, head[0]), carray(y_, head[1]), carray(ydot_, head[1]), carray(rates_, head[0])
@@ -206,7 +206,7 @@ def stroke_command_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, 
 
 @cfunc(SIGNAL_SIGNATURE, cache=True)
 def stroke_pid_kernel(want, t, z_, y_, ydot_, sv_, fpar_, ipar_, i, rates_, out_):
-    """The signal kernel of a StrokePID (:data:`hydraulics.compiled_signals.SIGNAL_SIGNATURE`)."""
+    """The signal kernel of a StrokePID (:data:`hydraulics.signal_kernels.SIGNAL_SIGNATURE`)."""
     head = carray(ipar_, HEAD)
     ipar, fpar = carray(ipar_, head[6]), carray(fpar_, head[7])
     z, rates, sv = carray(z_, head[0]), carray(rates_, head[0]), carray(sv_, head[10])

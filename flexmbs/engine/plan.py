@@ -1,13 +1,13 @@
 """Compile a model for the compiled step (issue 26): flat arrays, a workspace, and the run that steps them.
 
 :func:`compiled_run` turns an assembled :class:`~flexmbs.engine.system.System` into the arrays of
-:mod:`flexmbs.engine.compiled_step` once (parameters, index maps, element kernels' addresses and parameters) and
+:mod:`flexmbs.engine.step` once (parameters, index maps, element kernels' addresses and parameters) and
 returns a :class:`CompiledRun`; :func:`flexmbs.simulate` then steps it with
-:func:`flexmbs.engine.compiled_loop.advance`, which returns to Python only at output times.
+:func:`flexmbs.engine.loop.advance`, which returns to Python only at output times.
 
 What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
 samples split the reactions by the minimum norm), gravity, force elements with kernels
-(:mod:`flexmbs.engine.compiled_forces`, :mod:`flexmbs.engine.force_kernels`; joint friction on redundant rows reads
+(:mod:`flexmbs.engine.force_elements`, :mod:`flexmbs.engine.force_kernels`; joint friction on redundant rows reads
 the minimum-norm split of the reactions), and state elements that offer a compiled kernel (``compiled_element()``,
 docs/element-protocol.md) and read distances, marker coordinates or the rotation or translation of library joints
 (``JointCoordinate``). Everything else a user wrote in Python — force elements without a kernel (also those that
@@ -29,19 +29,19 @@ from fem.scalar_laws import interp
 from flexmbs.model.joints import Joint
 from flexmbs.model.measurements import Distance, JointCoordinate, MarkerCoordinate
 
-from .compiled_loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
+from .loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
 from .events import MAX_RESTEPS, REARM_GAP
 from .interrupts import deferred_interrupt
-from .compiled_flex import flexible_arrays
-from .compiled_lapack import lapack_functions
-from .compiled_forces import N_OUT, compiled_force, driver_table, force_tables, has_friction
+from .flex_terms import flexible_arrays
+from .lapack import lapack_functions
+from .force_elements import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .callbacks import PythonParts
-from .compiled_record import Sampler
+from .samples import Sampler
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
 from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan, pack
-from .compiled_step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
+from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
 
@@ -76,7 +76,7 @@ def _refuse_meaningless(system) -> None:
 
 def _reads_reactions(system, forces, state) -> bool:
     """A Python force element reads the joint reactions (a joint friction of the user's): the compiled samples then
-    iterate the reactions to their fixed point (compiled_loop.consistent_sample), as with the kernels' friction."""
+    iterate the reactions to their fixed point (loop.consistent_sample), as with the kernels' friction."""
     if not forces:
         return False
     ctx = system.context(state.q, state.v, state.t, state.lam)
@@ -110,7 +110,7 @@ def _element_kernel(system, k, state):
 
 
 def _measurement_row(meas) -> tuple[int, int, int] | None:
-    """``(kind, a, b)`` of a measurement the compiled step evaluates (:func:`flexmbs.engine.compiled_step.measure`),
+    """``(kind, a, b)`` of a measurement the compiled step evaluates (:func:`flexmbs.engine.step.measure`),
     or None: a ``Distance`` between its markers ``a``, ``b``; a ``JointCoordinate`` rotation or translation between
     its joint's markers ``i``, ``j`` (a joint class that defines its own ``coordinate``: its element is called back in Python);
     a ``MarkerCoordinate`` of marker ``a`` along axis ``b``."""
@@ -145,7 +145,7 @@ def _kernel_forces(system) -> tuple[list, list]:
 
 
 class _Plan:
-    """The arrays of one compiled model (see :mod:`flexmbs.engine.compiled_step` for their roles), and the compiled
+    """The arrays of one compiled model (see :mod:`flexmbs.engine.step` for their roles), and the compiled
     plan that refers to them by name (:attr:`struct`, :mod:`flexmbs.engine.plan_fields`; the tuples ``mi``, ``mf``,
     ``ws``, ... hold the same arrays in the order of :data:`~flexmbs.engine.plan_fields.MI`, ... for Python)."""
 
@@ -261,8 +261,8 @@ class _Plan:
         self.mat, self.piv, self.rhs = np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.zeros(n)
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
-        self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (compiled_loop.newton_step)
-        self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by compiled_step.call_kernel
+        self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (loop.newton_step)
+        self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by step.call_kernel
         self.errors: list = self.parts.errors
         self.force_callback = _SIGNAL_CALLBACK(self.parts.evaluate)
         self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))

@@ -1,7 +1,7 @@
 """The compiled step (issue 26): residual, Jacobian, Newton iteration and step-size control in one numba loop.
 
 The same equations and the same algorithm as the Python path, on the flat arrays of
-:mod:`flexmbs.engine.compiled_plan`:
+:mod:`flexmbs.engine.plan`:
 
 * residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` as :meth:`flexmbs.engine.system.System.residual`,
   from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states,
@@ -10,9 +10,9 @@ The same equations and the same algorithm as the Python path, on the flat arrays
   elements");
 * Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences (:func:`jacobian_blocks`), reused across steps
   and refreshed when Newton converges slowly or fails;
-* the generalized-α Newton step, its error estimate and the step-size control (:mod:`flexmbs.engine.compiled_loop`).
+* the generalized-α Newton step, its error estimate and the step-size control (:mod:`flexmbs.engine.loop`).
 
-The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.compiled_lapack.factor` (an inline
+The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.lapack.factor` (an inline
 LU for tens of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's ``np.linalg.solve`` would
 factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new time
 (``signal_cb``).
@@ -30,8 +30,8 @@ from flexmbs_jit import apart, njit
 
 from flexmbs.model.kernels import INNER, body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
 
-from .compiled_flex import flexible_terms
-from .compiled_forces import coordinate_gradient, driver_rows, force_element, joint_coordinate
+from .flex_terms import flexible_terms
+from .force_elements import coordinate_gradient, driver_rows, force_element, joint_coordinate
 from .force_kernels import address_call, call_force
 from .plan_fields import PLAN_TYPE  # noqa: F401 (the plan's type and its fields, registered before any compile)
 
@@ -45,7 +45,7 @@ T, H, H_PREV, T_SIG, ERR, H_TRY, NEXT = range(7)
 # flag slots
 F_FRESH, F_HALVED, F_REJECTED, F_PREV = range(4)
 # element measurement kinds (flexmbs.model.measurements): Distance, JointCoordinate "rotation" and "translation"
-# (``which`` 0 and 1 of compiled_forces.joint_coordinate), MarkerCoordinate (its axis in place of a second marker)
+# (``which`` 0 and 1 of force_elements.joint_coordinate), MarkerCoordinate (its axis in place of a second marker)
 DISTANCE, ROTATION, TRANSLATION, MARKER = 0, 1, 2, 3
 
 
@@ -288,7 +288,7 @@ def unwrapped(angle, reference):
 @njit(**INNER)
 def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
     """An element measurement other than a distance into ``y[k]``, ``ydot[k]``: a joint coordinate between markers
-    ``a``, ``b`` (``JointCoordinate.evaluate``, :func:`flexmbs.engine.compiled_forces.joint_coordinate`) or the
+    ``a``, ``b`` (``JointCoordinate.evaluate``, :func:`flexmbs.engine.force_elements.joint_coordinate`) or the
     global coordinate ``b`` of marker ``a`` (``MarkerCoordinate.evaluate``).
 
     A joint angle is unwrapped against ``reference``, the measurement's value at the last accepted step
@@ -309,7 +309,7 @@ def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
 @njit(**INNER)
 def measurement_load(kind, a, b, f, X, R, JX, JTH, marker_body, n_modes, packed):
     """``(∂y/∂q̄)ᵀ f`` of a measurement of :func:`measure` on its markers' bodies (``System._state_elements``):
-    ``e_bᵀ J_x`` of a marker coordinate, the gradients of :func:`flexmbs.engine.compiled_forces.coordinate_gradient`
+    ``e_bᵀ J_x`` of a marker coordinate, the gradients of :func:`flexmbs.engine.force_elements.coordinate_gradient`
     of a joint coordinate; a marker on the ground takes none."""
     if kind == MARKER:
         body = marker_body[a]
@@ -351,7 +351,7 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
 @apart(python=False)
 def constraints_at(t, q, v, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
-    of ``Φ`` in :func:`flexmbs.engine.compiled_loop.consistent_sample`."""
+    of ``Φ`` in :func:`flexmbs.engine.loop.consistent_sample`."""
     offsets, n_modes, marker_body = P.offsets, P.n_modes, P.marker_body
     A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
     body_kinematics(q, v, offsets, A, G, omega)

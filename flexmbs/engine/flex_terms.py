@@ -67,9 +67,9 @@ def flexible_terms(q, v, P, mass_out, packed):
     docstring), for every flexible body (``P``: the plan, :mod:`flexmbs.engine.plan_fields`, with the body
     kinematics at ``q``, ``q̇``). ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
     also keeps them, 2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose
-    effect on them it leaves out, :func:`flexmbs.engine.compiled_step.jacobian_blocks`); gravity, elastic, damping
+    effect on them it leaves out, :func:`flexmbs.engine.step.jacobian_blocks`); gravity, elastic, damping
     and geometric terms are always evaluated. ``work[8][0]`` (mass mode) 2: the mass matrix is not needed
-    (:func:`flexmbs.engine.compiled_step.residual` takes the kept ``M q̈``)."""
+    (:func:`flexmbs.engine.step.residual` takes the kept ``M q̈``)."""
     A, omega, G, bodies, offsets, n_modes, gravity = P.A, P.omega, P.G, P.fx_bodies, P.offsets, P.n_modes, P.gravity
     (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = P.fx_data
     mbar_all, qv_all, kmat, kq, freeze, mbar_kept, qv_kept, _, mass_mode, _ = P.fx_work
