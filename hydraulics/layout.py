@@ -108,6 +108,12 @@ class CompiledCircuit:
                              else {})
 
     @property
+    def gap_names_exact(self) -> bool:
+        """Whether :attr:`gap_names` are all the keys of ``Circuit.event_gaps`` (no user's component with gaps of
+        its own): the engine then takes them without evaluating ``event_gaps`` (docs/element-protocol.md)."""
+        return not any(callable(getattr(c, "event_gaps", None)) for c in self.callback_components)
+
+    @property
     def has_callbacks(self) -> bool:
         """Whether a user's component or signal is evaluated in Python."""
         return bool(self.callback_signals or self.callback_components)

@@ -179,16 +179,26 @@ class Evaluator:
         rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
         dt = s if rheonomic else 0.0
         zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
-        gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
         res, zdot, phi, jac, mass = self.residual(t, q, v, zero_q, z, zero_c)
-        gamma += 2.0 * phi / s**2
+        if rheonomic or v.any():
+            gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
+            gamma += 2.0 * phi / s**2
+        else:  # at rest with time-free rows: γ = -(Φ_q q̇)_q q̇ is exactly zero (its differences: round-off)
+            gamma = np.zeros(n_c)
         kkt = np.zeros((n_q + n_c, n_q + n_c))
         kkt[:n_q, :n_q], kkt[:n_q, n_q:], kkt[n_q:, :n_q] = mass, jac.T, jac
+        rhs = np.concatenate([-res, gamma])
+        if not p.mi[30][0]:  # one solve (numpy's: a third of scipy's LU calls for these small matrices)
+            try:
+                sol = np.linalg.solve(kkt, rhs)
+            except np.linalg.LinAlgError:  # exactly singular (scipy's LU gave non-finite values there)
+                return None
+            return (sol[:n_q], sol[n_q:], zdot) if np.isfinite(sol).all() else None
         try:
             lu = sla.lu_factor(kkt, check_finite=False)
         except (np.linalg.LinAlgError, ValueError):
             return None
-        sol = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+        sol = sla.lu_solve(lu, rhs, check_finite=False)
         if p.mi[30][0]:  # friction from the reactions (loop.consistent_sample)
             for _ in range(REACTION_PASSES):
                 lam = sol[n_q:]

@@ -149,7 +149,11 @@ def tolerance_kinds(system, atol: float, tolerances: dict | None = None, rtol: f
 
 
 def _body_extents(system) -> list[float]:
-    """Largest distance (m) of each body's markers and nodes from its frame origin (at least 1 mm)."""
+    """Largest distance (m) of each body's markers and nodes from its frame origin (at least 1 mm); found once per
+    system (the integrators of a run and its tolerance check read it)."""
+    found = getattr(system, "_body_extents", None)
+    if found is not None and len(found) == len(system.bodies):
+        return list(found)
     extent = [1e-3] * len(system.bodies)
     for marker in system.model.markers:
         if not marker.on_ground:
@@ -158,4 +162,8 @@ def _body_extents(system) -> list[float]:
     for k, body in enumerate(system.bodies):
         if body.n_modes:
             extent[k] = max(extent[k], float(np.linalg.norm(body.node_positions, axis=1).max()))
+    try:
+        system._body_extents = tuple(extent)
+    except AttributeError:  # a system that takes no attributes: found again next time
+        pass
     return extent

@@ -99,7 +99,9 @@ def _element_kernel(system, k, state):
     spec, why = element.compiled_element()
     if spec is None:
         return None, why
-    if hasattr(element, "event_gaps"):  # the kernel's gaps must be the element's own
+    # the kernel's gaps must be the element's own (unless the spec says its gap names are those of event_gaps()
+    # by construction: docs/element-protocol.md, ``gap_names_exact``)
+    if hasattr(element, "event_gaps") and not getattr(spec, "gap_names_exact", False):
         offsets = system.z_offsets
         ctx = system.context(state.q, state.v, state.t)
         y, ydot, _ = measure(ctx, element.measurements)
@@ -191,7 +193,7 @@ class _Plan:
         keep = system.row_keep if system.row_keep is not None else np.arange(system.n_c_all)
         meas_a, meas_b, meas_kind, el = [], [], [], {k: [] for k in "zysafi"}
         angle_ref, self.angles = [], []  # rotation measurements: (row in y, measurement), for _sync_angles
-        start = system.context(state.q, state.v, state.t)
+        start = ctx  # the angles' first references, at the same state
         fx_bodies, fx_data, fx_work = flexible_arrays(system, state.q)
         fpar, ipar, signals, n_aux = [], [], [], 0
         for k, element, spec in zip(self.compiled_elements, elements, specs):
@@ -381,7 +383,7 @@ class CompiledRun:
         self._check_callback()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
             self.flush()
-        if self.events.active:
+        if self.events.active and plan.gap_names:  # without gaps (the plan has every name) nothing to arm
             self.events.start(state)
             self._armed_to_compiled()
         self._sync()

@@ -242,7 +242,7 @@ class System:
 
     def _add_planar_guides(self):
         """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
-        q0 = np.concatenate([b.initial_coordinates()[0] for b in self.bodies])
+        q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros_like(q0), 0.0)
         for joint in self.joints:
             joint.row_mask = None
@@ -265,9 +265,18 @@ class System:
                 self.markers.append(m)
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
 
+    def _placements(self) -> tuple[list, list]:
+        """The bodies' initial coordinates and rates (``initial_coordinates``), read once per system: a system is
+        built for one run, from the model as it is then (the planar guides and the start read the same)."""
+        found = getattr(self, "_placed", None)
+        if found is None:
+            qs, vs = zip(*[b.initial_coordinates() for b in self.bodies])
+            found = self._placed = (list(qs), list(vs))
+        return found
+
     def initial_state(self):
         """Approximate initial ``q``, ``q̇`` (n_q,) and ``z`` (n_z,) from the bodies' placements."""
-        qs, vs = zip(*[b.initial_coordinates() for b in self.bodies])
+        qs, vs = self._placements()
         z0 = [np.asarray(e.initial_state(), dtype=float).reshape(-1) for e in self.elements]
         return np.concatenate(qs), np.concatenate(vs), (np.concatenate(z0) if z0 else np.zeros(0))
 
@@ -325,6 +334,8 @@ class System:
         phi, jac = self.all_constraints(self.context(q, np.zeros_like(q), t))
         kept, dropped = independent_rows(jac)
         self.row_keep = kept if dropped.size else None
+        # every row kept: these are the kept rows at (q, t), which the assembly of the positions asks for next
+        self.rows_at = None if dropped.size else (np.array(q, dtype=float), float(t), phi, jac)
         self.n_c = kept.size
         self.redundancy, self.redundant_joints = (redundancy_report(self, jac, kept, dropped) if dropped.size
                                                   else ({}, []))
