@@ -148,6 +148,13 @@ class _Builder:
         self.fpar.extend(float(v) for v in values)
         return start
 
+    def arrays(self, *arrays) -> int:
+        """:meth:`floats` of the entries of float arrays (``tolist``: the same doubles, a fifth of the time)."""
+        start = len(self.fpar)
+        for values in arrays:
+            self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
+        return start
+
     def measurement_index(self, measurement) -> int:
         """Index of a measurement in ``y`` (for a signal's own kernel)."""
         return self.circuit.measurement_index(measurement)
@@ -397,7 +404,7 @@ def _valve_record(comp, b: _Builder, out) -> list:
     f = b.floats(_k(comp, comp.max_area), comp.transition_pressure, *extra)
     paths, keys = [], list(comp.output_units())
     for path in comp.paths:
-        xs = b.floats(*np.asarray(path.positions, dtype=float), *np.asarray(path.fractions, dtype=float))
+        xs = b.arrays(path.positions, path.fractions)
         paths += [b.number[id(comp.nodes[path.from_port])], b.number[id(comp.nodes[path.to_port])],
                   len(path.positions), xs, out + keys.index(f"flow_{path.from_port}{path.to_port}")]
     order = 0 if spool is None else (1 if type(spool) is FirstOrderSpool else 2)

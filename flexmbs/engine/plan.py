@@ -62,6 +62,7 @@ _PD = POINTER(c_double)
 ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD,
                                      _PD)
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
+_NO_CALLBACK = _SIGNAL_CALLBACK(lambda t: None)
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
 
@@ -266,8 +267,10 @@ class _Plan:
         self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (loop.newton_step)
         self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by step.call_kernel
         self.errors: list = self.parts.errors
-        self.force_callback = _SIGNAL_CALLBACK(self.parts.evaluate)
-        self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system))
+        # without Python parts (or gaps) the compiled step never calls them: one shared no-op then
+        parts_called = self.parts.active or self.parts.integrating or self.parts.p_rows.size
+        self.force_callback = _SIGNAL_CALLBACK(self.parts.evaluate) if parts_called else _NO_CALLBACK
+        self.gap_callback = _SIGNAL_CALLBACK(self._gap_function(system)) if self.force_gap_names else _NO_CALLBACK
         self.fns = (self.kernels, self.force_callback, self.gap_callback, *lapack_functions(), self.force_kernels)
         keys = []  # the integral of each aux entry (None: the element does not declare its integrands)
         for e, spec in zip(elements, specs):
