@@ -99,6 +99,7 @@ class CompiledCircuit:
         self.address = K.circuit_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
         self.output_names, self.gap_names = output_names, gap_names
+        self._circuit_type = type(builder.circuit) if builder else None
         self.callback_signals = builder.callbacks if builder else []
         self.callback_components = builder.components if builder else []
         self.node_numbers = builder.number if builder else {}
@@ -109,9 +110,13 @@ class CompiledCircuit:
 
     @property
     def gap_names_exact(self) -> bool:
-        """Whether :attr:`gap_names` are all the keys of ``Circuit.event_gaps`` (no user's component with gaps of
-        its own): the engine then takes them without evaluating ``event_gaps`` (docs/element-protocol.md)."""
-        return not any(callable(getattr(c, "event_gaps", None)) for c in self.callback_components)
+        """Whether :attr:`gap_names` are all the keys of ``Circuit.event_gaps`` (the library's ``event_gaps``, no
+        user's component with gaps of its own): the engine then takes them without evaluating ``event_gaps``
+        (docs/element-protocol.md)."""
+        from .circuit import Circuit
+
+        return (self._circuit_type is not None and self._circuit_type.event_gaps is Circuit.event_gaps
+                and not any(callable(getattr(c, "event_gaps", None)) for c in self.callback_components))
 
     @property
     def has_callbacks(self) -> bool:
