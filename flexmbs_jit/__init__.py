@@ -165,6 +165,76 @@ def _subclasses(cls) -> list:
 _variables_listed_in_one_pass()
 
 
+def _operators_as_ufuncs_only_with_arrays() -> None:
+    """numba types every binary operator (``x * y`` of two floats too) by trying numpy's ufunc rules first, which
+    search the ufunc's loops (≈ 14,500 searches in a compile of the engine, ≈ 2 s; issue 42) and then drop the
+    result when no operand is an array. The same answer, None, without the search: the rule is tried only when
+    an operand (an optional one by its type) is an array."""
+    from numba.core import types
+    from numba.core.typing import npydecl
+
+    rule = npydecl.NumpyRulesArrayOperator
+    original = rule.generic
+    if "generic" not in vars(rule):
+        return
+
+    def generic(self, args, kws):
+        for arg in args:
+            if isinstance(arg.type if isinstance(arg, types.Optional) else arg, types.ArrayCompatible):
+                return original(self, args, kws)
+        return None
+
+    rule.generic = generic
+
+
+_operators_as_ufuncs_only_with_arrays()
+
+
+def _template_order_kept() -> None:
+    """numba orders a function's typing templates by target (``utils.order_by_target_specificity``) at every
+    resolution of a call, in typing and again in lowering (≈ 42,000 times in a compile of the engine, issue 42):
+    the same order for the same target and templates, kept."""
+    from numba.core import utils
+
+    original = utils.order_by_target_specificity
+    kept: dict = {}
+
+    def order_by_target_specificity(target, templates, fnkey=""):
+        try:
+            key = (target, tuple(templates))
+            order = kept.get(key)
+        except TypeError:
+            return original(target, templates, fnkey)
+        if order is None:
+            order = kept[key] = tuple(original(target, templates, fnkey))
+        return list(order)
+
+    utils.order_by_target_specificity = order_by_target_specificity
+
+
+_template_order_kept()
+
+
+def _functions_optimized_with_their_module() -> None:
+    """numba runs LLVM's function passes over each function of a new module on its own and then, when the library
+    is finalized, LLVM's full module pipeline over it and its linked callees, which simplifies every function again
+    (about a quarter of LLVM's time in a compile of the engine, issue 42). The module pipeline alone, as a C
+    compiler runs it; numba's reference-count pruning runs after it as before."""
+    from numba.core import codegen
+
+    library = codegen.CPUCodeLibrary
+    if "_optimize_functions" not in vars(library):
+        return
+
+    def _optimize_functions(self, ll_module):
+        ll_module.data_layout = self._codegen._data_layout
+
+    library._optimize_functions = _optimize_functions
+
+
+_functions_optimized_with_their_module()
+
+
 def njit(*args, counted: bool = True, **options):
     """:func:`numba.njit` with ``cache=True`` (the project's kernel cache) and numba's reference counting on (set,
     not inherited: a function first compiled for a caller without it, ``apart(counted=False)``, would inherit
