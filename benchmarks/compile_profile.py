@@ -34,6 +34,7 @@ def main(argv=None) -> int:
         os.environ["FLEXMBS_KERNEL_CACHE"] = tempfile.mkdtemp(prefix="flexmbs-kernels-")
         os.environ["NUMBA_CACHE_DIR"] = os.environ["FLEXMBS_KERNEL_CACHE"]
     load0 = os.getloadavg()[0]
+    import flexmbs_jit  # noqa: F401 (first, as in a run: it sets numba up before numba is imported)
     from numba.core import event
 
     stack, exclusive, counts, signatures = [], {}, {}, {}

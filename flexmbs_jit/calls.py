@@ -121,16 +121,24 @@ def _typing(dispatcher, args):
     return sig, codegen
 
 
-def apart(func, python: bool = True, **options):
+def apart(func, python: bool = True, counted: bool = True, **options):
     """Compile ``func`` (``numba.njit(cache=True, **options)``) on its own; compiled callers call it by address.
 
     The returned function is called from Python as the dispatcher would be (``python=False``: it is never called
     from Python, and numba makes no Python wrapper for it); in compiled code each call is a call through the
-    function's symbol (see the module docstring). No C wrapper is made: callers use the native function."""
+    function's symbol (see the module docstring). No C wrapper is made: callers use the native function.
+
+    ``counted=False`` (only with ``python=False``): numba emits no reference counting in the function (its NRT is
+    off for it). For a function that allocates nothing, returns no array and receives none newly allocated from a
+    callee: every array it sees is owned by a caller, so its increments and decrements are pairs that do nothing,
+    and emitting them was a large part of numba's lowering (issue 42). numba refuses an allocation in it."""
     options.setdefault("cache", True)
     options.setdefault("no_cfunc_wrapper", True)
     if not python:
         options["no_cpython_wrapper"] = True
+    options["_nrt"] = counted  # set, not inherited from the first caller (flexmbs_jit.njit)
+    if not counted and python:
+        raise ValueError("apart(counted=False) needs python=False (the Python entry counts references)")
     dispatcher = numba.njit(**options)(func)
     _FUNCTIONS[(func.__module__, func.__qualname__)] = dispatcher
     params = [p.name for p in inspect.signature(func).parameters.values()]

@@ -26,6 +26,9 @@ from .laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction
                             smooth_clamp01, smooth_lower_limit, softplus, stribeck_friction)
 from .signal_kernels import eval_signals
 
+# a component's kernel: only compiled code calls it (circuit_components), so no Python entry; it allocates nothing,
+# so no reference counting (flexmbs_jit.njit); its C wrapper stays, so that LLVM sees the uses it saw before
+PART = dict(cache=True, counted=False, no_cpython_wrapper=True)
 HEAD = 12
 # node kinds
 VOLUME, TANK, SOURCE = 0, 1, 2
@@ -37,7 +40,7 @@ ATMOSPHERE = 101325.0  # Pa, hydraulics.accumulators.ATMOSPHERE
 COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, counted=False)  # (Python calls it too: hydraulics.circuit)
 def circuit_gaps(y, ydot, fpar, ipar, gaps):
     """``Circuit.event_gaps`` (the cylinders' end stops: ``x`` and ``stroke - x`` with their rates, for cylinders
     with end stops): values into ``gaps[:n]``, rates into ``gaps[n:2n]``, in the order of
@@ -83,7 +86,7 @@ def node_pressures(z, fpar, ipar):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, counted=False)  # (Python calls it too: hydraulics.circuit)
 def source_pressures(ipar, p, sv):
     """The pressure sources' pressures from their signals' slots."""
     for k in range(ipar[4]):
@@ -146,14 +149,14 @@ def circuit_jacobian(t, z, y, ydot, sig, fpar, ipar, steps, d_rates, d_forces, w
             d_forces[k, j] = (fp[k] - fm[k]) / (2.0 * h)
 
 
-@njit(cache=True)
+@njit(**PART)
 def _edge(inflow, a, b, q):
     """A flow ``q`` from node ``a`` to node ``b``."""
     inflow[a] -= q
     inflow[b] += q
 
 
-@njit(cache=True)
+@njit(**PART)
 def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """Orifice, Throttle, CheckValve, ReliefValve; outputs flow and power loss."""
     a, b = ipar[r + 2], ipar[r + 3]
@@ -181,7 +184,7 @@ def _orifices(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         out[o], out[o + 1] = q, dp * q
 
 
-@njit(cache=True)
+@njit(**PART)
 def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """DirectionalValve and its spool (FirstOrderSpool / SecondOrderSpool):
     [n_paths, command slot, spool state or -1, cubic, f, (from, to, n, xs, out)*, order, out, out of power]."""
@@ -220,7 +223,7 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
             rates[spool + 1] = w * w * (ref - u) - 2.0 * zeta * w * z[spool + 1]
 
 
-@njit(cache=True)
+@njit(**PART)
 def _friction(fric, v, fpar, f):
     """The friction law of a cylinder or a motor (there in N m and rad/s), parameters at ``fpar[f:f+6]``: none,
     :func:`~hydraulics.laws.coulomb_viscous_friction`, :func:`~hydraulics.laws.brown_mcphee_friction`
@@ -234,7 +237,7 @@ def _friction(fric, v, fpar, f):
     return 0.0
 
 
-@njit(cache=True)
+@njit(**PART)
 def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
     """Cylinder: [A, B or -1, y index, friction, f, out, gap]."""
     na, nb, iy, fric, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
@@ -271,7 +274,7 @@ def _cylinder(r, p, y, ydot, fpar, ipar, forces, nodal, out, want):
         out[o + 4], out[o + 5], out[o + 6] = friction, friction * v, stop
 
 
-@njit(cache=True)
+@njit(**PART)
 def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
     """HydraulicMotor: [A, B, y index, friction, f, out]; fpar: D_r
     (m^3/rad), C_i, the friction law (6). ``Q = D_r omega + C_i (p_A - p_B)`` from A to B,
@@ -289,7 +292,7 @@ def _motor(r, p, ydot, fpar, ipar, forces, inflow, out, want):
         out[o], out[o + 1], out[o + 2], out[o + 3], out[o + 4] = q, omega, torque, torque * omega, dp * q
 
 
-@njit(cache=True)
+@njit(**PART)
 def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
     """Volume: [node, state, f, aux, out];
     fpar: cavitation pressure, width, conductance, fixed volume, sub-volume compliance, min volume, fluid (4)."""
@@ -314,7 +317,7 @@ def _volume(r, z, fpar, ipar, rates, nodal, aux, out, want):
         out[o + 4] = pv * net
 
 
-@njit(cache=True)
+@njit(**PART)
 def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
     """Pipe (seed 003 eq. (2-225), (2-232)), Cushion and ShuttleValve."""
     if kind == PIPE:  # Pipe: [A, B, state, f, out]; loss (4), inertance
@@ -351,7 +354,7 @@ def _lines(kind, r, p, z, y, fpar, ipar, rates, inflow, out, want):
             out[o], out[o + 1] = qa, qb
 
 
-@njit(cache=True)
+@njit(**PART)
 def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """VariableDisplacementPump (pumps) and the PilotValve family (pressure_valves)."""
     if kind == PUMP:  # [S, P, LS or -1, state, speed slot, f, out]; D, p_c, margin, band, tau, G_leak
@@ -390,7 +393,7 @@ def _controlled(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         out[o], out[o + 1], out[o + 2] = q, o_now, (p[n1] - p[n2]) * q
 
 
-@njit(cache=True)
+@njit(**PART)
 def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """FixedDisplacementPump (sources; seed 001 eq. (43) for its relief) and GasAccumulator (accumulators)."""
     if kind == FIXED_PUMP:  # FixedDisplacementPump: [S, P, speed slot, relief, f, out]
@@ -422,7 +425,7 @@ def _sources(kind, r, p, sv, z, fpar, ipar, rates, inflow, out, want):
         out[o], out[o + 1], out[o + 2], out[o + 3] = q, pg, v, v0 - v
 
 
-@njit(cache=True)
+@njit(**PART)
 def _pilot_opening(variant, p1, p2, p3, fpar, f):
     """``PilotValve``: the step of ``balance`` over the opening range (PressureCompensator,
     PressureReducingValve, CounterbalanceValve), PilotOperatedCheckValve."""

@@ -63,7 +63,7 @@ def call_signal(typingctx, address, want, t, z, y, ydot, sv, fpar, ipar, i, rate
     return sig, codegen
 
 
-@njit(cache=True)
+@njit(cache=True, counted=False)  # (Python calls it too: hydraulics.circuit)
 def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, want):
     """Fill ``sv`` from the ``n_rec`` signal records starting at ``ipar[r]``; returns the index after them.
     ``p`` holds the pressures of the volume and tank nodes (pressure sensors read them); with ``want`` the signals
@@ -111,7 +111,7 @@ def eval_signals(t, z, y, ydot, sig, fpar, ipar, r, n_rec, p, sv, rates, out, wa
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, counted=False, no_cpython_wrapper=True)
 def _pid(sv, z, fpar, rates, slot, e, i, f):
     """The PID law of ``PID`` (seed 003 eq. (4-12)); ``fpar[f:f+7]`` = gain, ``K_P/T_I`` (0
     without integral part), ``K_P T_D/T``, filter time ``T``, lower and upper limit, tracking time ``T_t``."""
@@ -127,7 +127,7 @@ def _pid(sv, z, fpar, rates, slot, e, i, f):
     rates[i + 1] = (e - xi) / fpar[f + 3]
 
 
-@njit(cache=True)
+@njit(cache=True, counted=False, no_cpython_wrapper=True)
 def _profile(t, x, fpar, f):
     """``VelocityProfile``; ``fpar[f:f+8]`` = start time, acceleration, max velocity, deceleration, end
     position, final velocity, safety distance, direction."""

@@ -262,3 +262,59 @@ def test_a_new_model_compiles_nothing():
         event.unregister("numba:compile", listener)
     assert first.statistics["engine"] == second.statistics["engine"] == "compiled"
     assert second.success and compiles == []
+
+
+COUNTED = """
+import numpy as np
+from numba.core.errors import TypingError
+from flexmbs_jit import apart, njit
+
+
+def total(a):
+    s = 0.0
+    for k in range(a.size):
+        s += a[k]
+    return s
+
+
+def fresh(n):
+    return np.zeros(n)
+
+
+summed = apart(total, python=False, counted=False)
+made = apart(fresh, python=False, counted=False)
+
+
+@njit
+def outer(a):
+    return summed(a[1:])
+
+
+@njit
+def allocating(n):
+    return made(n)
+
+
+print(outer(np.arange(5.0)))
+try:
+    allocating(3)
+except TypingError as error:
+    print("refused" if "NRT required" in str(error) or "returning of array" in str(error) else str(error))
+try:
+    apart(total, counted=False)
+except ValueError:
+    print("python entry refused")
+"""
+
+
+def test_a_function_without_reference_counts_reads_arrays_and_refuses_to_allocate(tmp_path):
+    """``apart(counted=False)`` (numba's reference counting off, issue 42): the function reads the arrays its
+    callers own (a slice too: 1 + 2 + 3 + 4 = 10), an allocation in it is refused when it compiles, and it has no
+    Python entry (that one counts references)."""
+    env = dict(os.environ, FLEXMBS_KERNEL_CACHE=str(tmp_path / "kernels"), FLEXMBS_COMPILE_NOTICE="0",
+               PYTHONPATH=str(ROOT))
+    (tmp_path / "counted.py").write_text(COUNTED)
+    done = subprocess.run([sys.executable, "counted.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:3] == ["10.0", "refused", "python entry refused"]

@@ -61,7 +61,7 @@ def flexible_arrays(system, state_q) -> tuple:
     return bodies, data, work
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def flexible_terms(q, v, P, mass_out, packed):
     """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (module
     docstring), for every flexible body (``P``: the plan, :mod:`flexmbs.engine.plan_fields`, with the body
@@ -71,10 +71,13 @@ def flexible_terms(q, v, P, mass_out, packed):
     and geometric terms are always evaluated. ``work[8][0]`` (mass mode) 2: the mass matrix is not needed
     (:func:`flexmbs.engine.step.residual` takes the kept ``M q̈``)."""
     A, omega, G, bodies, offsets, n_modes, gravity = P.A, P.omega, P.G, P.fx_bodies, P.offsets, P.n_modes, P.gravity
-    (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, kd, dd, amp, kg_in, kg_w, kg_h, kg_on) = P.fx_data
-    mbar_all, qv_all, kmat, kq, freeze, mbar_kept, qv_kept, _, mass_mode, _ = P.fx_work
+    # the invariants and scratch by name (unpacking the 17- and 10-tuples was code of its own: issue 42)
+    mass, c0, J0, i3, i4, i5, i6 = P.fx_mass, P.fx_first_moment, P.fx_inertia, P.fx_i3, P.fx_i4, P.fx_i5, P.fx_i6
+    i8, i8s, i9, kd, dd = P.fx_i8, P.fx_i8s, P.fx_i9, P.fx_stiffness, P.fx_damping
+    kg_in, kg_w, kg_h, kg_on = P.fx_kg_inertia, P.fx_kg_weights, P.fx_kg_shapes, P.fx_kg_on
+    mbar_all, qv_all, kmat, kq, freeze = P.fx_mbar, P.fx_qv, P.fx_kmat, P.fx_kq, P.freeze
+    mbar_kept, qv_kept, mass_mode = P.fx_mbar_kept, P.fx_qv_kept, P.mass_mode
     with_mass = mass_mode[0] != 2
-    g_b = np.empty(3)
     for f in range(bodies.size):
         b = bodies[f]
         m = n_modes[b]
@@ -90,23 +93,25 @@ def flexible_terms(q, v, P, mass_out, packed):
                                 i5[f, :m, :, :m], i6[f, :m, :m], i8[f, :m], i8s[f, :m], i9[f, :m, :m], mbar, qv)
             if freeze[f] == 1:
                 _keep(mbar_all, qv_all, mbar_kept, qv_kept, f, 6 + m, 6 + m)
-        for r in range(3):  # gravity (body_terms): m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g
-            g_b[r] = A[b, 0, r] * gravity[0] + A[b, 1, r] * gravity[1] + A[b, 2, r] * gravity[2]
-            qv[r] += mass[f] * gravity[r]
-        c = np.empty(3)
+        # gravity (body_terms): m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g (scalars: this function allocates nothing)
+        g0 = A[b, 0, 0] * gravity[0] + A[b, 1, 0] * gravity[1] + A[b, 2, 0] * gravity[2]
+        g1 = A[b, 0, 1] * gravity[0] + A[b, 1, 1] * gravity[1] + A[b, 2, 1] * gravity[2]
+        g2 = A[b, 0, 2] * gravity[0] + A[b, 1, 2] * gravity[1] + A[b, 2, 2] * gravity[2]
         for r in range(3):
-            s = c0[f, r]
-            for j in range(m):
-                s += i3[f, r, j] * qf[j]
-            c[r] = s
-        qv[3] += c[1] * g_b[2] - c[2] * g_b[1]
-        qv[4] += c[2] * g_b[0] - c[0] * g_b[2]
-        qv[5] += c[0] * g_b[1] - c[1] * g_b[0]
+            qv[r] += mass[f] * gravity[r]
+        cx, cy, cz = c0[f, 0], c0[f, 1], c0[f, 2]  # c(q_f) = c0 + I3 q_f
         for j in range(m):
-            qv[6 + j] += (i3[f, 0, j] * g_b[0] + i3[f, 1, j] * g_b[1] + i3[f, 2, j] * g_b[2]
+            cx += i3[f, 0, j] * qf[j]
+            cy += i3[f, 1, j] * qf[j]
+            cz += i3[f, 2, j] * qf[j]
+        qv[3] += cy * g2 - cz * g1
+        qv[4] += cz * g0 - cx * g2
+        qv[5] += cx * g1 - cy * g0
+        for j in range(m):
+            qv[6 + j] += (i3[f, 0, j] * g0 + i3[f, 1, j] * g1 + i3[f, 2, j] * g2
                           - kd[f, j] * qf[j] - dd[f, j] * qfd[j])
         if kg_on[f]:
-            _geometric(f, m, A[b], omega[b], g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv)
+            _geometric(f, m, A[b], omega[b], g0, g1, g2, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv)
         if with_mass:
             map_mass(mbar, G[b], mass_out, o)
         for n in range(6 + m):
@@ -126,12 +131,12 @@ def _keep(mbar_from, qv_from, mbar_to, qv_to, f, n, n_mass):
 
 
 @apart(python=False)
-def _geometric(f, m, A, w, g_b, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv):
+def _geometric(f, m, A, w, g0, g1, g2, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv):
     """Issue 28's geometric stiffness of body ``f`` (FlexibleBody.geometric_forces, acceleration_coupling)."""
     p = np.zeros(12)  # FlexibleBody.geometric_parameters: ω_i ω_j, −g (body axes)
     p[0], p[1], p[2] = w[0] * w[0], w[1] * w[1], w[2] * w[2]
     p[3], p[4], p[5] = w[0] * w[1], w[1] * w[2], w[0] * w[2]
-    p[6], p[7], p[8] = -g_b[0], -g_b[1], -g_b[2]
+    p[6], p[7], p[8] = -g0, -g1, -g2
     R = kg_w.shape[2]
     for r in range(R):  # Σ_j q_j G_j = Σ_r (q·U_r) H_r
         s = 0.0

@@ -246,10 +246,11 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         value = sig[f_sig[k]]
         out[0] = value
     elif kind == 2:
-        react = np.empty(6)
+        react = np.empty(9)  # force, torque, the joint axis (z of marker i): one allocation, no array copy
         joint_reaction(i, j, f_rows[k], lam, ji, jj, q, A, X, offsets, marker_body, react)
-        load, normal, radial, axial, bending, _ = joint_friction_load(react[0:3], react[3:6], R[i, :, 2].copy(),
-                                                                      1 - which, p)
+        for r in range(3):
+            react[6 + r] = R[i, r, 2]
+        load, normal, radial, axial, bending, _ = joint_friction_load(react[0:3], react[3:6], react[6:9], 1 - which, p)
         _, rate = joint_coordinate(i, j, which, X, R, V, W)
         sliding = rate * p[3]
         mu = sliding_friction_coefficient(sliding, p[0], p[1], p[2], 1.5 * p[2])[0]  # v_d = 1.5 v_s
@@ -285,7 +286,7 @@ def driver_table(system, signals) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 6)
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi_all, jac_all, ji, jj):
     """``coordinate - f(t)`` (rotations modulo 2π) and its Jacobian rows (``Joint.driver_rows``)."""
     for k in range(drv.shape[0]):

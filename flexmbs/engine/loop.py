@@ -52,7 +52,7 @@ def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb,
         modal_scale(fx_bodies, offsets, n_modes, amplitude, coef[C_RTOL], qa, qb, out)
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def newton_step(h, P):
     """One attempt ``t → t + h`` from ``P.cur`` into ``P.new``; returns the iteration count, or -1 non-finite
     residual, -2 non-finite update (singular matrix), -3 diverging, -4 too many iterations (``P.rhs`` holds the
@@ -182,7 +182,7 @@ def newton_step(h, P):
     return done
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def error_vector(h, P):
     """:meth:`GeneralizedAlpha.error_vector` into ``P.errv`` (n_q + n_z,) from the step ``P.cur`` → ``P.new``,
     ``(q, a, z, ż) → (q1, a1, z1, ż1)`` (``zdp``: ``ż`` of the step before); returns the weighted RMS."""
@@ -251,7 +251,7 @@ def advance(mode, chunk, max_steps, P):
     element offsets into the buffer, [re-arm gap]). The plan's arrays are Python's for the whole call and read
     without reference counts (:mod:`flexmbs.engine.plan_fields`)."""
     cur, new, coef, sc, fl, stats = P.cur, P.new, P.coef, P.sc, P.fl, P.stats
-    limiting, errv, integrals, aux_prev, gv = P.limiting, P.errv, P.integrals, P.aux_prev, P.gv
+    limiting, errv, integrals, aux_prev = P.limiting, P.errv, P.integrals, P.aux_prev
     if mode == 0:
         take_sample(0.0, 0, P, False)
         _refresh(P)
@@ -306,7 +306,7 @@ def advance(mode, chunk, max_steps, P):
                 continue
             if P.gap_pos.size:  # a closing contact goes to Python for its root
                 _gaps_at(sc[T] + h_try, new, P)
-                if _closing(gv):
+                if _closing(P):
                     sc[ERR] = err
                     stats[S_LAST_ITERS] = iters
                     return EVENT
@@ -362,7 +362,7 @@ def advance(mode, chunk, max_steps, P):
         if mode == 2:
             return CONTINUE if code < 0 else code
         if P.gap_pos.size:
-            _rearm(gv)
+            _rearm(P)
         if code >= 0:
             return code
 
@@ -377,7 +377,7 @@ def _gaps_at(t, state, P):
     ipar, fpar, sig, y, ydot = P.ipar, P.fpar, P.sig, P.y, P.ydot
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
     if P.n_force_gaps[0]:  # force elements' gaps (contacts), in Python, after the elements'
-        to_python(q, v, z, lam, P.py)
+        to_python(q, v, z, lam, P)
         P.gap_cb(t)
     kernels = P.el_kernels
     for e in range(kernels.size):
@@ -388,9 +388,9 @@ def _gaps_at(t, state, P):
 
 
 @njit(**INNER)
-def _closing(gv):
+def _closing(P):
     """An armed gap closed (``g ≤ 0``): :meth:`flexmbs.engine.events.EventLocator.check`."""
-    pos, gaps, armed = gv[0], gv[1], gv[2]
+    pos, gaps, armed = P.gap_pos, P.gaps, P.gap_armed
     for k in range(pos.size):
         if gaps[pos[k]] <= 0.0 and armed[k] == 1:
             return True
@@ -398,15 +398,15 @@ def _closing(gv):
 
 
 @njit(**INNER)
-def _rearm(gv):
+def _rearm(P):
     """:meth:`flexmbs.engine.events.EventLocator._rearm` with the gaps at the accepted state."""
-    pos, gaps, armed, rearm = gv[0], gv[1], gv[2], gv[4][0]
+    pos, gaps, armed, rearm = P.gap_pos, P.gaps, P.gap_armed, P.gap_rearm[0]
     for k in range(pos.size):
         g = gaps[pos[k]]
         armed[k] = 1 if (g > rearm or (g > 0.0 and armed[k] == 1)) else 0
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def _refresh(P):
     """Fresh Jacobian blocks at ``P.cur``."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
@@ -415,7 +415,7 @@ def _refresh(P):
     stats[S_JAC] += 1
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def integrands_at(P):
     """The elements' integrands at the current state into ``P.aux_prev`` (the start of a run)."""
     sc, cur = P.sc, P.cur
@@ -507,8 +507,16 @@ def take_sample(h, iters, P, integrate):
     the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``)."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
     sc, integrals, aux_prev = P.sc, P.integrals, P.aux_prev
-    (times, hs, its, viol, Q, Vv, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = P.bf
-    (n_mm, jt_side, jt_on_j, jt_body, jt_mi, jt_mj, jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo) = P.sp
+    # the buffers and index arrays by name (unpacking P.bf and P.sp, 21 and 13 arrays, cost ≈ 2 s of compile)
+    times, hs, its, viol = P.sample_times, P.sample_h, P.sample_iterations, P.sample_violation
+    Q, Vv, Z, OM, XM, Y, FY = P.sample_q, P.sample_v, P.sample_z, P.sample_omega, P.sample_markers, P.sample_y, \
+        P.sample_fy
+    OUT, INT, JF, JT, JC = P.sample_out, P.sample_integrals, P.sample_joint_force, P.sample_joint_torque, \
+        P.sample_joint_coordinate
+    FO, KO, LAM, FB, cnt = P.sample_forces, P.sample_kernel_out, P.sample_lam, P.sample_fallbacks, P.sample_count
+    jt_side, jt_on_j, jt_body, jt_mi, jt_mj = P.jt_side, P.jt_on_j, P.jt_body, P.jt_mi, P.jt_mj
+    jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo = P.jr_joint, P.jr_pos, P.jr_lam, P.jc_mi, P.jc_mj, \
+        P.jc_kind, P.out_offsets
     el_z, el_y, el_s, el_f, el_i = P.el_z, P.el_y, P.el_s, P.el_f, P.el_i
     ipar, fpar, sig = P.ipar, P.fpar, P.sig
     A, omega, X, R, ji, jj, y, ydot, fy = P.A, P.omega, P.X, P.R, P.ji, P.jj, P.y, P.ydot, P.fy
@@ -533,7 +541,7 @@ def take_sample(h, iters, P, integrate):
     for b in range(offsets.size):
         for i in range(3):
             OM[row, b, i] = A[b, i, 0] * omega[b, 0] + A[b, i, 1] * omega[b, 1] + A[b, i, 2] * omega[b, 2]
-    for m in range(n_mm[0]):
+    for m in range(P.n_markers[0]):
         for i in range(3):
             XM[row, m, i] = X[m, i]
     _copy(y, Y[row])
@@ -543,8 +551,9 @@ def take_sample(h, iters, P, integrate):
         for i in range(f_out.shape[1]):
             FO[row, k, i] = f_out[k, i]
     if P.k_addr.size:  # force elements with their own kernels: outputs (mode 1) at the sample's state
-        force_kernels(1, sc[T], q, v, A, omega, X, R, P.V, P.W, P.JX, P.JTH, np.zeros_like(P.packed), P.dims,
-                      P.k_addr, P.k_index, P.k_fpar, P.k_ipar, KO[row])
+        loads = np.zeros((P.packed.shape[0], P.packed.shape[1]))  # (not zeros_like: library code of its own)
+        force_kernels(1, sc[T], q, v, A, omega, X, R, P.V, P.W, P.JX, P.JTH, loads, P.dims, P.k_addr, P.k_index,
+                      P.k_fpar, P.k_ipar, KO[row])
     _copy(lam_c, LAM[row])
     _copy(integrals, INT[row])
     rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)

@@ -9,7 +9,7 @@ pointer.
 
 How it is built. The fields' types are fixed here (:data:`FIELDS`), not taken from a model: the compiled step does
 not depend on the model, and a plan whose arrays do not have these types is refused in one line. The struct is
-allocated by a compiled function without arguments (:func:`_allocate`, cached), and its fields are written from
+allocated by numba's runtime and zeroed (:func:`_allocate`: no compiled function), and its fields are written from
 Python (:func:`pack`): an array field is numba's array structure (``meminfo, parent, nitems, itemsize, data,
 shape…, strides…``: 8-byte words) with a null ``meminfo`` and ``parent``, a borrowed view (what ``advance``
 made of its arguments before): the arrays belong to the Python plan
@@ -27,14 +27,15 @@ import ctypes
 
 import numpy as np
 from numba import typeof, types
-from numba.core import imputils
+from numba.core import cgutils, imputils
 from numba.core.datamodel import default_manager, models
 from numba.core.extending import infer_getattr, lower_getattr_generic
 from numba.core.registry import cpu_target
+from numba.core.runtime.nrt import rtsys
+from numba.core.runtime.nrtdynmod import meminfo_data_ty
 from numba.core.typing.templates import AttributeTemplate
 from numba.experimental import structref
 
-from flexmbs_jit import njit
 
 from .lapack import lapack_functions
 
@@ -53,17 +54,43 @@ WS = ("A", "G", "omega", "X", "R", "JX", "JTH", "V", "W", "packed", "ji", "jj", 
 FNS = ("el_kernels", "force_cb", "gap_cb", "getrf", "getrs", "k_addr")
 BLK = ("K", "C", "Dz", "Gq", "Gv", "Gz")
 TMP = ("res0", "zdot0", "res", "zdot", "phi", "jac", "mass")
-#: names of single arrays of the nested tuples (the same arrays: written with their tuple)
+
+
+def _members(tuple_: str, names: tuple) -> dict:
+    """``{name: (tuple_, position)}`` for the members of a nested tuple (``""``: no name)."""
+    return {name: (tuple_, k) for k, name in enumerate(names) if name}
+
+
+#: names of single arrays of the nested tuples (the same arrays: written with their tuple). Compiled code reads
+#: these by name rather than unpacking the tuple: unpacking a 21-tuple of arrays was ≈ 2 s of numba's lowering in
+#: the samples alone (issue 42)
 ALIASES = {
-    "amplitude": ("fx_data", 12),  # the flexible bodies' running deformation amplitudes (flex_terms)
-    "freeze": ("fx_work", 4), "frame": ("fx_work", 7), "mass_mode": ("fx_work", 8), "mq_kept": ("fx_work", 9),
+    # the flexible bodies' padded invariants and running deformation amplitudes (flex_terms.flexible_arrays)
+    **_members("fx_data", ("fx_mass", "fx_first_moment", "fx_inertia", "fx_i3", "fx_i4", "fx_i5", "fx_i6", "fx_i8",
+                           "fx_i8s", "fx_i9", "fx_stiffness", "fx_damping", "amplitude", "fx_kg_inertia",
+                           "fx_kg_weights", "fx_kg_shapes", "fx_kg_on")),
+    # their scratch: M̄ and Q̄ per body, the geometric stiffness's, the kept inertia terms, the frame of a column,
+    # the mass mode, the kept M q̈
+    **_members("fx_work", ("fx_mbar", "fx_qv", "fx_kmat", "fx_kq", "freeze", "fx_mbar_kept", "fx_qv_kept", "frame",
+                           "mass_mode", "mq_kept")),
     # the buffers of the Python parts (flexmbs.engine.callbacks.PythonParts.buffers)
-    "py_loads": ("py", 4), "py_zdot": ("py", 5), "py_z_rows": ("py", 6), "py_phi": ("py", 7), "py_jac": ("py", 8),
-    "py_rows": ("py", 9), "py_control": ("py", 10),
-    # the event gaps: positions of the armed gaps in the gap buffer, the buffer, each element's first gap
-    "gap_pos": ("gv", 0), "gaps": ("gv", 1), "gap_offsets": ("gv", 3),
-    # the sample buffers: times (their length is the capacity) and the count of samples taken
-    "sample_times": ("bf", 0), "sample_count": ("bf", 20),
+    **_members("py", ("py_q", "py_v", "py_z", "py_lam", "py_loads", "py_zdot", "py_z_rows", "py_phi", "py_jac",
+                      "py_rows", "py_control", "py_columns")),
+    # the event gaps: positions of the armed gaps in the gap buffer, the buffer, armed flags, each element's first
+    # gap, the gap above which a gap re-arms
+    **_members("gv", ("gap_pos", "gaps", "gap_armed", "gap_offsets", "gap_rearm")),
+    # the samples' index arrays (flexmbs.engine.samples.Sampler.sp): the marker count, per joint its reaction side
+    # marker, whether that is marker j, its body and two markers, the reaction rows (joint, position in ji/jj,
+    # row of λ), the joint coordinates (markers, kind), the elements' first output column
+    **_members("sp", ("n_markers", "jt_side", "jt_on_j", "jt_body", "jt_mi", "jt_mj", "jr_joint", "jr_pos", "jr_lam",
+                      "jc_mi", "jc_mj", "jc_kind", "out_offsets")),
+    # the sample buffers (Sampler.bf): times (their length is the capacity), step sizes, iterations, violations,
+    # q, q̇, z, ω, marker positions, y, forces on y, element outputs, integrals, joint forces, torques and
+    # coordinates, force outputs, force-kernel outputs, λ, reaction fallbacks, the count of samples taken
+    **_members("bf", ("sample_times", "sample_h", "sample_iterations", "sample_violation", "sample_q", "sample_v",
+                      "sample_z", "sample_omega", "sample_markers", "sample_y", "sample_fy", "sample_out",
+                      "sample_integrals", "sample_joint_force", "sample_joint_torque", "sample_joint_coordinate",
+                      "sample_forces", "sample_kernel_out", "sample_lam", "sample_fallbacks", "sample_count")),
 }
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_double)
@@ -143,17 +170,33 @@ class _PlanAttributes(AttributeTemplate):
         return typ.field_dict.get(attr)
 
 
+def _payload(context, builder, typ, value):
+    """The plan's fields (``structref._Utils.get_data_struct`` without its check that numba's reference counting is
+    on: a function compiled without it, ``apart(counted=False)``, reads fields as well; the data pointer comes from
+    the same runtime function, which numba links into every library)."""
+    meminfo = cgutils.create_struct_proxy(typ)(context, builder, value=value).meminfo
+    function = cgutils.get_or_insert_function(builder.module, meminfo_data_ty, "NRT_MemInfo_data_fast")
+    payload = typ.get_data_type()
+    pointer = builder.bitcast(builder.call(function, [meminfo]),
+                              context.data_model_manager[payload].get_value_type().as_pointer())
+    return cgutils.create_struct_proxy(payload)(context, builder, ref=pointer)
+
+
 @lower_getattr_generic(PlanType)
 def _get_field(context, builder, typ, value, attr):
     """A field's value as stored: its arrays have a null ``meminfo`` (module docstring), so no reference counts."""
-    data = structref._Utils(context, builder, typ).get_data_struct(value)
+    data = _payload(context, builder, typ, value)
     return imputils.impl_ret_untracked(context, builder, typ.field_dict[attr], getattr(data, attr))
 
 
-@njit(cache=True)
-def _allocate():
-    """A new plan with every field zero."""
-    return structref.new(PLAN_TYPE)
+def _allocate() -> PlanRef:
+    """A new plan with every field zero. numba's runtime allocates the payload and Python zeroes it: no compiled
+    function (``structref.new`` of ≈ 300 fields, with a destructor releasing each array, took 0.4 s to compile,
+    issue 42). The destructor is not needed: the fields are borrowed views (module docstring), nothing to release."""
+    rtsys.initialize(cpu_target.target_context)  # (once per process; numba does it before its first compile)
+    info = rtsys.meminfo_alloc(8 * _SIZE)
+    ctypes.memset(info.data, 0, 8 * _SIZE)
+    return PlanRef._numba_box_(PLAN_TYPE, info)
 
 
 def _words(typ) -> int:

@@ -57,23 +57,22 @@ def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates,
     return types.void(address, mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux), address_call
 
 
-@apart(python=False)
+@apart(python=False, counted=False)  # allocates nothing (the force elements count: force_elements)
 def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``
     (``P``: the plan, :mod:`flexmbs.engine.plan_fields`)."""
     # (the callees that take the plan read their own fields: a call passing tens of arrays is code in every caller)
     offsets, n_modes, rigid_index, marker_body, keep = P.offsets, P.n_modes, P.rigid_index, P.marker_body, P.keep
     meas_a, meas_b, meas_kind = P.meas_a, P.meas_b, P.meas_kind
-    f_kind, f_mi, f_mj, f_sig, f_which, f_rows, f_friction = P.f_kind, P.f_mi, P.f_mj, P.f_sig, P.f_which, P.f_rows, \
-        P.f_friction
+    f_kind, f_friction = P.f_kind, P.f_friction
     fx_bodies, k_index, k_ipar, dims, k_fpar = P.fx_bodies, P.k_index, P.k_ipar, P.dims, P.k_fpar
     r_mass, r_fm, r_inertia, gravity = P.r_mass, P.r_fm, P.r_inertia, P.gravity
     m_local, m_orient, s_t, s_r = P.m_local, P.m_orient, P.s_t, P.s_r
-    sig, f_par, zscale = P.sig, P.f_par, P.zscale
+    zscale = P.zscale
     A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
-    packed, ji, jj, jac_all = P.packed, P.ji, P.jj, P.jac_all
-    y, ydot, fy, force, f_out = P.y, P.ydot, P.fy, P.force, P.f_out
-    py, k_out, angle_ref = P.py, P.k_out, P.angle_ref
+    packed = P.packed
+    y, ydot, fy, force = P.y, P.ydot, P.fy, P.force
+    k_out, angle_ref = P.k_out, P.angle_ref
     mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
     if mass_mode != 2:
@@ -85,7 +84,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
     py_on = P.py_control[1] != 0
     if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
-        python_parts(t, q, v, z, lam, P.force_cb, py)
+        python_parts(t, q, v, z, lam, P)
     measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot)
     element_kernels(t, z, P, zdot)
     for i in range(z.size):
@@ -113,12 +112,8 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
         _constraint_block(q, P, phi, jac)
         rows_done = True
-    lam_f = lam
-    if f_friction[0] and keep.size < P.phi_all.size:  # friction on redundant rows: the reactions of all rows split
-        lam_f = all_multipliers(keep, jac_all, lam)  # by the minimum norm (Context.full_lam)
-    for k in range(f_kind.size):
-        force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, lam_f, A, X, R, JX, JTH, V, W,
-                      ji, jj, offsets, marker_body, n_modes, packed, f_out[k])
+    if f_kind.size:
+        force_elements(q, lam, P)
     force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, P.k_addr, k_index, k_fpar, k_ipar, k_out)
     if py_on:  # the Python parts' loads (evaluated above: docs/element-protocol.md)
         py_packed = P.py_loads
@@ -148,7 +143,21 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         res[j] += s
 
 
-@apart(python=False)
+@apart(python=False)  # (counts references: the multipliers of all rows are a new array)
+def force_elements(q, lam, P):
+    """The force elements' loads into ``P.packed`` and their outputs into ``P.f_out``; friction reads the reactions
+    of all rows (on redundant rows split by the minimum norm, ``Context.full_lam``)."""
+    lam_f = lam
+    keep = P.keep
+    if P.f_friction[0] and keep.size < P.phi_all.size:
+        lam_f = all_multipliers(keep, P.jac_all, lam)
+    f_kind, f_out = P.f_kind, P.f_out
+    for k in range(f_kind.size):
+        force_element(k, f_kind, P.f_mi, P.f_mj, P.f_sig, P.f_which, P.f_par, P.f_rows, P.sig, q, lam_f, P.A, P.X,
+                      P.R, P.JX, P.JTH, P.V, P.W, P.ji, P.jj, P.offsets, P.marker_body, P.n_modes, P.packed, f_out[k])
+
+
+@apart(python=False, counted=False)
 def integrands(t, q, v, z, P, zdot):
     """The elements' integrands at a state into ``P.aux``: body kinematics, marker states,
     measurements and the element kernels, the part of :func:`residual` before the loads. They depend on
@@ -162,15 +171,14 @@ def integrands(t, q, v, z, P, zdot):
                   V, W)
     measurements(P.meas_a, P.meas_b, P.meas_kind, X, V, R, W, P.angle_ref, P.y, P.ydot)
     element_kernels(t, z, P, zdot)
-    py = P.py
     control = P.py_control
     if control[2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
         control[0] = -3
-        python_parts(t, q, v, z, z[:0], P.force_cb, py)
+        python_parts(t, q, v, z, z[:0], P)
         control[0] = -1
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot):
     """Every element measurement into ``y``, ``ẏ``: distances here (``Distance.evaluate``), the others by
     :func:`measure`. (The kernels below :func:`residual` take arrays, not the plan's tuples: numba counts a
@@ -186,7 +194,7 @@ def measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot):
             measure(meas_kind[k], a, b, X, V, R, W, angle_ref[k], y, ydot, k)
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def element_kernels(t, z, P, zdot):
     """The state elements' kernels in mode 0 (``zdot`` in the kernels' units: an element may present scaled
     states, ``zs = z · zscale``)."""
@@ -222,7 +230,7 @@ def all_multipliers(keep, jac_all, lam):
         for j in range(n_q):
             a[j, i] = jac_all[i, j]
     house = np.zeros((rank, n_all))  # the reflectors I - 2 u uᵀ, u of unit length, zero above row c
-    used = np.zeros(n_q, dtype=np.int64)  # (np.zeros of int64 as elsewhere: no np.ones to compile)
+    used = np.zeros(n_q)  # 1.0 once a pivot (floats: an int64 np.zeros was library code compiled for it alone)
     n_ref = 0
     for c in range(rank):
         best, p = 0.0, -1
@@ -236,7 +244,7 @@ def all_multipliers(keep, jac_all, lam):
                 best, p = s, j
         if p < 0:  # no column left (rank below the kept rows': cannot happen for independent kept rows)
             break
-        used[p] = 1
+        used[p] = 1.0
         norm = math.sqrt(best)
         u = house[c]
         for i in range(c, n_all):
@@ -338,7 +346,7 @@ def keep_angles(meas_kind, y, angle_ref):
             angle_ref[k] = y[k]
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, addresses, index, fpar, ipar, out):
     """The force elements with their own kernels (:mod:`flexmbs.engine.force_kernels`): loads into ``packed``,
     with ``mode`` 1 their outputs into ``out``."""
@@ -348,7 +356,7 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
                    out[o0:])
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def constraints_at(t, q, v, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
     of ``Φ`` in :func:`flexmbs.engine.loop.consistent_sample`."""
@@ -357,40 +365,41 @@ def constraints_at(t, q, v, P, phi, jac):
     body_kinematics(q, v, offsets, A, G, omega)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
                   V, W)
-    py = P.py
     if P.py_rows.size:  # the user joints' rows alone (column code -2)
         P.py_control[0] = -2
-        python_parts(t, q, v, q[:0], q[:0], P.force_cb, py)
+        python_parts(t, q, v, q[:0], q[:0], P)
         P.py_control[0] = -1
     _constraint_block(q, P, phi, jac)
 
 
 @njit(**INNER)
-def to_python(q, v, z, lam, py):
-    """The state into the buffers the Python callbacks read (``z`` and ``λ`` only where given)."""
-    pq, pv = py[0], py[1]
+def to_python(q, v, z, lam, P):
+    """The state into the buffers the Python callbacks read (``z`` and ``λ`` only where given; the buffers by name:
+    the tuple ``P.py`` of 12 arrays as an argument was code at every call)."""
+    pq, pv, pz, plam = P.py_q, P.py_v, P.py_z, P.py_lam
     for i in range(q.size):
         pq[i] = q[i]
         pv[i] = v[i]
-    for i in range(min(z.size, py[2].size)):
-        py[2][i] = z[i]
-    for r in range(min(lam.size, py[3].size)):
-        py[3][r] = lam[r]
+    for i in range(min(z.size, pz.size)):
+        pz[i] = z[i]
+    for r in range(min(lam.size, plam.size)):
+        plam[r] = lam[r]
 
 
-@apart(python=False)  # once, not in each of the residual, the integrands and the constraints
-def python_parts(t, q, v, z, lam, cb, py):
-    """Call the Python parts back (:mod:`flexmbs.engine.callbacks`) unless the difference column being evaluated
-    (``py[10][0]``: ``j`` of ``q``, ``n_q + j`` of ``q̇``, ``2 n_q + j`` of ``z``; -1 a full evaluation, -2 the user
-    joints alone) is coupled to none of them: then their last values stand (``py[11]``, 1 where coupled)."""
-    col, cols = py[10][0], py[11]
+@apart(python=False, counted=False)  # once, not in each of the residual, the integrands and the constraints
+def python_parts(t, q, v, z, lam, P):
+    """Call the Python parts back (:mod:`flexmbs.engine.callbacks`, ``P.force_cb``) unless the difference column
+    being evaluated (``P.py_control[0]``: ``j`` of ``q``, ``n_q + j`` of ``q̇``, ``2 n_q + j`` of ``z``; -1 a full
+    evaluation, -2 the user joints alone) is coupled to none of them: then their last values stand
+    (``P.py_columns``, 1 where coupled)."""
+    col, cols = P.py_control[0], P.py_columns
     if col >= 0 and cols[col] == 0:
         return
-    to_python(q, v, z, lam, py)
-    cb(t)
+    to_python(q, v, z, lam, P)
+    P.force_cb(t)
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def _constraint_block(q, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows (Euler-parameter normalization first, then the library-joint rows, the
     prescribed motions and the user joints' rows, ``py_rows``, evaluated in Python), at the marker states of ``P``."""
@@ -436,7 +445,7 @@ def _freeze(freeze, frame, j):
         freeze[f] = 0 if frame[j] == f else 2
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     """``K, C, D_z, G_q, G_v, G_z`` by forward differences; returns the number of residual evaluations.
 
@@ -445,7 +454,10 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     exact for the other bodies' and the states' columns, and for its elastic columns the dependence of the inertia
     terms on ``q_f``, ``q̇_f`` is left out (terms of order ``ω²``, ``ω̇``, ``ω q̇_f`` times the modal invariants, small
     against ``K_ff``). Elastic, damping, gravity and geometric terms, forces and constraints are
-    differenced in full. Newton uses only the matrix: the residual, hence the solution, stays exact."""
+    differenced in full. Newton uses only the matrix: the residual, hence the solution, stays exact.
+
+    The perturbed states are written in Newton's work vector ``P.nwork`` (free between Newton steps; it holds
+    ``2 n_q + n_z``): the function allocates nothing."""
     K, C, Dz, Gq, Gv, Gz = P.K, P.C, P.Dz, P.Gq, P.Gv, P.Gz
     res0, zd0, res, zd, phi, jac, mass = P.res0, P.zdot0, P.res, P.zdot, P.phi, P.jac, P.mass
     freeze, frame, mass_mode = P.freeze, P.frame, P.mass_mode
@@ -458,7 +470,13 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
     count = 1
-    qp = q.copy()
+    work = P.nwork
+    qp, vp, zp = work[:n_q], work[n_q:2 * n_q], work[2 * n_q:2 * n_q + n_z]
+    for i in range(n_q):
+        qp[i] = q[i]
+        vp[i] = v[i]
+    for i in range(n_z):
+        zp[i] = z[i]
     for j in range(n_q):
         h = 1e-7 * max(1.0, abs(q[j]))
         qp[j] = q[j] + h
@@ -477,7 +495,6 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, False)
     mass_mode[0] = 2  # M(q) does not depend on q̇, nor on z
-    vp = v.copy()
     for j in range(n_q):
         h = 1e-7 * max(1.0, abs(v[j]))
         vp[j] = v[j] + h
@@ -494,7 +511,6 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     mass_mode[0] = 1
     residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
     mass_mode[0] = 2
-    zp = z.copy()
     for f in range(freeze.size):
         freeze[f] = 2
     for j in range(n_z):

@@ -67,9 +67,25 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
         wf0 = A[b, 0, 0] * omega[b, 0] + A[b, 0, 1] * omega[b, 1] + A[b, 0, 2] * omega[b, 2]
         wf1 = A[b, 1, 0] * omega[b, 0] + A[b, 1, 1] * omega[b, 1] + A[b, 1, 2] * omega[b, 2]
         wf2 = A[b, 2, 0] * omega[b, 0] + A[b, 2, 1] * omega[b, 1] + A[b, 2, 2] * omega[b, 2]
-        u0, th0, ud0, thd0 = _modal_sums(i, 0, m, o, q, v, local, s_t, s_r)
-        u1, th1, ud1, thd1 = _modal_sums(i, 1, m, o, q, v, local, s_t, s_r)
-        u2, th2, ud2, thd2 = _modal_sums(i, 2, m, o, q, v, local, s_t, s_r)
+        # u = s + S q_f, θ = S^θ q_f, S q̇_f, S^θ q̇_f, each component's sums in the order of k (one loop here:
+        # a helper called with the constant component compiled three literal copies, issue 42)
+        u0, th0, ud0, thd0 = local[i, 0], 0.0, 0.0, 0.0
+        u1, th1, ud1, thd1 = local[i, 1], 0.0, 0.0, 0.0
+        u2, th2, ud2, thd2 = local[i, 2], 0.0, 0.0, 0.0
+        for k in range(m):
+            qk, vk = q[o + 7 + k], v[o + 7 + k]
+            u0 += s_t[i, 0, k] * qk
+            th0 += s_r[i, 0, k] * qk
+            ud0 += s_t[i, 0, k] * vk
+            thd0 += s_r[i, 0, k] * vk
+            u1 += s_t[i, 1, k] * qk
+            th1 += s_r[i, 1, k] * qk
+            ud1 += s_t[i, 1, k] * vk
+            thd1 += s_r[i, 1, k] * vk
+            u2 += s_t[i, 2, k] * qk
+            th2 += s_r[i, 2, k] * qk
+            ud2 += s_t[i, 2, k] * vk
+            thd2 += s_r[i, 2, k] * vk
         a0 = A[b, 0, 0] * u0 + A[b, 0, 1] * u1 + A[b, 0, 2] * u2
         a1 = A[b, 1, 0] * u0 + A[b, 1, 1] * u1 + A[b, 1, 2] * u2
         a2 = A[b, 2, 0] * u0 + A[b, 2, 1] * u1 + A[b, 2, 2] * u2
@@ -106,19 +122,6 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
         W[i, 2] = wf2 + A[b, 2, 0] * thd0 + A[b, 2, 1] * thd1 + A[b, 2, 2] * thd2
 
 
-@njit(**INNER)
-def _modal_sums(i, r, m, o, q, v, local, s_t, s_r):
-    """Component ``r`` of marker ``i``'s ``u = s + S q_f``, ``θ = S^θ q_f``, ``S q̇_f``, ``S^θ q̇_f``
-    (:func:`marker_states`)."""
-    s, st, sd, std = local[i, r], 0.0, 0.0, 0.0
-    for k in range(m):
-        s += s_t[i, r, k] * q[o + 7 + k]
-        st += s_r[i, r, k] * q[o + 7 + k]
-        sd += s_t[i, r, k] * v[o + 7 + k]
-        std += s_r[i, r, k] * v[o + 7 + k]
-    return s, st, sd, std
-
-
 @apart
 def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4, i5, i6, i8, i8_sym, i9, mbar, qv):
     """Mass matrix ``M̄`` (6+m, 6+m) and quadratic-velocity vector ``Q̄v`` (6+m,) of a floating-frame body in
@@ -129,16 +132,26 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
     makes it exact): only the blocks ``j ≤ k`` are read, once for ``Σ_k I9_jk q_k`` and ``J̇`` together (at 147 modes
     the two full passes over ``I9`` and ``I9 + I9ᵀ`` were 2 × 1.5 MB of memory traffic per call)."""
     m = q.size
-    c = first_moment.copy()
-    i3qd = np.zeros(3)
+    # three allocations for all the scratch (each np.zeros, np.empty or copy of another shape or kind is library
+    # code numba compiles and links of its own: issue 42): small vectors, the I9 sums with J̇ and J, Σ q_k I5_k
+    small = np.zeros((9, 3))
+    ct, t, jw, jdw, iq, i3qd, c = small[0:3], small[3], small[4], small[5], small[6], small[7], small[8]
+    for r in range(3):
+        c[r] = first_moment[r]
+    big = np.zeros((m + 2, 3, 3))
+    i9q, jdot, J = big, big[m], big[m + 1]  # i9q[j] for j < m
+    for a in range(3):
+        for b in range(3):
+            J[a, b] = inertia_origin[a, b]
+    i_wq = np.empty((3, m))  # I4 + Σ q_k I5_k
+    for a in range(3):
+        for j in range(m):
+            i_wq[a, j] = i4[a, j]
     for r in range(3):
         for k in range(m):
             c[r] += i3[r, k] * q[k]
             i3qd[r] += i3[r, k] * qd[k]
     # J = I7 + Σ q_j I8sym_j + Σ_jk q_j q_k I9_jk;  J̇ = Σ q̇_j I8sym_j + Σ_jk q̇_j q_k (I9_jk + I9_kj)
-    J = inertia_origin.copy()
-    jdot = np.zeros((3, 3))
-    i9q = np.zeros((m, 3, 3))
     for j in range(m):
         for a in range(3):
             for b in range(3):
@@ -157,7 +170,6 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
             for b in range(3):
                 J[a, b] += q[j] * i8_sym[j, a, b] + q[j] * i9q[j, a, b]
                 jdot[a, b] += qd[j] * i8_sym[j, a, b]
-    i_wq = i4.copy()  # (3, m) = I4 + Σ q_k I5_k
     for k in range(m):
         for a in range(3):
             for j in range(m):
@@ -168,7 +180,6 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
     for r in range(3):
         mbar[r, r] = mass
     # M̄_rω = -A c̃
-    ct = np.empty((3, 3))
     ct[0, 0], ct[0, 1], ct[0, 2] = 0.0, -c[2], c[1]
     ct[1, 0], ct[1, 1], ct[1, 2] = c[2], 0.0, -c[0]
     ct[2, 0], ct[2, 1], ct[2, 2] = -c[1], c[0], 0.0
@@ -188,15 +199,11 @@ def ffrf_mass_and_force(A, w, q, qd, mass, first_moment, inertia_origin, i3, i4,
         for j in range(m):
             mbar[6 + k, 6 + j] = i6[k, j]
     wc0, wc1, wc2 = w[1] * c[2] - w[2] * c[1], w[2] * c[0] - w[0] * c[2], w[0] * c[1] - w[1] * c[0]
-    t = np.empty(3)
     t[0] = (w[1] * wc2 - w[2] * wc1) + 2.0 * (w[1] * i3qd[2] - w[2] * i3qd[1])
     t[1] = (w[2] * wc0 - w[0] * wc2) + 2.0 * (w[2] * i3qd[0] - w[0] * i3qd[2])
     t[2] = (w[0] * wc1 - w[1] * wc0) + 2.0 * (w[0] * i3qd[1] - w[1] * i3qd[0])
     for r in range(3):
         qv[r] = -(A[r, 0] * t[0] + A[r, 1] * t[1] + A[r, 2] * t[2])
-    jw = np.zeros(3)
-    jdw = np.zeros(3)
-    iq = np.zeros(3)
     for r in range(3):
         for s in range(3):
             jw[r] += J[r, s] * w[s]
@@ -303,7 +310,7 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
                     jac[r, o + c] += src[k, c - 1]
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
     """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
     ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
@@ -358,7 +365,7 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
         qbar[b, 5] = -(w[0] * jw1 - w[1] * jw0) + (c[0] * g_b1 - c[1] * g_b0)
 
 
-@apart(python=False)
+@apart(python=False, counted=False)
 def map_forces(qbar, G, offsets, n_modes, out):
     """``out[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``qbar``, (n_b, 6+m_max))."""
     for b in range(offsets.size):
