@@ -100,6 +100,7 @@ def main(argv=None) -> int:
     parser.add_argument("--pip-args", default="--no-compile", help="options of `pip install` (default: the "
                         "README's, %(default)s)")
     parser.add_argument("--cold-pip-cache", action="store_true", help="an empty pip cache (all downloads)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (2.5 GB: the venv, pip's log)")
     args = parser.parse_args(argv)
     _adopt_orphans()
     load0 = os.getloadavg()
@@ -148,6 +149,12 @@ def main(argv=None) -> int:
                       "readme_first_command_wall_s": round(steps["install"][0] + steps["excavator"][0], 1),
                       "load_before": round(load0[0], 2), "load_after": round(load1[0], 2),
                       "date": time.strftime("%Y-%m-%d %H:%M")}))
+    if args.keep:
+        print(f"kept {work}", file=sys.stderr)
+    else:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
