@@ -2,15 +2,18 @@
 
 Usage::
 
-    python -m flexmbs_jit.build [ROOT] [--jobs 2]
+    python -m flexmbs_jit.build [ROOT] [--jobs 2] [--into DIR] [--no-check | --check-only] [--status FILE]
 
 ``ROOT`` is the folder that holds the project's packages (default: this installation's). The package build runs
 it on the built tree (``setup.py``), so ``pip install .`` ships the compiled kernels in
 ``flexmbs_jit/kernels/<key>``. The work is split over ``--jobs`` processes that share the cache: one runs the
 engine's warm-up (:mod:`flexmbs.engine.warmup`, the compiled step), the others import the modules whose kernels
-compile when defined (the hydraulic circuit, contacts, the cases' own elements). A last pass in one process checks
-that everything loads without compiling. Prints one line with the time taken; exit status 0 even when compiling
-failed (the kernels then compile at first use, with the notice).
+compile when defined (the hydraulic circuit, contacts, the cases' own elements). A last pass in fresh processes
+(the same groups, at once) checks that everything loads without compiling. Prints one line with the time taken and
+each process's wall and CPU time; exit status 0 even when compiling failed (the kernels then compile at first use,
+with the notice). The package's build backend (``build_backend.py``) runs it with ``--into``, ``--no-check`` and
+``--status`` on the source tree while pip resolves the dependencies, and the wheel's build then only runs the check
+(``--check-only``) on the built tree holding those kernels.
 """
 from __future__ import annotations
 
