@@ -73,7 +73,11 @@ def _stop_previous() -> None:
         pid, _ = _started()
     except (OSError, ValueError):
         return
-    if _alive(pid) and not (EARLY / "status.json").is_file():
+    try:  # only if that pid is still that compile (a pid is reused once its process ended)
+        ours = str(EARLY) in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        ours = False
+    if ours and _alive(pid) and not (EARLY / "status.json").is_file():
         try:
             os.kill(pid, 15)
         except OSError:
