@@ -2,15 +2,18 @@
 
 Usage::
 
-    python -m flexmbs_jit.build [ROOT] [--jobs 2]
+    python -m flexmbs_jit.build [ROOT] [--jobs 2] [--into DIR] [--no-check | --check-only] [--status FILE]
 
 ``ROOT`` is the folder that holds the project's packages (default: this installation's). The package build runs
 it on the built tree (``setup.py``), so ``pip install .`` ships the compiled kernels in
 ``flexmbs_jit/kernels/<key>``. The work is split over ``--jobs`` processes that share the cache: one runs the
 engine's warm-up (:mod:`flexmbs.engine.warmup`, the compiled step), the others import the modules whose kernels
-compile when defined (the hydraulic circuit, contacts, the cases' own elements). A last pass in one process checks
-that everything loads without compiling. Prints one line with the time taken; exit status 0 even when compiling
-failed (the kernels then compile at first use, with the notice).
+compile when defined (the hydraulic circuit, contacts, the cases' own elements). A last pass in fresh processes
+(the same groups, at once) checks that everything loads without compiling. Prints one line with the time taken and
+each process's wall and CPU time; exit status 0 even when compiling failed (the kernels then compile at first use,
+with the notice). The package's build backend (``build_backend.py``) runs it with ``--into``, ``--no-check`` and
+``--status`` on the source tree while pip resolves the dependencies, and the wheel's build then only runs the check
+(``--check-only``) on the built tree holding those kernels.
 """
 from __future__ import annotations
 
@@ -73,6 +76,11 @@ def main(argv=None) -> int:
                         + ", ".join(WARM_UPS) + ")")
     parser.add_argument("--verify", action="store_true", help="check that the kernels shipped with ROOT load "
                         "without compiling (in a fresh user cache); exit status 1 if any compiled")
+    parser.add_argument("--into", help="the folder of the kernels (default: ROOT/flexmbs_jit/kernels)")
+    parser.add_argument("--no-check", action="store_true", help="compile only; no check that everything loads")
+    parser.add_argument("--check-only", action="store_true", help="only the check (it compiles what is missing)")
+    parser.add_argument("--status", help="a JSON file written at the end: {\"ok\": ..., \"keys\": [the key "
+                        "folders in the kernels' folder]} (the package build waits for it, setup.py)")
     parser.add_argument("--worker", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -80,36 +88,57 @@ def main(argv=None) -> int:
     root = Path(args.root).resolve()
     if args.verify:
         return _verify(root, args.warm_up or list(WARM_UPS))
-    env = dict(os.environ, FLEXMBS_KERNEL_CACHE=str(root / "flexmbs_jit" / "kernels"), FLEXMBS_COMPILE_NOTICE="0",
+    into = Path(args.into).resolve() if args.into else root / "flexmbs_jit" / "kernels"
+    env = dict(os.environ, FLEXMBS_KERNEL_CACHE=str(into), FLEXMBS_COMPILE_NOTICE="0",
                PYTHONPATH=os.pathsep.join([str(root)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
                                                          if p]))
     warm_ups = args.warm_up or list(WARM_UPS)
     side = [name for name in SIDE_WARM_UPS if args.warm_up is None
             and (root / (name.replace(".", "/") + ".py")).is_file()]
     others = [name for name in compiled_modules(root) if name not in warm_ups] + side
-    groups = [("warm-up", warm_ups)]
     jobs = max(1, args.jobs)
-    if jobs == 1:
-        groups.append(("warm-up", others))
-    else:
-        for k in range(jobs - 1):
-            groups.append(("warm-up", others[k::jobs - 1]))
+    groups = [warm_ups] + ([others] if jobs == 1 else [others[k::jobs - 1] for k in range(jobs - 1)])
     start, cpu0 = time.perf_counter(), os.times()
     command = [sys.executable, "-m", "flexmbs_jit.build", str(root), "--worker"]
-    if jobs == 1:
-        codes = [subprocess.call(command + [kind] + names, env=env, cwd=root) for kind, names in groups]
-    else:
-        running = [subprocess.Popen(command + [kind] + names, env=env, cwd=root) for kind, names in groups]
-        codes = [p.wait() for p in running]
-    # all of it once more in one process: everything must load without compiling
-    check = subprocess.call(command + ["check"] + others + warm_ups, env=env, cwd=root)
+    runs, checks = [], []
+    if not args.check_only:
+        if jobs == 1:
+            runs = [_run([command + ["warm-up"] + names], env, root)[0] for names in groups]
+        else:
+            runs = _run([command + ["warm-up"] + names for names in groups], env, root)
+    if not args.no_check:
+        # all of it once more in fresh processes (the same groups, at once): everything must load without
+        # compiling (a check that compiles leaves the kernel in the cache: the build is complete anyway)
+        checks = _run([command + ["check"] + names for names in ([others + warm_ups] if jobs == 1 else groups)],
+                      env, root)
     cpu1 = os.times()
     cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
-    ok = not any(codes) and not check
-    print(f"flexmbs_jit.build: {'compiled' if ok else 'could not compile all of'} the kernels into "
-          f"{root / 'flexmbs_jit' / 'kernels'} in {time.perf_counter() - start:.0f} s ({cpu:.0f} s CPU, {jobs} "
-          f"processes){'' if ok else '; they compile at first use instead'}", file=sys.stderr)
+    ok = not any(code for code, _, _ in runs + checks)
+    times = [f"{w:.0f} s/{c:.0f} s CPU" for _, w, c in runs] + [f"check {w:.0f} s/{c:.0f} s CPU" for _, w, c in checks]
+    print(f"flexmbs_jit.build: {'compiled' if ok else 'could not compile all of'} the kernels into {into} in "
+          f"{time.perf_counter() - start:.0f} s ({cpu:.0f} s CPU; {', '.join(times)})"
+          f"{'' if ok else '; they compile at first use instead'}", file=sys.stderr)
+    if args.status:
+        import json
+
+        keys = sorted(p.name for p in into.iterdir() if p.is_dir()) if into.is_dir() else []
+        partial = Path(args.status).with_suffix(".partial")
+        partial.write_text(json.dumps({"ok": ok, "keys": keys}))
+        os.replace(partial, args.status)
     return 0
+
+
+def _run(commands: list[list[str]], env: dict, cwd: Path) -> list[tuple[int, float, float]]:
+    """Run ``commands`` at once; each one's exit status, wall and CPU time (s), in order."""
+    start = time.perf_counter()
+    running = {subprocess.Popen(c, env=env, cwd=cwd).pid: k for k, c in enumerate(commands)}
+    done = [(0, 0.0, 0.0)] * len(commands)
+    while running:
+        pid, status, usage = os.wait4(-1, 0)
+        if pid in running:
+            done[running.pop(pid)] = (os.waitstatus_to_exitcode(status), time.perf_counter() - start,
+                                      usage.ru_utime + usage.ru_stime)
+    return done
 
 
 def _verify(root: Path, warm_ups: list[str]) -> int:

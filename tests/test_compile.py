@@ -180,6 +180,50 @@ def test_the_build_ships_kernels_that_load_without_compiling(tmp_path):
     assert any((tmp_path / "home-cache" / "flexmbs" / "kernels").iterdir())
 
 
+def test_the_kernels_compiled_while_pip_resolves_are_the_ones_shipped(tmp_path):
+    """The build backend (``build_backend.py``) starts the compile when pip asks for the metadata, in the
+    background; the wheel's build takes those kernels if they were compiled for its own sources by this build: a
+    fresh process then loads every kernel (0 compiles). After an edit of a compiled source, or in another build (a
+    new pip build environment), nothing compiled early is taken."""
+    root = _project(tmp_path)
+    shutil.copy(ROOT / "flexmbs_jit" / "build.py", root / "flexmbs_jit" / "build.py")
+    shutil.copy(ROOT / "build_backend.py", root / "build_backend.py")
+    for package in ("flexmbs", "flexmbs/engine"):  # the engine's warm-up, as the build finds it
+        (root / package).mkdir(parents=True, exist_ok=True)
+        (root / package / "__init__.py").write_text("")
+    (root / "flexmbs" / "engine" / "warmup.py").write_text(
+        "def warm_up():\n    from hydraulics.top import top\n    top(2.0)\n")
+    env = dict(os.environ, PYTHONPATH=str(root), FLEXMBS_COMPILE_NOTICE="0")
+    env.pop("FLEXMBS_BUILD_EARLY", None)
+    env.pop("FLEXMBS_BUILD_KERNELS", None)
+    start = subprocess.run([sys.executable, "-c", "import build_backend; build_backend._start_early()"], cwd=root,
+                           env=env, capture_output=True, text=True, timeout=600)
+    assert start.returncode == 0, start.stderr
+    built = tmp_path / "built"  # the wheel's tree: the same sources
+    shutil.copytree(root, built, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    take = ("import sys, build_backend; folder = build_backend.early_kernels(sys.argv[1]); "
+            "print(folder.name if folder else None)")
+    done = subprocess.run([sys.executable, "-c", take, str(built)], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    key = done.stdout.split()[-1]
+    assert key != "None", done.stderr + (root / "build" / "kernels-early" / "log").read_text()
+    shutil.copytree(root / "build" / "kernels-early" / "kernels" / key, built / "flexmbs_jit" / "kernels" / key)
+    run_env = dict(os.environ, PYTHONPATH=str(built), XDG_CACHE_HOME=str(tmp_path / "home-cache"))
+    run_env.pop("FLEXMBS_KERNEL_CACHE", None)
+    run = subprocess.run([sys.executable, "-c", RUN.format(package="hydraulics")], cwd=built, env=run_env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["9.0", "0"]
+    other = subprocess.run([sys.executable, "-c", take, str(built)], cwd=root, capture_output=True, text=True,
+                           env=dict(env, PYTHONPATH=os.pathsep.join([str(root), str(tmp_path)])), timeout=600)
+    assert other.stdout.split()[-1] == "None", other.stderr
+    (built / "hydraulics" / "leaf.py").write_text(LEAF.format(scale=3.0))
+    edited = subprocess.run([sys.executable, "-c", take, str(built)], cwd=root, env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert edited.stdout.split()[-1] == "None", edited.stderr
+
+
 def test_a_function_for_compiled_callers_only_refuses_a_python_call():
     """``@apart(python=False)`` has no Python wrapper (numba's call from Python would jump to address 0)."""
     from flexmbs_jit import apart
