@@ -103,9 +103,9 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     Estimates (bytes beyond what the process holds now): direct = PARDISO's own figure for the factorization after
     its analysis (``iparm[15] + iparm[16]``) + the Lanczos basis and its work arrays (n_i × (4 m + 56) doubles) + the
     constraint modes; iterative = the largest phase: the multigrid setup (2.7 × ``K_ii``; the lean hierarchy's 2.3 ×),
-    or the hierarchy (0.8 × ``K_ii``; lean 0.3 ×) with the CG workspace (≈ 12 n_i × n_b doubles) or the LOBPCG workspace (7 blocks of n_i × (m + 8)
-    doubles and the V-cycle's on 8 columns). Refuses in one line when the chosen or every
-    route exceeds :data:`MEMORY_SHARE` of the available memory.
+    or the hierarchy (0.8 × ``K_ii``; lean 0.3 ×) with the CG workspace (≈ 12 n_i × n_b doubles) or the LOBPCG
+    workspace (7 blocks of n_i × (m + 8) doubles and the V-cycle's on 8 columns). Refuses in one line when the chosen
+    or every route exceeds :data:`MEMORY_SHARE` of the available memory.
     """
     if requested not in ROUTES:
         raise ModelError(f"solver {requested!r}: use auto, direct or iterative")
