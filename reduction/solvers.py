@@ -242,7 +242,7 @@ def phase_estimates(n_dofs: int, route: str, compare: bool) -> dict:
         out = {"multigrid setup": 6.0 * lin, "constraint modes": 20.0 * lin, "fixed-interface modes": 60.0 * lin}
     out["orthonormalization"] = 1.0 * lin
     if compare:
-        out["free-free comparison"] = (5.0 if route == "direct" else 30.0) * lin
+        out["free-free comparison"] = (5.0 if route == "direct" else 45.0) * lin
     out["invariants, stress field, file"] = 6.0 * lin
     return out
 
