@@ -323,15 +323,13 @@ def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int,
         # space and is judged again each iteration); the guard vectors always do
         active = np.flatnonzero((rel > 0.5 * rtol) | (np.arange(b) >= n_modes))
         if active.size == b:
-            for lo in range(0, b, chunk_columns):  # W = B⁻¹ R over R's own storage
-                hi = min(lo + chunk_columns, b)
+            for lo, hi in _chunks(b, chunk_columns):  # W = B⁻¹ R over R's own storage
                 r[:, lo:hi] = precondition(np.ascontiguousarray(r[:, lo:hi]))
             w = r
         else:
             w = np.empty((r.shape[0], active.size))
-            for lo in range(0, active.size, chunk_columns):
-                columns = active[lo:lo + chunk_columns]
-                w[:, lo:lo + columns.size] = precondition(np.ascontiguousarray(r[:, columns]))
+            for lo, hi in _chunks(active.size, chunk_columns):
+                w[:, lo:hi] = precondition(np.ascontiguousarray(r[:, active[lo:hi]]))
         del r
         _subtract(w, x, mx.T @ w)  # M-orthogonal to X (X is M-orthonormal to round-off)
         blocks = [x, w]
@@ -376,6 +374,14 @@ def lobpcg_modes(stiffness, mass, start: np.ndarray, precondition, n_modes: int,
                          f"(reached {worst:.2g}); use --solver direct if the factor fits in memory")
     order = np.argsort(values)[:n_modes]
     return values[order], x[:, order], worst, iteration
+
+
+def _chunks(n: int, most: int) -> list:
+    """``n`` columns in as few chunks of at most ``most`` as possible, of equal widths (± 1): each application of the
+    V-cycle reads every level's matrices once, so 28 columns as 7 + 7 + 7 + 7 cost 11 % less than 8 + 8 + 8 + 4
+    (177k-dof bar, issue 46 session 16; the same numbers, column by column)."""
+    bounds = np.linspace(0, n, -(-n // max(most, 1)) + 1).round().astype(int)
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
 def _subtract(target: np.ndarray, block: np.ndarray, c: np.ndarray, rows: int = 65536) -> None:
