@@ -103,9 +103,9 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     Estimates (bytes beyond what the process holds now): direct = PARDISO's own figure for the factorization after
     its analysis (``iparm[15] + iparm[16]``) + the Lanczos basis and its work arrays (n_i × (4 m + 56) doubles) + the
     constraint modes; iterative = the largest phase: the multigrid setup (2.7 × ``K_ii``; the lean hierarchy's 2.3 ×),
-    or the hierarchy (0.8 × ``K_ii``; lean 0.3 ×) with the CG workspace (≈ 12 n_i × n_b doubles) or the LOBPCG
-    workspace (7 blocks of n_i × (m + 8) doubles and the V-cycle's on 8 columns). Refuses in one line when the chosen
-    or every route exceeds :data:`MEMORY_SHARE` of the available memory.
+    or the hierarchy (1.3 × ``K_ii`` with its V-cycle's work; lean 0.3 ×) with the CG workspace (≈ 12 n_i × n_b
+    doubles) or the LOBPCG workspace (7 blocks of n_i × (m + 8) doubles and the V-cycle's on 8 columns). Refuses in
+    one line when the chosen or every route exceeds :data:`MEMORY_SHARE` of the available memory.
     """
     if requested not in ROUTES:
         raise ModelError(f"solver {requested!r}: use auto, direct or iterative")
@@ -117,14 +117,15 @@ def choose_route(n_interior: int, k_ii, n_boundary: int, n_modes: int, requested
     # beyond what is held; then the hierarchy (0.3 × K_ii) with the block CG (its six arrays and the V-cycle's on all
     # right-hand sides, ≈ 12 n × n_b doubles) or with LOBPCG (fem.iterative.lobpcg_modes: seven blocks of the
     # modes + guard vectors and the V-cycle's work on 8 columns)
-    # (session 16: the default aggregation threshold fem.iterative.STRENGTH_THETA makes a hierarchy of 0.8 × K_ii and
-    # a setup of 2.7 × K_ii, measured at 490k dofs; the lean one, LEAN_STRENGTH_THETA, the figures above)
+    # (session 16: the default aggregation threshold fem.iterative.STRENGTH_THETA makes a hierarchy of 0.8 × K_ii, a
+    # setup of 2.7 × K_ii, and an LOBPCG phase 1.24–1.32 × K_ii above the work arrays below, measured at 490k and
+    # 667k dofs; the lean one, LEAN_STRENGTH_THETA, the figures above)
     from fem.iterative import LEAN_STRENGTH_THETA, STRENGTH_THETA
 
     k_bytes = _nbytes(k_ii)
     work = 8.0 * n_interior * max(12.0 * n_boundary, 7.0 * block + 64.0)
     lean_need = max(2.3 * k_bytes, 0.3 * k_bytes + work)
-    fast_need = max(2.7 * k_bytes, 0.8 * k_bytes + work)
+    fast_need = max(2.7 * k_bytes, 1.3 * k_bytes + work)
     iterative_need, theta = (fast_need, STRENGTH_THETA) if fast_need <= budget else (lean_need, LEAN_STRENGTH_THETA)
     have_pardiso = backend_name() == "MKL PARDISO"
     # without PARDISO (SciPy's SuperLU) the direct route serves small parts (the engine's warm-up beam in the package

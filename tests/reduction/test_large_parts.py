@@ -173,7 +173,7 @@ def test_lean_hierarchy_where_the_faster_one_does_not_fit(direct):
     n, n_b = model.n_dofs, 12
     k_ii = principal_submatrix(model.stiffness, np.arange(n - n_b))
     k_bytes, work = _nbytes(k_ii), 8.0 * (n - n_b) * max(12.0 * n_b, 7.0 * 20 + 64.0)
-    lean, fast = max(2.3 * k_bytes, 0.3 * k_bytes + work), max(2.7 * k_bytes, 0.8 * k_bytes + work)
+    lean, fast = max(2.3 * k_bytes, 0.3 * k_bytes + work), max(2.7 * k_bytes, 1.3 * k_bytes + work)
     assert lean < fast
     said = []
     route, factor, theta = choose_route(n - n_b, k_ii, n_b, 12, "iterative", said.append,
