@@ -9,7 +9,7 @@ from fem.errors import ModelError
 from fem.meshing import structured_bar_mesh
 from fem.model import solid_model
 from reduction.reduce import paired_mac, reduce
-from reduction.solvers import COMPARE_TOL
+from reduction.solvers import COMPARE_TOL, COMPARE_TOL_ITERATIVE
 
 pytestmark = pytest.mark.filterwarnings("ignore::reduction.reduce.ReductionAccuracyWarning")
 
@@ -32,7 +32,7 @@ def direct():
 
 def test_iterative_route_equals_direct_route(direct):
     """Reference: the direct route (PARDISO factorization + shift-invert Lanczos). The iterative route's tolerances
-    (CG 1e-10, LOBPCG relative eigen-residual 1e-6) must give the same reduced body: frequencies to 1e-6 relative,
+    (CG 1e-10, LOBPCG relative eigen-residual 1e-4) must give the same reduced body: frequencies to 1e-6 relative,
     mode shapes to MAC ≥ 0.99999 (issue 46 acceptance)."""
     iterative = reduce(_model(), {"a": "123456", "b": "123456"}, 12, stress_field="none", solver="iterative",
                        compare_modes=0)
@@ -144,7 +144,9 @@ def test_released_iterative_route_with_its_report_equals_direct_route(direct):
     """Reference: the direct route holding every matrix (the fixture). The command line's iterative reduction
     (release=True: K_ii from the full stiffness, M_ii on M, the few-block LOBPCG of fem.iterative, the report's
     free–free modes by the same LOBPCG with the V-cycle in K⁺): frequencies to 1e-6 relative, MAC ≥ 0.99999 (issue
-    46 acceptance); the report's free–free frequencies to 1e-7 (its tolerance COMPARE_TOL = 1e-4 gives ≈ 1e-8)."""
+    46 acceptance); the report's free–free frequencies to 1e-6 and its paired MAC to 1e-4, the accuracy the report
+    states for its tolerance COMPARE_TOL_ITERATIVE = 3e-3 (the precision it prints: 0.001 % and four decimals;
+    measured here 2e-7, at 177k dofs 8e-9 and 7e-6 against the direct route's comparison)."""
     iterative = reduce(_model(), {"a": "123456", "b": "123456"}, 12, stress_field="none", solver="iterative",
                        release=True)
     assert iterative.report["solver_route"] == "iterative"
@@ -153,5 +155,49 @@ def test_released_iterative_route_with_its_report_equals_direct_route(direct):
     mac = paired_mac(iterative.translations.reshape(-1, f_i.size), f_i, direct.translations.reshape(-1, f_d.size),
                      f_d)
     assert mac.min() >= 0.99999
-    np.testing.assert_allclose(iterative.report["full_free_free_hz"], direct.report["full_free_free_hz"], rtol=1e-7)
-    np.testing.assert_allclose(iterative.report["pair_mac"], direct.report["pair_mac"], atol=1e-6)
+    assert COMPARE_TOL_ITERATIVE <= 3e-3
+    np.testing.assert_allclose(iterative.report["full_free_free_hz"], direct.report["full_free_free_hz"], rtol=1e-6)
+    np.testing.assert_allclose(iterative.report["pair_mac"], direct.report["pair_mac"], atol=1e-4)
+
+
+def test_lean_hierarchy_where_the_faster_one_does_not_fit(direct):
+    """A memory budget between the two multigrid hierarchies' estimates: the iterative route takes the lean one
+    (fem.iterative.LEAN_STRENGTH_THETA) and says so; above both the faster one (STRENGTH_THETA); below both it
+    refuses in one line. Reference for the lean route's body: the direct route, to the issue-46 acceptance
+    (frequencies 1e-6 relative, MAC ≥ 0.99999)."""
+    from fem.iterative import LEAN_STRENGTH_THETA, STRENGTH_THETA
+    from fem.linalg import principal_submatrix
+    from reduction.solvers import MEMORY_SHARE, _nbytes, choose_route
+
+    model = _model()
+    n, n_b = model.n_dofs, 12
+    k_ii = principal_submatrix(model.stiffness, np.arange(n - n_b))
+    k_bytes, work = _nbytes(k_ii), 8.0 * (n - n_b) * max(12.0 * n_b, 7.0 * 20 + 64.0)
+    lean, fast = max(2.3 * k_bytes, 0.3 * k_bytes + work), max(2.7 * k_bytes, 1.3 * k_bytes + work)
+    assert lean < fast
+    said = []
+    route, factor, theta = choose_route(n - n_b, k_ii, n_b, 12, "iterative", said.append,
+                                        available=0.5 * (lean + fast) / MEMORY_SHARE)
+    assert (route, factor, theta) == ("iterative", None, LEAN_STRENGTH_THETA) and "lean" in said[-1]
+    route, factor, theta = choose_route(n - n_b, k_ii, n_b, 12, "iterative", said.append,
+                                        available=1.01 * fast / MEMORY_SHARE)
+    assert (route, theta) == ("iterative", STRENGTH_THETA) and "lean" not in said[-1]
+    with pytest.raises(ModelError) as error:
+        choose_route(n - n_b, k_ii, n_b, 12, "iterative", said.append, available=0.99 * lean / MEMORY_SHARE)
+    assert "\n" not in str(error.value)
+
+    import reduction.solvers as solvers
+
+    original = solvers.choose_route
+    try:  # the whole reduction on the lean hierarchy
+        solvers.choose_route = lambda *a, **k: original(*a, **{**k, "available": 0.5 * (lean + fast) / MEMORY_SHARE})
+        iterative = reduce(_model(), {"a": "123456", "b": "123456"}, 12, stress_field="none", solver="iterative",
+                           compare_modes=0)
+    finally:
+        solvers.choose_route = original
+    assert iterative.report["solver_amg_strength_theta"] == LEAN_STRENGTH_THETA
+    f_d, f_i = direct.frequencies_hz, iterative.frequencies_hz
+    np.testing.assert_allclose(f_i, f_d, rtol=1e-6)
+    mac = paired_mac(iterative.translations.reshape(-1, f_i.size), f_i, direct.translations.reshape(-1, f_d.size),
+                     f_d)
+    assert mac.min() >= 0.99999
