@@ -481,3 +481,7 @@ def _call_back(ev: Evaluation, comp, compiled, nodal, rates, forces, out) -> Non
         first, keys = compiled.first_output[id(comp)], list(comp.output_units())
         for key, value in comp.outputs(ev).items():
             out[first + keys.index(key)] = value
+
+
+# the library's own event gaps (hydraulics.layout.CompiledCircuit.gap_names_exact: a subclass overriding them is not)
+Circuit.event_gaps.library_event_gaps = True

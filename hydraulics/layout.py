@@ -113,9 +113,8 @@ class CompiledCircuit:
         """Whether :attr:`gap_names` are all the keys of ``Circuit.event_gaps`` (the library's ``event_gaps``, no
         user's component with gaps of its own): the engine then takes them without evaluating ``event_gaps``
         (docs/element-protocol.md)."""
-        from .circuit import Circuit
-
-        return (self._circuit_type is not None and self._circuit_type.event_gaps is Circuit.event_gaps
+        return (self._circuit_type is not None
+                and getattr(self._circuit_type.event_gaps, "library_event_gaps", False)
                 and not any(callable(getattr(c, "event_gaps", None)) for c in self.callback_components))
 
     @property
