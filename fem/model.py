@@ -7,6 +7,7 @@ and :attr:`FEModel.mass` are the matrices over the independent dofs ``u``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,11 +15,13 @@ import scipy.sparse as sp
 from fem.errors import MaterialError, ModelError
 from fem.linalg import principal_submatrix, return_freed_memory
 from fem.materials import Material, lame_parameters, parse_material
-from fem.mesh import Mesh
 from fem.selectors import select_nodes
-from fem.solid import (SolidDiscretization, assemble_mass, assemble_stiffness, discretize, lumped_mass,
-                       nodal_stress, surface_areas)
 from fem.spiders import rbe2_rows, rbe3_rows
+
+if TYPE_CHECKING:  # the solid mesh's modules (meshio, scikit-fem) are imported where a solid model is made or used:
+    # a frame model, the package build's engine warm-up among them, runs without them (issue 42: a smaller build env)
+    from fem.mesh import Mesh
+    from fem.solid import SolidDiscretization
 
 __all__ = ["ReferenceNode", "FEModel", "solid_model", "frame_model"]
 
@@ -280,6 +283,8 @@ class FEModel:
         if self.solid is None:
             return np.ones(len(connected))
         if getattr(self, "_surface_areas", None) is None:  # the mesh's own: kept when nodes are added (not _cache)
+            from fem.solid import surface_areas
+
             self._surface_areas = surface_areas(self.solid)
         areas = self._surface_areas[connected]
         return areas if np.count_nonzero(areas) >= 3 else np.ones(len(connected))
@@ -484,6 +489,8 @@ class FEModel:
         """Nodal stress (n, 6, k) Pa of solid mesh nodes for full-dof displacement(s) (see fem.solid.nodal_stress)."""
         if self.solid is None:
             raise ModelError("stress recovery needs a solid mesh model")
+        from fem.solid import nodal_stress
+
         n_mesh = self.mesh.n_nodes
         u = np.asarray(full_displacement)
         u = u.reshape(u.shape[0], -1)
@@ -573,6 +580,8 @@ def solid_model(mesh: Mesh, material: Material | str | dict | None = None) -> FE
             raise MaterialError(f"{mesh.source or 'the mesh'} defines no material; give one (--material steel, "
                                 "cast-iron, aluminium or E=..,nu=..,rho=.. in SI)")
         material = mesh.materials
+    from fem.solid import assemble_mass, assemble_stiffness, discretize, lumped_mass
+
     lam, mu, rho = _element_materials(mesh, material)
     disc: SolidDiscretization = discretize(mesh)
     stiffness = assemble_stiffness(disc, lam, mu)

@@ -11,13 +11,18 @@ import io
 import json
 import os
 import tempfile
+from typing import TYPE_CHECKING
 
-import h5py
 import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError
 from reduction.flexbody import FlexBody, Interface, Invariants, SlidingPath
 from reduction.stressfield import filters, read_stress_field, write_stress_field
+
+# h5py is imported where a file is opened: the package build's engine warm-up runs without it (issue 42: a smaller
+# build environment)
+if TYPE_CHECKING:
+    import h5py
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "write_flexbody", "read_flexbody", "file_sha256"]
 
@@ -73,6 +78,8 @@ def _existing_kind(path: str) -> str | None:
         head = handle.read(8)
     if head != b"\x89HDF\r\n\x1a\n":
         return "not an HDF5 file"
+    import h5py
+
     try:
         with h5py.File(path, "r", locking=False) as f:
             fmt = f.attrs.get("format")
@@ -115,6 +122,8 @@ def write_flexbody(body: FlexBody, path: str, source: dict | None = None, *, for
     # built in memory, written by Python: a full disk is an OSError here, never a failure inside the HDF5 library
     # (which crashed the process on a full disk, docs/safety.md)
     buffer = io.BytesIO()
+    import h5py
+
     try:
         with h5py.File(buffer, "w") as f:
             f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "name": body.name,
@@ -174,6 +183,8 @@ def read_flexbody(path: str) -> FlexBody:
     """
     if not os.path.exists(path):
         raise FileFormatError(f"flexible-body file {path!r} does not exist")
+    import h5py
+
     try:
         with h5py.File(path, "r") as f:
             return _read(f, path)

@@ -15,7 +15,6 @@ import numpy as np
 from fem.analysis import modal_analysis
 from fem.canonical import CONVENTION_VERSION
 from fem.errors import ModelError
-from fem.mesh import boundary_triangles
 from fem.model import FEModel
 from reduction.craig_bampton import COMPLETE_MAX, craig_bampton, orthonormalize
 from reduction.flexbody import FlexBody, Interface, SlidingPath, compute_invariants
@@ -355,7 +354,11 @@ def _assemble_body(model, modes, frequencies, ratios, invariants, items, output_
         outputs = mesh_outputs
     else:
         stress = np.zeros((outputs.size, 6, modes.shape[1]))
-    surface = boundary_triangles(model.mesh) if model.mesh is not None else np.zeros((0, 3), dtype=np.int64)
+    surface = np.zeros((0, 3), dtype=np.int64)
+    if model.mesh is not None:  # fem.mesh (meshio) for a solid mesh only: the build's warm-up (a frame) needs none
+        from fem.mesh import boundary_triangles
+
+        surface = boundary_triangles(model.mesh)
     return FlexBody(name=name, node_ids=model.node_ids.copy(), positions=model.positions.copy(),
                     translations=translations, rotations=rotations, has_rotation=has_rotation,
                     frequencies_hz=frequencies, damping_ratios=ratios, invariants=invariants, interfaces=items,

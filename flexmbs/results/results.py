@@ -16,12 +16,14 @@ import tempfile
 import time as _time
 from collections.abc import Mapping
 
-import h5py
 import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError, SimulationError
 
 from . import derived
+
+# h5py is imported where a file is opened: the package build's engine warm-up runs without it (issue 42: a smaller
+# build environment)
 
 __all__ = ["Results", "ResultsWriter", "load_results", "scratch_results", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -250,6 +252,8 @@ class ResultsWriter:
                 handle.write(b"\0" * reserve_bytes)
             # a small raw-data chunk cache per dataset (default 1 MB each: hundreds of MB for hundreds of signals,
             # filled as the file grows); written chunks are not needed again
+            import h5py
+
             self.file = h5py.File(self.part, "w", rdcc_nbytes=2 ** 15, rdcc_nslots=101)
             self.file.attrs["format"] = FORMAT_NAME
             self.file.attrs["format_version"] = FORMAT_VERSION
@@ -463,6 +467,8 @@ def _finished_results(path: str) -> bool:
     """Whether ``path`` is a results file of a run that finished (``status = finished``)."""
     if not os.path.isfile(path):
         return False
+    import h5py
+
     try:
         with h5py.File(path, "r", locking=False) as fh:
             status = fh.attrs.get("status")
@@ -516,6 +522,8 @@ def _open_results(path: str):
     """Open a results file read-only (no HDF5 file locking, so a ``.part`` still being written can be read)."""
     if not os.path.exists(path):
         raise FileFormatError(f"results file {path!r} does not exist")
+    import h5py
+
     try:
         return h5py.File(path, "r", locking=False)
     except (OSError, FileNotFoundError) as exc:
@@ -577,6 +585,8 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
         raise FileFormatError(f"{path!r} has results format version {fh.attrs['format_version']}, this flexmbs "
                               f"reads up to {FORMAT_VERSION}; upgrade flexmbs")
     datasets = {}
+
+    import h5py
 
     def visit(name, obj):
         if isinstance(obj, h5py.Dataset):
