@@ -49,7 +49,7 @@ CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress b
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
 # CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts), so they run at a steady rate whatever a step costs
 CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
-from .equations import equation_names
+from .equations import equation_name, equation_names
 from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
 from .system import measure
@@ -404,10 +404,10 @@ class CompiledRun:
         hits = np.nonzero(self.plan.limiting)[0]
         if not hits.size:
             return {}
-        names = equation_names(self.system)
         out: dict[str, int] = {}
         for i in hits:
-            out[names[i]] = out.get(names[i], 0) + int(self.plan.limiting[i])
+            name = equation_name(self.system, int(i))
+            out[name] = out.get(name, 0) + int(self.plan.limiting[i])
         return out
 
     def _check_callback(self) -> None:

@@ -255,12 +255,26 @@ def _leaves(layout, path: tuple = ()) -> list:
     return [(path, layout)]
 
 
+def _shape_of(layout):
+    """The nesting of a field's value: None a leaf, else a tuple of its members' nestings."""
+    return tuple(_shape_of(m) for m in layout[1]) if layout[0] == 1 else None
+
+
 #: per field: its first word and its leaves (pack walks them flat, without recursion)
 _FLAT = {name: (_OFFSETS[name], _leaves(layout)) for name, layout in _LAYOUTS.items()}
 _TYPES = dict(FIELDS)
 #: per alias: its tuple and the span of its words among the tuple's (copied from the tuple's words by pack)
 _ALIAS_WORDS = {alias: (tuple_, sum(_words(t) for t in list(_TYPES[tuple_])[:k]), _words(list(_TYPES[tuple_])[k]))
                 for alias, (tuple_, k) in ALIASES.items()}
+#: per tuple field: its aliases as ``(alias, member, first word of the alias, first word in the tuple's, words)``
+_ALIASES_OF: dict = {}
+for _alias, (_tuple, _first, _n) in _ALIAS_WORDS.items():
+    _ALIASES_OF.setdefault(_tuple, []).append((_alias, ALIASES[_alias][1], _OFFSETS[_alias], _first, _n))
+#: per field, how pack reads it: ``(first word, nesting, [(kind, ndim, dtype), ...] per leaf)``; kind 0 an
+#: array, 2 a function pointer (the leaves in the struct's order)
+_PLAN_OF = {name: (_OFFSETS[name], _shape_of(layout), [leaf[1] if leaf[1][0] == 2 else (0, leaf[1][1], leaf[1][2])
+                                                       for leaf in _leaves(layout)])
+            for name, layout in _LAYOUTS.items()}
 
 
 def _array_data_field() -> bool:
@@ -287,45 +301,74 @@ def _data_address(value: np.ndarray) -> int:
     return value.ctypes.data
 
 
+def _flatten(name: str, value, nesting, path: tuple, out: list) -> None:
+    """The leaves of ``value`` (nested tuples as ``nesting`` says) appended to ``out``."""
+    if nesting is None:
+        out.append(value)
+        return
+    if type(value) is not tuple or len(value) != len(nesting):
+        raise TypeError(f"compiled plan field {name!r}: expected nested tuples of {len(nesting)} (at {list(path)}), "
+                        f"got {type(value).__name__}")
+    if all(n is None for n in nesting):
+        out += value
+        return
+    for k, (member, inner) in enumerate(zip(value, nesting)):
+        _flatten(name, member, inner, (*path, k), out)
+
+
+def _refuse(name: str, k: int, leaf, layout) -> None:
+    """The one-line TypeError of leaf ``k`` of field ``name`` that is not the array its type says."""
+    path = _FLAT[name][1][k][0]
+    where = f"{name}{''.join(f'[{j}]' for j in path)}"
+    raise TypeError(f"compiled plan field {where!r}: expected a C-contiguous {layout[2]} array of "
+                    f"{layout[1]} dimension(s), got {type(leaf).__name__} {getattr(leaf, 'dtype', '')} "
+                    f"{getattr(leaf, 'shape', '')}")
+
+
 def _field_words(name: str, value) -> list:
     """The struct words of field ``name`` (an array, a function pointer or nested tuples of them)."""
+    _, nesting, layouts = _PLAN_OF[name]
+    if nesting is None:
+        leaves = [value]
+    elif type(value) is tuple and len(value) == len(nesting) and all(n is None for n in nesting):
+        leaves = value
+    else:
+        leaves = []
+        _flatten(name, value, nesting, (), leaves)
     words: list = []
-    for path, layout in _FLAT[name][1]:
-        leaf = value
-        for k in path:
-            if type(leaf) is not tuple or len(leaf) <= k:
-                raise TypeError(f"compiled plan field {name!r}: expected nested tuples (at {list(path)}), got "
-                                f"{type(leaf).__name__}")
-            leaf = leaf[k]
+    ndarray, pointer_at, header = np.ndarray, _pointer_at, _HEADER
+    for k, leaf in enumerate(leaves):
+        layout = layouts[k]
         if layout[0] == 2:
             words.append(ctypes.cast(leaf, ctypes.c_void_p).value or 0)
             continue
-        if (not isinstance(leaf, np.ndarray) or leaf.ndim != layout[1] or leaf.dtype != layout[2]
-                or not leaf.flags.c_contiguous):
-            where = f"{name}{''.join(f'[{k}]' for k in path)}"
-            raise TypeError(f"compiled plan field {where!r}: expected a C-contiguous {layout[2]} array of "
-                            f"{layout[1]} dimension(s), got {type(leaf).__name__} {getattr(leaf, 'dtype', '')} "
-                            f"{getattr(leaf, 'shape', '')}")
-        words += (0, 0, leaf.size, leaf.itemsize, _data_address(leaf), *leaf.shape, *leaf.strides)
+        if type(leaf) is not ndarray:
+            if not isinstance(leaf, ndarray):
+                _refuse(name, k, leaf, layout)
+        dtype, shape = leaf.dtype, leaf.shape
+        if (dtype is not layout[2] and dtype != layout[2]) or len(shape) != layout[1] or not leaf.flags.c_contiguous:
+            _refuse(name, k, leaf, layout)
+        address = pointer_at(id(leaf) + header).value or 0 if _DATA_FIELD else _data_address(leaf)
+        words += (0, 0, leaf.size, leaf.itemsize, address, *shape, *leaf.strides)
     return words
 
 
 def pack(plan: PlanRef, held: dict, /, **fields) -> None:
     """Write ``fields`` (name = array, tuple of arrays or ctypes function) into ``plan``; ``held`` (the owner's
     dict) holds every value written, so that nothing the struct points to is freed while it lives. Each field's
-    leaves are walked flat (:data:`_FLAT`) and written with one slice of the struct's words."""
+    leaves are walked flat (:data:`_PLAN_OF`) and written with one slice of the struct's words; the aliases of a
+    tuple field get the words of their member."""
     payload = _WORDS.from_address(plan._meminfo.data)
-    written = {}
+    aliased = []
     for name, value in fields.items():
-        words = written[name] = _field_words(name, value)
-        at = _FLAT[name][0]
+        words = _field_words(name, value)
+        at = _PLAN_OF[name][0]
         payload[at:at + len(words)] = words
-    for alias, (tuple_, first, n) in _ALIAS_WORDS.items():
-        if tuple_ in written:  # the same array as the tuple's member: its words
-            at = _OFFSETS[alias]
-            payload[at:at + n] = written[tuple_][first:first + n]
-            fields[alias] = fields[tuple_][ALIASES[alias][1]]
+        for alias, member, alias_at, first, n in _ALIASES_OF.get(name, ()):
+            payload[alias_at:alias_at + n] = words[first:first + n]
+            aliased.append((alias, value[member]))
     held.update(fields)
+    held.update(aliased)
 
 
 def new_plan(held: dict, /, **fields) -> PlanRef:

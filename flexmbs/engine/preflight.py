@@ -99,10 +99,15 @@ def check_start(system, state) -> None:
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
         ctx = system.context(state.q, state.v, state.t)
+        measured = {}
         for k, element in elements:
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
             y, ydot, _ = measure(ctx, element.measurements)
+            measured[k] = (y.copy(), ydot.copy())
             problems += list(element.plausibility(state.t, z_e, y, ydot))
+        # the elements' measurements at the start, for their integral warnings at the run's end
+        # (flexmbs.engine.integrals.Integrals.warnings: no second evaluation of the same state)
+        system.start_measures = (state, measured)
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)
