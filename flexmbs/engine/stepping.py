@@ -29,10 +29,8 @@ the inputs and the statistics. Restoring it drops the samples recorded after its
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
-import gc
 import json
 import math
 import os
@@ -202,7 +200,7 @@ class Run:
         self._wall = 0.0
         self._unexpected = False  # a failure that is not the integration's: no last sample at its state
         self._bar = _progress_bar(self.t_end, progress) if progress and self.t_end is not None else None
-        with one_blas_thread(), _collector_paused():
+        with one_blas_thread():
             wall0 = _time.perf_counter()
             self._start(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
                         static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
@@ -498,10 +496,6 @@ class Run:
         """End the run: the results (file closed, warnings and plausibility guards as :func:`simulate` gives)."""
         if self._finished is not None:
             return self._finished
-        with _collector_paused():
-            return self._finish()
-
-    def _finish(self) -> "Results":
         run, system, recorder = self._run, self.system, self.recorder
         if self._bar is not None:
             self._bar.close()
@@ -537,22 +531,6 @@ class Run:
     def _open(self) -> None:
         if self._finished is not None:
             raise ModelError("the run is finished: create a new Run to integrate again")
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector held off for the block (re-enabled after it, also on an error or Ctrl-C;
-    left alone when the caller had turned it off). The start and the end of a run create a few thousand objects
-    that live as long as the run or go with their last reference; the collector's passes over them were ≈ 3 % of
-    the hydraulic race's coarse run (issue 41)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _progress_bar(t_end: float, enabled: bool):
