@@ -353,22 +353,42 @@ def _field_words(name: str, value) -> list:
     return words
 
 
+_DESTINATIONS: dict = {}
+
+
+def _destinations(names: tuple) -> tuple:
+    """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words, the
+    words their aliases copy (to, from) and the aliases ``(alias, field, member)``; found once per set of names."""
+    found = _DESTINATIONS.get(names)
+    if found is None:
+        dest, to, source, aliases = [], [], [], []
+        for name in names:
+            at, first = _PLAN_OF[name][0], len(dest)
+            dest += range(at, at + _words(_TYPES[name]))
+            for alias, member, alias_at, alias_first, n in _ALIASES_OF.get(name, ()):
+                to += range(alias_at, alias_at + n)
+                source += range(at + alias_first, at + alias_first + n)
+                aliases.append((alias, name, member))
+        found = _DESTINATIONS[names] = (np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
+                                        np.array(source, dtype=np.intp), aliases)
+    return found
+
+
 def pack(plan: PlanRef, held: dict, /, **fields) -> None:
     """Write ``fields`` (name = array, tuple of arrays or ctypes function) into ``plan``; ``held`` (the owner's
     dict) holds every value written, so that nothing the struct points to is freed while it lives. Each field's
-    leaves are walked flat (:data:`_PLAN_OF`) and written with one slice of the struct's words; the aliases of a
-    tuple field get the words of their member."""
-    payload = _WORDS.from_address(plan._meminfo.data)
-    aliased = []
+    leaves are walked flat (:data:`_PLAN_OF`); all words go into the struct in one assignment, and the aliases of
+    a tuple field get the words of their member in a second."""
+    words: list = []
     for name, value in fields.items():
-        words = _field_words(name, value)
-        at = _PLAN_OF[name][0]
-        payload[at:at + len(words)] = words
-        for alias, member, alias_at, first, n in _ALIASES_OF.get(name, ()):
-            payload[alias_at:alias_at + n] = words[first:first + n]
-            aliased.append((alias, value[member]))
+        words += _field_words(name, value)
+    dest, to, source, aliases = _destinations(tuple(fields))
+    payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
+    payload[dest] = words
+    if to.size:
+        payload[to] = payload[source]
     held.update(fields)
-    held.update(aliased)
+    held.update((alias, fields[name][member]) for alias, name, member in aliases)
 
 
 def new_plan(held: dict, /, **fields) -> PlanRef:
