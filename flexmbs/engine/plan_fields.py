@@ -108,6 +108,8 @@ def _typeof_callback(value, context):
 
         _CALLBACK_TYPE.append(make_function_type(value))
     return _CALLBACK_TYPE[0]
+
+
 _ARRAY = {f"{k}{n}": types.Array(types.int64 if k == "i" else types.float64, n, "C") for k in "if" for n in range(1, 6)}
 
 
