@@ -3,7 +3,7 @@
 :mod:`flexmbs.engine.loop`) without importing either."""
 from __future__ import annotations
 
-__all__ = ["constraint_row_owner", "equation_names", "REACTION_PASSES", "REACTION_RTOL"]
+__all__ = ["constraint_row_owner", "equation_name", "equation_names", "REACTION_PASSES", "REACTION_RTOL"]
 
 REACTION_PASSES, REACTION_RTOL = 50, 1e-10  # fixed point of the friction-dependent reactions (initial_accelerations)
 
@@ -30,3 +30,20 @@ def equation_names(system) -> list[str]:
         names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
     names += [constraint_row_owner(system, r) for r in range(system.n_c)]
     return names
+
+
+def equation_name(system, row: int) -> str:
+    """``equation_names(system)[row]`` without naming the others (the run's end names only the equations that
+    limited steps)."""
+    for body in system.bodies:
+        if row < 7:
+            return f"motion of body {body.name!r} ({('x', 'y', 'z', 'e0', 'e1', 'e2', 'e3')[row]})"
+        if row < 7 + body.n_modes:
+            return f"motion of body {body.name!r} (mode {row - 7 + 1})"
+        row -= 7 + body.n_modes
+    for element in system.elements:
+        states = element.state_names
+        if row < len(states):
+            return f"state {states[row]!r} of element {element.name!r}"
+        row -= len(states)
+    return constraint_row_owner(system, row)

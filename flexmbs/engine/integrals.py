@@ -56,13 +56,24 @@ class Integrals:
         self.rates = rates
 
     def warnings(self) -> list[str]:
-        """The elements' own judgement of their integrals (``integral_warnings``), at the start state."""
+        """The elements' own judgement of their integrals (``integral_warnings``), at the start state (the
+        measurements there as the start's check found them, :func:`flexmbs.engine.preflight.check_start`)."""
         lines = []
-        if not self.elements:
+        judging = [(k, e) for k, e in self.elements if hasattr(e, "integral_warnings")]
+        if not judging:
             return lines
-        for element, args in self._arguments(self.start):
-            if hasattr(element, "integral_warnings"):
-                prefix = f"element/{element.name}/"
-                own = {k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)}
-                lines += element.integral_warnings(own, *args)
+        state, system = self.start, self.system
+        found = getattr(system, "start_measures", None)
+        known = found[1] if found is not None and found[0] is state else {}
+        ctx = None
+        for k, element in judging:
+            z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
+            if k in known:
+                y, ydot = (x.copy() for x in known[k])
+            else:
+                ctx = ctx if ctx is not None else system.context(state.q, state.v, state.t)
+                y, ydot, _ = measure(ctx, element.measurements)
+            prefix = f"element/{element.name}/"
+            own = {key[len(prefix):]: v for key, v in self.values.items() if key.startswith(prefix)}
+            lines += element.integral_warnings(own, state.t, z_e, y, ydot)
         return lines

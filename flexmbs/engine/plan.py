@@ -49,7 +49,7 @@ CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress b
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
 # CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts), so they run at a steady rate whatever a step costs
 CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
-from .equations import equation_names
+from .equations import equation_name, equation_names
 from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
 from .system import measure
@@ -176,16 +176,24 @@ class _Plan:
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
         # Python force elements with contact gaps (located by flexmbs.engine.events)
-        ctx = system.context(state.q, state.v, state.t, state.lam)
-        ctx.z = state.z
+        found: list = []
+
+        def at_start():
+            """The context of the start state, made on first use (models without gaps or angles need none)."""
+            if not found:
+                ctx = system.context(state.q, state.v, state.t, state.lam)
+                ctx.z = state.z
+                found.append(ctx)
+            return found[0]
+
         self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
-        self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(ctx)]
+        self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(at_start())]
         # the Python state elements' gaps follow the force elements' (the same callback)
         self.gap_elements = [k for k, spec in enumerate(all_specs)
                              if spec is None and hasattr(system.elements[k], "event_gaps")]
         for k in self.gap_elements:
             element, offsets = system.elements[k], system.z_offsets
-            y, ydot, _ = measure(ctx, element.measurements)
+            y, ydot, _ = measure(at_start(), element.measurements)
             self.force_gap_names += [f"{element.name}.{name}" for name in
                                      element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot)]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
@@ -194,7 +202,6 @@ class _Plan:
         keep = system.row_keep if system.row_keep is not None else np.arange(system.n_c_all)
         meas_a, meas_b, meas_kind, el = [], [], [], {k: [] for k in "zysafi"}
         angle_ref, self.angles = [], []  # rotation measurements: (row in y, measurement), for _sync_angles
-        start = ctx  # the angles' first references, at the same state
         fx_bodies, fx_data, fx_work = flexible_arrays(system, state.q)
         fpar, ipar, signals, n_aux = [], [], [], 0
         for k, element, spec in zip(self.compiled_elements, elements, specs):
@@ -210,7 +217,7 @@ class _Plan:
                 # consistent start's evaluations)
                 if kind == ROTATION:
                     self.angles.append((len(meas_a), meas))
-                angle_ref.append(float(meas.evaluate(start)[0]) if kind == ROTATION else 0.0)
+                angle_ref.append(float(meas.evaluate(at_start())[0]) if kind == ROTATION else 0.0)
                 meas_kind.append(kind)
                 meas_a.append(a)
                 meas_b.append(b)
@@ -404,10 +411,10 @@ class CompiledRun:
         hits = np.nonzero(self.plan.limiting)[0]
         if not hits.size:
             return {}
-        names = equation_names(self.system)
         out: dict[str, int] = {}
         for i in hits:
-            out[names[i]] = out.get(names[i], 0) + int(self.plan.limiting[i])
+            name = equation_name(self.system, int(i))
+            out[name] = out.get(name, 0) + int(self.plan.limiting[i])
         return out
 
     def _check_callback(self) -> None:

@@ -34,6 +34,7 @@ from numba.core.registry import cpu_target
 from numba.core.runtime.nrt import rtsys
 from numba.core.runtime.nrtdynmod import meminfo_data_ty
 from numba.core.typing.templates import AttributeTemplate
+from numba.core.typing.typeof import typeof_impl
 from numba.experimental import structref
 
 
@@ -94,6 +95,21 @@ ALIASES = {
 }
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_double)
+_CALLBACK_TYPE: list = []
+
+
+@typeof_impl.register(_CALLBACK)
+def _typeof_callback(value, context):
+    """The numba type of a signal callback (``void(double)``), made once: numba's own typeof of a ctypes function
+    builds it from the function's argument types at every call of a compiled function that takes one from Python
+    (the start's residual and constraints: tens of µs a call, issue 41). It depends on the prototype only."""
+    if not _CALLBACK_TYPE:
+        from numba.core.typing.ctypes_utils import make_function_type
+
+        _CALLBACK_TYPE.append(make_function_type(value))
+    return _CALLBACK_TYPE[0]
+
+
 _ARRAY = {f"{k}{n}": types.Array(types.int64 if k == "i" else types.float64, n, "C") for k in "if" for n in range(1, 6)}
 
 
@@ -160,6 +176,13 @@ PLAN_TYPE = PlanType(FIELDS)
 
 default_manager.register(PlanType, models.StructRefModel)
 structref.define_boxing(PlanType, PlanRef)
+
+
+@typeof_impl.register(PlanRef)
+def _typeof_plan(value, context):
+    """The plan's numba type, read from the proxy: without it numba's generic typeof tried the plan as a buffer
+    first (a caught TypeError) in every call of a compiled function from Python, ≈ 10 µs a call (issue 41)."""
+    return value._type
 
 
 @infer_getattr
@@ -255,12 +278,26 @@ def _leaves(layout, path: tuple = ()) -> list:
     return [(path, layout)]
 
 
+def _shape_of(layout):
+    """The nesting of a field's value: None a leaf, else a tuple of its members' nestings."""
+    return tuple(_shape_of(m) for m in layout[1]) if layout[0] == 1 else None
+
+
 #: per field: its first word and its leaves (pack walks them flat, without recursion)
 _FLAT = {name: (_OFFSETS[name], _leaves(layout)) for name, layout in _LAYOUTS.items()}
 _TYPES = dict(FIELDS)
 #: per alias: its tuple and the span of its words among the tuple's (copied from the tuple's words by pack)
 _ALIAS_WORDS = {alias: (tuple_, sum(_words(t) for t in list(_TYPES[tuple_])[:k]), _words(list(_TYPES[tuple_])[k]))
                 for alias, (tuple_, k) in ALIASES.items()}
+#: per tuple field: its aliases as ``(alias, member, first word of the alias, first word in the tuple's, words)``
+_ALIASES_OF: dict = {}
+for _alias, (_tuple, _first, _n) in _ALIAS_WORDS.items():
+    _ALIASES_OF.setdefault(_tuple, []).append((_alias, ALIASES[_alias][1], _OFFSETS[_alias], _first, _n))
+#: per field, how pack reads it: ``(first word, nesting, [(kind, ndim, dtype), ...] per leaf)``; kind 0 an
+#: array, 2 a function pointer (the leaves in the struct's order)
+_PLAN_OF = {name: (_OFFSETS[name], _shape_of(layout), [leaf[1] if leaf[1][0] == 2 else (0, leaf[1][1], leaf[1][2])
+                                                       for leaf in _leaves(layout)])
+            for name, layout in _LAYOUTS.items()}
 
 
 def _array_data_field() -> bool:
@@ -287,45 +324,94 @@ def _data_address(value: np.ndarray) -> int:
     return value.ctypes.data
 
 
+def _flatten(name: str, value, nesting, path: tuple, out: list) -> None:
+    """The leaves of ``value`` (nested tuples as ``nesting`` says) appended to ``out``."""
+    if nesting is None:
+        out.append(value)
+        return
+    if type(value) is not tuple or len(value) != len(nesting):
+        raise TypeError(f"compiled plan field {name!r}: expected nested tuples of {len(nesting)} (at {list(path)}), "
+                        f"got {type(value).__name__}")
+    if all(n is None for n in nesting):
+        out += value
+        return
+    for k, (member, inner) in enumerate(zip(value, nesting)):
+        _flatten(name, member, inner, (*path, k), out)
+
+
+def _refuse(name: str, k: int, leaf, layout) -> None:
+    """The one-line TypeError of leaf ``k`` of field ``name`` that is not the array its type says."""
+    path = _FLAT[name][1][k][0]
+    where = f"{name}{''.join(f'[{j}]' for j in path)}"
+    raise TypeError(f"compiled plan field {where!r}: expected a C-contiguous {layout[2]} array of "
+                    f"{layout[1]} dimension(s), got {type(leaf).__name__} {getattr(leaf, 'dtype', '')} "
+                    f"{getattr(leaf, 'shape', '')}")
+
+
 def _field_words(name: str, value) -> list:
     """The struct words of field ``name`` (an array, a function pointer or nested tuples of them)."""
+    _, nesting, layouts = _PLAN_OF[name]
+    if nesting is None:
+        leaves = [value]
+    elif type(value) is tuple and len(value) == len(nesting) and all(n is None for n in nesting):
+        leaves = value
+    else:
+        leaves = []
+        _flatten(name, value, nesting, (), leaves)
     words: list = []
-    for path, layout in _FLAT[name][1]:
-        leaf = value
-        for k in path:
-            if type(leaf) is not tuple or len(leaf) <= k:
-                raise TypeError(f"compiled plan field {name!r}: expected nested tuples (at {list(path)}), got "
-                                f"{type(leaf).__name__}")
-            leaf = leaf[k]
+    ndarray, pointer_at, header = np.ndarray, _pointer_at, _HEADER
+    for k, leaf in enumerate(leaves):
+        layout = layouts[k]
         if layout[0] == 2:
             words.append(ctypes.cast(leaf, ctypes.c_void_p).value or 0)
             continue
-        if (not isinstance(leaf, np.ndarray) or leaf.ndim != layout[1] or leaf.dtype != layout[2]
-                or not leaf.flags.c_contiguous):
-            where = f"{name}{''.join(f'[{k}]' for k in path)}"
-            raise TypeError(f"compiled plan field {where!r}: expected a C-contiguous {layout[2]} array of "
-                            f"{layout[1]} dimension(s), got {type(leaf).__name__} {getattr(leaf, 'dtype', '')} "
-                            f"{getattr(leaf, 'shape', '')}")
-        words += (0, 0, leaf.size, leaf.itemsize, _data_address(leaf), *leaf.shape, *leaf.strides)
+        if type(leaf) is not ndarray:
+            if not isinstance(leaf, ndarray):
+                _refuse(name, k, leaf, layout)
+        dtype, shape = leaf.dtype, leaf.shape
+        if (dtype is not layout[2] and dtype != layout[2]) or len(shape) != layout[1] or not leaf.flags.c_contiguous:
+            _refuse(name, k, leaf, layout)
+        address = pointer_at(id(leaf) + header).value or 0 if _DATA_FIELD else _data_address(leaf)
+        words += (0, 0, leaf.size, leaf.itemsize, address, *shape, *leaf.strides)
     return words
+
+
+_DESTINATIONS: dict = {}
+
+
+def _destinations(names: tuple) -> tuple:
+    """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words, the
+    words their aliases copy (to, from) and the aliases ``(alias, field, member)``; found once per set of names."""
+    found = _DESTINATIONS.get(names)
+    if found is None:
+        dest, to, source, aliases = [], [], [], []
+        for name in names:
+            at, first = _PLAN_OF[name][0], len(dest)
+            dest += range(at, at + _words(_TYPES[name]))
+            for alias, member, alias_at, alias_first, n in _ALIASES_OF.get(name, ()):
+                to += range(alias_at, alias_at + n)
+                source += range(at + alias_first, at + alias_first + n)
+                aliases.append((alias, name, member))
+        found = _DESTINATIONS[names] = (np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
+                                        np.array(source, dtype=np.intp), aliases)
+    return found
 
 
 def pack(plan: PlanRef, held: dict, /, **fields) -> None:
     """Write ``fields`` (name = array, tuple of arrays or ctypes function) into ``plan``; ``held`` (the owner's
     dict) holds every value written, so that nothing the struct points to is freed while it lives. Each field's
-    leaves are walked flat (:data:`_FLAT`) and written with one slice of the struct's words."""
-    payload = _WORDS.from_address(plan._meminfo.data)
-    written = {}
+    leaves are walked flat (:data:`_PLAN_OF`); all words go into the struct in one assignment, and the aliases of
+    a tuple field get the words of their member in a second."""
+    words: list = []
     for name, value in fields.items():
-        words = written[name] = _field_words(name, value)
-        at = _FLAT[name][0]
-        payload[at:at + len(words)] = words
-    for alias, (tuple_, first, n) in _ALIAS_WORDS.items():
-        if tuple_ in written:  # the same array as the tuple's member: its words
-            at = _OFFSETS[alias]
-            payload[at:at + n] = written[tuple_][first:first + n]
-            fields[alias] = fields[tuple_][ALIASES[alias][1]]
+        words += _field_words(name, value)
+    dest, to, source, aliases = _destinations(tuple(fields))
+    payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
+    payload[dest] = words
+    if to.size:
+        payload[to] = payload[source]
     held.update(fields)
+    held.update((alias, fields[name][member]) for alias, name, member in aliases)
 
 
 def new_plan(held: dict, /, **fields) -> PlanRef:

@@ -99,13 +99,21 @@ def check_start(system, state) -> None:
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
         ctx = system.context(state.q, state.v, state.t)
+        measured = {}
         for k, element in elements:
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
             y, ydot, _ = measure(ctx, element.measurements)
+            measured[k] = (y.copy(), ydot.copy())
             problems += list(element.plausibility(state.t, z_e, y, ydot))
+        # the elements' measurements at the start, for their integral warnings at the run's end
+        # (flexmbs.engine.integrals.Integrals.warnings: no second evaluation of the same state)
+        system.start_measures = (state, measured)
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)
+
+
+_EPS = float(np.finfo(float).eps)
 
 
 def check_tolerances_resolvable(system, integrator, q: np.ndarray, z: np.ndarray) -> None:
@@ -121,9 +129,18 @@ def check_tolerances_resolvable(system, integrator, q: np.ndarray, z: np.ndarray
     from .initial import equation_names
     from .integrator import _body_extents
 
-    eps = float(np.finfo(float).eps)
+    eps = _EPS
+    extents = _body_extents(system)
+    # a bound first: every error scale is at least `low` (the kinds' absolute tolerances; the rotations' at least
+    # atol), every round-off floor at most `high`; when low >= high no unknown can be below its floor
+    low = min(float(integrator._scale_q.min(initial=np.inf)), integrator.atol if integrator._rotation.size else np.inf,
+              float(integrator._scale_z.min(initial=np.inf)) if z.size else np.inf)
+    high = ROUND_OFF_MARGIN * eps * max(float(np.abs(q).max(initial=0.0)), max(extents, default=0.0), 1.0,
+                                        float(np.abs(z).max(initial=0.0)))
+    if low >= high:
+        return
     magnitude = np.zeros(system.n_q)
-    for body, length in zip(system.bodies, _body_extents(system)):
+    for body, length in zip(system.bodies, extents):
         o = body.offset
         magnitude[o:o + 3] = max(float(np.max(np.abs(q[o:o + 3]))), length)
         magnitude[o + 3:o + 7] = 1.0

@@ -191,9 +191,12 @@ class System:
         self.joints = list(model.joints)
         for joint in self.joints:  # a previous planar run may have masked rows
             joint.row_mask = None
-        self._group_markers()
-        if model.planar:
+        if model.planar:  # the guides' markers join the grouped markers (one grouping: issue 41, the start)
+            model_joints = list(self.joints)
             self._add_planar_guides()
+            self._group_markers()
+            self._mask_out_of_plane(model_joints)
+        else:
             self._group_markers()
         self.forces = model.forces
         self.elements = model.elements
@@ -241,21 +244,7 @@ class System:
         self.driven_joints = [j for j in self.joints if j.drivers]  # prescribed motions: compiled rows
 
     def _add_planar_guides(self):
-        """Planar model: one planar joint per body to ground; drop joint rows with no in-plane Jacobian."""
-        q0 = np.concatenate(self._placements()[0])
-        ctx = Context(self, q0, np.zeros_like(q0), 0.0)
-        for joint in self.joints:
-            joint.row_mask = None
-            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-            _, ji, jj = joint.base_rows(si, sj)
-            in_plane = np.zeros(ji.shape[0])
-            for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
-                if marker.on_ground:
-                    continue
-                kin = ctx.kin[marker.body.index]
-                cols = np.column_stack([jac[:, 0], jac[:, 1], jac[:, 3:6] @ (kin.A.T @ [0.0, 0.0, 1.0])])
-                in_plane += np.abs(cols).sum(axis=1)
-            joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
+        """Planar model: one planar joint per body to ground (its markers after the model's)."""
         for body in self.bodies:
             z0 = body.initial_position[2]
             base = Marker(f"planar-guide.{body.name}.ground", self.model.ground, position=(0.0, 0.0, z0))
@@ -264,6 +253,22 @@ class System:
                 m.index = len(self.markers)
                 self.markers.append(m)
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
+
+    def _mask_out_of_plane(self, joints) -> None:
+        """Planar model: drop the rows of ``joints`` (the model's) with no in-plane Jacobian at the placement."""
+        q0 = np.concatenate(self._placements()[0])
+        ctx = Context(self, q0, np.zeros_like(q0), 0.0)
+        normal = np.array([0.0, 0.0, 1.0])
+        for joint in joints:
+            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+            _, ji, jj = joint.base_rows(si, sj)
+            in_plane = np.zeros(ji.shape[0])
+            for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
+                if marker.on_ground:
+                    continue
+                axis = ctx.A[marker.body.index].T @ normal  # the plane's normal in the body's axes
+                in_plane += np.abs(jac[:, 0]) + np.abs(jac[:, 1]) + np.abs(jac[:, 3:6] @ axis)
+            joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
 
     def _placements(self) -> tuple[list, list]:
         """The bodies' initial coordinates and rates (``initial_coordinates``), read once per system: a system is

@@ -85,3 +85,56 @@ def test_a_plan_array_of_another_type_is_refused_in_one_line():
     with pytest.raises(TypeError, match="'keep'.*int64") as err:
         pack(plan.struct, {}, keep=np.zeros(3))
     assert "\n" not in str(err.value)
+
+
+def test_the_plan_and_a_callback_have_numbas_own_types():
+    """The plan's and a signal callback's numba types are found without numba's generic typeof (issue 41): they
+    are the very type objects numba's own rules give (the struct's type; a ctypes function's from its prototype),
+    so a compiled call from Python selects the same machine code."""
+    from numba import typeof
+    from numba.core.typing.ctypes_utils import make_function_type
+
+    from flexmbs.engine.evaluate import evaluator
+    from flexmbs.engine.plan_fields import PLAN_TYPE
+
+    plan = evaluator(System(pendulum())).plan
+    assert typeof(plan.struct) is plan.struct._type is PLAN_TYPE
+    assert typeof(plan.callback) is make_function_type(plan.callback)
+    assert typeof(plan.force_callback) is make_function_type(plan.force_callback)
+
+
+def test_a_nested_plan_array_that_is_not_contiguous_is_refused_naming_its_place():
+    """A member of a nested tuple (the Python parts' buffers ``ws[21]``) with the right type but not contiguous is a
+    one-line TypeError naming the field and the member's place; the plan keeps its arrays."""
+    system = System(pendulum())
+    from flexmbs.engine.evaluate import evaluator
+    plan = evaluator(system).plan
+    bad = list(plan.ws[21])
+    bad[4] = np.zeros((4, 6))[:, ::2]  # py_loads: a float64 2-d array, strided
+    with pytest.raises(TypeError, match=r"'py\[4\]'.*C-contiguous") as err:
+        pack(plan.struct, {}, py=tuple(bad))
+    assert "\n" not in str(err.value)
+    with pytest.raises(TypeError, match=r"'py'.*nested tuples of 12"):
+        pack(plan.struct, {}, py=tuple(bad[:11]))
+
+
+def test_an_equation_is_named_as_in_the_list_of_all_names():
+    """``equation_name(system, i)`` (the run's end names only the equations that limited steps) is
+    ``equation_names(system)[i]`` for every equation: bodies' coordinates, element states, kept constraint rows
+    (a planar hydraulic model: the race's arm, its circuit's states and the planar guide's rows)."""
+    import importlib.util
+    import os
+
+    from flexmbs.engine.equations import equation_name, equation_names
+    from flexmbs.engine.start import consistent_start
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "race_hydraulic.py")
+    spec = importlib.util.spec_from_file_location("race_hydraulic_names", path)
+    race = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(race)
+    for model in (race.flexmbs_model(), pendulum(damping=0.3)):
+        system = System(model)
+        consistent_start(system, False)
+        names = equation_names(system)
+        assert len(names) == system.n_q + system.n_z + system.n_c
+        assert [equation_name(system, i) for i in range(len(names))] == names
