@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/compile_profile.py [--case excavator] [--t-end 0.05] [--top 25]
+    python benchmarks/compile_profile.py [--case excavator] [--t-end 0.05] [--top 25] [--passes] [--llvm]
 
 Runs one case for a short time in a fresh process with an empty kernel cache (a temporary ``FLEXMBS_KERNEL_CACHE``)
 and prints the total compile CPU time, the number of compiles, and the dispatchers that took longest (exclusive

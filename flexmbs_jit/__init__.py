@@ -287,11 +287,18 @@ def _array_structures_without_refresh() -> None:
 
     def refresh(self):
         original_refresh(self)
-        counts[self] = registrations(self)
+        try:
+            counts[self] = registrations(self)
+        except TypeError:  # a context that cannot be a weak key: numba's path for it
+            pass
 
     def get_function(self, fn, sig, _firstcall=True):
-        if _firstcall and type(fn) is str and fn == "__array__" and counts.get(self, -1) == registrations(self):
-            _firstcall = False
+        if _firstcall and type(fn) is str and fn == "__array__":
+            try:
+                if counts.get(self, -1) == registrations(self):
+                    _firstcall = False
+            except TypeError:
+                pass
         return original_get(self, fn, sig, _firstcall)
 
     context_cls.refresh, context_cls.get_function = refresh, get_function
@@ -344,8 +351,6 @@ def _functions_optimized_with_their_module() -> None:
 
 
 _functions_optimized_with_their_module()
-
-
 
 
 def njit(*args, counted: bool = True, **options):
