@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/compile_profile.py [--case excavator] [--t-end 0.05] [--top 25]
+    python benchmarks/compile_profile.py [--case excavator] [--t-end 0.05] [--top 25] [--passes] [--llvm]
 
 Runs one case for a short time in a fresh process with an empty kernel cache (a temporary ``FLEXMBS_KERNEL_CACHE``)
 and prints the total compile CPU time, the number of compiles, and the dispatchers that took longest (exclusive
@@ -29,6 +29,9 @@ def main(argv=None) -> int:
                              "types of each compile")
     parser.add_argument("--passes", action="store_true",
                         help="also split the compile by numba pass (typing, lowering, ...) and LLVM work, per function")
+    parser.add_argument("--llvm", action="store_true",
+                        help="also split LLVM's work into the optimization of each library's final module and its "
+                             "machine code (MCJIT), per library")
     args = parser.parse_args(argv)
     if not args.keep_cache:
         os.environ["FLEXMBS_KERNEL_CACHE"] = tempfile.mkdtemp(prefix="flexmbs-kernels-")
@@ -81,6 +84,36 @@ def main(argv=None) -> int:
         listeners.update({"numba:run_pass": Listener("pass"), "numba:llvm_lock": Listener("llvm")})
     for kind, listener in listeners.items():
         event.register(kind, listener)
+    llvm_parts: dict = {}  # (library, "optimize" | "machine code") -> CPU seconds
+    if args.llvm:
+        from numba.core import codegen
+
+        def timed(method, part):
+            def wrapper(self, *a, **k):
+                start = time.process_time()
+                try:
+                    return method(self, *a, **k)
+                finally:
+                    key = (self.name, part)
+                    llvm_parts[key] = llvm_parts.get(key, 0.0) + time.process_time() - start
+            return wrapper
+
+        library = codegen.CPUCodeLibrary
+        library._optimize_final_module = timed(library._optimize_final_module, "optimize")
+        from llvmlite.binding import newpassmanagers
+
+        pipelines = newpassmanagers.ModulePassManager
+        run_pipeline = pipelines.run
+
+        def run_timed(self, module, pb):  # numba runs a cheap pipeline (opt 0) then the full one on each library
+            start = time.process_time()
+            try:
+                return run_pipeline(self, module, pb)
+            finally:
+                key = ("(all)", f"pipeline at opt {pb._pto.speed_level}")
+                llvm_parts[key] = llvm_parts.get(key, 0.0) + time.process_time() - start
+        pipelines.run = run_timed
+        codegen.JITCodeLibrary._finalize_specific = timed(codegen.JITCodeLibrary._finalize_specific, "machine code")
     c0, w0 = time.process_time(), time.perf_counter()
     from flexmbs.catalog.registry import get_case
     get_case(args.case).run({}, t_end=args.t_end)
@@ -109,6 +142,15 @@ def main(argv=None) -> int:
         print("by pass (exclusive CPU, all functions):")
         for label, spent in sorted(by_pass.items(), key=lambda kv: -kv[1])[:15]:
             print(f"  {spent:7.2f} s  {label}")
+    if args.llvm:
+        for (name, part), spent in sorted(llvm_parts.items()):
+            if name == "(all)":
+                print(f"LLVM {part}: {spent:.2f} s CPU")
+        for part in ("optimize", "machine code"):
+            items = {name: v for (name, p), v in llvm_parts.items() if p == part}
+            print(f"LLVM {part}: {sum(items.values()):.2f} s CPU in {len(items)} libraries; largest:")
+            for name, spent in sorted(items.items(), key=lambda kv: -kv[1])[:12]:
+                print(f"  {spent:7.2f} s  {name}")
     print(json.dumps({"benchmark": "compile_profile", "case": args.case, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
                       "compile_cpu_s": round(total, 1), "compiles": sum(counts.values()), "functions": len(counts),
                       "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),

@@ -69,52 +69,74 @@ _option_values_by_merge()
 
 
 def _option_identity_by_fast_paths() -> None:
-    """numba keys its overload caches by the compile flags, and hashes and compares them through ``values()``
-    (≈ 180,000 comparisons in a compile of the engine, issue 42). The hash is that of the sorted option *names*
-    (``sorted`` of a dict), the same for every instance of a class: computed once per class. Two configs of one
-    class with the same values set are equal without building both dicts, else their ``values()`` decide, kept per
-    set of values (most comparisons are between the same few sets of flags).
-    Checked against numba's own on its flags first."""
+    """numba keys its overload caches by the compile flags (``templates._get_impl``: a copy of the flags per
+    compile), and hashes and compares them through ``values()``. Its hash is that of the sorted option *names*
+    (``sorted`` of a dict), the same for every instance of a class, so every lookup compared the flags with each
+    cached set of other values (≈ 300,000 comparisons in a compile of the engine, issue 42). Here the hash is that
+    of the values (numba's equality), and both are kept per instance while its values set stay the same (a table by
+    ``id``, checked against a copy of the values set: a new object at a used address is recomputed unless it has
+    the same class and values, which give the same answers). A value Python cannot hash (numba's option objects)
+    enters the hash by its class. Checked against numba's own on its flags first."""
     cls_ = targetconfig.TargetConfig
     original_hash, original_eq = cls_.__hash__, cls_.__eq__
-    hashes: dict = {}
+    kept: dict = {}  # id(config) -> (class, copy of its values set, values(), hash of the values or None)
 
-    def __hash__(self):
-        value = hashes.get(type(self))
-        if value is None:
-            value = hashes[type(self)] = original_hash(self)
+    def canonical(config):
+        entry = kept.get(id(config))
+        own = config._values
+        if entry is None or entry[0] is not type(config) or entry[1] != own:
+            values = config.values()
+            try:
+                value_hash = hash(frozenset((k, _hashable(v)) for k, v in values.items()))
+            except TypeError:
+                value_hash = None
+            if len(kept) >= 4096:  # configs live for one compile: the table is a cache, not a registry
+                kept.clear()
+            entry = kept[id(config)] = (type(config), dict(own), values, value_hash)
+        return entry
+
+    def _hashable(value):
+        """The value, or for one Python cannot hash (numba's option objects compare by ``__eq__`` only) its
+        class: equal values give equal hashes either way."""
+        try:
+            hash(value)
+        except TypeError:
+            return type(value)
         return value
 
-    merged: dict = {}
-
-    def settled(config) -> dict:
-        """``config.values()``, computed once per class and values set (a value numba cannot hash: each time)."""
-        try:
-            key = (type(config), tuple(config._values.items()))
-            out = merged.get(key)
-        except TypeError:
-            return config.values()
-        if out is None:
-            out = merged[key] = config.values()
-        return out
+    def __hash__(self):
+        value_hash = canonical(self)[3]
+        return original_hash(self) if value_hash is None else value_hash
 
     def __eq__(self, other):
         if type(other) is type(self):
-            return self._values == other._values or settled(self) == settled(other)
+            if self._values == other._values:
+                return True
+            a, b = canonical(self), canonical(other)
+            if a[3] is not None and b[3] is not None and a[3] != b[3]:
+                return False
+            return a[2] == b[2]
         return original_eq(self, other)
 
     from numba.core.compiler import Flags
 
-    a, b = Flags(), Flags()
-    a.nrt, b.no_cpython_wrapper = True, True
-    if (all(original_hash(x) == original_hash(Flags()) for x in (a, b)) and not original_eq(a, b)
-            and original_eq(a, a) and isinstance(getattr(a, "_values", None), dict)):
-        cls_.__hash__, cls_.__eq__ = __hash__, __eq__
-        for sub in (Flags, *Flags.__subclasses__()):  # subclasses made before: numba copies dunders at class creation
-            if "__hash__" in vars(sub) and vars(sub)["__hash__"] is original_hash:
-                sub.__hash__ = __hash__
-            if "__eq__" in vars(sub) and vars(sub)["__eq__"] is original_eq:
-                sub.__eq__ = __eq__
+    a, b, c = Flags(), Flags(), Flags()
+    a.nrt, b.no_cpython_wrapper, c.nrt, c.no_cpython_wrapper = True, True, True, False
+    d = Flags()
+    d.nrt = True
+    if not (original_eq(a, d) and not original_eq(a, b) and original_eq(a, c) and original_eq(a, a)
+            and isinstance(getattr(a, "_values", None), dict)):
+        return
+    if not (__eq__(a, d) and not __eq__(a, b) and __eq__(a, c) and __hash__(a) == __hash__(c) == __hash__(d)
+            and __hash__(a) != __hash__(b)):
+        return
+    kept.clear()
+    cls_.__hash__, cls_.__eq__ = __hash__, __eq__
+    for sub in (Flags, *Flags.__subclasses__()):  # subclasses made before: numba copies dunders at class creation
+        if "__hash__" in vars(sub) and vars(sub)["__hash__"] is original_hash:
+            sub.__hash__ = __hash__
+        if "__eq__" in vars(sub) and vars(sub)["__eq__"] is original_eq:
+            sub.__eq__ = __eq__
 
 
 _option_identity_by_fast_paths()
@@ -123,25 +145,53 @@ _option_identity_by_fast_paths()
 def _variables_listed_in_one_pass() -> None:
     """numba's IR analyses list the variables of every statement many times per compile (``Inst._rec_list_vars``,
     ≈ 2.8 million recursive calls in a compile of the engine, each building a list; issue 42): the same list, in the
-    same order, gathered into one list, and the leaves that hold no variable (locations, names, numbers) skipped by
-    their type."""
+    same order, gathered into one list. What to do with a value is decided once per type: the leaves that hold no
+    variable (locations, names, numbers, ...) are skipped, a variable is taken, and a statement or expression whose
+    ``list_vars`` is numba's own is read in place (its attributes, resp. its arguments) instead of through a call
+    and a list of its own."""
     from numba.core import ir
 
     var, inst = ir.Var, ir.Inst
-    leaves = frozenset((str, int, float, bool, type(None), ir.Loc))
+    stmt_list_vars, expr_list_vars = ir.Stmt.list_vars, ir.Expr.list_vars
+    SKIP, TAKE, ATTRIBUTES, ARGUMENTS, CALL, ITEMS, VALUES = range(7)
+    actions: dict = {}
+
+    def action_of(kind):
+        if issubclass(kind, var):
+            return TAKE
+        if issubclass(kind, inst):
+            if "_rec_list_vars" in vars(kind) or any("_rec_list_vars" in vars(c) for c in kind.__mro__[1:]
+                                                     if c is not ir.Inst):
+                return CALL  # its own helper: numba's path
+            if kind.list_vars is stmt_list_vars:
+                return ATTRIBUTES
+            if kind.list_vars is expr_list_vars:
+                return ARGUMENTS
+            return CALL
+        if issubclass(kind, (list, tuple)):
+            return ITEMS
+        if issubclass(kind, dict):
+            return VALUES
+        return SKIP
 
     def collect(items, out):
         for val in items:
-            kind = type(val)
-            if kind in leaves:
+            action = actions.get(type(val))
+            if action is None:
+                action = actions[type(val)] = action_of(type(val))
+            if action == SKIP:
                 continue
-            if kind is var or isinstance(val, var):
+            if action == TAKE:
                 out.append(val)
-            elif isinstance(val, inst):
+            elif action == ATTRIBUTES:
+                collect(val.__dict__.values(), out)
+            elif action == ARGUMENTS:
+                collect(val._kws.values(), out)
+            elif action == CALL:
                 out.extend(val.list_vars())
-            elif isinstance(val, (list, tuple)):
+            elif action == ITEMS:
                 collect(val, out)
-            elif isinstance(val, dict):
+            else:
                 collect(val.values(), out)
 
     def _rec_list_vars(self, val):
@@ -213,6 +263,74 @@ def _template_order_kept() -> None:
 
 
 _template_order_kept()
+
+
+def _array_structures_without_refresh() -> None:
+    """numba asks, for every array it indexes or measures in compiled code, whether the array type has an
+    ``__array__`` lowering (``arrayobj.make_array``: none in numba, so the answer is always no), and on that miss
+    refreshes the whole target context (imports and registry scans: ≈ 2,800 of the ≈ 4,000 refreshes in a compile
+    of the engine, issue 42). A refresh only installs what the context's registries gained since the last one: when
+    their function registrations are as many as at the context's last refresh, the miss is answered without it
+    (the same answer). Any other lookup, and this one after a new registration, refresh as before."""
+    import weakref
+
+    from numba.core import base
+
+    context_cls = base.BaseContext
+    if "refresh" not in vars(context_cls) or "get_function" not in vars(context_cls):
+        return
+    original_refresh, original_get = context_cls.refresh, context_cls.get_function
+    counts = weakref.WeakKeyDictionary()  # context -> function registrations of its registries at its last refresh
+
+    def registrations(context) -> int:
+        return sum(len(registry.functions) for registry in context._registries)
+
+    def refresh(self):
+        original_refresh(self)
+        try:
+            counts[self] = registrations(self)
+        except TypeError:  # a context that cannot be a weak key: numba's path for it
+            pass
+
+    def get_function(self, fn, sig, _firstcall=True):
+        if _firstcall and type(fn) is str and fn == "__array__":
+            try:
+                if counts.get(self, -1) == registrations(self):
+                    _firstcall = False
+            except TypeError:
+                pass
+        return original_get(self, fn, sig, _firstcall)
+
+    context_cls.refresh, context_cls.get_function = refresh, get_function
+
+
+_array_structures_without_refresh()
+
+
+def _locations_asked_once() -> None:
+    """numba wraps every lowering implementation it looks up (≈ 7,000 per compile of the engine, issue 42) and
+    asks each time, through ``inspect.signature``, whether it takes a ``loc`` argument: the answer per function
+    kept (a function's parameters do not change)."""
+    from numba.core import base
+
+    original = getattr(base, "_has_loc", None)
+    if original is None:
+        return
+    answers: dict = {}
+
+    def _has_loc(fn):
+        try:
+            return answers[fn]
+        except KeyError:
+            answer = answers[fn] = original(fn)
+            return answer
+        except TypeError:  # an implementation Python cannot hash
+            return original(fn)
+
+    base._has_loc = _has_loc
+
+
+_locations_asked_once()
 
 
 def _functions_optimized_with_their_module() -> None:

@@ -384,3 +384,54 @@ def test_a_function_without_reference_counts_reads_arrays_and_refuses_to_allocat
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:3] == ["10.0", "refused", "python entry refused"]
+
+
+def _numba_list_vars(inst):
+    """numba 0.68's own ``Inst._rec_list_vars`` (numba/core/ir.py), the reference for the patched one."""
+    from numba.core import ir
+
+    def rec(val):
+        if isinstance(val, ir.Var):
+            return [val]
+        if isinstance(val, ir.Inst):
+            if isinstance(val, ir.Expr):
+                return rec(val._kws)
+            if type(val).list_vars is ir.Stmt.list_vars:
+                return rec(val.__dict__)
+            return val.list_vars()
+        if isinstance(val, (list, tuple)):
+            return [v for item in val for v in rec(item)]
+        if isinstance(val, dict):
+            return [v for item in val.values() for v in rec(item)]
+        return []
+    return rec(inst)
+
+
+def test_numba_patches_give_numba_answers():
+    """The patches of numba's Python in :mod:`flexmbs_jit` (issue 42) answer as numba does: compile flags equal
+    by their values (an option set to its default equals one left unset; equal flags hash alike), and the
+    variables of every statement of a function's IR listed in numba's order."""
+    import numpy as np
+    from numba.core import compiler, ir
+    from numba.core.compiler import Flags
+
+    import flexmbs_jit  # noqa: F401 (installs the patches)
+
+    a, b, c = Flags(), Flags(), Flags()
+    a.nrt, b.nrt, b.no_cpython_wrapper = True, True, False
+    c.nrt, c.error_model = True, "numpy"
+    assert a == b and hash(a) == hash(b) and a != c and {a: 1}[b] == 1 and c not in {a: 1}
+
+    def sample(x, n):
+        s = 0.0
+        for k in range(n):
+            s += x[k] * (k + 1) if k % 2 else -x[k]
+        y = np.empty(3)
+        y[0], y[1] = s, min(s, 1.0)
+        return y, (s, n)
+
+    statements = [stmt for block in compiler.run_frontend(sample).blocks.values() for stmt in block.body]
+    assert len(statements) > 30
+    for stmt in statements:
+        assert [v.name for v in stmt.list_vars()] == [v.name for v in _numba_list_vars(stmt)]
+    assert any(isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) for stmt in statements)
