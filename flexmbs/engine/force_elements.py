@@ -37,7 +37,7 @@ from flexmbs.model.contact_laws import joint_friction_load, penalty_force, slidi
 from flexmbs.model.contacts import HardStop, JointFriction
 from flexmbs.model.force_laws import spring_force
 from flexmbs.model.kernels import (INNER, axis_and_arm, coordinate_gradient,  # the one joint-coordinate law
-                                   joint_coordinate)
+                                   joint_coordinate, line_load)
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
@@ -217,14 +217,7 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         e0, e1, e2 = d0 / length, d1 / length, d2 / length
         rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
         tension = spring_force(length - p[2], rate, p[0], p[1], p[3], p[0:0], p[0:0])
-        for side in range(2):
-            m = i if side == 0 else j
-            bd = marker_body[m]
-            if bd < 0:
-                continue
-            s = tension if side == 0 else -tension
-            for n in range(6 + n_modes[bd]):
-                packed[bd, n] += s * (e0 * JX[m, 0, n] + e1 * JX[m, 1, n] + e2 * JX[m, 2, n])
+        line_load(i, j, tension, e0, e1, e2, JX, marker_body, n_modes, packed)
         out[0], out[1], out[2] = tension, length, rate
         return
     if kind == 4:  # PointForce._vectors and apply_at_marker
