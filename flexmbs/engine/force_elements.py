@@ -37,7 +37,7 @@ from flexmbs.model.contact_laws import joint_friction_load, penalty_force, slidi
 from flexmbs.model.contacts import HardStop, JointFriction
 from flexmbs.model.force_laws import spring_force
 from flexmbs.model.kernels import (INNER, axis_and_arm, coordinate_gradient,  # the one joint-coordinate law
-                                   joint_coordinate, line_load)
+                                   joint_coordinate, line_load, line_state)
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
@@ -212,10 +212,7 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
     i, j = f_mi[k], f_mj[k]
     kind, which, p = f_kind[k], f_which[k], f_par[k]
     if kind == 0:
-        d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-        e0, e1, e2 = d0 / length, d1 / length, d2 / length
-        rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
+        length, e0, e1, e2, rate = line_state(i, j, X, V)
         tension = spring_force(length - p[2], rate, p[0], p[1], p[3], p[0:0], p[0:0])
         line_load(i, j, tension, e0, e1, e2, JX, marker_body, n_modes, packed)
         out[0], out[1], out[2] = tension, length, rate
