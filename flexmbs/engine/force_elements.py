@@ -12,7 +12,7 @@ Kinds (the same equations as the Python classes, see their docstrings):
   seed 003 Fig. 3-4 (:func:`flexmbs.model.contact_laws.sliding_friction_coefficient`) at the sliding velocity,
   along the joint coordinate;
 * 3 :class:`flexmbs.model.contacts.HardStop`: penalty loads beyond ``lower``/``upper`` (seed 003 eq. (4-1),
-  :func:`flexmbs.model.contact_laws.penalty_force`); its event gaps stay in Python (called back once per step,
+  :func:`flexmbs.model.contact_laws.hard_stop_load`); its event gaps stay in Python (called back once per step,
   :mod:`flexmbs.engine.plan`).
 * 4 :class:`flexmbs.model.forces.PointForce` with a force or torque that is a function of time: force and torque
   ``sig[f_sig:f_sig+6]`` (``Fx, Fy, Fz, Tx, Ty, Tz``; in the marker's axes if ``f_which`` is 1, turned by its ``R``)
@@ -33,7 +33,7 @@ import numpy as np
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.contact_laws import joint_friction_load, penalty_force, sliding_friction_coefficient
+from flexmbs.model.contact_laws import hard_stop_load, joint_friction_load, sliding_friction_coefficient
 from flexmbs.model.contacts import HardStop, JointFriction
 from flexmbs.model.force_laws import spring_force
 from flexmbs.model.kernels import (INNER, axis_and_arm, coordinate_gradient,  # the one joint-coordinate law
@@ -139,8 +139,7 @@ def force_tables(system, forces, state, signals) -> tuple:
                 r[1, :len(positions)] = lams
             else:  # HardStop
                 k, w = 3, 0 if force.which == "rotation" else 1
-                p[:] = (force.lower or 0.0, force.upper or 0.0, force.lower is not None, force.upper is not None,
-                        force.stiffness, force.exponent, force.damping, force.damping_depth)
+                p[:] = force.law_parameters()
         kind.append(k)
         mi.append(a.index)
         mj.append(b.index)
@@ -248,11 +247,7 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         out[0], out[1], out[2], out[3], out[4], out[5], out[6] = value, normal, radial, axial, bending, sliding, mu
     else:
         x, rate = joint_coordinate(i, j, which, X, R, V, W)
-        value = 0.0
-        if p[2] > 0.0 and x < p[0]:
-            value += penalty_force(p[0] - x, -rate, p[4], p[5], p[6], p[7])
-        if p[3] > 0.0 and x > p[1]:
-            value -= penalty_force(x - p[1], rate, p[4], p[5], p[6], p[7])
+        value = hard_stop_load(x, rate, p)
         out[0] = value
         if value == 0.0:
             return
