@@ -1,7 +1,9 @@
 """The kept constraint rows (flexmbs.engine.redundancy.independent_rows) against their definition: a row is kept when
 its distance from the span of the rows kept before it exceeds RANK_TOL times its size (rows scaled by their largest
 entry). The reference distance comes from a least-squares fit (numpy.linalg.lstsq), independent of the Gram–Schmidt
-loop and of the one-SVD shortcut for matrices whose rows are all independent."""
+loop and of the one-SVD shortcut for matrices whose rows are all independent. The multipliers of all rows (the
+minimum-norm split of the reactions, flexmbs.engine.step.all_multipliers) against numpy's minimum-norm least squares
+and a two-hinge door's statics."""
 from __future__ import annotations
 
 import warnings
