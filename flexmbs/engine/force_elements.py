@@ -12,7 +12,7 @@ Kinds (the same equations as the Python classes, see their docstrings):
   seed 003 Fig. 3-4 (:func:`flexmbs.model.contact_laws.sliding_friction_coefficient`) at the sliding velocity,
   along the joint coordinate;
 * 3 :class:`flexmbs.model.contacts.HardStop`: penalty loads beyond ``lower``/``upper`` (seed 003 eq. (4-1),
-  :func:`flexmbs.model.contact_laws.penalty_force`); its event gaps stay in Python (called back once per step,
+  :func:`flexmbs.model.contact_laws.hard_stop_load`); its event gaps stay in Python (called back once per step,
   :mod:`flexmbs.engine.plan`).
 * 4 :class:`flexmbs.model.forces.PointForce` with a force or torque that is a function of time: force and torque
   ``sig[f_sig:f_sig+6]`` (``Fx, Fy, Fz, Tx, Ty, Tz``; in the marker's axes if ``f_which`` is 1, turned by its ``R``)
@@ -33,11 +33,11 @@ import numpy as np
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.contact_laws import joint_friction_load, penalty_force, sliding_friction_coefficient
+from flexmbs.model.contact_laws import hard_stop_load, joint_friction_load, sliding_friction_coefficient
 from flexmbs.model.contacts import HardStop, JointFriction
 from flexmbs.model.force_laws import spring_force
 from flexmbs.model.kernels import (INNER, axis_and_arm, coordinate_gradient,  # the one joint-coordinate law
-                                   joint_coordinate)
+                                   joint_coordinate, line_load, line_state)
 from flexmbs.model.forces import JointActuator, PointForce, SpringDamper
 from flexmbs.model.timefunctions import Table
 
@@ -139,8 +139,7 @@ def force_tables(system, forces, state, signals) -> tuple:
                 r[1, :len(positions)] = lams
             else:  # HardStop
                 k, w = 3, 0 if force.which == "rotation" else 1
-                p[:] = (force.lower or 0.0, force.upper or 0.0, force.lower is not None, force.upper is not None,
-                        force.stiffness, force.exponent, force.damping, force.damping_depth)
+                p[:] = force.law_parameters()
         kind.append(k)
         mi.append(a.index)
         mj.append(b.index)
@@ -212,19 +211,9 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
     i, j = f_mi[k], f_mj[k]
     kind, which, p = f_kind[k], f_which[k], f_par[k]
     if kind == 0:
-        d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-        e0, e1, e2 = d0 / length, d1 / length, d2 / length
-        rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
+        length, e0, e1, e2, rate = line_state(i, j, X, V)
         tension = spring_force(length - p[2], rate, p[0], p[1], p[3], p[0:0], p[0:0])
-        for side in range(2):
-            m = i if side == 0 else j
-            bd = marker_body[m]
-            if bd < 0:
-                continue
-            s = tension if side == 0 else -tension
-            for n in range(6 + n_modes[bd]):
-                packed[bd, n] += s * (e0 * JX[m, 0, n] + e1 * JX[m, 1, n] + e2 * JX[m, 2, n])
+        line_load(i, j, tension, e0, e1, e2, JX, marker_body, n_modes, packed)
         out[0], out[1], out[2] = tension, length, rate
         return
     if kind == 4:  # PointForce._vectors and apply_at_marker
@@ -258,11 +247,7 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         out[0], out[1], out[2], out[3], out[4], out[5], out[6] = value, normal, radial, axial, bending, sliding, mu
     else:
         x, rate = joint_coordinate(i, j, which, X, R, V, W)
-        value = 0.0
-        if p[2] > 0.0 and x < p[0]:
-            value += penalty_force(p[0] - x, -rate, p[4], p[5], p[6], p[7])
-        if p[3] > 0.0 and x > p[1]:
-            value -= penalty_force(x - p[1], rate, p[4], p[5], p[6], p[7])
+        value = hard_stop_load(x, rate, p)
         out[0] = value
         if value == 0.0:
             return

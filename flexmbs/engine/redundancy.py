@@ -14,7 +14,7 @@ joints that disagree), and it stays an error that names both joints.
 
 Reactions: where rows are redundant, the split of the reaction between them is not unique. The one reported is the
 minimum-norm split ``λ_all = (I - N Nᵀ) E λ`` (``E`` scatters the kept multipliers, ``N`` spans the left null
-space of ``Φ_q``). It gives the same generalized constraint force ``Φ_qᵀ λ``, and rows that take part in no
+space of ``Φ_q``; computed by the compiled :func:`flexmbs.engine.step.all_multipliers`). It gives the same generalized constraint force ``Φ_qᵀ λ``, and rows that take part in no
 dependency keep their unique multipliers. The joints whose split is a choice are flagged in the results
 (``redundant_joints``).
 """
@@ -129,12 +129,12 @@ def check_dropped_rows(system, phi_all: np.ndarray, jacobian: np.ndarray, kept: 
 
 
 def minimum_norm_multipliers(jacobian_all: np.ndarray, kept: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """``λ`` of every row (n_c_all,) from the kept rows' ``λ``: the minimum-norm split with the same ``Φ_qᵀ λ``."""
-    full = np.zeros(jacobian_all.shape[0])
-    full[kept] = lam
-    u = np.linalg.svd(jacobian_all, full_matrices=True)[0]
-    null = u[:, kept.size:]  # left null space of Φ_q (rank = number of kept rows): where the split is free
-    return full - null @ (null.T @ full)
+    """``λ`` of every row (n_c_all,) from the kept rows' ``λ``: the minimum-norm split with the same ``Φ_qᵀ λ``, by
+    the compiled step's own :func:`flexmbs.engine.step.all_multipliers` (one implementation for both)."""
+    from .step import all_multipliers  # the compiled engine: loaded by the first model with redundant rows
+
+    return all_multipliers(np.ascontiguousarray(kept, dtype=np.int64), np.ascontiguousarray(jacobian_all, dtype=float),
+                           np.ascontiguousarray(lam, dtype=float))
 
 
 def reselect_rows(system, q: np.ndarray, v: np.ndarray, t: float, lam: np.ndarray) -> tuple[str | None, np.ndarray]:

@@ -11,7 +11,6 @@ those of :mod:`flexmbs.model.force_laws` (the table read by :func:`fem.scalar_la
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import carray
@@ -20,7 +19,7 @@ from flexmbs_jit import cfunc, njit
 
 from flexmbs.model.force_laws import bushing_law, spring_force
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
-from flexmbs.model.kernels import INNER
+from flexmbs.model.kernels import INNER, line_state
 from flexmbs.model.timefunctions import Table
 
 from .force_elements import joint_coordinate
@@ -104,10 +103,7 @@ def _table_spring(mode, X, V, JX, JTH, packed, ip, fp, out):
     """Tension ``F = table(L - L0) + c L̇ + preload`` (``SpringDamper._state``) pulls the points together: ``+F e``
     on marker i, ``-F e`` on marker j, ``e`` the unit vector from i to j."""
     i, j = ip[0], ip[3]
-    d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-    length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-    e0, e1, e2 = d0 / length, d1 / length, d2 / length
-    rate = e0 * (V[j, 0] - V[i, 0]) + e1 * (V[j, 1] - V[i, 1]) + e2 * (V[j, 2] - V[i, 2])
+    length, e0, e1, e2, rate = line_state(i, j, X, V)
     n = ip[6]
     tension = spring_force(length - fp[1], rate, 0.0, fp[0], fp[2], fp[3:3 + n], fp[3 + n:3 + 2 * n])
     f0, f1, f2 = tension * e0, tension * e1, tension * e2

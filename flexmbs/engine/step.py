@@ -28,10 +28,11 @@ from numba.extending import intrinsic
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.kernels import INNER, body_kinematics, constraint_rows, map_forces, marker_states, rigid_terms
+from flexmbs.model.kernels import (INNER, body_kinematics, constraint_rows, line_load, map_forces, marker_states,
+                                   rigid_terms)
 
 from .flex_terms import flexible_terms
-from .force_elements import coordinate_gradient, driver_rows, force_element, joint_coordinate
+from .force_elements import apply_coordinate_load, driver_rows, force_element, joint_coordinate
 from .force_kernels import address_call, call_force
 from .plan_fields import PLAN_TYPE  # noqa: F401 (the plan's type and its fields, registered before any compile)
 
@@ -95,19 +96,11 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
             zdot[z_rows[k]] = z_py[k]
     for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
         a, b = meas_a[k], meas_b[k]
-        if meas_kind[k] != DISTANCE:
+        if meas_kind[k] == DISTANCE:  # f ∂L/∂x_b = (f / L) (x_b - x_a) at b, its opposite at a
+            line_load(b, a, fy[k] / y[k], X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2], JX, marker_body,
+                      n_modes, packed)
+        else:
             measurement_load(meas_kind[k], a, b, fy[k], X, R, JX, JTH, marker_body, n_modes, packed)
-            continue
-        inv = fy[k] / y[k]
-        for side in range(2):
-            m = b if side == 0 else a
-            bd = marker_body[m]
-            if bd < 0:
-                continue
-            sgn = inv if side == 0 else -inv
-            d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
-            for n in range(6 + n_modes[bd]):
-                packed[bd, n] += sgn * (d0 * JX[m, 0, n] + d1 * JX[m, 1, n] + d2 * JX[m, 2, n])
     rows_done = False
     if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
         _constraint_block(q, P, phi, jac)
@@ -208,16 +201,17 @@ def element_kernels(t, z, P, zdot):
                     aux[a0:])
 
 
-@apart(python=False)  # once, not in each caller (the residual and the samples)
+@apart  # once, not in each caller (the residual, the samples, and Python: Context.full_lam)
 def all_multipliers(keep, jac_all, lam):
-    """``λ`` of every constraint row from the kept rows' (``Context.full_lam``): the same vector without redundant
-    rows; with them, the minimum-norm split with the same ``Φ_qᵀ λ``
-    (:func:`flexmbs.engine.redundancy.minimum_norm_multipliers`: the vector's projection onto the column space of
-    ``Φ_q``, whose dimension is the number of kept rows; unique, whatever the factorization's signs).
+    """``λ`` of every constraint row (n_c_all,) from the kept rows' ``λ`` (``keep``: their indices among the rows of
+    ``jac_all`` = ``Φ_q`` (n_c_all, n_q)): the same vector without redundant rows; with them, the minimum-norm split
+    with the same ``Φ_qᵀ λ`` (the one implementation: the compiled step, its samples and
+    :func:`flexmbs.engine.redundancy.minimum_norm_multipliers` call it). That split is the projection of the
+    scattered vector onto the column space of ``Φ_q``, whose dimension is the number of kept rows; unique, whatever
+    the factorization's signs.
 
     The column space from Householder QR with column pivoting (LAPACK's ``dgeqp3`` order, exact column norms at
-    each step), not the SVD of the Python path: the same projection to round-off, and numba's SVD binding brought
-    ≈ 2.5 s of compile (issue 42)."""
+    each step); numba's SVD binding brought ≈ 2.5 s of compile (issue 42)."""
     n_all, n_q = jac_all.shape
     rank = keep.size
     if rank == n_all:
@@ -317,24 +311,16 @@ def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
 @njit(**INNER)
 def measurement_load(kind, a, b, f, X, R, JX, JTH, marker_body, n_modes, packed):
     """``(∂y/∂q̄)ᵀ f`` of a measurement of :func:`measure` on its markers' bodies (``System._state_elements``):
-    ``e_bᵀ J_x`` of a marker coordinate, the gradients of :func:`flexmbs.engine.force_elements.coordinate_gradient`
-    of a joint coordinate; a marker on the ground takes none."""
+    ``e_bᵀ J_x`` of a marker coordinate, ``f`` along a joint coordinate
+    (:func:`flexmbs.engine.force_elements.apply_coordinate_load`, a joint actuator's projection); a marker on the
+    ground takes none."""
     if kind == MARKER:
         body = marker_body[a]
         if body >= 0:
             for n in range(6 + n_modes[body]):
                 packed[body, n] += f * JX[a, b, n]
         return
-    z0, z1, z2 = R[a, 0, 2], R[a, 1, 2], R[a, 2, 2]
-    d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
-    c0, c1, c2 = z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0  # z_i × d
-    for side in range(2):
-        m = a if side == 0 else b
-        body = marker_body[m]
-        if body >= 0:
-            for n in range(6 + n_modes[body]):
-                packed[body, n] += f * coordinate_gradient(kind - ROTATION, side, m, n, z0, z1, z2, c0, c1, c2, JX,
-                                                           JTH)
+    apply_coordinate_load(a, b, kind - ROTATION, f, X, R, JX, JTH, marker_body, n_modes, packed)
 
 
 @njit(**INNER)
@@ -458,75 +444,68 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
 
     The perturbed states are written in Newton's work vector ``P.nwork`` (free between Newton steps; it holds
     ``2 n_q + n_z``): the function allocates nothing."""
-    K, C, Dz, Gq, Gv, Gz = P.K, P.C, P.Dz, P.Gq, P.Gv, P.Gz
-    res0, zd0, res, zd, phi, jac, mass = P.res0, P.zdot0, P.res, P.zdot, P.phi, P.jac, P.mass
-    freeze, frame, mass_mode = P.freeze, P.frame, P.mass_mode
-    column = P.py_control  # the column being differenced, for the Python parts (python_parts)
-    column[0] = -1
+    res0, zd0, phi, jac, mass = P.res0, P.zdot0, P.phi, P.jac, P.mass
+    freeze, mass_mode = P.freeze, P.mass_mode
+    P.py_control[0] = -1  # the column being differenced, for the Python parts (python_parts)
     signals_at(t, sc, cb)
     n_q, n_z = q.size, z.size
-    for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
-        freeze[f] = 1
-    mass_mode[0] = 1
-    residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
-    count = 1
     work = P.nwork
-    qp, vp, zp = work[:n_q], work[n_q:2 * n_q], work[2 * n_q:2 * n_q + n_z]
     for i in range(n_q):
-        qp[i] = q[i]
-        vp[i] = v[i]
+        work[i] = q[i]
+        work[n_q + i] = v[i]
     for i in range(n_z):
-        zp[i] = z[i]
-    for j in range(n_q):
-        h = 1e-7 * max(1.0, abs(q[j]))
-        qp[j] = q[j] + h
-        _freeze(freeze, frame, j)
-        # M(q) unchanged: an elastic column (its inertia terms kept, above) or another body's
-        mass_mode[0] = 2 if (frame[j] < 0 and _elastic(P, j)) else 0
-        column[0] = j
-        residual(t, qp, v, qdd, z, lam, P, res, zd, phi, jac, mass, True)
-        column[0] = -1
-        qp[j] = q[j]
-        _column(K, j, res, res0, h)
-        _column(Gq, j, zd, zd0, h)
-        count += 1
-    for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
-        freeze[f] = 1
-    mass_mode[0] = 1
-    residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, False)
-    mass_mode[0] = 2  # M(q) does not depend on q̇, nor on z
-    for j in range(n_q):
-        h = 1e-7 * max(1.0, abs(v[j]))
-        vp[j] = v[j] + h
-        _freeze(freeze, frame, j)
-        column[0] = n_q + j
-        residual(t, q, vp, qdd, z, lam, P, res, zd, phi, jac, mass, False)
-        column[0] = -1
-        vp[j] = v[j]
-        _column(C, j, res, res0, h)
-        _column(Gv, j, zd, zd0, h)
-        count += 1
-    for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
-        freeze[f] = 1
-    mass_mode[0] = 1
-    residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, True)
-    mass_mode[0] = 2
-    for f in range(freeze.size):
-        freeze[f] = 2
-    for j in range(n_z):
-        h = 1e-7 * max(1.0, abs(z[j]))
-        zp[j] = z[j] + h
-        column[0] = 2 * n_q + j
-        residual(t, q, v, qdd, zp, lam, P, res, zd, phi, jac, mass, True)
-        column[0] = -1
-        zp[j] = z[j]
-        _column(Dz, j, res, res0, h)
-        _column(Gz, j, zd, zd0, h)
-        count += 1
+        work[2 * n_q + i] = z[i]
+    count = 1
+    for which in range(3):  # the columns of q, q̇ (no constraints: Φ does not depend on q̇), z
+        for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
+            freeze[f] = 1
+        mass_mode[0] = 1
+        residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, which != 1)
+        count += _difference_columns(t, q, v, qdd, z, lam, P, which)
     for f in range(freeze.size):
         freeze[f] = 0
     mass_mode[0] = 0
     return count
+
+
+@apart(python=False, counted=False)  # once for the three parts (a constant ``which`` compiles no copy)
+def _difference_columns(t, q, v, qdd, z, lam, P, which):
+    """The forward-difference columns of one part of the state (``which``: 0 ``q`` into ``K, G_q``; 1 ``q̇`` into
+    ``C, G_v``; 2 ``z`` into ``D_z, G_z``) against the base point ``P.res0``, ``P.zdot0``; the perturbed vector is
+    that part's copy in ``P.nwork`` (:func:`jacobian_blocks`). Returns the number of columns."""
+    res, zd, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
+    freeze, frame, mass_mode, column = P.freeze, P.frame, P.mass_mode, P.py_control
+    n_q = q.size
+    if which == 0:
+        x, out_res, out_z = q, P.K, P.Gq
+    elif which == 1:
+        x, out_res, out_z = v, P.C, P.Gv
+    else:
+        x, out_res, out_z = z, P.Dz, P.Gz
+    xp = P.nwork[which * n_q:which * n_q + x.size]
+    mass_mode[0] = 2  # M(q) does not depend on q̇, nor on z (the columns of q set it each)
+    if which == 2:  # the states change no inertia term
+        for f in range(freeze.size):
+            freeze[f] = 2
+    for j in range(x.size):
+        h = 1e-7 * max(1.0, abs(x[j]))
+        xp[j] = x[j] + h
+        if which != 2:
+            _freeze(freeze, frame, j)
+        if which == 0:  # M(q) unchanged: an elastic column (its inertia terms kept, above) or another body's
+            mass_mode[0] = 2 if (frame[j] < 0 and _elastic(P, j)) else 0
+        column[0] = which * n_q + j
+        if which == 0:
+            residual(t, xp, v, qdd, z, lam, P, res, zd, phi, jac, mass, True)
+        elif which == 1:
+            residual(t, q, xp, qdd, z, lam, P, res, zd, phi, jac, mass, False)
+        else:
+            residual(t, q, v, qdd, xp, lam, P, res, zd, phi, jac, mass, True)
+        column[0] = -1
+        xp[j] = x[j]
+        _column(out_res, j, res, P.res0, h)
+        _column(out_z, j, zd, P.zdot0, h)
+    return x.size
 
 
 @njit(**INNER)

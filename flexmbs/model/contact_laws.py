@@ -18,7 +18,8 @@ from flexmbs_jit import njit
 from fem.scalar_laws import smoothstep
 
 __all__ = ["sliding_friction_coefficient", "penalty_law", "penalty_force", "steady_friction_coefficient", "window",
-           "friction_coefficients_many", "window_many", "penalty_many", "joint_friction_load", "plane_contact_law"]
+           "friction_coefficients_many", "window_many", "penalty_many", "hard_stop_load", "joint_friction_load",
+           "plane_contact_law"]
 
 _PAIR = "UniTuple(float64, 2)"
 
@@ -77,6 +78,19 @@ def penalty_law(penetration, rate, stiffness, exponent, damping, damping_depth):
 def penalty_force(penetration, rate, stiffness, exponent, damping, damping_depth):
     """The force of :func:`penalty_law` alone (N)."""
     return penalty_law(penetration, rate, stiffness, exponent, damping, damping_depth)[0]
+
+
+@njit("float64(float64, float64, float64[:])", cache=True)
+def hard_stop_load(x, rate, p):
+    """Load (N or N m) along a joint coordinate of end stops at ``x`` (m or rad) moving at ``rate``: the penalty force
+    (:func:`penalty_force`) beyond the lower stop, positive, and beyond the upper stop, negative (``HardStop``);
+    ``p`` = ``[lower, upper, has lower, has upper, k, e, d, x_d]`` (``has``: 1.0 or 0.0)."""
+    value = 0.0
+    if p[2] > 0.0 and x < p[0]:
+        value += penalty_force(p[0] - x, -rate, p[4], p[5], p[6], p[7])
+    if p[3] > 0.0 and x > p[1]:
+        value -= penalty_force(x - p[1], rate, p[4], p[5], p[6], p[7])
+    return value
 
 
 @njit("UniTuple(float64[:], 3)(float64[:], float64[:], float64, float64, float64, float64)", cache=True)

@@ -31,8 +31,8 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .contact_laws import (joint_friction_load, penalty_force, plane_contact_law, sliding_friction_coefficient,
-                           steady_friction_coefficient)
+from .contact_laws import (hard_stop_load, joint_friction_load, penalty_force, plane_contact_law,
+                           sliding_friction_coefficient, steady_friction_coefficient)
 from .forces import ForceElement, apply_at_marker, coordinate_loads
 from .rotations import cross
 
@@ -343,17 +343,16 @@ class HardStop(ForceElement):
     def markers(self):
         return [self.joint.marker_i, self.joint.marker_j]
 
+    def law_parameters(self) -> np.ndarray:
+        """``[lower, upper, has lower, has upper, k, e, d, x_d]`` of
+        :func:`flexmbs.model.contact_laws.hard_stop_load`."""
+        return np.array([self.lower or 0.0, self.upper or 0.0, self.lower is not None, self.upper is not None,
+                         self.stiffness, self.exponent, self.damping, self.damping_depth], dtype=float)
+
     def _load(self, ctx):
         si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
         value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
-        load = 0.0
-        if self.lower is not None and value < self.lower:
-            load += penalty_force(self.lower - value, -rate, self.stiffness, self.exponent, self.damping,
-                                  self.damping_depth)
-        if self.upper is not None and value > self.upper:
-            load -= penalty_force(value - self.upper, rate, self.stiffness, self.exponent, self.damping,
-                                  self.damping_depth)
-        return gi, gj, load
+        return gi, gj, hard_stop_load(float(value), float(rate), self.law_parameters())
 
     def generalized_forces(self, ctx):
         gi, gj, load = self._load(ctx)

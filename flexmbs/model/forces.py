@@ -15,6 +15,7 @@ import numpy as np
 from fem.errors import ModelError
 
 from .joints import rotation_coordinate
+from .measurements import line_between
 from .rotations import cross
 from .force_laws import bushing_law, spring_force
 from .timefunctions import Table, as_time_function
@@ -183,12 +184,7 @@ class SpringDamper(ForceElement):
 
     def _state(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
-        d = sj.x - si.x
-        length = float(np.linalg.norm(d))
-        if length < 1e-12:
-            raise ModelError(f"spring {self.name!r}: the two markers coincide, the force direction is undefined")
-        e = d / length
-        rate = float(e @ (sj.v - si.v))
+        length, e, rate = line_between(si, sj, f"spring {self.name!r}")
         if self.free_length is None:
             self.free_length = length  # first evaluation is the initial configuration
         xs, ys = _table_arrays(self.stiffness)

@@ -15,7 +15,7 @@ import numpy as np
 from flexmbs_jit import apart, njit
 
 __all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
-           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "INNER"]
+           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "line_state", "line_load", "INNER"]
 
 # ``njit(**INNER)``: a kernel only compiled code calls. numba makes no Python or C wrapper for it (Python cannot call
 # it), and the library code it uses (``np.empty``, ``min``, ...) is shared with the functions compiled apart for
@@ -417,3 +417,30 @@ def axis_and_arm(i, j, X, R):
     d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
     z0, z1, z2 = R[i, 0, 2], R[i, 1, 2], R[i, 2, 2]
     return z0, z1, z2, z1 * d2 - z2 * d1, z2 * d0 - z0 * d2, z0 * d1 - z1 * d0
+
+
+@njit(**INNER)
+def line_state(a, b, X, V):
+    """The line from marker ``a`` to marker ``b``: its length ``L`` (m), unit vector ``e`` and rate ``eᵀ (v_b - v_a)``
+    (m/s), as ``(L, e0, e1, e2, L̇)`` (the spring-dampers' kernels; :func:`flexmbs.model.measurements.line_between`
+    in Python)."""
+    d0, d1, d2 = X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2]
+    length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    e0, e1, e2 = d0 / length, d1 / length, d2 / length
+    return length, e0, e1, e2, e0 * (V[b, 0] - V[a, 0]) + e1 * (V[b, 1] - V[a, 1]) + e2 * (V[b, 2] - V[a, 2])
+
+
+@njit(**INNER)
+def line_load(a, b, s, e0, e1, e2, JX, marker_body, n_modes, packed):
+    """A pair of forces along a line into the quasi-coordinate loads ``packed``: ``s e`` at marker ``a`` and ``-s e``
+    at marker ``b`` (``(±s e)ᵀ J_x`` on each marker's body; a ground marker takes none). A spring-damper's tension
+    (N, ``e`` the unit vector from ``a`` to ``b``) and a distance's conjugate force (``s = f / L``, ``e = x_a - x_b``)
+    are scattered here."""
+    for side in range(2):
+        m = a if side == 0 else b
+        bd = marker_body[m]
+        if bd < 0:
+            continue
+        f = s if side == 0 else -s
+        for n in range(6 + n_modes[bd]):
+            packed[bd, n] += f * (e0 * JX[m, 0, n] + e1 * JX[m, 1, n] + e2 * JX[m, 2, n])

@@ -10,7 +10,19 @@ import numpy as np
 
 from fem.errors import ModelError
 
-__all__ = ["Distance", "JointCoordinate", "MarkerCoordinate"]
+__all__ = ["Distance", "JointCoordinate", "MarkerCoordinate", "line_between"]
+
+
+def line_between(sa, sb, owner: str) -> tuple[float, np.ndarray, float]:
+    """Length (m), unit vector and length rate (m/s) of the line from marker state ``sa`` to ``sb`` (a distance, a
+    spring-damper; compiled: :func:`flexmbs.model.kernels.line_state`); ``owner`` names what needs it where the
+    markers coincide (no direction)."""
+    d = sb.x - sa.x
+    length = float(np.linalg.norm(d))
+    if length < 1e-12:
+        raise ModelError(f"{owner}: its two markers coincide (no direction between them); place them apart")
+    e = d / length
+    return length, e, float(e @ (sb.v - sa.v))
 
 
 def _gradient(pairs):
@@ -31,12 +43,8 @@ class Distance:
 
     def evaluate(self, ctx):
         sa, sb = ctx.marker(self.marker_a), ctx.marker(self.marker_b)
-        d = sb.x - sa.x
-        length = float(np.linalg.norm(d))
-        if length < 1e-12:
-            raise ModelError(f"measurement {self.name}: the markers coincide, the distance has no gradient")
-        e = d / length
-        return length, float(e @ (sb.v - sa.v)), _gradient([(self.marker_a, -e @ sa.Jx), (self.marker_b, e @ sb.Jx)])
+        length, e, rate = line_between(sa, sb, f"measurement {self.name}")
+        return length, rate, _gradient([(self.marker_a, -e @ sa.Jx), (self.marker_b, e @ sb.Jx)])
 
 
 class JointCoordinate:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flexmbs as fm
+from fem.errors import ModelError
 from flexmbs.engine.force_specs import check_force_kernel
 from flexmbs.engine.system import System
 
@@ -109,3 +110,18 @@ def test_hard_stop_load_is_the_gradient_of_its_penalty_energy():
     system = System(model)
     assert stop.potential_energy(system.context(*system.initial_state()[:2], 0.0)) > 0.0
     _check(model, stop, rotations="none", rel=1e-5)
+
+
+def test_a_spring_or_distance_between_coinciding_markers_says_what_to_change():
+    """Bad input: a spring-damper (evaluated in Python, as a callback or for its outputs) and a distance whose two
+    markers coincide have no direction; one line names the element and asks to place the markers apart."""
+    model, a, b = _blocks()
+    i = model.add_marker(a, "i")
+    j = model.add_marker(b, "j", position=(0.2, -0.3, 0.5))  # the centre of block a
+    spring = model.add_force(fm.SpringDamper(i, j, 1e3, free_length=0.1, name="coil"))
+    system = System(model)
+    ctx = system.context(*system.initial_state()[:2], 0.0)
+    with pytest.raises(ModelError, match=r"spring 'coil': its two markers coincide .*place them apart"):
+        spring.outputs(ctx)
+    with pytest.raises(ModelError, match=r"measurement distance\(i,j\): its two markers coincide"):
+        fm.Distance(i, j).evaluate(ctx)

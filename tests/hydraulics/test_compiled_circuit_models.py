@@ -225,3 +225,25 @@ def test_cylinder_on_a_prismatic_joint_translation(moving_rail):
         for key in ("cyl.position", "cyl.velocity", "VA.pressure"):
             a, b = reference[f"element/hyd/{key}"], runs[name][f"element/hyd/{key}"]
             assert np.max(np.abs(a - b)) <= 1e-6 * np.ptp(a), (name, key)
+
+
+@pytest.mark.parametrize("length", ["distance", "marker"])
+def test_compiled_length_measurements_are_their_closed_forms(length):
+    """The compiled measurements a circuit reads (``flexmbs.engine.step.measurements``: a ``Distance``, a
+    ``MarkerCoordinate``) at every sample of the slider pushed out by its cylinder, against closed forms of the
+    recorded marker positions and body velocity: the distance is the Euclidean norm of the markers' position
+    difference (to 1e-12 of it: round-off), the marker coordinate the carriage's z (bitwise), and the cylinder's
+    velocity, the measurement's rate, the slider's velocity along z (1e-9 of its largest: the rail and the
+    measurement lie on z)."""
+    res = fm.simulate(slider(length), 0.2, rtol=1e-7, atol=1e-9, output_interval=0.01)
+    assert res.success, res.message
+    name = {"distance": "distance(rail,carriage)", "marker": "z(carriage)"}[length]
+    measured = res[f"element/hyd/y/{name}"]
+    carriage, rail = res["marker/carriage/position"], res["marker/rail/position"]
+    assert np.ptp(measured) > 0.01  # the slider moved
+    if length == "distance":
+        np.testing.assert_allclose(measured, np.linalg.norm(carriage - rail, axis=1), rtol=1e-12, atol=0.0)
+    else:
+        np.testing.assert_array_equal(measured, carriage[:, 2])
+    speed = res["body/slider/velocity"][:, 2]
+    np.testing.assert_allclose(res["element/hyd/cyl.velocity"], speed, rtol=0.0, atol=1e-9 * np.abs(speed).max())
