@@ -386,7 +386,7 @@ def _destinations(names: tuple) -> tuple:
     if found is None:
         dest, to, source, aliases = [], [], [], []
         for name in names:
-            at, first = _PLAN_OF[name][0], len(dest)
+            at = _PLAN_OF[name][0]
             dest += range(at, at + _words(_TYPES[name]))
             for alias, member, alias_at, alias_first, n in _ALIASES_OF.get(name, ()):
                 to += range(alias_at, alias_at + n)
