@@ -15,52 +15,46 @@ from flexmbs.model.kernels import constraint_rows as _constraint_rows
 
 __all__ = ["CompiledConstraints"]
 
+_POINT = ((0, 0, 0), (0, 1, 0), (0, 2, 0))  # the three components of a point coincidence (kind, a, b)
+
 
 class CompiledConstraints:
     """The base rows of all library joints of a system, as index tables."""
 
     def __init__(self, system, joints):
         self.joints = joints
-        tables = {"point": [], "dot1": [], "dot2": []}
-        self.positions = {}  # joint -> positions of its rows in the concatenated (point, dot1, dot2) order
+        # per kind (0 point, 1 dot-1, 2 dot-2): (marker i, marker j, a, b, row) of each kept row; per joint: (kind,
+        # position in its kind) of its rows
+        tables: tuple = ([], [], [])
+        where = []
         for joint in joints:
-            mask = joint.row_mask if joint.row_mask is not None else np.ones(joint.n_base, dtype=bool)
-            local, kept = 0, 0
-            entries = []
+            mask = joint.row_mask
+            mi, mj, row, local, own = joint.marker_i.index, joint.marker_j.index, joint.offset, 0, []
             for prim in joint.PRIMITIVES:
-                comps = [(prim[0], c, None) for c in range(3)] if prim[0] == "point" else [
-                    (prim[0], prim[1], prim[2] if prim[0] == "dot1" else None)]
-                for kind, a, b in comps:
-                    if mask[local]:
-                        row = joint.offset + kept
-                        entries.append((kind, len(tables[kind])))
-                        tables[kind].append((joint.marker_i.index, joint.marker_j.index, a, b if b is not None else 0,
-                                             row))
-                        kept += 1
+                comps = (_POINT if prim[0] == "point" else ((1, prim[1], prim[2]),) if prim[0] == "dot1"
+                         else ((2, prim[1], 0),))
+                for code, a, b in comps:
+                    if mask is None or mask[local]:
+                        table = tables[code]
+                        own.append((code, len(table)))
+                        table.append((mi, mj, a, b, row))
+                        row += 1
                     local += 1
-            self.positions[joint] = entries
-        self.kinds = [k for k in ("point", "dot1", "dot2") if tables[k]]
-        offsets, start = {}, 0
-        for kind in self.kinds:
-            arr = np.array(tables[kind], dtype=np.int64).reshape(-1, 5)
-            setattr(self, kind, arr)
-            offsets[kind] = start
-            start += len(arr)
-        self.n_rows = start
-        for joint, entries in self.positions.items():
-            self.positions[joint] = np.array([offsets[kind] + k for kind, k in entries], dtype=np.int64)
-        self.rows = np.concatenate([getattr(self, k)[:, 4] for k in self.kinds]) if self.kinds else np.zeros(0, int)
-        body_of = np.array([m.body.index for m in system.markers] + [-1])
+            where.append(own)
+        counts = [len(t) for t in tables]
+        first = (0, counts[0], counts[0] + counts[1])
+        self.kinds = [k for k, n in zip(("point", "dot1", "dot2"), counts) if n]
+        self.n_rows = sum(counts)
+        # joint -> positions of its rows in the concatenated (point, dot1, dot2) order
+        self.positions = {joint: np.array([first[code] + k for code, k in own], dtype=np.int64)
+                          for joint, own in zip(joints, where)}
         self.n_bodies = len(system.bodies)
         # flat tables for the compiled kernel (kinds 0 point, 1 dot-1, 2 dot-2, in the concatenated row order)
-        codes = {"point": 0, "dot1": 1, "dot2": 2}
-        tab = np.concatenate([getattr(self, k) for k in self.kinds]) if self.kinds else np.zeros((0, 5), np.int64)
-        self.flat_kind = np.concatenate([np.full(len(getattr(self, k)), codes[k], dtype=np.int64)
-                                         for k in self.kinds]) if self.kinds else np.zeros(0, np.int64)
-        self.flat_mi, self.flat_mj = np.ascontiguousarray(tab[:, 0]), np.ascontiguousarray(tab[:, 1])
-        self.flat_a, self.flat_b = np.ascontiguousarray(tab[:, 2]), np.ascontiguousarray(tab[:, 3])
-        self.flat_rows = np.ascontiguousarray(self.rows, dtype=np.int64)
-        self.marker_body = np.ascontiguousarray(body_of[:-1], dtype=np.int64)
+        tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 5).T.copy()
+        self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows = tab
+        self.rows = self.flat_rows
+        self.flat_kind = np.repeat(np.arange(3, dtype=np.int64), counts)
+        self.marker_body = np.array([m.body.index for m in system.markers], dtype=np.int64)
         self.body_offsets = np.array([b.offset for b in system.bodies], dtype=np.int64)
         self.body_n_coordinates = np.array([b.n_coordinates for b in system.bodies], dtype=np.int64)
 

@@ -212,11 +212,16 @@ def _get_field(context, builder, typ, value, attr):
     return imputils.impl_ret_untracked(context, builder, typ.field_dict[attr], getattr(data, attr))
 
 
+_RUNTIME: list = []  # [True] once numba's runtime is initialized (_allocate)
+
+
 def _allocate() -> PlanRef:
     """A new plan with every field zero. numba's runtime allocates the payload and Python zeroes it: no compiled
     function (``structref.new`` of ≈ 300 fields, with a destructor releasing each array, took 0.4 s to compile,
     issue 42). The destructor is not needed: the fields are borrowed views (module docstring), nothing to release."""
-    rtsys.initialize(cpu_target.target_context)  # (once per process; numba does it before its first compile)
+    if not _RUNTIME:  # once per process (numba's initialize takes its compile lock at every call: 20 µs)
+        rtsys.initialize(cpu_target.target_context)
+        _RUNTIME.append(True)
     info = rtsys.meminfo_alloc(8 * _SIZE)
     ctypes.memset(info.data, 0, 8 * _SIZE)
     return PlanRef._numba_box_(PLAN_TYPE, info)
@@ -348,31 +353,40 @@ def _refuse(name: str, k: int, leaf, layout) -> None:
                     f"{getattr(leaf, 'shape', '')}")
 
 
-def _field_words(name: str, value) -> list:
-    """The struct words of field ``name`` (an array, a function pointer or nested tuples of them)."""
-    _, nesting, layouts = _PLAN_OF[name]
+def _field_leaves(name: str, value) -> list:
+    """The leaves of field ``name``'s value (an array, a function pointer or nested tuples of them), in the
+    struct's order."""
+    nesting = _PLAN_OF[name][1]
     if nesting is None:
-        leaves = [value]
-    elif type(value) is tuple and len(value) == len(nesting) and all(n is None for n in nesting):
-        leaves = value
-    else:
-        leaves = []
-        _flatten(name, value, nesting, (), leaves)
+        return [value]
+    if type(value) is tuple and len(value) == len(nesting) and all(n is None for n in nesting):
+        return value
+    leaves: list = []
+    _flatten(name, value, nesting, (), leaves)
+    return leaves
+
+
+def _words_of(names: tuple, values) -> list:
+    """The struct words of fields ``names`` with ``values`` (in this order), walked as one flat run of leaves (one
+    loop over every leaf of a plan's ≈ 110 fields), where :func:`_destinations` puts them: an array's ``meminfo``
+    and ``parent`` are null in every plan (the struct is allocated zeroed) and are not written."""
     words: list = []
     ndarray, pointer_at, header = np.ndarray, _pointer_at, _HEADER
-    for k, leaf in enumerate(leaves):
-        layout = layouts[k]
-        if layout[0] == 2:
-            words.append(ctypes.cast(leaf, ctypes.c_void_p).value or 0)
-            continue
-        if type(leaf) is not ndarray:
-            if not isinstance(leaf, ndarray):
+    for name, value in zip(names, values):
+        layouts = _PLAN_OF[name][2]
+        for k, leaf in enumerate(_field_leaves(name, value)):
+            layout = layouts[k]
+            if layout[0] == 2:
+                words.append(ctypes.cast(leaf, ctypes.c_void_p).value or 0)
+                continue
+            if type(leaf) is not ndarray and not isinstance(leaf, ndarray):
                 _refuse(name, k, leaf, layout)
-        dtype, shape = leaf.dtype, leaf.shape
-        if (dtype is not layout[2] and dtype != layout[2]) or len(shape) != layout[1] or not leaf.flags.c_contiguous:
-            _refuse(name, k, leaf, layout)
-        address = pointer_at(id(leaf) + header).value or 0 if _DATA_FIELD else _data_address(leaf)
-        words += (0, 0, leaf.size, leaf.itemsize, address, *shape, *leaf.strides)
+            dtype, shape = leaf.dtype, leaf.shape
+            if (dtype is not layout[2] and dtype != layout[2]) or len(shape) != layout[1] \
+                    or not leaf.flags.c_contiguous:
+                _refuse(name, k, leaf, layout)
+            address = (pointer_at(id(leaf) + header).value or 0) if _DATA_FIELD else _data_address(leaf)
+            words += (leaf.size, leaf.itemsize, address, *shape, *leaf.strides)
     return words
 
 
@@ -380,20 +394,26 @@ _DESTINATIONS: dict = {}
 
 
 def _destinations(names: tuple) -> tuple:
-    """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words, the
-    words their aliases copy (to, from) and the aliases ``(alias, field, member)``; found once per set of names."""
+    """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words
+    (:func:`_words_of`) and the words their aliases copy (to, from); found once per set of names."""
     found = _DESTINATIONS.get(names)
     if found is None:
-        dest, to, source, aliases = [], [], [], []
+        dest, to, source = [], [], []
         for name in names:
             at = _PLAN_OF[name][0]
-            dest += range(at, at + _words(_TYPES[name]))
-            for alias, member, alias_at, alias_first, n in _ALIASES_OF.get(name, ()):
+            for leaf in _PLAN_OF[name][2]:  # an array: its words after meminfo and parent; a function pointer
+                if leaf[0] == 2:
+                    dest.append(at)
+                    at += 1
+                else:
+                    dest += range(at + 2, at + 5 + 2 * leaf[1])
+                    at += 5 + 2 * leaf[1]
+            at = _PLAN_OF[name][0]
+            for _, _, alias_at, alias_first, n in _ALIASES_OF.get(name, ()):
                 to += range(alias_at, alias_at + n)
                 source += range(at + alias_first, at + alias_first + n)
-                aliases.append((alias, name, member))
         found = _DESTINATIONS[names] = (np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
-                                        np.array(source, dtype=np.intp), aliases)
+                                        np.array(source, dtype=np.intp))
     return found
 
 
@@ -402,16 +422,14 @@ def pack(plan: PlanRef, held: dict, /, **fields) -> None:
     dict) holds every value written, so that nothing the struct points to is freed while it lives. Each field's
     leaves are walked flat (:data:`_PLAN_OF`); all words go into the struct in one assignment, and the aliases of
     a tuple field get the words of their member in a second."""
-    words: list = []
-    for name, value in fields.items():
-        words += _field_words(name, value)
-    dest, to, source, aliases = _destinations(tuple(fields))
+    names = tuple(fields)
+    words = _words_of(names, fields.values())
+    dest, to, source = _destinations(names)
     payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
     payload[dest] = words
     if to.size:
         payload[to] = payload[source]
-    held.update(fields)
-    held.update((alias, fields[name][member]) for alias, name, member in aliases)
+    held.update(fields)  # (an alias's array is held by its tuple's)
 
 
 def new_plan(held: dict, /, **fields) -> PlanRef:

@@ -259,9 +259,20 @@ class System:
         q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros_like(q0), 0.0)
         normal = np.array([0.0, 0.0, 1.0])
+        # the library joints' rows (their primitives, as the engine evaluates them) in one compiled call; a joint
+        # of the user's (base rows only) in Python
+        library = CompiledConstraints(self, [j for j in joints if j.PRIMITIVES])
+        blocks = (library.evaluate(ctx, np.empty(int(library.rows.max()) + 1), None) if library.n_rows
+                  else None)
         for joint in joints:
-            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-            _, ji, jj = joint.base_rows(si, sj)
+            pos = library.positions.get(joint)
+            if pos is not None:
+                ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
+                nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
+                ji, jj = blocks[0][pos, :ni], blocks[1][pos, :nj]
+            else:
+                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+                _, ji, jj = joint.base_rows(si, sj)
             in_plane = np.zeros(ji.shape[0])
             for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
                 if marker.on_ground:
