@@ -55,6 +55,22 @@ def _flat(x) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=float).reshape(-1)
 
 
+class _StepScales:
+    """What a plan reads of an integrator: the step's error scales (``_scale_q``, ``_scale_z``) and the Euler
+    parameters' rows (``_rotation``), shaped as those of ``GeneralizedAlpha(system)`` (default tolerances). Only the
+    compiled step reads them, never an evaluation here: :meth:`Evaluator.plan_for_run` copies a run's integrator's
+    in (and a run whose integrator's shapes differ builds its own plan)."""
+
+    def __init__(self, system):
+        self._rotation = (np.concatenate([np.arange(b.offset + 3, b.offset + 7) for b in system.bodies])
+                          if system.bodies else np.zeros(0, dtype=int))
+        self._scale_q = np.zeros(system.n_q)
+        units = 0
+        for element in system.elements:  # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
+            units += len(getattr(element, "state_units", element.state_names))
+        self._scale_z = np.zeros(min(units, system.n_z))
+
+
 class Evaluator:
     """The compiled residual of one :class:`~flexmbs.engine.system.System` (its plan built at a state).
 
@@ -80,7 +96,7 @@ class Evaluator:
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
         from .plan import _Plan, _element_kernel, _refuse_meaningless
-        from .integrator import GeneralizedAlpha, StepState
+        from .integrator import StepState
 
         system = self.system
         q0, v0, z0, t0 = self._at
@@ -96,7 +112,7 @@ class Evaluator:
         self.plan = None
         _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
-        self.plan = _Plan(system, GeneralizedAlpha(system), specs, state)
+        self.plan = _Plan(system, _StepScales(system), specs, state)
 
     def follow_angles(self, q, v, t: float) -> None:
         """Unwrap the joint angles the elements read about their values at ``(t, q, q̇)`` (the Python

@@ -366,15 +366,26 @@ def _field_leaves(name: str, value) -> list:
     return leaves
 
 
+#: the tuple fields whose members are all leaves
+_FLAT_TUPLES = frozenset(name for name, (_, nesting, _) in _PLAN_OF.items()
+                         if nesting is not None and all(n is None for n in nesting))
+
+
 def _words_of(names: tuple, values) -> list:
     """The struct words of fields ``names`` with ``values`` (in this order), walked as one flat run of leaves (one
     loop over every leaf of a plan's ≈ 110 fields), where :func:`_destinations` puts them: an array's ``meminfo``
     and ``parent`` are null in every plan (the struct is allocated zeroed) and are not written."""
     words: list = []
-    ndarray, pointer_at, header = np.ndarray, _pointer_at, _HEADER
+    ndarray, pointer_at, header, plans = np.ndarray, _pointer_at, _HEADER, _PLAN_OF
     for name, value in zip(names, values):
-        layouts = _PLAN_OF[name][2]
-        for k, leaf in enumerate(_field_leaves(name, value)):
+        _, nesting, layouts = plans[name]
+        if nesting is None:  # a single array or function pointer (most fields)
+            leaves = (value,)
+        elif type(value) is tuple and len(value) == len(nesting) and name in _FLAT_TUPLES:
+            leaves = value
+        else:
+            leaves = _field_leaves(name, value)
+        for k, leaf in enumerate(leaves):
             layout = layouts[k]
             if layout[0] == 2:
                 words.append(ctypes.cast(leaf, ctypes.c_void_p).value or 0)
