@@ -75,9 +75,11 @@ def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-1
 
 def _assemble(system, q0: np.ndarray, t: float, tol: float, max_iter: int):
     q = q0.copy()
+    phi, jac = constraints(system, q, t)
+    if np.max(np.abs(phi), initial=0.0) < tol:  # placed consistently (the first test of the loop below)
+        return q
     weight = 1.0 / correction_weights(system)
     n_q, n_c = system.n_q, system.n_c
-    phi, jac = constraints(system, q, t)
     kkt = np.zeros((n_q + n_c, n_q + n_c))
     previous = np.inf
     for _ in range(max_iter):

@@ -515,7 +515,7 @@ class Run:
                 status, message = "failed", f"{message}; {exc}"
         notes = run_warnings(system, run.integrals, stats)
         parameters = self._parameters if self._parameters is not None else self.model.parameters
-        guards = plausibility_guards(system, recorder, stats, parameters, run.limiting_names())
+        guards = plausibility_guards(system, recorder, stats, parameters, run.limiting_names)
         if run.events.events:
             stats["events"] = json.dumps(run.events.events)
         results = recorder.finish(status, message, stats, guards + notes)

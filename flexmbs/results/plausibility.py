@@ -271,8 +271,9 @@ def _geometric_warning(bodies, extremes: Extremes) -> list[str]:
 
 
 def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: dict | None,
-                          limiting: dict | None = None) -> list[str]:
-    """The warnings of a finished (or stopped) run; see the module docstring."""
+                          limiting=None) -> list[str]:
+    """The warnings of a finished (or stopped) run; see the module docstring. ``limiting``: the rejected steps per
+    limiting equation, by name (a dict, or a function giving it: called only for a warning that names them)."""
     out = []
     settings = _pressure_settings(system, parameters or {})
     peak, key, t_peak = extremes.pressure
@@ -307,15 +308,19 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
     out += dissipation_warnings(system.bodies, extremes, stats)
     t_end, steps = stats.get("t_end", 0.0), stats.get("steps", 0)
     wall = stats.get("wall_time_s", 0.0) - stats.get("compile_time_s", 0.0)  # a first run's compile is not slowness
-    cause = ""
-    if limiting:
-        worst = max(limiting, key=limiting.get)
-        cause = f"; most step rejections in {worst} ({limiting[worst]} of {sum(limiting.values())})"
+
+    def cause() -> str:  # the equations are named only for a warning
+        found = limiting() if callable(limiting) else limiting
+        if not found:
+            return ""
+        worst = max(found, key=found.get)
+        return f"; most step rejections in {worst} ({found[worst]} of {sum(found.values())})"
+
     if steps and t_end > 0 and t_end / steps < MIN_MEAN_STEP_FRACTION * max(t_end, 1.0):
-        out.append(f"the time step collapsed: {steps} steps for {t_end:.4g} s (mean {t_end / steps:.3g} s){cause}")
+        out.append(f"the time step collapsed: {steps} steps for {t_end:.4g} s (mean {t_end / steps:.3g} s){cause()}")
     elif t_end > 0 and wall > SLOW_FACTOR * t_end and wall > 60.0:
         out.append(f"the run took {wall:.0f} s for {t_end:.4g} s simulated ({wall / t_end:.0f}x slower than real "
-                   f"time, mean step {t_end / max(steps, 1):.3g} s){cause}")
+                   f"time, mean step {t_end / max(steps, 1):.3g} s){cause()}")
     return out
 
 
