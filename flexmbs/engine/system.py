@@ -255,24 +255,30 @@ class System:
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
 
     def _mask_out_of_plane(self, joints) -> None:
-        """Planar model: drop the rows of ``joints`` (the model's) with no in-plane Jacobian at the placement."""
+        """Planar model: drop the rows of ``joints`` (the model's) with no in-plane Jacobian at the placement: the
+        size of a row's in-plane part, ``|J_x| + |J_y| + |J_θ · n|`` over its two bodies (``n`` the plane's normal
+        in the body's axes), at most 1e-9 of the joint's largest."""
         q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros_like(q0), 0.0)
         normal = np.array([0.0, 0.0, 1.0])
-        # the library joints' rows (their primitives, as the engine evaluates them) in one compiled call; a joint
-        # of the user's (base rows only) in Python
+        # the library joints' rows (their primitives, as the engine evaluates them) in one compiled call, measured
+        # together (a ground marker's Jacobian is zero there); a joint of the user's (base rows only) in Python
         library = CompiledConstraints(self, [j for j in joints if j.PRIMITIVES])
-        blocks = (library.evaluate(ctx, np.empty(int(library.rows.max()) + 1), None) if library.n_rows
-                  else None)
+        if library.n_rows:
+            ji, jj = library.evaluate(ctx, np.empty(int(library.rows.max()) + 1), None)
+            axes = ctx.A[:, 2, :]  # Aᵀ n of every body (n = z)
+            size = np.zeros(library.n_rows)
+            for jac, markers in ((ji, library.flat_mi), (jj, library.flat_mj)):
+                size += (np.abs(jac[:, 0]) + np.abs(jac[:, 1])
+                         + np.abs(np.einsum("ij,ij->i", jac[:, 3:6], axes[self.marker_body[markers]])))
+            for joint, pos in library.positions.items():
+                in_plane = size[pos]
+                joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
         for joint in joints:
-            pos = library.positions.get(joint)
-            if pos is not None:
-                ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
-                nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
-                ji, jj = blocks[0][pos, :ni], blocks[1][pos, :nj]
-            else:
-                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-                _, ji, jj = joint.base_rows(si, sj)
+            if joint.PRIMITIVES:
+                continue
+            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+            _, ji, jj = joint.base_rows(si, sj)
             in_plane = np.zeros(ji.shape[0])
             for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
                 if marker.on_ground:

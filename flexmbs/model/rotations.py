@@ -13,6 +13,8 @@ to ``(δr, δπ', δq_f)`` and then mapped to ``(δr, δp, δq_f)`` with ``2 G``
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -50,24 +52,34 @@ def g_matrix(p: np.ndarray) -> np.ndarray:
     return np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
 
 
+def _sqrt(x: float) -> float:
+    """``np.sqrt`` of a float: NaN below zero (a matrix that is no rotation), not math's ValueError."""
+    return math.sqrt(x) if x >= 0.0 else math.nan
+
+
 def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
-    """Unit quaternion (4,) of a rotation matrix (3, 3) (Shepperd's method, robust near 180°)."""
-    m = np.asarray(matrix, dtype=float)
-    trace = np.trace(m)
-    candidates = np.array([trace, m[0, 0], m[1, 1], m[2, 2]])
-    k = int(np.argmax(candidates))
+    """Unit quaternion (4,) of a rotation matrix (3, 3) (Shepperd's method, robust near 180°). The scalar work in
+    Python floats (the same IEEE operations as on numpy's scalars, in a third of the time: a run's start reads
+    every body's)."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = np.asarray(matrix, dtype=float).tolist()
+    trace = m00 + m11 + m22
+    candidates = (trace, m00, m11, m22)
+    k = 0  # the first largest (numpy's argmax)
+    for i in (1, 2, 3):
+        if candidates[i] > candidates[k]:
+            k = i
     if k == 0:
-        e0 = 0.5 * np.sqrt(1.0 + trace)
-        p = [e0, (m[2, 1] - m[1, 2]) / (4 * e0), (m[0, 2] - m[2, 0]) / (4 * e0), (m[1, 0] - m[0, 1]) / (4 * e0)]
+        e0 = 0.5 * _sqrt(1.0 + trace)
+        p = [e0, (m21 - m12) / (4 * e0), (m02 - m20) / (4 * e0), (m10 - m01) / (4 * e0)]
     elif k == 1:
-        e1 = 0.5 * np.sqrt(1.0 + 2 * m[0, 0] - trace)
-        p = [(m[2, 1] - m[1, 2]) / (4 * e1), e1, (m[0, 1] + m[1, 0]) / (4 * e1), (m[0, 2] + m[2, 0]) / (4 * e1)]
+        e1 = 0.5 * _sqrt(1.0 + 2 * m00 - trace)
+        p = [(m21 - m12) / (4 * e1), e1, (m01 + m10) / (4 * e1), (m02 + m20) / (4 * e1)]
     elif k == 2:
-        e2 = 0.5 * np.sqrt(1.0 + 2 * m[1, 1] - trace)
-        p = [(m[0, 2] - m[2, 0]) / (4 * e2), (m[0, 1] + m[1, 0]) / (4 * e2), e2, (m[1, 2] + m[2, 1]) / (4 * e2)]
+        e2 = 0.5 * _sqrt(1.0 + 2 * m11 - trace)
+        p = [(m02 - m20) / (4 * e2), (m01 + m10) / (4 * e2), e2, (m12 + m21) / (4 * e2)]
     else:
-        e3 = 0.5 * np.sqrt(1.0 + 2 * m[2, 2] - trace)
-        p = [(m[1, 0] - m[0, 1]) / (4 * e3), (m[0, 2] + m[2, 0]) / (4 * e3), (m[1, 2] + m[2, 1]) / (4 * e3), e3]
+        e3 = 0.5 * _sqrt(1.0 + 2 * m22 - trace)
+        p = [(m10 - m01) / (4 * e3), (m02 + m20) / (4 * e3), (m12 + m21) / (4 * e3), e3]
     p = np.array(p)
     if p[0] < 0.0:
         p = -p
