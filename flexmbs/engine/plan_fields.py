@@ -29,7 +29,8 @@ import numpy as np
 from numba import typeof, types
 from numba.core import cgutils, imputils
 from numba.core.datamodel import default_manager, models
-from numba.core.extending import infer_getattr, lower_getattr_generic
+from llvmlite import ir
+from numba.core.extending import infer_getattr, intrinsic, lower_getattr_generic
 from numba.core.registry import cpu_target
 from numba.core.runtime.nrt import rtsys
 from numba.core.runtime.nrtdynmod import meminfo_data_ty
@@ -37,6 +38,8 @@ from numba.core.typing.templates import AttributeTemplate
 from numba.core.typing.typeof import typeof_impl
 from numba.experimental import structref
 
+
+from flexmbs_jit import njit
 
 from .lapack import lapack_functions
 
@@ -428,13 +431,143 @@ def _destinations(names: tuple) -> tuple:
     return found
 
 
+# --- the words of many arrays in one compiled call ---------------------------------------------------------------
+# Python reads an array's size, shape, strides and data address in ≈ 1 µs, and a plan has ≈ 180 arrays (a third of
+# the start of a small run, issue 41). The compiled kernel below reads the same fields of numpy's array objects
+# (``PyArrayObject_fields``: after the object header the data pointer, ``nd``, the dimensions and strides pointers,
+# the base, the descriptor and the flags) for all of them at once; :func:`_compiled_words_work` checks it against
+# the Python reading on arrays of every kind before it is used (else pack stays on the Python reading), and any array
+# that is not exactly an ndarray of the field's dtype, dimensions and C order sends the pack to the Python reading,
+# which refuses it in one line as before.
+
+@intrinsic
+def _load_int64(typingctx, address):
+    """The 8-byte integer at ``address``."""
+    def codegen(context, builder, signature, args):
+        return builder.load(builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _load_int32(typingctx, address):
+    """The 4-byte integer at ``address``, widened."""
+    def codegen(context, builder, signature, args):
+        return builder.sext(builder.load(builder.inttoptr(args[0], ir.IntType(32).as_pointer())), ir.IntType(64))
+    return types.int64(types.int64), codegen
+
+
+@njit(cache=True)
+def _array_words(objects, ndims, descrs, at, header, array_type, out):
+    """The words of the arrays whose objects are at the addresses ``objects`` (``ndims[k] < 0``: not an array, left
+    to Python) into ``out[at[k]:]``: ``size, itemsize (8), data, shape..., strides...``. Returns -1, or the first
+    ``k`` whose object is not a C-ordered ndarray of descriptor ``descrs[k]`` and ``ndims[k]`` dimensions."""
+    for k in range(objects.size):
+        nd = ndims[k]
+        if nd < 0:
+            continue
+        a = objects[k]
+        if (_load_int64(a + header - 8) != array_type or _load_int64(a + header + 40) != descrs[k]
+                or _load_int32(a + header + 8) != nd or (_load_int32(a + header + 48) & 1) == 0):
+            return k
+        dims, strides, o = _load_int64(a + header + 16), _load_int64(a + header + 24), at[k]
+        size = 1
+        for d in range(nd):
+            n = _load_int64(dims + 8 * d)
+            size *= n
+            out[o + 3 + d] = n
+            out[o + 3 + nd + d] = _load_int64(strides + 8 * d)
+        out[o], out[o + 1], out[o + 2] = size, 8, _load_int64(a + header)
+    return -1
+
+
+_WORDS_PLAN: dict = {}
+
+
+def _words_plan(names: tuple) -> tuple:
+    """Per leaf of fields ``names`` (in the struct's order): its dimensions (-1 a function pointer), its dtype's
+    descriptor address and its first word in :func:`_words_of`'s order; the function pointers' leaf indices and the
+    number of words. Found once per set of names (it depends on the fields' types only)."""
+    found = _WORDS_PLAN.get(names)
+    if found is None:
+        ndims, descrs, at, pointers, n = [], [], [], [], 0
+        for name in names:
+            for leaf in _PLAN_OF[name][2]:
+                at.append(n)
+                if leaf[0] == 2:
+                    pointers.append(len(ndims))
+                    ndims.append(-1)
+                    descrs.append(0)
+                    n += 1
+                else:
+                    ndims.append(leaf[1])
+                    descrs.append(id(leaf[2]))
+                    n += 3 + 2 * leaf[1]
+        found = _WORDS_PLAN[names] = (np.array(ndims, dtype=np.int64), np.array(descrs, dtype=np.int64),
+                                      np.array(at, dtype=np.int64), pointers, n)
+    return found
+
+
+def _compiled_words(names: tuple, values) -> np.ndarray | None:
+    """:func:`_words_of` by the compiled reading (an int64 array), or None: then the Python reading decides."""
+    flat: list = []
+    for name, value in zip(names, values):
+        nesting = _PLAN_OF[name][1]
+        if nesting is None:
+            flat.append(value)
+        elif type(value) is tuple and len(value) == len(nesting) and name in _FLAT_TUPLES:
+            flat += value
+        else:
+            flat += _field_leaves(name, value)
+    ndims, descrs, at, pointers, n = _words_plan(names)
+    if len(flat) != ndims.size:
+        return None
+    out = np.empty(n, dtype=np.int64)
+    if _array_words(np.fromiter(map(id, flat), dtype=np.int64, count=len(flat)), ndims, descrs, at, _HEADER,
+                    id(np.ndarray), out) >= 0:
+        return None
+    for k in pointers:
+        out[at[k]] = ctypes.cast(flat[k], ctypes.c_void_p).value or 0
+    return out
+
+
+_COMPILED_WORDS: list = []  # [whether the compiled reading agrees with Python's], found at the first pack
+
+
+def _compiled_words_work() -> bool:
+    """Whether :func:`_compiled_words` gives exactly the Python reading's words (arrays of both dtypes, one to five
+    dimensions, empty, views, strided ones refused), checked once per process."""
+    if not _COMPILED_WORDS:
+        works = False
+        if _DATA_FIELD:
+            try:
+                base = np.arange(40.0)
+                probes = {"r_mass": np.arange(3.0), "zs": base[2:7], "A": np.zeros((2, 3, 3)), "G": np.zeros((0, 3, 4)),
+                          "offsets": np.zeros(0, dtype=np.int64), "sp": tuple(np.arange(k, dtype=np.int64)
+                                                                              for k in range(1, 14)),
+                          "fx_data": tuple(np.zeros((2,) * int(t.ndim)) if t.dtype == types.float64
+                                           else np.zeros(2, dtype=np.int64) for t in _TYPES["fx_data"]),
+                          "cb": _CALLBACK(lambda t: None)}
+                names = tuple(probes)
+                got = _compiled_words(names, probes.values())
+                works = (got is not None and got.tolist() == _words_of(names, probes.values())
+                         and _compiled_words(("zs",), (base[::2],)) is None
+                         and _compiled_words(("zs",), (np.zeros(3, dtype=np.int64),)) is None
+                         and _compiled_words(("A",), (np.zeros((2, 3)),)) is None)
+            except Exception:  # noqa: BLE001  any surprise: the Python reading
+                works = False
+        _COMPILED_WORDS.append(works)
+    return _COMPILED_WORDS[0]
+
+
 def pack(plan: PlanRef, held: dict, /, **fields) -> None:
     """Write ``fields`` (name = array, tuple of arrays or ctypes function) into ``plan``; ``held`` (the owner's
     dict) holds every value written, so that nothing the struct points to is freed while it lives. Each field's
     leaves are walked flat (:data:`_PLAN_OF`); all words go into the struct in one assignment, and the aliases of
     a tuple field get the words of their member in a second."""
     names = tuple(fields)
-    words = _words_of(names, fields.values())
+    words = _compiled_words(names, fields.values()) if _compiled_words_work() else None
+    if words is None:
+        words = _words_of(names, fields.values())
     dest, to, source = _destinations(names)
     payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
     payload[dest] = words

@@ -87,6 +87,32 @@ def test_a_plan_array_of_another_type_is_refused_in_one_line():
     assert "\n" not in str(err.value)
 
 
+def test_the_compiled_reading_of_a_plans_arrays_is_the_python_reading():
+    """pack reads the ≈ 180 arrays of a plan in one compiled call (issue 41: a third of a small run's start); its
+    words are exactly those of the Python reading (numpy's own ``size``, ``itemsize``, data address, ``shape``,
+    ``strides``), for every field of a real plan and of a run's state; an array of another dtype, dimension or
+    memory order, or an ndarray subclass, is left to the Python reading (which takes or refuses it as before)."""
+    from flexmbs.engine import plan_fields as pf
+
+    run = fm.Run(pendulum(damping=0.3), t_end=0.05)
+    compiled, plan = run._run, run._run.plan
+    assert pf._compiled_words_work()
+    fields = {k: v for k, v in plan._held.items() if k in pf._PLAN_OF}
+    fields.update(cur=compiled.cur, new=compiled.new, coef=compiled.coef)
+    names = tuple(fields)
+    words = pf._compiled_words(names, fields.values())
+    assert words is not None and words.tolist() == pf._words_of(names, fields.values())
+
+    class Marked(np.ndarray):
+        pass
+
+    for wrong in (np.zeros(3, dtype=np.int64), np.zeros((3, 1)), np.arange(6.0)[::2], np.zeros(3).view(Marked),
+                  np.zeros(3, dtype=np.float32)):
+        assert pf._compiled_words(("zs",), (wrong,)) is None
+    subclass = np.arange(3.0).view(Marked)  # taken by the Python reading, as before
+    assert pf._words_of(("zs",), (subclass,))[1:3] == [8, subclass.ctypes.data]
+
+
 def test_the_plan_and_a_callback_have_numbas_own_types():
     """The plan's and a signal callback's numba types are found without numba's generic typeof (issue 41): they
     are the very type objects numba's own rules give (the struct's type; a ctypes function's from its prototype),
