@@ -485,11 +485,14 @@ _WORDS_PLAN: dict = {}
 
 def _words_plan(names: tuple) -> tuple:
     """Per leaf of fields ``names`` (in the struct's order): its dimensions (-1 a function pointer), its dtype's
-    descriptor address and its first word in :func:`_words_of`'s order; the function pointers' leaf indices and the
-    number of words. Found once per set of names (it depends on the fields' types only)."""
+    descriptor address and its first word in :func:`_words_of`'s order; the function pointers' leaf indices, the
+    number of words and the tuple fields ``(position, name, members)``. Found once per set of names (it depends on
+    the fields' types only)."""
     found = _WORDS_PLAN.get(names)
     if found is None:
         ndims, descrs, at, pointers, n = [], [], [], [], 0
+        nested = tuple((i, name, len(_PLAN_OF[name][1])) for i, name in enumerate(names)
+                       if _PLAN_OF[name][1] is not None)
         for name in names:
             for leaf in _PLAN_OF[name][2]:
                 at.append(n)
@@ -503,22 +506,25 @@ def _words_plan(names: tuple) -> tuple:
                     descrs.append(id(leaf[2]))
                     n += 3 + 2 * leaf[1]
         found = _WORDS_PLAN[names] = (np.array(ndims, dtype=np.int64), np.array(descrs, dtype=np.int64),
-                                      np.array(at, dtype=np.int64), pointers, n)
+                                      np.array(at, dtype=np.int64), pointers, n, nested)
     return found
 
 
 def _compiled_words(names: tuple, values) -> np.ndarray | None:
     """:func:`_words_of` by the compiled reading (an int64 array), or None: then the Python reading decides."""
-    flat: list = []
-    for name, value in zip(names, values):
-        nesting = _PLAN_OF[name][1]
-        if nesting is None:
-            flat.append(value)
-        elif type(value) is tuple and len(value) == len(nesting) and name in _FLAT_TUPLES:
-            flat += value
-        else:
-            flat += _field_leaves(name, value)
-    ndims, descrs, at, pointers, n = _words_plan(names)
+    ndims, descrs, at, pointers, n, nested = _words_plan(names)
+    flat = list(values)  # the single arrays as they are; the tuples' leaves spliced in
+    if nested:
+        values, flat, last = flat, [], 0
+        for i, name, members in nested:
+            flat += values[last:i]
+            value = values[i]
+            if type(value) is tuple and len(value) == members and name in _FLAT_TUPLES:
+                flat += value
+            else:
+                flat += _field_leaves(name, value)
+            last = i + 1
+        flat += values[last:]
     if len(flat) != ndims.size:
         return None
     out = np.empty(n, dtype=np.int64)
@@ -526,8 +532,15 @@ def _compiled_words(names: tuple, values) -> np.ndarray | None:
                     id(np.ndarray), out) >= 0:
         return None
     for k in pointers:
-        out[at[k]] = ctypes.cast(flat[k], ctypes.c_void_p).value or 0
+        out[at[k]] = _function_address(flat[k])
     return out
+
+
+def _function_address(function) -> int:
+    """The address of a ctypes function (its object's buffer holds it: 0.8 µs; ``ctypes.cast``: 2.2 µs)."""
+    if isinstance(function, ctypes._CFuncPtr):
+        return ctypes.c_void_p.from_buffer(function).value or 0
+    return ctypes.cast(function, ctypes.c_void_p).value or 0
 
 
 _COMPILED_WORDS: list = []  # [whether the compiled reading agrees with Python's], found at the first pack
