@@ -26,10 +26,10 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+from llvmlite import ir
 from numba import typeof, types
 from numba.core import cgutils, imputils
 from numba.core.datamodel import default_manager, models
-from llvmlite import ir
 from numba.core.extending import infer_getattr, intrinsic, lower_getattr_generic
 from numba.core.registry import cpu_target
 from numba.core.runtime.nrt import rtsys
@@ -37,7 +37,6 @@ from numba.core.runtime.nrtdynmod import meminfo_data_ty
 from numba.core.typing.templates import AttributeTemplate
 from numba.core.typing.typeof import typeof_impl
 from numba.experimental import structref
-
 
 from flexmbs_jit import njit
 
