@@ -26,7 +26,7 @@ from .equations import REACTION_PASSES, REACTION_RTOL
 from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
-                            constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
+                            constraint_values, constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
                             residual, signals_at, to_python)
 
 # coefficient slots
@@ -445,12 +445,16 @@ def consistent_sample(P, out_lam):
     rhs, zero_q, zero_c = work[:n], work[n:n + n_q], work[n + n_q:2 * n]
     shifted, gamma = work[2 * n:2 * n + n_q], work[2 * n + n_q:]
     rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
+    values_only = not rheonomic and P.py_rows.size == 0  # Φ alone (the residual below sets everything else)
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
         for i in range(n_q):
             shifted[i] = q[i] + k * s * v[i]
-        constraints_at(t_k, shifted, v, P, phi, jac)
+        if values_only:
+            constraint_values(shifted, P, phi)
+        else:
+            constraints_at(t_k, shifted, v, P, phi, jac)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
