@@ -72,10 +72,11 @@ def _lu_solve(a, piv, b):
         p = piv[k]
         if p != k:
             b[k], b[p] = b[p], b[k]
-    for j in range(n):  # L y = P b by columns: each b[i] takes its terms in the order of j, as row by row (the
-        bj = b[j]  # same bits), but the rows' subtractions are independent (no chain of dependent ones)
-        for i in range(j + 1, n):
-            b[i] -= a[i, j] * bj
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= a[i, j] * b[j]
+        b[i] = s
     for i in range(n - 1, -1, -1):
         s = b[i]
         for j in range(i + 1, n):

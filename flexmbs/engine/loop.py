@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from flexmbs_jit import apart, njit
+from flexmbs_jit.stack import scratch
 
 from flexmbs.model.kernels import INNER
 
@@ -429,9 +430,10 @@ def consistent_sample(P, out_lam):
     """The multipliers of :func:`flexmbs.engine.initial.initial_accelerations` at the current state into ``out_lam``
     (models without force elements): ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of
     ``Φ(q + s q̇)`` (and of ``t + s`` with prescribed motions); returns False when the matrix is singular. The
-    workspace (forces, element signals, ``Φ``) is left at the sample's state. Three arrays are allocated per
-    sample (the matrix, its pivots and one vector for the rest): a sample runs at every output time, and each
-    allocation with its reference counts cost about as much as the small solve itself."""
+    workspace (forces, element signals, ``Φ``) is left at the sample's state. Nothing is allocated: the matrix and
+    one vector for the rest are on the function's stack (:func:`flexmbs_jit.stack.scratch`), the pivots in the Newton
+    matrix's (free between steps); a sample runs at every output time, and an allocation with its reference counts
+    cost about as much as the small solve itself."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
     sc, cb = P.sc, P.cb
     res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
@@ -441,7 +443,9 @@ def consistent_sample(P, out_lam):
     for i in range(n_q):
         speed += v[i] * v[i]
     s = 1e-4 / max(math.sqrt(speed), 1.0)
-    work = np.zeros(2 * n + n_q + n_c)  # [right-hand side | zero q̈ | zero λ | q ± s q̇ | γ]
+    work = scratch(2 * n + n_q + n_c)  # [right-hand side | zero q̈ | zero λ | q ± s q̇ | γ], on the stack
+    for i in range(work.size):
+        work[i] = 0.0
     rhs, zero_q, zero_c = work[:n], work[n:n + n_q], work[n + n_q:2 * n]
     shifted, gamma = work[2 * n:2 * n + n_q], work[2 * n + n_q:]
     rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
@@ -459,7 +463,10 @@ def consistent_sample(P, out_lam):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
     residual(sc[T], q, v, zero_q, z, zero_c, P, res, zdot, phi, jac, mass, True)
-    kkt = np.zeros((n, n))
+    kkt = scratch(n * n).reshape((n, n))
+    for i in range(n):
+        for j in range(n):
+            kkt[i, j] = 0.0
     for i in range(n_q):
         rhs[i] = -res[i]
         for j in range(n_q):
@@ -470,7 +477,7 @@ def consistent_sample(P, out_lam):
     for r in range(n_c):
         gamma[r] += 2.0 * phi[r] / s ** 2
         rhs[n_q + r] = gamma[r]
-    piv = np.zeros(n, dtype=np.int64)
+    piv = P.piv[:n]  # (free between steps: each step factorizes its Newton matrix anew)
     if not factor(P.getrf, kkt, piv):
         return False
     solve(P.getrs, kkt, piv, rhs)
@@ -526,7 +533,7 @@ def take_sample(h, iters, P, integrate):
     A, omega, X, R, ji, jj, y, ydot, fy = P.A, P.omega, P.X, P.R, P.ji, P.jj, P.y, P.ydot, P.fy
     offsets = P.offsets
     row = cnt[0]
-    lam_c = np.empty(lam.size)
+    lam_c = scratch(lam.size)  # (scratch vectors on this call's stack: flexmbs_jit.stack)
     if not consistent_sample(P, lam_c):
         _copy(lam, lam_c)  # a singular instant: the integrator's multipliers (reported)
         if FB[0] == 0:
@@ -560,7 +567,7 @@ def take_sample(h, iters, P, integrate):
                       P.k_fpar, P.k_ipar, KO[row])
     _copy(lam_c, LAM[row])
     _copy(integrals, INT[row])
-    rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
+    rates, forces = scratch(z.size + 1), scratch(y.size + 1)
     kernels = P.el_kernels
     for e in range(kernels.size):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
@@ -568,7 +575,10 @@ def take_sample(h, iters, P, integrate):
         call_kernel(kernels[e], 1, sc[T], P.zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
                     forces, out)
     lam_all = all_multipliers(P.keep, P.jac_all, lam_c)
-    gen = np.zeros((jt_side.size, 6))
+    gen = scratch(6 * jt_side.size).reshape((jt_side.size, 6))
+    for j in range(jt_side.size):
+        for c in range(6):
+            gen[j, c] = 0.0
     for k in range(jr_joint.size):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
         for c in range(6):

@@ -28,8 +28,8 @@ from numba.extending import intrinsic
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.kernels import (INNER, body_kinematics, body_rotation, constraint_rows, constraint_value, euler_row,
-                                   line_load, map_forces, marker_positions, marker_states, rigid_terms)
+from flexmbs.model.kernels import (INLINE, INNER, body_kinematics, body_rotation, constraint_rows, constraint_value,
+                                   euler_row, line_load, map_forces, marker_positions, marker_states, rigid_terms)
 
 from .flex_terms import flexible_terms
 from .force_elements import apply_coordinate_load, driver_rows, force_element, joint_coordinate
@@ -132,7 +132,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     _add_reactions(jac, lam, keep.size, res)
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def _mass_times(mass, qdd, force, res):
     """``res = M q̈ - Q`` row by row, each row's sum ``-Q_i + Σ_j M_ij q̈_j`` in the order of ``j``; four rows at a
     time, so that their sums (chains of dependent additions) overlap: the same operations, the same bits."""
@@ -156,7 +156,7 @@ def _mass_times(mass, qdd, force, res):
         i += 1
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def _add_reactions(jac, lam, n_c, res):
     """``res += Φ_qᵀ λ`` of the first ``n_c`` rows, each column's sum in the order of the rows and added at the end
     (four columns at a time, as :func:`_mass_times`)."""

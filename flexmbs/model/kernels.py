@@ -16,15 +16,19 @@ from flexmbs_jit import apart, njit
 
 __all__ = ["body_kinematics", "body_rotation", "marker_states", "marker_pose", "marker_positions",
            "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows", "constraint_value", "euler_row",
-           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "line_state", "line_load", "INNER"]
+           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "line_state",
+           "line_load", "INNER", "INLINE"]
 
 # ``njit(**INNER)``: a kernel only compiled code calls. numba makes no Python or C wrapper for it (Python cannot call
 # it), and the library code it uses (``np.empty``, ``min``, ...) is shared with the functions compiled apart for
 # compiled callers: numba compiles library code once per set of options of its caller (issue 42, the first compile)
 INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# ``njit(**INLINE)``: a piece of a formula shared by kernels, inlined into each (numba's IR inlining): a linked call
+# of a larger function is not inlined by LLVM, and its arrays passed word by word cost more than its arithmetic
+INLINE = dict(INNER, inline="always")
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def body_rotation(q, o, A, b):
     """``A(p̂)`` of body ``b`` (Euler parameters at ``q[o:o+4]``) into ``A[b]``; returns ``(|p|, p̂)`` (the one formula:
     :func:`body_kinematics` and the constraint values of :func:`marker_positions` use it)."""
@@ -59,7 +63,7 @@ def body_kinematics(q, v, offsets, A, G, omega):
             omega[b, i] = 2.0 * s
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def marker_pose(i, b, o, m, q, A, local, orient, s_t, s_r, X, R):
     """Position ``x = r + A u`` and orientation ``A (I + θ̃) R_0`` of marker ``i`` on body ``b`` (coordinates from
     ``o``, ``m`` modes) into ``X[i]``, ``R[i]`` (``u = s + S q_f``, ``θ = S^θ q_f``, each component's sums in the
@@ -90,7 +94,7 @@ def marker_pose(i, b, o, m, q, A, local, orient, s_t, s_r, X, R):
     return a0, a1, a2
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def marker_positions(q, A, body, offsets, n_modes, local, orient, s_t, s_r, X, R):
     """Positions and orientations alone (:func:`marker_pose`) of all markers on bodies, at the rotation matrices
     ``A``: what constraint values need (no Jacobians, no velocities)."""
@@ -287,7 +291,7 @@ def map_force(qbar, G, out, off):
         out[off + r + 1] = qbar[r]
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def constraint_value(kind, i, j, a, b, X, R):
     """The value of one basic constraint row between markers ``i`` and ``j`` (``kind`` 0: point component
     ``x_j[a] - x_i[a]``; 1: dot-1 ``a_iᵀ b_j`` of the axes ``a`` of ``R_i`` and ``b`` of ``R_j``; 2: dot-2
@@ -300,7 +304,7 @@ def constraint_value(kind, i, j, a, b, X, R):
     return a0 * (X[j, 0] - X[i, 0]) + a1 * (X[j, 1] - X[i, 1]) + a2 * (X[j, 2] - X[i, 2])
 
 
-@njit(**INNER)
+@njit(**INLINE)
 def euler_row(q, o):
     """The Euler-parameter normalization row ``(pᵀp - 1) / 2`` of the parameters at ``q[o:o+4]``."""
     return 0.5 * (q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3] - 1.0)
