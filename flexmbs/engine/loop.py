@@ -33,6 +33,7 @@ from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_RE
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
  C_INTERVAL) = range(14)
+STACK_KKT = 48  # unknowns: a sample's KKT matrix up to this size on the stack (18 kB; flexmbs_jit.stack)
 CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ctrl-C)
 EVENT = 7  # an armed contact gap closed in the pending step: Python locates its root (flexmbs.engine.events)
 
@@ -430,10 +431,10 @@ def consistent_sample(P, out_lam):
     """The multipliers of :func:`flexmbs.engine.initial.initial_accelerations` at the current state into ``out_lam``
     (models without force elements): ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of
     ``Φ(q + s q̇)`` (and of ``t + s`` with prescribed motions); returns False when the matrix is singular. The
-    workspace (forces, element signals, ``Φ``) is left at the sample's state. Nothing is allocated: the matrix and
-    one vector for the rest are on the function's stack (:func:`flexmbs_jit.stack.scratch`), the pivots in the Newton
-    matrix's (free between steps); a sample runs at every output time, and an allocation with its reference counts
-    cost about as much as the small solve itself."""
+    workspace (forces, element signals, ``Φ``) is left at the sample's state. Nothing is allocated up to
+    :data:`STACK_KKT` unknowns: the matrix and one vector for the rest are on the function's stack
+    (:func:`flexmbs_jit.stack.scratch`), the pivots in the Newton matrix's (free between steps); a sample runs at
+    every output time, and an allocation with its reference counts cost about as much as the small solve itself."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
     sc, cb = P.sc, P.cb
     res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
@@ -463,10 +464,13 @@ def consistent_sample(P, out_lam):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
     residual(sc[T], q, v, zero_q, z, zero_c, P, res, zdot, phi, jac, mass, True)
-    kkt = scratch(n * n).reshape((n, n))
-    for i in range(n):
-        for j in range(n):
-            kkt[i, j] = 0.0
+    if n <= STACK_KKT:  # a small matrix on the stack; a large one (flexible bodies' modes) from the heap
+        kkt = scratch(n * n).reshape((n, n))
+        for i in range(n):
+            for j in range(n):
+                kkt[i, j] = 0.0
+    else:
+        kkt = np.zeros((n, n))
     for i in range(n_q):
         rhs[i] = -res[i]
         for j in range(n_q):
