@@ -19,6 +19,7 @@ import numpy as np
 from numba import carray, types
 
 from flexmbs_jit import cfunc, njit
+from flexmbs_jit.stack import scratch
 
 from fem.scalar_laws import interp, smoothstep
 
@@ -64,26 +65,42 @@ def circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want):
     """Rates (n_z,), forces conjugate to the measurements (n_y,) and integrands (n_aux,) of a compiled circuit;
     with ``want`` also the outputs of ``Circuit.outputs`` into ``out`` (in :attr:`CompiledCircuit.output_names`
     order; each record carries the index of its first output). Returns the node pressures and net inflows."""
-    p = node_pressures(z, fpar, ipar)
-    sv = np.empty(max(ipar[10], 1))
+    p, sv, nodal = np.empty(ipar[4]), np.empty(max(ipar[10], 1)), np.empty((4, ipar[4]))
+    circuit_values(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want, p, sv, nodal)
+    return p, nodal[0]
+
+
+@njit(cache=True)
+def circuit_values(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want, p, sv, nodal):
+    """:func:`circuit_eval` in the caller's vectors: node pressures ``p`` (n_nodes,), signal values ``sv``
+    (n_slots,) and ``nodal`` (4, n_nodes), all overwritten (the kernel passes vectors on its stack: no allocation
+    per call)."""
+    fill_pressures(z, fpar, ipar, p)
     r = eval_signals(t, z, y, ydot, sig, fpar, ipar, HEAD + 2 * ipar[4], ipar[11], p, sv, rates, out, want)
     source_pressures(ipar, p, sv)
     for k in range(forces.size):
         forces[k] = 0.0
-    nodal = np.zeros((4, ipar[4]))
-    return circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, aux, out, want)
+    for i in range(4):
+        for k in range(nodal.shape[1]):
+            nodal[i, k] = 0.0
+    circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, aux, out, want)
 
 
 @njit(cache=True)
 def node_pressures(z, fpar, ipar):
     """The node pressures of the volumes (their states) and tanks (``fpar``); sources 0 until
     :func:`source_pressures` (after the signals)."""
-    n_nodes = ipar[4]
-    p = np.empty(n_nodes)
-    for k in range(n_nodes):  # node table: kind, index (state, fpar)
+    p = np.empty(ipar[4])
+    fill_pressures(z, fpar, ipar, p)
+    return p
+
+
+@njit(cache=True, counted=False)
+def fill_pressures(z, fpar, ipar, p):
+    """:func:`node_pressures` into ``p`` (n_nodes,)."""
+    for k in range(ipar[4]):  # node table: kind, index (state, fpar)
         kind, idx = ipar[HEAD + 2 * k], ipar[HEAD + 2 * k + 1]
         p[k] = z[idx] if kind == VOLUME else (fpar[idx] if kind == TANK else 0.0)
-    return p
 
 
 @njit(cache=True, counted=False)  # (Python calls it too: hydraulics.circuit)
@@ -462,9 +479,13 @@ def circuit_kernel(mode, t, z_, y_, ydot_, sig_, fpar_, ipar_, rates_, forces_, 
     if mode == 2:
         circuit_gaps(y, ydot, fpar, ipar, carray(aux_, 2 * head[9]))
         return
-    want = mode == 1  # a variable, not a literal: one specialisation of circuit_eval
-    if want:
-        aux, out = np.empty(head[3]), carray(aux_, head[8])
+    want = mode == 1  # a variable, not a literal: one specialisation of circuit_values
+    n_nodes, n_slots = head[4], max(head[10], 1)
+    work = scratch(5 * n_nodes + n_slots + (head[3] if want else 0))  # on this call's stack: no allocation
+    p, sv = work[:n_nodes], work[n_nodes:n_nodes + n_slots]
+    nodal = work[n_nodes + n_slots:5 * n_nodes + n_slots].reshape((4, n_nodes))
+    if want:  # the integrands are not wanted: scratch
+        aux, out = work[5 * n_nodes + n_slots:], carray(aux_, head[8])
     else:
         aux, out = carray(aux_, head[3]), carray(aux_, 0)
-    circuit_eval(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want)
+    circuit_values(t, z, y, ydot, sig, fpar, ipar, rates, forces, aux, out, want, p, sv, nodal)

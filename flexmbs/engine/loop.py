@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from flexmbs_jit import apart, njit
+from flexmbs_jit.stack import scratch
 
 from flexmbs.model.kernels import INNER
 
@@ -26,12 +27,13 @@ from .equations import REACTION_PASSES, REACTION_RTOL
 from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
-                            constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
+                            constraint_values, constraints_at, force_kernels, integrands, jacobian_blocks, keep_angles,
                             residual, signals_at, to_python)
 
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
  C_INTERVAL) = range(14)
+STACK_KKT = 48  # unknowns: a sample's KKT matrix up to this size on the stack (18 kB; flexmbs_jit.stack)
 CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ctrl-C)
 EVENT = 7  # an armed contact gap closed in the pending step: Python locates its root (flexmbs.engine.events)
 
@@ -429,9 +431,10 @@ def consistent_sample(P, out_lam):
     """The multipliers of :func:`flexmbs.engine.initial.initial_accelerations` at the current state into ``out_lam``
     (models without force elements): ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` from the second difference of
     ``Φ(q + s q̇)`` (and of ``t + s`` with prescribed motions); returns False when the matrix is singular. The
-    workspace (forces, element signals, ``Φ``) is left at the sample's state. Three arrays are allocated per
-    sample (the matrix, its pivots and one vector for the rest): a sample runs at every output time, and each
-    allocation with its reference counts cost about as much as the small solve itself."""
+    workspace (forces, element signals, ``Φ``) is left at the sample's state. Nothing is allocated up to
+    :data:`STACK_KKT` unknowns: the matrix and one vector for the rest are on the function's stack
+    (:func:`flexmbs_jit.stack.scratch`), the pivots in the Newton matrix's (free between steps); a sample runs at
+    every output time, and an allocation with its reference counts cost about as much as the small solve itself."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
     sc, cb = P.sc, P.cb
     res, zdot, phi, jac, mass = P.res, P.zdot, P.phi, P.jac, P.mass
@@ -441,21 +444,33 @@ def consistent_sample(P, out_lam):
     for i in range(n_q):
         speed += v[i] * v[i]
     s = 1e-4 / max(math.sqrt(speed), 1.0)
-    work = np.zeros(2 * n + n_q + n_c)  # [right-hand side | zero q̈ | zero λ | q ± s q̇ | γ]
+    work = scratch(2 * n + n_q + n_c)  # [right-hand side | zero q̈ | zero λ | q ± s q̇ | γ], on the stack
+    for i in range(work.size):
+        work[i] = 0.0
     rhs, zero_q, zero_c = work[:n], work[n:n + n_q], work[n + n_q:2 * n]
     shifted, gamma = work[2 * n:2 * n + n_q], work[2 * n + n_q:]
     rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
+    values_only = not rheonomic and P.py_rows.size == 0  # Φ alone (the residual below sets everything else)
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
         signals_at(t_k, sc, cb)
         for i in range(n_q):
             shifted[i] = q[i] + k * s * v[i]
-        constraints_at(t_k, shifted, v, P, phi, jac)
+        if values_only:
+            constraint_values(shifted, P, phi)
+        else:
+            constraints_at(t_k, shifted, v, P, phi, jac)
         for r in range(n_c):
             gamma[r] -= phi[r] / s ** 2
     signals_at(sc[T], sc, cb)
     residual(sc[T], q, v, zero_q, z, zero_c, P, res, zdot, phi, jac, mass, True)
-    kkt = np.zeros((n, n))
+    if n <= STACK_KKT:  # a small matrix on the stack; a large one (flexible bodies' modes) from the heap
+        kkt = scratch(n * n).reshape((n, n))
+        for i in range(n):
+            for j in range(n):
+                kkt[i, j] = 0.0
+    else:
+        kkt = np.zeros((n, n))
     for i in range(n_q):
         rhs[i] = -res[i]
         for j in range(n_q):
@@ -466,7 +481,7 @@ def consistent_sample(P, out_lam):
     for r in range(n_c):
         gamma[r] += 2.0 * phi[r] / s ** 2
         rhs[n_q + r] = gamma[r]
-    piv = np.zeros(n, dtype=np.int64)
+    piv = P.piv[:n]  # (free between steps: each step factorizes its Newton matrix anew)
     if not factor(P.getrf, kkt, piv):
         return False
     solve(P.getrs, kkt, piv, rhs)
@@ -522,7 +537,7 @@ def take_sample(h, iters, P, integrate):
     A, omega, X, R, ji, jj, y, ydot, fy = P.A, P.omega, P.X, P.R, P.ji, P.jj, P.y, P.ydot, P.fy
     offsets = P.offsets
     row = cnt[0]
-    lam_c = np.empty(lam.size)
+    lam_c = scratch(lam.size)  # (scratch vectors on this call's stack: flexmbs_jit.stack)
     if not consistent_sample(P, lam_c):
         _copy(lam, lam_c)  # a singular instant: the integrator's multipliers (reported)
         if FB[0] == 0:
@@ -556,7 +571,7 @@ def take_sample(h, iters, P, integrate):
                       P.k_fpar, P.k_ipar, KO[row])
     _copy(lam_c, LAM[row])
     _copy(integrals, INT[row])
-    rates, forces = np.empty(z.size + 1), np.empty(y.size + 1)
+    rates, forces = scratch(z.size + 1), scratch(y.size + 1)
     kernels = P.el_kernels
     for e in range(kernels.size):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
@@ -564,7 +579,10 @@ def take_sample(h, iters, P, integrate):
         call_kernel(kernels[e], 1, sc[T], P.zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
                     forces, out)
     lam_all = all_multipliers(P.keep, P.jac_all, lam_c)
-    gen = np.zeros((jt_side.size, 6))
+    gen = scratch(6 * jt_side.size).reshape((jt_side.size, 6))
+    for j in range(jt_side.size):
+        for c in range(6):
+            gen[j, c] = 0.0
     for k in range(jr_joint.size):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
         for c in range(6):

@@ -109,6 +109,56 @@ class Sampler:
     def count(self) -> int:
         return int(self.bf[-1][0])
 
+    def _column_plan(self) -> tuple:
+        """Per column of the buffers: ``(name, buffer, index into its first n rows)``, in the results' order, built
+        once (names and slices are the same at every flush): the columns before the Python force elements', those
+        of the state elements with kernels, and the integrals and solver columns."""
+        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
+        system, every = self.system, slice(None)
+        first, elements, last = [], [], []
+        for k, b in enumerate(system.bodies):
+            o, base = b.offset, f"body/{b.name}/"
+            first += [(base + "position", Q, (every, slice(o, o + 3))),
+                      (base + "orientation", Q, (every, slice(o + 3, o + 7))),
+                      (base + "velocity", V, (every, slice(o, o + 3))), (base + "angular_velocity", OM, (every, k))]
+            if b.n_modes:
+                first.append((base + "modal_coordinates", Q, (every, slice(o + 7, o + 7 + b.n_modes))))
+        for i, marker in enumerate(system.model.markers):
+            first.append((f"marker/{marker.name}/position", XM, (every, i)))
+        c = 0
+        for j, joint in enumerate(system.model.joints):
+            first += [(f"joint/{joint.name}/force", JF, (every, j)), (f"joint/{joint.name}/torque", JT, (every, j))]
+            for which in joint.coordinates:
+                first.append((f"joint/{joint.name}/{which}", JC, (every, c)))
+                c += 1
+        for k, force in enumerate(self.compiled_forces):  # force_elements.force_element: in output_units order
+            for i, key in enumerate(force.output_units):
+                first.append((f"force/{force.name}/{key}", FO, (every, k, i)))
+        o = 0
+        for force, names in self.kernel_forces:  # force_kernels: outputs in the order of their spec's names
+            for key in names:
+                first.append((f"force/{force.name}/{key}", KO, (every, o)))
+                o += 1
+        y0 = 0
+        for c, k in enumerate(self.compiled_elements):
+            element = system.elements[k]
+            prefix = f"element/{element.name}/"
+            lo = system.z_offsets[k]
+            for i, name in enumerate(element.state_names):
+                elements.append((prefix + name, Z, (every, lo + i)))
+            for i, meas in enumerate(element.measurements):
+                elements += [(f"{prefix}y/{meas.name}", Y, (every, y0 + i)),
+                             (f"{prefix}force/{meas.name}", FY, (every, y0 + i))]
+            y0 += len(element.measurements)
+            for i, name in enumerate(self.elements_out[c]):
+                elements.append((prefix + name, OUT, (every, self.out_offsets[c] + i)))
+        for i, key in enumerate(self.integral_keys):
+            if key is not None:
+                last.append((key, INT, (every, i)))
+        last += [("solver/step_size", hs, every), ("solver/newton_iterations", its, every),
+                 ("solver/constraint_violation", viol, every)]
+        return first, elements, last
+
     def flush(self, recorder: Recorder, stats: dict) -> None:
         """Hand the buffered samples to the recorder as columns and empty the buffer."""
         n = self.count
@@ -116,32 +166,13 @@ class Sampler:
             return
         (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
         system = self.system
+        plan = getattr(self, "_plan", None)
+        if plan is None:
+            plan = self._plan = self._column_plan()
+        first, elements, last = plan
         cols: dict = {}
-        for k, b in enumerate(system.bodies):
-            o, base = b.offset, f"body/{b.name}/"
-            cols[base + "position"] = Q[:n, o:o + 3].copy()
-            cols[base + "orientation"] = Q[:n, o + 3:o + 7].copy()
-            cols[base + "velocity"] = V[:n, o:o + 3].copy()
-            cols[base + "angular_velocity"] = OM[:n, k].copy()
-            if b.n_modes:
-                cols[base + "modal_coordinates"] = Q[:n, o + 7:o + 7 + b.n_modes].copy()
-        for i, marker in enumerate(system.model.markers):
-            cols[f"marker/{marker.name}/position"] = XM[:n, i].copy()
-        c = 0
-        for j, joint in enumerate(system.model.joints):
-            cols[f"joint/{joint.name}/force"] = JF[:n, j].copy()
-            cols[f"joint/{joint.name}/torque"] = JT[:n, j].copy()
-            for which in joint.coordinates:
-                cols[f"joint/{joint.name}/{which}"] = JC[:n, c].copy()
-                c += 1
-        for k, force in enumerate(self.compiled_forces):  # force_elements.force_element: in output_units order
-            for i, key in enumerate(force.output_units):
-                cols[f"force/{force.name}/{key}"] = FO[:n, k, i].copy()
-        o = 0
-        for force, names in self.kernel_forces:  # force_kernels: outputs in the order of their spec's names
-            for key in names:
-                cols[f"force/{force.name}/{key}"] = KO[:n, o].copy()
-                o += 1
+        for key, buffer, index in first:
+            cols[key] = buffer[:n][index].copy()
         if self.python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
             rows = []
             for r in range(n):
@@ -151,19 +182,8 @@ class Sampler:
                              for key, value in f.outputs(ctx).items()})
             for key in rows[0]:
                 cols[key] = np.array([row[key] for row in rows])
-        y0 = 0
-        for c, k in enumerate(self.compiled_elements):
-            element = system.elements[k]
-            prefix = f"element/{element.name}/"
-            lo = system.z_offsets[k]
-            for i, name in enumerate(element.state_names):
-                cols[prefix + name] = Z[:n, lo + i].copy()
-            for i, meas in enumerate(element.measurements):
-                cols[f"{prefix}y/{meas.name}"] = Y[:n, y0 + i].copy()
-                cols[f"{prefix}force/{meas.name}"] = FY[:n, y0 + i].copy()
-            y0 += len(element.measurements)
-            for i, name in enumerate(self.elements_out[c]):
-                cols[prefix + name] = OUT[:n, self.out_offsets[c] + i].copy()
+        for key, buffer, index in elements:
+            cols[key] = buffer[:n][index].copy()
         python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
         user_joints = list(system.fallback_joints)
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
@@ -182,16 +202,12 @@ class Sampler:
                 m._last = ref
             for key in rows[0]:
                 cols[key] = np.array([row[key] for row in rows])
-        for i, key in enumerate(self.integral_keys):
-            if key is not None:
-                cols[key] = INT[:n, i].copy()
-        cols["solver/step_size"] = hs[:n].copy()
-        cols["solver/newton_iterations"] = its[:n].copy()
-        cols["solver/constraint_violation"] = viol[:n].copy()
+        for key, buffer, index in last:
+            cols[key] = buffer[:n][index].copy()
         stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(viol[:n].max()))
         if FB[0]:
-            first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
-            system.reaction_fallbacks = (first, count + int(FB[0]))
+            t_first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
+            system.reaction_fallbacks = (t_first, count + int(FB[0]))
             FB[:] = 0.0
         recorder.record_block(times[:n].copy(), cols, (Q[:n].copy(), V[:n].copy(), Z[:n].copy()))
         cnt[0] = 0

@@ -28,8 +28,8 @@ from numba.extending import intrinsic
 
 from flexmbs_jit import apart, njit
 
-from flexmbs.model.kernels import (INNER, body_kinematics, constraint_rows, line_load, map_forces, marker_states,
-                                   rigid_terms)
+from flexmbs.model.kernels import (INLINE, INNER, body_kinematics, body_rotation, constraint_rows, constraint_value,
+                                   euler_row, line_load, map_forces, marker_positions, marker_states, rigid_terms)
 
 from .flex_terms import flexible_terms
 from .force_elements import apply_coordinate_load, driver_rows, force_element, joint_coordinate
@@ -107,7 +107,9 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         rows_done = True
     if f_kind.size:
         force_elements(q, lam, P)
-    force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, P.k_addr, k_index, k_fpar, k_ipar, k_out)
+    if P.k_addr.size:  # (a call with its 18 arrays costs even when there is no kernel)
+        force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, P.k_addr, k_index, k_fpar, k_ipar,
+                      k_out)
     if py_on:  # the Python parts' loads (evaluated above: docs/element-protocol.md)
         py_packed = P.py_loads
         for b in range(packed.shape[0]):
@@ -115,25 +117,70 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
                 packed[b, n] += py_packed[b, n]
     map_forces(packed, G, offsets, n_modes, force)
     n_q = q.size
-    for i in range(n_q):
-        if mass_mode == 2:
+    if mass_mode == 2:
+        for i in range(n_q):
             res[i] = mq_kept[i] - force[i]
-            continue
-        s = -force[i]
-        for j in range(n_q):
-            s += mass[i, j] * qdd[j]
-        res[i] = s
+    else:
+        _mass_times(mass, qdd, force, res)
         if mass_mode == 1:
-            mq_kept[i] = s + force[i]
+            for i in range(n_q):
+                mq_kept[i] = res[i] + force[i]
     if not with_constraints:
         return
     if not rows_done:
         _constraint_block(q, P, phi, jac)
-    for j in range(n_q):
+    _add_reactions(jac, lam, keep.size, res)
+
+
+@njit(**INLINE)
+def _mass_times(mass, qdd, force, res):
+    """``res = M q̈ - Q`` row by row, each row's sum ``-Q_i + Σ_j M_ij q̈_j`` in the order of ``j``; four rows at a
+    time, so that their sums (chains of dependent additions) overlap: the same operations, the same bits."""
+    n = res.size
+    i = 0
+    while i + 4 <= n:
+        s0, s1, s2, s3 = -force[i], -force[i + 1], -force[i + 2], -force[i + 3]
+        for j in range(n):
+            x = qdd[j]
+            s0 += mass[i, j] * x
+            s1 += mass[i + 1, j] * x
+            s2 += mass[i + 2, j] * x
+            s3 += mass[i + 3, j] * x
+        res[i], res[i + 1], res[i + 2], res[i + 3] = s0, s1, s2, s3
+        i += 4
+    while i < n:
+        s = -force[i]
+        for j in range(n):
+            s += mass[i, j] * qdd[j]
+        res[i] = s
+        i += 1
+
+
+@njit(**INLINE)
+def _add_reactions(jac, lam, n_c, res):
+    """``res += Φ_qᵀ λ`` of the first ``n_c`` rows, each column's sum in the order of the rows and added at the end
+    (four columns at a time, as :func:`_mass_times`)."""
+    n = res.size
+    j = 0
+    while j + 4 <= n:
+        s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0
+        for r in range(n_c):
+            x = lam[r]
+            s0 += jac[r, j] * x
+            s1 += jac[r, j + 1] * x
+            s2 += jac[r, j + 2] * x
+            s3 += jac[r, j + 3] * x
+        res[j] += s0
+        res[j + 1] += s1
+        res[j + 2] += s2
+        res[j + 3] += s3
+        j += 4
+    while j < n:
         s = 0.0
-        for r in range(keep.size):
+        for r in range(n_c):
             s += jac[r, j] * lam[r]
         res[j] += s
+        j += 1
 
 
 @apart(python=False)  # (counts references: the multipliers of all rows are a new array)
@@ -358,6 +405,26 @@ def constraints_at(t, q, v, P, phi, jac):
     _constraint_block(q, P, phi, jac)
 
 
+@apart(python=False, counted=False)
+def constraint_values(q, P, phi):
+    """``Φ`` of the kept rows alone at ``q``: the Euler-parameter rows and the library-joint rows from the rotation
+    matrices and the marker positions and orientations (:func:`flexmbs.model.kernels.marker_positions`), nothing of
+    the Jacobians or velocities; the same numbers as :func:`constraints_at` (the same formulas,
+    :func:`flexmbs.model.kernels.constraint_value`). For plans without prescribed motions and user joints (their rows
+    need the full marker states: :func:`constraints_at`). Leaves ``A``, ``X``, ``R`` and ``phi_all`` at ``q``."""
+    offsets, marker_body, A, X, R, phi_all, keep = P.offsets, P.marker_body, P.A, P.X, P.R, P.phi_all, P.keep
+    c_kind, c_mi, c_mj, c_a, c_b, c_rows = P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows
+    for b in range(offsets.size):
+        o = offsets[b] + 3
+        body_rotation(q, o, A, b)
+        phi_all[b] = euler_row(q, o)
+    marker_positions(q, A, marker_body, offsets, P.n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R)
+    for k in range(c_kind.size):
+        phi_all[c_rows[k]] = constraint_value(c_kind[k], c_mi[k], c_mj[k], c_a[k], c_b[k], X, R)
+    for r in range(keep.size):
+        phi[r] = phi_all[keep[r]]
+
+
 @njit(**INNER)
 def to_python(q, v, z, lam, P):
     """The state into the buffers the Python callbacks read (``z`` and ``λ`` only where given; the buffers by name:
@@ -397,7 +464,7 @@ def _constraint_block(q, P, phi, jac):
     _zero(jac_all)
     for b in range(n_b):
         o = offsets[b] + 3
-        phi_all[b] = 0.5 * (q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3] - 1.0)
+        phi_all[b] = euler_row(q, o)
         for c in range(4):
             jac_all[b, o + c] = q[o + c]
     constraint_rows(X, R, JX, JTH, P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows, marker_body, offsets, n_coord, G,

@@ -14,13 +14,36 @@ import numpy as np
 
 from flexmbs_jit import apart, njit
 
-__all__ = ["body_kinematics", "marker_states", "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows",
-           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "line_state", "line_load", "INNER"]
+__all__ = ["body_kinematics", "body_rotation", "marker_states", "marker_pose", "marker_positions",
+           "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows", "constraint_value", "euler_row",
+           "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "line_state",
+           "line_load", "INNER", "INLINE"]
 
 # ``njit(**INNER)``: a kernel only compiled code calls. numba makes no Python or C wrapper for it (Python cannot call
 # it), and the library code it uses (``np.empty``, ``min``, ...) is shared with the functions compiled apart for
 # compiled callers: numba compiles library code once per set of options of its caller (issue 42, the first compile)
 INNER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# ``njit(**INLINE)``: a piece of a formula shared by kernels, inlined into each (numba's IR inlining): a linked call
+# of a larger function is not inlined by LLVM, and its arrays passed word by word cost more than its arithmetic
+INLINE = dict(INNER, inline="always")
+
+
+@njit(**INLINE)
+def body_rotation(q, o, A, b):
+    """``A(p̂)`` of body ``b`` (Euler parameters at ``q[o:o+4]``) into ``A[b]``; returns ``(|p|, p̂)`` (the one formula:
+    :func:`body_kinematics` and the constraint values of :func:`marker_positions` use it)."""
+    norm = np.sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3])
+    e0, e1, e2, e3 = q[o] / norm, q[o + 1] / norm, q[o + 2] / norm, q[o + 3] / norm
+    A[b, 0, 0] = 2.0 * (e0 * e0 + e1 * e1 - 0.5)
+    A[b, 0, 1] = 2.0 * (e1 * e2 - e0 * e3)
+    A[b, 0, 2] = 2.0 * (e1 * e3 + e0 * e2)
+    A[b, 1, 0] = 2.0 * (e1 * e2 + e0 * e3)
+    A[b, 1, 1] = 2.0 * (e0 * e0 + e2 * e2 - 0.5)
+    A[b, 1, 2] = 2.0 * (e2 * e3 - e0 * e1)
+    A[b, 2, 0] = 2.0 * (e1 * e3 - e0 * e2)
+    A[b, 2, 1] = 2.0 * (e2 * e3 + e0 * e1)
+    A[b, 2, 2] = 2.0 * (e0 * e0 + e3 * e3 - 0.5)
+    return norm, e0, e1, e2, e3
 
 
 @apart
@@ -29,17 +52,7 @@ def body_kinematics(q, v, offsets, A, G, omega):
     ``ω' = 2 G ṗ`` (n_b, 3) of all bodies; ``p̂ = p/|p|`` (see :meth:`flexmbs.model.bodies._InertialBody.kinematics`)."""
     for b in range(offsets.size):
         o = offsets[b] + 3
-        norm = np.sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3])
-        e0, e1, e2, e3 = q[o] / norm, q[o + 1] / norm, q[o + 2] / norm, q[o + 3] / norm
-        A[b, 0, 0] = 2.0 * (e0 * e0 + e1 * e1 - 0.5)
-        A[b, 0, 1] = 2.0 * (e1 * e2 - e0 * e3)
-        A[b, 0, 2] = 2.0 * (e1 * e3 + e0 * e2)
-        A[b, 1, 0] = 2.0 * (e1 * e2 + e0 * e3)
-        A[b, 1, 1] = 2.0 * (e0 * e0 + e2 * e2 - 0.5)
-        A[b, 1, 2] = 2.0 * (e2 * e3 - e0 * e1)
-        A[b, 2, 0] = 2.0 * (e1 * e3 - e0 * e2)
-        A[b, 2, 1] = 2.0 * (e2 * e3 + e0 * e1)
-        A[b, 2, 2] = 2.0 * (e0 * e0 + e3 * e3 - 0.5)
+        norm, e0, e1, e2, e3 = body_rotation(q, o, A, b)
         G[b, 0, 0], G[b, 0, 1], G[b, 0, 2], G[b, 0, 3] = -e1 / norm, e0 / norm, e3 / norm, -e2 / norm
         G[b, 1, 0], G[b, 1, 1], G[b, 1, 2], G[b, 1, 3] = -e2 / norm, -e3 / norm, e0 / norm, e1 / norm
         G[b, 2, 0], G[b, 2, 1], G[b, 2, 2], G[b, 2, 3] = -e3 / norm, e2 / norm, -e1 / norm, e0 / norm
@@ -48,6 +61,47 @@ def body_kinematics(q, v, offsets, A, G, omega):
             for k in range(4):
                 s += G[b, i, k] * v[o + k]
             omega[b, i] = 2.0 * s
+
+
+@njit(**INLINE)
+def marker_pose(i, b, o, m, q, A, local, orient, s_t, s_r, X, R):
+    """Position ``x = r + A u`` and orientation ``A (I + θ̃) R_0`` of marker ``i`` on body ``b`` (coordinates from
+    ``o``, ``m`` modes) into ``X[i]``, ``R[i]`` (``u = s + S q_f``, ``θ = S^θ q_f``, each component's sums in the
+    order of k); returns ``a = A u``. The one formula of :func:`marker_states` and :func:`marker_positions`."""
+    u0, th0 = local[i, 0], 0.0
+    u1, th1 = local[i, 1], 0.0
+    u2, th2 = local[i, 2], 0.0
+    for k in range(m):
+        qk = q[o + 7 + k]
+        u0 += s_t[i, 0, k] * qk
+        th0 += s_r[i, 0, k] * qk
+        u1 += s_t[i, 1, k] * qk
+        th1 += s_r[i, 1, k] * qk
+        u2 += s_t[i, 2, k] * qk
+        th2 += s_r[i, 2, k] * qk
+    a0 = A[b, 0, 0] * u0 + A[b, 0, 1] * u1 + A[b, 0, 2] * u2
+    a1 = A[b, 1, 0] * u0 + A[b, 1, 1] * u1 + A[b, 1, 2] * u2
+    a2 = A[b, 2, 0] * u0 + A[b, 2, 1] * u1 + A[b, 2, 2] * u2
+    X[i, 0] = q[o] + a0
+    X[i, 1] = q[o + 1] + a1
+    X[i, 2] = q[o + 2] + a2
+    for c in range(3):  # orientation: A (I + θ̃) R_0, a column at a time
+        rot0 = orient[i, 0, c] + (-th2 * orient[i, 1, c] + th1 * orient[i, 2, c])
+        rot1 = orient[i, 1, c] + (th2 * orient[i, 0, c] - th0 * orient[i, 2, c])
+        rot2 = orient[i, 2, c] + (-th1 * orient[i, 0, c] + th0 * orient[i, 1, c])
+        for r in range(3):
+            R[i, r, c] = A[b, r, 0] * rot0 + A[b, r, 1] * rot1 + A[b, r, 2] * rot2
+    return a0, a1, a2
+
+
+@njit(**INLINE)
+def marker_positions(q, A, body, offsets, n_modes, local, orient, s_t, s_r, X, R):
+    """Positions and orientations alone (:func:`marker_pose`) of all markers on bodies, at the rotation matrices
+    ``A``: what constraint values need (no Jacobians, no velocities)."""
+    for i in range(body.size):
+        b = body[i]
+        if b >= 0:
+            marker_pose(i, b, offsets[b], n_modes[b], q, A, local, orient, s_t, s_r, X, R)
 
 
 @apart
@@ -67,38 +121,17 @@ def marker_states(q, v, A, omega, body, offsets, n_modes, local, orient, s_t, s_
         wf0 = A[b, 0, 0] * omega[b, 0] + A[b, 0, 1] * omega[b, 1] + A[b, 0, 2] * omega[b, 2]
         wf1 = A[b, 1, 0] * omega[b, 0] + A[b, 1, 1] * omega[b, 1] + A[b, 1, 2] * omega[b, 2]
         wf2 = A[b, 2, 0] * omega[b, 0] + A[b, 2, 1] * omega[b, 1] + A[b, 2, 2] * omega[b, 2]
-        # u = s + S q_f, θ = S^θ q_f, S q̇_f, S^θ q̇_f, each component's sums in the order of k (one loop here:
-        # a helper called with the constant component compiled three literal copies, issue 42)
-        u0, th0, ud0, thd0 = local[i, 0], 0.0, 0.0, 0.0
-        u1, th1, ud1, thd1 = local[i, 1], 0.0, 0.0, 0.0
-        u2, th2, ud2, thd2 = local[i, 2], 0.0, 0.0, 0.0
+        a0, a1, a2 = marker_pose(i, b, o, m, q, A, local, orient, s_t, s_r, X, R)
+        # S q̇_f, S^θ q̇_f, each component's sums in the order of k
+        ud0, thd0, ud1, thd1, ud2, thd2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         for k in range(m):
-            qk, vk = q[o + 7 + k], v[o + 7 + k]
-            u0 += s_t[i, 0, k] * qk
-            th0 += s_r[i, 0, k] * qk
+            vk = v[o + 7 + k]
             ud0 += s_t[i, 0, k] * vk
             thd0 += s_r[i, 0, k] * vk
-            u1 += s_t[i, 1, k] * qk
-            th1 += s_r[i, 1, k] * qk
             ud1 += s_t[i, 1, k] * vk
             thd1 += s_r[i, 1, k] * vk
-            u2 += s_t[i, 2, k] * qk
-            th2 += s_r[i, 2, k] * qk
             ud2 += s_t[i, 2, k] * vk
             thd2 += s_r[i, 2, k] * vk
-        a0 = A[b, 0, 0] * u0 + A[b, 0, 1] * u1 + A[b, 0, 2] * u2
-        a1 = A[b, 1, 0] * u0 + A[b, 1, 1] * u1 + A[b, 1, 2] * u2
-        a2 = A[b, 2, 0] * u0 + A[b, 2, 1] * u1 + A[b, 2, 2] * u2
-        X[i, 0] = q[o] + a0
-        X[i, 1] = q[o + 1] + a1
-        X[i, 2] = q[o + 2] + a2
-        # orientation: A (I + θ̃) R_0, a column at a time
-        for c in range(3):
-            rot0 = orient[i, 0, c] + (-th2 * orient[i, 1, c] + th1 * orient[i, 2, c])
-            rot1 = orient[i, 1, c] + (th2 * orient[i, 0, c] - th0 * orient[i, 2, c])
-            rot2 = orient[i, 2, c] + (-th1 * orient[i, 0, c] + th0 * orient[i, 1, c])
-            for r in range(3):
-                R[i, r, c] = A[b, r, 0] * rot0 + A[b, r, 1] * rot1 + A[b, r, 2] * rot2
         JX[i, 0, 0] = 1.0
         JX[i, 1, 1] = 1.0
         JX[i, 2, 2] = 1.0
@@ -258,6 +291,25 @@ def map_force(qbar, G, out, off):
         out[off + r + 1] = qbar[r]
 
 
+@njit(**INLINE)
+def constraint_value(kind, i, j, a, b, X, R):
+    """The value of one basic constraint row between markers ``i`` and ``j`` (``kind`` 0: point component
+    ``x_j[a] - x_i[a]``; 1: dot-1 ``a_iᵀ b_j`` of the axes ``a`` of ``R_i`` and ``b`` of ``R_j``; 2: dot-2
+    ``a_iᵀ (x_j - x_i)``): the one formula of :func:`constraint_rows` and of the constraint values alone."""
+    if kind == 0:
+        return X[j, a] - X[i, a]
+    a0, a1, a2 = R[i, 0, a], R[i, 1, a], R[i, 2, a]
+    if kind == 1:
+        return a0 * R[j, 0, b] + a1 * R[j, 1, b] + a2 * R[j, 2, b]
+    return a0 * (X[j, 0] - X[i, 0]) + a1 * (X[j, 1] - X[i, 1]) + a2 * (X[j, 2] - X[i, 2])
+
+
+@njit(**INLINE)
+def euler_row(q, o):
+    """The Euler-parameter normalization row ``(pᵀp - 1) / 2`` of the parameters at ``q[o:o+4]``."""
+    return 0.5 * (q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3] - 1.0)
+
+
 @apart
 def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq_body, G, phi, jac, ji, jj,
                     with_jac):
@@ -270,8 +322,8 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
         for n in range(n_max):
             ji[k, n] = 0.0
             jj[k, n] = 0.0
+        phi[rows[k]] = constraint_value(kind[k], i, j, a, ib[k], X, R)
         if kind[k] == 0:
-            phi[rows[k]] = X[j, a] - X[i, a]
             for n in range(n_max):
                 ji[k, n] = -JX[i, a, n]
                 jj[k, n] = JX[j, a, n]
@@ -279,7 +331,6 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
             bb = ib[k]
             a0, a1, a2 = R[i, 0, a], R[i, 1, a], R[i, 2, a]
             b0, b1, b2 = R[j, 0, bb], R[j, 1, bb], R[j, 2, bb]
-            phi[rows[k]] = a0 * b0 + a1 * b1 + a2 * b2
             c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
             for n in range(n_max):
                 ji[k, n] = c0 * JTH[i, 0, n] + c1 * JTH[i, 1, n] + c2 * JTH[i, 2, n]
@@ -287,7 +338,6 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
         else:
             a0, a1, a2 = R[i, 0, a], R[i, 1, a], R[i, 2, a]
             d0, d1, d2 = X[j, 0] - X[i, 0], X[j, 1] - X[i, 1], X[j, 2] - X[i, 2]
-            phi[rows[k]] = a0 * d0 + a1 * d1 + a2 * d2
             c0, c1, c2 = a1 * d2 - a2 * d1, a2 * d0 - a0 * d2, a0 * d1 - a1 * d0
             for n in range(n_max):
                 ji[k, n] = (c0 * JTH[i, 0, n] + c1 * JTH[i, 1, n] + c2 * JTH[i, 2, n]) - (
