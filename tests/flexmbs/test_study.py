@@ -190,12 +190,19 @@ def _finished_records(folder):
     return [r for r in records if r["status"] == "finished"]
 
 
+def _default_ctrl_c() -> None:
+    """In a study's process before it starts: Ctrl-C's default action. A test run started as a background job of a
+    shell script (`cmd &`) has SIGINT ignored, and its children inherit that: the study then ignored the test's
+    Ctrl-C, ran to its end and exited 0, as every program in a background job does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _study_process(args, site, stderr_file):
     """The study in a session of its own (a Ctrl-C can go to its process group, as a terminal sends it); stderr to a
     file, read while it runs."""
     with open(stderr_file, "w") as handle:
         return subprocess.Popen(args, env=environment(site), cwd=WORKTREE, stdout=subprocess.PIPE, stderr=handle,
-                                text=True, start_new_session=True)
+                                text=True, start_new_session=True, preexec_fn=_default_ctrl_c)
 
 
 def _ctrl_c(proc, group: bool) -> None:
@@ -291,7 +298,7 @@ def test_an_interrupted_study_resumes_with_the_missing_variants_only(site, tmp_p
     args = [sys.executable, "-m", "flexmbs", "study", "spring-mass", "--vary", f"mass={masses}", "--set",
             f"gate_dir={gate}", "--workers", "1", "-o", str(out), "--quiet"]
     proc = subprocess.Popen(args, env=environment(site), cwd=WORKTREE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_ctrl_c)
     try:
         _wait_for(lambda: len(_finished_records(out)) >= 2, 600, "two finished variants", proc)
         proc.send_signal(signal.SIGINT)
