@@ -26,8 +26,10 @@ import json
 import logging
 import os
 import platform
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -419,15 +421,25 @@ def _connect(scheduler, workers, client, say):
     n_workers = workers or cores
     say(f"starting a local Dask cluster: {n_workers} worker processes × 1 thread")
     dashboard = f":{DASHBOARD_PORT}" if _has_bokeh() else "127.0.0.1:0"
-    with warnings.catch_warnings():  # the scheduler starts in Dask's event-loop thread: process-wide meanwhile
-        warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
-        # preload: the worker processes ignore Ctrl-C (flexmbs.studies.worker.dask_setup); this process stops them
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
-                               dashboard_address=dashboard, preload=["flexmbs.studies.worker"])
+    # the workers' scratch folders in a folder of this study run's own: in Dask's shared one (TMP/dask-scratch-space)
+    # every new cluster purges the folders of workers that have gone, and a study stopped by Ctrl-C while another
+    # cluster started raced with that purge ("distributed.diskutils - ERROR - Failed to remove ...")
+    scratch = tempfile.mkdtemp(prefix="flexmbs-study-dask-")
+    try:
+        with warnings.catch_warnings():  # the scheduler starts in Dask's event-loop thread: process-wide meanwhile
+            warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+            # preload: the worker processes ignore Ctrl-C (flexmbs.studies.worker.dask_setup); this process stops them
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                   silence_logs=logging.ERROR, dashboard_address=dashboard,
+                                   preload=["flexmbs.studies.worker"], local_directory=scratch)
+        cluster.flexmbs_scratch = scratch  # removed by _close
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     try:
         return Client(cluster), cluster, True
     except BaseException:
-        cluster.close()
+        _close(None, cluster, False, [], False)
         raise
 
 
@@ -676,12 +688,25 @@ def _close(client, cluster, owned, futures, quick) -> None:
     local workers are stopped first by their nannies (0.5 s for a busy worker to stop, then killed; a nanny that is
     closing does not start a new worker), with Dask's log quiet meanwhile (its errors about connections that went
     away are no news after Ctrl-C); the variants they ran have no record and run again in the next run."""
-    if client is None:
-        return
+    try:
+        _close_dask(client, cluster, owned, futures, quick)
+    finally:
+        scratch = getattr(cluster, "flexmbs_scratch", None)
+        if scratch and _closed(cluster):  # (a cluster still closing would log errors about its folders at exit)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _closed(cluster) -> bool:
+    from distributed.core import Status
+
+    return getattr(cluster, "status", None) == Status.closed
+
+
+def _close_dask(client, cluster, owned, futures, quick) -> None:
     if not quick:
-        if futures:
+        if client is not None and futures:
             client.cancel(futures)
-        if owned:
+        if client is not None and owned:
             client.close()
         if cluster is not None:
             cluster.close()
@@ -691,13 +716,13 @@ def _close(client, cluster, owned, futures, quick) -> None:
     log.setLevel(logging.CRITICAL)
     try:
         with contextlib.suppress(Exception):
-            if futures:
+            if client is not None and futures:
                 client.cancel(futures)
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.sync(_stop_workers, list(getattr(cluster, "workers", {}).values()), callback_timeout=5)
         with contextlib.suppress(Exception):
-            if owned:
+            if client is not None and owned:
                 client.close(timeout=1)
         with contextlib.suppress(Exception):
             if cluster is not None:
