@@ -651,7 +651,7 @@ def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client
         return address, dashboard
     except KeyboardInterrupt:
         quick = True
-        if pending is not None:  # results back but not yet recorded are kept too (a failed fetch: the next run redoes it)
+        if pending is not None:  # results back but not yet recorded are kept too (a fetch that fails: run again)
             for future in pending.next_batch(block=False):
                 if future.status == "finished":
                     with contextlib.suppress(Exception):

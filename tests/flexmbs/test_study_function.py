@@ -122,8 +122,8 @@ def test_port_8787_taken_is_one_line_of_the_study_not_a_dask_warning(tmp_path):
         if mode == "plain":
             assert line[0].endswith("dashboard: off (install bokeh>=3.1 to get one)")
         else:
-            port = re.search(r"dashboard: http://[^:/]+:(\d+)/status \(port 8787 is taken, by another Dask cluster\?\)$",
-                             line[0])
+            port = re.search(r"dashboard: http://[^:/]+:(\d+)/status "
+                             r"\(port 8787 is taken, by another Dask cluster\?\)$", line[0])
             assert port and int(port.group(1)) != 8787, line[0]
         table = pd.read_parquet(tmp_path / mode / "table.parquet")
         for _, row in table.iterrows():
