@@ -521,44 +521,46 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
     samples = count or samples
     if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
         raise ModelError(f"t_end must be a positive time in s, got {t_end}")
-    workers = check_workers(workers)
-    fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
-    check_variants(case, fixed_typed, variants)
-    check_table_writer()
-    out = os.path.abspath(out)
-    runs = os.path.join(out, RUNS)
-    varied = list(variations)
-    manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
-                "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
-                "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
-                "variations": _typed_values(case, variations),
-                "fixed": fixed_typed, "varied": varied,
-                "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
-    check_study_folder(out, manifest)
-    os.makedirs(runs, exist_ok=True)
-    _write_json(os.path.join(out, MANIFEST), manifest)
-
-    records, todo = {}, []
-    for vid, params, error in variants:
-        if vid in records:
-            continue  # the same variant twice in a design: run it once
-        earlier = _read_record(os.path.join(runs, f"{vid}.json"))
-        if earlier and earlier.get("status") == "finished" and _finished_file(
-                os.path.join(runs, earlier.get("results_file") or "")):
-            records[vid] = earlier
-        elif error:
-            records[vid] = {"variant": vid, "case": case.NAME, "params": params, "t_end": t_end, "status": "failed",
-                            "error": error, "wall_s": 0.0, "summary": {}, "results_file": None, "worker": None}
-            _write_json(os.path.join(runs, f"{vid}.json"), records[vid])
-        else:
-            records[vid] = None
-            todo.append((vid, params))
-    n_skipped = sum(1 for r in records.values() if r and r["status"] == "finished")
-    say(f"study of {case.NAME}: {len(records)} variants, {n_skipped} done earlier, {len(todo)} to run → {out}")
-    address = dashboard = report = None
-    interrupted, done = False, []
     with _CtrlC() as ctrl_c:  # from here on a Ctrl-C is acted on at safe points (see _CtrlC)
+        workers = check_workers(workers)
+        fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
+        check_variants(case, fixed_typed, variants)
+        check_table_writer()
+        out = os.path.abspath(out)
+        runs = os.path.join(out, RUNS)
+        varied = list(variations)
+        manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
+                    "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
+                    "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
+                    "variations": _typed_values(case, variations),
+                    "fixed": fixed_typed, "varied": varied,
+                    "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                    "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
+        check_study_folder(out, manifest)
+        os.makedirs(runs, exist_ok=True)
+        _write_json(os.path.join(out, MANIFEST), manifest)
+
+        records, todo = {}, []
+        for vid, params, error in variants:
+            if vid in records:
+                continue  # the same variant twice in a design: run it once
+            earlier = _read_record(os.path.join(runs, f"{vid}.json"))
+            if earlier and earlier.get("status") == "finished" and _finished_file(
+                    os.path.join(runs, earlier.get("results_file") or "")):
+                records[vid] = earlier
+            elif error:
+                records[vid] = {"variant": vid, "case": case.NAME, "params": params, "t_end": t_end,
+                                "status": "failed", "error": error, "wall_s": 0.0, "summary": {}, "results_file": None,
+                                "worker": None}
+                _write_json(os.path.join(runs, f"{vid}.json"), records[vid])
+            else:
+                records[vid] = None
+                todo.append((vid, params))
+        n_skipped = sum(1 for r in records.values() if r and r["status"] == "finished")
+        say(f"study of {case.NAME}: {len(records)} variants, {n_skipped} done earlier, {len(todo)} to run → {out}")
+        address = dashboard = report = None
+        interrupted, done = False, []
+        ctrl_c.check()  # a Ctrl-C while the study was prepared: nothing has run, a plain KeyboardInterrupt
         try:
             try:
                 if todo:
