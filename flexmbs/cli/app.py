@@ -54,8 +54,8 @@ class _Group(click.Group):
                 raise
             click.echo(f"error: {_one_line(str(exc))}", err=True)
             ctx.exit(2)
-        except KeyboardInterrupt:
-            click.echo("error: interrupted", err=True)
+        except KeyboardInterrupt as exc:  # a study's interrupt says what it kept (StudyInterrupted)
+            click.echo(f"error: interrupted{': ' + _one_line(str(exc)) if str(exc) else ''}", err=True)
             ctx.exit(130)
         except Exception as exc:  # noqa: BLE001  the front door: nothing escapes as a traceback
             if debug:

@@ -12,17 +12,27 @@
 
 A variant is finished once its record says so; re-running the same study skips finished variants (``<id>`` hashes
 the case, the parameters and the end time) and runs the failed and missing ones. Records are written by the client
-as results arrive, atomically, so Ctrl-C keeps every finished run. See docs/studies.md.
+as results arrive, atomically, so Ctrl-C keeps every finished run: while a study runs, a Ctrl-C is only noted (our
+SIGINT handler, :class:`_CtrlC`) and the main thread acts on it at its next safe point (the wait for results looks
+every 0.1 s), so Dask's start-up and close are never cut in the middle; the study then stops its workers, writes its
+table and raises :class:`StudyInterrupted` (``flexmbs study``: one line, exit 130). See docs/studies.md.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import importlib.util
 import json
 import logging
 import os
 import platform
+import shutil
+import signal
 import sys
+import tempfile
+import threading
+import time
+import warnings
 
 import numpy as np
 
@@ -32,7 +42,8 @@ from flexmbs.catalog.registry import get_case, typed_parameters
 from .design import design_variants, parse_design, variant_id
 from flexmbs.results.safe_files import atomic_output, json_default, open_output
 
-__all__ = ["study", "StudyResult", "load_table", "load_manifest", "check_variants", "check_workers"]
+__all__ = ["study", "StudyResult", "StudyInterrupted", "load_table", "load_manifest", "check_variants",
+           "check_workers"]
 
 FORMAT_NAME = "flexmbs-study"
 FORMAT_VERSION = 1
@@ -40,6 +51,44 @@ MANIFEST = "study.json"
 RUNS = "runs"
 META = ("variant", "status", "error", "wall_s", "steps", "t_end", "max_constraint_violation", "results_file",
         "worker", "warnings")
+DASHBOARD_PORT = 8787  # Dask's usual dashboard port; when another cluster holds it, Dask picks a free one
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a study; the message says what was kept (every finished variant's record and results file, and
+    the table) and what the next run of the same study runs."""
+
+
+class _CtrlC:
+    """While the block runs, Ctrl-C (SIGINT) is only counted; :meth:`check` raises ``KeyboardInterrupt`` at the
+    caller's safe points. Python's own handler raises wherever the main thread happens to be, which cut Dask's
+    cluster start-up or close in the middle (tracebacks of half-closed clusters at exit, a close waiting 10 s
+    more) and could be lost in code that waits for Dask. Installed only in the main thread over Python's default
+    handler (an ignored SIGINT, e.g. in a background job, or another program's handler stays as it is); the previous
+    handler is restored on leaving the block."""
+
+    def __init__(self):
+        self.count = 0
+        self._previous = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def _note(self, signum, frame) -> None:
+        self.count += 1
+
+    def check(self) -> None:
+        if self.count:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> bool:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+        return False
 
 
 class StudyResult:
@@ -347,8 +396,17 @@ def _typed_values(case, variations: dict) -> dict:
     return typed
 
 
+def _has_bokeh() -> bool:
+    """Whether the scheduler can serve the dashboard (it needs bokeh)."""
+    return importlib.util.find_spec("bokeh") is not None
+
+
 def _connect(scheduler, workers, client, say):
-    """``(client, cluster or None, owned)``: the given client, one to ``scheduler``, or a new LocalCluster."""
+    """``(client, cluster or None, owned)``: the given client, one to ``scheduler``, or a new LocalCluster.
+
+    The local scheduler's HTTP server (the dashboard with bokeh, else only Dask's health and metrics pages) asks for
+    port 8787 when bokeh is there and for any free port on 127.0.0.1 otherwise; when 8787 is taken (another Dask
+    cluster), Dask's own multi-line warning is dropped and :func:`_announce` names the port used instead."""
     from distributed import Client, LocalCluster
 
     if client is not None:
@@ -362,19 +420,39 @@ def _connect(scheduler, workers, client, say):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     n_workers = workers or cores
     say(f"starting a local Dask cluster: {n_workers} worker processes × 1 thread")
-    dashboard = ":8787" if importlib.util.find_spec("bokeh") else None  # no dashboard without bokeh: no server
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
-                           dashboard_address=dashboard)
-    return Client(cluster), cluster, True
+    dashboard = f":{DASHBOARD_PORT}" if _has_bokeh() else "127.0.0.1:0"
+    # the workers' scratch folders in a folder of this study run's own: in Dask's shared one (TMP/dask-scratch-space)
+    # every new cluster purges the folders of workers that have gone, and a study stopped by Ctrl-C while another
+    # cluster started raced with that purge ("distributed.diskutils - ERROR - Failed to remove ...")
+    scratch = tempfile.mkdtemp(prefix="flexmbs-study-dask-")
+    try:
+        with warnings.catch_warnings():  # the scheduler starts in Dask's event-loop thread: process-wide meanwhile
+            warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+            # preload: the worker processes ignore Ctrl-C (flexmbs.studies.worker.dask_setup); this process stops them
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                   silence_logs=logging.ERROR, dashboard_address=dashboard,
+                                   preload=["flexmbs.studies.worker"], local_directory=scratch)
+        cluster.flexmbs_scratch = scratch  # removed by _close
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    try:
+        return Client(cluster), cluster, True
+    except BaseException:
+        _close(None, cluster, False, [], False)
+        raise
 
 
-def _announce(client, say) -> tuple[str, str | None]:
+def _announce(client, say, local: bool) -> tuple[str, str | None]:
+    """One line: the scheduler, its workers and the dashboard (on the local cluster: whether 8787 was taken)."""
     info = client.scheduler_info()
     address = info.get("address", str(client.scheduler.address))
-    has_bokeh = importlib.util.find_spec("bokeh") is not None  # without it the scheduler serves no /status page
-    dashboard = client.dashboard_link if has_bokeh and "dashboard" in info.get("services", {}) else None
+    port = info.get("services", {}).get("dashboard")
+    dashboard = client.dashboard_link if _has_bokeh() and port else None  # without bokeh: no /status page
+    taken = f" (port {DASHBOARD_PORT} is taken, by another Dask cluster?)" if local and dashboard and \
+        port != DASHBOARD_PORT else ""
     say(f"dask scheduler {address}, {len(info.get('workers', {}))} workers; dashboard: "
-        f"{dashboard or 'off (install bokeh>=3.1 to get one)'}")
+        f"{dashboard or 'off (install bokeh>=3.1 to get one)'}{taken}")
     return address, dashboard
 
 
@@ -443,51 +521,65 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
     samples = count or samples
     if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
         raise ModelError(f"t_end must be a positive time in s, got {t_end}")
-    workers = check_workers(workers)
-    fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
-    check_variants(case, fixed_typed, variants)
-    check_table_writer()
-    out = os.path.abspath(out)
-    runs = os.path.join(out, RUNS)
-    varied = list(variations)
-    manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
-                "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
-                "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
-                "variations": _typed_values(case, variations),
-                "fixed": fixed_typed, "varied": varied,
-                "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
-    check_study_folder(out, manifest)
-    os.makedirs(runs, exist_ok=True)
-    _write_json(os.path.join(out, MANIFEST), manifest)
+    with _CtrlC() as ctrl_c:  # from here on a Ctrl-C is acted on at safe points (see _CtrlC)
+        workers = check_workers(workers)
+        fixed_typed, variants = _prepare(case, variations, kind, samples, seed, fixed, t_end)
+        check_variants(case, fixed_typed, variants)
+        check_table_writer()
+        out = os.path.abspath(out)
+        runs = os.path.join(out, RUNS)
+        varied = list(variations)
+        manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
+                    "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
+                    "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
+                    "variations": _typed_values(case, variations),
+                    "fixed": fixed_typed, "varied": varied,
+                    "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                    "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
+        check_study_folder(out, manifest)
+        os.makedirs(runs, exist_ok=True)
+        _write_json(os.path.join(out, MANIFEST), manifest)
 
-    records, todo = {}, []
-    for vid, params, error in variants:
-        if vid in records:
-            continue  # the same variant twice in a design: run it once
-        earlier = _read_record(os.path.join(runs, f"{vid}.json"))
-        if earlier and earlier.get("status") == "finished" and _finished_file(
-                os.path.join(runs, earlier.get("results_file") or "")):
-            records[vid] = earlier
-        elif error:
-            records[vid] = {"variant": vid, "case": case.NAME, "params": params, "t_end": t_end, "status": "failed",
-                            "error": error, "wall_s": 0.0, "summary": {}, "results_file": None, "worker": None}
-            _write_json(os.path.join(runs, f"{vid}.json"), records[vid])
-        else:
-            records[vid] = None
-            todo.append((vid, params))
-    n_skipped = sum(1 for r in records.values() if r and r["status"] == "finished")
-    say(f"study of {case.NAME}: {len(records)} variants, {n_skipped} done earlier, {len(todo)} to run → {out}")
-    address = dashboard = None
-    try:
-        if todo:
-            address, dashboard = _run_tasks(_task_case(case), todo, t_end, runs, records, scheduler, workers, client,
-                                            retries, progress, say, n_done=len(records) - len(todo))
-    finally:  # also after Ctrl-C: the table of what finished
-        done = [records[vid] for vid in dict.fromkeys(v[0] for v in variants) if records[vid] is not None]
-        frame = _write_table(out, done, varied)
-    report = _report(case, frame, manifest, out, say)
+        records, todo = {}, []
+        for vid, params, error in variants:
+            if vid in records:
+                continue  # the same variant twice in a design: run it once
+            earlier = _read_record(os.path.join(runs, f"{vid}.json"))
+            if earlier and earlier.get("status") == "finished" and _finished_file(
+                    os.path.join(runs, earlier.get("results_file") or "")):
+                records[vid] = earlier
+            elif error:
+                records[vid] = {"variant": vid, "case": case.NAME, "params": params, "t_end": t_end,
+                                "status": "failed", "error": error, "wall_s": 0.0, "summary": {}, "results_file": None,
+                                "worker": None}
+                _write_json(os.path.join(runs, f"{vid}.json"), records[vid])
+            else:
+                records[vid] = None
+                todo.append((vid, params))
+        n_skipped = sum(1 for r in records.values() if r and r["status"] == "finished")
+        say(f"study of {case.NAME}: {len(records)} variants, {n_skipped} done earlier, {len(todo)} to run → {out}")
+        address = dashboard = report = None
+        interrupted, done = False, []
+        ctrl_c.check()  # a Ctrl-C while the study was prepared: nothing has run, a plain KeyboardInterrupt
+        try:
+            try:
+                if todo:
+                    address, dashboard = _run_tasks(_task_case(case), todo, t_end, runs, records, scheduler, workers,
+                                                    client, retries, progress, say, len(records) - len(todo), ctrl_c)
+            finally:  # also after Ctrl-C: the table of what finished
+                done = [records[vid] for vid in dict.fromkeys(v[0] for v in variants) if records[vid] is not None]
+                frame = _write_table(out, done, varied)
+            ctrl_c.check()
+            report = _report(case, frame, manifest, out, say)
+            ctrl_c.check()
+        except KeyboardInterrupt:
+            interrupted = True
     n_finished = sum(r["status"] == "finished" for r in done)
+    if interrupted:
+        rest = len(records) - n_finished
+        raise StudyInterrupted(f"all {n_finished} variants finished, kept in {out}" if not rest else
+                               f"{n_finished} of {len(records)} variants finished, kept in {out}; the same study run "
+                               f"again runs the other {rest}") from None
     return StudyResult(path=out, case=case.NAME, table=frame, n_variants=len(records), n_finished=n_finished,
                        n_failed=len(done) - n_finished, n_skipped=n_skipped, n_pending=len(records) - len(done),
                        scheduler=address, dashboard=dashboard, report=report)
@@ -501,9 +593,13 @@ def _task_case(case):
     return case if isinstance(case, FunctionCase) else case.NAME
 
 
-def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client, retries, progress, say, n_done):
-    """Submit one task per variant, write each record as it arrives (its warnings printed as one line each);
-    Ctrl-C cancels the rest."""
+def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client, retries, progress, say, n_done,
+               ctrl_c):
+    """Submit one task per variant, write each record as it arrives (its warnings printed as one line each).
+
+    ``ctrl_c`` (:class:`_CtrlC`) is checked before the cluster starts, once it has started, after the tasks are
+    submitted and every 0.1 s while the results come in; a Ctrl-C raises ``KeyboardInterrupt`` there, after the
+    results already back are recorded, and the workers are stopped within about a second."""
     import uuid
 
     from distributed import as_completed
@@ -512,46 +608,56 @@ def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client
     from .worker import CasePlugin, one_line, run_variant
 
     case_name = task_case if isinstance(task_case, str) else task_case.NAME
-    client, cluster, owned = _connect(scheduler, workers, client, say)
-    bar = None
+    ctrl_c.check()
+    try:
+        client, cluster, owned = _connect(scheduler, workers, client, say)
+    except Exception:
+        if ctrl_c.count:  # whatever the start-up met after Ctrl-C is not the user's problem
+            raise KeyboardInterrupt from None
+        raise
+    bar = pending = None
     futures = {}
     quick = False  # after Ctrl-C: close the cluster within about a second (issue 30)
     try:
-        address, dashboard = _announce(client, say)
+        ctrl_c.check()
+        address, dashboard = _announce(client, say, local=cluster is not None)
         try:
             if isinstance(task_case, str):
                 client.register_plugin(CasePlugin(case_name))
         except Exception as exc:  # noqa: BLE001 (whatever the worker raised while loading the case)
             raise FlexmbsError(f"the Dask workers cannot load case {case_name!r}: {one_line(exc)}; install the "
                                "package that provides it where the workers run") from None
+        ctrl_c.check()
         tag = uuid.uuid4().hex[:8]
         for vid, params in todo:
             path = os.path.join(runs, f"{vid}.results.h5")
-            future = client.submit(run_variant, task_case, vid, params, t_end, path, key=f"{case_name}-{vid}-{tag}",
-                                   retries=retries, pure=False)
+            future = client.submit(run_variant, task_case, vid, params, t_end, path,
+                                   key=f"{case_name}-{vid}-{tag}", retries=retries, pure=False)
             futures[future] = (vid, params)
         bar = tqdm(total=n_done + len(todo), initial=n_done, desc=case_name, unit="run", file=sys.stderr,
                    disable=not progress, dynamic_ncols=True)
+        pending = as_completed(futures)
         failed = 0
-        for future in as_completed(futures):
-            vid, params = futures[future]
-            try:
-                record = future.result()
-            except Exception as exc:  # noqa: BLE001 (retries exhausted, or KilledWorker)
-                record = {"variant": vid, "case": case_name, "params": params, "t_end": t_end, "status": "failed",
-                          "error": one_line(exc), "wall_s": None, "summary": {}, "results_file": None,
-                          "worker": None}
-            failed += record["status"] != "finished"
-            for text in record.get("warnings") or []:
-                bar.write(f"warning: {vid}: {text}", file=sys.stderr)
-            records[vid] = record
-            _write_json(os.path.join(runs, f"{vid}.json"), record)
-            bar.update(1)
-            if failed:
-                bar.set_postfix(failed=failed)
+        while True:
+            ctrl_c.check()
+            batch = pending.next_batch(block=False)
+            if not batch:
+                if pending.is_empty():
+                    break
+                time.sleep(0.1)
+                continue
+            for future in batch:
+                failed += _keep(future, futures, records, runs, t_end, case_name, bar) != "finished"
+                if failed:
+                    bar.set_postfix(failed=failed)
         return address, dashboard
     except KeyboardInterrupt:
         quick = True
+        if pending is not None:  # results back but not yet recorded are kept too (a fetch that fails: run again)
+            for future in pending.next_batch(block=False):
+                if future.status == "finished":
+                    with contextlib.suppress(Exception):
+                        _keep(future, futures, records, runs, t_end, case_name, bar, timeout=2)
         raise
     finally:
         if bar is not None:
@@ -559,27 +665,79 @@ def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client
         _close(client, cluster, owned, list(futures), quick)
 
 
+def _keep(future, futures, records, runs, t_end, case_name, bar, timeout=None) -> str:
+    """Write the record of a finished (or failed) task and print its warnings; returns its status."""
+    from .worker import one_line
+
+    vid, params = futures[future]
+    try:
+        record = future.result(timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 (retries exhausted, or KilledWorker)
+        if timeout is not None and isinstance(exc, TimeoutError):
+            raise
+        record = {"variant": vid, "case": case_name, "params": params, "t_end": t_end, "status": "failed",
+                  "error": one_line(exc), "wall_s": None, "summary": {}, "results_file": None, "worker": None}
+    for text in record.get("warnings") or []:
+        bar.write(f"warning: {vid}: {text}", file=sys.stderr)
+    records[vid] = record
+    _write_json(os.path.join(runs, f"{vid}.json"), record)
+    bar.update(1)
+    return record["status"]
+
+
 def _close(client, cluster, owned, futures, quick) -> None:
-    """Cancel what is left and close the client and the local cluster; after Ctrl-C with a 1 s grace each (the
-    worker processes are children of this one and end with it)."""
-    import contextlib
+    """Cancel what is left and close the client and the local cluster. After Ctrl-C within about a second: the
+    local workers are stopped first by their nannies (0.5 s for a busy worker to stop, then killed; a nanny that is
+    closing does not start a new worker), with Dask's log quiet meanwhile (its errors about connections that went
+    away are no news after Ctrl-C); the variants they ran have no record and run again in the next run."""
+    try:
+        _close_dask(client, cluster, owned, futures, quick)
+    finally:
+        scratch = getattr(cluster, "flexmbs_scratch", None)
+        if scratch and _closed(cluster):  # (a cluster still closing would log errors about its folders at exit)
+            shutil.rmtree(scratch, ignore_errors=True)
 
-    timeout = {"timeout": 1} if quick else {}
-    if quick and cluster is not None:  # a busy worker does not answer a close for 10 s: end the local ones now
-        import signal
 
-        for nanny in list(getattr(cluster, "workers", {}).values()):
-            pid = getattr(getattr(nanny, "process", None), "pid", None)
-            if pid:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)  # its variant has no record: the next run of the study redoes it
-    with contextlib.suppress(Exception) if quick else contextlib.nullcontext():
-        if futures:
+def _closed(cluster) -> bool:
+    from distributed.core import Status
+
+    return getattr(cluster, "status", None) == Status.closed
+
+
+def _close_dask(client, cluster, owned, futures, quick) -> None:
+    if not quick:
+        if client is not None and futures:
             client.cancel(futures)
-        if owned:
-            client.close(**timeout)
+        if client is not None and owned:
+            client.close()
         if cluster is not None:
-            cluster.close(**timeout)
+            cluster.close()
+        return
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        with contextlib.suppress(Exception):
+            if client is not None and futures:
+                client.cancel(futures)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.sync(_stop_workers, list(getattr(cluster, "workers", {}).values()), callback_timeout=5)
+        with contextlib.suppress(Exception):
+            if client is not None and owned:
+                client.close(timeout=1)
+        with contextlib.suppress(Exception):
+            if cluster is not None:
+                cluster.close(timeout=2)
+    finally:
+        log.setLevel(level)
+
+
+async def _stop_workers(nannies) -> None:
+    import asyncio
+
+    await asyncio.gather(*(nanny.close(timeout=0.5, reason="flexmbs-study-interrupted") for nanny in nannies),
+                         return_exceptions=True)
 
 
 def _report(case, frame, manifest, out, say):

@@ -9,7 +9,9 @@ worker start) and keeps it; whatever the case caches itself — the clamp-lockin
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import threading
 import time
 import warnings
 
@@ -19,7 +21,7 @@ from fem.errors import FlexmbsError
 from flexmbs.catalog.parameters import validate_parameters
 from flexmbs.results.file_kinds import forced
 
-__all__ = ["CasePlugin", "run_variant", "load_case"]
+__all__ = ["CasePlugin", "run_variant", "load_case", "dask_setup"]
 
 _CASES: dict = {}
 
@@ -42,6 +44,17 @@ class CasePlugin(WorkerPlugin):
 
     def setup(self, worker):
         load_case(self.case_name)
+
+
+def dask_setup(worker) -> None:
+    """Dask's preload hook: a worker process of the study's local cluster ignores Ctrl-C from its start on.
+
+    A terminal's Ctrl-C goes to the whole process group. The study's own process answers it (it stops the workers
+    through their nannies within about a second and keeps every finished record); a worker killed by it printed a
+    traceback on the shared stderr, and its nanny started a new one meanwhile. The short time before a worker
+    process reaches this hook (its imports) stays open to Ctrl-C."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def one_line(exc: BaseException) -> str:

@@ -13,8 +13,14 @@ WORKTREE = pathlib.Path(__file__).resolve().parents[2]
 # A mass on a bushing (1 translational dof of interest): released with speed v0 it oscillates with
 # T = 2 pi sqrt(m / k) and amplitude v0 / omega. `hold_s` and `pid_dir` are test hooks: a pause before the run
 # (so that a test can interrupt the study or kill the worker mid-task) and a file with the worker's process id.
+# `gate_dir`: a variant runs only with a token, a file <gate_dir>/token.* it takes (deletes), or once the file
+# <gate_dir>/open exists, so that a test decides how many variants can finish before it interrupts the study, however
+# loaded the machine. `exit_hold_s`: the worker process writes <pid_dir>/exit.<pid> when it exits and pauses there
+# until <gate_dir>/exit-open exists, at most `exit_hold_s` (a test interrupts the study while Dask closes its cluster).
 CASE_SOURCE = textwrap.dedent('''
     """Case ``spring-mass``: a mass on a bushing released with an initial speed (a user's own case)."""
+    import atexit
+    import glob
     import math
     import os
     import time
@@ -25,7 +31,29 @@ CASE_SOURCE = textwrap.dedent('''
 
     NAME = "spring-mass"
     DESCRIPTION = "A mass on a spring released with an initial speed (test package)"
-    DEFAULTS = {"mass": 2.5, "stiffness": 4.0e4, "initial_speed": 0.05, "t_end": 0.1, "hold_s": 0.0, "pid_dir": ""}
+    DEFAULTS = {"mass": 2.5, "stiffness": 4.0e4, "initial_speed": 0.05, "t_end": 0.1, "hold_s": 0.0, "pid_dir": "",
+                "gate_dir": "", "exit_hold_s": 0.0}
+    _AT_EXIT = []
+
+
+    def _hold_exit(pid_dir, gate_dir, seconds):
+        if pid_dir:
+            open(os.path.join(pid_dir, f"exit.{os.getpid()}"), "w").close()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not (gate_dir and os.path.exists(os.path.join(gate_dir, "exit-open"))):
+            time.sleep(0.05)
+
+
+    def _take_token(gate_dir):
+        end = time.monotonic() + 600  # hang protection only
+        while not os.path.exists(os.path.join(gate_dir, "open")) and time.monotonic() < end:
+            for token in glob.glob(os.path.join(gate_dir, "token.*")):
+                try:
+                    os.unlink(token)
+                    return
+                except FileNotFoundError:  # another worker took it
+                    continue
+            time.sleep(0.05)
 
 
     def run(params, t_end=None, out=None, progress=False):
@@ -36,6 +64,10 @@ CASE_SOURCE = textwrap.dedent('''
             tag = os.path.basename(out or "run").split(".")[0]
             with open(os.path.join(p["pid_dir"], f"{tag}.{os.getpid()}.pid"), "w") as handle:
                 handle.write(str(os.getpid()))
+        if p["exit_hold_s"] and not _AT_EXIT:
+            _AT_EXIT.append(atexit.register(_hold_exit, p["pid_dir"], p["gate_dir"], p["exit_hold_s"]))
+        if p["gate_dir"]:
+            _take_token(p["gate_dir"])
         time.sleep(p["hold_s"])
         wall0 = time.perf_counter()
         m, k, v0 = p["mass"], p["stiffness"], p["initial_speed"]

@@ -177,25 +177,128 @@ def _wait_for(predicate, timeout, what, proc=None):
         if value:
             return value
         if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"the process ended ({proc.returncode}) before {what}: {proc.stderr.read()}")
+            said = proc.stderr.read() if proc.stderr else ""
+            raise AssertionError(f"the process ended ({proc.returncode}) before {what}: {said}")
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
 
 
 def _finished_records(folder):
     runs = pathlib.Path(folder) / "runs"
-    records = [json.loads(p.read_text()) for p in runs.glob("*.json")] if runs.is_dir() else []
+    # not the hidden temporaries of a record being written (atomic_output), nor a lock
+    records = [json.loads(p.read_text()) for p in runs.glob("[!.]*.json")] if runs.is_dir() else []
     return [r for r in records if r["status"] == "finished"]
+
+
+def _default_ctrl_c() -> None:
+    """In a study's process before it starts: Ctrl-C's default action. A test run started as a background job of a
+    shell script (`cmd &`) has SIGINT ignored, and its children inherit that: the study then ignored the test's
+    Ctrl-C, ran to its end and exited 0, as every program in a background job does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _study_process(args, site, stderr_file):
+    """The study in a session of its own (a Ctrl-C can go to its process group, as a terminal sends it); stderr to a
+    file, read while it runs."""
+    with open(stderr_file, "w") as handle:
+        return subprocess.Popen(args, env=environment(site), cwd=WORKTREE, stdout=subprocess.PIPE, stderr=handle,
+                                text=True, start_new_session=True, preexec_fn=_default_ctrl_c)
+
+
+def _ctrl_c(proc, group: bool) -> None:
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the study and its worker processes
+    else:
+        proc.send_signal(signal.SIGINT)
+
+
+def _interrupted(proc, stderr_file) -> list[str]:
+    """Wait for the interrupted study; its stderr lines (hang protection: 300 s, then it is killed)."""
+    try:
+        proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+    text = pathlib.Path(stderr_file).read_text()
+    assert proc.returncode == 130, text
+    for word in ("Traceback", "Exception", "ERROR", "Warning", "warning"):  # no Dask teardown noise
+        assert word not in text, text
+    return text.replace("\r", "\n").strip().splitlines()
+
+
+def test_ctrl_c_while_the_cluster_starts_while_variants_run_and_while_it_closes(site, tmp_path):
+    """Ctrl-C at three phases of one study, each run resuming the one before: while the local cluster starts (SIGINT
+    to the study's process), while variants run and while Dask closes the cluster after the last variant (both to its
+    process group, as a terminal sends Ctrl-C: the worker processes get it too). Every time: exit 130 and one line
+    saying what is kept; every finished variant keeps its record and results file, and the next run runs only the
+    missing variants. Tokens (gate_dir) decide how many variants can finish, so no phase depends on timing.
+    Reference: a variant is run once if its results file keeps its modification time and its worker wrote one
+    start file (pid_dir); the periods are 2 pi sqrt(m/k) (1e-3: rtol 1e-6 integration)."""
+    out, pids, gate, err = tmp_path / "study", tmp_path / "pids", tmp_path / "gate", tmp_path / "stderr.txt"
+    pids.mkdir()
+    gate.mkdir()
+    args = [sys.executable, "-m", "flexmbs", "study", "spring-mass", "--vary", "mass=1,2,3", "--set",
+            f"pid_dir={pids}", "--set", f"gate_dir={gate}", "--set", "exit_hold_s=3.5", "--workers", "1", "-o",
+            str(out)]
+    kept = "variants finished, kept in " + str(out)
+
+    # 1. while the cluster starts (no token: no variant can run)
+    proc = _study_process(args, site, err)  # with its messages: they tell the phase
+    _wait_for(lambda: "starting a local Dask cluster" in err.read_text(), 600, "the cluster start", proc)
+    _ctrl_c(proc, group=False)
+    lines = _interrupted(proc, err)
+    assert lines[-1] == f"error: interrupted: 0 of 3 {kept}; the same study run again runs the other 3"
+    assert _finished_records(out) == [] and (out / "table.parquet").is_file()
+
+    # 2. while variants run: one token, one variant finishes, the others wait at the gate
+    (gate / "token.1").touch()
+    proc = _study_process(args + ["--quiet"], site, err)
+    first = _wait_for(lambda: _finished_records(out), 600, "a finished variant", proc)
+    _ctrl_c(proc, group=True)
+    assert _interrupted(proc, err) == [f"error: interrupted: 1 of 3 {kept}; the same study run again runs the other 2"]
+    assert [r["variant"] for r in _finished_records(out)] == [first[0]["variant"]]
+    assert len(_table(out)) == 1
+    kept_file = out / "runs" / first[0]["results_file"]
+    stamp = kept_file.stat().st_mtime_ns
+
+    # 3. while Dask closes the cluster: the worker process holds its exit until the test opens it
+    (gate / "open").touch()
+    proc = _study_process(args + ["--quiet"], site, err)
+    _wait_for(lambda: list(pids.glob("exit.*")), 600, "the worker's exit", proc)
+    _ctrl_c(proc, group=True)
+    (gate / "exit-open").touch()
+    assert _interrupted(proc, err) == [f"error: interrupted: all 3 {kept}"]
+    records = {r["variant"]: r for r in _finished_records(out)}
+    assert len(records) == 3 and kept_file.stat().st_mtime_ns == stamp  # the variant of run 2 did not run again
+    assert len(list(pids.glob(f"{first[0]['variant']}.*.pid"))) == 1
+    stamps = {v: (out / "runs" / r["results_file"]).stat().st_mtime_ns for v, r in records.items()}
+
+    # 4. nothing left to run
+    done = flexmbs(args[3:] + ["--quiet", "--json"], site=site, timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["finished"], summary["skipped"], summary["failed"]) == (3, 3, 0)
+    assert {v: (out / "runs" / r["results_file"]).stat().st_mtime_ns for v, r in records.items()} == stamps
+    table = _table(out)
+    assert len(table) == 3 and set(table["status"]) == {"finished"}
+    for _, row in table.iterrows():
+        assert row["period_s"] == pytest.approx(analytic_period(row["mass"], 4.0e4), rel=1e-3)
 
 
 @pytest.mark.slow
 def test_an_interrupted_study_resumes_with_the_missing_variants_only(site, tmp_path):
-    out = tmp_path / "study"
+    """Two tokens (gate_dir): two variants finish and the others wait, so the study cannot end before its Ctrl-C
+    comes, however loaded the machine; the resumed run runs the other four only."""
+    out, gate = tmp_path / "study", tmp_path / "gate"
+    gate.mkdir()
+    for n in range(2):
+        (gate / f"token.{n}").touch()
     masses = "1,1.5,2,2.5,3,3.5"
-    args = [sys.executable, "-m", "flexmbs", "study", "spring-mass", "--vary", f"mass={masses}", "--set", "hold_s=1.5",
-            "--workers", "1", "-o", str(out), "--quiet"]
+    args = [sys.executable, "-m", "flexmbs", "study", "spring-mass", "--vary", f"mass={masses}", "--set",
+            f"gate_dir={gate}", "--workers", "1", "-o", str(out), "--quiet"]
     proc = subprocess.Popen(args, env=environment(site), cwd=WORKTREE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_ctrl_c)
     try:
         _wait_for(lambda: len(_finished_records(out)) >= 2, 600, "two finished variants", proc)
         proc.send_signal(signal.SIGINT)
@@ -206,8 +309,9 @@ def test_an_interrupted_study_resumes_with_the_missing_variants_only(site, tmp_p
             proc.wait(30)
     assert proc.returncode == 130, stderr  # interrupted
     first = {r["variant"]: r for r in _finished_records(out)}
-    assert 2 <= len(first) < 6
+    assert len(first) == 2
     stamps = {v: (out / "runs" / r["results_file"]).stat().st_mtime_ns for v, r in first.items()}
+    (gate / "open").touch()
     again = subprocess.run(args, env=environment(site), cwd=WORKTREE, capture_output=True, text=True, timeout=900)
     assert again.returncode == 0, again.stderr
     table = _table(out)

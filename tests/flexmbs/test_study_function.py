@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -46,16 +48,20 @@ SCRIPT = textwrap.dedent('''
 
 
     if __name__ == "__main__":
+        if sys.argv[2:] == ["as-with-bokeh"]:  # the dashboard's server asks for port 8787 as with bokeh installed
+            import flexmbs.studies.study
+
+            flexmbs.studies.study._has_bokeh = lambda: True
         result = fm.study(spring_mass, vary={"mass": [1.0, 4.0]}, fixed={"stiffness": 4.0e4}, outputs=outputs,
                           workers=2, out=sys.argv[1], progress=True)
         print(json.dumps({"finished": result.n_finished, "skipped": result.n_skipped, "failed": result.n_failed}))
 ''')
 
 
-def _run(script, folder):
+def _run(script, folder, *extra):
     env = {**os.environ, "PYTHONPATH": str(WORKTREE)}
-    done = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True, text=True, env=env,
-                          cwd=str(script.parent))
+    done = subprocess.run([sys.executable, str(script), str(folder), *extra], capture_output=True, text=True, env=env,
+                          cwd=str(script.parent), timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
@@ -85,3 +91,40 @@ def test_a_script_model_studied_on_two_workers_resumes_with_the_case_table(tmp_p
     again, _ = _run(script, tmp_path / "study")  # resumed: nothing left to run
     assert again == {"finished": 2, "skipped": 2, "failed": 0}
     assert pd.read_parquet(tmp_path / "study" / "table.parquet").equals(table)
+
+
+def test_port_8787_taken_is_one_line_of_the_study_not_a_dask_warning(tmp_path):
+    """Another program holds 8787, the port Dask's dashboard asks for (a socket here; another Dask cluster in
+    practice). Dask then warned on stderr in three raw lines (and tests that allow no warning failed). Now: without
+    bokeh the scheduler's web server takes any free port on 127.0.0.1 and the study says `dashboard: off`; with bokeh
+    (simulated) the study names the port Dask took instead on its one scheduler line. Both studies finish, with the
+    analytic period 2 pi sqrt(m/k) (1e-3)."""
+    script = tmp_path / "my_model.py"
+    script.write_text(SCRIPT)
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        try:
+            holder.bind(("", 8787))
+            holder.listen(1)
+        except OSError:  # someone else holds it already: as good for this test
+            pass
+        runs = {mode: _run(script, tmp_path / mode, *extra)
+                for mode, extra in (("plain", ()), ("with-bokeh", ("as-with-bokeh",)))}
+    finally:
+        holder.close()
+    for mode, (summary, stderr) in runs.items():
+        assert summary == {"finished": 2, "skipped": 0, "failed": 0}
+        for raw in ("already in use", "Perhaps you already have a cluster", "Hosting the HTTP server", "UserWarning:"
+                    " Port"):
+            assert raw not in stderr, stderr
+        line = [l for l in stderr.splitlines() if l.startswith("dask scheduler ")]
+        assert len(line) == 1, stderr
+        if mode == "plain":
+            assert line[0].endswith("dashboard: off (install bokeh>=3.1 to get one)")
+        else:
+            port = re.search(r"dashboard: http://[^:/]+:(\d+)/status "
+                             r"\(port 8787 is taken, by another Dask cluster\?\)$", line[0])
+            assert port and int(port.group(1)) != 8787, line[0]
+        table = pd.read_parquet(tmp_path / mode / "table.parquet")
+        for _, row in table.iterrows():
+            assert abs(row["period_s"] / (2 * math.pi * math.sqrt(row["mass"] / 4.0e4)) - 1) < 1e-3
