@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+import weakref
 from ctypes import POINTER, c_double, c_int64
 
 import numpy as np
@@ -337,10 +338,13 @@ class _Plan:
             return lambda t: None
         q, v, z, lam = self.ws[21][:4]
         offsets = system.z_offsets
+        plan = weakref.ref(self)  # the plan holds this callback: no reference cycle through it (nor to the system)
 
         def evaluate(t):
             try:
-                buf, base, n = self.gv[1], int(self.gv[3][-1]), len(names)
+                owner = plan()
+                system = owner.parts.system
+                buf, base, n = owner.gv[1], int(owner.gv[3][-1]), len(names)
                 ctx = system.context(q, v, t, lam)
                 ctx.z = z
                 k = 0
@@ -348,7 +352,7 @@ class _Plan:
                     for g, rate in force.event_gaps(ctx).values():
                         buf[base + k], buf[base + n + k] = g, rate
                         k += 1
-                for e in self.gap_elements:
+                for e in owner.gap_elements:
                     element = system.elements[e]
                     y, ydot, _ = measure(ctx, element.measurements)
                     for g, rate in element.event_gaps(t, z[offsets[e]:offsets[e + 1]], y, ydot).values():

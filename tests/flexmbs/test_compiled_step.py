@@ -107,10 +107,12 @@ def test_user_python_element_matches_its_compiled_twin():
 def test_a_finished_run_is_freed_by_reference_counting():
     """No reference cycle through a run (system - evaluator - plan - system, a ctypes callback cast to its address):
     with the garbage collector off, dropping the results frees the system, its evaluator and plan (a cycle left them
-    to the collector, ≈ 0.2 ms a run in the race); the results work while held (issue 41). Compiled circuit and
-    the same circuit as a Python part."""
-    for wrap in (None, PythonOnly):
+    to the collector, ≈ 0.2 ms a run in the race); the results work while held (issue 41). Compiled circuit, the
+    same circuit as a Python part, and with end stops whose event gaps Python evaluates (a callback of the plan)."""
+    for wrap, stops in ((None, False), (PythonOnly, False), (None, True)):
         model = arm_model(wrap=wrap)
+        if stops:
+            model.add_force(fm.HardStop(model.joints[0], lower=-0.12, upper=0.5, stiffness=1e6, damping=1e3))
         fm.simulate(model, 0.02)
         gc.collect()
         gc.disable()
