@@ -99,7 +99,12 @@ class Evaluator:
         """The system (held weakly by the evaluator the system keeps, :func:`evaluator`: a finished run's system,
         evaluator and plan then go by reference counting, not by the garbage collector)."""
         system = self._system
-        return system() if type(system) is weakref.ref else system
+        if type(system) is weakref.ref:
+            system = system()
+            if system is None:
+                raise ReferenceError("the system of this evaluator is gone (the evaluator holds it weakly): keep the "
+                                     "System while its evaluator is used")
+        return system
 
     # ------------------------------------------------------------------------------------------------- plan
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:

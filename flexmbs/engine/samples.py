@@ -88,7 +88,12 @@ class Sampler:
     def system(self):
         """The system (held weakly once :meth:`hold_system_weakly`: the plan of the system's own evaluator)."""
         system = self._system
-        return system() if type(system) is weakref.ref else system
+        if type(system) is weakref.ref:
+            system = system()
+            if system is None:
+                raise ReferenceError("the system of this plan is gone (its sampler holds it weakly): keep the System "
+                                     "while its evaluator is used")
+        return system
 
     def hold_system_weakly(self) -> None:
         """Hold the system by a weak reference (its holder keeps it: no reference cycle through the plan)."""

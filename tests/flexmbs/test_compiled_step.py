@@ -127,6 +127,12 @@ def test_a_finished_run_is_freed_by_reference_counting():
             assert system() is None and plan() is None
         finally:
             gc.enable()
+    from flexmbs.engine.evaluate import evaluator
+    from flexmbs.engine.system import System
+
+    orphan = evaluator(System(arm_model()))  # the system goes with the call: one line says so, not a None
+    with pytest.raises(ReferenceError, match="keep the System while its evaluator is used"):
+        orphan.constraints(np.zeros(7), 0.0)
 
 
 def test_hard_stops_on_the_compiled_step():
