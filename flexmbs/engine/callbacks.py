@@ -22,10 +22,13 @@ not the model's.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from flexmbs.model.markers import Marker
 
+from .samples import int_array
 from .system import measure, to_coordinates_rows
 
 __all__ = ["PythonParts"]
@@ -76,7 +79,7 @@ class PythonParts:
     """
 
     def __init__(self, system, forces: list, elements: list, joints: list):
-        self.system, self.forces, self.joints = system, list(forces), list(joints)
+        self._system, self.forces, self.joints = system, list(forces), list(joints)
         self.elements = [(k, system.elements[k]) for k in elements]
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
         self.active = bool(self.forces or self.elements or self.joints)
@@ -89,7 +92,7 @@ class PythonParts:
             self.joint_rows.append((joint, pos, joint.offset, n))
             pos += n
         p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
-        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        ints = int_array
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
         self.loads = np.zeros((n_b, system.n_quasi_max) if self.active else (0, 0))
         self.zdot = np.zeros(len(z_rows))
@@ -119,6 +122,22 @@ class PythonParts:
         self._phi_base, self._jac_base = np.zeros_like(self.phi), np.zeros_like(self.jac)
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
+
+    @property
+    def system(self):
+        """The system (held weakly once :meth:`hold_system_weakly`: the plan of the system's own evaluator)."""
+        system = self._system
+        if type(system) is weakref.ref:
+            system = system()
+            if system is None:
+                raise ReferenceError("the system of this plan is gone (its Python parts hold it weakly): keep the "
+                                     "System while its evaluator is used")
+        return system
+
+    def hold_system_weakly(self) -> None:
+        """Hold the system by a weak reference (its holder keeps it: no reference cycle through the plan)."""
+        if type(self._system) is not weakref.ref:
+            self._system = weakref.ref(self._system)
 
     def integrand_slots(self) -> list[str]:
         """The result keys of the Python elements' integrals, in the order of their ``aux`` slots."""

@@ -17,6 +17,8 @@ residual, and the plan built here is the one the run steps (:meth:`Evaluator.pla
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import scipy.linalg as sla
 
@@ -84,13 +86,25 @@ class Evaluator:
     """
 
     def __init__(self, system, q=None, v=None, z=None, t: float = 0.0):
-        self.system = system
+        self._system = system
         q0, v0, z0 = system.initial_state() if q is None or z is None else (None, None, None)
         self._at = (_flat(q if q is not None else q0), _flat(v if v is not None else np.zeros(system.n_q)),
                     _flat(z if z is not None else z0), float(t))
         self.plan = None
         self._keep = None
         self.rebuild()
+
+    @property
+    def system(self):
+        """The system (held weakly by the evaluator the system keeps, :func:`evaluator`: a finished run's system,
+        evaluator and plan then go by reference counting, not by the garbage collector)."""
+        system = self._system
+        if type(system) is weakref.ref:
+            system = system()
+            if system is None:
+                raise ReferenceError("the system of this evaluator is gone (the evaluator holds it weakly): keep the "
+                                     "System while its evaluator is used")
+        return system
 
     # ------------------------------------------------------------------------------------------------- plan
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
@@ -113,6 +127,8 @@ class Evaluator:
         _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         self.plan = _Plan(system, _StepScales(system), specs, state)
+        if type(self._system) is weakref.ref:  # the system's own evaluator (see :func:`evaluator`)
+            self.plan.hold_system_weakly()
 
     def follow_angles(self, q, v, t: float) -> None:
         """Unwrap the joint angles the elements read about their values at ``(t, q, q̇)`` (the Python
@@ -265,6 +281,9 @@ def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
     found = getattr(system, "_evaluator", None)
     if found is None:
         found = Evaluator(system, q, v, z, t)
+        found._system = weakref.ref(system)  # the system holds the evaluator: no reference cycle
+        if found.plan is not None:
+            found.plan.hold_system_weakly()
         system._evaluator = found
     return found
 

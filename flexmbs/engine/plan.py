@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+import weakref
 from ctypes import POINTER, c_double, c_int64
 
 import numpy as np
@@ -37,7 +38,7 @@ from .flex_terms import flexible_arrays
 from .lapack import lapack_functions
 from .force_elements import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .callbacks import PythonParts
-from .samples import Sampler
+from .samples import Sampler, int_array
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
 from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan, pack
@@ -65,6 +66,15 @@ _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
 _NO_CALLBACK = _SIGNAL_CALLBACK(lambda t: None)
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
+
+
+def _release_cast(function) -> None:
+    """Drop the reference a ctypes function holds to itself once cast (``ctypes.cast``: numba reads the address of
+    the signal callback handed to a compiled function so): that cycle left a finished plan's callback, its closure
+    and thunk to the garbage collector; the casts' pointers are long gone when this is called."""
+    objects = getattr(function, "_objects", None)
+    if type(objects) is dict:
+        objects.pop(id(function), None)
 
 
 def _refuse_meaningless(system) -> None:
@@ -161,9 +171,17 @@ class _Plan:
 
     @callback.setter
     def callback(self, value) -> None:
+        old = self.__dict__.get("_callback")
         self._callback = value
         if self.struct is not None:
             pack(self.struct, self._held, cb=value)
+        if old is not None and old is not value:
+            _release_cast(old)
+
+    def __del__(self) -> None:
+        callback = self.__dict__.get("_callback")
+        if callback is not None:
+            _release_cast(callback)
 
     def __init__(self, system, integ, all_specs, state):
         self.compiled_forces = [f for f in system.forces if compiled_force(f)]
@@ -232,7 +250,7 @@ class _Plan:
         k_index, k_ipar, k_fpar, n_kout, self.force_kernels = kernel_tables(k_specs)
         self.kernel_outputs = [list(spec.output_names) for spec in k_specs]
         self.drivers = driver_table(system, signals)
-        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        ints = int_array
         n_y = len(meas_a)
         self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
                    ints(system.marker_body), ints(system.body_n_coordinates), ints(cc.flat_kind), ints(cc.flat_mi),
@@ -307,6 +325,12 @@ class _Plan:
                                limiting=self.limiting, integrals=self.integrals, aux_prev=self.aux_prev,
                                nwork=self.nwork, sp=self.sampler.sp, bf=self.sampler.bf, gv=self.gv, cb=self.callback)
 
+    def hold_system_weakly(self) -> None:
+        """The Python parts and the sampler hold the system weakly (the plan of the system's own evaluator,
+        :func:`flexmbs.engine.evaluate.evaluator`: no reference cycle system - evaluator - plan - system)."""
+        self.parts.hold_system_weakly()
+        self.sampler.hold_system_weakly()
+
     def _gap_function(self, system):
         """The callback of the Python force elements' contact gaps, at the state the compiled step handed over."""
         forces, errors, names = self.gap_forces, self.errors, self.force_gap_names
@@ -314,10 +338,13 @@ class _Plan:
             return lambda t: None
         q, v, z, lam = self.ws[21][:4]
         offsets = system.z_offsets
+        plan = weakref.ref(self)  # the plan holds this callback: no reference cycle through it (nor to the system)
 
         def evaluate(t):
             try:
-                buf, base, n = self.gv[1], int(self.gv[3][-1]), len(names)
+                owner = plan()
+                system = owner.parts.system
+                buf, base, n = owner.gv[1], int(owner.gv[3][-1]), len(names)
                 ctx = system.context(q, v, t, lam)
                 ctx.z = z
                 k = 0
@@ -325,7 +352,7 @@ class _Plan:
                     for g, rate in force.event_gaps(ctx).values():
                         buf[base + k], buf[base + n + k] = g, rate
                         k += 1
-                for e in self.gap_elements:
+                for e in owner.gap_elements:
                     element = system.elements[e]
                     y, ydot, _ = measure(ctx, element.measurements)
                     for g, rate in element.event_gaps(t, z[offsets[e]:offsets[e + 1]], y, ydot).values():

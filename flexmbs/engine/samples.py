@@ -8,16 +8,24 @@ buffer into columns (one slice per signal, not per sample) and hands them to ``R
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .force_elements import N_OUT
 from .recorder import Recorder
 from .system import measure
 
-__all__ = ["Sampler", "CAPACITY"]
+__all__ = ["Sampler", "CAPACITY", "int_array"]
 
 CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
 # error (full disk) then stops the run within 256 samples
+
+
+def int_array(x) -> np.ndarray:
+    """``x`` as a flat C-contiguous int64 array (an array that is one already: itself)."""
+    a = np.asarray(x, dtype=np.int64)
+    return a if a.ndim == 1 and a.flags.c_contiguous else np.ascontiguousarray(a.reshape(-1))
 
 
 class Sampler:
@@ -34,7 +42,7 @@ class Sampler:
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
-        ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+        ints = int_array
         side, on_j, body, mi, mj, rj, rpos, rlam = [], [], [], [], [], [], [], []
         for j, joint in enumerate(joints):
             j_side = not joint.marker_j.on_ground
@@ -70,11 +78,27 @@ class Sampler:
                    np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, max(n_kout, 1))),
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.zeros(1, dtype=np.int64))
-        self.system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        self._system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
         # the Python elements' angles at the last sample (at first their evaluation at the start)
         python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
         self._angle_refs = [getattr(m, "_last", None) for k in python_elements for m in system.elements[k].measurements
                             if hasattr(m, "follow")]
+
+    @property
+    def system(self):
+        """The system (held weakly once :meth:`hold_system_weakly`: the plan of the system's own evaluator)."""
+        system = self._system
+        if type(system) is weakref.ref:
+            system = system()
+            if system is None:
+                raise ReferenceError("the system of this plan is gone (its sampler holds it weakly): keep the System "
+                                     "while its evaluator is used")
+        return system
+
+    def hold_system_weakly(self) -> None:
+        """Hold the system by a weak reference (its holder keeps it: no reference cycle through the plan)."""
+        if type(self._system) is not weakref.ref:
+            self._system = weakref.ref(self._system)
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
         """The signals of the Python state elements and of the user's joints at one sample's state."""
