@@ -22,14 +22,13 @@ not the model's.
 """
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 
 from flexmbs.model.markers import Marker
 
 from .samples import int_array
-from .system import measure, to_coordinates_rows
+from .system import HoldsSystem, measure, to_coordinates_rows
 
 __all__ = ["PythonParts"]
 
@@ -64,7 +63,7 @@ def _measurement_markers(meas):
     return found or None
 
 
-class PythonParts:
+class PythonParts(HoldsSystem):
     """The Python force elements, state elements and joints of one compiled model, and their callback.
 
     Parameters
@@ -123,21 +122,7 @@ class PythonParts:
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
 
-    @property
-    def system(self):
-        """The system (held weakly once :meth:`hold_system_weakly`: the plan of the system's own evaluator)."""
-        system = self._system
-        if type(system) is weakref.ref:
-            system = system()
-            if system is None:
-                raise ReferenceError("the system of this plan is gone (its Python parts hold it weakly): keep the "
-                                     "System while its evaluator is used")
-        return system
-
-    def hold_system_weakly(self) -> None:
-        """Hold the system by a weak reference (its holder keeps it: no reference cycle through the plan)."""
-        if type(self._system) is not weakref.ref:
-            self._system = weakref.ref(self._system)
+    _holder = "plan's Python parts"  # (the one-line message of HoldsSystem.system)
 
     def integrand_slots(self) -> list[str]:
         """The result keys of the Python elements' integrals, in the order of their ``aux`` slots."""

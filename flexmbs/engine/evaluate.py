@@ -25,6 +25,7 @@ import scipy.linalg as sla
 from flexmbs_jit import apart
 
 from .step import T_SIG, constraints_at, jacobian_blocks, residual
+from .system import HoldsSystem
 
 __all__ = ["Evaluator", "evaluator"]
 
@@ -73,7 +74,7 @@ class _StepScales:
         self._scale_z = np.zeros(min(units, system.n_z))
 
 
-class Evaluator:
+class Evaluator(HoldsSystem):
     """The compiled residual of one :class:`~flexmbs.engine.system.System` (its plan built at a state).
 
     Parameters
@@ -94,17 +95,7 @@ class Evaluator:
         self._keep = None
         self.rebuild()
 
-    @property
-    def system(self):
-        """The system (held weakly by the evaluator the system keeps, :func:`evaluator`: a finished run's system,
-        evaluator and plan then go by reference counting, not by the garbage collector)."""
-        system = self._system
-        if type(system) is weakref.ref:
-            system = system()
-            if system is None:
-                raise ReferenceError("the system of this evaluator is gone (the evaluator holds it weakly): keep the "
-                                     "System while its evaluator is used")
-        return system
+    _holder = "evaluator"  # (the one-line message of HoldsSystem.system)
 
     # ------------------------------------------------------------------------------------------------- plan
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:

@@ -8,13 +8,12 @@ buffer into columns (one slice per signal, not per sample) and hands them to ``R
 """
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 
 from .force_elements import N_OUT
 from .recorder import Recorder
-from .system import measure
+from .system import HoldsSystem, measure
 
 __all__ = ["Sampler", "CAPACITY", "int_array"]
 
@@ -28,7 +27,7 @@ def int_array(x) -> np.ndarray:
     return a if a.ndim == 1 and a.flags.c_contiguous else np.ascontiguousarray(a.reshape(-1))
 
 
-class Sampler:
+class Sampler(HoldsSystem):
     """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
 
     def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
@@ -84,21 +83,7 @@ class Sampler:
         self._angle_refs = [getattr(m, "_last", None) for k in python_elements for m in system.elements[k].measurements
                             if hasattr(m, "follow")]
 
-    @property
-    def system(self):
-        """The system (held weakly once :meth:`hold_system_weakly`: the plan of the system's own evaluator)."""
-        system = self._system
-        if type(system) is weakref.ref:
-            system = system()
-            if system is None:
-                raise ReferenceError("the system of this plan is gone (its sampler holds it weakly): keep the System "
-                                     "while its evaluator is used")
-        return system
-
-    def hold_system_weakly(self) -> None:
-        """Hold the system by a weak reference (its holder keeps it: no reference cycle through the plan)."""
-        if type(self._system) is not weakref.ref:
-            self._system = weakref.ref(self._system)
+    _holder = "plan's sampler"  # (the one-line message of HoldsSystem.system)
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
         """The signals of the Python state elements and of the user's joints at one sample's state."""

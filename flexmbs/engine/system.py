@@ -11,6 +11,7 @@ coordinates with ``L = diag(1, 2G, 1)``: ``M = Lᵀ M̄ L``, ``Q = Lᵀ Q̄``, `
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -162,6 +163,30 @@ def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
     out[7:] = qbar[6:]
     return out
 
+
+
+class HoldsSystem:
+    """A part of a system's own evaluator (the :class:`~flexmbs.engine.evaluate.Evaluator`, its plan's Python parts
+    and sampler) that may hold the system by a weak reference: the system keeps its evaluator, and a strong reference
+    back would be a cycle that only the garbage collector frees (≈ 0.2 ms a run in the hydraulic race, issue 41)."""
+
+    _holder = "part"
+
+    @property
+    def system(self):
+        """The system; one line when it is gone (held weakly after :meth:`hold_system_weakly`)."""
+        system = self._system
+        if type(system) is weakref.ref:
+            system = system()
+            if system is None:
+                raise ReferenceError(f"the system of this {self._holder} is gone (it holds the system weakly): "
+                                     "keep the System while its evaluator is used")
+        return system
+
+    def hold_system_weakly(self) -> None:
+        """Hold the system by a weak reference (its holder keeps it: no reference cycle through the plan)."""
+        if type(self._system) is not weakref.ref:
+            self._system = weakref.ref(self._system)
 
 class System:
     """The assembled equations of a :class:`flexmbs.Model` (built by :func:`flexmbs.simulate`)."""
