@@ -29,4 +29,11 @@ def warm_up() -> dict:
     y, ydot = np.array([0.2]), np.array([0.01])
     circuit.rates(0.0, z, y, ydot)
     circuit.jacobians(0.0, z, y, ydot)
+    # the node pressures Python reads itself (a circuit with a user's component or signal, Circuit._evaluate_callbacks):
+    # the kernels no longer call this entry, so nothing else compiles it before a user's first run
+    from .kernel import node_pressures
+    from .layout import compile_circuit
+
+    compiled, _ = compile_circuit(circuit)
+    node_pressures(z, compiled.fpar, compiled.ipar)
     return circuit.outputs(0.0, z, y, ydot)
