@@ -478,3 +478,34 @@ def test_a_pressure_source_of_nan_is_refused():
         with pytest.raises(ModelError, match="'P': pressure must be a finite gauge pressure in Pa"):
             hy.PressureSource("P", value)
     assert hy.PressureSource("P", 20e6).pressure_signal is not None
+
+
+ENTRY_SCRIPT = textwrap.dedent("""
+    import importlib.abc, os, pkgutil, signal, sys, tomllib
+
+    class CtrlCWhileTheCommandsLoad(importlib.abc.MetaPathFinder):  # a terminal's Ctrl-C at that moment
+        def find_spec(self, name, path, target=None):
+            if name == "flexmbs.cli.app":
+                os.kill(os.getpid(), signal.SIGINT)
+            return None
+
+    with open(sys.argv[1], "rb") as fh:
+        target = tomllib.load(fh)["project"]["scripts"]["flexmbs"]
+    sys.meta_path.insert(0, CtrlCWhileTheCommandsLoad())
+    sys.argv = ["flexmbs", "--help"]
+    pkgutil.resolve_name(target)()
+""")
+
+
+def test_ctrl_c_while_the_console_script_loads_its_commands_is_one_line_and_exit_130(tmp_path):
+    """The ``flexmbs`` console script (pyproject.toml's target, as pip's launcher calls it) gets the import-time
+    Ctrl-C protection of ``python -m flexmbs``: a SIGINT while the command modules load gives exit 130 and one
+    line. Before, the script's target ``flexmbs.cli:main`` imported them unprotected: a KeyboardInterrupt
+    traceback and exit 1."""
+    script = tmp_path / "entry.py"
+    script.write_text(ENTRY_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), str(Path(ROOT) / "pyproject.toml")], env=ENV,
+                          capture_output=True, text=True, timeout=600,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "error: interrupted\n"
