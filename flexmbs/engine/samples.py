@@ -222,6 +222,8 @@ class Sampler(HoldsSystem):
             return
         (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
         system = self.system
+        if self.selection is not recorder.request:  # the recorder's request from the first block on (the start's)
+            self.request(recorder.request)
         plan = getattr(self, "_plan", None)
         if plan is None:
             plan = self._plan = self._column_plan()

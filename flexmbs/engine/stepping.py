@@ -42,6 +42,7 @@ import numpy as np
 from fem.errors import ModelError, SimulationError
 
 from flexmbs.model.inputs import Input
+from flexmbs.results.outputs import default_outputs, not_recorded_message
 from .events import EventLocator
 from .initial import initial_accelerations
 from .integrator import GeneralizedAlpha, StepState
@@ -200,7 +201,8 @@ class Run:
         self._wall = 0.0
         self._unexpected = False  # a failure that is not the integration's: no last sample at its state
         self._bar = _progress_bar(self.t_end, progress) if progress and self.t_end is not None else None
-        self._outputs = outputs  # the signals to record (flexmbs.results.outputs; None: all)
+        # the signals to record (flexmbs.results.outputs; None: all, or the command line's --outputs)
+        self._outputs = outputs if outputs is not None else default_outputs()
         with one_blas_thread():
             wall0 = _time.perf_counter()
             self._start(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
@@ -405,8 +407,6 @@ class Run:
         if name not in row:
             request = self.recorder.request
             if request is not None and name in request.names:
-                from flexmbs.results.outputs import not_recorded_message
-
                 raise ModelError(not_recorded_message(name, request.patterns))
             raise ModelError(f"the run has no output {name!r}{_known(name, row)}")
         if t is None or abs(t - self.time) > 1e-9 * max(1.0, abs(self.time)):  # pragma: no cover

@@ -18,6 +18,8 @@ consistent multipliers.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import fnmatch
 import re
@@ -26,7 +28,31 @@ from fem.errors import ModelError
 
 from . import derived
 
-__all__ = ["OutputRequest", "request_outputs", "ALWAYS", "STATE_SLICES", "not_recorded_message"]
+__all__ = ["OutputRequest", "request_outputs", "ALWAYS", "STATE_SLICES", "not_recorded_message",
+           "requested_outputs", "default_outputs"]
+
+# the request of ``flexmbs run --outputs``: the first run a case starts inside requested_outputs() takes it (when
+# given none itself); the case's other runs (a linear model's comparison run, ...) record everything
+_DEFAULT = contextvars.ContextVar("flexmbs_outputs", default=None)
+
+
+@contextlib.contextmanager
+def requested_outputs(outputs):
+    """The first run started inside this block without ``outputs=`` records ``outputs`` (the command line's
+    ``--outputs`` for the run of a case; every case starts its main run first)."""
+    token = _DEFAULT.set([outputs])
+    try:
+        yield
+    finally:
+        _DEFAULT.reset(token)
+
+
+def default_outputs():
+    """The request of the innermost :func:`requested_outputs` block, once (None outside and after: every signal)."""
+    holder = _DEFAULT.get()
+    if not holder:
+        return None
+    return holder.pop()
 
 ALWAYS = ("solver/step_size", "solver/newton_iterations", "solver/constraint_violation")
 STATE_SLICES = ("position", "orientation", "velocity", "modal_coordinates")  # body/B/...: slices of q and q̇
