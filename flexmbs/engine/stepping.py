@@ -42,7 +42,7 @@ import numpy as np
 from fem.errors import ModelError, SimulationError
 
 from flexmbs.model.inputs import Input
-from flexmbs.results.outputs import default_outputs, not_recorded_message
+from flexmbs.results.outputs import NotRecordedError, default_outputs, not_recorded_message
 from .events import EventLocator
 from .initial import initial_accelerations
 from .integrator import GeneralizedAlpha, StepState
@@ -407,7 +407,7 @@ class Run:
         if name not in row:
             request = self.recorder.request
             if request is not None and name in request.names:
-                raise ModelError(not_recorded_message(name, request.patterns))
+                raise NotRecordedError(not_recorded_message(name, request.patterns))
             raise ModelError(f"the run has no output {name!r}{_known(name, row)}")
         if t is None or abs(t - self.time) > 1e-9 * max(1.0, abs(self.time)):  # pragma: no cover
             raise SimulationError(f"no sample at t = {self.time:.9g} s (the last is at {t})")

@@ -29,7 +29,11 @@ from fem.errors import ModelError
 from . import derived
 
 __all__ = ["OutputRequest", "request_outputs", "ALWAYS", "STATE_SLICES", "not_recorded_message",
-           "requested_outputs", "default_outputs"]
+           "requested_outputs", "default_outputs", "NotRecordedError"]
+
+
+class NotRecordedError(ModelError):
+    """A signal of the model that the run did not record (not requested); the message says how to request it."""
 
 # the request of ``flexmbs run --outputs``: the first run a case starts inside requested_outputs() takes it (when
 # given none itself); the case's other runs (a linear model's comparison run, ...) record everything
@@ -55,7 +59,11 @@ def default_outputs():
     return holder.pop()
 
 ALWAYS = ("solver/step_size", "solver/newton_iterations", "solver/constraint_violation")
-STATE_SLICES = ("position", "orientation", "velocity", "modal_coordinates")  # body/B/...: slices of q and q̇
+# body/B/...: slices of q and q̇ -> (first, last or None: the body's end, states "q" or "v", unit, components)
+STATE_SLICES = {"position": (0, 3, "q", "m", ["x", "y", "z"]),
+                "orientation": (3, 7, "q", "1", ["e0", "e1", "e2", "e3"]),
+                "velocity": (0, 3, "v", "m/s", ["x", "y", "z"]),
+                "modal_coordinates": (7, None, "q", "m kg^0.5", None)}
 
 
 def _patterns(outputs) -> list[str]:

@@ -21,7 +21,7 @@ import numpy as np
 from fem.errors import FileFormatError, FlexmbsError, SimulationError
 
 from . import derived
-from .outputs import STATE_SLICES, not_recorded_message
+from .outputs import STATE_SLICES, NotRecordedError, not_recorded_message
 
 # h5py is imported where a file is opened: the package build's engine warm-up runs without it (issue 42: a smaller
 # build environment)
@@ -80,7 +80,8 @@ class Results:
         return dict(self.units)
 
     def __contains__(self, name: str) -> bool:
-        return name in self._data
+        """A recorded signal, or a body's pose read from the states (a run that did not request it)."""
+        return name in self._data or self._state_slice(name) is not None
 
     def __getitem__(self, name: str) -> np.ndarray:
         if not isinstance(name, str):  # issue 43: results[3] was an AttributeError
@@ -96,7 +97,7 @@ class Results:
                 return sliced
             patterns = self.attributes.get("outputs")
             if patterns is not None and self._not_requested(name):
-                raise FlexmbsError(not_recorded_message(name, patterns))
+                raise NotRecordedError(not_recorded_message(name, patterns))
             close = [n for n in self._data if name.split("/")[-1] in n][:8]
             hint = f"; similar: {', '.join(close)}" if close else ""
             raise FlexmbsError(f"no signal {name!r} in the results{hint}")
@@ -121,15 +122,16 @@ class Results:
         layout = dict(self.body_layout)
         for body in getattr(self.system, "bodies", ()):
             layout.setdefault(body.name, (body.offset, body.n_coordinates))
-        if parts[1] not in layout or "q" not in self.states:
+        first, last, which, unit, components = STATE_SLICES[parts[2]]
+        if parts[1] not in layout or which not in self.states:
             return None
         offset, n = layout[parts[1]]
-        first, last = {"position": (0, 3), "orientation": (3, 7), "velocity": (0, 3),
-                       "modal_coordinates": (7, n)}[parts[2]]
-        if parts[2] == "modal_coordinates" and n <= 7:
+        last = n if last is None else last
+        if last <= first:  # a rigid body has no modal coordinates
             return None
-        states = self.states["v" if parts[2] == "velocity" else "q"]
-        return np.asarray(states)[:, offset + first:offset + last]
+        self.units.setdefault(name, unit)
+        self.components.setdefault(name, components or [f"q{k + 1}" for k in range(last - first)])
+        return np.asarray(self.states[which])[:, offset + first:offset + last]
 
     def _derive(self, name: str) -> np.ndarray:
         """A signal of :mod:`flexmbs.results.derived`, computed once from the states and kept."""

@@ -131,6 +131,12 @@ def test_a_results_file_holds_the_request_and_its_readers_say_what_was_left_out(
     assert res.attributes["outputs"] == ["joint/*/force"]
     assert np.array_equal(res["joint/clamp/force"], full["joint/clamp/force"])
     assert np.array_equal(res["body/bar/orientation"], full["body/bar/orientation"])  # from the stored states
+    # the command-line readers take what is there: a plot of a pose read from the states, one line for the rest
+    from flexmbs.post.viz.plots import select_signals
+
+    assert np.array_equal(select_signals(res, ["body/bar/position/y"])[0].values, full["body/bar/position"][:, 1])
+    with pytest.raises(FlexmbsError, match="'joint/clamp/torque' was not recorded"):
+        select_signals(res, ["joint/clamp/torque"])
     with pytest.raises(FlexmbsError, match="'marker/root/position' was not recorded.*--outputs"):
         res["marker/root/position"]
     # the animation draws the bodies from the stored states
