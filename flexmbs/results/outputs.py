@@ -28,12 +28,21 @@ from fem.errors import ModelError
 
 from . import derived
 
-__all__ = ["OutputRequest", "request_outputs", "ALWAYS", "STATE_SLICES", "not_recorded_message",
-           "requested_outputs", "default_outputs", "NotRecordedError"]
+__all__ = ["ALWAYS", "STATE_SLICES", "NotRecordedError", "OutputRequest", "default_outputs", "not_recorded_message",
+           "request_outputs", "requested_outputs"]
+
+
+ALWAYS = ("solver/step_size", "solver/newton_iterations", "solver/constraint_violation")
+# body/B/...: slices of q and q̇ -> (first, last or None: the body's end, states "q" or "v", unit, components)
+STATE_SLICES = {"position": (0, 3, "q", "m", ["x", "y", "z"]),
+                "orientation": (3, 7, "q", "1", ["e0", "e1", "e2", "e3"]),
+                "velocity": (0, 3, "v", "m/s", ["x", "y", "z"]),
+                "modal_coordinates": (7, None, "q", "m kg^0.5", None)}
 
 
 class NotRecordedError(ModelError):
     """A signal of the model that the run did not record (not requested); the message says how to request it."""
+
 
 # the request of ``flexmbs run --outputs``: the first run a case starts inside requested_outputs() takes it (when
 # given none itself); the case's other runs (a linear model's comparison run, ...) record everything
@@ -57,13 +66,6 @@ def default_outputs():
     if not holder:
         return None
     return holder.pop()
-
-ALWAYS = ("solver/step_size", "solver/newton_iterations", "solver/constraint_violation")
-# body/B/...: slices of q and q̇ -> (first, last or None: the body's end, states "q" or "v", unit, components)
-STATE_SLICES = {"position": (0, 3, "q", "m", ["x", "y", "z"]),
-                "orientation": (3, 7, "q", "1", ["e0", "e1", "e2", "e3"]),
-                "velocity": (0, 3, "v", "m/s", ["x", "y", "z"]),
-                "modal_coordinates": (7, None, "q", "m kg^0.5", None)}
 
 
 def _patterns(outputs) -> list[str]:

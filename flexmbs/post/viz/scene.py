@@ -173,7 +173,7 @@ def load_scene(path: str) -> MachineScene:
                    } if "model/markers" in fh else {}
         bodies, poses, modal = [], {}, {}
         signals = fh["signals"] if "signals" in fh else {}
-        q = fh["states/q"] if "states/q" in fh else None  # a run that did not request the poses: from the states
+        q = fh.get("states/q")  # a run that did not request the poses: from the states
         for name, g in fh["model/bodies"].items():
             base = f"body/{name}/"
             at = (int(g["state_offset"][()]), int(g["n_coordinates"][()])) if "state_offset" in g else None
