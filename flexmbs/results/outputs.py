@@ -22,6 +22,7 @@ import contextlib
 import contextvars
 import difflib
 import fnmatch
+import functools
 import re
 
 from fem.errors import ModelError
@@ -68,6 +69,19 @@ def default_outputs():
     return holder.pop()
 
 
+@functools.lru_cache(maxsize=4096)
+def _regex(patterns: tuple[str, ...]):
+    """One compiled regular expression matching any of ``patterns`` (fnmatch), or None for none (kept: a study runs
+    one request many times, and ``fnmatch.translate`` costs tens of µs a pattern)."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+
+
+def _wild(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")
+
+
 def _patterns(outputs) -> list[str]:
     """The request as a list of patterns: a list of texts, or one text with commas between patterns."""
     if isinstance(outputs, str):
@@ -93,14 +107,16 @@ class OutputRequest:
 
     def __init__(self, patterns: list[str], names=()):
         self.patterns = list(patterns)
-        self._regex = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in self.patterns) or r"(?!)")
+        self._exact = {p for p in self.patterns if not _wild(p)} | set(ALWAYS)
+        self._regex = _regex(tuple(p for p in self.patterns if _wild(p)))
         self._known: dict[str, bool] = {}
         self.names = set(names)  # the model's signal names (those not recorded are "not requested")
 
     def __contains__(self, name: str) -> bool:
         found = self._known.get(name)
         if found is None:
-            found = self._known[name] = name in ALWAYS or self._regex.match(name) is not None
+            found = self._known[name] = name in self._exact or (
+                self._regex is not None and self._regex.match(name) is not None)
         return found
 
     def any(self, names) -> bool:
@@ -130,7 +146,7 @@ def _derived_match(pattern: str, names) -> bool:
     if parsed is None:
         return False
     room, item, _ = parsed
-    prefix = re.compile(fnmatch.translate(f"{room}/{item}/*"))
+    prefix = _regex((f"{room}/{item}/*",))
     return any(prefix.match(name) for name in names)
 
 
@@ -141,9 +157,12 @@ def request_outputs(outputs, names) -> OutputRequest | None:
         return None
     patterns = _patterns(outputs)
     names = list(names)
+    known = set(names)
     for pattern in patterns:
-        regex = re.compile(fnmatch.translate(pattern))
-        if any(regex.match(name) for name in names) or _derived_match(pattern, names):
+        if pattern in known:
+            continue
+        regex = _regex((pattern,))
+        if (_wild(pattern) and any(regex.match(name) for name in names)) or _derived_match(pattern, names):
             continue
         plain = pattern.replace("*", "").replace("?", "")
         close = difflib.get_close_matches(pattern, names, n=4, cutoff=0.5) or difflib.get_close_matches(
