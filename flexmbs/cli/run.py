@@ -115,12 +115,14 @@ def changed_inputs_hint(module, params: dict, message: str, top: int = 2) -> str
             f"; set {'them nearer their defaults' if several else 'it nearer its default'}")
 
 
-def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool = False) -> dict:
+def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool = False, outputs=None) -> dict:
     """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
-    without ``-o``) and check the parameters against the case's declared ranges."""
+    without ``-o``) and check the parameters against the case's declared ranges. ``outputs``: the signal-name
+    patterns the case's runs record (``--outputs``; None: all)."""
     from fem.errors import SimulationError
 
     from flexmbs.catalog.parameters import validate_parameters
+    from flexmbs.results.outputs import requested_outputs
     from flexmbs.results.results import scratch_results
     from flexmbs.results.file_kinds import check_replace, forced
     from flexmbs.results.safe_files import check_writable, output_lock
@@ -129,7 +131,7 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
         check_writable(output, "-o", suffixes=(".h5",))
         check_replace(output, "results file", force=force, option="-o")
     validate_parameters(module, params)
-    with output_lock(output), forced(output, force), scratch_results(), \
+    with output_lock(output), forced(output, force), scratch_results(), requested_outputs(outputs), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -154,7 +156,11 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Let -o replace a file of another kind (a flexible body, a mesh, ...).")
-def run_command(case, assignments, t_end, output, as_json, quiet, force):
+@click.option("--outputs", "outputs", multiple=True, metavar="PATTERN",
+              help="Record only the signals matching PATTERN (fnmatch, e.g. 'element/hydraulics/*' or "
+                   "'joint/pivot/force'; repeatable or comma-separated); time, states and solver statistics are "
+                   "always recorded. Include the signals the case's summary reads. Default: every signal.")
+def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs):
     """Run a machine case and summarize it (`flexmbs cases` lists the cases)."""
     from fem.errors import FlexmbsError
 
@@ -165,7 +171,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force):
     if t_end is not None and not (t_end > 0.0 and math.isfinite(t_end)):
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
     check_end_time(t_end, {**module.DEFAULTS, **params})
-    summary = _run_safely(module, params, t_end, output, not quiet, force)
+    summary = _run_safely(module, params, t_end, output, not quiet, force, list(outputs) or None)
     if as_json:
         _emit(summary)
         return

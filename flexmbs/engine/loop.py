@@ -33,6 +33,14 @@ from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_RE
 # coefficient slots
 (C_AM, C_AF, C_G, C_B, C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP, C_SAFETY, C_SHRINK, C_GROW,
  C_INTERVAL) = range(14)
+# the work of a sample: bits of ``P.sample_count[1]`` (:meth:`flexmbs.engine.samples.Sampler.request` sets them from
+# the signals the run records; all of them by default). A runtime value, not a compiled specialization (issue 42).
+SAMPLE_REACTIONS = 1  # consistent multipliers: the acceleration-level solve (consistent_sample)
+SAMPLE_JOINTS = 2  # joint reactions from those multipliers
+SAMPLE_FORCE_OUTPUTS = 4  # outputs of the force elements with their own kernels (force_kernels mode 1)
+SAMPLE_ELEMENT_OUTPUTS = 8  # outputs of the state elements' kernels (mode 1)
+SAMPLE_COORDINATES = 16  # joint coordinates (rotation, translation)
+SAMPLE_ALL = 31
 STACK_KKT = 48  # unknowns: a sample's KKT matrix up to this size on the stack (18 kB; flexmbs_jit.stack)
 CONTINUE = 6  # advance() returns after a chunk of steps (watchdog, progress, Ctrl-C)
 EVENT = 7  # an armed contact gap closed in the pending step: Python locates its root (flexmbs.engine.events)
@@ -519,7 +527,13 @@ def take_sample(h, iters, P, integrate):
     states, joint reactions (``Context.joint_reaction``) and coordinates, element measurements, forces, outputs
     (through the elements' output kernels) and integrals, step size, iterations, constraint violation.
     ``integrate``: first add the accepted step ``h`` to the integrals (the trapezoid of :func:`advance`) with the integrands of
-    the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``)."""
+    the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``).
+
+    ``P.sample_count[1]`` says which work the recorded signals need (the ``SAMPLE_*`` bits): without
+    ``SAMPLE_REACTIONS`` (and without friction reading the reactions, ``P.f_friction``) the acceleration-level solve is
+    left out and only the residual it ends with is evaluated (``q̈ = 0``, ``λ = 0``: the same forces, measurements and
+    element signals; the multipliers kept are the integrator's); the other bits leave out the joint reactions, the
+    force kernels' and the elements' outputs and the joint coordinates."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
     sc, integrals, aux_prev = P.sc, P.integrals, P.aux_prev
     # the buffers and index arrays by name (unpacking P.bf and P.sp, 21 and 13 arrays, cost ≈ 2 s of compile)
@@ -536,13 +550,21 @@ def take_sample(h, iters, P, integrate):
     ipar, fpar, sig = P.ipar, P.fpar, P.sig
     A, omega, X, R, ji, jj, y, ydot, fy = P.A, P.omega, P.X, P.R, P.ji, P.jj, P.y, P.ydot, P.fy
     offsets = P.offsets
-    row = cnt[0]
+    row, work = cnt[0], cnt[1]
     lam_c = scratch(lam.size)  # (scratch vectors on this call's stack: flexmbs_jit.stack)
-    if not consistent_sample(P, lam_c):
-        _copy(lam, lam_c)  # a singular instant: the integrator's multipliers (reported)
-        if FB[0] == 0:
-            FB[1] = sc[T]
-        FB[0] += 1
+    zeros = scratch(q.size + lam.size)
+    if work & SAMPLE_REACTIONS or P.f_friction[0]:
+        if not consistent_sample(P, lam_c):
+            _copy(lam, lam_c)  # a singular instant: the integrator's multipliers (reported)
+            if FB[0] == 0:
+                FB[1] = sc[T]
+            FB[0] += 1
+    else:  # the residual consistent_sample ends with: forces, measurements, element signals, Φ at this state
+        for i in range(zeros.size):
+            zeros[i] = 0.0
+        signals_at(sc[T], sc, P.cb)
+        residual(sc[T], q, v, zeros[:q.size], z, zeros[q.size:], P, P.res, P.zdot, P.phi, P.jac, P.mass, True)
+        _copy(lam, lam_c)
     if integrate:
         _trapezoid(h, P.aux, integrals, aux_prev)
     phi = P.phi
@@ -565,50 +587,51 @@ def take_sample(h, iters, P, integrate):
     for k in range(f_out.shape[0]):
         for i in range(f_out.shape[1]):
             FO[row, k, i] = f_out[k, i]
-    if P.k_addr.size:  # force elements with their own kernels: outputs (mode 1) at the sample's state
+    if P.k_addr.size and work & SAMPLE_FORCE_OUTPUTS:  # force elements' own kernels: outputs (mode 1) at this state
         loads = np.zeros((P.packed.shape[0], P.packed.shape[1]))  # (not zeros_like: library code of its own)
         force_kernels(1, sc[T], q, v, A, omega, X, R, P.V, P.W, P.JX, P.JTH, loads, P.dims, P.k_addr, P.k_index,
                       P.k_fpar, P.k_ipar, KO[row])
     _copy(lam_c, LAM[row])
     _copy(integrals, INT[row])
     rates, forces = scratch(z.size + 1), scratch(y.size + 1)
+    gen = scratch(6 * jt_side.size).reshape((jt_side.size, 6))
     kernels = P.el_kernels
-    for e in range(kernels.size):
+    for e in range(kernels.size if work & SAMPLE_ELEMENT_OUTPUTS else 0):
         z0, y0, s0, f0, i0 = el_z[e], el_y[e], el_s[e], el_f[e], el_i[e]
         out = OUT[row, eo[e]:]
         call_kernel(kernels[e], 1, sc[T], P.zs[z0:], y[y0:], ydot[y0:], sig[s0:], fpar[f0:], ipar[i0:], rates,
                     forces, out)
-    lam_all = all_multipliers(P.keep, P.jac_all, lam_c)
-    gen = scratch(6 * jt_side.size).reshape((jt_side.size, 6))
-    for j in range(jt_side.size):
-        for c in range(6):
-            gen[j, c] = 0.0
-    for k in range(jr_joint.size):
-        j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
-        for c in range(6):
-            gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_all[r]
-    for j in range(jt_side.size):  # scalars, not 3-vectors: no allocation per joint and sample
-        b, m = jt_body[j], jt_side[j]
-        o = offsets[b]
-        f0, f1, f2 = gen[j, 0], gen[j, 1], gen[j, 2]
-        t0 = A[b, 0, 0] * gen[j, 3] + A[b, 0, 1] * gen[j, 4] + A[b, 0, 2] * gen[j, 5]
-        t1 = A[b, 1, 0] * gen[j, 3] + A[b, 1, 1] * gen[j, 4] + A[b, 1, 2] * gen[j, 5]
-        t2 = A[b, 2, 0] * gen[j, 3] + A[b, 2, 1] * gen[j, 4] + A[b, 2, 2] * gen[j, 5]
-        d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
-        t0 -= d1 * f2 - d2 * f1
-        t1 -= d2 * f0 - d0 * f2
-        t2 -= d0 * f1 - d1 * f0
-        if jt_on_j[j] == 1:
-            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = f0, f1, f2
-            JT[row, j, 0], JT[row, j, 1], JT[row, j, 2] = t0, t1, t2
-        else:
-            i_, j_ = jt_mi[j], jt_mj[j]
-            e0, e1, e2 = X[i_, 0] - X[j_, 0], X[i_, 1] - X[j_, 1], X[i_, 2] - X[j_, 2]
-            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = -f0, -f1, -f2
-            JT[row, j, 0] = -t0 - (e1 * f2 - e2 * f1)
-            JT[row, j, 1] = -t1 - (e2 * f0 - e0 * f2)
-            JT[row, j, 2] = -t2 - (e0 * f1 - e1 * f0)
-    for c in range(jc_kind.size):  # joints.rotation_coordinate / translation_coordinate
+    if work & SAMPLE_JOINTS:  # the joints' reactions from the consistent multipliers (Context.joint_reaction)
+        lam_all = all_multipliers(P.keep, P.jac_all, lam_c)
+        for j in range(jt_side.size):
+            for c in range(6):
+                gen[j, c] = 0.0
+        for k in range(jr_joint.size):
+            j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
+            for c in range(6):
+                gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_all[r]
+        for j in range(jt_side.size):  # scalars, not 3-vectors: no allocation per joint and sample
+            b, m = jt_body[j], jt_side[j]
+            o = offsets[b]
+            f0, f1, f2 = gen[j, 0], gen[j, 1], gen[j, 2]
+            t0 = A[b, 0, 0] * gen[j, 3] + A[b, 0, 1] * gen[j, 4] + A[b, 0, 2] * gen[j, 5]
+            t1 = A[b, 1, 0] * gen[j, 3] + A[b, 1, 1] * gen[j, 4] + A[b, 1, 2] * gen[j, 5]
+            t2 = A[b, 2, 0] * gen[j, 3] + A[b, 2, 1] * gen[j, 4] + A[b, 2, 2] * gen[j, 5]
+            d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
+            t0 -= d1 * f2 - d2 * f1
+            t1 -= d2 * f0 - d0 * f2
+            t2 -= d0 * f1 - d1 * f0
+            if jt_on_j[j] == 1:
+                JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = f0, f1, f2
+                JT[row, j, 0], JT[row, j, 1], JT[row, j, 2] = t0, t1, t2
+            else:
+                i_, j_ = jt_mi[j], jt_mj[j]
+                e0, e1, e2 = X[i_, 0] - X[j_, 0], X[i_, 1] - X[j_, 1], X[i_, 2] - X[j_, 2]
+                JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = -f0, -f1, -f2
+                JT[row, j, 0] = -t0 - (e1 * f2 - e2 * f1)
+                JT[row, j, 1] = -t1 - (e2 * f0 - e0 * f2)
+                JT[row, j, 2] = -t2 - (e0 * f1 - e1 * f0)
+    for c in range(jc_kind.size if work & SAMPLE_COORDINATES else 0):  # joints.rotation_/translation_coordinate
         i, j = jc_mi[c], jc_mj[c]
         if jc_kind[c] == 0:
             ydx = R[i, 0, 1] * R[j, 0, 0] + R[i, 1, 1] * R[j, 1, 0] + R[i, 2, 1] * R[j, 2, 0]

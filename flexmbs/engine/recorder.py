@@ -6,6 +6,7 @@ import numpy as np
 import itertools
 import os
 
+from flexmbs.results.outputs import OutputRequest, request_outputs
 from flexmbs.results.plausibility import Extremes
 from flexmbs.results.results import Results, ResultsWriter, load_results, scratch_folder
 from .system import measure
@@ -21,11 +22,14 @@ class Recorder:
 
     With a results file (``path``, or a scratch file inside :func:`flexmbs.results.results.scratch_results`) the rows are
     streamed to disk and not kept in memory; the :class:`Results` of :meth:`finish` then reads the file on access.
+    ``outputs``: the signal-name patterns to record (:mod:`flexmbs.results.outputs`; None: every signal), checked
+    against the model's signals before a file is opened; ``request`` is then the :class:`OutputRequest` (or None).
     """
 
     _counter = itertools.count()
 
-    def __init__(self, system, path=None, attributes=None, flush_every: int = 200, force: bool = False):
+    def __init__(self, system, path=None, attributes=None, flush_every: int = 200, force: bool = False,
+                 outputs=None):
         self.system = system
         self.times: list[float] = []  # in-memory runs only
         self.rows: list[dict] = []
@@ -38,12 +42,26 @@ class Recorder:
         self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
         self._reactions = None
         self.extremes = Extremes(system)  # running extremes for the plausibility guards
+        self._declare()
+        # a pattern matching nothing: ModelError, no file yet (an OutputRequest: checked by the caller already)
+        self.request = outputs if isinstance(outputs, OutputRequest) else request_outputs(outputs, self.units)
+        if self.request is not None:
+            self.attributes["outputs"] = list(self.request.patterns)
         self.scratch = path is None and scratch_folder() is not None
         if self.scratch:
             path = os.path.join(scratch_folder(), f"run{next(self._counter)}.results.h5")
         self.writer = (ResultsWriter(path, self.attributes, model_description(system), flush_every,
                                      lock=not self.scratch, force=force or self.scratch) if path else None)
-        self._declare()
+
+    @classmethod
+    def check_outputs(cls, system, outputs) -> OutputRequest | None:
+        """The :class:`OutputRequest` of ``outputs`` for ``system``'s signals (None: all), before anything runs."""
+        if outputs is None:
+            return None
+        declared = cls.__new__(cls)
+        declared.system, declared.units, declared.components = system, {}, {}
+        declared._declare()
+        return request_outputs(outputs, declared.units)
 
     def _declare(self):
         u, c = self.units, self.components
@@ -156,6 +174,8 @@ class Recorder:
             row[key] = float(value)
         for key, value in solver_row.items():
             row[f"solver/{key}"] = float(value)
+        if self.request is not None:  # the requested signals only (Python's samples: the run's last, a static one)
+            row = {key: value for key, value in row.items() if key in self.request}
         if self.n_samples == 0 or len(row) != self._n_keys:
             for key in row:
                 if key not in self.units:
@@ -223,6 +243,7 @@ class Recorder:
                                        f"{self.writer.kept_finished!r} is kept unchanged; this run's samples are "
                                        f"in {final!r}")
                 results.statistics = statistics
+                results.request = self.request
                 if self.scratch:
                     results.path = None
                 return results
@@ -240,6 +261,7 @@ class Recorder:
         results = Results(times, data, units, self.components, success=status == "finished",
                           message=message, status=status, statistics=statistics,
                           path=self.writer.path if self.writer else None, attributes=self.attributes)
+        results.request = self.request
         if states is not None:
             results.states = dict(zip(("q", "v", "z"), states))
         return results
@@ -305,7 +327,9 @@ def model_description(system) -> dict:
     """The static part of the results file: bodies (with node data of flexible bodies), joints, markers."""
     bodies = {}
     for body in system.bodies:
-        entry = {"type": type(body).__name__, "mass": (body.mass, "kg")}
+        entry = {"type": type(body).__name__, "mass": (body.mass, "kg"),
+                 # where its coordinates are in the states q and q̇ (Results reads the body's pose from them)
+                 "state_offset": (body.offset, "1"), "n_coordinates": (body.n_coordinates, "1")}
         if body.n_modes:
             entry["node_positions"] = (body.node_positions, "m")
             entry["node_translations"] = (body.node_translations, "m/(m kg^0.5)")

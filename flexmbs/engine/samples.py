@@ -5,6 +5,10 @@ A sample costs no second Newton solve and no Python: the compiled loop fills one
 same numbers the Python path's ``_record`` and ``Recorder.record`` compute: consistent reactions, body and marker
 states, joint reactions and coordinates, element measurements, forces, outputs and integrals); Python turns a full
 buffer into columns (one slice per signal, not per sample) and hands them to ``Recorder.record_block``.
+
+A run that requests some outputs only (:mod:`flexmbs.results.outputs`) gets those columns, and its samples do only
+the work they need (:meth:`Sampler.request`: the ``SAMPLE_*`` bits of :func:`flexmbs.engine.loop.take_sample`, a
+value in the sample counter's array, not a compiled variant).
 """
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .force_elements import N_OUT
+from .loop import (SAMPLE_ALL, SAMPLE_COORDINATES, SAMPLE_ELEMENT_OUTPUTS, SAMPLE_FORCE_OUTPUTS, SAMPLE_JOINTS,
+                   SAMPLE_REACTIONS)
 from .recorder import Recorder
 from .system import HoldsSystem, measure
 
@@ -76,7 +82,8 @@ class Sampler(HoldsSystem):
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
                    np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, max(n_kout, 1))),
                    np.zeros((n, system.n_c)), np.zeros(2),
-                   np.zeros(1, dtype=np.int64))
+                   np.array([0, SAMPLE_ALL], dtype=np.int64))  # [samples in the buffer, the work of a sample]
+        self.selection = None  # the run's OutputRequest (None: every signal)
         self._system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
         # the Python elements' angles at the last sample (at first their evaluation at the start)
         python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
@@ -84,6 +91,44 @@ class Sampler(HoldsSystem):
                             if hasattr(m, "follow")]
 
     _holder = "plan's sampler"  # (the one-line message of HoldsSystem.system)
+
+    def request(self, selection) -> None:
+        """Record the signals of the :class:`~flexmbs.results.outputs.OutputRequest` ``selection`` (None: all) and
+        set the work of a sample to what they need: the consistent multipliers (the acceleration-level solve) only
+        for joint reactions and for the Python parts' signals (their context carries the multipliers); friction
+        that reads the reactions keeps the solve whatever is recorded (:func:`flexmbs.engine.loop.take_sample`)."""
+        self.selection, self._plan = selection, None
+        count = self.bf[-1]
+        if selection is None:
+            count[1] = SAMPLE_ALL
+            return
+        system = self.system
+        joints = system.model.joints
+        reactions = [f"joint/{j.name}/{key}" for j in joints for key in ("force", "torque")]
+        coordinates = [f"joint/{j.name}/{which}" for j, which in self.coords]
+        kernel_outputs = [f"force/{f.name}/{key}" for f, names in self.kernel_forces for key in names]
+        element_outputs = [f"element/{system.elements[k].name}/{name}"
+                           for c, k in enumerate(self.compiled_elements) for name in self.elements_out[c]]
+        python = [f"force/{f.name}/" for f in self.python_forces]
+        python += [f"element/{system.elements[k].name}/" for k in self._python_elements()]
+        python += [f"joint/{j.name}/" for j in system.fallback_joints]
+        python_signals = any(selection.any_under(prefix) for prefix in python)
+        work = 0
+        if selection.any(reactions):
+            work |= SAMPLE_REACTIONS | SAMPLE_JOINTS
+        if python_signals:
+            work |= SAMPLE_REACTIONS
+        if selection.any(coordinates):
+            work |= SAMPLE_COORDINATES
+        if selection.any(kernel_outputs):
+            work |= SAMPLE_FORCE_OUTPUTS
+        if selection.any(element_outputs):
+            work |= SAMPLE_ELEMENT_OUTPUTS
+        count[1] = work
+
+    def _python_elements(self) -> list[int]:
+        compiled = set(self.compiled_elements)
+        return [k for k in range(len(self.system.elements)) if k not in compiled]
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
         """The signals of the Python state elements and of the user's joints at one sample's state."""
@@ -166,6 +211,8 @@ class Sampler(HoldsSystem):
                 last.append((key, INT, (every, i)))
         last += [("solver/step_size", hs, every), ("solver/newton_iterations", its, every),
                  ("solver/constraint_violation", viol, every)]
+        if self.selection is not None:
+            first, elements, last = ([c for c in part if c[0] in self.selection] for part in (first, elements, last))
         return first, elements, last
 
     def flush(self, recorder: Recorder, stats: dict) -> None:
@@ -175,6 +222,8 @@ class Sampler(HoldsSystem):
             return
         (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
         system = self.system
+        if self.selection is not recorder.request:  # the recorder's request from the first block on (the start's)
+            self.request(recorder.request)
         plan = getattr(self, "_plan", None)
         if plan is None:
             plan = self._plan = self._column_plan()
@@ -182,23 +231,31 @@ class Sampler(HoldsSystem):
         cols: dict = {}
         for key, buffer, index in first:
             cols[key] = buffer[:n][index].copy()
-        if self.python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
+        selection = self.selection
+        python_forces = [f for f in self.python_forces if selection is None or selection.any_under(f"force/{f.name}/")]
+        if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
             rows = []
             for r in range(n):
                 ctx = system.context(Q[r].copy(), V[r].copy(), float(times[r]), LAM[r].copy())
                 ctx.z = Z[r].copy()
-                rows.append({f"force/{f.name}/{key}": float(value) for f in self.python_forces
+                rows.append({f"force/{f.name}/{key}": float(value) for f in python_forces
                              for key, value in f.outputs(ctx).items()})
             for key in rows[0]:
-                cols[key] = np.array([row[key] for row in rows])
+                if selection is None or key in selection:
+                    cols[key] = np.array([row[key] for row in rows])
         for key, buffer, index in elements:
             cols[key] = buffer[:n][index].copy()
-        python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
+        python_elements = self._python_elements()
         user_joints = list(system.fallback_joints)
+        if selection is not None:  # only the parts with a recorded signal
+            python_elements = [k for k in python_elements
+                               if selection.any_under(f"element/{system.elements[k].name}/")]
+            user_joints = [j for j in user_joints if selection.any_under(f"joint/{j.name}/")]
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
             # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
             # (the end of the chunk); the callbacks' reference is restored after
-            angles = [m for k in python_elements for m in system.elements[k].measurements if hasattr(m, "follow")]
+            angles = [m for k in self._python_elements() for m in system.elements[k].measurements
+                      if hasattr(m, "follow")]
             current = [getattr(m, "_last", None) for m in angles]
             rows = []
             for r in range(n):
@@ -210,7 +267,8 @@ class Sampler(HoldsSystem):
             for m, ref in zip(angles, current):
                 m._last = ref
             for key in rows[0]:
-                cols[key] = np.array([row[key] for row in rows])
+                if selection is None or key in selection:
+                    cols[key] = np.array([row[key] for row in rows])
         for key, buffer, index in last:
             cols[key] = buffer[:n][index].copy()
         stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(viol[:n].max()))

@@ -25,7 +25,7 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
              static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
              parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
              tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
-             stall_step: float | None = None, engine: str = "auto") -> Results:
+             stall_step: float | None = None, engine: str = "auto", outputs=None) -> Results:
     """Integrate a model from t = 0 to ``t_end`` (s).
 
     Parameters
@@ -56,6 +56,14 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
         Path of the ``*.results.h5`` file, written incrementally (``<output>.part`` until the run ends).
     output_interval : float, optional
         Record at most one sample per interval (s); every accepted step by default.
+    outputs : list of str, optional
+        The signals to record, as patterns of their names (:mod:`fnmatch`: ``["element/hyd/*",
+        "joint/pivot/force"]``; one text with commas works too); None (default): every signal. The time, the states
+        ``q, q̇, z`` and the solver's signals and statistics are always recorded; a body's position, orientation,
+        velocity and modal coordinates are read from the states when not requested. The samples then do only the
+        work the requested signals need (no acceleration-level solve without a joint reaction among them, unless
+        friction reads the reactions). A pattern that matches no signal of the model is a ModelError (listing
+        close names); reading a signal that was not requested says so (:mod:`flexmbs.results.outputs`).
     progress : bool
         Show a tqdm progress bar on stderr.
     static_start : bool
@@ -96,7 +104,7 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
                   min_step=min_step, output=output, output_interval=output_interval, static_start=static_start,
                   relax_elastic=relax_elastic, case=case, parameters=parameters, max_steps=max_steps,
                   event_tolerance=event_tolerance, tolerances=tolerances, force=force, stall_window=stall_window,
-                  stall_step=stall_step, engine=engine, progress=progress)
+                  stall_step=stall_step, engine=engine, progress=progress, outputs=outputs)
         unexpected = None
         try:
             run.advance_to(run.t_end)

@@ -42,6 +42,7 @@ import numpy as np
 from fem.errors import ModelError, SimulationError
 
 from flexmbs.model.inputs import Input
+from flexmbs.results.outputs import NotRecordedError, default_outputs, not_recorded_message
 from .events import EventLocator
 from .initial import initial_accelerations
 from .integrator import GeneralizedAlpha, StepState
@@ -157,8 +158,8 @@ class Run:
         The keyword options of :func:`flexmbs.simulate` (which is this run advanced to ``t_end`` in one piece):
         ``rtol``, ``atol``, ``rho_inf``, ``initial_step``, ``max_step``, ``min_step``, ``output``,
         ``output_interval``, ``static_start``, ``relax_elastic``, ``case``, ``parameters``, ``max_steps``,
-        ``event_tolerance``, ``tolerances``, ``force``, ``stall_window``, ``stall_step``, ``engine``, ``progress``
-        (a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`).
+        ``event_tolerance``, ``tolerances``, ``force``, ``stall_window``, ``stall_step``, ``engine``, ``outputs``,
+        ``progress`` (a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`).
     """
 
     def __init__(self, model, t_end: float | None = None, *, rtol: float = 1e-4, atol: float = 1e-6,
@@ -167,7 +168,7 @@ class Run:
                  static_start: bool = False, relax_elastic: bool = True, case: str | None = None,
                  parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
                  tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
-                 stall_step: float | None = None, engine: str = "auto", progress: bool = False):
+                 stall_step: float | None = None, engine: str = "auto", progress: bool = False, outputs=None):
         from flexmbs.model.model import Model
 
         if not isinstance(model, Model):
@@ -200,6 +201,8 @@ class Run:
         self._wall = 0.0
         self._unexpected = False  # a failure that is not the integration's: no last sample at its state
         self._bar = _progress_bar(self.t_end, progress) if progress and self.t_end is not None else None
+        # the signals to record (flexmbs.results.outputs; None: all, or the command line's --outputs)
+        self._outputs = outputs if outputs is not None else default_outputs()
         with one_blas_thread():
             wall0 = _time.perf_counter()
             self._start(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
@@ -231,6 +234,7 @@ class Run:
                      engine) -> None:
         self.recorder = None
         system = self.system = System(model)
+        request = Recorder.check_outputs(system, self._outputs)  # a wrong pattern before anything runs
         state = consistent_start(system, static_start, relax_elastic)
         check_start(system, state)
         integ = self.integ = GeneralizedAlpha(system, rho_inf=rho_inf, rtol=rtol, atol=atol, tolerances=tolerances)
@@ -242,11 +246,12 @@ class Run:
         if system.redundancy:
             attributes["redundant_joints"] = ",".join(system.redundant_joints)
             attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
-        recorder = self.recorder = Recorder(system, output, attributes, force=force)
+        recorder = self.recorder = Recorder(system, output, attributes, force=force, outputs=request)
         self._last = _LastSample(recorder)
         self._run, self.engine = start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
                                            output_interval, EventLocator(system, event_tolerance), self.max_steps,
                                            engine)
+        self._run.plan.sampler.request(request)  # the samples record, and compute, the requested signals only
         self._slots = self._input_slots()
         self._changed = False  # an input changed value since the last advance: restart there
 
@@ -400,6 +405,9 @@ class Run:
         self._flush()
         t, row = self._last.latest()
         if name not in row:
+            request = self.recorder.request
+            if request is not None and name in request.names:
+                raise NotRecordedError(not_recorded_message(name, request.patterns))
             raise ModelError(f"the run has no output {name!r}{_known(name, row)}")
         if t is None or abs(t - self.time) > 1e-9 * max(1.0, abs(self.time)):  # pragma: no cover
             raise SimulationError(f"no sample at t = {self.time:.9g} s (the last is at {t})")

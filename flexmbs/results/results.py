@@ -21,6 +21,7 @@ import numpy as np
 from fem.errors import FileFormatError, FlexmbsError, SimulationError
 
 from . import derived
+from .outputs import STATE_SLICES, NotRecordedError, not_recorded_message
 
 # h5py is imported where a file is opened: the package build's engine warm-up runs without it (issue 42: a smaller
 # build environment)
@@ -43,7 +44,11 @@ class Results:
     time : (n,) float, s
     units : dict            signal name -> unit
     path : str or None      the results file, if one was written
-    attributes : dict       case, parameters, software version, ...
+    attributes : dict       case, parameters, software version, the requested ``outputs`` (patterns), ...
+
+    A run that requested some outputs only (``simulate(..., outputs=[...])``, :mod:`flexmbs.results.outputs`) holds
+    those; reading another signal says it was not requested and how to request it. A body's ``position``,
+    ``orientation``, ``velocity`` and ``modal_coordinates`` are read from the states when they were not recorded.
     """
 
     def __init__(self, time, data: dict, units: dict, components: dict | None = None, success=True, message="",
@@ -57,8 +62,10 @@ class Results:
         self.path = path
         self.attributes = attributes or {}
         self.final_state = None
-        self.states: dict = {}  # raw solver states "q", "v", "z" per sample (in memory only)
+        self.states: dict = {}  # raw solver states "q", "v", "z" per sample
         self.system = None
+        self.request = None  # the run's OutputRequest (in memory; a file keeps its patterns in attributes["outputs"])
+        self.body_layout: dict = {}  # body name -> (offset, number of coordinates) in q, q̇ (read from a file)
 
     def energy(self) -> dict[str, np.ndarray]:
         """Kinetic, gravitational, strain, spring and total mechanical energy (J) per sample (in-memory runs)."""
@@ -73,7 +80,8 @@ class Results:
         return dict(self.units)
 
     def __contains__(self, name: str) -> bool:
-        return name in self._data
+        """A recorded signal, or a body's pose read from the states (a run that did not request it)."""
+        return name in self._data or self._state_slice(name) is not None
 
     def __getitem__(self, name: str) -> np.ndarray:
         if not isinstance(name, str):  # issue 43: results[3] was an AttributeError
@@ -84,10 +92,46 @@ class Results:
         if name not in self._data and derived.parse(name) is not None:
             return self._derive(name)
         if name not in self._data:
+            sliced = self._state_slice(name)
+            if sliced is not None:
+                return sliced
+            patterns = self.attributes.get("outputs")
+            if patterns is not None and self._not_requested(name):
+                raise NotRecordedError(not_recorded_message(name, patterns))
             close = [n for n in self._data if name.split("/")[-1] in n][:8]
             hint = f"; similar: {', '.join(close)}" if close else ""
             raise FlexmbsError(f"no signal {name!r} in the results{hint}")
         return self._data[name]
+
+    def _not_requested(self, name: str) -> bool:
+        """Whether ``name`` is a signal the run left out by its request (in memory: one of the model's signals it
+        did not record; from a file: a name none of the request's patterns matches)."""
+        request = getattr(self, "request", None)
+        if request is not None:
+            return name in request.names and name not in request
+        from .outputs import OutputRequest
+
+        return name not in OutputRequest(list(self.attributes.get("outputs") or []))
+
+    def _state_slice(self, name: str) -> np.ndarray | None:
+        """``body/B/position`` (n, 3), ``orientation`` (n, 4), ``velocity`` (n, 3) or ``modal_coordinates`` (n, m)
+        of a body from the recorded states ``q``, ``q̇`` (a run that did not request them), or None."""
+        parts = name.split("/")
+        if len(parts) != 3 or parts[0] != "body" or parts[2] not in STATE_SLICES:
+            return None
+        layout = dict(self.body_layout)
+        for body in getattr(self.system, "bodies", ()):
+            layout.setdefault(body.name, (body.offset, body.n_coordinates))
+        first, last, which, unit, components = STATE_SLICES[parts[2]]
+        if parts[1] not in layout or which not in self.states:
+            return None
+        offset, n = layout[parts[1]]
+        last = n if last is None else last
+        if last <= first:  # a rigid body has no modal coordinates
+            return None
+        self.units.setdefault(name, unit)
+        self.components.setdefault(name, components or [f"q{k + 1}" for k in range(last - first)])
+        return np.asarray(self.states[which])[:, offset + first:offset + last]
 
     def _derive(self, name: str) -> np.ndarray:
         """A signal of :mod:`flexmbs.results.derived`, computed once from the states and kept."""
@@ -612,7 +656,7 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
     attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
     stats = dict(fh["solver"].attrs) if "solver" in fh else {}
     status = str(attrs.get("status", "unknown"))
-    for key in ("parameters", "warnings"):
+    for key in ("parameters", "warnings", "outputs"):
         if isinstance(attrs.get(key), str):
             try:
                 attrs[key] = json.loads(attrs[key])
@@ -622,6 +666,9 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
                       status=status, statistics={k: _plain(v) for k, v in stats.items()}, path=str(path),
                       attributes=attrs)
     results.states = states
+    if "model/bodies" in fh:  # where each body's coordinates are in the states (stored since output requests)
+        results.body_layout = {str(name): (int(g["state_offset"][()]), int(g["n_coordinates"][()]))
+                               for name, g in fh["model/bodies"].items() if "state_offset" in g}
     return results
 
 

@@ -56,6 +56,19 @@ def _all_names(results) -> list[str]:
     return names
 
 
+def _not_requested(results, name: str) -> None:
+    """Raise the results' own one line for a signal the run did not request (flexmbs.results.outputs)."""
+    from flexmbs.results.outputs import NotRecordedError
+
+    if results.attributes.get("outputs") is not None:
+        try:
+            results[name]
+        except NotRecordedError:
+            raise
+        except FlexmbsError:
+            pass
+
+
 def select_signals(results, names) -> list[Series]:
     """Resolve signal names (with optional component) to columns; unknown names get close matches in the error."""
     if not names:
@@ -83,6 +96,7 @@ def select_signals(results, names) -> list[Series]:
                 out.append(Series(f"{base}/{comps[k]}", results.units.get(base, ""), arr[:, k]))
                 continue
             raise FlexmbsError(f"signal {base!r} has no component {comp!r}; its components are {', '.join(comps)}")
+        _not_requested(results, name)
         candidates = _all_names(results)
         close = difflib.get_close_matches(name, candidates, n=5, cutoff=0.5)
         close += [c for c in candidates if name.split("/")[-1] and c.endswith("/" + name.split("/")[-1])

@@ -173,12 +173,18 @@ def load_scene(path: str) -> MachineScene:
                    } if "model/markers" in fh else {}
         bodies, poses, modal = [], {}, {}
         signals = fh["signals"] if "signals" in fh else {}
+        q = fh.get("states/q")  # a run that did not request the poses: from the states
         for name, g in fh["model/bodies"].items():
             base = f"body/{name}/"
+            at = (int(g["state_offset"][()]), int(g["n_coordinates"][()])) if "state_offset" in g else None
             if base + "position" in signals and base + "orientation" in signals:
                 poses[name] = (signals[base + "position"][()], signals[base + "orientation"][()])
+            elif q is not None and at is not None:
+                poses[name] = (q[:, at[0]:at[0] + 3], q[:, at[0] + 3:at[0] + 7])
             if base + "modal_coordinates" in signals:
                 modal[name] = signals[base + "modal_coordinates"][()]
+            elif q is not None and at is not None and at[1] > 7:
+                modal[name] = q[:, at[0] + 7:at[0] + at[1]]
             bodies.append(_body_shape(name, g))
     if time.size == 0:
         raise FileFormatError(f"{path!r} has no output times yet (the run stopped before its first sample)")
