@@ -189,8 +189,8 @@ def _release_interpreter_guard(resources):
     """Release pythonfmu's interpreter guard now when the host is a Python process (docs/fmi.md, "Exit of the host").
 
     pythonfmu's Linux library keeps the guard in a static std::shared_ptr that is released twice when the process
-    exits with the library loaded (always: glibc never unloads it): the C++ static destructor frees it, then the
-    library's destructor finalizePythonInterpreter, run later by _dl_fini, decrements its count in the freed block,
+    exits with the library loaded (glibc keeps it loaded after dlclose): the C++ static destructor frees it, then
+    the library's destructor finalizePythonInterpreter, run later by _dl_fini, decrements its count in the freed block,
     which damages the heap (glibc "corrupted double-linked list"; PythonFMU issue 229). In a Python host the guard
     owns nothing (the interpreter is the host's), and released here, through the library's own
     finalizePythonInterpreter, it is null at exit: neither destructor releases anything."""

@@ -94,7 +94,7 @@ def _checked_names(path, variables, names, causality: str, what: str) -> None:
 def _release_pythonfmu_guard(fmu) -> None:
     """Release the interpreter guard of an FMU built with pythonfmu, right after its instantiation (docs/fmi.md,
     "Exit of the host"). pythonfmu's Linux library keeps it in a static ``std::shared_ptr`` released twice when the
-    process exits with the library loaded (glibc never unloads it): the C++ static destructor frees it, then the
+    process exits with the library loaded (glibc keeps it after dlclose): the C++ static destructor frees it, then the
     library's destructor ``finalizePythonInterpreter`` decrements its count in the freed block, damaging the heap
     (PythonFMU issue 229). Here the interpreter is the host's, so the guard owns nothing: released now through that
     same exported function, it is null at exit. Other FMUs do not export the function: nothing is done."""

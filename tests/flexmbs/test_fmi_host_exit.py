@@ -1,10 +1,11 @@
 """The exit of a Python process that loaded an FMU built with pythonfmu (docs/fmi.md, "Exit of the host").
 
-pythonfmu's Linux library keeps its interpreter guard in a static ``std::shared_ptr`` (``pyState``). The library is
-never unloaded (glibc marks it NODELETE), so at the process's exit the guard is released twice: first by the C++
-static destructor (which frees it), then by the library's destructor ``finalizePythonInterpreter`` from ``_dl_fini``,
-which decrements the count in the freed block. That write damages the heap; glibc notices it in some runs only
-(``corrupted double-linked list``, exit 134: the full suite once, FMPy's master in 5 of 9 runs in session 14).
+pythonfmu's Linux library keeps its interpreter guard in a static ``std::shared_ptr`` (``pyState``). When the library
+is still loaded at the process's exit (glibc keeps it after ``dlclose``), the guard is released twice: first by the
+C++ static destructor (which frees it), then by the library's destructor ``finalizePythonInterpreter`` from
+``_dl_fini``, which decrements the count in the freed block. That write damages the heap; glibc notices it in some
+runs only (``corrupted double-linked list``, exit 134: the full suite once, FMPy's master in 5 of 9 runs in session
+14).
 flexmbs releases the guard right after the instantiation, through the library's own ``finalizePythonInterpreter``:
 by the exported FMU's module in any Python host, and by ``fm.FMU`` for any pythonfmu FMU. The guard is then null
 and neither exit-time release touches freed memory. The tests read the guard's two words (object and control block
