@@ -173,21 +173,37 @@ def machine_spec(source: str, *, inputs=(), outputs=(), settings=None, t_end: fl
 
 
 SLAVE_SOURCE = '''"""A flexmbs machine as a co-simulation FMU (written by flexmbs.fmi.export; needs flexmbs on this machine)."""
+import ctypes
+import glob
 import json
 import os
-import threading
+import sys
 
 from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Real
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "flexmbs_fmu.json")) as _f:
     _MODEL_NAME = json.load(_f)["model_name"]
 
-# SciPy's native libraries (OpenBLAS, libgfortran) are loaded by a helper thread, not inside the importer's call of
-# an FMI function: loaded there (in the host's thread, under its ctypes call), a Python host that loads this FMU with
-# FMPy aborted at its exit ("corrupted double-linked list" in libgfortran's close_units) in most runs (docs/fmi.md)
-_loader = threading.Thread(target=__import__, args=("scipy.linalg",), name="flexmbs-fmu-libraries")
-_loader.start()
-_loader.join()
+
+def _release_interpreter_guard(resources):
+    """Release pythonfmu's interpreter guard now when the host is a Python process (docs/fmi.md, "Exit of the host").
+
+    pythonfmu's Linux library keeps the guard in a static std::shared_ptr that is released twice when the process
+    exits with the library loaded (glibc keeps it loaded after dlclose): the C++ static destructor frees it, then
+    the library's destructor finalizePythonInterpreter, run later by _dl_fini, decrements its count in the freed block,
+    which damages the heap (glibc "corrupted double-linked list"; PythonFMU issue 229). In a Python host the guard
+    owns nothing (the interpreter is the host's), and released here, through the library's own
+    finalizePythonInterpreter, it is null at exit: neither destructor releases anything."""
+    if not sys.platform.startswith("linux") or not sys.orig_argv:  # not a Python executable's interpreter
+        return
+    for path in glob.glob(os.path.join(os.path.dirname(os.path.normpath(resources)), "binaries", "linux64", "*.so")):
+        try:
+            library = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)  # only if loaded: this FMU's library
+        except OSError:
+            continue
+        release = getattr(library, "finalizePythonInterpreter", None)
+        if release is not None:
+            release()
 
 
 class FlexmbsMachine(Fmi2Slave):
@@ -195,6 +211,7 @@ class FlexmbsMachine(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        _release_interpreter_guard(self.resources)
         with open(os.path.join(self.resources, "flexmbs_fmu.json")) as f:
             self.spec = json.load(f)
         self.modelName = self.spec["model_name"]

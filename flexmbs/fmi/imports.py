@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 from ctypes import POINTER, c_double
 
 import numpy as np
@@ -90,6 +91,20 @@ def _checked_names(path, variables, names, causality: str, what: str) -> None:
                              f"{', '.join(v for v, var in variables.items() if var.causality == causality)}")
 
 
+def _release_pythonfmu_guard(fmu) -> None:
+    """Release the interpreter guard of an FMU built with pythonfmu, right after its instantiation (docs/fmi.md,
+    "Exit of the host"). pythonfmu's Linux library keeps it in a static ``std::shared_ptr`` released twice when the
+    process exits with the library loaded (glibc keeps it after dlclose): the C++ static destructor frees it, then the
+    library's destructor ``finalizePythonInterpreter`` decrements its count in the freed block, damaging the heap
+    (PythonFMU issue 229). Here the interpreter is the host's, so the guard owns nothing: released now through that
+    same exported function, it is null at exit. Other FMUs do not export the function: nothing is done."""
+    if not sys.platform.startswith("linux"):
+        return
+    release = getattr(getattr(fmu, "dll", None), "finalizePythonInterpreter", None)
+    if release is not None:
+        release()
+
+
 def _set_parameters(fmu, variables, parameters, path) -> None:
     for key, value in parameters.items():
         if key not in variables:
@@ -134,6 +149,7 @@ class ModelExchangeFMU:
         self._fmu = FMU2Model(guid=description.guid, unzipDirectory=extract(path),
                               modelIdentifier=description.modelExchange.modelIdentifier, instanceName=self.name)
         self._fmu.instantiate()
+        _release_pythonfmu_guard(self._fmu)
         self._fmu.setupExperiment(startTime=0.0)
         _set_parameters(self._fmu, variables, parameters, path)
         self._fmu.enterInitializationMode()
@@ -258,6 +274,7 @@ class CoSimulationFMU:
                               modelIdentifier=description.coSimulation.modelIdentifier, instanceName=self.name)
         self.run, self._k = None, 0
         self._fmu.instantiate()
+        _release_pythonfmu_guard(self._fmu)
         starts = self._initialize()
         self._outputs = {n: _BlockOutput(self, n, variables[n].unit or "", v) for n, v in zip(names, starts)}
 
