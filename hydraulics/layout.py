@@ -149,14 +149,17 @@ class _Builder:
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
-        self.fpar.extend(float(v) for v in values)
+        self.fpar.extend(map(float, values))
         return start
 
     def arrays(self, *arrays) -> int:
         """:meth:`floats` of the entries of float arrays (``tolist``: the same doubles, a fifth of the time)."""
         start = len(self.fpar)
         for values in arrays:
-            self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
+            if type(values) is tuple and all(type(v) is float for v in values):  # already the doubles (a path's)
+                self.fpar.extend(values)
+            else:
+                self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
         return start
 
     def measurement_index(self, measurement) -> int:

@@ -134,9 +134,15 @@ class Extremes:
 
     def _keys(self, row, units) -> None:
         if self._pressure_keys is None:  # the rows of a run have one set of keys: found at the first row
-            self._pressure_keys = [k for k in row if units.get(k) == "Pa" and k.startswith("element/")]
-            self._modal_keys = [k for k in row if k.endswith("/modal_coordinates")]
-            self._spin_keys = [k for k in row if k.startswith("body/") and k.endswith("/angular_velocity")]
+            pressure, modal, spin = self._pressure_keys, self._modal_keys, self._spin_keys = [], [], []
+            for k in row:  # (one pass over the keys)
+                if k.endswith("/modal_coordinates"):
+                    modal.append(k)
+                if k.startswith("element/"):
+                    if units.get(k) == "Pa":
+                        pressure.append(k)
+                elif k.startswith("body/") and k.endswith("/angular_velocity"):
+                    spin.append(k)
 
     def update_block(self, times, columns: dict, units: dict) -> None:
         """:meth:`update` for several samples (``columns``: name -> array with one row per time)."""
@@ -222,6 +228,8 @@ def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
             if "relief" in type(comp).__name__.lower() and hasattr(comp, "cracking_pressure"):
                 found.append((float(comp.cracking_pressure), f"relief valve {comp.name}"))
             signal = getattr(comp, "pressure_signal", None)
+            if signal is None:  # (not a pressure source)
+                continue
             value = getattr(signal, "constant", getattr(signal, "value", None))  # hydraulics.signals.Constant
             if isinstance(value, (int, float)):
                 found.append((float(value), f"pressure source {comp.name}"))
