@@ -42,7 +42,7 @@ from .callbacks import PythonParts
 from .samples import Sampler, int_array
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
-from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan, pack
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan_of, pack
 from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -57,6 +57,14 @@ from .integrator import NewtonFailure, StepState
 from .system import measure
 
 __all__ = ["compiled_run", "CompiledRun", "ELEMENT_PROTOTYPE"]
+
+#: the fields a plan writes when it is made, in the order of its values (:class:`_Plan`): the members of its tuples
+#: by their names, then its single arrays and the signal callback
+_TUPLE_LENGTHS = tuple(map(len, (MI, MF, WS, FNS, BLK, TMP)))
+_PLAN_NAMES = (*MI, *MF, *WS, *FNS, *BLK, *TMP, "mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev",
+               "nwork", "sp", "bf", "gv", "cb")
+if len(set(_PLAN_NAMES)) != len(_PLAN_NAMES):  # pragma: no cover - one array per field
+    raise ImportError("flexmbs.engine.plan: a field of the compiled plan is named twice")
 
 _PD = POINTER(c_double)
 #: C prototype of a compiled element kernel (docs/element-protocol.md):
@@ -334,11 +342,14 @@ class _Plan:
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
         self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
-        named = {**dict(zip(MI, self.mi)), **dict(zip(MF, self.mf)), **dict(zip(WS, self.ws)),
-                 **dict(zip(FNS, self.fns)), **dict(zip(BLK, self.blk)), **dict(zip(TMP, self.tmp))}
-        self.struct = new_plan(self._held, **named, mat=self.mat, piv=self.piv, rhs=self.rhs, errv=self.errv,
-                               limiting=self.limiting, integrals=self.integrals, aux_prev=self.aux_prev,
-                               nwork=self.nwork, sp=self.sampler.sp, bf=self.sampler.bf, gv=self.gv, cb=self.callback)
+        tuples = (self.mi, self.mf, self.ws, self.fns, self.blk, self.tmp)
+        if tuple(map(len, tuples)) != _TUPLE_LENGTHS:  # (a member added to a tuple without its name)
+            raise TypeError(f"compiled plan: tuples of {tuple(map(len, tuples))} arrays, the names of "
+                            f"{_TUPLE_LENGTHS} (flexmbs.engine.plan_fields.MI, MF, WS, FNS, BLK, TMP)")
+        self.struct = new_plan_of(self._held, _PLAN_NAMES, (
+            *self.mi, *self.mf, *self.ws, *self.fns, *self.blk, *self.tmp, self.mat, self.piv, self.rhs, self.errv,
+            self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp, self.sampler.bf, self.gv,
+            self.callback))
 
     def hold_system_weakly(self) -> None:
         """The Python parts and the sampler hold the system weakly (the plan of the system's own evaluator,
