@@ -148,16 +148,17 @@ class Extremes:
         """:meth:`update` for several samples (``columns``: name -> array with one row per time)."""
         self._keys(columns, units)
         for key in self._pressure_keys:
-            k = int(np.argmax(columns[key]))
-            if columns[key][k] > self.pressure[0]:
-                self.pressure = (float(columns[key][k]), key, float(times[k]))
+            values = np.asarray(columns[key])
+            k = int(values.argmax())
+            if values[k] > self.pressure[0]:
+                self.pressure = (float(values[k]), key, float(times[k]))
         for key in self._modal_keys:
             block = np.asarray(columns[key], dtype=float)
             self._range(key, block.min(axis=0), block.max(axis=0))
             self._rates(key, np.asarray(times, dtype=float), block)
         for key, store in [(k, "modal") for k in self._modal_keys] + [(k, "spin") for k in self._spin_keys]:
-            norms = np.sqrt(np.sum(np.asarray(columns[key]) ** 2, axis=1))
-            k = int(np.argmax(norms))
+            norms = np.sqrt((np.asarray(columns[key]) ** 2).sum(axis=1))
+            k = int(norms.argmax())
             if store == "modal" and norms[k] > self.modal.get(key, (-1.0,))[0]:
                 self.modal[key] = (float(norms[k]), np.array(columns[key][k]), float(times[k]))
             elif store == "spin" and norms[k] > self.spin.get(key, (-1.0,))[0]:
