@@ -281,7 +281,12 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
 
 def _output_names(circuit, b: _Builder) -> list[str]:
     """The names of ``Circuit.outputs`` (each component's ``output_units``, in circuit order); notes each
-    component's first output in ``b``."""
+    component's first output in ``b``. Those of a finalised circuit's layout (``Circuit.output_units``), else read
+    here."""
+    found, first = getattr(circuit, "_output_names", None), getattr(circuit, "_output_first", None)
+    if found is not None and first is not None and len(first) == len(circuit.components):
+        b.first_output.update(zip(map(id, circuit.components), first))
+        return list(found)
     names = []
     for comp in circuit.components:
         b.first_output[id(comp)] = len(names)

@@ -15,6 +15,8 @@ Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keep
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # the API's input checks live with the model (flexmbs.model.checks): re-exported for older imports
@@ -112,8 +114,9 @@ def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
 
 class Extremes:
     """Running extremes of a run: peak pressure (signal, time), the sample of largest modal amplitude per flexible
-    body, the largest spin and, for flexible bodies without geometric stiffness, the largest axial interface load
-    relative to its Euler estimate (:func:`axial_load_operator`: one small matrix product per recorded sample)."""
+    body and, for flexible bodies without geometric stiffness (every body's spin without a ``system``), the largest
+    spin and the largest axial interface load relative to its Euler estimate (:func:`axial_load_operator`: one small
+    matrix product per recorded sample)."""
 
     def __init__(self, system=None):
         self.pressure = (-np.inf, "", 0.0)
@@ -125,8 +128,12 @@ class Extremes:
         # modal key -> (pairs, operator (p, m), 1/P_cr (p,)), and -> (largest |N|/P_cr, N N, pair, time)
         self._axial: dict[str, tuple] = {}
         self.axial: dict[str, tuple[float, float, str, float]] = {}
+        # the spins the guards read (_geometric_reasons: flexible bodies without geometric stiffness), or None
+        # without a system: every body's
+        self._spin_read = None if system is None else set()
         for body in getattr(system, "bodies", []):
             if getattr(body, "n_modes", 0) and not getattr(body, "has_geometric_stiffness", True):
+                self._spin_read.add(f"body/{body.name}/angular_velocity")
                 found = axial_load_operator(body)
                 if found is not None and len(found[0]):
                     self._axial[f"body/{body.name}/modal_coordinates"] = (found[0], found[1], 1.0 / found[2])
@@ -141,7 +148,8 @@ class Extremes:
                 if k.startswith("element/"):
                     if units.get(k) == "Pa":
                         pressure.append(k)
-                elif k.startswith("body/") and k.endswith("/angular_velocity"):
+                elif (k.startswith("body/") and k.endswith("/angular_velocity")
+                      and (self._spin_read is None or k in self._spin_read)):
                     spin.append(k)
 
     def update_block(self, times, columns: dict, units: dict) -> None:
@@ -286,7 +294,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
     out = []
     settings = _pressure_settings(system, parameters or {})
     peak, key, t_peak = extremes.pressure
-    if settings and np.isfinite(peak):
+    if settings and math.isfinite(peak):
         highest, name = max(settings)
         if peak > PRESSURE_MARGIN * highest:
             out.append(f"pressure {peak / 1e5:.4g} bar in {key} at t = {t_peak:.4g} s is above every relief/supply "
