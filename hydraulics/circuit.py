@@ -176,8 +176,14 @@ class Circuit:
                 if id(m) not in self._measurement_ids:
                     self._measurement_ids[id(m)] = len(self._measurements)
                     self._measurements.append(m)
-        self._output_units = {f"{comp.name}.{key}": unit for comp in self.components
-                              for key, unit in comp.output_units().items()}
+        # the outputs' names in circuit order and each component's first (compile_circuit lays the kernel's out by them)
+        self._output_units, self._output_names, self._output_first = {}, [], []
+        for comp in self.components:
+            self._output_first.append(len(self._output_names))
+            for key, unit in comp.output_units().items():
+                name = f"{comp.name}.{key}"
+                self._output_names.append(name)
+                self._output_units[name] = unit
 
     # -- protocol attributes (available once the circuit is complete) ------------------------------------------
     @property

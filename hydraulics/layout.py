@@ -149,14 +149,17 @@ class _Builder:
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
-        self.fpar.extend(float(v) for v in values)
+        self.fpar.extend(map(float, values))
         return start
 
     def arrays(self, *arrays) -> int:
         """:meth:`floats` of the entries of float arrays (``tolist``: the same doubles, a fifth of the time)."""
         start = len(self.fpar)
         for values in arrays:
-            self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
+            if type(values) is tuple and all(type(v) is float for v in values):  # already the doubles (a path's)
+                self.fpar.extend(values)
+            else:
+                self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
         return start
 
     def measurement_index(self, measurement) -> int:
@@ -278,7 +281,12 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
 
 def _output_names(circuit, b: _Builder) -> list[str]:
     """The names of ``Circuit.outputs`` (each component's ``output_units``, in circuit order); notes each
-    component's first output in ``b``."""
+    component's first output in ``b``. Those of a finalised circuit's layout (``Circuit.output_units``), else read
+    here."""
+    found, first = getattr(circuit, "_output_names", None), getattr(circuit, "_output_first", None)
+    if found is not None and first is not None and len(first) == len(circuit.components):
+        b.first_output.update(zip(map(id, circuit.components), first))
+        return list(found)
     names = []
     for comp in circuit.components:
         b.first_output[id(comp)] = len(names)

@@ -106,19 +106,20 @@ class PythonParts(HoldsSystem):
                  + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
                  + [("j", i, self._joint_columns(j)) for i, (j, *_) in enumerate(self.joint_rows)])
         self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)]
+        self.columns = np.zeros(2 * n_q + n_z, dtype=np.int64)  # 1: a part re-evaluates for this column
         for kind, i, columns in parts:
             for c in columns:
                 self.by_column[c].append((kind, i))
-        self.columns = ints([1 if parts_ else 0 for parts_ in self.by_column])
+                self.columns[c] = 1
         self.z_rows, self.p_rows = ints(z_rows), ints(p_rows)
         self.buffers = (self.q, self.v, self.z, self.lam, self.loads, self.zdot, self.z_rows, self.phi, self.jac,
                         self.p_rows, self.control, self.columns)
         # the values of the last full evaluation (the base point of the difference columns)
         self._force_base: list = [[] for _ in self.forces]
         self._element_base: list = [None] * len(self.elements)
-        self._loads_base = np.zeros_like(self.loads)
-        self._zdot_base = np.zeros_like(self.zdot)
-        self._phi_base, self._jac_base = np.zeros_like(self.phi), np.zeros_like(self.jac)
+        self._loads_base = np.zeros(self.loads.shape)  # (np.zeros_like: three times the time)
+        self._zdot_base = np.zeros(self.zdot.shape)
+        self._phi_base, self._jac_base = np.zeros(self.phi.shape), np.zeros(self.jac.shape)
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
 

@@ -17,6 +17,7 @@ residual, and the plan built here is the one the run steps (:meth:`Evaluator.pla
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -24,6 +25,7 @@ import scipy.linalg as sla
 
 from flexmbs_jit import apart
 
+from .equations import REACTION_PASSES, REACTION_RTOL
 from .step import T_SIG, constraints_at, jacobian_blocks, residual
 from .system import HoldsSystem
 
@@ -191,14 +193,12 @@ class Evaluator(HoldsSystem):
         equations of :func:`flexmbs.engine.loop.consistent_sample` (the run's samples) on the compiled
         residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second difference of ``Φ(q + s q̇, t + s)``
         (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to the fixed point ``λ = λ(Q(λ))``."""
-        from .equations import REACTION_PASSES, REACTION_RTOL
-
         system = self.system
         self._follow_rows()
         p = self.plan
         q, v, z = _flat(q), _flat(v), _flat(z)
         n_q, n_c = system.n_q, system.n_c
-        s = 1e-4 / max(float(np.sqrt(v @ v)), 1.0)
+        s = 1e-4 / max(math.sqrt(float(v @ v)), 1.0)
         rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
         dt = s if rheonomic else 0.0
         zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)

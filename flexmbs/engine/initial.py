@@ -149,7 +149,7 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, 
     ev = evaluator(system, q, v, z, t)
     ev.follow_angles(q, v, t)
     found = ev.accelerations(t, q, v, z)
-    if found is None or not all(np.all(np.isfinite(x)) for x in found):
+    if found is None or not all(np.isfinite(x).all() for x in found):
         raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or "
                          "inertia in a free direction?")
     if ctx is not None:

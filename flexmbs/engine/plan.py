@@ -18,6 +18,7 @@ rows — is called back from the compiled step, each only for the difference col
 from __future__ import annotations
 
 import ctypes
+import itertools
 import time
 import weakref
 from ctypes import POINTER, c_double, c_int64
@@ -41,7 +42,7 @@ from .callbacks import PythonParts
 from .samples import Sampler, int_array
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
-from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan, pack
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan_of, pack
 from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -56,6 +57,14 @@ from .integrator import NewtonFailure, StepState
 from .system import measure
 
 __all__ = ["compiled_run", "CompiledRun", "ELEMENT_PROTOTYPE"]
+
+#: the fields a plan writes when it is made, in the order of its values (:class:`_Plan`): the members of its tuples
+#: by their names, then its single arrays and the signal callback
+_TUPLE_LENGTHS = tuple(map(len, (MI, MF, WS, FNS, BLK, TMP)))
+_PLAN_NAMES = (*MI, *MF, *WS, *FNS, *BLK, *TMP, "mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev",
+               "nwork", "sp", "bf", "gv", "cb")
+if len(set(_PLAN_NAMES)) != len(_PLAN_NAMES):  # pragma: no cover - one array per field
+    raise ImportError("flexmbs.engine.plan: a field of the compiled plan is named twice")
 
 _PD = POINTER(c_double)
 #: C prototype of a compiled element kernel (docs/element-protocol.md):
@@ -184,12 +193,23 @@ class _Plan:
             _release_cast(callback)
 
     def __init__(self, system, integ, all_specs, state):
-        self.compiled_forces = [f for f in system.forces if compiled_force(f)]
-        self.kernel_forces, k_specs = _kernel_forces(system)
-        self.python_forces = _python_forces(system)
+        # the force elements in one pass: built-in kinds, those with a kernel of their own, Python ones (as
+        # _kernel_forces and _python_forces sort them)
+        self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = [], [], [], []
+        for f in system.forces:
+            if compiled_force(f):
+                self.compiled_forces.append(f)
+                continue
+            spec = force_kernel(f, system)[0]
+            if spec is None:
+                self.python_forces.append(f)
+            else:
+                self.kernel_forces.append(f)
+                k_specs.append(spec)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
-        self.compiled_elements = [k for k, spec in enumerate(all_specs) if spec is not None]
-        self.python_elements = [k for k, spec in enumerate(all_specs) if spec is None]
+        self.compiled_elements, self.python_elements = [], []
+        for k, spec in enumerate(all_specs):
+            (self.python_elements if spec is None else self.compiled_elements).append(k)
         specs = [all_specs[k] for k in self.compiled_elements]
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
@@ -221,14 +241,15 @@ class _Plan:
         meas_a, meas_b, meas_kind, el = [], [], [], {k: [] for k in "zysafi"}
         angle_ref, self.angles = [], []  # rotation measurements: (row in y, measurement), for _sync_angles
         fx_bodies, fx_data, fx_work = flexible_arrays(system, state.q)
-        fpar, ipar, signals, n_aux = [], [], [], 0
+        fpar, ipar, signals, n_aux, n_f, n_i = [], [], [], 0, 0, 0
+        z_offsets = system.z_offsets
         for k, element, spec in zip(self.compiled_elements, elements, specs):
-            el["z"].append(system.z_offsets[k])
+            el["z"].append(z_offsets[k])
             el["y"].append(len(meas_a))
             el["s"].append(len(signals))
             el["a"].append(n_aux)
-            el["f"].append(sum(len(f) for f in fpar))
-            el["i"].append(sum(len(i) for i in ipar))
+            el["f"].append(n_f)
+            el["i"].append(n_i)
             for meas in element.measurements:
                 kind, a, b = _measurement_row(meas)
                 # an angle's first reference: the Python measurement's value at the start (continuous with the
@@ -241,6 +262,8 @@ class _Plan:
                 meas_b.append(b)
             fpar.append(np.asarray(spec.fpar, dtype=float))
             ipar.append(np.asarray(spec.ipar, dtype=np.int64))
+            n_f += len(fpar[-1])
+            n_i += len(ipar[-1])
             signals += list(spec.signals)
             n_aux += spec.n_aux
         py_keys = self.parts.integrand_slots()  # the Python elements' integrands after the kernels'
@@ -309,21 +332,24 @@ class _Plan:
                                list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
-        el_g = np.cumsum([0] + [2 * n for n in counts])
+        el_g = [0, *itertools.accumulate(2 * n for n in counts)]  # (Python integers: no numpy scalar per gap)
         n_fg = len(self.force_gap_names)  # the force elements' gaps after the elements' (values, then rates)
-        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [int(el_g[-1]) + k for k in range(n_fg)]
+        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
         self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
                           for name in spec.gap_names] + self.force_gap_names
-        self.gv = (ints(pos), np.zeros(max(int(el_g[-1]) + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64),
+        self.gv = (ints(pos), np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64),
                    ints(el_g), np.array([REARM_GAP]))
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
         self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
-        named = {**dict(zip(MI, self.mi)), **dict(zip(MF, self.mf)), **dict(zip(WS, self.ws)),
-                 **dict(zip(FNS, self.fns)), **dict(zip(BLK, self.blk)), **dict(zip(TMP, self.tmp))}
-        self.struct = new_plan(self._held, **named, mat=self.mat, piv=self.piv, rhs=self.rhs, errv=self.errv,
-                               limiting=self.limiting, integrals=self.integrals, aux_prev=self.aux_prev,
-                               nwork=self.nwork, sp=self.sampler.sp, bf=self.sampler.bf, gv=self.gv, cb=self.callback)
+        tuples = (self.mi, self.mf, self.ws, self.fns, self.blk, self.tmp)
+        if tuple(map(len, tuples)) != _TUPLE_LENGTHS:  # (a member added to a tuple without its name)
+            raise TypeError(f"compiled plan: tuples of {tuple(map(len, tuples))} arrays, the names of "
+                            f"{_TUPLE_LENGTHS} (flexmbs.engine.plan_fields.MI, MF, WS, FNS, BLK, TMP)")
+        self.struct = new_plan_of(self._held, _PLAN_NAMES, (
+            *self.mi, *self.mf, *self.ws, *self.fns, *self.blk, *self.tmp, self.mat, self.piv, self.rhs, self.errv,
+            self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp, self.sampler.bf, self.gv,
+            self.callback))
 
     def hold_system_weakly(self) -> None:
         """The Python parts and the sampler hold the system weakly (the plan of the system's own evaluator,
@@ -374,6 +400,17 @@ class _Plan:
             else:
                 timed.append((i, data))
 
+        if len(timed) == 1:  # one signal of time (a valve command): no loop in a call per time of the steps
+            (first, function), = timed
+
+            def evaluate(t):
+                try:
+                    sig[first] = function(t)
+                except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
+                    errors.append(exc)
+                    sig[:] = np.nan
+            return evaluate
+
         def evaluate(t):
             try:
                 for i, f in timed:
@@ -400,11 +437,10 @@ class CompiledRun:
                       "event_resteps": 0}
         coef = np.zeros(14)
         coef[C_INTERVAL] = output_interval or 0.0
-        coef[[C_AM, C_AF, C_G, C_B]] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
-        coef[[C_RTOL, C_ATOL, C_MAXNEWTON, C_TEND, C_MAXSTEP, C_MINSTEP]] = (integ.rtol, integ.atol,
-                                                                              integ.max_newton, t_end, max_step,
-                                                                              min_step)
-        coef[[C_SAFETY, C_SHRINK, C_GROW]] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
+        coef[C_AM], coef[C_AF], coef[C_G], coef[C_B] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
+        coef[C_RTOL], coef[C_ATOL], coef[C_MAXNEWTON] = integ.rtol, integ.atol, integ.max_newton
+        coef[C_TEND], coef[C_MAXSTEP], coef[C_MINSTEP] = t_end, max_step, min_step
+        coef[C_SAFETY], coef[C_SHRINK], coef[C_GROW] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
         self.coef = coef
         self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
         self.fl = np.zeros(4, dtype=np.int64)
@@ -451,15 +487,15 @@ class CompiledRun:
             raise exc
 
     def _sync(self) -> None:
-        c = self.counters
-        self.stats.update(steps=int(c[S_STEPS]), rejected_steps=int(c[S_REJECTED]),
-                          newton_failures=int(c[S_NEWTON_FAIL]))
-        self.integ.stats.update(newton_iterations=int(c[S_ITER]), jacobian_evaluations=int(c[S_JAC]),
-                                factorizations=int(c[S_FACT]), residual_evaluations=int(c[S_RES]))
+        c = self.counters.tolist()  # (Python integers and floats: one conversion, not one per entry)
+        self.stats.update(steps=c[S_STEPS], rejected_steps=c[S_REJECTED], newton_failures=c[S_NEWTON_FAIL])
+        self.integ.stats.update(newton_iterations=c[S_ITER], jacobian_evaluations=c[S_JAC],
+                                factorizations=c[S_FACT], residual_evaluations=c[S_RES])
         self.state = self._state(self.cur, float(self.sc[T]), float(self.sc[2]))
-        for key, value in zip(self.plan.aux_keys, self.plan.integrals):
+        values = self.integrals.values
+        for key, value in zip(self.plan.aux_keys, self.plan.integrals.tolist()):
             if key is not None:
-                self.integrals.values[key] = float(value)
+                values[key] = value
         reference = self.plan.ws[24]
         for k, meas in self.plan.angles:  # Python's own evaluations (events, the last sample) on the same turn
             meas.follow(reference[k])

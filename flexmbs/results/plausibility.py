@@ -15,6 +15,8 @@ Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keep
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # the API's input checks live with the model (flexmbs.model.checks): re-exported for older imports
@@ -112,8 +114,9 @@ def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
 
 class Extremes:
     """Running extremes of a run: peak pressure (signal, time), the sample of largest modal amplitude per flexible
-    body, the largest spin and, for flexible bodies without geometric stiffness, the largest axial interface load
-    relative to its Euler estimate (:func:`axial_load_operator`: one small matrix product per recorded sample)."""
+    body and, for flexible bodies without geometric stiffness (every body's spin without a ``system``), the largest
+    spin and the largest axial interface load relative to its Euler estimate (:func:`axial_load_operator`: one small
+    matrix product per recorded sample)."""
 
     def __init__(self, system=None):
         self.pressure = (-np.inf, "", 0.0)
@@ -125,8 +128,12 @@ class Extremes:
         # modal key -> (pairs, operator (p, m), 1/P_cr (p,)), and -> (largest |N|/P_cr, N N, pair, time)
         self._axial: dict[str, tuple] = {}
         self.axial: dict[str, tuple[float, float, str, float]] = {}
+        # the spins the guards read (_geometric_reasons: flexible bodies without geometric stiffness), or None
+        # without a system: every body's
+        self._spin_read = None if system is None else set()
         for body in getattr(system, "bodies", []):
             if getattr(body, "n_modes", 0) and not getattr(body, "has_geometric_stiffness", True):
+                self._spin_read.add(f"body/{body.name}/angular_velocity")
                 found = axial_load_operator(body)
                 if found is not None and len(found[0]):
                     self._axial[f"body/{body.name}/modal_coordinates"] = (found[0], found[1], 1.0 / found[2])
@@ -134,24 +141,32 @@ class Extremes:
 
     def _keys(self, row, units) -> None:
         if self._pressure_keys is None:  # the rows of a run have one set of keys: found at the first row
-            self._pressure_keys = [k for k in row if units.get(k) == "Pa" and k.startswith("element/")]
-            self._modal_keys = [k for k in row if k.endswith("/modal_coordinates")]
-            self._spin_keys = [k for k in row if k.startswith("body/") and k.endswith("/angular_velocity")]
+            pressure, modal, spin = self._pressure_keys, self._modal_keys, self._spin_keys = [], [], []
+            for k in row:  # (one pass over the keys)
+                if k.endswith("/modal_coordinates"):
+                    modal.append(k)
+                if k.startswith("element/"):
+                    if units.get(k) == "Pa":
+                        pressure.append(k)
+                elif (k.startswith("body/") and k.endswith("/angular_velocity")
+                      and (self._spin_read is None or k in self._spin_read)):
+                    spin.append(k)
 
     def update_block(self, times, columns: dict, units: dict) -> None:
         """:meth:`update` for several samples (``columns``: name -> array with one row per time)."""
         self._keys(columns, units)
         for key in self._pressure_keys:
-            k = int(np.argmax(columns[key]))
-            if columns[key][k] > self.pressure[0]:
-                self.pressure = (float(columns[key][k]), key, float(times[k]))
+            values = np.asarray(columns[key])
+            k = int(values.argmax())
+            if values[k] > self.pressure[0]:
+                self.pressure = (float(values[k]), key, float(times[k]))
         for key in self._modal_keys:
             block = np.asarray(columns[key], dtype=float)
             self._range(key, block.min(axis=0), block.max(axis=0))
             self._rates(key, np.asarray(times, dtype=float), block)
         for key, store in [(k, "modal") for k in self._modal_keys] + [(k, "spin") for k in self._spin_keys]:
-            norms = np.sqrt(np.sum(np.asarray(columns[key]) ** 2, axis=1))
-            k = int(np.argmax(norms))
+            norms = np.sqrt((np.asarray(columns[key]) ** 2).sum(axis=1))
+            k = int(norms.argmax())
             if store == "modal" and norms[k] > self.modal.get(key, (-1.0,))[0]:
                 self.modal[key] = (float(norms[k]), np.array(columns[key][k]), float(times[k]))
             elif store == "spin" and norms[k] > self.spin.get(key, (-1.0,))[0]:
@@ -222,6 +237,8 @@ def _pressure_settings(system, parameters: dict) -> list[tuple[float, str]]:
             if "relief" in type(comp).__name__.lower() and hasattr(comp, "cracking_pressure"):
                 found.append((float(comp.cracking_pressure), f"relief valve {comp.name}"))
             signal = getattr(comp, "pressure_signal", None)
+            if signal is None:  # (not a pressure source)
+                continue
             value = getattr(signal, "constant", getattr(signal, "value", None))  # hydraulics.signals.Constant
             if isinstance(value, (int, float)):
                 found.append((float(value), f"pressure source {comp.name}"))
@@ -277,7 +294,7 @@ def plausibility_warnings(system, extremes: Extremes, stats: dict, parameters: d
     out = []
     settings = _pressure_settings(system, parameters or {})
     peak, key, t_peak = extremes.pressure
-    if settings and np.isfinite(peak):
+    if settings and math.isfinite(peak):
         highest, name = max(settings)
         if peak > PRESSURE_MARGIN * highest:
             out.append(f"pressure {peak / 1e5:.4g} bar in {key} at t = {t_peak:.4g} s is above every relief/supply "

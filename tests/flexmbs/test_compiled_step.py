@@ -34,7 +34,7 @@ def command(t: float) -> float:
     return 0.02 * (s * s * (3 - 2 * s) - r * r * (3 - 2 * r))
 
 
-def arm_model(valve_command=command, wrap=None, command_of_pivot=None):
+def arm_model(valve_command=command, wrap=None, command_of_pivot=None, supply=200e5):
     """The arm, its cylinder and valve; ``command_of_pivot(joint)``, if given, makes the valve command from the pivot
     joint (a controller of the arm angle: tests/flexmbs/fmi_controller.py)."""
     model = fm.Model("arm", gravity=(0.0, -GRAVITY, 0.0), planar=True)
@@ -47,7 +47,7 @@ def arm_model(valve_command=command, wrap=None, command_of_pivot=None):
     pin = model.add_marker(arm, "arm.pin", position=(PIN - 0.5, 0.0, 0.0))
     circuit = hy.Circuit("hyd", hy.Fluid("oil", 850.0, 1.0e11, 46e-6))
     p_b = 2.0e6
-    circuit.add(hy.PressureSource("P", 200e5))
+    circuit.add(hy.PressureSource("P", supply))
     circuit.add(hy.Tank("T", 0.0))
     circuit.add(hy.Volume("VA", 0.0, initial_pressure=p_b + holding_force() / AREA))
     circuit.add(hy.Volume("VB", 0.0, initial_pressure=p_b))
@@ -180,6 +180,29 @@ def test_error_in_a_signal_function_reaches_the_caller():
 
     with pytest.raises(ValueError, match="command table ended"):
         fm.simulate(arm_model(valve_command=broken), 0.3, engine="compiled")
+
+
+def test_two_signal_functions_reach_the_kernel_and_their_errors_the_caller():
+    """Two functions of time (the valve command and the supply pressure) are evaluated by one callback per time:
+    the recorded spool position (no spool dynamics) and source pressure are the functions' values at the sample times
+    (1e-12 relative), and an error in either reaches the caller."""
+    def supply(t):
+        return 200e5 + 1e6 * t
+
+    res = fm.simulate(arm_model(valve_command=command, supply=supply), 0.2, output_interval=0.01)
+    assert res.success
+    t = np.asarray(res.time)
+    expected_command = np.array([command(x) for x in t])
+    assert np.max(np.abs(res["element/hyd/valve.spool"] - expected_command)) <= 1e-12 * 0.02
+    assert np.max(np.abs(res["element/hyd/P.pressure"] / supply(t) - 1.0)) < 1e-12
+
+    def broken(t):
+        if t > 0.1:
+            raise ValueError("supply table ended")
+        return 200e5
+
+    with pytest.raises(ValueError, match="supply table ended"):
+        fm.simulate(arm_model(valve_command=command, supply=broken), 0.3)
 
 
 def test_contact_events_of_cylinder_stops_match_the_python_element():
