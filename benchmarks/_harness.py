@@ -37,9 +37,10 @@ def repeat_in_subprocesses(script: str, args: list[str], runs: int) -> dict:
     return summary
 
 
-def time_at_error(runs: list, error: float, key: str) -> float | None:
-    """log-log interpolation of the work–precision curve at ``error``; None outside the measured range."""
-    pts = sorted((r["error_N"], r[key]) for r in runs)
+def time_at_error(runs: list, error: float, key: str, error_key: str = "error_N") -> float | None:
+    """log-log interpolation of the work–precision curve (``r[error_key]``, ``r[key]``) at ``error``; None outside
+    the measured range."""
+    pts = sorted((r[error_key], r[key]) for r in runs)
     e = np.log([p[0] for p in pts])
     w = np.log([p[1] for p in pts])
     le = np.log(error)
