@@ -125,6 +125,8 @@ def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) ->
     _, jac = constraints(system, q, t)
     phi_t = constraints(system, q, t, rate=True) if rheonomic(system) else np.zeros(jac.shape[0])
     rhs = jac @ v0 + phi_t
+    if not rhs.any():  # the velocities given satisfy the constraints exactly (a start at rest): no correction
+        return v0.copy()
     inverse = correction_weights(system)
     scaled = jac * inverse  # Φ_q W⁻¹
     correction = scaled.T @ np.linalg.solve(scaled @ jac.T, rhs)

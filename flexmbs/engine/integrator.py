@@ -20,6 +20,7 @@ The local error is estimated with ``h² |β - 1/6| |q̈_{n+1} - q̈_n|`` (Zienki
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -158,7 +159,8 @@ def _body_extents(system) -> list[float]:
     for marker in system.model.markers:
         if not marker.on_ground:
             k = marker.body.index
-            extent[k] = max(extent[k], float(np.linalg.norm(marker.local_position)))
+            x = marker.local_position
+            extent[k] = max(extent[k], math.sqrt(x.dot(x)))  # np.linalg.norm's own sum, without its call
     for k, body in enumerate(system.bodies):
         if body.n_modes:
             extent[k] = max(extent[k], float(np.linalg.norm(body.node_positions, axis=1).max()))

@@ -96,9 +96,12 @@ def _sign_problems(forces) -> list[str]:
 def check_start(system, state) -> None:
     """Raise a one-line :class:`ModelError` listing the contradictions of the model at ``state`` (first three)."""
     problems = _sign_problems(system.forces)
+    placed = getattr(system, "_placement_markers", None)  # the marker states at the placement, at rest
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
         ctx = system.context(state.q, state.v, state.t)
+        if placed is not None and not state.v.any() and np.array_equal(placed[0], state.q):
+            ctx._arrays = placed[1]
         measured = {}
         for k, element in elements:
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
@@ -108,6 +111,8 @@ def check_start(system, state) -> None:
         # the elements' measurements at the start, for their integral warnings at the run's end
         # (flexmbs.engine.integrals.Integrals.warnings: no second evaluation of the same state)
         system.start_measures = (state, measured)
+    if placed is not None:  # the start is checked: the placement is not read again
+        system._placement_markers = None
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from fem.errors import ModelError, SimulationError
+from flexmbs_jit import njit
 
 __all__ = ["RedundantConstraintWarning", "independent_rows", "redundancy_report", "check_dropped_rows",
            "minimum_norm_multipliers", "reselect_rows"]
@@ -42,36 +43,79 @@ def _scaled(jacobian: np.ndarray) -> np.ndarray:
     return jacobian / scale
 
 
+# rows² × columns below which the greedy test runs at once (compiled, a few µs for a small model's Jacobian); above,
+# one SVD first decides the usual case of no dependent row (a greedy pass costs ~4 × rows² × columns operations)
+GREEDY_SIZE = 2_000_000
+
+
 def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.ndarray, np.ndarray]:
     """``(kept, dropped)`` row indices of ``jacobian`` (n_c, n_q): the first rows in order that raise the rank.
 
     A row's distance from the span of any other rows is at least the smallest singular value ``σ_min`` of the
     scaled rows (``|Aᵀc| ≥ σ_min |c|`` with ``c_r = 1``), so when ``σ_min`` exceeds twice the test's threshold every
-    row raises the rank and all are kept: one SVD instead of the row-by-row loop (the usual case; the loop decides
-    every other)."""
-    rows = _scaled(jacobian)
-    if 0 < rows.shape[0] <= rows.shape[1] and np.isfinite(rows).all():
-        sizes = np.sqrt(np.einsum("ij,ij->i", rows, rows))
-        if np.linalg.svd(rows, compute_uv=False)[-1] > 2.0 * tol * sizes.max():
-            return np.arange(rows.shape[0], dtype=np.int64), np.zeros(0, dtype=np.int64)
-    basis = np.zeros((min(rows.shape), rows.shape[1]))
-    kept, dropped, n = [], [], 0
-    for r, row in enumerate(rows):
-        size = np.linalg.norm(row)
+    row raises the rank and all are kept: for a large Jacobian one SVD instead of the row-by-row test (the usual
+    case; the test decides every other, :func:`_greedy_rows`, and every small Jacobian)."""
+    jacobian = np.ascontiguousarray(jacobian, dtype=float)
+    n_r, n_q = jacobian.shape
+    if n_r * n_r * n_q > GREEDY_SIZE:
+        rows = _scaled(jacobian)
+        if n_r <= n_q and np.isfinite(rows).all():
+            sizes = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+            if np.linalg.svd(rows, compute_uv=False)[-1] > 2.0 * tol * sizes.max():
+                return np.arange(n_r, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    keep = np.empty(n_r, dtype=np.bool_)
+    _greedy_rows(jacobian, tol, keep)
+    return np.flatnonzero(keep).astype(np.int64), np.flatnonzero(~keep).astype(np.int64)
+
+
+@njit(cache=True)
+def _greedy_rows(jacobian, tol, keep):
+    """The rank test of :func:`independent_rows` row by row, in order: each row scaled by its largest entry, kept
+    when its distance from the span of the rows kept before (Gram–Schmidt twice: orthogonal to round-off) exceeds
+    ``tol`` times its size; a zero row is dropped. Writes ``keep`` (n_c,)."""
+    n_r, n_q = jacobian.shape
+    basis = np.zeros((min(n_r, n_q), n_q))
+    row = np.empty(n_q)
+    coefficients = np.empty(min(n_r, n_q))
+    n = 0
+    for r in range(n_r):
+        keep[r] = False
+        scale = 0.0
+        for c in range(n_q):
+            a = abs(jacobian[r, c])
+            if a > scale or a != a:  # the largest entry; NaN stays NaN (as numpy's max)
+                scale = a
+                if a != a:
+                    break
+        if scale == 0.0:
+            scale = 1.0
+        size = 0.0
+        for c in range(n_q):
+            row[c] = jacobian[r, c] / scale
+            size += row[c] * row[c]
+        size = np.sqrt(size)
         if size == 0.0:
-            dropped.append(r)
             continue
-        residual = row.copy()
-        for _ in range(2):  # Gram–Schmidt twice: orthogonal to round-off
-            residual -= basis[:n].T @ (basis[:n] @ residual)
-        distance = np.linalg.norm(residual)
+        for _ in range(2):
+            for k in range(n):
+                dot = 0.0
+                for c in range(n_q):
+                    dot += basis[k, c] * row[c]
+                coefficients[k] = dot
+            for k in range(n):
+                for c in range(n_q):
+                    row[c] -= coefficients[k] * basis[k, c]
+        distance = 0.0
+        for c in range(n_q):
+            distance += row[c] * row[c]
+        distance = np.sqrt(distance)
         if distance <= tol * size:
-            dropped.append(r)
             continue
-        basis[n] = residual / distance
-        n += 1
-        kept.append(r)
-    return np.array(kept, dtype=np.int64), np.array(dropped, dtype=np.int64)
+        if n < basis.shape[0]:
+            for c in range(n_q):
+                basis[n, c] = row[c] / distance
+            n += 1
+        keep[r] = True
 
 
 def _row_owner(system, row: int) -> tuple[str, int]:
