@@ -99,9 +99,9 @@ def check_start(system, state) -> None:
     placed = getattr(system, "_placement_markers", None)  # the marker states at the placement, at rest
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
-        ctx = system.context(state.q, state.v, state.t)
-        if placed is not None and not state.v.any() and np.array_equal(placed[0], state.q):
-            ctx._arrays = placed[1]
+        # at rest at the placement (a start at rest): the kinematics found there (System.rest_context)
+        ctx = (system.rest_context(state.q, state.t) if placed is not None and not state.v.any()
+               else system.context(state.q, state.v, state.t))
         measured = {}
         for k, element in elements:
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from itertools import accumulate
 
 import numpy as np
 
@@ -37,18 +38,21 @@ class Context:
     __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
                  "A", "G", "omega", "multipliers_read", "element_values", "full_jacobian", "_full_lam")
 
-    def __init__(self, system, q, v, t, lam=None):
+    def __init__(self, system, q, v, t, lam=None, found=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
         self.z = None  # element states (force elements with a state read them; set by the callbacks)
-        # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
-        n_b = len(system.bodies)
-        self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
-        qc = np.ascontiguousarray(q, dtype=float)
-        vc = np.ascontiguousarray(v, dtype=float)
-        _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+        if found is None:
+            # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
+            n_b = len(system.bodies)
+            self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
+            qc = np.ascontiguousarray(q, dtype=float)
+            vc = np.ascontiguousarray(v, dtype=float)
+            _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+            self._arrays = None
+        else:  # the same (q, q̇) evaluated before: its (A, G, ω', marker arrays), read only
+            self.A, self.G, self.omega, self._arrays = found
         self._kin = None
         self._markers = [None] * len(system.markers)
-        self._arrays = None
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
@@ -278,7 +282,7 @@ class System:
             for meas in element.measurements:
                 if hasattr(meas, "reset"):
                     meas.reset()
-        self.z_offsets = np.cumsum([0] + [len(e.state_names) for e in self.elements])
+        self.z_offsets = np.array([0, *accumulate(len(e.state_names) for e in self.elements)], dtype=np.int64)
         self.n_z = int(self.z_offsets[-1])
         self._assign_rows()
 
@@ -293,13 +297,12 @@ class System:
         self.marker_orient = np.array([m.local_orientation for m in self.markers], dtype=float).reshape(n_m, 3, 3)
         self.marker_s_t, self.marker_s_r = np.zeros((n_m, 3, m_max)), np.zeros((n_m, 3, m_max))
         for m in self.markers:
-            if m.node is not None and not m.on_ground and m.body.n_modes:
-                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
-                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
-        for m in self.markers:
             if m.on_ground:
                 self.ground_positions[m.index] = m.local_position
                 self.ground_axes[m.index] = m.local_orientation
+            elif m.node is not None and m.body.n_modes:
+                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
+                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
 
     # --- layout --------------------------------------------------------------------------------------
     def _assign_rows(self):
@@ -351,10 +354,10 @@ class System:
                     axis = ctx.A[marker.body.index].T @ normal  # the plane's normal in the body's axes
                     in_plane += np.abs(jac[:, 0]) + np.abs(jac[:, 1]) + np.abs(jac[:, 3:6] @ axis)
             joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
-        # (q, marker states) at the placement, velocities zero: read by select_rows and the start's check
-        # (flexmbs.engine.preflight.check_start, which lets go of them); arrays only, not the context, which
+        # the kinematics at the placement at rest, for the contexts there (select_rows, the start's check
+        # flexmbs.engine.preflight.check_start, which lets go of them); arrays only, not the context, which
         # would hold the system back (a reference cycle)
-        self._placement_markers = (q0, ctx.marker_arrays())
+        self._placement_markers = (q0, (ctx.A, ctx.G, ctx.omega, ctx.marker_arrays()))
 
     def _placements(self) -> tuple[list, list]:
         """The bodies' initial coordinates and rates (``initial_coordinates``), read once per system: a system is
@@ -373,6 +376,14 @@ class System:
 
     def context(self, q, v, t, lam=None) -> Context:
         return Context(self, q, v, t, lam)
+
+    def rest_context(self, q, t) -> Context:
+        """The context at ``q`` at rest (``q̇ = 0``): at the placement, the kinematics found there by the planar
+        masks (:meth:`_mask_out_of_plane`), not evaluated again."""
+        placed = getattr(self, "_placement_markers", None)
+        if placed is not None and np.array_equal(placed[0], q):
+            return Context(self, q, np.zeros_like(q), t, found=placed[1])
+        return Context(self, q, np.zeros_like(q), t)
 
     # --- constraints ---------------------------------------------------------------------------------
     def constraints(self, ctx: Context, jacobian: bool = True):
@@ -422,11 +433,7 @@ class System:
     def select_rows(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         """Keep an independent set of constraint rows at ``q`` (:mod:`flexmbs.engine.redundancy`); returns the
         dropped rows and fills :attr:`redundancy` (joint name -> one line)."""
-        ctx = self.context(q, np.zeros_like(q), t)
-        placed = getattr(self, "_placement_markers", None)  # the marker states at the placement, at rest
-        if placed is not None and np.array_equal(placed[0], q):
-            ctx._arrays = placed[1]
-        phi, jac = self.all_constraints(ctx)
+        phi, jac = self.all_constraints(self.rest_context(q, t))
         kept, dropped = independent_rows(jac)
         self.row_keep = kept if dropped.size else None
         # every row kept: these are the kept rows at (q, t), which the assembly of the positions asks for next
