@@ -62,7 +62,7 @@ class CompiledConstraints:
         tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 5).T.copy()
         self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows = tab
         self.rows = self.flat_rows
-        self.flat_kind = np.repeat(np.arange(3, dtype=np.int64), counts)
+        self.flat_kind = np.array([0] * counts[0] + [1] * counts[1] + [2] * counts[2], dtype=np.int64)
         # the system's own tables where it has them (System builds them before its constraints)
         found = getattr(system, "marker_body", None)
         self.marker_body = (found if found is not None and len(found) == len(system.markers)

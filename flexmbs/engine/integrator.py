@@ -134,7 +134,7 @@ def tolerance_kinds(system, atol: float, tolerances: dict | None = None, rtol: f
         scale_q[o:o + 3] = tol.get("position", atol)
         scale_q[o + 3:o + 7] = 0.5 * tol.get("rotation", atol / length)
         if "rotation" not in tol:
-            rotation.append(np.arange(o + 3, o + 7))
+            rotation += range(o + 3, o + 7)
         if body.n_modes:
             idx = np.arange(o + 7, o + body.n_coordinates)
             phi_max = np.abs(body.node_translations).max(axis=(0, 1))
@@ -143,9 +143,10 @@ def tolerance_kinds(system, atol: float, tolerances: dict | None = None, rtol: f
             modal.append(idx)
     units = []
     for element in system.elements:
-        units += list(getattr(element, "state_units", [""] * len(element.state_names)))
+        found = getattr(element, "state_units", None)  # (the default only asks for the names when needed)
+        units += list(found) if found is not None else [""] * len(element.state_names)
     scale_z = np.array([tol.get(u, atol * STATE_ATOL_FACTOR.get(u, 1.0)) for u in units[:system.n_z]])
-    rotation = np.concatenate(rotation) if rotation else np.zeros(0, dtype=int)
+    rotation = np.array(rotation, dtype=np.int64)
     return {"scale_q": scale_q, "modal_groups": modal, "scale_z": scale_z, "rotation": rotation}
 
 
