@@ -63,23 +63,24 @@ def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.nd
             sizes = np.sqrt(np.einsum("ij,ij->i", rows, rows))
             if np.linalg.svd(rows, compute_uv=False)[-1] > 2.0 * tol * sizes.max():
                 return np.arange(n_r, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    keep = np.empty(n_r, dtype=np.bool_)
-    _greedy_rows(jacobian, tol, keep)
-    return np.flatnonzero(keep).astype(np.int64), np.flatnonzero(~keep).astype(np.int64)
+    order = np.empty(n_r, dtype=np.int64)
+    n_kept = _greedy_rows(jacobian, tol, order)
+    return order[:n_kept], order[n_kept:]
 
 
 @njit(cache=True)
-def _greedy_rows(jacobian, tol, keep):
+def _greedy_rows(jacobian, tol, order):
     """The rank test of :func:`independent_rows` row by row, in order: each row scaled by its largest entry, kept
     when its distance from the span of the rows kept before (Gram–Schmidt twice: orthogonal to round-off) exceeds
-    ``tol`` times its size; a zero row is dropped. Writes ``keep`` (n_c,)."""
+    ``tol`` times its size; a zero row is dropped. Writes ``order`` (n_c,): the kept rows, then the dropped ones,
+    each in row order; returns the number kept."""
     n_r, n_q = jacobian.shape
     basis = np.zeros((min(n_r, n_q), n_q))
     row = np.empty(n_q)
     coefficients = np.empty(min(n_r, n_q))
+    keep = np.zeros(n_r, dtype=np.bool_)
     n = 0
     for r in range(n_r):
-        keep[r] = False
         scale = 0.0
         for c in range(n_q):
             a = abs(jacobian[r, c])
@@ -116,6 +117,17 @@ def _greedy_rows(jacobian, tol, keep):
                 basis[n, c] = row[c] / distance
             n += 1
         keep[r] = True
+    n_kept = 0
+    for r in range(n_r):
+        if keep[r]:
+            order[n_kept] = r
+            n_kept += 1
+    k = n_kept
+    for r in range(n_r):
+        if not keep[r]:
+            order[k] = r
+            k += 1
+    return n_kept
 
 
 def _row_owner(system, row: int) -> tuple[str, int]:

@@ -169,6 +169,12 @@ def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
 
 
 
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two float arrays hold the same numbers bit for bit (a cache's test: cheaper than
+    ``np.array_equal``, and stricter, -0.0 is not 0.0)."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
 def planar_row_sizes(joint, X: np.ndarray, R: np.ndarray, q: np.ndarray) -> list[float]:
     """The in-plane size of each scalar row of a library ``joint`` (its ``PRIMITIVES``, in row order) at the
     marker positions ``X`` (n_m, 3) and axes ``R`` (n_m, 3, 3) of the coordinates ``q``: over the joint's bodies,
@@ -340,7 +346,6 @@ class System:
         q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros_like(q0), 0.0)
         X, R = ctx.marker_arrays()[:2]
-        normal = np.array([0.0, 0.0, 1.0])
         for joint in joints:
             if joint.PRIMITIVES:
                 in_plane = np.array(planar_row_sizes(joint, X, R, q0))
@@ -351,7 +356,7 @@ class System:
                 for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
                     if marker.on_ground:
                         continue
-                    axis = ctx.A[marker.body.index].T @ normal  # the plane's normal in the body's axes
+                    axis = ctx.A[marker.body.index][2]  # the plane's normal (z) in the body's axes, Aᵀ n
                     in_plane += np.abs(jac[:, 0]) + np.abs(jac[:, 1]) + np.abs(jac[:, 3:6] @ axis)
             joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
         # the kinematics at the placement at rest, for the contexts there (select_rows, the start's check
@@ -381,7 +386,7 @@ class System:
         """The context at ``q`` at rest (``q̇ = 0``): at the placement, the kinematics found there by the planar
         masks (:meth:`_mask_out_of_plane`), not evaluated again."""
         placed = getattr(self, "_placement_markers", None)
-        if placed is not None and np.array_equal(placed[0], q):
+        if placed is not None and same_values(placed[0], q):
             return Context(self, q, np.zeros_like(q), t, found=placed[1])
         return Context(self, q, np.zeros_like(q), t)
 

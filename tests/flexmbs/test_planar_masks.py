@@ -108,3 +108,31 @@ def _excavator_parameters() -> dict:
     from cases.excavator import parameters
 
     return parameters()
+
+
+def test_user_joint_rows_are_masked_as_their_library_twin():
+    """A joint of the user's (base rows in Python, no primitives) is measured on its own rows: a revolute written
+    that way gets the library revolute's mask from the rule, for axes along the normal and in the plane."""
+    from flexmbs.model.joints import Joint, _stack, dot1_rows, point_rows
+
+    class UserRevolute(Joint):
+        n_base = 5
+
+        def base_rows(self, si, sj):
+            return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2, 2], [0, 1])))
+
+    for orient in (None, rotation_about("x", 0.5 * np.pi) @ rotation_about("z", 0.4)):
+        model = fm.Model("user-joint", gravity=(0.0, -9.81, 0.0), planar=True)
+        arm = model.add_rigid_body("arm", mass=2.0, inertia=(0.1, 0.2, 0.25), position=(0.5, 0.2, 0.0),
+                                   orientation=rotation_about("z", 0.3))
+        link = model.add_rigid_body("link", mass=1.0, inertia=(0.05, 0.1, 0.12), position=(1.2, 0.1, 0.0))
+        user = model.add_joint(UserRevolute(model.add_marker(model.ground, "g", orientation=orient),
+                                            model.add_marker(arm, "a", position=(-0.5, -0.2, 0.1), orientation=orient),
+                                            name="user"))
+        twin = model.add_joint("revolute", model.add_marker(arm, "a2", position=(0.3, 0.0, 0.0), orientation=orient),
+                               model.add_marker(link, "l", position=(-0.4, 0.1, 0.0), orientation=orient),
+                               name="twin")
+        System(model)
+        assert not user.PRIMITIVES
+        np.testing.assert_array_equal(user.row_mask, twin.row_mask)
+        assert 0 < user.row_mask.sum() < 5
