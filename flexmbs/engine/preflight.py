@@ -15,6 +15,8 @@ import numpy as np
 
 from fem.errors import ModelError, SimulationError
 
+from .initial import equation_names
+from .integrator import _body_extents
 from .system import measure
 from .watchdog import MAX_STEPS_LIMIT
 
@@ -131,9 +133,6 @@ def check_tolerances_resolvable(system, integrator, q: np.ndarray, z: np.ndarray
     failed (diverging) … largest residual 1.1e-16" or a collapsing step size, neither of which names the cause.
     Measured on a 1 m pendulum with rtol 1e-12: atol 1e-15 runs (scale 4.5 ε), 3e-16 (1.35 ε) and 1e-16 fail.
     """
-    from .initial import equation_names
-    from .integrator import _body_extents
-
     eps = _EPS
     extents = _body_extents(system)
     # a bound first: every error scale is at least `low` (the kinds' absolute tolerances; the rotations' at least
