@@ -43,29 +43,48 @@ def _scaled(jacobian: np.ndarray) -> np.ndarray:
     return jacobian / scale
 
 
-# rows² × columns below which the greedy test runs at once (compiled, a few µs for a small model's Jacobian); above,
-# one SVD first decides the usual case of no dependent row (a greedy pass costs ~4 × rows² × columns operations)
+# rows² × columns up to which the greedy test runs compiled at once (a few µs for a small model's Jacobian, where
+# numpy's calls cost more than the arithmetic); above, one SVD first decides the usual case of no dependent row, and
+# numpy's greedy pass (its products on whole rows) decides every other
 GREEDY_SIZE = 2_000_000
 
 
 def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.ndarray, np.ndarray]:
     """``(kept, dropped)`` row indices of ``jacobian`` (n_c, n_q): the first rows in order that raise the rank.
 
-    A row's distance from the span of any other rows is at least the smallest singular value ``σ_min`` of the
-    scaled rows (``|Aᵀc| ≥ σ_min |c|`` with ``c_r = 1``), so when ``σ_min`` exceeds twice the test's threshold every
-    row raises the rank and all are kept: for a large Jacobian one SVD instead of the row-by-row test (the usual
-    case; the test decides every other, :func:`_greedy_rows`, and every small Jacobian)."""
-    jacobian = np.ascontiguousarray(jacobian, dtype=float)
-    n_r, n_q = jacobian.shape
-    if n_r * n_r * n_q > GREEDY_SIZE:
-        rows = _scaled(jacobian)
-        if n_r <= n_q and np.isfinite(rows).all():
-            sizes = np.sqrt(np.einsum("ij,ij->i", rows, rows))
-            if np.linalg.svd(rows, compute_uv=False)[-1] > 2.0 * tol * sizes.max():
-                return np.arange(n_r, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    order = np.empty(n_r, dtype=np.int64)
-    n_kept = _greedy_rows(jacobian, tol, order)
-    return order[:n_kept], order[n_kept:]
+    A small Jacobian is tested row by row at once (:func:`_greedy_rows`, compiled). For a large one: a row's
+    distance from the span of any other rows is at least the smallest singular value ``σ_min`` of the scaled rows
+    (``|Aᵀc| ≥ σ_min |c|`` with ``c_r = 1``), so when ``σ_min`` exceeds twice the test's threshold every row raises
+    the rank and all are kept: one SVD instead of the row-by-row test (the usual case; the test decides every
+    other). Both give the same rows (the test's own decision; round-off apart)."""
+    jacobian = np.asarray(jacobian, dtype=float)
+    if jacobian.shape[0] ** 2 * jacobian.shape[1] <= GREEDY_SIZE:
+        order = np.empty(jacobian.shape[0], dtype=np.int64)
+        n_kept = _greedy_rows(np.ascontiguousarray(jacobian), tol, order)
+        return order[:n_kept], order[n_kept:]
+    rows = _scaled(jacobian)
+    if 0 < rows.shape[0] <= rows.shape[1] and np.isfinite(rows).all():
+        sizes = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+        if np.linalg.svd(rows, compute_uv=False)[-1] > 2.0 * tol * sizes.max():
+            return np.arange(rows.shape[0], dtype=np.int64), np.zeros(0, dtype=np.int64)
+    basis = np.zeros((min(rows.shape), rows.shape[1]))
+    kept, dropped, n = [], [], 0
+    for r, row in enumerate(rows):
+        size = np.linalg.norm(row)
+        if size == 0.0:
+            dropped.append(r)
+            continue
+        residual = row.copy()
+        for _ in range(2):  # Gram–Schmidt twice: orthogonal to round-off
+            residual -= basis[:n].T @ (basis[:n] @ residual)
+        distance = np.linalg.norm(residual)
+        if distance <= tol * size:
+            dropped.append(r)
+            continue
+        basis[n] = residual / distance
+        n += 1
+        kept.append(r)
+    return np.array(kept, dtype=np.int64), np.array(dropped, dtype=np.int64)
 
 
 @njit(cache=True)
