@@ -98,7 +98,7 @@ def _sign_problems(forces) -> list[str]:
 def check_start(system, state) -> None:
     """Raise a one-line :class:`ModelError` listing the contradictions of the model at ``state`` (first three)."""
     problems = _sign_problems(system.forces)
-    placed = getattr(system, "_placement_markers", None)  # the marker states at the placement, at rest
+    placed = getattr(system, "_placement_kinematics", None)  # the kinematics at the placement, at rest
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
         # at rest at the placement (a start at rest): the kinematics found there (System.rest_context)
@@ -114,7 +114,7 @@ def check_start(system, state) -> None:
         # (flexmbs.engine.integrals.Integrals.warnings: no second evaluation of the same state)
         system.start_measures = (state, measured)
     if placed is not None:  # the start is checked: the placement is not read again
-        system._placement_markers = None
+        system._placement_kinematics = None
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)

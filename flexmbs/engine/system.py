@@ -362,7 +362,7 @@ class System:
         # the kinematics at the placement at rest, for the contexts there (select_rows, the start's check
         # flexmbs.engine.preflight.check_start, which lets go of them); arrays only, not the context, which
         # would hold the system back (a reference cycle)
-        self._placement_markers = (q0, (ctx.A, ctx.G, ctx.omega, ctx.marker_arrays()))
+        self._placement_kinematics = (q0, (ctx.A, ctx.G, ctx.omega, ctx.marker_arrays()))
 
     def _placements(self) -> tuple[list, list]:
         """The bodies' initial coordinates and rates (``initial_coordinates``), read once per system: a system is
@@ -385,7 +385,7 @@ class System:
     def rest_context(self, q, t) -> Context:
         """The context at ``q`` at rest (``q̇ = 0``): at the placement, the kinematics found there by the planar
         masks (:meth:`_mask_out_of_plane`), not evaluated again."""
-        placed = getattr(self, "_placement_markers", None)
+        placed = getattr(self, "_placement_kinematics", None)
         if placed is not None and same_values(placed[0], q):
             return Context(self, q, np.zeros_like(q), t, found=placed[1])
         return Context(self, q, np.zeros_like(q), t)
