@@ -13,9 +13,22 @@ import numpy as np
 
 from flexmbs.model.kernels import constraint_rows as _constraint_rows
 
-__all__ = ["CompiledConstraints"]
+__all__ = ["CompiledConstraints", "scalar_rows"]
 
 _POINT = ((0, 0, 0), (0, 1, 0), (0, 2, 0))  # the three components of a point coincidence (kind, a, b)
+_SCALAR_ROWS: dict = {}  # a joint's PRIMITIVES -> (kind, a, b) of each of its scalar rows, in row order
+
+
+def scalar_rows(primitives: tuple) -> tuple:
+    """``(kind, a, b)`` of each scalar row of ``primitives`` (a joint's ``PRIMITIVES``), in the joint's row order:
+    kind 0 a point component ``a``, 1 a dot-1 ``(a, b)``, 2 a dot-2 ``a``; found once per kind of joint."""
+    found = _SCALAR_ROWS.get(primitives)
+    if found is None:
+        found = _SCALAR_ROWS[primitives] = tuple(
+            comp for prim in primitives
+            for comp in (_POINT if prim[0] == "point" else ((1, prim[1], prim[2]),) if prim[0] == "dot1"
+                         else ((2, prim[1], 0),)))
+    return found
 
 
 class CompiledConstraints:
@@ -29,17 +42,13 @@ class CompiledConstraints:
         where = []
         for joint in joints:
             mask = joint.row_mask
-            mi, mj, row, local, own = joint.marker_i.index, joint.marker_j.index, joint.offset, 0, []
-            for prim in joint.PRIMITIVES:
-                comps = (_POINT if prim[0] == "point" else ((1, prim[1], prim[2]),) if prim[0] == "dot1"
-                         else ((2, prim[1], 0),))
-                for code, a, b in comps:
-                    if mask is None or mask[local]:
-                        table = tables[code]
-                        own.append((code, len(table)))
-                        table.append((mi, mj, a, b, row))
-                        row += 1
-                    local += 1
+            mi, mj, row, own = joint.marker_i.index, joint.marker_j.index, joint.offset, []
+            for local, (code, a, b) in enumerate(scalar_rows(joint.PRIMITIVES)):
+                if mask is None or mask[local]:
+                    table = tables[code]
+                    own.append((code, len(table)))
+                    table.append((mi, mj, a, b, row))
+                    row += 1
             where.append(own)
         counts = [len(t) for t in tables]
         first = (0, counts[0], counts[0] + counts[1])
@@ -53,10 +62,17 @@ class CompiledConstraints:
         tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 5).T.copy()
         self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows = tab
         self.rows = self.flat_rows
-        self.flat_kind = np.repeat(np.arange(3, dtype=np.int64), counts)
-        self.marker_body = np.array([m.body.index for m in system.markers], dtype=np.int64)
-        self.body_offsets = np.array([b.offset for b in system.bodies], dtype=np.int64)
-        self.body_n_coordinates = np.array([b.n_coordinates for b in system.bodies], dtype=np.int64)
+        self.flat_kind = np.array([0] * counts[0] + [1] * counts[1] + [2] * counts[2], dtype=np.int64)
+        # the system's own tables where it has them (System builds them before its constraints)
+        found = getattr(system, "marker_body", None)
+        self.marker_body = (found if found is not None and len(found) == len(system.markers)
+                            else np.array([m.body.index for m in system.markers], dtype=np.int64))
+        found = getattr(system, "body_offsets", None)
+        self.body_offsets = (found if found is not None
+                             else np.array([b.offset for b in system.bodies], dtype=np.int64))
+        found = getattr(system, "body_n_coordinates", None)
+        self.body_n_coordinates = (found if found is not None
+                                   else np.array([b.n_coordinates for b in system.bodies], dtype=np.int64))
 
     def evaluate(self, ctx, phi: np.ndarray, jac: np.ndarray | None):
         """Write the rows into ``phi`` (n_c,) and, if given, ``jac`` (n_c, n_q); returns the quasi Jacobians."""

@@ -14,6 +14,7 @@ from fem.errors import ModelError, SimulationError
 
 from .equations import constraint_row_owner, equation_names
 from .redundancy import check_dropped_rows
+from .system import same_values
 
 __all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
            "check_constraints", "static_equilibrium", "equation_names", "constraint_row_owner"]
@@ -63,7 +64,7 @@ def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-1
     q = _assemble(system, q0, t, tol, max_iter)
     # the rank at the assembled position decides (an approximate placement may hide or fake a dependency); a
     # placement that already met the constraints was not moved, and the same rows are found there again
-    if not np.array_equal(q, q0):
+    if not same_values(q, q0):
         dropped = system.select_rows(q, t)
     if dropped.size:
         q = _assemble(system, q, t, tol, max_iter)
@@ -115,7 +116,7 @@ def constraints(system, q, t: float = 0.0, rate: bool = False):
     if rate:
         return system.constraint_rate(q, np.zeros_like(q), t)
     found = getattr(system, "rows_at", None)  # System.select_rows evaluated them at this (q, t) already
-    if found is not None and system.row_keep is None and found[1] == t and np.array_equal(found[0], q):
+    if found is not None and system.row_keep is None and found[1] == t and same_values(found[0], q):
         return found[2].copy(), found[3].copy()
     return system.constraints(system.context(q, np.zeros_like(q), t))
 
@@ -125,6 +126,8 @@ def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) ->
     _, jac = constraints(system, q, t)
     phi_t = constraints(system, q, t, rate=True) if rheonomic(system) else np.zeros(jac.shape[0])
     rhs = jac @ v0 + phi_t
+    if not rhs.any():  # the velocities given satisfy the constraints exactly (a start at rest): no correction
+        return v0.copy()
     inverse = correction_weights(system)
     scaled = jac * inverse  # Φ_q W⁻¹
     correction = scaled.T @ np.linalg.solve(scaled @ jac.T, rhs)
@@ -172,7 +175,7 @@ def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
     slowed from 6 to 5.93 rad/s, silently)."""
     from flexmbs.model.rotations import g_matrix, rotation_matrix
 
-    if np.array_equal(q, q0) and np.array_equal(v, v0):  # placed consistently: nothing was corrected
+    if same_values(q, q0) and same_values(v, v0):  # placed consistently: nothing was corrected
         return ""
     parts = []
     for body in system.bodies:

@@ -20,6 +20,7 @@ The local error is estimated with ``h² |β - 1/6| |q̈_{n+1} - q̈_n|`` (Zienki
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -133,7 +134,7 @@ def tolerance_kinds(system, atol: float, tolerances: dict | None = None, rtol: f
         scale_q[o:o + 3] = tol.get("position", atol)
         scale_q[o + 3:o + 7] = 0.5 * tol.get("rotation", atol / length)
         if "rotation" not in tol:
-            rotation.append(np.arange(o + 3, o + 7))
+            rotation += range(o + 3, o + 7)
         if body.n_modes:
             idx = np.arange(o + 7, o + body.n_coordinates)
             phi_max = np.abs(body.node_translations).max(axis=(0, 1))
@@ -142,9 +143,10 @@ def tolerance_kinds(system, atol: float, tolerances: dict | None = None, rtol: f
             modal.append(idx)
     units = []
     for element in system.elements:
-        units += list(getattr(element, "state_units", [""] * len(element.state_names)))
+        found = getattr(element, "state_units", None)  # (the default only asks for the names when needed)
+        units += list(found) if found is not None else [""] * len(element.state_names)
     scale_z = np.array([tol.get(u, atol * STATE_ATOL_FACTOR.get(u, 1.0)) for u in units[:system.n_z]])
-    rotation = np.concatenate(rotation) if rotation else np.zeros(0, dtype=int)
+    rotation = np.array(rotation, dtype=np.int64)
     return {"scale_q": scale_q, "modal_groups": modal, "scale_z": scale_z, "rotation": rotation}
 
 
@@ -158,7 +160,8 @@ def _body_extents(system) -> list[float]:
     for marker in system.model.markers:
         if not marker.on_ground:
             k = marker.body.index
-            extent[k] = max(extent[k], float(np.linalg.norm(marker.local_position)))
+            x = marker.local_position
+            extent[k] = max(extent[k], math.sqrt(x.dot(x)))  # np.linalg.norm's own sum, without its call
     for k, body in enumerate(system.bodies):
         if body.n_modes:
             extent[k] = max(extent[k], float(np.linalg.norm(body.node_positions, axis=1).max()))

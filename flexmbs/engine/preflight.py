@@ -15,6 +15,8 @@ import numpy as np
 
 from fem.errors import ModelError, SimulationError
 
+from .initial import equation_names
+from .integrator import _body_extents
 from .system import measure
 from .watchdog import MAX_STEPS_LIMIT
 
@@ -96,9 +98,12 @@ def _sign_problems(forces) -> list[str]:
 def check_start(system, state) -> None:
     """Raise a one-line :class:`ModelError` listing the contradictions of the model at ``state`` (first three)."""
     problems = _sign_problems(system.forces)
+    placed = getattr(system, "_placement_kinematics", None)  # the kinematics at the placement, at rest
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
-        ctx = system.context(state.q, state.v, state.t)
+        # at rest at the placement (a start at rest): the kinematics found there (System.rest_context)
+        ctx = (system.rest_context(state.q, state.t) if placed is not None and not state.v.any()
+               else system.context(state.q, state.v, state.t))
         measured = {}
         for k, element in elements:
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
@@ -108,6 +113,8 @@ def check_start(system, state) -> None:
         # the elements' measurements at the start, for their integral warnings at the run's end
         # (flexmbs.engine.integrals.Integrals.warnings: no second evaluation of the same state)
         system.start_measures = (state, measured)
+    if placed is not None:  # the start is checked: the placement is not read again
+        system._placement_kinematics = None
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)
@@ -126,9 +133,6 @@ def check_tolerances_resolvable(system, integrator, q: np.ndarray, z: np.ndarray
     failed (diverging) … largest residual 1.1e-16" or a collapsing step size, neither of which names the cause.
     Measured on a 1 m pendulum with rtol 1e-12: atol 1e-15 runs (scale 4.5 ε), 3e-16 (1.35 ε) and 1e-16 fail.
     """
-    from .initial import equation_names
-    from .integrator import _body_extents
-
     eps = _EPS
     extents = _body_extents(system)
     # a bound first: every error scale is at least `low` (the kinds' absolute tolerances; the rotations' at least

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from itertools import accumulate
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from flexmbs.model.markers import Marker, MarkerState
 from flexmbs.model.rotations import cross
 
 from .force_elements import driver_rows, driver_table
-from .constraint_kernels import CompiledConstraints
+from .constraint_kernels import CompiledConstraints, scalar_rows
 from .redundancy import RedundantConstraintWarning, independent_rows, minimum_norm_multipliers, redundancy_report
 
 __all__ = ["System", "Context"]
@@ -37,18 +38,21 @@ class Context:
     __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
                  "A", "G", "omega", "multipliers_read", "element_values", "full_jacobian", "_full_lam")
 
-    def __init__(self, system, q, v, t, lam=None):
+    def __init__(self, system, q, v, t, lam=None, found=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
         self.z = None  # element states (force elements with a state read them; set by the callbacks)
-        # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
-        n_b = len(system.bodies)
-        self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
-        qc = np.ascontiguousarray(q, dtype=float)
-        vc = np.ascontiguousarray(v, dtype=float)
-        _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+        if found is None:
+            # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
+            n_b = len(system.bodies)
+            self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
+            qc = np.ascontiguousarray(q, dtype=float)
+            vc = np.ascontiguousarray(v, dtype=float)
+            _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+            self._arrays = None
+        else:  # the same (q, q̇) evaluated before: its (A, G, ω', marker arrays), read only
+            self.A, self.G, self.omega, self._arrays = found
         self._kin = None
         self._markers = [None] * len(system.markers)
-        self._arrays = None
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
@@ -165,6 +169,61 @@ def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
 
 
 
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two float arrays hold the same numbers bit for bit (a cache's test: cheaper than
+    ``np.array_equal``, and stricter, -0.0 is not 0.0)."""
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def planar_row_sizes(joint, X: np.ndarray, R: np.ndarray, q: np.ndarray) -> list[float]:
+    """The in-plane size of each scalar row of a library ``joint`` (its ``PRIMITIVES``, in row order) at the
+    marker positions ``X`` (n_m, 3) and axes ``R`` (n_m, 3, 3) of the coordinates ``q``: over the joint's bodies,
+    ``|J_x| + |J_y| + |J_θ · n|`` of the row's quasi-coordinate Jacobian (the rows of
+    :func:`flexmbs.model.kernels.constraint_rows`), ``n`` = z the plane's normal, ``J_θ · n`` the row's rate under a
+    turn of the body about ``n`` through its origin. With ``ρ`` a marker's arm from its body's origin and
+    ``n × ρ = (-ρ_y, ρ_x, 0)``, per body of the joint:
+
+    * point component ``c``, ``x_j[c] - x_i[c]``: ``[c = x] + [c = y] + |(n × ρ)_c|`` (zero for ``c = z``);
+    * dot-1 ``a_iᵀ b_j``: ``|n · (a_i × b_j)|``;
+    * dot-2 ``a_iᵀ d``, ``d = x_j - x_i``: ``|a_x| + |a_y|`` plus, on body i, ``|n · (a_i × d) - a_i · (n × ρ_i)|``,
+      on body j ``|a_i · (n × ρ_j)|``.
+
+    A ground marker's side adds nothing (it does not move)."""
+    mi, mj = joint.marker_i, joint.marker_j
+    xi, xj = X[mi.index].tolist(), X[mj.index].tolist()
+    ri, rj = R[mi.index].tolist(), R[mj.index].tolist()  # rows of the axes matrices: ri[k][a] is axis a's k-th
+    arms = []
+    for marker, x in ((mi, xi), (mj, xj)):
+        if marker.on_ground:
+            arms.append(None)
+        else:
+            o = marker.body.offset
+            arms.append((x[0] - float(q[o]), x[1] - float(q[o + 1])))
+    arm_i, arm_j = arms
+    sides = (arm_i is not None) + (arm_j is not None)
+    sizes = []
+    for code, a, b in scalar_rows(joint.PRIMITIVES):
+        if code == 0:  # n × ρ = (-ρ_y, ρ_x, 0): its component a
+            size = 0.0
+            for arm in arms:
+                if arm is not None:
+                    size += (a == 0) + (a == 1) + (abs(arm[1]) if a == 0 else abs(arm[0]) if a == 1 else 0.0)
+        elif code == 1:
+            ax, ay, bx, by = ri[0][a], ri[1][a], rj[0][b], rj[1][b]
+            size = sides * abs(ax * by - ay * bx)
+        else:
+            ax, ay = ri[0][a], ri[1][a]
+            dx, dy = xj[0] - xi[0], xj[1] - xi[1]
+            across = abs(ax) + abs(ay)
+            size = 0.0
+            if arm_i is not None:
+                size += across + abs((ax * dy - ay * dx) - (ay * arm_i[0] - ax * arm_i[1]))
+            if arm_j is not None:
+                size += across + abs(ay * arm_j[0] - ax * arm_j[1])
+        sizes.append(size)
+    return sizes
+
+
 class HoldsSystem:
     """A part of a system's own evaluator (the :class:`~flexmbs.engine.evaluate.Evaluator`, its plan's Python parts
     and sampler) that may hold the system by a weak reference: the system keeps its evaluator, and a strong reference
@@ -229,7 +288,7 @@ class System:
             for meas in element.measurements:
                 if hasattr(meas, "reset"):
                     meas.reset()
-        self.z_offsets = np.cumsum([0] + [len(e.state_names) for e in self.elements])
+        self.z_offsets = np.array([0, *accumulate(len(e.state_names) for e in self.elements)], dtype=np.int64)
         self.n_z = int(self.z_offsets[-1])
         self._assign_rows()
 
@@ -244,13 +303,12 @@ class System:
         self.marker_orient = np.array([m.local_orientation for m in self.markers], dtype=float).reshape(n_m, 3, 3)
         self.marker_s_t, self.marker_s_r = np.zeros((n_m, 3, m_max)), np.zeros((n_m, 3, m_max))
         for m in self.markers:
-            if m.node is not None and not m.on_ground and m.body.n_modes:
-                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
-                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
-        for m in self.markers:
             if m.on_ground:
                 self.ground_positions[m.index] = m.local_position
                 self.ground_axes[m.index] = m.local_orientation
+            elif m.node is not None and m.body.n_modes:
+                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
+                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
 
     # --- layout --------------------------------------------------------------------------------------
     def _assign_rows(self):
@@ -281,36 +339,30 @@ class System:
 
     def _mask_out_of_plane(self, joints) -> None:
         """Planar model: drop the rows of ``joints`` (the model's) with no in-plane Jacobian at the placement: the
-        size of a row's in-plane part, ``|J_x| + |J_y| + |J_θ · n|`` over its two bodies (``n`` the plane's normal
-        in the body's axes), at most 1e-9 of the joint's largest."""
+        size of a row's in-plane part, ``|J_x| + |J_y| + |J_θ · n|`` over its two bodies (``J_θ · n``: the rate of
+        the row under a turn of the body about the plane's normal ``n``), at most 1e-9 of the joint's largest. A
+        library joint's sizes follow from its markers' placed frames by :func:`planar_row_sizes`; a joint of the
+        user's is measured on its own rows (base rows only)."""
         q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros_like(q0), 0.0)
-        normal = np.array([0.0, 0.0, 1.0])
-        # the library joints' rows (their primitives, as the engine evaluates them) in one compiled call, measured
-        # together (a ground marker's Jacobian is zero there); a joint of the user's (base rows only) in Python
-        library = CompiledConstraints(self, [j for j in joints if j.PRIMITIVES])
-        if library.n_rows:
-            ji, jj = library.evaluate(ctx, np.empty(int(library.rows.max()) + 1), None)
-            axes = ctx.A[:, 2, :]  # Aᵀ n of every body (n = z)
-            size = np.zeros(library.n_rows)
-            for jac, markers in ((ji, library.flat_mi), (jj, library.flat_mj)):
-                size += (np.abs(jac[:, 0]) + np.abs(jac[:, 1])
-                         + np.abs(np.einsum("ij,ij->i", jac[:, 3:6], axes[self.marker_body[markers]])))
-            for joint, pos in library.positions.items():
-                in_plane = size[pos]
-                joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
+        X, R = ctx.marker_arrays()[:2]
         for joint in joints:
             if joint.PRIMITIVES:
-                continue
-            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-            _, ji, jj = joint.base_rows(si, sj)
-            in_plane = np.zeros(ji.shape[0])
-            for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
-                if marker.on_ground:
-                    continue
-                axis = ctx.A[marker.body.index].T @ normal  # the plane's normal in the body's axes
-                in_plane += np.abs(jac[:, 0]) + np.abs(jac[:, 1]) + np.abs(jac[:, 3:6] @ axis)
+                in_plane = np.array(planar_row_sizes(joint, X, R, q0))
+            else:
+                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+                _, ji, jj = joint.base_rows(si, sj)
+                in_plane = np.zeros(ji.shape[0])
+                for jac, marker in ((ji, joint.marker_i), (jj, joint.marker_j)):
+                    if marker.on_ground:
+                        continue
+                    axis = ctx.A[marker.body.index][2]  # the plane's normal (z) in the body's axes, Aᵀ n
+                    in_plane += np.abs(jac[:, 0]) + np.abs(jac[:, 1]) + np.abs(jac[:, 3:6] @ axis)
             joint.row_mask = in_plane > 1e-9 * max(1.0, in_plane.max(initial=0.0))
+        # the kinematics at the placement at rest, for the contexts there (select_rows, the start's check
+        # flexmbs.engine.preflight.check_start, which lets go of them); arrays only, not the context, which
+        # would hold the system back (a reference cycle)
+        self._placement_kinematics = (q0, (ctx.A, ctx.G, ctx.omega, ctx.marker_arrays()))
 
     def _placements(self) -> tuple[list, list]:
         """The bodies' initial coordinates and rates (``initial_coordinates``), read once per system: a system is
@@ -329,6 +381,14 @@ class System:
 
     def context(self, q, v, t, lam=None) -> Context:
         return Context(self, q, v, t, lam)
+
+    def rest_context(self, q, t) -> Context:
+        """The context at ``q`` at rest (``q̇ = 0``): at the placement, the kinematics found there by the planar
+        masks (:meth:`_mask_out_of_plane`), not evaluated again."""
+        placed = getattr(self, "_placement_kinematics", None)
+        if placed is not None and same_values(placed[0], q):
+            return Context(self, q, np.zeros_like(q), t, found=placed[1])
+        return Context(self, q, np.zeros_like(q), t)
 
     # --- constraints ---------------------------------------------------------------------------------
     def constraints(self, ctx: Context, jacobian: bool = True):
@@ -378,7 +438,7 @@ class System:
     def select_rows(self, q: np.ndarray, t: float = 0.0) -> np.ndarray:
         """Keep an independent set of constraint rows at ``q`` (:mod:`flexmbs.engine.redundancy`); returns the
         dropped rows and fills :attr:`redundancy` (joint name -> one line)."""
-        phi, jac = self.all_constraints(self.context(q, np.zeros_like(q), t))
+        phi, jac = self.all_constraints(self.rest_context(q, t))
         kept, dropped = independent_rows(jac)
         self.row_keep = kept if dropped.size else None
         # every row kept: these are the kept rows at (q, t), which the assembly of the positions asks for next

@@ -143,7 +143,7 @@ class Joint:
 
     @property
     def n_equations(self) -> int:
-        base = self.n_base if self.row_mask is None else int(self.row_mask.sum())
+        base = self.n_base if self.row_mask is None else int(np.count_nonzero(self.row_mask))
         return base + len(self.drivers)
 
     def equations(self, si, sj, t: float):

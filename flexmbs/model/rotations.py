@@ -83,7 +83,7 @@ def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
     p = np.array(p)
     if p[0] < 0.0:
         p = -p
-    return p / np.linalg.norm(p)
+    return p / np.sqrt(p.dot(p))  # np.linalg.norm's own formula for a vector, without its call
 
 
 def quaternion_from_axis_angle(axis, angle: float) -> np.ndarray:

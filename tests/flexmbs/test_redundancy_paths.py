@@ -1,0 +1,73 @@
+"""The two ways flexmbs.engine.redundancy.independent_rows decides the kept rows, the compiled row-by-row test of a
+small Jacobian (every model's start) and the SVD shortcut with numpy's row-by-row test of a large one, against the
+rows' definition (a row is kept when its distance from the span of the rows kept before it exceeds RANK_TOL times its
+size, rows scaled by their largest entry; distances by numpy.linalg.lstsq, independent of both), on random Jacobians
+with dependent, duplicated, zero and nearly dependent rows."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from flexmbs.engine import redundancy
+from flexmbs.engine.redundancy import RANK_TOL, independent_rows
+
+
+def _by_definition(jacobian: np.ndarray) -> list[int]:
+    scale = np.abs(jacobian).max(axis=1, keepdims=True)
+    scale[scale == 0.0] = 1.0
+    rows = jacobian / scale
+    kept = []
+    for r, row in enumerate(rows):
+        size = np.linalg.norm(row)
+        if size == 0.0:
+            continue
+        if kept:
+            basis = rows[kept].T
+            distance = np.linalg.norm(row - basis @ np.linalg.lstsq(basis, row, rcond=None)[0])
+        else:
+            distance = size
+        if distance > RANK_TOL * size:
+            kept.append(r)
+    return kept
+
+
+def _jacobian(rng, n_r: int, n_q: int) -> np.ndarray:
+    jac = rng.normal(size=(n_r, n_q)) * 10.0 ** rng.uniform(-3, 3, size=(n_r, 1))
+    jac[:, rng.random(n_q) < 0.3] = 0.0  # columns no row touches (bodies a joint does not hold)
+    for _ in range(n_r // 3):  # dependent rows: combinations of others (before or after them)
+        i, j, k = rng.integers(0, n_r, size=3)
+        jac[i] = rng.normal() * jac[j] + rng.normal() * jac[k]
+    jac[rng.integers(0, n_r)] = 0.0  # a zero row
+    i, j = rng.integers(0, n_r, size=2)
+    jac[i] = jac[j]  # a duplicated row
+    return jac
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("large", [False, True])
+def test_kept_rows_follow_the_definition_on_both_paths(seed, large, monkeypatch):
+    rng = np.random.default_rng(seed)
+    if large:  # every size takes the SVD and numpy's test
+        monkeypatch.setattr(redundancy, "GREEDY_SIZE", -1)
+    for n_r, n_q in ((6, 7), (13, 9), (25, 40)):
+        jac = _jacobian(rng, n_r, n_q)
+        kept, dropped = independent_rows(jac)
+        assert kept.dtype == dropped.dtype == np.int64
+        assert kept.tolist() == _by_definition(jac)
+        assert sorted(kept.tolist() + dropped.tolist()) == list(range(n_r))
+        # independent rows (the shortcut's case): all kept on both paths
+        free = rng.normal(size=(n_q // 2, n_q))
+        assert independent_rows(free)[0].tolist() == list(range(n_q // 2))
+
+
+def test_non_finite_rows_are_kept_as_before():
+    """A row with NaN is neither zero nor near the span (numpy's comparisons with NaN are false): kept, and the
+    rows after it too, on both paths (a NaN placement then fails the assembly with its own message)."""
+    jac = np.array([[1.0, 0.0, 0.0], [np.nan, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    small = independent_rows(jac)
+    redundancy_size, redundancy.GREEDY_SIZE = redundancy.GREEDY_SIZE, -1
+    try:
+        large = independent_rows(jac)
+    finally:
+        redundancy.GREEDY_SIZE = redundancy_size
+    assert small[0].tolist() == large[0].tolist() == [0, 1, 2]
