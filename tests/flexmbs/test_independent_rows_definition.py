@@ -1,6 +1,5 @@
-"""The two ways flexmbs.engine.redundancy.independent_rows decides the kept rows, the compiled row-by-row test of a
-small Jacobian (every model's start) and the SVD shortcut with numpy's row-by-row test of a large one, against the
-rows' definition (a row is kept when its distance from the span of the rows kept before it exceeds RANK_TOL times its
+"""How flexmbs.engine.redundancy.independent_rows decides the kept rows (the SVD shortcut when no row is dependent,
+else the row-by-row test), against the rows' definition (a row is kept when its distance from the span of the rows kept before it exceeds RANK_TOL times its
 size, rows scaled by their largest entry; distances by numpy.linalg.lstsq, independent of both), on random Jacobians
 with dependent, duplicated, zero and nearly dependent rows."""
 from __future__ import annotations
@@ -8,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from flexmbs.engine import redundancy
 from flexmbs.engine.redundancy import RANK_TOL, independent_rows
 
 
@@ -44,30 +42,21 @@ def _jacobian(rng, n_r: int, n_q: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("large", [False, True])
-def test_kept_rows_follow_the_definition_on_both_paths(seed, large, monkeypatch):
+def test_kept_rows_follow_the_definition(seed):
     rng = np.random.default_rng(seed)
-    if large:  # every size takes the SVD and numpy's test
-        monkeypatch.setattr(redundancy, "GREEDY_SIZE", -1)
     for n_r, n_q in ((6, 7), (13, 9), (25, 40)):
         jac = _jacobian(rng, n_r, n_q)
         kept, dropped = independent_rows(jac)
         assert kept.dtype == dropped.dtype == np.int64
         assert kept.tolist() == _by_definition(jac)
         assert sorted(kept.tolist() + dropped.tolist()) == list(range(n_r))
-        # independent rows (the shortcut's case): all kept on both paths
+        # independent rows (the shortcut's case): all kept
         free = rng.normal(size=(n_q // 2, n_q))
         assert independent_rows(free)[0].tolist() == list(range(n_q // 2))
 
 
 def test_non_finite_rows_are_kept_as_before():
     """A row with NaN is neither zero nor near the span (numpy's comparisons with NaN are false): kept, and the
-    rows after it too, on both paths (a NaN placement then fails the assembly with its own message)."""
+    rows after it too (a NaN placement then fails the assembly with its own message)."""
     jac = np.array([[1.0, 0.0, 0.0], [np.nan, 1.0, 0.0], [1.0, 0.0, 0.0]])
-    small = independent_rows(jac)
-    redundancy_size, redundancy.GREEDY_SIZE = redundancy.GREEDY_SIZE, -1
-    try:
-        large = independent_rows(jac)
-    finally:
-        redundancy.GREEDY_SIZE = redundancy_size
-    assert small[0].tolist() == large[0].tolist() == [0, 1, 2]
+    assert independent_rows(jac)[0].tolist() == [0, 1, 2]
