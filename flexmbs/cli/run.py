@@ -122,7 +122,7 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
     from fem.errors import SimulationError
 
     from flexmbs.catalog.parameters import validate_parameters
-    from flexmbs.results.outputs import requested_outputs
+    from flexmbs.results.outputs import NotRecordedError, requested_outputs
     from flexmbs.results.results import scratch_results
     from flexmbs.results.file_kinds import check_replace, forced
     from flexmbs.results.safe_files import check_writable, output_lock
@@ -138,6 +138,10 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
             summary = module.run(params, t_end, output, progress)
         except SimulationError as exc:
             raise SimulationError(str(exc) + changed_inputs_hint(module, params, str(exc))) from None
+        except NotRecordedError as exc:  # the case's summary reads a signal --outputs left out: after the run
+            kept = (f"the run's results are kept in {output}" if output is not None
+                    else "run with -o RUN.results.h5 to keep the results of such a run")
+            raise NotRecordedError(f"{exc} (the case's summary reads it; {kept})") from None
     found = [str(w.message) for w in caught]
     for text in dict.fromkeys(found):
         click.echo(f"warning: {text}", err=True)

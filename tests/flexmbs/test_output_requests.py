@@ -165,3 +165,20 @@ def test_the_command_line_option_checks_its_patterns():
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "'joint/slider_pin.force' matches no signal" in lines[0]
     assert "joint/slider_pin/force" in lines[0]
+
+
+def test_a_case_summary_reading_a_signal_left_out_says_so_and_where_the_results_are(tmp_path):
+    """``flexmbs run CASE --outputs P`` with P leaving out a signal the case's summary reads: exit 2, one line naming
+    the signal and the results file, which the run has written (nothing computed is lost)."""
+    path = tmp_path / "lift.results.h5"
+    done = subprocess.run([sys.executable, "-m", "flexmbs", "run", "fourbar-hydraulic", "--quiet", "--t-end", "0.05",
+                           "--outputs", "element/*", "-o", str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "was not recorded" in lines[0] and "the case's summary reads it" in lines[0]
+    assert str(path) in lines[0]
+    loaded = fm.load_results(str(path))
+    assert loaded.success and loaded.time[-1] == pytest.approx(0.05)
+    recorded = list(loaded.signals())
+    assert any(name.startswith("element/") for name in recorded)  # the request, as recorded
+    assert not any(name.startswith("joint/") for name in recorded)
