@@ -42,7 +42,12 @@ class Recorder:
         self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
         self._reactions = None
         self.extremes = Extremes(system)  # running extremes for the plausibility guards
-        self._declare()
+        declared = getattr(outputs, "declared", None)  # check_outputs declared the signals for this system already
+        if declared is not None and declared[0] is system:
+            self.units, self.components = declared[1], declared[2]
+            outputs.declared = None  # (this recorder's from now on)
+        else:
+            self._declare()
         # a pattern matching nothing: ModelError, no file yet (an OutputRequest: checked by the caller already)
         self.request = outputs if isinstance(outputs, OutputRequest) else request_outputs(outputs, self.units)
         if self.request is not None:
@@ -61,7 +66,10 @@ class Recorder:
         declared = cls.__new__(cls)
         declared.system, declared.units, declared.components = system, {}, {}
         declared._declare()
-        return request_outputs(outputs, declared.units)
+        request = request_outputs(outputs, declared.units)
+        # the recorder of this run takes the declared signals over instead of declaring them again
+        request.declared = (system, declared.units, declared.components)
+        return request
 
     def _declare(self):
         u, c = self.units, self.components

@@ -105,6 +105,8 @@ class OutputRequest:
 
     ``name in request`` answers for one name (cached: the samples ask once per column)."""
 
+    declared = None  # (system, units, components) the check declared, for the run's recorder (engine/recorder.py)
+
     def __init__(self, patterns: list[str], names=()):
         self.patterns = list(patterns)
         self._exact = {p for p in self.patterns if not _wild(p)} | set(ALWAYS)
