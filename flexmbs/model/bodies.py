@@ -111,7 +111,7 @@ class _InertialBody:
         """Initial coordinates and their rates ``(q_b, q̇_b)``, each (7 + m,)."""
         p = quaternion_from_matrix(self.initial_orientation)
         omega_body = self.initial_orientation.T @ self.initial_angular_velocity
-        pdot = 0.5 * g_matrix(p).T @ omega_body
+        pdot = 0.5 * g_matrix(p.tolist()).T @ omega_body  # (G of Python floats: the same numbers, built faster)
         q = np.concatenate([self.initial_position, p, self.initial_modal_coordinates()])
         v = np.concatenate([self.initial_velocity, pdot, np.zeros(self.n_modes)])
         return q, v

@@ -15,6 +15,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
+from .checks import check_orientation
 from .rotations import orientation_matrix
 
 __all__ = ["Marker", "MarkerState"]
@@ -49,9 +50,8 @@ class Marker:
     """
 
     def __init__(self, name: str, body, position=None, orientation=None, node=None):
-        from flexmbs.model.checks import check_orientation
-
-        check_orientation(f"marker {name!r}", orientation)  # issue 43: np.ones((3, 3)) was projected silently
+        if orientation is not None:  # issue 43: np.ones((3, 3)) was projected silently (None: the identity)
+            check_orientation(f"marker {name!r}", orientation)
         self.name = name
         self.body = body
         self.index = -1

@@ -6,6 +6,8 @@ forces for the element's conjugate force ``f`` (seed 002 eq. (9)).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from fem.errors import ModelError
@@ -18,7 +20,7 @@ def line_between(sa, sb, owner: str) -> tuple[float, np.ndarray, float]:
     spring-damper; compiled: :func:`flexmbs.model.kernels.line_state`); ``owner`` names what needs it where the
     markers coincide (no direction)."""
     d = sb.x - sa.x
-    length = float(np.linalg.norm(d))
+    length = math.sqrt(d.dot(d))  # np.linalg.norm's own formula for a vector, without its call
     if length < 1e-12:
         raise ModelError(f"{owner}: its two markers coincide (no direction between them); place them apart")
     e = d / length

@@ -79,7 +79,7 @@ def _regex(patterns: tuple[str, ...]):
 
 
 def _wild(pattern: str) -> bool:
-    return any(c in pattern for c in "*?[")
+    return "*" in pattern or "?" in pattern or "[" in pattern
 
 
 def _patterns(outputs) -> list[str]:
@@ -96,7 +96,10 @@ def _patterns(outputs) -> list[str]:
         if not isinstance(item, str):
             raise ModelError(f"outputs must be signal-name patterns (text) such as 'joint/pivot/force', got "
                              f"{item!r} ({type(item).__name__})")
-        patterns += [p.strip() for p in item.split(",") if p.strip()]
+        if "," in item:
+            patterns += [p.strip() for p in item.split(",") if p.strip()]
+        elif item.strip():  # one pattern (the usual item): no split
+            patterns.append(item.strip())
     return patterns
 
 
@@ -109,8 +112,11 @@ class OutputRequest:
 
     def __init__(self, patterns: list[str], names=()):
         self.patterns = list(patterns)
-        self._exact = {p for p in self.patterns if not _wild(p)} | set(ALWAYS)
-        self._regex = _regex(tuple(p for p in self.patterns if _wild(p)))
+        exact, wild = [], []
+        for p in self.patterns:
+            (wild if _wild(p) else exact).append(p)
+        self._exact = set(exact).union(ALWAYS)
+        self._regex = _regex(tuple(wild))
         self._known: dict[str, bool] = {}
         self.names = set(names)  # the model's signal names (those not recorded are "not requested")
 
@@ -176,7 +182,7 @@ def request_outputs(outputs, names) -> OutputRequest | None:
             hint = f"; the model's signals are {', '.join(groups[:8])}{', ...' if len(groups) > 8 else ''}"
         raise ModelError(f"outputs: {pattern!r} matches no signal of the model{hint} (patterns as in fnmatch: "
                          f"'element/hyd/*')")
-    return OutputRequest(patterns, names)
+    return OutputRequest(patterns, known)
 
 
 def not_recorded_message(name: str, patterns) -> str:

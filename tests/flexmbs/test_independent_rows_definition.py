@@ -60,3 +60,20 @@ def test_non_finite_rows_are_kept_as_before():
     rows after it too (a NaN placement then fails the assembly with its own message)."""
     jac = np.array([[1.0, 0.0, 0.0], [np.nan, 1.0, 0.0], [1.0, 0.0, 0.0]])
     assert independent_rows(jac)[0].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_on_disjoint_columns_follow_the_definition(seed):
+    """The pattern test (rows touching disjoint columns are orthogonal: all kept) against the definition, also with a
+    zero row among them and with one row made to share a column (then the SVD and the loop decide)."""
+    rng = np.random.default_rng(seed)
+    for n_r, n_q in ((6, 7), (9, 21), (3, 3)):
+        owner = rng.permutation(np.arange(n_q) % n_r)  # column -> the one row touching it (every row some)
+        jac = np.zeros((n_r, n_q))
+        jac[owner, np.arange(n_q)] = rng.normal(size=n_q) * 10.0 ** rng.uniform(-6, 6, size=n_q)
+        assert independent_rows(jac)[0].tolist() == _by_definition(jac) == list(range(n_r))
+        shared = jac.copy()
+        shared[0] += 1e-9 * shared[1]  # no longer disjoint, nearly the same rows
+        assert independent_rows(shared)[0].tolist() == _by_definition(shared)
+        jac[rng.integers(0, n_r)] = 0.0
+        assert independent_rows(jac)[0].tolist() == _by_definition(jac)
