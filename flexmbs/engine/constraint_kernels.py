@@ -36,18 +36,18 @@ class CompiledConstraints:
 
     def __init__(self, system, joints):
         self.joints = joints
-        # per kind (0 point, 1 dot-1, 2 dot-2): (marker i, marker j, a, b, row) of each kept row; per joint: (kind,
-        # position in its kind) of its rows
+        # per kind (0 point, 1 dot-1, 2 dot-2): (marker i, marker j, a, b, row, kind) of each kept row; per joint:
+        # (kind, position in its kind) of its rows
         tables: tuple = ([], [], [])
         where = []
         for joint in joints:
-            mask = joint.row_mask
+            mask = None if joint.row_mask is None else joint.row_mask.tolist()
             mi, mj, row, own = joint.marker_i.index, joint.marker_j.index, joint.offset, []
             for local, (code, a, b) in enumerate(scalar_rows(joint.PRIMITIVES)):
                 if mask is None or mask[local]:
                     table = tables[code]
                     own.append((code, len(table)))
-                    table.append((mi, mj, a, b, row))
+                    table.append((mi, mj, a, b, row, code))
                     row += 1
             where.append(own)
         counts = [len(t) for t in tables]
@@ -59,10 +59,9 @@ class CompiledConstraints:
                           for joint, own in zip(joints, where)}
         self.n_bodies = len(system.bodies)
         # flat tables for the compiled kernel (kinds 0 point, 1 dot-1, 2 dot-2, in the concatenated row order)
-        tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 5).T.copy()
-        self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows = tab
+        tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 6).T.copy()
+        self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows, self.flat_kind = tab
         self.rows = self.flat_rows
-        self.flat_kind = np.array([0] * counts[0] + [1] * counts[1] + [2] * counts[2], dtype=np.int64)
         # the system's own tables where it has them (System builds them before its constraints)
         found = getattr(system, "marker_body", None)
         self.marker_body = (found if found is not None and len(found) == len(system.markers)
