@@ -46,7 +46,12 @@ class Distance:
     def evaluate(self, ctx):
         sa, sb = ctx.marker(self.marker_a), ctx.marker(self.marker_b)
         length, e, rate = line_between(sa, sb, f"measurement {self.name}")
-        return length, rate, _gradient([(self.marker_a, -e @ sa.Jx), (self.marker_b, e @ sb.Jx)])
+        grad = []  # a moving marker's side only (as _gradient), the ground side not computed
+        if not self.marker_a.on_ground:
+            grad.append((self.marker_a.body, -e @ sa.Jx))
+        if not self.marker_b.on_ground:
+            grad.append((self.marker_b.body, e @ sb.Jx))
+        return length, rate, grad
 
 
 class JointCoordinate:

@@ -80,9 +80,9 @@ def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
     else:
         e3 = 0.5 * _sqrt(1.0 + 2 * m22 - trace)
         p = [(m10 - m01) / (4 * e3), (m02 + m20) / (4 * e3), (m12 + m21) / (4 * e3), e3]
-    p = np.array(p)
     if p[0] < 0.0:
-        p = -p
+        p = [-x for x in p]
+    p = np.array(p)
     return p / np.sqrt(p.dot(p))  # np.linalg.norm's own formula for a vector, without its call
 
 
