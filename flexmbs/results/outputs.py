@@ -118,7 +118,8 @@ class OutputRequest:
         self._exact = set(exact).union(ALWAYS)
         self._regex = _regex(tuple(wild))
         self._known: dict[str, bool] = {}
-        self.names = set(names)  # the model's signal names (those not recorded are "not requested")
+        # the model's signal names (those not recorded are "not requested"); read only: a frozenset is kept as given
+        self.names = names if isinstance(names, frozenset) else frozenset(names)
 
     def __contains__(self, name: str) -> bool:
         found = self._known.get(name)
@@ -172,7 +173,7 @@ def request_outputs(outputs, names) -> OutputRequest | None:
         return None
     patterns = _patterns(outputs)
     names = list(names)
-    known = set(names)
+    known = frozenset(names)  # (the request keeps it)
     for pattern in patterns:
         if pattern in known:
             continue
