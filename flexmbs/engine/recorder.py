@@ -15,6 +15,10 @@ __all__ = ["Recorder"]
 
 XYZ = ["x", "y", "z"]
 _FORCE_UNITS = {"m": "N", "rad": "N m"}  # conjugate force of a measurement, by the measurement's unit
+# a body's signals: (key, unit, components); the components' lists are shared, read only (as XYZ)
+_BODY_SIGNALS = (("position", "m", XYZ), ("orientation", "1", ["e0", "e1", "e2", "e3"]), ("velocity", "m/s", XYZ),
+                 ("angular_velocity", "rad/s", XYZ))
+_SOLVER_UNITS = {"solver/step_size": "s", "solver/newton_iterations": "1", "solver/constraint_violation": "1"}
 
 
 class Recorder:
@@ -75,19 +79,20 @@ class Recorder:
         u, c = self.units, self.components
         for body in self.system.bodies:
             base = f"body/{body.name}/"
-            for key, unit, comps in (("position", "m", XYZ), ("orientation", "1", ["e0", "e1", "e2", "e3"]),
-                                     ("velocity", "m/s", XYZ), ("angular_velocity", "rad/s", XYZ)):
+            for key, unit, comps in _BODY_SIGNALS:
                 u[base + key], c[base + key] = unit, comps
             if body.n_modes:
                 u[base + "modal_coordinates"] = "m kg^0.5"
                 c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
         for marker in self.system.model.markers:
-            u[f"marker/{marker.name}/position"], c[f"marker/{marker.name}/position"] = "m", XYZ
+            key = f"marker/{marker.name}/position"
+            u[key], c[key] = "m", XYZ
         for joint in self.system.model.joints:
-            u[f"joint/{joint.name}/force"], c[f"joint/{joint.name}/force"] = "N", XYZ
-            u[f"joint/{joint.name}/torque"], c[f"joint/{joint.name}/torque"] = "N m", XYZ
+            base = f"joint/{joint.name}/"
+            u[base + "force"], c[base + "force"] = "N", XYZ
+            u[base + "torque"], c[base + "torque"] = "N m", XYZ
             for which in joint.coordinates:
-                u[f"joint/{joint.name}/{which}"] = "rad" if which == "rotation" else "m"
+                u[base + which] = "rad" if which == "rotation" else "m"
         for force in self.system.forces:
             for key, unit in force.output_units.items():
                 u[f"force/{force.name}/{key}"] = unit
@@ -103,8 +108,7 @@ class Recorder:
             u.update({prefix + key: unit for key, unit in getattr(element, "output_units", {}).items()})
             if hasattr(element, "integrands"):  # running integrals over the accepted steps
                 u.update({prefix + key: unit for key, unit in getattr(element, "integral_units", {}).items()})
-        for key, unit in (("step_size", "s"), ("newton_iterations", "1"), ("constraint_violation", "1")):
-            u[f"solver/{key}"] = unit
+        u.update(_SOLVER_UNITS)
 
     def _layout(self) -> tuple:
         """Signal names per source, built once (the row's key order is the one of :meth:`_declare`)."""
