@@ -77,7 +77,7 @@ def assemble_positions(system, q0: np.ndarray, t: float = 0.0, tol: float = 1e-1
 def _assemble(system, q0: np.ndarray, t: float, tol: float, max_iter: int):
     q = q0.copy()
     phi, jac = constraints(system, q, t)
-    if np.max(np.abs(phi), initial=0.0) < tol:  # placed consistently (the first test of the loop below)
+    if np.abs(phi).max(initial=0.0) < tol:  # placed consistently (the first test of the loop below)
         return q
     weight = 1.0 / correction_weights(system)
     n_q, n_c = system.n_q, system.n_c
@@ -173,10 +173,9 @@ def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
     their prescribed motions set its start velocity). Exudyn starts where the user placed the bodies; this start is
     projected onto the joints, so the difference is said (issue 48: a slider moved 2.4 mm, a crank turned 3.6° and
     slowed from 6 to 5.93 rad/s, silently)."""
-    from flexmbs.model.rotations import g_matrix, rotation_matrix
-
     if same_values(q, q0) and same_values(v, v0):  # placed consistently: nothing was corrected
         return ""
+    from flexmbs.model.rotations import g_matrix, rotation_matrix
     parts = []
     for body in system.bodies:
         o = body.offset

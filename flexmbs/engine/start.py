@@ -10,6 +10,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from fem.errors import FlexmbsError, ModelError
+from flexmbs._version import __version__
 
 from .plan import compiled_run
 from .finish import newton_message
@@ -28,8 +29,6 @@ SAFETY = 0.85
 
 
 def software_version() -> str:
-    from flexmbs._version import __version__
-
     return __version__
 
 

@@ -42,6 +42,7 @@ import numpy as np
 from fem.errors import ModelError, SimulationError
 
 from flexmbs.model.inputs import Input
+from flexmbs.model.model import Model
 from flexmbs.results.outputs import NotRecordedError, default_outputs, not_recorded_message
 from .events import EventLocator
 from .initial import initial_accelerations
@@ -169,8 +170,6 @@ class Run:
                  parameters: dict | None = None, max_steps: int = 10_000_000, event_tolerance: float = 1e-6,
                  tolerances: dict | None = None, force: bool = False, stall_window: float = 60.0,
                  stall_step: float | None = None, engine: str = "auto", progress: bool = False, outputs=None):
-        from flexmbs.model.model import Model
-
         if not isinstance(model, Model):
             raise ModelError(f"Run expects a model (fm.Model, with bodies, joints and forces added), got "
                              f"{type(model).__name__}")
