@@ -247,6 +247,7 @@ class HoldsSystem:
         if type(self._system) is not weakref.ref:
             self._system = weakref.ref(self._system)
 
+
 _EULER_COLUMNS = np.arange(3, 7)  # a body's Euler parameters among its coordinates
 
 
@@ -299,20 +300,19 @@ class System:
         """The stacked marker data of the compiled marker kernel (node shapes zero-padded to the largest body)."""
         self.n_quasi_max = max(b.n_quasi for b in self.bodies)
         n_m = len(self.markers)
+        self.ground_positions, self.ground_axes = np.zeros((n_m, 3)), np.zeros((n_m, 3, 3))
         m_max = max(b.n_modes for b in self.bodies)
         self.marker_body = np.array([m.body.index for m in self.markers], dtype=np.int64)
         self.marker_local = np.array([m.local_position for m in self.markers], dtype=float).reshape(n_m, 3)
         self.marker_orient = np.array([m.local_orientation for m in self.markers], dtype=float).reshape(n_m, 3, 3)
         self.marker_s_t, self.marker_s_r = np.zeros((n_m, 3, m_max)), np.zeros((n_m, 3, m_max))
-        # the ground markers' frames, zeros for the others (a marker's index is its place in the list: the rows above)
-        ground = self.marker_body < 0
-        self.ground_positions = np.where(ground[:, None], self.marker_local, 0.0)
-        self.ground_axes = np.where(ground[:, None, None], self.marker_orient, 0.0)
-        if m_max:
-            for m in self.markers:
-                if not m.on_ground and m.node is not None and m.body.n_modes:
-                    self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
-                    self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
+        for m in self.markers:
+            if m.on_ground:
+                self.ground_positions[m.index] = m.local_position
+                self.ground_axes[m.index] = m.local_orientation
+            elif m.node is not None and m.body.n_modes:
+                self.marker_s_t[m.index, :, :m.body.n_modes] = m.body.node_translations[m.node]
+                self.marker_s_r[m.index, :, :m.body.n_modes] = m.body.node_rotations[m.node]
 
     # --- layout --------------------------------------------------------------------------------------
     def _assign_rows(self):
