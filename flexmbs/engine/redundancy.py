@@ -55,14 +55,14 @@ def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.nd
     pivot and planar guide on one body: the hydraulic race) are exactly orthogonal, so each row's distance from the
     span of the others is its size, and for ``tol < 1`` the loop itself keeps every row (its projections onto the
     kept rows are exact zeros). The pattern is read on the unscaled rows: the scaling keeps each nonzero row's
-    largest entry and can only zero (underflow) others, so disjoint rows stay disjoint and nonzero. The SVD's LAPACK
-    code, cold after a run's compiled steps, cost ≈ 40 µs of a start."""
+    largest entry and can only zero (underflow) others, so disjoint rows stay disjoint and nonzero. A NaN or inf
+    among such rows changes nothing: the loop keeps the rows it reaches (its comparisons with NaN are false), as it
+    keeps all others. The SVD's LAPACK code, cold after a run's compiled steps, cost ≈ 40 µs of a start."""
     jacobian = np.asarray(jacobian, dtype=float)
     n_r, n_q = jacobian.shape
     touched = jacobian != 0.0
     if (0 < n_r <= n_q and tol < 1.0 and np.count_nonzero(touched.any(axis=1)) == n_r  # no zero row
-            and np.count_nonzero(touched) == np.count_nonzero(touched.any(axis=0))  # one row per touched column
-            and np.isfinite(jacobian).all()):
+            and np.count_nonzero(touched) == np.count_nonzero(touched.any(axis=0))):  # one row per touched column
         return np.arange(n_r, dtype=np.int64), np.zeros(0, dtype=np.int64)
     rows = _scaled(jacobian)
     if 0 < rows.shape[0] <= rows.shape[1] and np.isfinite(rows).all():

@@ -77,3 +77,10 @@ def test_rows_on_disjoint_columns_follow_the_definition(seed):
         assert independent_rows(shared)[0].tolist() == _by_definition(shared)
         jac[rng.integers(0, n_r)] = 0.0
         assert independent_rows(jac)[0].tolist() == _by_definition(jac)
+
+
+def test_non_finite_rows_on_disjoint_columns_are_kept_as_before():
+    """The pattern test with a NaN or inf among rows on disjoint columns: all kept, as the row-by-row test keeps
+    them (its comparisons with NaN are false)."""
+    jac = np.array([[0.0, 2.0, 0.0, 0.0], [np.nan, 0.0, 0.0, 1.0], [0.0, 0.0, np.inf, 0.0]])
+    assert independent_rows(jac)[0].tolist() == [0, 1, 2]
