@@ -112,6 +112,8 @@ class _InertialBody:
         p = quaternion_from_matrix(self.initial_orientation)
         omega_body = self.initial_orientation.T @ self.initial_angular_velocity
         pdot = 0.5 * g_matrix(p.tolist()).T @ omega_body  # (G of Python floats: the same numbers, built faster)
+        if not self.n_modes:  # a rigid body: no modal coordinates to append
+            return np.concatenate([self.initial_position, p]), np.concatenate([self.initial_velocity, pdot])
         q = np.concatenate([self.initial_position, p, self.initial_modal_coordinates()])
         v = np.concatenate([self.initial_velocity, pdot, np.zeros(self.n_modes)])
         return q, v

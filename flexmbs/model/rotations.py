@@ -83,7 +83,7 @@ def quaternion_from_matrix(matrix: np.ndarray) -> np.ndarray:
     if p[0] < 0.0:
         p = [-x for x in p]
     p = np.array(p)
-    return p / np.sqrt(p.dot(p))  # np.linalg.norm's own formula for a vector, without its call
+    return p / math.sqrt(p.dot(p))  # np.linalg.norm's own formula for a vector (its sqrt: the same IEEE root)
 
 
 def quaternion_from_axis_angle(axis, angle: float) -> np.ndarray:
