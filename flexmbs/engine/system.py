@@ -387,8 +387,8 @@ class System:
         """The context at ``(t, q, q̇)``; at the placement at rest (``q̇`` all +0.0, as :meth:`rest_context` has it:
         the force tables of the run's plan ask there), the kinematics found there, not evaluated again."""
         placed = getattr(self, "_placement_kinematics", None)
-        if (placed is not None and same_values(placed[0], q) and v.shape == q.shape
-                and v.tobytes().count(0) == v.nbytes):
+        if (placed is not None and type(q) is type(v) is np.ndarray and same_values(placed[0], q)
+                and v.shape == q.shape and v.tobytes().count(0) == v.nbytes):
             return Context(self, q, v, t, lam, found=placed[1])
         return Context(self, q, v, t, lam)
 
