@@ -1,5 +1,5 @@
-"""How flexmbs.engine.redundancy.independent_rows decides the kept rows (the SVD shortcut when no row is dependent,
-else the row-by-row test), against the rows' definition (a row is kept when its distance from the span of the rows kept before it exceeds RANK_TOL times its
+"""How flexmbs.engine.redundancy.independent_rows decides the kept rows (the rows' pattern or the SVD shortcut when
+no row is dependent, else the row-by-row test), against the rows' definition (a row is kept when its distance from the span of the rows kept before it exceeds RANK_TOL times its
 size, rows scaled by their largest entry; distances by numpy.linalg.lstsq, independent of both), on random Jacobians
 with dependent, duplicated, zero and nearly dependent rows."""
 from __future__ import annotations
