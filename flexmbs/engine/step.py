@@ -61,7 +61,8 @@ def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates,
 @apart(python=False, counted=False)  # allocates nothing (the force elements count: force_elements)
 def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``
-    (``P``: the plan, :mod:`flexmbs.engine.plan_fields`)."""
+    (``P``: the plan, :mod:`flexmbs.engine.plan_fields`). The bodies' mass blocks are written whole; the entries
+    between two bodies are never written: ``mass`` comes zeroed (every caller's is), not zeroed at every call."""
     # (the callees that take the plan read their own fields: a call passing tens of arrays is code in every caller)
     offsets, n_modes, rigid_index, marker_body, keep = P.offsets, P.n_modes, P.rigid_index, P.marker_body, P.keep
     meas_a, meas_b, meas_kind = P.meas_a, P.meas_b, P.meas_kind
@@ -76,8 +77,6 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     k_out, angle_ref = P.k_out, P.angle_ref
     mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
-    if mass_mode != 2:
-        _zero(mass)
     _zero(packed)
     rigid_terms(A, omega, G, rigid_index, offsets, r_mass, r_fm, r_inertia, gravity, mass, packed)
     if fx_bodies.size:

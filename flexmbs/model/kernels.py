@@ -319,9 +319,6 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
     n_max = JX.shape[2]
     for k in range(kind.size):
         i, j, a = mi[k], mj[k], ia[k]
-        for n in range(n_max):
-            ji[k, n] = 0.0
-            jj[k, n] = 0.0
         phi[rows[k]] = constraint_value(kind[k], i, j, a, ib[k], X, R)
         if kind[k] == 0:
             for n in range(n_max):
