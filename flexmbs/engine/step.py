@@ -476,9 +476,10 @@ def _constraint_block(q, P, phi, jac):
         for j in range(n_q):
             jac_all[py_rows[k], j] = py_jac[k, j]
     for r in range(keep.size):
-        phi[r] = phi_all[keep[r]]
+        row = keep[r]  # (once: the stores into jac could alias keep for all the compiler knows, a reload per entry)
+        phi[r] = phi_all[row]
         for j in range(n_q):
-            jac[r, j] = jac_all[keep[r], j]
+            jac[r, j] = jac_all[row, j]
 
 
 @njit(**INNER)
