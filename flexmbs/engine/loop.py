@@ -126,8 +126,8 @@ def newton_step(h, P):
         if not finite:
             return -1
         if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
-            for i in range(n_q, n):  # the zero blocks (z, λ), (λ, z), (λ, λ): the others are written below
-                for j in range(n_q + n_z if i < n_q + n_z else n_q, n):
+            for i in range(n_q, n):  # the rows of z and λ, whose blocks (z, λ), (λ, z), (λ, λ) stay zero; the rows
+                for j in range(n):  # of q are written whole below (a row from column 0: plain vector stores)
                     mat[i, j] = 0.0
             for i in range(n_q):
                 for j in range(n_q):
