@@ -61,32 +61,30 @@ def call_kernel(typingctx, address, mode, t, z, y, ydot, sig, fpar, ipar, rates,
 @apart(python=False, counted=False)  # allocates nothing (the force elements count: force_elements)
 def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż``, ``Φ`` and ``Φ_q`` of the kept rows; ``mass`` is ``M(q)``
-    (``P``: the plan, :mod:`flexmbs.engine.plan_fields`)."""
+    (``P``: the plan, :mod:`flexmbs.engine.plan_fields`). The bodies' mass blocks are written whole; the entries
+    between two bodies are never written: ``mass`` comes zeroed (every caller's is), not zeroed at every call."""
     # (the callees that take the plan read their own fields: a call passing tens of arrays is code in every caller)
-    offsets, n_modes, rigid_index, marker_body, keep = P.offsets, P.n_modes, P.rigid_index, P.marker_body, P.keep
+    offsets, n_modes, marker_body, keep = P.offsets, P.n_modes, P.marker_body, P.keep
     meas_a, meas_b, meas_kind = P.meas_a, P.meas_b, P.meas_kind
     f_kind, f_friction = P.f_kind, P.f_friction
     fx_bodies, k_index, k_ipar, dims, k_fpar = P.fx_bodies, P.k_index, P.k_ipar, P.dims, P.k_fpar
-    r_mass, r_fm, r_inertia, gravity = P.r_mass, P.r_fm, P.r_inertia, P.gravity
     m_local, m_orient, s_t, s_r = P.m_local, P.m_orient, P.s_t, P.s_r
     zscale = P.zscale
     A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
     packed = P.packed
-    y, ydot, fy, force = P.y, P.ydot, P.fy, P.force
-    k_out, angle_ref = P.k_out, P.angle_ref
+    y, fy, force = P.y, P.fy, P.force
+    k_out = P.k_out
     mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
     body_kinematics(q, v, offsets, A, G, omega)
-    if mass_mode != 2:
-        _zero(mass)
     _zero(packed)
-    rigid_terms(A, omega, G, rigid_index, offsets, r_mass, r_fm, r_inertia, gravity, mass, packed)
+    rigid_terms(P, mass)
     if fx_bodies.size:
         flexible_terms(q, v, P, mass, packed)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
     py_on = P.py_control[1] != 0
     if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
         python_parts(t, q, v, z, lam, P)
-    measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot)
+    measurements(P)
     element_kernels(t, z, P, zdot)
     for i in range(z.size):
         zdot[i] /= zscale[i]
@@ -115,7 +113,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         for b in range(packed.shape[0]):
             for n in range(packed.shape[1]):
                 packed[b, n] += py_packed[b, n]
-    map_forces(packed, G, offsets, n_modes, force)
+    map_forces(P)
     n_q = q.size
     if mass_mode == 2:
         for i in range(n_q):
@@ -209,7 +207,7 @@ def integrands(t, q, v, z, P, zdot):
     body_kinematics(q, v, offsets, A, G, omega)
     marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
                   V, W)
-    measurements(P.meas_a, P.meas_b, P.meas_kind, X, V, R, W, P.angle_ref, P.y, P.ydot)
+    measurements(P)
     element_kernels(t, z, P, zdot)
     control = P.py_control
     if control[2] != 0:  # Python state elements' integrands (column code -3: flexmbs.engine.callbacks)
@@ -219,10 +217,12 @@ def integrands(t, q, v, z, P, zdot):
 
 
 @apart(python=False, counted=False)
-def measurements(meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot):
-    """Every element measurement into ``y``, ``ẏ``: distances here (``Distance.evaluate``), the others by
-    :func:`measure`. (The kernels below :func:`residual` take arrays, not the plan's tuples: numba counts a
-    reference, an atomic operation, for every array in a tuple argument at every call.)"""
+def measurements(P):
+    """Every element measurement into ``P.y``, ``P.ydot``: distances here (``Distance.evaluate``), the others by
+    :func:`measure`, at the marker states of ``P``. (The plan, not its arrays one by one: numba passes an array as
+    5 + 2·ndim words, and the ten arrays were ≈ 80 words copied at every residual.)"""
+    meas_a, meas_b, meas_kind, X, V, R, W, angle_ref, y, ydot = P.meas_a, P.meas_b, P.meas_kind, P.X, P.V, P.R, P.W, \
+        P.angle_ref, P.y, P.ydot
     for k in range(meas_a.size):
         a, b = meas_a[k], meas_b[k]
         if meas_kind[k] == DISTANCE:
@@ -476,9 +476,10 @@ def _constraint_block(q, P, phi, jac):
         for j in range(n_q):
             jac_all[py_rows[k], j] = py_jac[k, j]
     for r in range(keep.size):
-        phi[r] = phi_all[keep[r]]
+        row = keep[r]  # (once: the stores into jac could alias keep for all the compiler knows, a reload per entry)
+        phi[r] = phi_all[row]
         for j in range(n_q):
-            jac[r, j] = jac_all[keep[r], j]
+            jac[r, j] = jac_all[row, j]
 
 
 @njit(**INNER)

@@ -319,9 +319,6 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
     n_max = JX.shape[2]
     for k in range(kind.size):
         i, j, a = mi[k], mj[k], ia[k]
-        for n in range(n_max):
-            ji[k, n] = 0.0
-            jj[k, n] = 0.0
         phi[rows[k]] = constraint_value(kind[k], i, j, a, ib[k], X, R)
         if kind[k] == 0:
             for n in range(n_max):
@@ -361,14 +358,17 @@ def constraint_rows(X, R, JX, JTH, kind, mi, mj, ia, ib, rows, body, offsets, nq
 
 
 @apart(python=False, counted=False)
-def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gravity, mass_out, qbar):
+def rigid_terms(P, mass_out):
     """Mass blocks ``Lᵀ M̄ L`` (written into ``mass_out`` at each body's offset) and quasi-coordinate loads
-    ``Q̄v + Q̄_gravity`` (written into rows of ``qbar``, (n_b, 6+m_max)) of the rigid bodies ``index`` at once: the
-    ``m = 0`` case of :func:`ffrf_mass_and_force` plus the gravity terms (``m g``, ``c × Aᵀ g``) and
+    ``Q̄v + Q̄_gravity`` (written into rows of ``P.packed``, (n_b, 6+m_max)) of the rigid bodies ``P.rigid_index``
+    at once: the ``m = 0`` case of :func:`ffrf_mass_and_force` plus the gravity terms (``m g``, ``c × Aᵀ g``) and
     the mapping of :func:`map_mass` (same formulas), one call for all rigid bodies of a model.
 
-    ``mass``, ``first_moment`` (n_r, 3) and ``inertia`` (n_r, 3, 3, about the body origin) are stacked in the order
-    of ``index``."""
+    ``P``: the compiled step's plan (:mod:`flexmbs.engine.plan_fields`), read by name (its arrays passed one by one
+    were ≈ 100 words copied at every residual): ``r_mass``, ``r_fm`` (n_r, 3) and ``r_inertia`` (n_r, 3, 3, about
+    the body origin) stacked in the order of ``rigid_index``, the body kinematics ``A``, ``omega``, ``G``."""
+    A, w_all, G_all, index, offsets, gravity, qbar = P.A, P.omega, P.G, P.rigid_index, P.offsets, P.gravity, P.packed
+    mass, first_moment, inertia = P.r_mass, P.r_fm, P.r_inertia
     for k in range(index.size):  # (scalars, not scratch arrays: no allocation per call)
         b = index[k]
         o = offsets[b]
@@ -416,8 +416,10 @@ def rigid_terms(A, w_all, G_all, index, offsets, mass, first_moment, inertia, gr
 
 
 @apart(python=False, counted=False)
-def map_forces(qbar, G, offsets, n_modes, out):
-    """``out[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``qbar``, (n_b, 6+m_max))."""
+def map_forces(P):
+    """``P.force[o_b:o_b+7+m_b] = L_bᵀ Q̄_b`` for every body ``b`` (rows of ``P.packed``, (n_b, 6+m_max); ``P``: the
+    plan, read by name as in :func:`rigid_terms`)."""
+    qbar, G, offsets, n_modes, out = P.packed, P.G, P.offsets, P.n_modes, P.force
     for b in range(offsets.size):
         o = offsets[b]
         for r in range(3):
