@@ -67,6 +67,7 @@ _KINDS = frozenset(_SIGNALS + (PressureSource, Tank, Volume, Orifice, Throttle, 
                                DirectionalValve, Cylinder, Pipe, Cushion, VariableDisplacementPump, PressureCompensator,
                                PressureReducingValve, CounterbalanceValve, PilotOperatedCheckValve, ShuttleValve,
                                FixedDisplacementPump, GasAccumulator, HydraulicMotor))
+_FLOAT = np.dtype(float)
 _PILOTS = {PressureCompensator: K.COMPENSATOR, PressureReducingValve: K.REDUCING,
            CounterbalanceValve: K.COUNTERBALANCE, PilotOperatedCheckValve: K.PILOT_CHECK}
 
@@ -146,6 +147,15 @@ class _Builder:
         self.names: list[str] = []        # the output names
         self.callbacks: list = []         # (signal record number, signal, own record) evaluated in Python
         self.components: list = []        # components evaluated in Python
+        self.kinds: dict = {}             # type -> its kernel_kind (it depends on the class alone)
+
+    def kind(self, comp):
+        """:func:`kernel_kind` of ``comp``, found once per class in this layout (a node is asked three times)."""
+        cls = type(comp)
+        found = self.kinds.get(cls, self)  # (self: not yet found; None is a kind's answer)
+        if found is self:
+            found = self.kinds[cls] = kernel_kind(comp)
+        return found
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
@@ -158,6 +168,8 @@ class _Builder:
         for values in arrays:
             if type(values) is tuple and all(type(v) is float for v in values):  # already the doubles (a path's)
                 self.fpar.extend(values)
+            elif type(values) is np.ndarray and values.dtype is _FLOAT and values.ndim == 1:  # (SpoolPath's arrays)
+                self.fpar.extend(values.tolist())
             else:
                 self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
         return start
@@ -180,7 +192,7 @@ class _Builder:
         if id(sig) in self.slots:
             return self.slots[id(sig)]
         own = self.own_kernel(sig)
-        kind = kernel_kind(sig) if own is None else type(sig)
+        kind = self.kind(sig) if own is None else type(sig)
         if id(sig) in self.busy:
             raise ModelError(f"algebraic loop through signal '{sig.name}': break it with a state (a filter, a "
                              "spool lag or a PID)")
@@ -254,11 +266,11 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
     b = _Builder(circuit)
     nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
     b.number = {id(n): k for k, n in enumerate(nodes)}
-    b.sources = {id(n): n.pressure_signal for n in nodes if kernel_kind(n) is PressureSource}
+    b.sources = {id(n): n.pressure_signal for n in nodes if b.kind(n) is PressureSource}
     names = b.names = _output_names(circuit, b)
     node_table = []
     for node in nodes:
-        kind = kernel_kind(node)
+        kind = b.kind(node)
         if kind is Volume:
             node_table += [K.VOLUME, node.state_offset]
         elif kind is Tank:
@@ -300,7 +312,7 @@ def _component_records(circuit, b: _Builder) -> tuple[list, list]:
     records, late, gaps = [], [], []
     first = b.first_output
     for comp in circuit.components:
-        kind = kernel_kind(comp)
+        kind = b.kind(comp)
         if isinstance(comp, Signal):
             records.append([K.SIGNAL_OUT, 4, b.signal(comp), first[id(comp)]])
         elif kind in (Tank, PressureSource):  # after every flow is in

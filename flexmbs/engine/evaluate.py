@@ -26,6 +26,8 @@ import scipy.linalg as sla
 from flexmbs_jit import apart
 
 from .equations import REACTION_PASSES, REACTION_RTOL
+from .integrator import StepState
+from .plan import _Plan, _element_kernel, _refuse_meaningless
 from .step import T_SIG, constraints_at, jacobian_blocks, residual
 from .system import HoldsSystem
 
@@ -67,8 +69,7 @@ class _StepScales:
     in (and a run whose integrator's shapes differ builds its own plan)."""
 
     def __init__(self, system):
-        self._rotation = (np.concatenate([np.arange(b.offset + 3, b.offset + 7) for b in system.bodies])
-                          if system.bodies else np.zeros(0, dtype=int))
+        self._rotation = np.array([b.offset + k for b in system.bodies for k in range(3, 7)], dtype=int)
         self._scale_q = np.zeros(system.n_q)
         units = 0
         for element in system.elements:  # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
@@ -102,9 +103,6 @@ class Evaluator(HoldsSystem):
     # ------------------------------------------------------------------------------------------------- plan
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
-        from .plan import _Plan, _element_kernel, _refuse_meaningless
-        from .integrator import StepState
-
         system = self.system
         q0, v0, z0, t0 = self._at
         q0 = q0 if q is None else _flat(q)

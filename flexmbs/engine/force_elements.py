@@ -100,7 +100,7 @@ def force_tables(system, forces, state, signals) -> tuple:
     first evaluation would; JointActuator loads and PointForce vectors (six signals each) are appended to
     ``signals``."""
     kind, mi, mj, sig, which, par, rows = [], [], [], [], [], [], []
-    ctx = system.context(state.q, state.v, state.t)
+    ctx = None  # the start's context, made for the first spring without a free length (most models have none)
     cc = system.compiled
     for force in forces:
         p = np.zeros(8)
@@ -108,6 +108,8 @@ def force_tables(system, forces, state, signals) -> tuple:
         s = -1
         if type(force) is SpringDamper:
             if force.free_length is None:
+                if ctx is None:
+                    ctx = system.context(state.q, state.v, state.t)
                 force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x - ctx.marker(force.marker_i).x))
             k, a, b, w = 0, force.marker_i, force.marker_j, 0
             p[:4] = float(force.stiffness), force.damping, force.free_length, force.preload

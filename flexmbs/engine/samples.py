@@ -12,6 +12,7 @@ value in the sample counter's array, not a compiled variant).
 """
 from __future__ import annotations
 
+import itertools
 
 import numpy as np
 
@@ -61,6 +62,8 @@ class Sampler(HoldsSystem):
                 rj.append(j)
                 rpos.append(pos)
                 rlam.append(cc.rows[pos])
+            if not len(drivers):  # no prescribed motion (most models): nothing below, nor its row count
+                continue
             first = joint.offset + joint.n_equations - len(joint.drivers)
             for row, pos in zip(drivers[:, 0], drivers[:, 5]):  # the prescribed motions' rows (driving loads)
                 if first <= row < joint.offset + joint.n_equations:
@@ -68,7 +71,8 @@ class Sampler(HoldsSystem):
                     rpos.append(pos)
                     rlam.append(row)
         coords = [(joint, which) for joint in joints for which in joint.coordinates]
-        self.out_offsets = np.cumsum([0] + [len(names) for names in elements_out])
+        # each element's first output column (Python integers: _column_plan adds to them per column)
+        self.out_offsets = [0, *itertools.accumulate(len(names) for names in elements_out)]
         self.sp = (ints([len(model_markers)]), ints(side), ints(on_j), ints(body), ints(mi), ints(mj), ints(rj),
                    ints(rpos), ints(rlam), ints([j.marker_i.index for j, _ in coords]),
                    ints([j.marker_j.index for j, _ in coords]), ints([0 if w == "rotation" else 1 for _, w in coords]),
@@ -78,16 +82,17 @@ class Sampler(HoldsSystem):
         n = CAPACITY
         self.bf = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, n_q)), np.zeros((n, n_q)),
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
-                   np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
+                   np.zeros((n, n_y)), np.zeros((n, max(self.out_offsets[-1], 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
                    np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, max(n_kout, 1))),
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.array([0, SAMPLE_ALL], dtype=np.int64))  # [samples in the buffer, the work of a sample]
         self.selection = None  # the run's OutputRequest (None: every signal)
         self._system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        compiled = set(self.compiled_elements)
+        self._python = [k for k in range(len(system.elements)) if k not in compiled]  # (the state elements in Python)
         # the Python elements' angles at the last sample (at first their evaluation at the start)
-        python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
-        self._angle_refs = [getattr(m, "_last", None) for k in python_elements for m in system.elements[k].measurements
+        self._angle_refs = [getattr(m, "_last", None) for k in self._python for m in system.elements[k].measurements
                             if hasattr(m, "follow")]
 
     _holder = "plan's sampler"  # (the one-line message of HoldsSystem.system)
@@ -104,13 +109,14 @@ class Sampler(HoldsSystem):
             return
         system = self.system
         joints = system.model.joints
-        reactions = [f"joint/{j.name}/{key}" for j in joints for key in ("force", "torque")]
-        coordinates = [f"joint/{j.name}/{which}" for j, which in self.coords]
-        kernel_outputs = [f"force/{f.name}/{key}" for f, names in self.kernel_forces for key in names]
-        element_outputs = [f"element/{system.elements[k].name}/{name}"
-                           for c, k in enumerate(self.compiled_elements) for name in self.elements_out[c]]
+        # the names as generators: each test below stops at the first recorded one (a circuit has dozens of outputs)
+        reactions = (f"joint/{j.name}/{key}" for j in joints for key in ("force", "torque"))
+        coordinates = (f"joint/{j.name}/{which}" for j, which in self.coords)
+        kernel_outputs = (f"force/{f.name}/{key}" for f, names in self.kernel_forces for key in names)
+        element_outputs = (f"element/{system.elements[k].name}/{name}"
+                           for c, k in enumerate(self.compiled_elements) for name in self.elements_out[c])
         python = [f"force/{f.name}/" for f in self.python_forces]
-        python += [f"element/{system.elements[k].name}/" for k in self._python_elements()]
+        python += [f"element/{system.elements[k].name}/" for k in self._python]
         python += [f"joint/{j.name}/" for j in system.fallback_joints]
         python_signals = any(selection.any_under(prefix) for prefix in python)
         work = 0
@@ -125,10 +131,6 @@ class Sampler(HoldsSystem):
         if selection.any(element_outputs):
             work |= SAMPLE_ELEMENT_OUTPUTS
         count[1] = work
-
-    def _python_elements(self) -> list[int]:
-        compiled = set(self.compiled_elements)
-        return [k for k in range(len(self.system.elements)) if k not in compiled]
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
         """The signals of the Python state elements and of the user's joints at one sample's state."""
@@ -170,6 +172,7 @@ class Sampler(HoldsSystem):
         (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
         system, every = self.system, slice(None)
         first, elements, last = [], [], []
+        recorded = (lambda name: True) if self.selection is None else self.selection.__contains__
         for k, b in enumerate(system.bodies):
             o, base = b.offset, f"body/{b.name}/"
             first += [(base + "position", Q, (every, slice(o, o + 3))),
@@ -204,15 +207,16 @@ class Sampler(HoldsSystem):
                 elements += [(f"{prefix}y/{meas.name}", Y, (every, y0 + i)),
                              (f"{prefix}force/{meas.name}", FY, (every, y0 + i))]
             y0 += len(element.measurements)
-            for i, name in enumerate(self.elements_out[c]):
-                elements.append((prefix + name, OUT, (every, self.out_offsets[c] + i)))
+            out = self.out_offsets[c]  # (its outputs, dozens for a circuit, only those recorded: no entry to drop)
+            elements += [(key, OUT, (every, out + i)) for i, name in enumerate(self.elements_out[c])
+                         if recorded(key := prefix + name)]
         for i, key in enumerate(self.integral_keys):
             if key is not None:
                 last.append((key, INT, (every, i)))
         last += [("solver/step_size", hs, every), ("solver/newton_iterations", its, every),
                  ("solver/constraint_violation", viol, every)]
         if self.selection is not None:
-            first, elements, last = ([c for c in part if c[0] in self.selection] for part in (first, elements, last))
+            first, elements, last = ([c for c in part if recorded(c[0])] for part in (first, elements, last))
         return first, elements, last
 
     def flush(self, recorder: Recorder, stats: dict) -> None:
@@ -245,7 +249,7 @@ class Sampler(HoldsSystem):
                     cols[key] = np.array([row[key] for row in rows])
         for key, buffer, index in elements:
             cols[key] = buffer[:n][index].copy()
-        python_elements = self._python_elements()
+        python_elements = self._python
         user_joints = list(system.fallback_joints)
         if selection is not None:  # only the parts with a recorded signal
             python_elements = [k for k in python_elements
@@ -254,7 +258,7 @@ class Sampler(HoldsSystem):
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
             # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
             # (the end of the chunk); the callbacks' reference is restored after
-            angles = [m for k in self._python_elements() for m in system.elements[k].measurements
+            angles = [m for k in self._python for m in system.elements[k].measurements
                       if hasattr(m, "follow")]
             current = [getattr(m, "_last", None) for m in angles]
             rows = []
