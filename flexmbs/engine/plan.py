@@ -166,19 +166,6 @@ def _kernel_forces(system) -> tuple[list, list]:
     return forces, specs
 
 
-def _state_scales(system, all_specs) -> np.ndarray:
-    """The scale of each state ``z`` as its element presents it in its kernel's units (a spec's ``state_scale``;
-    1 for the other kernels' states and for the Python elements')."""
-    offsets = system.z_offsets
-    sizes = [len(e.state_names) if spec is not None else int(offsets[k + 1] - offsets[k])
-             for k, (e, spec) in enumerate(zip(system.elements, all_specs))]
-    if not any(hasattr(spec, "state_scale") for spec in all_specs):  # (most models: all 1, one array)
-        return np.ones(sum(sizes))
-    return np.ascontiguousarray(np.concatenate(
-        [np.asarray(spec.state_scale, dtype=float) if hasattr(spec, "state_scale") else np.ones(n)
-         for n, spec in zip(sizes, all_specs)]), dtype=float)
-
-
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.step` for their roles), and the compiled
     plan that refers to them by name (:attr:`struct`, :mod:`flexmbs.engine.plan_fields`; the tuples ``mi``, ``mf``,
@@ -303,7 +290,11 @@ class _Plan:
                    flo(system._rigid_inertia).reshape(-1, 3, 3), flo(system.model.gravity), flo(system.marker_local),
                    flo(system.marker_orient), flo(system.marker_s_t), flo(system.marker_s_r),
                    flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
-                   self._force_par, _state_scales(system, all_specs), fx_data, k_fpar)
+                   self._force_par, flo(np.concatenate(  # states the element presents, in its kernel's units
+                       [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
+                        if spec is not None else np.ones(system.z_offsets[k + 1] - system.z_offsets[k])
+                        for k, (e, spec) in enumerate(zip(system.elements, all_specs))])
+                       if all_specs else np.zeros(0)), fx_data, k_fpar)
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows + len(self.drivers), 1)  # library rows, then the prescribed motions'
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
