@@ -147,15 +147,6 @@ class _Builder:
         self.names: list[str] = []        # the output names
         self.callbacks: list = []         # (signal record number, signal, own record) evaluated in Python
         self.components: list = []        # components evaluated in Python
-        self.kinds: dict = {}             # type -> its kernel_kind (it depends on the class alone)
-
-    def kind(self, comp):
-        """:func:`kernel_kind` of ``comp``, found once per class in this layout (a node is asked three times)."""
-        cls = type(comp)
-        found = self.kinds.get(cls, self)  # (self: not yet found; None is a kind's answer)
-        if found is self:
-            found = self.kinds[cls] = kernel_kind(comp)
-        return found
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
@@ -192,7 +183,7 @@ class _Builder:
         if id(sig) in self.slots:
             return self.slots[id(sig)]
         own = self.own_kernel(sig)
-        kind = self.kind(sig) if own is None else type(sig)
+        kind = kernel_kind(sig) if own is None else type(sig)
         if id(sig) in self.busy:
             raise ModelError(f"algebraic loop through signal '{sig.name}': break it with a state (a filter, a "
                              "spool lag or a PID)")
@@ -266,11 +257,11 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
     b = _Builder(circuit)
     nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
     b.number = {id(n): k for k, n in enumerate(nodes)}
-    b.sources = {id(n): n.pressure_signal for n in nodes if b.kind(n) is PressureSource}
+    b.sources = {id(n): n.pressure_signal for n in nodes if kernel_kind(n) is PressureSource}
     names = b.names = _output_names(circuit, b)
     node_table = []
     for node in nodes:
-        kind = b.kind(node)
+        kind = kernel_kind(node)
         if kind is Volume:
             node_table += [K.VOLUME, node.state_offset]
         elif kind is Tank:
@@ -312,7 +303,7 @@ def _component_records(circuit, b: _Builder) -> tuple[list, list]:
     records, late, gaps = [], [], []
     first = b.first_output
     for comp in circuit.components:
-        kind = b.kind(comp)
+        kind = kernel_kind(comp)
         if isinstance(comp, Signal):
             records.append([K.SIGNAL_OUT, 4, b.signal(comp), first[id(comp)]])
         elif kind in (Tank, PressureSource):  # after every flow is in

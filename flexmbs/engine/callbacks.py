@@ -27,7 +27,7 @@ import numpy as np
 
 from flexmbs.model.markers import Marker
 
-from .samples import int_array
+from .samples import int_arrays
 from .system import HoldsSystem, measure, to_coordinates_rows
 
 __all__ = ["PythonParts"]
@@ -91,7 +91,6 @@ class PythonParts(HoldsSystem):
             self.joint_rows.append((joint, pos, joint.offset, n))
             pos += n
         p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
-        ints = int_array
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
         self.loads = np.zeros((n_b, system.n_quasi_max) if self.active else (0, 0))
         self.zdot = np.zeros(len(z_rows))
@@ -111,7 +110,7 @@ class PythonParts(HoldsSystem):
             for c in columns:
                 self.by_column[c].append((kind, i))
                 self.columns[c] = 1
-        self.z_rows, self.p_rows = ints(z_rows), ints(p_rows)
+        self.z_rows, self.p_rows = int_arrays(z_rows, p_rows)
         self.buffers = (self.q, self.v, self.z, self.lam, self.loads, self.zdot, self.z_rows, self.phi, self.jac,
                         self.p_rows, self.control, self.columns)
         # the values of the last full evaluation (the base point of the difference columns)

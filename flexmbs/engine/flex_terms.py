@@ -53,7 +53,7 @@ def flexible_arrays(system, state_q) -> tuple:
             kg_h[f, :r, :m, :m] = b._kg_shapes
     bodies = np.array([b.index for b in flex], dtype=np.int64)
     data = (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, k, d, amp, kg_in, kg_w, kg_h, kg_on)
-    frame = -np.ones(system.n_q, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
+    frame = np.full(system.n_q, -1, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
     for f, b in enumerate(flex):
         frame[b.offset:b.offset + 7] = f
     work = (z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), z((M, M)), z(M), np.zeros(nf, dtype=np.int64),

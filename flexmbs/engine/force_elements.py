@@ -149,7 +149,7 @@ def force_tables(system, forces, state, signals) -> tuple:
         which.append(w)
         par.append(p)
         rows.append(r)
-    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+    ints = lambda x: np.array(x, dtype=np.int64).reshape(-1)  # noqa: E731  (flat lists: C-ordered as made)
     par = np.array(par, dtype=float).reshape(-1, 8)
     rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 8)
     return (ints(kind), ints(mi), ints(mj), ints(sig), ints(which)), par, rows

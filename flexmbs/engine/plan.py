@@ -39,10 +39,10 @@ from .flex_terms import flexible_arrays
 from .lapack import lapack_functions
 from .force_elements import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .callbacks import PythonParts
-from .samples import Sampler, int_array
+from .samples import Sampler, int_array, int_arrays
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
-from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan_of, pack
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, constant_function, new_plan_of, pack
 from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -72,7 +72,7 @@ _PD = POINTER(c_double)
 ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD,
                                      _PD)
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
-_NO_CALLBACK = _SIGNAL_CALLBACK(lambda t: None)
+_NO_CALLBACK = constant_function(_SIGNAL_CALLBACK(lambda t: None))
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
 
@@ -275,15 +275,18 @@ class _Plan:
         self.drivers = driver_table(system, signals)
         ints = int_array
         n_y = len(meas_a)
+        # the index lists (and the number of the force elements' gaps, whether the samples iterate the reactions, the
+        # kernels' dimensions) as slices of one array
+        (meas_a, meas_b, el_z, el_y, el_s, el_a, el_f, el_i, n_force_gaps, reactions, dims, meas_kind) = int_arrays(
+            meas_a, meas_b, el["z"], el["y"], el["s"], el["a"], el["f"], el["i"], [len(self.force_gap_names)],
+            [has_friction(self.compiled_forces) or _reads_reactions(system, self.python_forces, state)],
+            [n_q, n_b, n_m, system.n_quasi_max], meas_kind)
         self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
                    ints(system.marker_body), ints(system.body_n_coordinates), ints(cc.flat_kind), ints(cc.flat_mi),
-                   ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), ints(meas_a),
-                   ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
-                   ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
-                   *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
-                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)
-                                            or _reads_reactions(system, self.python_forces, state)]), self.drivers,
-                   k_index, k_ipar, ints([n_q, n_b, n_m, system.n_quasi_max]), ints(meas_kind))
+                   ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), meas_a,
+                   meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ints(np.concatenate(ipar) if ipar else [0]),
+                   ints(integ._rotation), *f_ints, n_force_gaps, fx_bodies, f_rows, reactions, self.drivers, k_index,
+                   k_ipar, dims, meas_kind)
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -337,8 +340,9 @@ class _Plan:
         pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
         self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
                           for name in spec.gap_names] + self.force_gap_names
-        self.gv = (ints(pos), np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64),
-                   ints(el_g), np.array([REARM_GAP]))
+        gap_pos, gap_offsets = int_arrays(pos, el_g)
+        self.gv = (gap_pos, np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64), gap_offsets,
+                   np.array([REARM_GAP]))
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
         self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)

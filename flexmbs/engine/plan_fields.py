@@ -43,7 +43,7 @@ from flexmbs_jit import njit
 from .lapack import lapack_functions
 
 __all__ = ["PlanType", "PlanRef", "PLAN_TYPE", "FIELDS", "MI", "MF", "WS", "FNS", "BLK", "TMP", "ALIASES", "new_plan",
-           "new_plan_of", "pack", "pack_values"]
+           "new_plan_of", "pack", "pack_values", "constant_function"]
 
 # the positions of the Python plan's tuples, by name (flexmbs.engine.plan._Plan builds them)
 MI = ("offsets", "n_modes", "rigid_index", "marker_body", "n_coord", "c_kind", "c_mi", "c_mj", "c_a", "c_b", "c_rows",
@@ -531,7 +531,9 @@ def _compiled_words(names: tuple, values) -> np.ndarray | None:
                     id(np.ndarray), out) >= 0:
         return None
     for k in pointers:
-        out[at[k]] = _function_address(flat[k])
+        function = flat[k]
+        known = _CONSTANT.get(id(function))
+        out[at[k]] = known[1] if known is not None and known[0] is function else _function_address(function)
     return out
 
 
@@ -540,6 +542,23 @@ def _function_address(function) -> int:
     if isinstance(function, ctypes._CFuncPtr):
         return ctypes.c_void_p.from_buffer(function).value or 0
     return ctypes.cast(function, ctypes.c_void_p).value or 0
+
+
+#: ``id -> (function, address)`` of the ctypes functions that every plan points to (:func:`constant_function`; the
+#: dict holds each function, so no other object takes its id)
+_CONSTANT: dict = {}
+
+
+def constant_function(function):
+    """``function``, a ctypes function that lives as long as the process (LAPACK's, the shared no-op callback), with
+    its address read once for every plan that points to it (four of a plan's five function pointers)."""
+    _CONSTANT[id(function)] = (function, _function_address(function))
+    return function
+
+
+for _function in lapack_functions():  # (LAPACK's LU: in every plan)
+    constant_function(_function)
+del _function
 
 
 _LIST_ITEMS = object.__basicsize__ + 8  # where a list object holds the address of its item pointers (PyListObject:

@@ -22,7 +22,7 @@ from .loop import (SAMPLE_ALL, SAMPLE_COORDINATES, SAMPLE_ELEMENT_OUTPUTS, SAMPL
 from .recorder import Recorder
 from .system import HoldsSystem, measure
 
-__all__ = ["Sampler", "CAPACITY", "int_array"]
+__all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
 
 CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
 # error (full disk) then stops the run within 256 samples
@@ -32,6 +32,18 @@ def int_array(x) -> np.ndarray:
     """``x`` as a flat C-contiguous int64 array (an array that is one already: itself)."""
     a = np.asarray(x, dtype=np.int64)
     return a if a.ndim == 1 and a.flags.c_contiguous else np.ascontiguousarray(a.reshape(-1))
+
+
+def int_arrays(*lists) -> list[np.ndarray]:
+    """:func:`int_array` of each of several flat lists of integers, as slices of one array: one conversion for the
+    dozen short index lists of a plan (0.4 µs each); an empty list gets an empty array of its own, as there."""
+    data = np.array([x for xs in lists for x in xs], dtype=np.int64)
+    out, at = [], 0
+    for xs in lists:
+        n = len(xs)
+        out.append(data[at:at + n] if n else np.zeros(0, dtype=np.int64))
+        at += n
+    return out
 
 
 class Sampler(HoldsSystem):
@@ -48,7 +60,6 @@ class Sampler(HoldsSystem):
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
-        ints = int_array
         side, on_j, body, mi, mj, rj, rpos, rlam = [], [], [], [], [], [], [], []
         for j, joint in enumerate(joints):
             j_side = not joint.marker_j.on_ground
@@ -73,10 +84,9 @@ class Sampler(HoldsSystem):
         coords = [(joint, which) for joint in joints for which in joint.coordinates]
         # each element's first output column (Python integers: _column_plan adds to them per column)
         self.out_offsets = [0, *itertools.accumulate(len(names) for names in elements_out)]
-        self.sp = (ints([len(model_markers)]), ints(side), ints(on_j), ints(body), ints(mi), ints(mj), ints(rj),
-                   ints(rpos), ints(rlam), ints([j.marker_i.index for j, _ in coords]),
-                   ints([j.marker_j.index for j, _ in coords]), ints([0 if w == "rotation" else 1 for _, w in coords]),
-                   ints(self.out_offsets))
+        self.sp = tuple(int_arrays([len(model_markers)], side, on_j, body, mi, mj, rj, rpos, rlam,
+                                   [j.marker_i.index for j, _ in coords], [j.marker_j.index for j, _ in coords],
+                                   [0 if w == "rotation" else 1 for _, w in coords], self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
         n_y = sum(len(system.elements[k].measurements) for k in self.compiled_elements)
         n = CAPACITY
@@ -166,10 +176,11 @@ class Sampler(HoldsSystem):
         return int(self.bf[-1][0])
 
     def _column_plan(self) -> tuple:
-        """Per column of the buffers: ``(name, buffer, index into its first n rows)``, in the results' order, built
-        once (names and slices are the same at every flush): the columns before the Python force elements', those
-        of the state elements with kernels, and the integrals and solver columns."""
-        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
+        """Per column of the buffers: ``(name, buffer number in bf, index into its first n rows)``, in the results'
+        order, built once (names and slices are the same at every flush): the columns before the Python force
+        elements', those of the state elements with kernels, and the integrals and solver columns; and the numbers of
+        the buffers they read (a flush takes each buffer's first n rows once)."""
+        (_, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, _, _, _) = range(len(self.bf))
         system, every = self.system, slice(None)
         first, elements, last = [], [], []
         recorded = (lambda name: True) if self.selection is None else self.selection.__contains__
@@ -197,17 +208,17 @@ class Sampler(HoldsSystem):
                 first.append((f"force/{force.name}/{key}", KO, (every, o)))
                 o += 1
         y0 = 0
-        for c, k in enumerate(self.compiled_elements):
+        for c, k in enumerate(self.compiled_elements):  # (only the recorded columns: a circuit has dozens of outputs)
             element = system.elements[k]
             prefix = f"element/{element.name}/"
             lo = system.z_offsets[k]
-            for i, name in enumerate(element.state_names):
-                elements.append((prefix + name, Z, (every, lo + i)))
+            part = [(prefix + name, Z, (every, lo + i)) for i, name in enumerate(element.state_names)]
             for i, meas in enumerate(element.measurements):
-                elements += [(f"{prefix}y/{meas.name}", Y, (every, y0 + i)),
-                             (f"{prefix}force/{meas.name}", FY, (every, y0 + i))]
+                part += [(f"{prefix}y/{meas.name}", Y, (every, y0 + i)),
+                         (f"{prefix}force/{meas.name}", FY, (every, y0 + i))]
             y0 += len(element.measurements)
-            out = self.out_offsets[c]  # (its outputs, dozens for a circuit, only those recorded: no entry to drop)
+            elements += [column for column in part if recorded(column[0])]
+            out = self.out_offsets[c]
             elements += [(key, OUT, (every, out + i)) for i, name in enumerate(self.elements_out[c])
                          if recorded(key := prefix + name)]
         for i, key in enumerate(self.integral_keys):
@@ -216,8 +227,9 @@ class Sampler(HoldsSystem):
         last += [("solver/step_size", hs, every), ("solver/newton_iterations", its, every),
                  ("solver/constraint_violation", viol, every)]
         if self.selection is not None:
-            first, elements, last = ([c for c in part if recorded(c[0])] for part in (first, elements, last))
-        return first, elements, last
+            first, last = [c for c in first if recorded(c[0])], [c for c in last if recorded(c[0])]
+        used = {b for part in (first, elements, last) for _, b, _ in part}
+        return first, elements, last, used
 
     def flush(self, recorder: Recorder, stats: dict) -> None:
         """Hand the buffered samples to the recorder as columns and empty the buffer."""
@@ -231,10 +243,11 @@ class Sampler(HoldsSystem):
         plan = getattr(self, "_plan", None)
         if plan is None:
             plan = self._plan = self._column_plan()
-        first, elements, last = plan
+        first, elements, last, used = plan
+        head = {b: self.bf[b][:n] for b in used}  # the buffers' first n rows
         cols: dict = {}
-        for key, buffer, index in first:
-            cols[key] = buffer[:n][index].copy()
+        for key, b, index in first:
+            cols[key] = head[b][index].copy()
         selection = self.selection
         python_forces = [f for f in self.python_forces if selection is None or selection.any_under(f"force/{f.name}/")]
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
@@ -247,8 +260,8 @@ class Sampler(HoldsSystem):
             for key in rows[0]:
                 if selection is None or key in selection:
                     cols[key] = np.array([row[key] for row in rows])
-        for key, buffer, index in elements:
-            cols[key] = buffer[:n][index].copy()
+        for key, b, index in elements:
+            cols[key] = head[b][index].copy()
         python_elements = self._python
         user_joints = list(system.fallback_joints)
         if selection is not None:  # only the parts with a recorded signal
@@ -273,8 +286,8 @@ class Sampler(HoldsSystem):
             for key in rows[0]:
                 if selection is None or key in selection:
                     cols[key] = np.array([row[key] for row in rows])
-        for key, buffer, index in last:
-            cols[key] = buffer[:n][index].copy()
+        for key, b, index in last:
+            cols[key] = head[b][index].copy()
         stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(viol[:n].max()))
         if FB[0]:
             t_first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
