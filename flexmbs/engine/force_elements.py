@@ -99,6 +99,9 @@ def force_tables(system, forces, state, signals) -> tuple:
     its parameters and the rows of its joint. A spring without a free length gets the initial distance, as its own
     first evaluation would; JointActuator loads and PointForce vectors (six signals each) are appended to
     ``signals``."""
+    if not forces:  # (most models) the empty tables the loop below would give; one array for the five columns
+        none = np.array([], dtype=np.int64).reshape(-1)  # (zero-size: nothing in it is ever written)
+        return (none,) * 5, np.array([], dtype=float).reshape(-1, 8), np.array([], dtype=np.int64).reshape(-1, 2, 8)
     kind, mi, mj, sig, which, par, rows = [], [], [], [], [], [], []
     ctx = None  # the start's context, made for the first spring without a free length (most models have none)
     cc = system.compiled

@@ -330,7 +330,7 @@ class _Plan:
         keys += py_keys
         self.aux_keys = keys
         self.parts.aux = self.ws[17]
-        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
+        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_y, n_aux, keys,
                                self.compiled_forces, self.python_forces, self.drivers,
                                list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names

@@ -47,9 +47,10 @@ def int_arrays(*lists) -> list[np.ndarray]:
 
 
 class Sampler(HoldsSystem):
-    """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
+    """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model (``n_y``: the
+    measurements of the state elements with kernels, ``n_aux`` their integrands, as the plan counted them)."""
 
-    def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
+    def __init__(self, system, elements_out: list, n_y: int, n_aux: int, integral_keys: list, compiled_forces: list,
                  python_forces: list, drivers: np.ndarray, kernel_forces: list = (), compiled_elements=None):
         self.compiled_forces, self.python_forces = compiled_forces, python_forces
         # the state elements with compiled kernels (the others are Python parts: flexmbs.engine.callbacks)
@@ -88,7 +89,6 @@ class Sampler(HoldsSystem):
                                    [j.marker_i.index for j, _ in coords], [j.marker_j.index for j, _ in coords],
                                    [0 if w == "rotation" else 1 for _, w in coords], self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
-        n_y = sum(len(system.elements[k].measurements) for k in self.compiled_elements)
         n = CAPACITY
         self.bf = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, n_q)), np.zeros((n, n_q)),
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
