@@ -122,7 +122,8 @@ class PythonParts(HoldsSystem):
             self._zdot_base = np.zeros(self.zdot.shape)
             self._phi_base, self._jac_base = np.zeros(self.phi.shape), np.zeros(self.jac.shape)
         else:  # without parts the buffers are empty: nothing to keep apart
-            self._loads_base, self._zdot_base, self._phi_base, self._jac_base = self.loads, self.zdot, self.phi, self.jac
+            self._loads_base, self._zdot_base = self.loads, self.zdot
+            self._phi_base, self._jac_base = self.phi, self.jac
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
 

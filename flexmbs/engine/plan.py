@@ -42,7 +42,7 @@ from .callbacks import PythonParts
 from .samples import Sampler, int_array, int_arrays
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
-from .plan_fields import BLK, FNS, MF, MI, TMP, WS, constant_function, new_plan_of, pack
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, constant_function, new_plan_of, pack, pack_values
 from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -71,6 +71,8 @@ _PD = POINTER(c_double)
 #: ``kernel(mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)`` (mode 0: integrands into aux, 1: outputs)
 ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD,
                                      _PD)
+#: the fields of a run's state in the plan (:class:`CompiledRun`)
+_RUN_NAMES = ("cur", "new", "coef", "sc", "fl", "stats")
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
 _NO_CALLBACK = constant_function(_SIGNAL_CALLBACK(lambda t: None))
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
@@ -454,8 +456,8 @@ class CompiledRun:
         self.cur = tuple([np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd)])
         self.new = tuple([x.copy() for x in self.cur])
         # the run's state into the compiled plan (its arrays are changed in place from here on)
-        pack(plan.struct, plan._held, cur=self.cur, new=self.new, coef=self.coef, sc=self.sc, fl=self.fl,
-             stats=self.counters)
+        pack_values(plan.struct, plan._held, _RUN_NAMES,
+                    (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))
         self._advance(0)  # the start: sample, Jacobian, integrands
         self._check_callback()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
@@ -515,7 +517,7 @@ class CompiledRun:
         self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
 
     def _state(self, arrays, t: float, h_previous: float) -> StepState:
-        q, v, a, qdd, z, zd, w, lam, zdp = (x.copy() for x in arrays)
+        q, v, a, qdd, z, zd, w, lam, zdp = [x.copy() for x in arrays]
         return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
 
     def _event(self) -> int:

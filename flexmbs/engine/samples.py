@@ -24,6 +24,9 @@ from .system import HoldsSystem, measure
 
 __all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
 
+#: the positions of the buffers in ``Sampler.bf`` (plan_fields.ALIASES: sample_times, ...)
+(_TIMES, _H, _ITERATIONS, _VIOLATION, _Q, _V, _Z, _OMEGA, _MARKERS, _Y, _FY, _OUT, _INT, _JF, _JT, _JC, _FO, _KO, _LAM,
+ _FALLBACKS, _COUNT) = range(21)
 CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
 # error (full disk) then stops the run within 256 samples
 
@@ -118,27 +121,23 @@ class Sampler(HoldsSystem):
             count[1] = SAMPLE_ALL
             return
         system = self.system
-        joints = system.model.joints
-        # the names as generators: each test below stops at the first recorded one (a circuit has dozens of outputs)
-        reactions = (f"joint/{j.name}/{key}" for j in joints for key in ("force", "torque"))
-        coordinates = (f"joint/{j.name}/{which}" for j, which in self.coords)
-        kernel_outputs = (f"force/{f.name}/{key}" for f, names in self.kernel_forces for key in names)
-        element_outputs = (f"element/{system.elements[k].name}/{name}"
-                           for c, k in enumerate(self.compiled_elements) for name in self.elements_out[c])
         python = [f"force/{f.name}/" for f in self.python_forces]
         python += [f"element/{system.elements[k].name}/" for k in self._python]
         python += [f"joint/{j.name}/" for j in system.fallback_joints]
         python_signals = any(selection.any_under(prefix) for prefix in python)
+        # the recorded columns (each name asked once; the flushes use them): the buffers they read say the work
+        self._plan = self._column_plan()
+        used = self._plan[3]
         work = 0
-        if selection.any(reactions):
+        if _JF in used or _JT in used:  # joint/NAME/force, torque
             work |= SAMPLE_REACTIONS | SAMPLE_JOINTS
         if python_signals:
             work |= SAMPLE_REACTIONS
-        if selection.any(coordinates):
+        if _JC in used:  # joint/NAME/rotation, translation
             work |= SAMPLE_COORDINATES
-        if selection.any(kernel_outputs):
+        if _KO in used:  # force/NAME/KEY of the force kernels
             work |= SAMPLE_FORCE_OUTPUTS
-        if selection.any(element_outputs):
+        if _OUT in used:  # element/NAME/KEY of the element kernels
             work |= SAMPLE_ELEMENT_OUTPUTS
         count[1] = work
 
@@ -180,52 +179,52 @@ class Sampler(HoldsSystem):
         order, built once (names and slices are the same at every flush): the columns before the Python force
         elements', those of the state elements with kernels, and the integrals and solver columns; and the numbers of
         the buffers they read (a flush takes each buffer's first n rows once)."""
-        (_, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, _, _, _) = range(len(self.bf))
         system, every = self.system, slice(None)
         first, elements, last = [], [], []
         recorded = (lambda name: True) if self.selection is None else self.selection.__contains__
         for k, b in enumerate(system.bodies):
             o, base = b.offset, f"body/{b.name}/"
-            first += [(base + "position", Q, (every, slice(o, o + 3))),
-                      (base + "orientation", Q, (every, slice(o + 3, o + 7))),
-                      (base + "velocity", V, (every, slice(o, o + 3))), (base + "angular_velocity", OM, (every, k))]
+            first += [(base + "position", _Q, (every, slice(o, o + 3))),
+                      (base + "orientation", _Q, (every, slice(o + 3, o + 7))),
+                      (base + "velocity", _V, (every, slice(o, o + 3))),
+                      (base + "angular_velocity", _OMEGA, (every, k))]
             if b.n_modes:
-                first.append((base + "modal_coordinates", Q, (every, slice(o + 7, o + 7 + b.n_modes))))
+                first.append((base + "modal_coordinates", _Q, (every, slice(o + 7, o + 7 + b.n_modes))))
         for i, marker in enumerate(system.model.markers):
-            first.append((f"marker/{marker.name}/position", XM, (every, i)))
+            first.append((f"marker/{marker.name}/position", _MARKERS, (every, i)))
         c = 0
         for j, joint in enumerate(system.model.joints):
-            first += [(f"joint/{joint.name}/force", JF, (every, j)), (f"joint/{joint.name}/torque", JT, (every, j))]
+            first += [(f"joint/{joint.name}/force", _JF, (every, j)), (f"joint/{joint.name}/torque", _JT, (every, j))]
             for which in joint.coordinates:
-                first.append((f"joint/{joint.name}/{which}", JC, (every, c)))
+                first.append((f"joint/{joint.name}/{which}", _JC, (every, c)))
                 c += 1
         for k, force in enumerate(self.compiled_forces):  # force_elements.force_element: in output_units order
             for i, key in enumerate(force.output_units):
-                first.append((f"force/{force.name}/{key}", FO, (every, k, i)))
+                first.append((f"force/{force.name}/{key}", _FO, (every, k, i)))
         o = 0
         for force, names in self.kernel_forces:  # force_kernels: outputs in the order of their spec's names
             for key in names:
-                first.append((f"force/{force.name}/{key}", KO, (every, o)))
+                first.append((f"force/{force.name}/{key}", _KO, (every, o)))
                 o += 1
         y0 = 0
         for c, k in enumerate(self.compiled_elements):  # (only the recorded columns: a circuit has dozens of outputs)
             element = system.elements[k]
             prefix = f"element/{element.name}/"
             lo = system.z_offsets[k]
-            part = [(prefix + name, Z, (every, lo + i)) for i, name in enumerate(element.state_names)]
+            part = [(prefix + name, _Z, (every, lo + i)) for i, name in enumerate(element.state_names)]
             for i, meas in enumerate(element.measurements):
-                part += [(f"{prefix}y/{meas.name}", Y, (every, y0 + i)),
-                         (f"{prefix}force/{meas.name}", FY, (every, y0 + i))]
+                part += [(f"{prefix}y/{meas.name}", _Y, (every, y0 + i)),
+                         (f"{prefix}force/{meas.name}", _FY, (every, y0 + i))]
             y0 += len(element.measurements)
             elements += [column for column in part if recorded(column[0])]
             out = self.out_offsets[c]
-            elements += [(key, OUT, (every, out + i)) for i, name in enumerate(self.elements_out[c])
+            elements += [(key, _OUT, (every, out + i)) for i, name in enumerate(self.elements_out[c])
                          if recorded(key := prefix + name)]
         for i, key in enumerate(self.integral_keys):
             if key is not None:
-                last.append((key, INT, (every, i)))
-        last += [("solver/step_size", hs, every), ("solver/newton_iterations", its, every),
-                 ("solver/constraint_violation", viol, every)]
+                last.append((key, _INT, (every, i)))
+        last += [("solver/step_size", _H, every), ("solver/newton_iterations", _ITERATIONS, every),
+                 ("solver/constraint_violation", _VIOLATION, every)]
         if self.selection is not None:
             first, last = [c for c in first if recorded(c[0])], [c for c in last if recorded(c[0])]
         used = {b for part in (first, elements, last) for _, b, _ in part}
