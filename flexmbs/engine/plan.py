@@ -626,10 +626,10 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
     """``(CompiledRun, "")`` (a joint between two ground markers is refused in one line). ``hooks``: ``record(state,
     h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
     ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
-    _refuse_meaningless(system)
     start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
     plan = start.plan_for_run(integ, state) if start is not None else None
-    if plan is None:
+    if plan is None:  # (the evaluator's plan was built after the same refusal)
+        _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         plan = _Plan(system, integ, specs, state)
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

@@ -287,7 +287,8 @@ class Sampler(HoldsSystem):
                     cols[key] = np.array([row[key] for row in rows])
         for key, b, index in last:
             cols[key] = head[b][index].copy()
-        stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(viol[:n].max()))
+        # (np.maximum.reduce: ndarray.max without its Python wrapper)
+        stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(np.maximum.reduce(viol[:n])))
         if FB[0]:
             t_first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
             system.reaction_fallbacks = (t_first, count + int(FB[0]))
