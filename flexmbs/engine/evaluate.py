@@ -199,12 +199,12 @@ class Evaluator(HoldsSystem):
         p = self.plan
         q, v, z = _flat(q), _flat(v), _flat(z)
         n_q, n_c = system.n_q, system.n_c
-        s = 1e-4 / max(math.sqrt(float(v @ v)), 1.0)
         rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
-        dt = s if rheonomic else 0.0
         zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
         res, zdot, phi, jac, mass = self._residual(t, q, v, zero_q, z, zero_c)
         if rheonomic or v.any():
+            s = 1e-4 / max(math.sqrt(float(v @ v)), 1.0)
+            dt = s if rheonomic else 0.0
             gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
             gamma += 2.0 * phi / s**2
         else:  # at rest with time-free rows: γ = -(Φ_q q̇)_q q̇ is exactly zero (its differences: round-off)
