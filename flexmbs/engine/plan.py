@@ -494,10 +494,12 @@ class CompiledRun:
 
     def _sync(self) -> None:
         c = self.counters.tolist()  # (Python integers and floats: one conversion, not one per entry)
-        self.stats.update(steps=c[S_STEPS], rejected_steps=c[S_REJECTED], newton_failures=c[S_NEWTON_FAIL])
-        self.integ.stats.update(newton_iterations=c[S_ITER], jacobian_evaluations=c[S_JAC],
-                                factorizations=c[S_FACT], residual_evaluations=c[S_RES])
-        self.state = self._state(self.cur, float(self.sc[T]), float(self.sc[2]))
+        stats, sc = self.stats, self.sc.tolist()
+        stats["steps"], stats["rejected_steps"], stats["newton_failures"] = c[S_STEPS], c[S_REJECTED], c[S_NEWTON_FAIL]
+        stats = self.integ.stats
+        stats["newton_iterations"], stats["jacobian_evaluations"] = c[S_ITER], c[S_JAC]
+        stats["factorizations"], stats["residual_evaluations"] = c[S_FACT], c[S_RES]
+        self.state = self._state(self.cur, sc[T], sc[2])
         values = self.integrals.values
         for key, value in zip(self.plan.aux_keys, self.plan.integrals.tolist()):
             if key is not None:
