@@ -630,7 +630,7 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
     ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
     start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
     plan = start.plan_for_run(integ, state) if start is not None else None
-    if plan is None:  # (the evaluator's plan was built after the same refusal)
+    if plan is None:  # (an evaluator's plan was built after the same refusal: here only without one)
         _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         plan = _Plan(system, integ, specs, state)
