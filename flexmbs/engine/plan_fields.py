@@ -408,7 +408,8 @@ _DESTINATIONS: dict = {}
 
 def _destinations(names: tuple) -> tuple:
     """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words
-    (:func:`_words_of`) and the words their aliases copy (to, from); found once per set of names."""
+    (:func:`_words_of`), the words their aliases copy (to, from) and a dict of the names (the keys of a new plan's
+    held values); found once per set of names."""
     found = _DESTINATIONS.get(names)
     if found is None:
         dest, to, source = [], [], []
@@ -426,7 +427,7 @@ def _destinations(names: tuple) -> tuple:
                 to += range(alias_at, alias_at + n)
                 source += range(at + alias_first, at + alias_first + n)
         found = _DESTINATIONS[names] = (np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
-                                        np.array(source, dtype=np.intp))
+                                        np.array(source, dtype=np.intp), dict.fromkeys(names))
     return found
 
 
@@ -663,9 +664,11 @@ def pack_values(plan: PlanRef, held: dict, names: tuple, values: tuple) -> None:
 
 def _aliases_held(payload: np.ndarray, held: dict, names: tuple, values: tuple) -> None:
     """The aliases of the tuple fields ``names`` get their members' words; ``held`` holds ``values``."""
-    _, to, source = _destinations(names)
+    _, to, source, keys = _destinations(names)
     if to.size:
         payload[to] = payload[source]
+    if not held:  # a new plan's: its keys at once (a copy of a dict of them), then the values without resizing
+        held.update(keys)
     held.update(zip(names, values))  # (an alias's array is held by its tuple's)
 
 
