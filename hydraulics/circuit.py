@@ -27,6 +27,7 @@ from .signal_kernels import eval_signals
 from .core import Component, Evaluation, Node, Signal
 from .cylinder import Cylinder
 from .fluid import HLP46, Fluid
+from .layout import compile_circuit
 from .nodes import Volume
 
 #: Oil added by the cavitation floor or the minimum-volume guard of a node is reported as a warning above this
@@ -331,8 +332,6 @@ class Circuit:
         when a signal's ``evaluate`` is replaced on the instance or given back)."""
         replaced = tuple(id(sig) for sig in self._signal_list if "evaluate" in vars(sig))
         if self._compiled is None or getattr(self, "_replaced", ()) != replaced:
-            from .layout import compile_circuit
-
             self._compiled, self._replaced = compile_circuit(self)[0], replaced
         return self._compiled
 

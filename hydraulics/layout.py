@@ -35,6 +35,7 @@ as a Python element (:meth:`CompiledCircuit.reason`).
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -67,6 +68,7 @@ _KINDS = frozenset(_SIGNALS + (PressureSource, Tank, Volume, Orifice, Throttle, 
                                DirectionalValve, Cylinder, Pipe, Cushion, VariableDisplacementPump, PressureCompensator,
                                PressureReducingValve, CounterbalanceValve, PilotOperatedCheckValve, ShuttleValve,
                                FixedDisplacementPump, GasAccumulator, HydraulicMotor))
+_FLOAT = np.dtype(float)
 _PILOTS = {PressureCompensator: K.COMPENSATOR, PressureReducingValve: K.REDUCING,
            CounterbalanceValve: K.COUNTERBALANCE, PilotOperatedCheckValve: K.PILOT_CHECK}
 
@@ -158,6 +160,8 @@ class _Builder:
         for values in arrays:
             if type(values) is tuple and all(type(v) is float for v in values):  # already the doubles (a path's)
                 self.fpar.extend(values)
+            elif type(values) is np.ndarray and values.dtype is _FLOAT and values.ndim == 1:  # (SpoolPath's arrays)
+                self.fpar.extend(values.tolist())
             else:
                 self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
         return start
@@ -253,12 +257,12 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
     circuit.finalize()
     b = _Builder(circuit)
     nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
+    kinds = [kernel_kind(n) for n in nodes]
     b.number = {id(n): k for k, n in enumerate(nodes)}
-    b.sources = {id(n): n.pressure_signal for n in nodes if kernel_kind(n) is PressureSource}
+    b.sources = {id(n): n.pressure_signal for n, kind in zip(nodes, kinds) if kind is PressureSource}
     names = b.names = _output_names(circuit, b)
     node_table = []
-    for node in nodes:
-        kind = kernel_kind(node)
+    for node, kind in zip(nodes, kinds):
         if kind is Volume:
             node_table += [K.VOLUME, node.state_offset]
         elif kind is Tank:
@@ -269,9 +273,10 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
             raise ModelError(f"circuit '{circuit.name}': node '{node.name}' ({type(node).__name__}) is a node of "
                              "your own; nodes are Volume, Tank or PressureSource (a user's component may add "
                              "chambers to a Volume)")
-    records, gaps = _component_records(circuit, b)
-    body = node_table + [x for rec in b.signal_records + records for x in rec]
-    n_aux = 2 * len(circuit.volumes)
+    volumes = circuit.volumes
+    records, gaps = _component_records(circuit, volumes, b)
+    body = node_table + list(itertools.chain.from_iterable(b.signal_records + records))
+    n_aux = 2 * len(volumes)
     ipar = np.array([circuit.n_states, len(circuit.measurements), len(b.signals), n_aux, len(nodes), len(records),
                      K.HEAD + len(body), max(len(b.fpar), 1), len(names), len(gaps), len(b.slots),
                      len(b.signal_records)] + body, dtype=np.int64)
@@ -294,9 +299,9 @@ def _output_names(circuit, b: _Builder) -> list[str]:
     return names
 
 
-def _component_records(circuit, b: _Builder) -> tuple[list, list]:
-    """The component records (flows and chambers first, then the volumes, then the tank and source outputs) and
-    the gap names; a user's component goes to ``b.components`` (its signals laid out)."""
+def _component_records(circuit, volumes: list, b: _Builder) -> tuple[list, list]:
+    """The component records (flows and chambers first, then the volumes (``circuit.volumes``), then the tank and
+    source outputs) and the gap names; a user's component goes to ``b.components`` (its signals laid out)."""
     records, late, gaps = [], [], []
     first = b.first_output
     for comp in circuit.components:
@@ -318,7 +323,7 @@ def _component_records(circuit, b: _Builder) -> tuple[list, list]:
                 if stops:
                     gaps += [f"{comp.name}.retracted_stop", f"{comp.name}.extended_stop"]
             records.append(rec)
-    for k, volume in enumerate(circuit.volumes):  # after the flows and chambers: the order of Circuit.integrands
+    for k, volume in enumerate(volumes):  # after the flows and chambers: the order of Circuit.integrands
         f = b.floats(volume.cavitation_pressure, volume.cavitation_width, volume.cavitation_conductance,
                      volume.fixed_volume, sum(v / m for v, m in volume.subvolumes if math.isfinite(m)),
                      volume.min_volume, *_fluid(volume.fluid))

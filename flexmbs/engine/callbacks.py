@@ -91,7 +91,6 @@ class PythonParts(HoldsSystem):
             self.joint_rows.append((joint, pos, joint.offset, n))
             pos += n
         p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
-        ints = int_array
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
         self.loads = np.zeros((n_b, system.n_quasi_max) if self.active else (0, 0))
         self.zdot = np.zeros(len(z_rows))
@@ -105,21 +104,26 @@ class PythonParts(HoldsSystem):
         parts = ([("f", i, self._force_columns(f)) for i, f in enumerate(self.forces)]
                  + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
                  + [("j", i, self._joint_columns(j)) for i, (j, *_) in enumerate(self.joint_rows)])
-        self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)]
+        # (without parts the compiled step never calls back: no column lists)
+        self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)] if self.active else []
         self.columns = np.zeros(2 * n_q + n_z, dtype=np.int64)  # 1: a part re-evaluates for this column
         for kind, i, columns in parts:
             for c in columns:
                 self.by_column[c].append((kind, i))
                 self.columns[c] = 1
-        self.z_rows, self.p_rows = ints(z_rows), ints(p_rows)
+        self.z_rows, self.p_rows = int_array(z_rows), int_array(p_rows)
         self.buffers = (self.q, self.v, self.z, self.lam, self.loads, self.zdot, self.z_rows, self.phi, self.jac,
                         self.p_rows, self.control, self.columns)
         # the values of the last full evaluation (the base point of the difference columns)
         self._force_base: list = [[] for _ in self.forces]
         self._element_base: list = [None] * len(self.elements)
-        self._loads_base = np.zeros(self.loads.shape)  # (np.zeros_like: three times the time)
-        self._zdot_base = np.zeros(self.zdot.shape)
-        self._phi_base, self._jac_base = np.zeros(self.phi.shape), np.zeros(self.jac.shape)
+        if self.active:
+            self._loads_base = np.zeros(self.loads.shape)  # (np.zeros_like: three times the time)
+            self._zdot_base = np.zeros(self.zdot.shape)
+            self._phi_base, self._jac_base = np.zeros(self.phi.shape), np.zeros(self.jac.shape)
+        else:  # without parts the buffers are empty: nothing to keep apart
+            self._loads_base, self._zdot_base = self.loads, self.zdot
+            self._phi_base, self._jac_base = self.phi, self.jac
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
 

@@ -26,6 +26,8 @@ import scipy.linalg as sla
 from flexmbs_jit import apart
 
 from .equations import REACTION_PASSES, REACTION_RTOL
+from .integrator import StepState
+from .plan import _Plan, _element_kernel, _refuse_meaningless
 from .step import T_SIG, constraints_at, jacobian_blocks, residual
 from .system import HoldsSystem
 
@@ -67,8 +69,7 @@ class _StepScales:
     in (and a run whose integrator's shapes differ builds its own plan)."""
 
     def __init__(self, system):
-        self._rotation = (np.concatenate([np.arange(b.offset + 3, b.offset + 7) for b in system.bodies])
-                          if system.bodies else np.zeros(0, dtype=int))
+        self._rotation = np.array([b.offset + k for b in system.bodies for k in range(3, 7)], dtype=int)
         self._scale_q = np.zeros(system.n_q)
         units = 0
         for element in system.elements:  # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
@@ -102,9 +103,6 @@ class Evaluator(HoldsSystem):
     # ------------------------------------------------------------------------------------------------- plan
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
-        from .plan import _Plan, _element_kernel, _refuse_meaningless
-        from .integrator import StepState
-
         system = self.system
         q0, v0, z0, t0 = self._at
         q0 = q0 if q is None else _flat(q)
@@ -159,13 +157,16 @@ class Evaluator(HoldsSystem):
     def residual(self, t, q, v, qdd, z, lam, constraints: bool = True):
         """``(res, ż, Φ, Φ_q, M)``: ``res = M q̈ - Q - Q_v + Φ_qᵀ λ`` (n_q,) (without ``Φ_qᵀ λ``, and ``Φ``, ``Φ_q``
         left zero, when ``constraints`` is False), ``ż`` (n_z,), ``Φ`` (n_c,), ``Φ_q`` (n_c, n_q), ``M`` (n_q, n_q)."""
+        self._follow_rows()
+        return self._residual(t, _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), constraints)
+
+    def _residual(self, t, q, v, qdd, z, lam, constraints: bool = True):
+        """:meth:`residual` at flat float arrays, on the plan as it is (the kept rows followed by the caller)."""
         system = self.system
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
-        self._follow_rows()
         p = self.plan
         out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
-        evaluate_residual(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
-                          p.callback, *out, bool(constraints))
+        evaluate_residual(float(t), q, v, qdd, z, lam, p.struct, p.callback, *out, bool(constraints))
         self._check()
         return out
 
@@ -198,12 +199,12 @@ class Evaluator(HoldsSystem):
         p = self.plan
         q, v, z = _flat(q), _flat(v), _flat(z)
         n_q, n_c = system.n_q, system.n_c
-        s = 1e-4 / max(math.sqrt(float(v @ v)), 1.0)
         rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
-        dt = s if rheonomic else 0.0
         zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
-        res, zdot, phi, jac, mass = self.residual(t, q, v, zero_q, z, zero_c)
+        res, zdot, phi, jac, mass = self._residual(t, q, v, zero_q, z, zero_c)
         if rheonomic or v.any():
+            s = 1e-4 / max(math.sqrt(float(v @ v)), 1.0)
+            dt = s if rheonomic else 0.0
             gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
             gamma += 2.0 * phi / s**2
         else:  # at rest with time-free rows: γ = -(Φ_q q̇)_q q̇ is exactly zero (its differences: round-off)
@@ -225,7 +226,7 @@ class Evaluator(HoldsSystem):
         if p.mi[30][0]:  # friction from the reactions (loop.consistent_sample)
             for _ in range(REACTION_PASSES):
                 lam = sol[n_q:]
-                res = self.residual(t, q, v, zero_q, z, lam, constraints=False)[0]
+                res = self._residual(t, q, v, zero_q, z, lam, constraints=False)[0]
                 new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
                 change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
                 sol = new

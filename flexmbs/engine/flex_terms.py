@@ -26,9 +26,10 @@ def flexible_arrays(system, state_q) -> tuple:
     """``(bodies, data, work)``: indices of the flexible bodies (int64), their padded invariants and the running
     amplitudes (``data``), and scratch for their ``M̄``, ``Q̄`` (``work``)."""
     flex = [b for b in system.bodies if b.n_modes]
-    nf = max(len(flex), 1)
-    M = max([b.n_modes for b in flex] + [1])
-    R = max([b._kg_weights.shape[1] for b in flex if getattr(b, "has_geometric_stiffness", False)] + [1])
+    nf, M, R = 1, 1, 1  # (without flexible bodies: one padded slot of one mode)
+    if flex:
+        nf, M = len(flex), max(b.n_modes for b in flex)
+        R = max([b._kg_weights.shape[1] for b in flex if getattr(b, "has_geometric_stiffness", False)] + [1])
     z = np.zeros
     mass, c0, J0 = z(nf), z((nf, 3)), z((nf, 3, 3))
     i3, i4, i5, i6 = z((nf, 3, M)), z((nf, 3, M)), z((nf, M, 3, M)), z((nf, M, M))
@@ -53,7 +54,8 @@ def flexible_arrays(system, state_q) -> tuple:
             kg_h[f, :r, :m, :m] = b._kg_shapes
     bodies = np.array([b.index for b in flex], dtype=np.int64)
     data = (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, k, d, amp, kg_in, kg_w, kg_h, kg_on)
-    frame = -np.ones(system.n_q, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
+    frame = np.empty(system.n_q, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
+    frame.fill(-1)  # (-1: none; np.full and -np.ones cost three times this)
     for f, b in enumerate(flex):
         frame[b.offset:b.offset + 7] = f
     work = (z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), z((M, M)), z(M), np.zeros(nf, dtype=np.int64),

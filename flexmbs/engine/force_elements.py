@@ -99,8 +99,11 @@ def force_tables(system, forces, state, signals) -> tuple:
     its parameters and the rows of its joint. A spring without a free length gets the initial distance, as its own
     first evaluation would; JointActuator loads and PointForce vectors (six signals each) are appended to
     ``signals``."""
+    if not forces:  # (most models) the empty tables the loop below would give; one array for the five columns
+        none = np.array([], dtype=np.int64).reshape(-1)  # (zero-size: nothing in it is ever written)
+        return (none,) * 5, np.array([], dtype=float).reshape(-1, 8), np.array([], dtype=np.int64).reshape(-1, 2, 8)
     kind, mi, mj, sig, which, par, rows = [], [], [], [], [], [], []
-    ctx = system.context(state.q, state.v, state.t)
+    ctx = None  # the start's context, made for the first spring without a free length (most models have none)
     cc = system.compiled
     for force in forces:
         p = np.zeros(8)
@@ -108,6 +111,8 @@ def force_tables(system, forces, state, signals) -> tuple:
         s = -1
         if type(force) is SpringDamper:
             if force.free_length is None:
+                if ctx is None:
+                    ctx = system.context(state.q, state.v, state.t)
                 force.free_length = float(np.linalg.norm(ctx.marker(force.marker_j).x - ctx.marker(force.marker_i).x))
             k, a, b, w = 0, force.marker_i, force.marker_j, 0
             p[:4] = float(force.stiffness), force.damping, force.free_length, force.preload
@@ -147,7 +152,7 @@ def force_tables(system, forces, state, signals) -> tuple:
         which.append(w)
         par.append(p)
         rows.append(r)
-    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
+    ints = lambda x: np.array(x, dtype=np.int64).reshape(-1)  # noqa: E731  (flat lists: C-ordered as made)
     par = np.array(par, dtype=float).reshape(-1, 8)
     rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 8)
     return (ints(kind), ints(mi), ints(mj), ints(sig), ints(which)), par, rows

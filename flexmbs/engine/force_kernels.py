@@ -57,6 +57,9 @@ class ForceKernel:
 
 def kernel_tables(specs: list) -> tuple:
     """``(index (n, 3) [fpar start, ipar start, output start], ipar, fpar, n_out, addresses)`` of the kernels."""
+    if not specs:  # no kernel (most models): the arrays below of an empty list (their shapes and strides), at once
+        return (np.array([], dtype=np.int64).reshape(-1, 3), np.zeros(1, dtype=np.int64), np.zeros(1), 0,
+                np.zeros(0, dtype=np.int64))
     index, f0, i0, o0 = [], 0, 0, 0
     for spec in specs:
         index.append((f0, i0, o0))

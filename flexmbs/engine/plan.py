@@ -39,10 +39,10 @@ from .flex_terms import flexible_arrays
 from .lapack import lapack_functions
 from .force_elements import N_OUT, compiled_force, driver_table, force_tables, has_friction
 from .callbacks import PythonParts
-from .samples import Sampler, int_array
+from .samples import Sampler, int_array, int_arrays
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
-from .plan_fields import BLK, FNS, MF, MI, TMP, WS, new_plan_of, pack
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, constant_function, new_plan_of, pack, pack_values
 from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -71,8 +71,10 @@ _PD = POINTER(c_double)
 #: ``kernel(mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)`` (mode 0: integrands into aux, 1: outputs)
 ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD,
                                      _PD)
+#: the fields of a run's state in the plan (:class:`CompiledRun`)
+_RUN_NAMES = ("cur", "new", "coef", "sc", "fl", "stats")
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
-_NO_CALLBACK = _SIGNAL_CALLBACK(lambda t: None)
+_NO_CALLBACK = constant_function(_SIGNAL_CALLBACK(lambda t: None))
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
 
@@ -275,15 +277,18 @@ class _Plan:
         self.drivers = driver_table(system, signals)
         ints = int_array
         n_y = len(meas_a)
+        # the index lists (and the number of the force elements' gaps, whether the samples iterate the reactions, the
+        # kernels' dimensions) as slices of one array
+        (meas_a, meas_b, el_z, el_y, el_s, el_a, el_f, el_i, n_force_gaps, reactions, dims, meas_kind) = int_arrays(
+            meas_a, meas_b, el["z"], el["y"], el["s"], el["a"], el["f"], el["i"], [len(self.force_gap_names)],
+            [has_friction(self.compiled_forces) or _reads_reactions(system, self.python_forces, state)],
+            [n_q, n_b, n_m, system.n_quasi_max], meas_kind)
         self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
                    ints(system.marker_body), ints(system.body_n_coordinates), ints(cc.flat_kind), ints(cc.flat_mi),
-                   ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), ints(meas_a),
-                   ints(meas_b), ints(el["z"]), ints(el["y"]), ints(el["s"]), ints(el["a"]), ints(el["f"]),
-                   ints(el["i"]), ints(np.concatenate(ipar) if ipar else [0]), ints(integ._rotation),
-                   *f_ints, ints([len(self.force_gap_names)]),  # number of the force elements' gaps
-                   fx_bodies, f_rows, ints([has_friction(self.compiled_forces)
-                                            or _reads_reactions(system, self.python_forces, state)]), self.drivers,
-                   k_index, k_ipar, ints([n_q, n_b, n_m, system.n_quasi_max]), ints(meas_kind))
+                   ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), meas_a,
+                   meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ints(np.concatenate(ipar) if ipar else [0]),
+                   ints(integ._rotation), *f_ints, n_force_gaps, fx_bodies, f_rows, reactions, self.drivers, k_index,
+                   k_ipar, dims, meas_kind)
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
         self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
@@ -327,7 +332,7 @@ class _Plan:
         keys += py_keys
         self.aux_keys = keys
         self.parts.aux = self.ws[17]
-        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_aux, keys,
+        self.sampler = Sampler(system, [list(spec.output_names) for spec in specs], n_y, n_aux, keys,
                                self.compiled_forces, self.python_forces, self.drivers,
                                list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
@@ -337,8 +342,9 @@ class _Plan:
         pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
         self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
                           for name in spec.gap_names] + self.force_gap_names
-        self.gv = (ints(pos), np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64),
-                   ints(el_g), np.array([REARM_GAP]))
+        gap_pos, gap_offsets = int_arrays(pos, el_g)
+        self.gv = (gap_pos, np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64), gap_offsets,
+                   np.array([REARM_GAP]))
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
         self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
@@ -447,11 +453,11 @@ class CompiledRun:
         self.fl[0] = 1  # fresh Jacobian at the start
         self.counters = np.zeros(9, dtype=np.int64)
         s = state
-        self.cur = tuple(np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd))
-        self.new = tuple(x.copy() for x in self.cur)
+        self.cur = tuple([np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd)])
+        self.new = tuple([x.copy() for x in self.cur])
         # the run's state into the compiled plan (its arrays are changed in place from here on)
-        pack(plan.struct, plan._held, cur=self.cur, new=self.new, coef=self.coef, sc=self.sc, fl=self.fl,
-             stats=self.counters)
+        pack_values(plan.struct, plan._held, _RUN_NAMES,
+                    (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))
         self._advance(0)  # the start: sample, Jacobian, integrands
         self._check_callback()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
@@ -488,10 +494,12 @@ class CompiledRun:
 
     def _sync(self) -> None:
         c = self.counters.tolist()  # (Python integers and floats: one conversion, not one per entry)
-        self.stats.update(steps=c[S_STEPS], rejected_steps=c[S_REJECTED], newton_failures=c[S_NEWTON_FAIL])
-        self.integ.stats.update(newton_iterations=c[S_ITER], jacobian_evaluations=c[S_JAC],
-                                factorizations=c[S_FACT], residual_evaluations=c[S_RES])
-        self.state = self._state(self.cur, float(self.sc[T]), float(self.sc[2]))
+        stats, sc = self.stats, self.sc.tolist()
+        stats["steps"], stats["rejected_steps"], stats["newton_failures"] = c[S_STEPS], c[S_REJECTED], c[S_NEWTON_FAIL]
+        stats = self.integ.stats
+        stats["newton_iterations"], stats["jacobian_evaluations"] = c[S_ITER], c[S_JAC]
+        stats["factorizations"], stats["residual_evaluations"] = c[S_FACT], c[S_RES]
+        self.state = self._state(self.cur, sc[T], sc[2])
         values = self.integrals.values
         for key, value in zip(self.plan.aux_keys, self.plan.integrals.tolist()):
             if key is not None:
@@ -511,7 +519,7 @@ class CompiledRun:
         self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
 
     def _state(self, arrays, t: float, h_previous: float) -> StepState:
-        q, v, a, qdd, z, zd, w, lam, zdp = (x.copy() for x in arrays)
+        q, v, a, qdd, z, zd, w, lam, zdp = [x.copy() for x in arrays]
         return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
 
     def _event(self) -> int:
@@ -620,10 +628,10 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
     """``(CompiledRun, "")`` (a joint between two ground markers is refused in one line). ``hooks``: ``record(state,
     h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
     ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
-    _refuse_meaningless(system)
     start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
     plan = start.plan_for_run(integ, state) if start is not None else None
-    if plan is None:
+    if plan is None:  # (an evaluator's plan was built after the same refusal: here only without one)
+        _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         plan = _Plan(system, integ, specs, state)
     return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""

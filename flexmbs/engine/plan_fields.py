@@ -43,7 +43,7 @@ from flexmbs_jit import njit
 from .lapack import lapack_functions
 
 __all__ = ["PlanType", "PlanRef", "PLAN_TYPE", "FIELDS", "MI", "MF", "WS", "FNS", "BLK", "TMP", "ALIASES", "new_plan",
-           "new_plan_of", "pack", "pack_values"]
+           "new_plan_of", "pack", "pack_values", "constant_function"]
 
 # the positions of the Python plan's tuples, by name (flexmbs.engine.plan._Plan builds them)
 MI = ("offsets", "n_modes", "rigid_index", "marker_body", "n_coord", "c_kind", "c_mi", "c_mj", "c_a", "c_b", "c_rows",
@@ -408,7 +408,8 @@ _DESTINATIONS: dict = {}
 
 def _destinations(names: tuple) -> tuple:
     """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words
-    (:func:`_words_of`) and the words their aliases copy (to, from); found once per set of names."""
+    (:func:`_words_of`), the words their aliases copy (to, from) and a dict of the names (the keys of a new plan's
+    held values); found once per set of names."""
     found = _DESTINATIONS.get(names)
     if found is None:
         dest, to, source = [], [], []
@@ -426,7 +427,7 @@ def _destinations(names: tuple) -> tuple:
                 to += range(alias_at, alias_at + n)
                 source += range(at + alias_first, at + alias_first + n)
         found = _DESTINATIONS[names] = (np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
-                                        np.array(source, dtype=np.intp))
+                                        np.array(source, dtype=np.intp), dict.fromkeys(names))
     return found
 
 
@@ -484,34 +485,44 @@ _WORDS_PLAN: dict = {}
 
 def _words_plan(names: tuple) -> tuple:
     """Per leaf of fields ``names`` (in the struct's order): its dimensions (-1 a function pointer), its dtype's
-    descriptor address and its first word in :func:`_words_of`'s order; the function pointers' leaf indices, the
+    descriptor address, its first word in :func:`_words_of`'s order and its first written word in the struct (as
+    :func:`_destinations`: an array's after its ``meminfo`` and ``parent``); the function pointers' leaf indices, the
     number of words and the tuple fields ``(position, name, members)``. Found once per set of names (it depends on
     the fields' types only)."""
     found = _WORDS_PLAN.get(names)
     if found is None:
-        ndims, descrs, at, pointers, n = [], [], [], [], 0
+        ndims, descrs, at, places, pointers, n = [], [], [], [], [], 0
         nested = tuple((i, name, len(_PLAN_OF[name][1])) for i, name in enumerate(names)
                        if _PLAN_OF[name][1] is not None)
         for name in names:
+            word = _PLAN_OF[name][0]
             for leaf in _PLAN_OF[name][2]:
                 at.append(n)
                 if leaf[0] == 2:
                     pointers.append(len(ndims))
                     ndims.append(-1)
                     descrs.append(0)
+                    places.append(word)
                     n += 1
+                    word += 1
                 else:
                     ndims.append(leaf[1])
                     descrs.append(id(leaf[2]))
+                    places.append(word + 2)
                     n += 3 + 2 * leaf[1]
+                    word += 5 + 2 * leaf[1]
         found = _WORDS_PLAN[names] = (np.array(ndims, dtype=np.int64), np.array(descrs, dtype=np.int64),
-                                      np.array(at, dtype=np.int64), pointers, n, nested)
+                                      np.array(at, dtype=np.int64), np.array(places, dtype=np.int64), pointers, n,
+                                      nested)
     return found
 
 
-def _compiled_words(names: tuple, values) -> np.ndarray | None:
-    """:func:`_words_of` by the compiled reading (an int64 array), or None: then the Python reading decides."""
-    ndims, descrs, at, pointers, n, nested = _words_plan(names)
+def _compiled_words(names: tuple, values, payload: np.ndarray | None = None) -> np.ndarray | None:
+    """:func:`_words_of` by the compiled reading (an int64 array), or None: then the Python reading decides. With
+    ``payload`` (the words of a new plan's struct) the words go straight to their places there (no array of words
+    copied into it; a plan whose reading fails is left to the Python reading, which writes each word again), and
+    ``payload`` is returned."""
+    ndims, descrs, at, places, pointers, n, nested = _words_plan(names)
     flat = list(values)  # the single arrays as they are; the tuples' leaves spliced in
     if nested:
         values, flat, last = flat, [], 0
@@ -526,12 +537,17 @@ def _compiled_words(names: tuple, values) -> np.ndarray | None:
         flat += values[last:]
     if len(flat) != ndims.size:
         return None
-    out = np.empty(n, dtype=np.int64)
+    if payload is None:
+        out = np.empty(n, dtype=np.int64)
+    else:
+        out, at = payload, places
     if _array_words(_object_ids(flat), ndims, descrs, at, _HEADER,
                     id(np.ndarray), out) >= 0:
         return None
     for k in pointers:
-        out[at[k]] = _function_address(flat[k])
+        function = flat[k]
+        known = _CONSTANT.get(id(function))
+        out[at[k]] = known[1] if known is not None and known[0] is function else _function_address(function)
     return out
 
 
@@ -540,6 +556,23 @@ def _function_address(function) -> int:
     if isinstance(function, ctypes._CFuncPtr):
         return ctypes.c_void_p.from_buffer(function).value or 0
     return ctypes.cast(function, ctypes.c_void_p).value or 0
+
+
+#: ``id -> (function, address)`` of the ctypes functions that every plan points to (:func:`constant_function`; the
+#: dict holds each function, so no other object takes its id)
+_CONSTANT: dict = {}
+
+
+def constant_function(function):
+    """``function``, a ctypes function that lives as long as the process (LAPACK's, the shared no-op callback), with
+    its address read once for every plan that points to it (four of a plan's five function pointers)."""
+    _CONSTANT[id(function)] = (function, _function_address(function))
+    return function
+
+
+for _function in lapack_functions():  # (LAPACK's LU: in every plan)
+    constant_function(_function)
+del _function
 
 
 _LIST_ITEMS = object.__basicsize__ + 8  # where a list object holds the address of its item pointers (PyListObject:
@@ -581,7 +614,8 @@ _COMPILED_WORDS: list = []  # [whether the compiled reading agrees with Python's
 
 def _compiled_words_work() -> bool:
     """Whether :func:`_compiled_words` gives exactly the Python reading's words (arrays of both dtypes, one to five
-    dimensions, empty, views, strided ones refused), checked once per process."""
+    dimensions, empty, views, strided ones refused), also written straight into a struct's words, checked once per
+    process."""
     if not _COMPILED_WORDS:
         works = False
         if _DATA_FIELD:
@@ -595,7 +629,11 @@ def _compiled_words_work() -> bool:
                           "cb": _CALLBACK(lambda t: None)}
                 names = tuple(probes)
                 got = _compiled_words(names, probes.values())
+                direct, copied = np.zeros(_SIZE, dtype=np.int64), np.zeros(_SIZE, dtype=np.int64)
+                copied[_destinations(names)[0]] = _words_of(names, probes.values())
                 works = (got is not None and got.tolist() == _words_of(names, probes.values())
+                         and _compiled_words(names, probes.values(), direct) is direct
+                         and np.array_equal(direct, copied)
                          and _compiled_words(("zs",), (base[::2],)) is None
                          and _compiled_words(("zs",), (np.zeros(3, dtype=np.int64),)) is None
                          and _compiled_words(("A",), (np.zeros((2, 3)),)) is None)
@@ -619,11 +657,18 @@ def pack_values(plan: PlanRef, held: dict, names: tuple, values: tuple) -> None:
     words = _compiled_words(names, values) if _compiled_words_work() else None
     if words is None:
         words = _words_of(names, values)
-    dest, to, source = _destinations(names)
     payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
-    payload[dest] = words
+    payload[_destinations(names)[0]] = words
+    _aliases_held(payload, held, names, values)
+
+
+def _aliases_held(payload: np.ndarray, held: dict, names: tuple, values: tuple) -> None:
+    """The aliases of the tuple fields ``names`` get their members' words; ``held`` holds ``values``."""
+    _, to, source, keys = _destinations(names)
     if to.size:
         payload[to] = payload[source]
+    if not held:  # a new plan's: its keys at once (a copy of a dict of them), then the values without resizing
+        held.update(keys)
     held.update(zip(names, values))  # (an alias's array is held by its tuple's)
 
 
@@ -635,5 +680,10 @@ def new_plan(held: dict, /, **fields) -> PlanRef:
 def new_plan_of(held: dict, names: tuple, values: tuple) -> PlanRef:
     """:func:`new_plan` of the fields ``names`` (distinct) with ``values`` in the same order."""
     plan = _allocate()
+    if _compiled_words_work():  # the words straight into the new struct
+        payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
+        if _compiled_words(names, values, payload) is not None:
+            _aliases_held(payload, held, names, values)
+            return plan
     pack_values(plan, held, names, values)
     return plan

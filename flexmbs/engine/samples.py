@@ -12,6 +12,7 @@ value in the sample counter's array, not a compiled variant).
 """
 from __future__ import annotations
 
+import itertools
 
 import numpy as np
 
@@ -21,8 +22,11 @@ from .loop import (SAMPLE_ALL, SAMPLE_COORDINATES, SAMPLE_ELEMENT_OUTPUTS, SAMPL
 from .recorder import Recorder
 from .system import HoldsSystem, measure
 
-__all__ = ["Sampler", "CAPACITY", "int_array"]
+__all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
 
+#: the positions of the buffers in ``Sampler.bf`` (plan_fields.ALIASES: sample_times, ...)
+(_TIMES, _H, _ITERATIONS, _VIOLATION, _Q, _V, _Z, _OMEGA, _MARKERS, _Y, _FY, _OUT, _INT, _JF, _JT, _JC, _FO, _KO, _LAM,
+ _FALLBACKS, _COUNT) = range(21)
 CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
 # error (full disk) then stops the run within 256 samples
 
@@ -33,10 +37,23 @@ def int_array(x) -> np.ndarray:
     return a if a.ndim == 1 and a.flags.c_contiguous else np.ascontiguousarray(a.reshape(-1))
 
 
-class Sampler(HoldsSystem):
-    """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model."""
+def int_arrays(*lists) -> list[np.ndarray]:
+    """:func:`int_array` of each of several flat lists of integers, as slices of one array: one conversion for the
+    dozen short index lists of a plan (0.4 µs each); an empty list gets an empty array of its own, as there."""
+    data = np.array([x for xs in lists for x in xs], dtype=np.int64)
+    out, at = [], 0
+    for xs in lists:
+        n = len(xs)
+        out.append(data[at:at + n] if n else np.zeros(0, dtype=np.int64))
+        at += n
+    return out
 
-    def __init__(self, system, elements_out: list, n_aux: int, integral_keys: list, compiled_forces: list,
+
+class Sampler(HoldsSystem):
+    """Index arrays (``sp``), buffers (``bf``) and column names of the compiled samples of one model (``n_y``: the
+    measurements of the state elements with kernels, ``n_aux`` their integrands, as the plan counted them)."""
+
+    def __init__(self, system, elements_out: list, n_y: int, n_aux: int, integral_keys: list, compiled_forces: list,
                  python_forces: list, drivers: np.ndarray, kernel_forces: list = (), compiled_elements=None):
         self.compiled_forces, self.python_forces = compiled_forces, python_forces
         # the state elements with compiled kernels (the others are Python parts: flexmbs.engine.callbacks)
@@ -47,7 +64,6 @@ class Sampler(HoldsSystem):
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
-        ints = int_array
         side, on_j, body, mi, mj, rj, rpos, rlam = [], [], [], [], [], [], [], []
         for j, joint in enumerate(joints):
             j_side = not joint.marker_j.on_ground
@@ -61,6 +77,8 @@ class Sampler(HoldsSystem):
                 rj.append(j)
                 rpos.append(pos)
                 rlam.append(cc.rows[pos])
+            if not len(drivers):  # no prescribed motion (most models): nothing below, nor its row count
+                continue
             first = joint.offset + joint.n_equations - len(joint.drivers)
             for row, pos in zip(drivers[:, 0], drivers[:, 5]):  # the prescribed motions' rows (driving loads)
                 if first <= row < joint.offset + joint.n_equations:
@@ -68,26 +86,26 @@ class Sampler(HoldsSystem):
                     rpos.append(pos)
                     rlam.append(row)
         coords = [(joint, which) for joint in joints for which in joint.coordinates]
-        self.out_offsets = np.cumsum([0] + [len(names) for names in elements_out])
-        self.sp = (ints([len(model_markers)]), ints(side), ints(on_j), ints(body), ints(mi), ints(mj), ints(rj),
-                   ints(rpos), ints(rlam), ints([j.marker_i.index for j, _ in coords]),
-                   ints([j.marker_j.index for j, _ in coords]), ints([0 if w == "rotation" else 1 for _, w in coords]),
-                   ints(self.out_offsets))
+        # each element's first output column (Python integers: _column_plan adds to them per column)
+        self.out_offsets = [0, *itertools.accumulate(len(names) for names in elements_out)]
+        self.sp = tuple(int_arrays([len(model_markers)], side, on_j, body, mi, mj, rj, rpos, rlam,
+                                   [j.marker_i.index for j, _ in coords], [j.marker_j.index for j, _ in coords],
+                                   [0 if w == "rotation" else 1 for _, w in coords], self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
-        n_y = sum(len(system.elements[k].measurements) for k in self.compiled_elements)
         n = CAPACITY
         self.bf = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, n_q)), np.zeros((n, n_q)),
                    np.zeros((n, n_z)), np.zeros((n, n_b, 3)), np.zeros((n, len(model_markers), 3)), np.zeros((n, n_y)),
-                   np.zeros((n, n_y)), np.zeros((n, max(int(self.out_offsets[-1]), 1))), np.zeros((n, n_aux)),
+                   np.zeros((n, n_y)), np.zeros((n, max(self.out_offsets[-1], 1))), np.zeros((n, n_aux)),
                    np.zeros((n, len(joints), 3)), np.zeros((n, len(joints), 3)), np.zeros((n, len(coords))),
                    np.zeros((n, max(len(compiled_forces), 1), N_OUT)), np.zeros((n, max(n_kout, 1))),
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.array([0, SAMPLE_ALL], dtype=np.int64))  # [samples in the buffer, the work of a sample]
         self.selection = None  # the run's OutputRequest (None: every signal)
         self._system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        compiled = set(self.compiled_elements)
+        self._python = [k for k in range(len(system.elements)) if k not in compiled]  # (the state elements in Python)
         # the Python elements' angles at the last sample (at first their evaluation at the start)
-        python_elements = [k for k in range(len(system.elements)) if k not in set(self.compiled_elements)]
-        self._angle_refs = [getattr(m, "_last", None) for k in python_elements for m in system.elements[k].measurements
+        self._angle_refs = [getattr(m, "_last", None) for k in self._python for m in system.elements[k].measurements
                             if hasattr(m, "follow")]
 
     _holder = "plan's sampler"  # (the one-line message of HoldsSystem.system)
@@ -103,32 +121,25 @@ class Sampler(HoldsSystem):
             count[1] = SAMPLE_ALL
             return
         system = self.system
-        joints = system.model.joints
-        reactions = [f"joint/{j.name}/{key}" for j in joints for key in ("force", "torque")]
-        coordinates = [f"joint/{j.name}/{which}" for j, which in self.coords]
-        kernel_outputs = [f"force/{f.name}/{key}" for f, names in self.kernel_forces for key in names]
-        element_outputs = [f"element/{system.elements[k].name}/{name}"
-                           for c, k in enumerate(self.compiled_elements) for name in self.elements_out[c]]
         python = [f"force/{f.name}/" for f in self.python_forces]
-        python += [f"element/{system.elements[k].name}/" for k in self._python_elements()]
+        python += [f"element/{system.elements[k].name}/" for k in self._python]
         python += [f"joint/{j.name}/" for j in system.fallback_joints]
         python_signals = any(selection.any_under(prefix) for prefix in python)
+        # the recorded columns (each name asked once; the flushes use them): the buffers they read say the work
+        self._plan = self._column_plan()
+        used = self._plan[3]
         work = 0
-        if selection.any(reactions):
+        if _JF in used or _JT in used:  # joint/NAME/force, torque
             work |= SAMPLE_REACTIONS | SAMPLE_JOINTS
         if python_signals:
             work |= SAMPLE_REACTIONS
-        if selection.any(coordinates):
+        if _JC in used:  # joint/NAME/rotation, translation
             work |= SAMPLE_COORDINATES
-        if selection.any(kernel_outputs):
+        if _KO in used:  # force/NAME/KEY of the force kernels
             work |= SAMPLE_FORCE_OUTPUTS
-        if selection.any(element_outputs):
+        if _OUT in used:  # element/NAME/KEY of the element kernels
             work |= SAMPLE_ELEMENT_OUTPUTS
         count[1] = work
-
-    def _python_elements(self) -> list[int]:
-        compiled = set(self.compiled_elements)
-        return [k for k in range(len(self.system.elements)) if k not in compiled]
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
         """The signals of the Python state elements and of the user's joints at one sample's state."""
@@ -164,56 +175,60 @@ class Sampler(HoldsSystem):
         return int(self.bf[-1][0])
 
     def _column_plan(self) -> tuple:
-        """Per column of the buffers: ``(name, buffer, index into its first n rows)``, in the results' order, built
-        once (names and slices are the same at every flush): the columns before the Python force elements', those
-        of the state elements with kernels, and the integrals and solver columns."""
-        (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
+        """Per column of the buffers: ``(name, buffer number in bf, index into its first n rows)``, in the results'
+        order, built once (names and slices are the same at every flush): the columns before the Python force
+        elements', those of the state elements with kernels, and the integrals and solver columns; and the numbers of
+        the buffers they read (a flush takes each buffer's first n rows once)."""
         system, every = self.system, slice(None)
         first, elements, last = [], [], []
+        recorded = (lambda name: True) if self.selection is None else self.selection.__contains__
         for k, b in enumerate(system.bodies):
             o, base = b.offset, f"body/{b.name}/"
-            first += [(base + "position", Q, (every, slice(o, o + 3))),
-                      (base + "orientation", Q, (every, slice(o + 3, o + 7))),
-                      (base + "velocity", V, (every, slice(o, o + 3))), (base + "angular_velocity", OM, (every, k))]
+            first += [(base + "position", _Q, (every, slice(o, o + 3))),
+                      (base + "orientation", _Q, (every, slice(o + 3, o + 7))),
+                      (base + "velocity", _V, (every, slice(o, o + 3))),
+                      (base + "angular_velocity", _OMEGA, (every, k))]
             if b.n_modes:
-                first.append((base + "modal_coordinates", Q, (every, slice(o + 7, o + 7 + b.n_modes))))
+                first.append((base + "modal_coordinates", _Q, (every, slice(o + 7, o + 7 + b.n_modes))))
         for i, marker in enumerate(system.model.markers):
-            first.append((f"marker/{marker.name}/position", XM, (every, i)))
+            first.append((f"marker/{marker.name}/position", _MARKERS, (every, i)))
         c = 0
         for j, joint in enumerate(system.model.joints):
-            first += [(f"joint/{joint.name}/force", JF, (every, j)), (f"joint/{joint.name}/torque", JT, (every, j))]
+            first += [(f"joint/{joint.name}/force", _JF, (every, j)), (f"joint/{joint.name}/torque", _JT, (every, j))]
             for which in joint.coordinates:
-                first.append((f"joint/{joint.name}/{which}", JC, (every, c)))
+                first.append((f"joint/{joint.name}/{which}", _JC, (every, c)))
                 c += 1
         for k, force in enumerate(self.compiled_forces):  # force_elements.force_element: in output_units order
             for i, key in enumerate(force.output_units):
-                first.append((f"force/{force.name}/{key}", FO, (every, k, i)))
+                first.append((f"force/{force.name}/{key}", _FO, (every, k, i)))
         o = 0
         for force, names in self.kernel_forces:  # force_kernels: outputs in the order of their spec's names
             for key in names:
-                first.append((f"force/{force.name}/{key}", KO, (every, o)))
+                first.append((f"force/{force.name}/{key}", _KO, (every, o)))
                 o += 1
         y0 = 0
-        for c, k in enumerate(self.compiled_elements):
+        for c, k in enumerate(self.compiled_elements):  # (only the recorded columns: a circuit has dozens of outputs)
             element = system.elements[k]
             prefix = f"element/{element.name}/"
             lo = system.z_offsets[k]
-            for i, name in enumerate(element.state_names):
-                elements.append((prefix + name, Z, (every, lo + i)))
+            part = [(prefix + name, _Z, (every, lo + i)) for i, name in enumerate(element.state_names)]
             for i, meas in enumerate(element.measurements):
-                elements += [(f"{prefix}y/{meas.name}", Y, (every, y0 + i)),
-                             (f"{prefix}force/{meas.name}", FY, (every, y0 + i))]
+                part += [(f"{prefix}y/{meas.name}", _Y, (every, y0 + i)),
+                         (f"{prefix}force/{meas.name}", _FY, (every, y0 + i))]
             y0 += len(element.measurements)
-            for i, name in enumerate(self.elements_out[c]):
-                elements.append((prefix + name, OUT, (every, self.out_offsets[c] + i)))
+            elements += [column for column in part if recorded(column[0])]
+            out = self.out_offsets[c]
+            elements += [(key, _OUT, (every, out + i)) for i, name in enumerate(self.elements_out[c])
+                         if recorded(key := prefix + name)]
         for i, key in enumerate(self.integral_keys):
             if key is not None:
-                last.append((key, INT, (every, i)))
-        last += [("solver/step_size", hs, every), ("solver/newton_iterations", its, every),
-                 ("solver/constraint_violation", viol, every)]
+                last.append((key, _INT, (every, i)))
+        last += [("solver/step_size", _H, every), ("solver/newton_iterations", _ITERATIONS, every),
+                 ("solver/constraint_violation", _VIOLATION, every)]
         if self.selection is not None:
-            first, elements, last = ([c for c in part if c[0] in self.selection] for part in (first, elements, last))
-        return first, elements, last
+            first, last = [c for c in first if recorded(c[0])], [c for c in last if recorded(c[0])]
+        used = {b for part in (first, elements, last) for _, b, _ in part}
+        return first, elements, last, used
 
     def flush(self, recorder: Recorder, stats: dict) -> None:
         """Hand the buffered samples to the recorder as columns and empty the buffer."""
@@ -227,10 +242,11 @@ class Sampler(HoldsSystem):
         plan = getattr(self, "_plan", None)
         if plan is None:
             plan = self._plan = self._column_plan()
-        first, elements, last = plan
+        first, elements, last, used = plan
+        head = {b: self.bf[b][:n] for b in used}  # the buffers' first n rows
         cols: dict = {}
-        for key, buffer, index in first:
-            cols[key] = buffer[:n][index].copy()
+        for key, b, index in first:
+            cols[key] = head[b][index].copy()
         selection = self.selection
         python_forces = [f for f in self.python_forces if selection is None or selection.any_under(f"force/{f.name}/")]
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
@@ -243,9 +259,9 @@ class Sampler(HoldsSystem):
             for key in rows[0]:
                 if selection is None or key in selection:
                     cols[key] = np.array([row[key] for row in rows])
-        for key, buffer, index in elements:
-            cols[key] = buffer[:n][index].copy()
-        python_elements = self._python_elements()
+        for key, b, index in elements:
+            cols[key] = head[b][index].copy()
+        python_elements = self._python
         user_joints = list(system.fallback_joints)
         if selection is not None:  # only the parts with a recorded signal
             python_elements = [k for k in python_elements
@@ -254,7 +270,7 @@ class Sampler(HoldsSystem):
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
             # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
             # (the end of the chunk); the callbacks' reference is restored after
-            angles = [m for k in self._python_elements() for m in system.elements[k].measurements
+            angles = [m for k in self._python for m in system.elements[k].measurements
                       if hasattr(m, "follow")]
             current = [getattr(m, "_last", None) for m in angles]
             rows = []
@@ -269,9 +285,10 @@ class Sampler(HoldsSystem):
             for key in rows[0]:
                 if selection is None or key in selection:
                     cols[key] = np.array([row[key] for row in rows])
-        for key, buffer, index in last:
-            cols[key] = buffer[:n][index].copy()
-        stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(viol[:n].max()))
+        for key, b, index in last:
+            cols[key] = head[b][index].copy()
+        # (np.maximum.reduce: ndarray.max without its Python wrapper)
+        stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(np.maximum.reduce(viol[:n])))
         if FB[0]:
             t_first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
             system.reaction_fallbacks = (t_first, count + int(FB[0]))
