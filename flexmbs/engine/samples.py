@@ -181,7 +181,7 @@ class Sampler(HoldsSystem):
         the buffers they read (a flush takes each buffer's first n rows once)."""
         system, every = self.system, slice(None)
         first, elements, last = [], [], []
-        recorded = (lambda name: True) if self.selection is None else self.selection.__contains__
+        recorded = (lambda name: True) if self.selection is None else self.selection.test()
         for k, b in enumerate(system.bodies):
             o, base = b.offset, f"body/{b.name}/"
             first += [(base + "position", _Q, (every, slice(o, o + 3))),

@@ -128,6 +128,12 @@ class OutputRequest:
                 self._regex is not None and self._regex.match(name) is not None)
         return found
 
+    def test(self):
+        """The test ``name in self`` as one function: for a request of exact names only (the usual one) the set's own
+        membership test (the same answers without the cache: the samples' column plan asks ≈ 50 names once each at
+        every start, ≈ 0.2 µs a call saved)."""
+        return self._exact.__contains__ if self._regex is None else self.__contains__
+
     def any(self, names) -> bool:
         """Whether one of ``names`` is recorded."""
         known = self._known
