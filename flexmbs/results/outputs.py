@@ -106,7 +106,8 @@ def _patterns(outputs) -> list[str]:
 class OutputRequest:
     """The signals a run records: those matching one of ``patterns`` and the ones always recorded (:data:`ALWAYS`).
 
-    ``name in request`` answers for one name (cached: the samples ask once per column)."""
+    ``name in request`` answers for one name (cached); :meth:`test` is the same test as one function (the samples
+    ask once per column)."""
 
     declared = None  # (system, units, components) the check declared, for the run's recorder (engine/recorder.py)
 

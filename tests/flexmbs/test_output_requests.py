@@ -147,6 +147,19 @@ def test_a_results_file_holds_the_request_and_its_readers_say_what_was_left_out(
     assert np.array_equal(scene._poses["bar"][1], full["body/bar/orientation"])
 
 
+def test_a_request_as_one_function_answers_as_its_membership_test():
+    """``OutputRequest.test()`` (the samples' column plan) answers as ``name in request``, with and without
+    wildcards, the always-recorded solver signals included."""
+    from flexmbs.results.outputs import OutputRequest
+
+    names = ["element/hyd/cyl.force", "element/hyd/VA.pressure", "joint/pivot/force", "body/arm/position",
+             "solver/step_size", "element/hyd/valve.flow_PA", "marker/tip/position"]
+    for patterns in (["element/hyd/cyl.force", "joint/pivot/force"], ["element/hyd/*", "body/arm/position"],
+                     ["marker/?ip/position"], []):
+        request = OutputRequest(patterns, names)
+        assert [request.test()(name) for name in names] == [name in request for name in names], patterns
+
+
 def test_a_pattern_that_matches_no_signal_is_one_line_naming_close_names():
     with pytest.raises(ModelError, match=r"'joint/clamp\.force' matches no signal.*joint/clamp/force"):
         fm.simulate(cantilever(True), 0.05, outputs=["joint/clamp.force"])
