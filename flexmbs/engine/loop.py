@@ -465,7 +465,7 @@ def consistent_sample(P, out_lam):
         for i in range(n_q):
             shifted[i] = q[i] + k * s * v[i]
         if values_only:
-            constraint_values(shifted, P, phi)
+            constraint_values(shifted, P, phi, False)
         else:
             constraints_at(t_k, shifted, v, P, phi, jac)
         for r in range(n_c):
@@ -572,7 +572,7 @@ def take_sample(h, iters, P, integrate):
             integrands(sc[T], q, v, z, P, P.zdot)
             if P.f_kind.size:
                 force_elements(q, zeros[q.size:], P)
-            constraint_values(q, P, P.phi)
+            constraint_values(q, P, P.phi, True)  # (A, X, R: integrands, above)
         else:
             residual(sc[T], q, v, zeros[:q.size], z, zeros[q.size:], P, P.res, P.zdot, P.phi, P.jac, P.mass, True)
         _copy(lam, lam_c)

@@ -406,19 +406,23 @@ def constraints_at(t, q, v, P, phi, jac):
 
 
 @apart(python=False, counted=False)
-def constraint_values(q, P, phi):
+def constraint_values(q, P, phi, posed):
     """``Φ`` of the kept rows alone at ``q``: the Euler-parameter rows and the library-joint rows from the rotation
     matrices and the marker positions and orientations (:func:`flexmbs.model.kernels.marker_positions`), nothing of
     the Jacobians or velocities; the same numbers as :func:`constraints_at` (the same formulas,
     :func:`flexmbs.model.kernels.constraint_value`). For plans without prescribed motions and user joints (their rows
-    need the full marker states: :func:`constraints_at`). Leaves ``A``, ``X``, ``R`` and ``phi_all`` at ``q``."""
+    need the full marker states: :func:`constraints_at`). Leaves ``A``, ``X``, ``R`` and ``phi_all`` at ``q``;
+    ``posed``: they are at ``q`` already (a sample's :func:`integrands` has just set them), only the rows are
+    evaluated."""
     offsets, marker_body, A, X, R, phi_all, keep = P.offsets, P.marker_body, P.A, P.X, P.R, P.phi_all, P.keep
     c_kind, c_mi, c_mj, c_a, c_b, c_rows = P.c_kind, P.c_mi, P.c_mj, P.c_a, P.c_b, P.c_rows
     for b in range(offsets.size):
         o = offsets[b] + 3
-        body_rotation(q, o, A, b)
+        if not posed:
+            body_rotation(q, o, A, b)
         phi_all[b] = euler_row(q, o)
-    marker_positions(q, A, marker_body, offsets, P.n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R)
+    if not posed:
+        marker_positions(q, A, marker_body, offsets, P.n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R)
     for k in range(c_kind.size):
         phi_all[c_rows[k]] = constraint_value(c_kind[k], c_mi[k], c_mj[k], c_a[k], c_b[k], X, R)
     for r in range(keep.size):
@@ -524,11 +528,15 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
     for i in range(n_z):
         work[2 * n_q + i] = z[i]
     count = 1
-    for which in range(3):  # the columns of q, q̇ (no constraints: Φ does not depend on q̇), z
-        for f in range(freeze.size):  # the base point: evaluate the inertia terms and keep them
-            freeze[f] = 1
-        mass_mode[0] = 1
-        residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, which != 1)
+    for which in (0, 2, 1):  # the columns of q, z, q̇ (no constraints: Φ does not depend on q̇)
+        # the base point: evaluate the inertia terms and keep them. The columns of z share that of q (with the
+        # constraints; they read only what the base keeps: M q̈, the inertia terms), unless Python parts take
+        # part: the columns they are not coupled to take their last values, which must be the base point's
+        if which != 2 or P.py_control[1] != 0:
+            for f in range(freeze.size):
+                freeze[f] = 1
+            mass_mode[0] = 1
+            residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, which != 1)
         count += _difference_columns(t, q, v, qdd, z, lam, P, which)
     for f in range(freeze.size):
         freeze[f] = 0
