@@ -91,9 +91,6 @@ class _InertialBody:
         # inertia kernel reads only the blocks j ≤ k
         i9 = 0.5 * (i9 + np.transpose(i9, (1, 0, 3, 2)))
         self.i9 = i9
-        m = i8.shape[0]
-        self._i8_sym_flat = self.i8_sym.reshape(m, 9)
-        self._i5_flat = i5.reshape(m, 3 * m)
         self.modal_stiffness = np.asarray(stiffness, dtype=float)  # (m,) diagonal of K_ff
         self.modal_damping = np.asarray(damping, dtype=float)  # (m,) diagonal of D_ff
         self.n_modes = int(self.modal_stiffness.size)
@@ -114,12 +111,9 @@ class _InertialBody:
         pdot = 0.5 * g_matrix(p.tolist()).T @ omega_body  # (G of Python floats: the same numbers, built faster)
         if not self.n_modes:  # a rigid body: no modal coordinates to append
             return np.concatenate([self.initial_position, p]), np.concatenate([self.initial_velocity, pdot])
-        q = np.concatenate([self.initial_position, p, self.initial_modal_coordinates()])
+        q = np.concatenate([self.initial_position, p, np.zeros(self.n_modes)])
         v = np.concatenate([self.initial_velocity, pdot, np.zeros(self.n_modes)])
         return q, v
-
-    def initial_modal_coordinates(self) -> np.ndarray:
-        return np.zeros(self.n_modes)
 
     def kinematics(self, q_b: np.ndarray, v_b: np.ndarray) -> BodyKinematics:
         """Frame kinematics from this body's coordinates ``q_b`` and rates ``v_b`` (7 + m,)."""
@@ -157,10 +151,6 @@ class _InertialBody:
     def strain_energy(self, kin: BodyKinematics) -> float:
         return 0.5 * float(np.sum(self.modal_stiffness * kin.qf**2))
 
-    def centre_of_mass(self, kin: BodyKinematics) -> np.ndarray:
-        """Global position of the (deformed) centre of mass, (3,), m."""
-        return kin.r + kin.A @ self.first_moment_deformed(kin.qf) / self.mass
-
 
 class RigidBody(_InertialBody):
     """A rigid body.
@@ -197,7 +187,6 @@ class RigidBody(_InertialBody):
         from flexmbs.model.checks import check_rigid_body, check_vector  # issue 43
         check_rigid_body(name, mass, j_c)
         c = check_vector(f"body {name!r}", "centre_of_mass", centre_of_mass, "m")
-        self.centre_of_mass_local = c
         inertia_origin = j_c + mass * (c @ c * np.eye(3) - np.outer(c, c))  # parallel-axis theorem
         z3m = np.zeros((3, 0))
         self._set_invariants(mass, mass * c, inertia_origin, z3m, z3m, np.zeros((0, 3, 0)), np.zeros((0, 0)),
@@ -281,8 +270,7 @@ class FlexibleBody(_InertialBody):
         u, sv, vt = np.linalg.svd(self._kg_deformation.reshape(m, m * m), full_matrices=False)
         rank = int(np.sum(sv > 1e-12 * sv[0])) if sv.size and sv[0] > 0 else 0
         self._kg_weights = np.ascontiguousarray(u[:, :rank] * sv[:rank])  # (m, r)
-        self._kg_flat = np.ascontiguousarray(vt[:rank])  # (r, m·m): H_r flattened
-        self._kg_shapes = self._kg_flat.reshape(rank, m, m)  # (r, m, m), a view
+        self._kg_shapes = np.ascontiguousarray(vt[:rank]).reshape(rank, m, m)  # (r, m, m): H_r
 
     @classmethod
     def from_file(cls, name: str, path, **kwargs) -> "FlexibleBody":

@@ -3,7 +3,11 @@ impossible values, a :class:`PlausibilityWarning` note for a likely unit slip. T
 call them when they are made); :mod:`flexmbs.results.plausibility` re-exports them beside the run's checks."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+from fem.errors import ModelError
 
 __all__ = ["PlausibilityWarning", "rigid_body_problems", "check_rigid_body", "check_vector", "check_pose",
            "check_number", "check_marker", "check_gravity", "check_orientation", "MIN_BOX_DENSITY", "MAX_BOX_DENSITY", "MAX_GRAVITY"]
@@ -31,8 +35,6 @@ def rigid_body_problems(name: str, mass, inertia) -> list[str]:
     * note: the uniform box with these principal moments (sides ``a² = 6 (I₂ + I₃ − I₁)/m`` ...) lighter than
       :data:`MIN_BOX_DENSITY` — a mass typed in tonnes where kg is meant, or an inertia in g mm² or too large.
     """
-    from fem.errors import ModelError
-
     if isinstance(mass, (str, bytes, bool)) or not isinstance(mass, (int, float, np.integer, np.floating)):
         raise ModelError(f"body {name!r}: mass must be a number in kg, got {mass!r} ({type(mass).__name__})")
     if not (np.isfinite(mass) and mass > 0.0):
@@ -55,23 +57,19 @@ def rigid_body_problems(name: str, mass, inertia) -> list[str]:
     if np.all(sides2 > 0.0):
         sides = np.sqrt(sides2)
         density = float(mass) / float(np.prod(sides))
+        box = (f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a uniform "
+               f"box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing {density:.2g} kg/m³, ")
         if density > MAX_BOX_DENSITY:  # issue 43: a mass in g typed as kg (5000 kg with 1e-6 kg m²)
-            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
-                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing {density:.2g} kg/m³, "
-                    "thousands of times denser than any material: a mass in g typed as kg (or an inertia in g m² or "
-                    "kg mm²)? mass is in kg, inertia in kg m²"]
+            return [box + "thousands of times denser than any material: a mass in g typed as kg (or an inertia in g m² "
+                    "or kg mm²)? mass is in kg, inertia in kg m²"]
         if density < MIN_BOX_DENSITY:
-            return [f"body {name!r}: mass {mass:.4g} kg with principal inertias up to {moments[2]:.3g} kg m² is a "
-                    f"uniform box of {sides[0]:.3g} x {sides[1]:.3g} x {sides[2]:.3g} m weighing "
-                    f"{density:.2g} kg/m³, below a thousandth of air's density: a mass in tonnes typed as kg (or an "
-                    "inertia too large)? mass is in kg, inertia in kg m²"]
+            return [box + "below a thousandth of air's density: a mass in tonnes typed as kg (or an inertia too "
+                    "large)? mass is in kg, inertia in kg m²"]
     return []
 
 
 def check_rigid_body(name: str, mass, inertia) -> None:
     """:func:`rigid_body_problems`, its notes issued as :class:`PlausibilityWarning` (one ``warning:`` line)."""
-    import warnings
-
     for text in rigid_body_problems(name, mass, inertia):
         warnings.warn(text, PlausibilityWarning, stacklevel=4)
 
@@ -79,8 +77,6 @@ def check_rigid_body(name: str, mass, inertia) -> None:
 def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.ndarray:
     """``value`` as a finite float vector of ``size`` numbers, or a one-line :class:`ModelError` naming ``what`` of
     ``owner`` and its unit (issue 43: a position of NaN ran, text raised numpy's ValueError)."""
-    from fem.errors import ModelError
-
     try:
         if isinstance(value, (str, bytes)):
             raise ValueError
@@ -95,11 +91,9 @@ def check_vector(owner: str, what: str, value, unit: str, size: int = 3) -> np.n
 def check_number(owner: str, what: str, value, unit: str) -> float:
     """``value`` as a finite float, or a one-line :class:`ModelError` naming ``what`` of ``owner`` and its unit
     (issue 43: a spring's damping of '1' ran as text, a preload of NaN ended in "the mass matrix is singular")."""
-    from fem.errors import ModelError
-
-    if isinstance(value, (bool, str, bytes)) or value is None:
-        raise ModelError(f"{owner}: {what} must be a number in {unit}, got {value!r} ({type(value).__name__})")
     try:
+        if isinstance(value, (bool, str, bytes)) or value is None:
+            raise TypeError
         number = float(value)
     except (TypeError, ValueError):
         raise ModelError(f"{owner}: {what} must be a number in {unit}, got {value!r} ({type(value).__name__})") \
@@ -112,8 +106,6 @@ def check_number(owner: str, what: str, value, unit: str) -> float:
 def check_marker(owner: str, what: str, marker) -> None:
     """A one-line :class:`ModelError` when ``marker`` is not a marker (issue 43: ``None`` raised an
     AttributeError)."""
-    from fem.errors import ModelError
-
     if not (hasattr(marker, "name") and hasattr(marker, "on_ground")):
         raise ModelError(f"{owner}: {what} must be a marker (model.add_marker(body, name, ...)), got "
                          f"{type(marker).__name__}")
@@ -125,8 +117,6 @@ MAX_GRAVITY = 100.0
 
 def check_gravity(name: str, gravity) -> None:
     """A :class:`PlausibilityWarning` for a gravity vector above :data:`MAX_GRAVITY`."""
-    import warnings
-
     g = float(np.linalg.norm(gravity))
     if g > MAX_GRAVITY:
         warnings.warn(f"model {name!r}: gravity {g:.4g} m/s² is {g / 9.81:.3g} x Earth's: mm/s² typed as m/s²? "
@@ -136,12 +126,10 @@ def check_gravity(name: str, gravity) -> None:
 def check_pose(name: str, position, orientation, velocity, angular_velocity) -> None:
     """A body's initial pose and velocity: finite vectors, an orientation that is a rotation (a 3x3 matrix within
     1e-3 of orthonormal with determinant +1, or a non-zero quaternion); one line naming the body otherwise."""
-    from fem.errors import ModelError
-
     owner = f"body {name!r}"
-    check_vector(owner, "position", position, "m")
-    check_vector(owner, "velocity", velocity, "m/s")
-    check_vector(owner, "angular_velocity", angular_velocity, "rad/s")
+    for what, value, unit in (("position", position, "m"), ("velocity", velocity, "m/s"),
+                              ("angular_velocity", angular_velocity, "rad/s")):
+        check_vector(owner, what, value, unit)
     check_orientation(owner, orientation)
 
 
@@ -149,8 +137,6 @@ def check_orientation(owner: str, orientation) -> None:
     """An orientation that is a rotation (a 3x3 matrix within 1e-3 of orthonormal with determinant +1, or a
     non-zero quaternion), or None; one line naming ``owner`` otherwise (issue 43: a marker's was projected
     silently)."""
-    from fem.errors import ModelError
-
     if orientation is None:
         return
     try:

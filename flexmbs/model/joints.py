@@ -13,6 +13,8 @@ prismatic displacement ``z_iᵀ (x_j - x_i)``) can be prescribed as a function o
 """
 from __future__ import annotations
 
+from itertools import groupby
+
 import numpy as np
 
 from fem.errors import ModelError
@@ -72,22 +74,32 @@ def translation_coordinate(si, sj):
     return value, cross(zi, sj.x - si.x) @ si.Jth - zi @ si.Jx, zi @ sj.Jx, rate
 
 
-def _stack(*blocks):
-    a, b = blocks[0], blocks[1]
-    if len(blocks) == 2:
-        return np.concatenate((a[0], b[0])), np.concatenate((a[1], b[1])), np.concatenate((a[2], b[2]))
-    return (np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]),
-            np.concatenate([b[2] for b in blocks]))
+def primitive_rows(primitives, si, sj):
+    """The rows of basic constraints ``primitives`` (a joint's ``PRIMITIVES``), a run of one kind evaluated at once:
+    residual (k,) and Jacobians (k, n_i), (k, n_j)."""
+    blocks = []
+    for kind, run in groupby(primitives, key=lambda p: p[0]):
+        run = list(run)
+        if kind == "point":
+            blocks.append(point_rows(si, sj))
+        elif kind == "dot1":
+            blocks.append(dot1_rows(si, sj, ([p[1] for p in run], [p[2] for p in run])))
+        else:
+            blocks.append(dot2_rows(si, sj, [p[1] for p in run]))
+    if len(blocks) == 1:
+        return blocks[0]
+    return tuple(np.concatenate([b[k] for b in blocks]) for k in range(3))
 
 
 class Joint:
     """Base class: a set of constraint equations between markers ``marker_i`` and ``marker_j``.
 
-    Subclasses define :meth:`base_rows` and the names of their coordinates (``"rotation"``, ``"translation"``).
+    Subclasses declare their base rows as basic constraints (``PRIMITIVES``, or :meth:`base_rows` of their own) and
+    the names of their coordinates (``"rotation"``, ``"translation"``).
     """
 
     coordinates: tuple[str, ...] = ()
-    n_base = 0
+    n_base = 0  # number of base rows (a joint with PRIMITIVES counts them)
     # the base rows as basic constraints, in row order: ("point",) = 3 rows, ("dot1", a, b), ("dot2", a); the system
     # evaluates joints that declare them vectorized (custom joints may define base_rows only)
     PRIMITIVES: tuple = ()
@@ -101,10 +113,15 @@ class Joint:
         self.drivers: list[tuple[str, callable]] = []
         self.row_mask: np.ndarray | None = None  # planar models drop out-of-plane rows
         self.offset = 0  # first row in the system's constraint vector
+        if self.PRIMITIVES:  # 3 rows per point coincidence, 1 per other basic constraint
+            self.n_base = sum(3 if p[0] == "point" else 1 for p in self.PRIMITIVES)
 
     # --- equations ---------------------------------------------------------------------------------
-    def base_rows(self, si, sj):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def base_rows(self, si, sj):
+        """Residual (k,) and Jacobians (k, n_i), (k, n_j) of the base rows: those of ``PRIMITIVES``."""
+        if not self.PRIMITIVES:  # pragma: no cover - a custom joint defines its own
+            raise NotImplementedError
+        return primitive_rows(self.PRIMITIVES, si, sj)
 
     def coordinate(self, which: str, si, sj):
         """Value, Jacobians (n_i,), (n_j,) and rate of joint coordinate ``which``."""
@@ -163,73 +180,45 @@ class Fixed(Joint):
     """Welds marker j to marker i: coincident points and parallel frames (6 equations)."""
 
     PRIMITIVES = (("point",), ("dot1", 2, 0), ("dot1", 2, 1), ("dot1", 0, 1))
-    n_base = 6
-
-    def base_rows(self, si, sj):
-        return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2, 2, 0], [0, 1, 1])))
 
 
 class Revolute(Joint):
     """Rotation about the common ``z`` axis of the two markers (5 equations)."""
 
     PRIMITIVES = (("point",), ("dot1", 2, 0), ("dot1", 2, 1))
-    n_base = 5
     coordinates = ("rotation",)
-
-    def base_rows(self, si, sj):
-        return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2, 2], [0, 1])))
 
 
 class Spherical(Joint):
     """Coincident points, free rotation (3 equations)."""
 
     PRIMITIVES = (("point",),)
-    n_base = 3
-
-    def base_rows(self, si, sj):
-        return point_rows(si, sj)
 
 
 class Prismatic(Joint):
     """Translation along ``z_i``, no relative rotation (5 equations)."""
 
     PRIMITIVES = (("dot1", 2, 0), ("dot1", 2, 1), ("dot1", 0, 1), ("dot2", 0), ("dot2", 1))
-    n_base = 5
     coordinates = ("translation",)
-
-    def base_rows(self, si, sj):
-        return _stack(dot1_rows(si, sj, ([2, 2, 0], [0, 1, 1])), dot2_rows(si, sj, [0, 1]))
 
 
 class Cylindrical(Joint):
     """Translation along and rotation about ``z_i`` (4 equations)."""
 
     PRIMITIVES = (("dot1", 2, 0), ("dot1", 2, 1), ("dot2", 0), ("dot2", 1))
-    n_base = 4
     coordinates = ("rotation", "translation")
-
-    def base_rows(self, si, sj):
-        return _stack(dot1_rows(si, sj, ([2, 2], [0, 1])), dot2_rows(si, sj, [0, 1]))
 
 
 class Universal(Joint):
     """Coincident points; rotation about ``z_i`` (on body i) and ``z_j`` (on body j), ``z_i ⟂ z_j`` (4 equations)."""
 
     PRIMITIVES = (("point",), ("dot1", 2, 2))
-    n_base = 4
-
-    def base_rows(self, si, sj):
-        return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2], [2])))
 
 
 class Planar(Joint):
     """Marker j moves in the ``x_i y_i`` plane and turns about ``z_i`` only (3 equations)."""
 
     PRIMITIVES = (("dot2", 2), ("dot1", 2, 0), ("dot1", 2, 1))
-    n_base = 3
-
-    def base_rows(self, si, sj):
-        return _stack(dot2_rows(si, sj, [2]), dot1_rows(si, sj, ([2, 2], [0, 1])))
 
 
 # the basic constraint that locks the small relative rotation about each axis of marker i (as in Fixed, Prismatic)
@@ -263,7 +252,6 @@ class Generic(Joint):
             raise ModelError(f"joint {name or 'generic'}: it locks nothing; name translations and/or rotations")
         prims = [("point",)] if self.translations == "xyz" else [("dot2", _AXES[a]) for a in self.translations]
         self.PRIMITIVES = tuple(prims + [_ROTATION_LOCKS[a] for a in self.rotations])
-        self.n_base = len(self.translations) + len(self.rotations)
         coords = []
         if self.rotations == "xy":
             coords.append("rotation")
@@ -271,17 +259,6 @@ class Generic(Joint):
             coords.append("translation")
         self.coordinates = tuple(coords)
         super().__init__(marker_i, marker_j, name=name)
-
-    def base_rows(self, si, sj):
-        blocks = []
-        if self.translations == "xyz":
-            blocks.append(point_rows(si, sj))
-        elif self.translations:
-            blocks.append(dot2_rows(si, sj, [_AXES[a] for a in self.translations]))
-        if self.rotations:
-            locks = [_ROTATION_LOCKS[a] for a in self.rotations]
-            blocks.append(dot1_rows(si, sj, ([p[1] for p in locks], [p[2] for p in locks])))
-        return blocks[0] if len(blocks) == 1 else _stack(*blocks)
 
 
 class PointOnLine(Generic):

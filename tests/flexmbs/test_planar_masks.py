@@ -113,13 +113,13 @@ def _excavator_parameters() -> dict:
 def test_user_joint_rows_are_masked_as_their_library_twin():
     """A joint of the user's (base rows in Python, no primitives) is measured on its own rows: a revolute written
     that way gets the library revolute's mask from the rule, for axes along the normal and in the plane."""
-    from flexmbs.model.joints import Joint, _stack, dot1_rows, point_rows
+    from flexmbs.model.joints import Joint, primitive_rows
 
     class UserRevolute(Joint):
         n_base = 5
 
         def base_rows(self, si, sj):
-            return _stack(point_rows(si, sj), dot1_rows(si, sj, ([2, 2], [0, 1])))
+            return primitive_rows((("point",), ("dot1", 2, 0), ("dot1", 2, 1)), si, sj)
 
     for orient in (None, rotation_about("x", 0.5 * np.pi) @ rotation_about("z", 0.4)):
         model = fm.Model("user-joint", gravity=(0.0, -9.81, 0.0), planar=True)
