@@ -33,7 +33,8 @@ from fem.errors import ModelError
 
 from .contact_laws import (hard_stop_load, joint_friction_load, penalty_force, plane_contact_law,
                            sliding_friction_coefficient, steady_friction_coefficient)
-from .forces import ForceElement, apply_at_marker, coordinate_loads
+from .forces import ForceElement, OnJoint, apply_at_marker, coordinate_loads
+from .measurements import body_loads
 from .rotations import cross
 
 __all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
@@ -87,7 +88,7 @@ def prismatic_friction_load(force, torque, axis, overlap: float | None = None, r
     return {"load": load, "radial": radial, "axial": axial, "bending": bending, "torsion": torsion, "normal": normal}
 
 
-class JointFriction(ForceElement):
+class JointFriction(OnJoint):
     """Friction in a revolute or prismatic joint computed from the forces and moments the joint carries.
 
     Parameters
@@ -160,9 +161,6 @@ class JointFriction(ForceElement):
     def state_elements(self) -> list:
         """State elements the model adds with this force (the stick state, if any)."""
         return [] if self.stick is None else [self.stick]
-
-    def markers(self):
-        return [self.joint.marker_i, self.joint.marker_j]
 
     def _coefficient(self, ctx, sliding: float) -> float:
         if self.stick is None:
@@ -292,12 +290,8 @@ class PlaneContact(ForceElement):
         sp, so, offset, force, _, f_n, _, _ = self._state(ctx)
         if f_n == 0.0:
             return []
-        out = []
-        if not self.point.on_ground:
-            out.append((self.point.body, apply_at_marker(sp, force)))
-        if not self.plane.on_ground:
-            out.append((self.plane.body, apply_at_marker(so, -force, -cross(offset, force))))
-        return out
+        return body_loads((self.point, apply_at_marker(sp, force)),
+                          (self.plane, apply_at_marker(so, -force, -cross(offset, force))))
 
     def event_gaps(self, ctx):
         """Gap function of the contact (flexmbs.engine.events): ``−penetration`` (m) and its rate (m/s)."""
@@ -319,7 +313,7 @@ class PlaneContact(ForceElement):
         return {"normal_force": f_n, "friction_force": friction, "penetration": penetration, "slip_velocity": speed}
 
 
-class HardStop(ForceElement):
+class HardStop(OnJoint):
     """Penalty end stops on a joint coordinate: pushes back beyond ``lower`` or ``upper`` (m or rad).
 
     Parameters
@@ -340,9 +334,6 @@ class HardStop(ForceElement):
         self.damping, self.damping_depth = float(damping), float(damping_depth)
         self.name = name or f"stop({joint.name})"
 
-    def markers(self):
-        return [self.joint.marker_i, self.joint.marker_j]
-
     def law_parameters(self) -> np.ndarray:
         """``[lower, upper, has lower, has upper, k, e, d, x_d]`` of
         :func:`flexmbs.model.contact_laws.hard_stop_load`."""
@@ -350,8 +341,7 @@ class HardStop(ForceElement):
                          self.stiffness, self.exponent, self.damping, self.damping_depth], dtype=float)
 
     def _load(self, ctx):
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        value, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        value, gi, gj, rate = self.coordinate(ctx)
         return gi, gj, hard_stop_load(float(value), float(rate), self.law_parameters())
 
     def generalized_forces(self, ctx):
@@ -363,8 +353,7 @@ class HardStop(ForceElement):
 
     def event_gaps(self, ctx):
         """Gap functions (flexmbs.engine.events): distance to each stop (m or rad, > 0 while free) and its rate."""
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        value, _, _, rate = self.joint.coordinate(self.which, si, sj)
+        value, _, _, rate = self.coordinate(ctx)
         gaps = {}
         if self.lower is not None:
             gaps["lower"] = (float(value - self.lower), float(rate))
@@ -373,8 +362,7 @@ class HardStop(ForceElement):
         return gaps
 
     def potential_energy(self, ctx):
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        value = self.joint.coordinate(self.which, si, sj)[0]
+        value = self.coordinate(ctx)[0]
         depth = max(0.0, (self.lower - value) if self.lower is not None else 0.0,
                     (value - self.upper) if self.upper is not None else 0.0)
         return self.stiffness * depth ** (self.exponent + 1.0) / (self.exponent + 1.0)

@@ -14,8 +14,9 @@ import numpy as np
 
 from fem.errors import ModelError
 
+from .checks import check_marker, check_number, check_vector
 from .joints import rotation_coordinate
-from .measurements import line_between
+from .measurements import body_loads, line_between
 from .rotations import cross
 from .force_laws import bushing_law, spring_force
 from .timefunctions import Table, as_time_function
@@ -65,12 +66,7 @@ def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.nda
     """Generalized forces of a ``load`` (N or N m) along a joint coordinate whose gradients in the quasi-coordinates
     of the bodies of ``marker_i`` and ``marker_j`` are ``gi`` and ``gj``: ``[(body, load g), ...]`` (ground left
     out)."""
-    out = []
-    if not marker_i.on_ground:
-        out.append((marker_i.body, load * gi))
-    if not marker_j.on_ground:
-        out.append((marker_j.body, load * gj))
-    return out
+    return body_loads((marker_i, load * gi), (marker_j, load * gj))
 
 
 def _vector_function(value, owner: str = "point force", what: str = "force", unit: str = "N"):
@@ -91,8 +87,31 @@ def _vector_function(value, owner: str = "point force", what: str = "force", uni
             return out
 
         return checked
-    const = np.asarray(value, dtype=float).reshape(3)
+    const = check_vector(owner, what, value, unit)  # issue 43: text or NaN named
     return lambda t: const
+
+
+class _BetweenMarkers(ForceElement):
+    """A force element between ``marker_i`` and ``marker_j``."""
+
+    def markers(self):
+        return [self.marker_i, self.marker_j]
+
+
+class _SixDof(_BetweenMarkers):
+    """A force and torque on marker j, the opposite ones on marker i (:class:`Bushing`, :class:`MatrixBushing`: their
+    ``_loads(ctx)`` return the two marker states, the global force (N) and torque (N m) on marker j, ...)."""
+
+    output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
+
+    def generalized_forces(self, ctx):
+        si, sj, force, torque = self._loads(ctx)[:4]
+        return body_loads((self.marker_j, apply_at_marker(sj, force, torque)),
+                          (self.marker_i, apply_at_marker(si, -force, -torque - cross(sj.x - si.x, force))))
+
+    def outputs(self, ctx):
+        force, torque = self._loads(ctx)[2:4]
+        return dict(zip(self.output_units, np.concatenate([force, torque]).tolist()))
 
 
 class PointForce(ForceElement):
@@ -109,14 +128,9 @@ class PointForce(ForceElement):
     output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
 
     def __init__(self, marker, force=None, torque=None, local: bool = False, name: str | None = None):
-        from flexmbs.model.checks import check_marker, check_vector  # issue 43: text or NaN named
-
         check_marker("point force", "marker", marker)
-        for what, value, unit in (("force", force, "N"), ("torque", torque, "N m")):
-            if value is not None and not callable(value):
-                check_vector(f"point force at {getattr(marker, 'name', marker)!r}", what, value, unit)
         self.marker = marker
-        owner = f"point force at {getattr(marker, 'name', marker)!r}"
+        owner = f"point force at {marker.name!r}"
         self.force = _vector_function(force, owner, "force", "N")
         self.torque = _vector_function(torque, owner, "torque", "N m")
         # constant vectors (N, N m), None for a function of time or none given: the compiled kernel takes these
@@ -147,7 +161,7 @@ class PointForce(ForceElement):
         return dict(zip(self.output_units, np.concatenate([f, tq]).tolist()))
 
 
-class SpringDamper(ForceElement):
+class SpringDamper(_BetweenMarkers):
     """Translational spring-damper between two marker points.
 
     Tension positive: ``F = k (L - L0) + c L̇ + preload`` or ``F = table(L - L0) + c L̇`` pulls the points together.
@@ -165,8 +179,6 @@ class SpringDamper(ForceElement):
 
     def __init__(self, marker_i, marker_j, stiffness=0.0, damping=0.0, free_length=None, preload=0.0,
                  name: str | None = None):
-        from flexmbs.model.checks import check_marker, check_number  # issue 43: None, text, NaN, inf named
-
         for what, marker in (("marker_i", marker_i), ("marker_j", marker_j)):
             check_marker("spring-damper", what, marker)
         owner = f"spring({marker_i.name},{marker_j.name})" if name is None else f"spring {name!r}"
@@ -178,9 +190,6 @@ class SpringDamper(ForceElement):
         self.free_length = None if free_length is None else check_number(owner, "free_length", free_length, "m")
         self.preload = check_number(owner, "preload", preload, "N")
         self.name = name or f"spring({marker_i.name},{marker_j.name})"
-
-    def markers(self):
-        return [self.marker_i, self.marker_j]
 
     def _state(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
@@ -194,12 +203,8 @@ class SpringDamper(ForceElement):
 
     def generalized_forces(self, ctx):
         si, sj, e, _, _, tension = self._state(ctx)
-        out = []
-        if not self.marker_i.on_ground:
-            out.append((self.marker_i.body, apply_at_marker(si, tension * e)))
-        if not self.marker_j.on_ground:
-            out.append((self.marker_j.body, apply_at_marker(sj, -tension * e)))
-        return out
+        return body_loads((self.marker_i, apply_at_marker(si, tension * e)),
+                          (self.marker_j, apply_at_marker(sj, -tension * e)))
 
     def outputs(self, ctx):
         _, _, _, length, rate, tension = self._state(ctx)
@@ -213,7 +218,7 @@ class SpringDamper(ForceElement):
         return 0.5 * float(self.stiffness) * stretch**2 + self.preload * stretch
 
 
-class RotationalSpringDamper(ForceElement):
+class RotationalSpringDamper(_BetweenMarkers):
     """Torque about ``z_i`` between two markers: ``T = -k (θ - θ0) - c θ̇`` (or a Table of torque over angle).
 
     The angle is measured as in a revolute joint (about ``z_i`` from ``x_i`` to ``x_j``); the markers' ``z`` axes
@@ -227,9 +232,6 @@ class RotationalSpringDamper(ForceElement):
         self.marker_i, self.marker_j = marker_i, marker_j
         self.stiffness, self.damping, self.free_angle = stiffness, float(damping), float(free_angle)
         self.name = name or f"torsion_spring({marker_i.name},{marker_j.name})"
-
-    def markers(self):
-        return [self.marker_i, self.marker_j]
 
     def _state(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
@@ -255,7 +257,7 @@ class RotationalSpringDamper(ForceElement):
         return 0.5 * float(self.stiffness) * twist**2
 
 
-class Bushing(ForceElement):
+class Bushing(_SixDof):
     """Six-dof linear bushing: ``F = -K_t δ - C_t δ̇``, ``T = -K_r θ - C_r θ̇`` in marker-i axes.
 
     ``δ`` is the position of marker j relative to marker i (in i's axes) and ``θ`` the small relative rotation
@@ -267,8 +269,6 @@ class Bushing(ForceElement):
     translational_damping, rotational_damping : (3,) N s/m, N m s/rad
     """
 
-    output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
-
     def __init__(self, marker_i, marker_j, translational_stiffness, rotational_stiffness,
                  translational_damping=(0, 0, 0), rotational_damping=(0, 0, 0), name: str | None = None):
         self.marker_i, self.marker_j = marker_i, marker_j
@@ -277,9 +277,6 @@ class Bushing(ForceElement):
         self.ct = np.broadcast_to(np.asarray(translational_damping, float), (3,))
         self.cr = np.broadcast_to(np.asarray(rotational_damping, float), (3,))
         self.name = name or f"bushing({marker_i.name},{marker_j.name})"
-
-    def markers(self):
-        return [self.marker_i, self.marker_j]
 
     def law_parameters(self) -> np.ndarray:
         """``[K_t, K_r, C_t, C_r]`` (12,) of :func:`flexmbs.model.force_laws.bushing_law`."""
@@ -294,26 +291,12 @@ class Bushing(ForceElement):
             np.ascontiguousarray(sj.w - si.w, dtype=float), self.law_parameters())
         return si, sj, force, torque, delta, theta
 
-    def generalized_forces(self, ctx):
-        si, sj, force, torque, _, _ = self._loads(ctx)
-        out = []
-        if not self.marker_j.on_ground:
-            out.append((self.marker_j.body, apply_at_marker(sj, force, torque)))
-        if not self.marker_i.on_ground:
-            moment_i = -torque - cross(sj.x - si.x, force)
-            out.append((self.marker_i.body, apply_at_marker(si, -force, moment_i)))
-        return out
-
-    def outputs(self, ctx):
-        _, _, force, torque, _, _ = self._loads(ctx)
-        return dict(zip(self.output_units, np.concatenate([force, torque]).tolist()))
-
     def potential_energy(self, ctx):
         _, _, _, _, delta, theta = self._loads(ctx)
         return 0.5 * float(self.kt @ delta**2 + self.kr @ theta**2)
 
 
-class MatrixBushing(ForceElement):
+class MatrixBushing(_SixDof):
     """Six-dof spring-damper with a full 6×6 stiffness and damping, an offset and a preload (Exudyn's
     ``RigidBodySpringDamper`` / ``GenericJoint`` spring).
 
@@ -337,8 +320,6 @@ class MatrixBushing(ForceElement):
         ``P``: a constant load on marker j (in the same axes).
     axes : {"marker_i", "global"}
     """
-
-    output_units = {"Fx": "N", "Fy": "N", "Fz": "N", "Tx": "N m", "Ty": "N m", "Tz": "N m"}
 
     def __init__(self, marker_i, marker_j, stiffness, damping=None, offset=None, preload=None,
                  axes: str = "marker_i", name: str | None = None):
@@ -367,9 +348,6 @@ class MatrixBushing(ForceElement):
             raise ModelError(f"bushing {self.name!r}: {what} must be 6 finite values (translations, rotations)")
         return a
 
-    def markers(self):
-        return [self.marker_i, self.marker_j]
-
     def relative_motion(self, si, sj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``s`` (6,), ``ṡ`` (6,) and the axes ``R`` (3, 3) they are taken in (columns, global)."""
         d = sj.x - si.x
@@ -390,19 +368,6 @@ class MatrixBushing(ForceElement):
         load = -self.stiffness @ (s - self.offset) - self.damping @ rate + self.preload
         return si, sj, axes @ load[:3], axes @ load[3:], s
 
-    def generalized_forces(self, ctx):
-        si, sj, force, torque, _ = self._loads(ctx)
-        out = []
-        if not self.marker_j.on_ground:
-            out.append((self.marker_j.body, apply_at_marker(sj, force, torque)))
-        if not self.marker_i.on_ground:
-            out.append((self.marker_i.body, apply_at_marker(si, -force, -torque - cross(sj.x - si.x, force))))
-        return out
-
-    def outputs(self, ctx):
-        _, _, force, torque, _ = self._loads(ctx)
-        return dict(zip(self.output_units, np.concatenate([force, torque]).tolist()))
-
     def potential_energy(self, ctx):
         """``½ (s − s₀)ᵀ K_sym (s − s₀) − Pᵀ s`` (J): exact for the translations, to second order in θ."""
         _, _, _, _, s = self._loads(ctx)
@@ -410,7 +375,19 @@ class MatrixBushing(ForceElement):
         return float(0.5 * e @ (0.5 * (self.stiffness + self.stiffness.T)) @ e - self.preload @ s)
 
 
-class JointActuator(ForceElement):
+class OnJoint(ForceElement):
+    """A force element along the coordinate ``which`` of ``joint`` (:class:`JointActuator`,
+    :class:`~flexmbs.model.contacts.HardStop`, :class:`~flexmbs.model.contacts.JointFriction`)."""
+
+    def markers(self):
+        return [self.joint.marker_i, self.joint.marker_j]
+
+    def coordinate(self, ctx):
+        """Value, gradients (n_i,), (n_j,) and rate of the joint coordinate (:meth:`.joints.Joint.coordinate`)."""
+        return self.joint.coordinate(self.which, ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j))
+
+
+class JointActuator(OnJoint):
     """A torque (revolute) or force (prismatic) along a joint coordinate, as a function of time (N m or N)."""
 
     output_units = {"load": "N m or N"}
@@ -421,12 +398,8 @@ class JointActuator(ForceElement):
         self.load = as_time_function(load)
         self.name = name or f"actuator({joint.name})"
 
-    def markers(self):
-        return [self.joint.marker_i, self.joint.marker_j]
-
     def generalized_forces(self, ctx):
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        _, gi, gj, _ = self.joint.coordinate(self.which, si, sj)
+        _, gi, gj, _ = self.coordinate(ctx)
         return coordinate_loads(self.joint.marker_i, self.joint.marker_j, self.load(ctx.t), gi, gj)
 
     def outputs(self, ctx):

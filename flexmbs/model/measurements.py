@@ -27,7 +27,9 @@ def line_between(sa, sb, owner: str) -> tuple[float, np.ndarray, float]:
     return length, e, float(e @ (sb.v - sa.v))
 
 
-def _gradient(pairs):
+def body_loads(*pairs) -> list:
+    """``[(body, vector), ...]`` of ``(marker, vector)`` pairs, the markers on the ground left out (a measurement's
+    gradient, a force element's generalized forces)."""
     return [(marker.body, vec) for marker, vec in pairs if not marker.on_ground]
 
 
@@ -46,12 +48,7 @@ class Distance:
     def evaluate(self, ctx):
         sa, sb = ctx.marker(self.marker_a), ctx.marker(self.marker_b)
         length, e, rate = line_between(sa, sb, f"measurement {self.name}")
-        grad = []  # a moving marker's side only (as _gradient), the ground side not computed
-        if not self.marker_a.on_ground:
-            grad.append((self.marker_a.body, -e @ sa.Jx))
-        if not self.marker_b.on_ground:
-            grad.append((self.marker_b.body, e @ sb.Jx))
-        return length, rate, grad
+        return length, rate, body_loads((self.marker_a, -e @ sa.Jx), (self.marker_b, e @ sb.Jx))
 
 
 class JointCoordinate:
@@ -90,7 +87,7 @@ class JointCoordinate:
             if last is not None:
                 value = last + (value - last + np.pi) % (2.0 * np.pi) - np.pi
             self._last = value
-        return value, float(rate), _gradient([(self.joint.marker_i, gi), (self.joint.marker_j, gj)])
+        return value, float(rate), body_loads((self.joint.marker_i, gi), (self.joint.marker_j, gj))
 
 
 class MarkerCoordinate:
@@ -110,4 +107,4 @@ class MarkerCoordinate:
 
     def evaluate(self, ctx):
         s = ctx.marker(self.marker)
-        return float(s.x[self.axis]), float(s.v[self.axis]), _gradient([(self.marker, s.Jx[self.axis])])
+        return float(s.x[self.axis]), float(s.v[self.axis]), body_loads((self.marker, s.Jx[self.axis]))
