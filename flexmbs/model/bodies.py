@@ -29,6 +29,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
+from .checks import check_pose, check_rigid_body, check_vector
 from .kernels import ffrf_mass_and_force as _ffrf
 from .rotations import g_matrix, orientation_matrix, quaternion_from_matrix, rotation_matrix
 
@@ -65,10 +66,9 @@ class _InertialBody:
     """Shared part of rigid and flexible bodies: invariants, coordinates, inertia terms."""
 
     def __init__(self, name, position, orientation, velocity, angular_velocity):
-        from flexmbs.model.checks import check_pose  # issue 43: finite numbers, a rotation
         if not isinstance(name, str) or not name.strip():  # issue 43: None became a body named 'None'
             raise ModelError(f"a body's name must be non-empty text, got {name!r}")
-        check_pose(name, position, orientation, velocity, angular_velocity)
+        check_pose(name, position, orientation, velocity, angular_velocity)  # issue 43: finite numbers, a rotation
         self.name = str(name)
         self.index = -1  # set by Model.add_body
         self.offset = 0  # first coordinate of this body in the system vector
@@ -184,8 +184,7 @@ class RigidBody(_InertialBody):
             j_c = np.diag(j_c)
         if j_c.shape != (3, 3):
             raise ModelError(f"body {name!r}: inertia must be a 3x3 tensor or its diagonal, got shape {j_c.shape}")
-        from flexmbs.model.checks import check_rigid_body, check_vector  # issue 43
-        check_rigid_body(name, mass, j_c)
+        check_rigid_body(name, mass, j_c)  # issue 43
         c = check_vector(f"body {name!r}", "centre_of_mass", centre_of_mass, "m")
         inertia_origin = j_c + mass * (c @ c * np.eye(3) - np.outer(c, c))  # parallel-axis theorem
         z3m = np.zeros((3, 0))

@@ -34,7 +34,7 @@ from fem.errors import ModelError
 from .contact_laws import (hard_stop_load, joint_friction_load, penalty_force, plane_contact_law,
                            sliding_friction_coefficient, steady_friction_coefficient)
 from .forces import ForceElement, OnJoint, apply_at_marker, coordinate_loads
-from .measurements import body_loads
+from .measurements import JointCoordinate, body_loads
 from .rotations import cross
 
 __all__ = ["friction_coefficient", "revolute_friction_load", "prismatic_friction_load", "JointFriction", "PlaneContact",
@@ -207,8 +207,6 @@ class StictionState:
     output_units: dict[str, str] = {}
 
     def __init__(self, friction, deformation: float, damping: float):
-        from .measurements import JointCoordinate
-
         self.friction, self.deformation, self.damping = friction, deformation, damping
         self.name = f"{friction.name}.stick"
         self.measurements = [JointCoordinate(friction.joint, friction.which)]

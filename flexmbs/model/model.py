@@ -23,6 +23,7 @@ from fem.errors import ModelError
 
 from . import joints as joint_module
 from .bodies import FlexibleBody, Ground, RigidBody
+from .checks import check_gravity, check_vector
 from .forces import ForceElement
 from .markers import Marker
 
@@ -58,8 +59,6 @@ class Model:
         if not isinstance(name, str) or not name.strip():  # issue 43: None and "" were accepted
             raise ModelError(f"a model's name must be non-empty text, got {name!r}")
         self.name = name
-        from flexmbs.model.checks import check_gravity, check_vector  # issue 43: text or NaN named
-
         self.gravity = check_vector(f"model {name!r}", "gravity", gravity, "m/s²")
         check_gravity(name, self.gravity)
         self.planar = bool(planar)
@@ -121,8 +120,6 @@ class Model:
         name = name or f"{body.name}.m{len(self.markers)}"
         self._claim("marker", name)
         if position is not None:  # issue 43: a NaN position ran
-            from flexmbs.model.checks import check_vector
-
             check_vector(f"marker {name!r}", "position", position, "m")
         marker = Marker(name, body, position=position, orientation=orientation, node=node)
         marker.index = len(self.markers)
@@ -231,18 +228,19 @@ class Model:
 
     # --- lookup --------------------------------------------------------------------------------------
     def body(self, name: str):
-        for b in self.bodies:
-            if b.name == name:
-                return b
-        raise ModelError(f"no body {name!r}; bodies: {', '.join(b.name for b in self.bodies)}")
+        return _named(self.bodies, "body", "bodies", name)
 
     def joint(self, name: str):
-        for j in self.joints:
-            if j.name == name:
-                return j
-        raise ModelError(f"no joint {name!r}; joints: {', '.join(j.name for j in self.joints)}")
+        return _named(self.joints, "joint", "joints", name)
 
     def __repr__(self) -> str:
         return (f"Model({self.name!r}: {len(self.bodies)} bodies, {len(self.joints)} joints, "
                 f"{len(self.forces)} forces, {len(self.elements)} state elements)")
 
+
+def _named(items: list, kind: str, kinds: str, name: str):
+    """The item called ``name`` of ``items``, or a one-line error listing their names."""
+    for item in items:
+        if item.name == name:
+            return item
+    raise ModelError(f"no {kind} {name!r}; {kinds}: {', '.join(item.name for item in items)}")
