@@ -15,7 +15,7 @@ import numpy as np
 from flexmbs_jit import apart, njit
 
 __all__ = ["body_kinematics", "body_rotation", "marker_states", "marker_pose", "marker_positions",
-           "ffrf_mass_and_force", "map_mass", "map_force", "constraint_rows", "constraint_value", "euler_row",
+           "ffrf_mass_and_force", "map_mass", "constraint_rows", "constraint_value", "euler_row",
            "rigid_terms", "map_forces", "joint_coordinate", "coordinate_gradient", "axis_and_arm", "line_state",
            "line_load", "INNER", "INLINE"]
 
@@ -277,18 +277,6 @@ def map_mass(mbar, G, out, off):
             out[off + 3 + r, off + c] = 2.0 * (G[0, r] * lm[3, c] + G[1, r] * lm[4, c] + G[2, r] * lm[5, c])
         for r in range(6, n):
             out[off + r + 1, off + c] = lm[r, c]
-
-
-@njit(**INNER)
-def map_force(qbar, G, out, off):
-    """``out[off:off+7+m] = Lᵀ Q̄``."""
-    n = qbar.size
-    for r in range(3):
-        out[off + r] = qbar[r]
-    for r in range(4):
-        out[off + 3 + r] = 2.0 * (G[0, r] * qbar[3] + G[1, r] * qbar[4] + G[2, r] * qbar[5])
-    for r in range(6, n):
-        out[off + r + 1] = qbar[r]
 
 
 @njit(**INLINE)
