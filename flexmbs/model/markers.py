@@ -67,13 +67,11 @@ class Marker:
             self.local_position = body.node_positions[self.node].copy()
             if position is not None:
                 raise ModelError(f"marker {name!r}: give either a node or a position, not both")
+        elif hasattr(body, "node_positions") and position is not None:
+            raise ModelError(f"marker {name!r}: markers on flexible body {body.name!r} must sit on a node (interface or "
+                             "output node); pass node=<interface name or node id>")
         else:
             self.local_position = np.zeros(3) if position is None else np.asarray(position, dtype=float).reshape(3)
-        if node is None and hasattr(body, "node_positions") and position is not None:
-            raise ModelError(
-                f"marker {name!r}: markers on flexible body {body.name!r} must sit on a node (interface or output "
-                "node); pass node=<interface name or node id>"
-            )
 
     @property
     def on_ground(self) -> bool:

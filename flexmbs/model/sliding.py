@@ -112,8 +112,7 @@ class SlidingContact(ForceElement):
                              "a sliding path needs at least 2 nodes")
         extent, spacing = _path_extent(body.node_positions[self.nodes])
         self.window_bounds = self._window(window, shoe_length, ramp, spacing, extent)
-        for value, what in ((stiffness, "stiffness"), (exponent, "exponent"), (stiction_velocity,
-                                                                               "stiction_velocity")):
+        for value, what in ((stiffness, "stiffness"), (exponent, "exponent"), (stiction_velocity, "stiction_velocity")):
             if not value > 0.0:
                 raise ModelError(f"sliding contact {self.name!r}: {what} must be positive, got {value}")
         self.stiffness, self.exponent = float(stiffness), float(exponent)
@@ -141,12 +140,11 @@ class SlidingContact(ForceElement):
                 raise ModelError(f"sliding contact {self.name!r}: ramp must be positive (m), got {ramp}")
             d3, d4 = -0.5 * float(shoe_length), 0.5 * float(shoe_length)
             d1, d2 = d3 - ramp, d4 + ramp
-        if not d1 < d3:
-            raise ModelError(f"sliding contact {self.name!r}: window needs d1 < d3, got d1 = {d1:g} m >= d3 = {d3:g} m")
-        if not d3 <= d4:
-            raise ModelError(f"sliding contact {self.name!r}: window needs d3 <= d4, got d3 = {d3:g}, d4 = {d4:g} m")
-        if not d4 < d2:
-            raise ModelError(f"sliding contact {self.name!r}: window needs d4 < d2, got d4 = {d4:g} m >= d2 = {d2:g} m")
+        for holds, need, got in ((d1 < d3, "d1 < d3", f"d1 = {d1:g} m >= d3 = {d3:g} m"),
+                                 (d3 <= d4, "d3 <= d4", f"d3 = {d3:g}, d4 = {d4:g} m"),
+                                 (d4 < d2, "d4 < d2", f"d4 = {d4:g} m >= d2 = {d2:g} m")):
+            if not holds:
+                raise ModelError(f"sliding contact {self.name!r}: window needs {need}, got {got}")
         if d4 - d3 > extent:
             raise ModelError(f"sliding contact {self.name!r}: shoe of {d4 - d3:g} m is longer than path "
                              f"{self.path_name!r} ({extent:g} m); shorten the shoe or select a longer path")
