@@ -147,6 +147,7 @@ class JointFriction(OnJoint):
         self.joint = joint
         self.static, self.dynamic, self.stiction_velocity = float(static), float(dynamic), float(stiction_velocity)
         self.pin_radius, self.preload = float(pin_radius), float(preload)
+        self.arm = self.pin_radius if self.which == "rotation" else 1.0  # sliding velocity per coordinate rate
         self.friction_arm = float(friction_arm)
         self.bending_arm, self.overlap, self.reaction_arm = bending_arm, overlap, reaction_arm
         self.name = name or f"friction({joint.name})"
@@ -173,18 +174,15 @@ class JointFriction(OnJoint):
         return self.stick.coefficient(deflection, sliding)
 
     def _state(self, ctx):
-        si, sj = ctx.marker(self.joint.marker_i), ctx.marker(self.joint.marker_j)
-        _, gi, gj, rate = self.joint.coordinate(self.which, si, sj)
+        _, gi, gj, rate = self.coordinate(ctx)
         force, torque = ctx.joint_reaction(self.joint)
-        axis = si.R[:, 2]
+        axis = ctx.marker(self.joint.marker_i).R[:, 2]
         if self.which == "rotation":  # seed 003 §3.2.1.1: friction from the joint's forces and moments (Adams form)
             parts = revolute_friction_load(force, torque, axis, self.pin_radius, self.friction_arm,
                                            self.bending_arm, self.preload)
-            arm = self.pin_radius
         else:
             parts = prismatic_friction_load(force, torque, axis, self.overlap, self.reaction_arm, self.preload)
-            arm = 1.0
-        sliding = rate * arm
+        sliding = rate * self.arm
         mu = self._coefficient(ctx, sliding)
         return gi, gj, -mu * parts["load"], parts, sliding, mu
 
@@ -211,7 +209,6 @@ class StictionState:
         self.name = f"{friction.name}.stick"
         self.measurements = [JointCoordinate(friction.joint, friction.which)]
         self.state_names = ["deflection"]
-        self.arm = friction.pin_radius if friction.which == "rotation" else 1.0
 
     def initial_state(self) -> np.ndarray:
         return np.zeros(1)
@@ -223,7 +220,7 @@ class StictionState:
         return sliding - abs(sliding) * deflection / steady
 
     def rates(self, t, z, y, ydot) -> np.ndarray:
-        return np.array([self._rate(float(z[0]), float(ydot[0]) * self.arm)])
+        return np.array([self._rate(float(z[0]), float(ydot[0]) * self.friction.arm)])
 
     def forces(self, t, z, y, ydot) -> np.ndarray:
         return np.zeros(1)
