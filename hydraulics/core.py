@@ -18,6 +18,19 @@ from fem.errors import ModelError
 HOOKS = ("port_flows", "chambers", "state_rates", "forces", "evaluate", "outputs")
 
 
+def _block(k: int, doc: str) -> property:
+    """A Jacobian block of :class:`Evaluation`, differentiated when first read."""
+    def get(self) -> np.ndarray:
+        if self._blocks[k] is None and self.differentiate is not None:
+            self.differentiate(self)
+        return self._blocks[k]
+
+    def set(self, value) -> None:
+        self._blocks[k] = value
+
+    return property(get, set, doc=doc)
+
+
 class Evaluation:
     """One evaluation point ``(t, z, y, ydot)`` of a circuit: what a user's component or signal reads (values).
 
@@ -50,27 +63,8 @@ class Evaluation:
         self.differentiate = None  # sets d_rates and d_forces when first read
         self._blocks = [None, None]
 
-    @property
-    def d_rates(self) -> np.ndarray:
-        """``∂rates/∂w``, shape (n_z, n_w), ``w = [z, y, ydot]``."""
-        if self._blocks[0] is None and self.differentiate is not None:
-            self.differentiate(self)
-        return self._blocks[0]
-
-    @d_rates.setter
-    def d_rates(self, value) -> None:
-        self._blocks[0] = value
-
-    @property
-    def d_forces(self) -> np.ndarray:
-        """``∂forces/∂w``, shape (n_y, n_w)."""
-        if self._blocks[1] is None and self.differentiate is not None:
-            self.differentiate(self)
-        return self._blocks[1]
-
-    @d_forces.setter
-    def d_forces(self, value) -> None:
-        self._blocks[1] = value
+    d_rates = _block(0, "``∂rates/∂w``, shape (n_z, n_w), ``w = [z, y, ydot]``.")
+    d_forces = _block(1, "``∂forces/∂w``, shape (n_y, n_w).")
 
     def state(self, index: int) -> float:
         """State ``z[index]``."""
@@ -197,26 +191,33 @@ class Signal(Component):
 
 def positive(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a positive number (inf allowed)."""
-    for key, value in values.items():
-        _number(owner, key, value)
-        if np.isnan(value) or value <= 0.0:
-            raise ModelError(f"'{owner}': {key} must be positive, got {value}")
+    _check(owner, values, lambda v: np.isnan(v) or v <= 0.0, "be positive")
 
 
 def finite(owner: str, unit: str, **values: float) -> None:
     """Raise ModelError unless each named value is a finite number (issue 43: a volume or a stroke of inf ran)."""
-    for key, value in values.items():
-        _number(owner, key, value)
-        if not np.isfinite(value):
-            raise ModelError(f"'{owner}': {key} must be a finite number in {unit}, got {value}")
+    _check(owner, values, lambda v: not np.isfinite(v), f"be a finite number in {unit}")
 
 
 def non_negative(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a non-negative number."""
+    _check(owner, values, lambda v: np.isnan(v) or v < 0.0, "not be negative")
+
+
+def store(obj, check, owner: str, **values: float) -> None:
+    """``check(owner, **values)`` (:func:`positive` or :func:`non_negative`), then each value as a float attribute
+    of ``obj`` by its name."""
+    check(owner, **values)
+    for key, value in values.items():
+        setattr(obj, key, float(value))
+
+
+def _check(owner: str, values: dict, bad, must: str) -> None:
+    """Raise ModelError for the first value that is not a number or is ``bad``: "KEY must MUST"."""
     for key, value in values.items():
         _number(owner, key, value)
-        if np.isnan(value) or value < 0.0:
-            raise ModelError(f"'{owner}': {key} must not be negative, got {value}")
+        if bad(value):
+            raise ModelError(f"'{owner}': {key} must {must}, got {value}")
 
 
 def _number(owner: str, key: str, value) -> None:

@@ -6,7 +6,7 @@ import math
 from fem.errors import ModelError
 
 from .laws import pipe_loss
-from .core import Component, non_negative, positive
+from .core import Component, store, non_negative, positive
 
 
 class Pipe(Component):
@@ -36,10 +36,8 @@ class Pipe(Component):
 
     def __init__(self, name: str, length: float, diameter: float, minor_loss_coefficient: float = 0.0):
         super().__init__(name)
-        positive(name, length=length, diameter=diameter)
-        non_negative(name, minor_loss_coefficient=minor_loss_coefficient)
-        self.length, self.diameter = float(length), float(diameter)
-        self.minor_loss_coefficient = float(minor_loss_coefficient)
+        store(self, positive, name, length=length, diameter=diameter)
+        store(self, non_negative, name, minor_loss_coefficient=minor_loss_coefficient)
         self.fluid = None
 
     @property

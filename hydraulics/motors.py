@@ -6,7 +6,7 @@ import math
 
 from fem.errors import ModelError
 
-from .core import Component, non_negative, positive
+from .core import Component, non_negative, positive, store
 from .cylinder import CoulombViscousFriction, PrescribedStroke
 
 
@@ -54,9 +54,8 @@ class HydraulicMotor(Component):
     def __init__(self, name: str, displacement: float, measurement=None, internal_leakage: float = 0.0,
                  friction=None):
         super().__init__(name)
-        positive(name, displacement=displacement)
-        non_negative(name, internal_leakage=internal_leakage)
-        self.displacement, self.internal_leakage = float(displacement), float(internal_leakage)
+        store(self, positive, name, displacement=displacement)
+        store(self, non_negative, name, internal_leakage=internal_leakage)
         self.measurement = measurement if measurement is not None else PrescribedAngle(f"{name}.angle")
         self.friction = friction
 

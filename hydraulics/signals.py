@@ -13,7 +13,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Signal, positive
+from .core import Signal, positive, store
 
 
 class Constant(Signal):
@@ -167,13 +167,12 @@ class PID(Signal):
         super().__init__(name)
         self.setpoint = as_signal(setpoint, f"{name}.setpoint")
         self.measured = as_signal(measurement, f"{name}.measurement")
-        positive(name, integral_time=integral_time, filter_time=filter_time)
+        store(self, positive, name, integral_time=integral_time, filter_time=filter_time)
         if derivative_time < 0.0:
             raise ModelError(f"'{name}': derivative_time must not be negative")
         if output_limits[0] >= output_limits[1]:
             raise ModelError(f"'{name}': output_limits must be (lower, upper) with lower < upper")
-        self.gain, self.integral_time, self.derivative_time = float(gain), float(integral_time), float(derivative_time)
-        self.filter_time = float(filter_time)
+        self.gain, self.derivative_time = float(gain), float(derivative_time)
         self.u_min, self.u_max = map(float, output_limits)
         default_tt = integral_time if math.isfinite(integral_time) else 1.0
         self.tracking_time = float(tracking_time if tracking_time is not None else default_tt)
@@ -209,13 +208,11 @@ class VelocityProfile(Signal):
                  deceleration: float, end_position: float, final_velocity: float = 0.0,
                  safety_distance: float = 0.0, direction: int = 1):
         super().__init__(name)
-        positive(name, acceleration=acceleration, max_velocity=max_velocity, deceleration=deceleration)
+        store(self, positive, name, acceleration=acceleration, max_velocity=max_velocity, deceleration=deceleration)
         if direction not in (1, -1):
             raise ModelError(f"'{name}': direction must be +1 or -1")
         self.position = as_signal(position, f"{name}.position")
-        self.start_time, self.acceleration = float(start_time), float(acceleration)
-        self.max_velocity = float(max_velocity)
-        self.deceleration, self.end_position = float(deceleration), float(end_position)
+        self.start_time, self.end_position = float(start_time), float(end_position)
         self.final_velocity, self.safety_distance = float(final_velocity), float(safety_distance)
         self.direction = direction
 

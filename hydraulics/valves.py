@@ -13,7 +13,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Component, positive
+from .core import Component, positive, store
 from .orifices import DEFAULT_TRANSITION_PRESSURE
 from .signals import as_signal
 
@@ -62,8 +62,7 @@ class FirstOrderSpool:
     state_units = ("1",)
 
     def __init__(self, time_constant: float):
-        positive("spool", time_constant=time_constant)
-        self.time_constant = float(time_constant)
+        store(self, positive, "spool", time_constant=time_constant)
 
     @classmethod
     def from_response_time(cls, response_time: float, fraction: float = 0.95) -> "FirstOrderSpool":
@@ -84,8 +83,7 @@ class SecondOrderSpool:
     state_units = ("1", "1/s")
 
     def __init__(self, natural_frequency: float, damping_ratio: float = 0.7):
-        positive("spool", natural_frequency=natural_frequency, damping_ratio=damping_ratio)
-        self.natural_frequency, self.damping_ratio = float(natural_frequency), float(damping_ratio)
+        store(self, positive, "spool", natural_frequency=natural_frequency, damping_ratio=damping_ratio)
 
 
 class DirectionalValve(Component):
@@ -112,7 +110,7 @@ class DirectionalValve(Component):
         if not (isinstance(max_area, (int, float)) and 0.0 < max_area < float("inf")):  # issue 43: 0 and nan
             raise ModelError(f"'{name}': max_area must be a positive, finite area in m^2, got {max_area!r} (a valve "
                              "of area 0 passes nothing: give its full opening area, or leave the valve out)")
-        positive(name, discharge_coefficient=discharge_coefficient)
+        store(self, positive, name, discharge_coefficient=discharge_coefficient)
         self.paths = list(paths)
         if not self.paths:
             raise ModelError(f"'{name}': a directional valve needs at least one SpoolPath")
@@ -122,7 +120,7 @@ class DirectionalValve(Component):
                 if port not in ports:
                     ports.append(port)
         self.ports = tuple(ports)
-        self.max_area, self.discharge_coefficient = float(max_area), float(discharge_coefficient)
+        self.max_area = float(max_area)
         self.transition_pressure, self.transition = float(transition_pressure), transition
         self.command = as_signal(command, f"{name}.command")
         self.spool = spool
