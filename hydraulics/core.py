@@ -176,6 +176,11 @@ class Signal(Component):
 
     unit: str = "1"
 
+    def __init__(self, name: str, unit: str | None = None):
+        super().__init__(name)
+        if unit is not None:  # else the class's
+            self.unit = unit
+
     def inputs(self) -> list:
         """Signals this signal reads (the circuit registers them and evaluates them first)."""
         return []

@@ -208,4 +208,4 @@ class PrescribedStroke:
                          "measurement=flexmbs.Distance(marker_a, marker_b) to use it in a multibody model")
 
     def __repr__(self) -> str:
-        return f"PrescribedStroke({self.name!r})"
+        return f"{type(self).__name__}({self.name!r})"

@@ -97,26 +97,22 @@ class CompiledCircuit:
     a node, signal, pressure source or component (by ``id``) to its node number, signal slot, its pressure's slot and
     first output."""
 
-    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names, builder=None):
+    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names, builder):
         self.address = K.circuit_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
         self.output_names, self.gap_names = output_names, gap_names
-        self._circuit_type = type(builder.circuit) if builder else None
-        self.callback_signals = builder.callbacks if builder else []
-        self.callback_components = builder.components if builder else []
-        self.node_numbers = builder.number if builder else {}
-        self.signal_slots = builder.slots if builder else {}
-        self.first_output = builder.first_output if builder else {}
-        self.source_slots = ({node: builder.slots[id(sig)] for node, sig in builder.sources.items()} if builder
-                             else {})
+        self._circuit_type = type(builder.circuit)
+        self.callback_signals, self.callback_components = builder.callbacks, builder.components
+        self.node_numbers, self.signal_slots = builder.number, builder.slots
+        self.first_output = builder.first_output
+        self.source_slots = {node: builder.slots[id(sig)] for node, sig in builder.sources.items()}
 
     @property
     def gap_names_exact(self) -> bool:
         """Whether :attr:`gap_names` are all the keys of ``Circuit.event_gaps`` (the library's ``event_gaps``, no
         user's component with gaps of its own): the engine then takes them without evaluating ``event_gaps``
         (docs/element-protocol.md)."""
-        return (self._circuit_type is not None
-                and getattr(self._circuit_type.event_gaps, "library_event_gaps", False)
+        return (getattr(self._circuit_type.event_gaps, "library_event_gaps", False)
                 and not any(callable(getattr(c, "event_gaps", None)) for c in self.callback_components))
 
     @property

@@ -7,6 +7,7 @@ from fem.errors import ModelError
 
 from .laws import pipe_loss
 from .core import Component, store, non_negative, positive
+from .nodes import Volume
 
 
 class Pipe(Component):
@@ -78,8 +79,6 @@ def add_line(circuit, name: str, node_a: str, node_b: str, length: float, diamet
     -------
     list of Pipe
     """
-    from .nodes import Volume
-
     if int(segments) < 1:
         raise ModelError(f"line '{name}': segments must be at least 1")
     n = int(segments)

@@ -19,9 +19,6 @@ class PrescribedAngle(PrescribedStroke):
         raise ModelError(f"'{self.name}' is a prescribed angle: give the motor "
                          "measurement=flexmbs.JointCoordinate(revolute_joint) to use it in a multibody model")
 
-    def __repr__(self) -> str:
-        return f"PrescribedAngle({self.name!r})"
-
 
 class HydraulicMotor(Component):
     """Fixed-displacement hydraulic motor between ports ``A`` (inlet for positive rotation) and ``B``.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -9,6 +10,7 @@ from fem.errors import ModelError
 
 from .core import Node, Signal, _number, finite, non_negative, positive, store
 from .fluid import Fluid
+from .signals import as_signal
 
 
 class Volume(Node):
@@ -117,15 +119,12 @@ class PressureSource(Node):
 
     def __init__(self, name: str, pressure):
         super().__init__(name)
-        from .signals import as_signal
         if isinstance(pressure, (int, float, np.integer, np.floating)) and not math.isfinite(float(pressure)):
             raise ModelError(f"'{name}': pressure must be a finite gauge pressure in Pa, got {pressure}")
         if pressure is None or isinstance(pressure, (str, bytes)):  # issue 43: named as '{name}.setpoint' before
             raise ModelError(f"'{name}': pressure must be a gauge pressure in Pa, a function of time or a signal, got "
                              f"{pressure!r}")
         if isinstance(pressure, (int, float, np.integer, np.floating)) and abs(float(pressure)) > MAX_PRESSURE:
-            import warnings
-
             warnings.warn(f"'{name}': pressure {float(pressure):.4g} Pa is {float(pressure) / 1e5:.4g} bar, above "
                           f"{MAX_PRESSURE / 1e5:.0f} bar that hydraulic machines reach: bar typed as Pa x 1e5, or "
                           "kPa as Pa? pressure is in Pa", PressureWarning, stacklevel=2)

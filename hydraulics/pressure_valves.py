@@ -16,6 +16,9 @@ from fem.errors import ModelError
 
 from .core import Component, non_negative, positive, store
 from .fluid import HLP46
+from .nodes import Volume
+from .orifices import Orifice
+from .valves import area_from_nominal_flow
 
 
 class PilotValve(Component):
@@ -68,8 +71,6 @@ class PilotValve(Component):
         ``nominal_pressure_drop`` (Pa) gives the area (seed 003 eq. (4-3)); a ``response_time`` (s, 0 -> 95 % of
         a step, the datasheet's opening time) gives the opening lag ``tau = -t / ln 0.05``. Further arguments as
         the class (after ``area``)."""
-        from .valves import area_from_nominal_flow
-
         area = area_from_nominal_flow(nominal_flow, nominal_pressure_drop, density, discharge_coefficient)
         if response_time is not None:
             positive(name, response_time=response_time)
@@ -248,10 +249,6 @@ def add_flow_control_valve(circuit, name: str, inlet: str, outlet: str, flow: fl
     -------
     (PressureCompensator, Volume, Orifice)
     """
-    from .nodes import Volume
-    from .orifices import Orifice
-    from .valves import area_from_nominal_flow
-
     positive(name, flow=flow)
     area = area_from_nominal_flow(flow, pressure_difference, circuit.fluid.density, discharge_coefficient)
     mid = f"{name}.mid"

@@ -20,18 +20,16 @@ class Constant(Signal):
     """A constant value."""
 
     def __init__(self, name: str, value: float, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.constant = float(value)
-        self.unit = unit
 
 
 class TimeFunction(Signal):
     """A prescribed function of time ``f(t)`` (no dependence on the states)."""
 
     def __init__(self, name: str, function: Callable[[float], float], unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.function = function
-        self.unit = unit
 
 
 class PiecewiseLinear(Signal):
@@ -47,9 +45,8 @@ class PiecewiseLinear(Signal):
     """
 
     def __init__(self, name: str, times, values, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.times, self.values = _table(name, times, values)
-        self.unit = unit
 
 
 class SmoothStep(Signal):
@@ -57,11 +54,10 @@ class SmoothStep(Signal):
 
     def __init__(self, name: str, t_start: float, t_end: float, initial: float = 0.0, final: float = 1.0,
                  unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         if t_end < t_start:
             raise ModelError(f"'{name}': t_end must not precede t_start")
         self.t_start, self.t_end, self.initial, self.final = map(float, (t_start, t_end, initial, final))
-        self.unit = unit
 
 
 class Ramp(PiecewiseLinear):
@@ -86,10 +82,9 @@ class LookupTable(Signal):
     """
 
     def __init__(self, name: str, input_signal: Signal, x, y, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.input_signal = as_signal(input_signal, f"{name}.input")
         self.x, self.y = _table(name, x, y)
-        self.unit = unit
 
     def inputs(self):
         return [self.input_signal]
@@ -99,12 +94,11 @@ class Sum(Signal):
     """A weighted sum of signals, ``sum_k w_k s_k`` (e.g. a set-point minus a measurement)."""
 
     def __init__(self, name: str, signals, weights=None, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.terms = [as_signal(s, f"{name}.{k}") for k, s in enumerate(signals)]
         self.weights = [1.0] * len(self.terms) if weights is None else [float(w) for w in weights]
         if len(self.weights) != len(self.terms):
             raise ModelError(f"'{name}': give one weight per signal")
-        self.unit = unit
 
     def inputs(self):
         return list(self.terms)
@@ -124,10 +118,9 @@ class MeasurementSensor(Signal):
     """A multibody measurement ``y`` (a Distance, a JointCoordinate, ...), or its rate ``ydot`` if ``rate``."""
 
     def __init__(self, name: str, measurement, rate: bool = False, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.measurement = measurement
         self.rate = rate
-        self.unit = unit
 
     def measurements(self):
         return [self.measurement]
@@ -164,7 +157,7 @@ class PID(Signal):
                  derivative_time: float = 0.0, filter_time: float = 0.01,
                  output_limits: tuple[float, float] = (-math.inf, math.inf), tracking_time: float | None = None,
                  unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.setpoint = as_signal(setpoint, f"{name}.setpoint")
         self.measured = as_signal(measurement, f"{name}.measurement")
         store(self, positive, name, integral_time=integral_time, filter_time=filter_time)
@@ -177,7 +170,6 @@ class PID(Signal):
         default_tt = integral_time if math.isfinite(integral_time) else 1.0
         self.tracking_time = float(tracking_time if tracking_time is not None else default_tt)
         self.state_units = (unit, "1")
-        self.unit = unit
 
     def inputs(self):
         return [self.setpoint, self.measured]

@@ -5,6 +5,7 @@ machine model the circuit is instead a state element of the flexmbs solver (docs
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -76,8 +77,6 @@ class AddedOilWarning(UserWarning):
 def _added_oil(circuit, sol, arguments) -> tuple[dict, list]:
     """Trapezoid integrals of ``circuit.integrands`` over the accepted steps of ``sol`` (``sol.sol.ts``; the dense
     output reproduces the step values there); ``arguments(t, x) -> (y, ydot, z)``."""
-    import warnings
-
     ts = np.asarray(sol.sol.ts if sol.sol is not None else sol.t)
     keys = list(circuit.integral_units)
     rates = np.zeros((ts.size, len(keys)))

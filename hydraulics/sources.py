@@ -1,6 +1,8 @@
 """Flow sources: the fixed-displacement pump (with optional built-in relief)."""
 from __future__ import annotations
 
+import math
+
 from fem.errors import ModelError
 
 from .core import Component, non_negative, positive, store
@@ -43,8 +45,6 @@ class FixedDisplacementPump(Component):
     @classmethod
     def from_flow(cls, name: str, flow: float, **kwargs) -> "FixedDisplacementPump":
         """A pump that delivers a geometric flow (m^3/s) at 1 rev/s."""
-        import math
-
         if isinstance(flow, (str, bytes, bool)) or not isinstance(flow, (int, float)) or not math.isfinite(flow):
             raise ModelError(f"pump {name!r}: flow must be a finite number in m^3/s, got {flow!r}")
         return cls(name, displacement=flow, speed=1.0, **kwargs)

@@ -157,9 +157,8 @@ def closed_centre_valve(name: str, max_area: float, command, spool=None, overlap
     ``overlap`` (normalised) is the dead band ``|U| < overlap`` in which every edge stays closed; 0 gives a
     zero-lapped (critical-centre) proportional valve as in seed 001 eq. (41)..(42).
     """
-    full = 1.0
-    paths = [_edge("P", "A", overlap, full), _edge("B", "T", overlap, full),
-             _edge("P", "B", -overlap, -full), _edge("A", "T", -overlap, -full)]
+    paths = [_edge("P", "A", overlap, 1.0), _edge("B", "T", overlap, 1.0),
+             _edge("P", "B", -overlap, -1.0), _edge("A", "T", -overlap, -1.0)]
     return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
 
 
