@@ -1,14 +1,10 @@
 """Gas-loaded (bladder, diaphragm, piston) accumulator with a polytropic gas law and precharge."""
 from __future__ import annotations
 
-
-
 from fem.errors import ModelError
 
 from .core import Component, positive, store
-
-#: Atmospheric pressure, Pa: the gas law works in absolute pressure, the circuit in gauge pressure.
-ATMOSPHERE = 101325.0
+from .laws import ATMOSPHERE
 
 
 class GasAccumulator(Component):
