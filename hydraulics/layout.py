@@ -306,9 +306,9 @@ def _component_records(circuit, volumes: list, b: _Builder) -> tuple[list, list]
     for comp in circuit.components:
         kind = kernel_kind(comp)
         if isinstance(comp, Signal):
-            records.append(_rec(K.SIGNAL_OUT, b.signal(comp), first[id(comp)]))
+            records.append([K.SIGNAL_OUT, b.signal(comp), first[id(comp)]])
         elif kind in (Tank, PressureSource):  # after every flow is in
-            late.append(_rec(K.NODE_OUT, b.number[id(comp)], first[id(comp)]))
+            late.append([K.NODE_OUT, b.number[id(comp)], first[id(comp)]])
         elif kind is None:
             for sig in comp.signals():
                 b.signal(sig)
@@ -319,8 +319,11 @@ def _component_records(circuit, volumes: list, b: _Builder) -> tuple[list, list]
         f = b.floats(volume.cavitation_pressure, volume.cavitation_width, volume.cavitation_conductance,
                      volume.fixed_volume, sum(v / m for v, m in volume.subvolumes if math.isfinite(m)),
                      volume.min_volume, *_fluid(volume.fluid))
-        records.append(_rec(K.VOLUME_RATE, b.number[id(volume)], volume.state_offset, f, 2 * k, first[id(volume)]))
-    return records + late, b.gaps
+        records.append([K.VOLUME_RATE, b.number[id(volume)], volume.state_offset, f, 2 * k, first[id(volume)]])
+    records += late
+    for rec in records:  # the length after the kind: [kind, length, fields...]
+        rec.insert(1, len(rec) + 1)
+    return records, b.gaps
 
 
 def _fluid(fluid) -> tuple:
@@ -332,62 +335,55 @@ def _k(comp, area) -> float:
     return flow_coefficient(area, comp.discharge_coefficient, comp.density)
 
 
-def _rec(kind, *fields) -> list:
-    """A record ``[kind, length, fields...]``."""
-    return [kind, 2 + len(fields), *fields]
-
-
 def _record(comp, kind, b: _Builder, out) -> list:
-    """The ipar record of one component (kind, length, fields..., first output)."""
-    ports = b.ports(comp)
-    if kind is Orifice or kind is Throttle:
-        cubic = {"cubic": 1, "linear": 0}[comp.transition]
-        if kind is Throttle:
-            return _rec(K.THROTTLE, *ports, -1, cubic, b.floats(comp.flow_coefficient, comp.transition_pressure), out)
-        return _rec(K.ORIFICE, *ports, b.signal(comp.area), cubic, b.floats(_k(comp, 1.0), comp.transition_pressure),
-                    out)
-    if kind is CheckValve:
-        return _rec(K.CHECK, *ports, b.floats(comp.cracking_pressure, comp.opening_pressure_range,
-                                              comp.leakage_fraction, _k(comp, comp.max_area), comp.transition_pressure),
-                    out)
-    if kind is ReliefValve:
-        tau = comp.time_constant
-        return _rec(K.RELIEF, *ports, comp.state_offset if tau else -1,
-                    b.floats(comp.cracking_pressure, comp.width, comp.flow_gain, tau or 1.0), out)
+    """The ipar record of one component without its length (kind, fields..., first output)."""
     if kind is DirectionalValve:
         return _valve_record(comp, b, out)
     if kind is Cylinder:
         return _cylinder_record(comp, b, out)
+    ports = b.ports(comp)
+    if kind is Orifice or kind is Throttle:
+        cubic = {"cubic": 1, "linear": 0}[comp.transition]
+        if kind is Throttle:
+            return [K.THROTTLE, *ports, -1, cubic, b.floats(comp.flow_coefficient, comp.transition_pressure), out]
+        return [K.ORIFICE, *ports, b.signal(comp.area), cubic, b.floats(_k(comp, 1.0), comp.transition_pressure), out]
+    if kind is CheckValve:
+        return [K.CHECK, *ports, b.floats(comp.cracking_pressure, comp.opening_pressure_range, comp.leakage_fraction,
+                                          _k(comp, comp.max_area), comp.transition_pressure), out]
+    if kind is ReliefValve:
+        tau = comp.time_constant
+        return [K.RELIEF, *ports, comp.state_offset if tau else -1,
+                b.floats(comp.cracking_pressure, comp.width, comp.flow_gain, tau or 1.0), out]
     if kind is HydraulicMotor:
         fric_code, law = _law(comp, "motor")  # fpar: D_r, C_i, the friction law (6)
         f = b.floats(comp.radial_displacement, comp.internal_leakage, *law)
-        return _rec(K.MOTOR, *ports, b.circuit.measurement_index(comp.measurement), fric_code, f, out)
+        return [K.MOTOR, *ports, b.circuit.measurement_index(comp.measurement), fric_code, f, out]
     if kind is Pipe:
-        return _rec(K.PIPE, *ports, comp.state_offset, b.floats(*comp.loss_factors(), comp.inertance), out)
+        return [K.PIPE, *ports, comp.state_offset, b.floats(*comp.loss_factors(), comp.inertance), out]
     if kind is Cushion:
         cyl = comp.cylinder
         k = _k(comp, 1.0)
         f = b.floats(k, cyl.retracted_length, k * comp.bypass_area, comp.bypass_cracking, comp.transition_pressure)
-        return _rec(K.CUSHION, *ports, b.circuit.measurement_index(cyl.measurement), len(comp.positions),
-                    b.floats(*comp.positions, *comp.areas), f, out)
+        return [K.CUSHION, *ports, b.circuit.measurement_index(cyl.measurement), len(comp.positions),
+                b.floats(*comp.positions, *comp.areas), f, out]
     if kind is ShuttleValve:
-        return _rec(K.SHUTTLE, *ports, b.floats(_k(comp, comp.max_area), comp.switching_range,
-                                                comp.transition_pressure), out)
+        return [K.SHUTTLE, *ports, b.floats(_k(comp, comp.max_area), comp.switching_range, comp.transition_pressure),
+                out]
     if kind is VariableDisplacementPump:  # [S, P, LS or -1, ...]
         f = b.floats(comp.displacement, comp.compensator_pressure, comp.margin_pressure or 0.0,
                      comp.regulation_band, comp.time_constant, comp.leakage_conductance)
-        return _rec(K.PUMP, *(ports + [-1])[:3], comp.state_offset, b.signal(comp.speed), f, out)
+        return [K.PUMP, *(ports + [-1])[:3], comp.state_offset, b.signal(comp.speed), f, out]
     if kind in _PILOTS:
         return _pilot_record(comp, kind, b, out, ports)
     if kind is FixedDisplacementPump:
         relief = comp.relief_pressure is not None
         f = b.floats(comp.displacement, comp.leakage_conductance, comp.relief_pressure if relief else 0.0,
                      comp.relief_gain, comp.relief_width)
-        return _rec(K.FIXED_PUMP, *ports, b.signal(comp.speed), int(relief), f, out)
+        return [K.FIXED_PUMP, *ports, b.signal(comp.speed), int(relief), f, out]
     if kind is GasAccumulator:
         f = b.floats(comp.gas_volume, comp.polytropic_index, comp.precharge, comp.closing_volume,
                      comp.switching_pressure, _k(comp, comp.port_area), comp.transition_pressure)
-        return _rec(K.ACCUMULATOR, *ports, comp.state_offset, f, out)
+        return [K.ACCUMULATOR, *ports, comp.state_offset, f, out]
     raise AssertionError(kind)  # pragma: no cover - every kind of _KINDS has a record
 
 
@@ -400,7 +396,7 @@ def _pilot_record(comp, kind, b: _Builder, out, ports) -> list:
     tau = comp.time_constant
     f = b.floats(_k(comp, comp.max_area), comp.leakage_fraction, comp.opening_range, tau or 1.0,
                  comp.transition_pressure, getattr(comp, setting), getattr(comp, "pilot_ratio", 0.0), *check)
-    return _rec(K.PILOT, _PILOTS[kind], *ports, comp.state_offset if tau is not None else -1, f, out)
+    return [K.PILOT, _PILOTS[kind], *ports, comp.state_offset if tau is not None else -1, f, out]
 
 
 def _valve_record(comp, b: _Builder, out) -> list:
@@ -417,8 +413,8 @@ def _valve_record(comp, b: _Builder, out) -> list:
         paths += [b.number[id(comp.nodes[path.from_port])], b.number[id(comp.nodes[path.to_port])],
                   len(path.positions), xs, out + keys.index(f"flow_{path.from_port}{path.to_port}")]
     order = 0 if spool is None else (1 if type(spool) is FirstOrderSpool else 2)
-    return _rec(K.VALVE, len(comp.paths), b.signal(comp.command), comp.state_offset if spool is not None else -1,
-                {"cubic": 1, "linear": 0}[comp.transition], f, *paths, order, out, out + len(keys) - 1)
+    return [K.VALVE, len(comp.paths), b.signal(comp.command), comp.state_offset if spool is not None else -1,
+            {"cubic": 1, "linear": 0}[comp.transition], f, *paths, order, out, out + len(keys) - 1]
 
 
 _LAWS = {type(None): (0, ()),
@@ -451,4 +447,4 @@ def _cylinder_record(comp, b: _Builder, out) -> list:
     gap = len(b.gaps) if stops else -1
     if stops:
         b.gaps += [f"{comp.name}.retracted_stop", f"{comp.name}.extended_stop"]
-    return _rec(K.CYLINDER, *(b.ports(comp) + [-1])[:2], iy, fric_code, f, out, gap)
+    return [K.CYLINDER, *(b.ports(comp) + [-1])[:2], iy, fric_code, f, out, gap]
