@@ -114,12 +114,7 @@ class DirectionalValve(Component):
         self.paths = list(paths)
         if not self.paths:
             raise ModelError(f"'{name}': a directional valve needs at least one SpoolPath")
-        ports = []
-        for p in self.paths:
-            for port in (p.from_port, p.to_port):
-                if port not in ports:
-                    ports.append(port)
-        self.ports = tuple(ports)
+        self.ports = tuple(dict.fromkeys(port for p in self.paths for port in (p.from_port, p.to_port)))
         self.max_area = float(max_area)
         self.transition_pressure, self.transition = float(transition_pressure), transition
         self.command = as_signal(command, f"{name}.command")
@@ -151,15 +146,20 @@ def _edge(from_port, to_port, start, end):
     return SpoolPath(from_port, to_port, (-1.0 - 1e-9, end, start, 1.0), (1.0, 1.0, 0.0, 0.0))
 
 
+def _working_edges(start: float = 0.0, negative_start: float = 0.0) -> list:
+    """The edges of a 4/3 valve's working positions: ``U > 0`` P->A and B->T, ``U < 0`` P->B and A->T, opening
+    from ``U = start`` and ``U = negative_start`` (the overlap and its negative)."""
+    return [_edge("P", "A", start, 1.0), _edge("B", "T", start, 1.0),
+            _edge("P", "B", negative_start, -1.0), _edge("A", "T", negative_start, -1.0)]
+
+
 def closed_centre_valve(name: str, max_area: float, command, spool=None, overlap: float = 0.0, **kwargs):
     """4/3 closed-centre valve: ``U > 0`` connects P->A and B->T, ``U < 0`` P->B and A->T, all blocked at 0.
 
     ``overlap`` (normalised) is the dead band ``|U| < overlap`` in which every edge stays closed; 0 gives a
     zero-lapped (critical-centre) proportional valve as in seed 001 eq. (41)..(42).
     """
-    paths = [_edge("P", "A", overlap, 1.0), _edge("B", "T", overlap, 1.0),
-             _edge("P", "B", -overlap, -1.0), _edge("A", "T", -overlap, -1.0)]
-    return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
+    return DirectionalValve(name, _working_edges(overlap, -overlap), max_area, command, spool, **kwargs)
 
 
 def open_centre_valve(name: str, max_area: float, command, spool=None, centre_fraction: float = 0.3,
@@ -167,16 +167,14 @@ def open_centre_valve(name: str, max_area: float, command, spool=None, centre_fr
     """4/3 open-centre valve: at ``U = 0`` P, A and B are connected to T (``centre_fraction`` of ``max_area``),
     those centre edges close by ``|U| = centre_closing`` while the working edges open as in the closed centre."""
     c, w = centre_fraction, centre_closing
-    paths = [_edge("P", "A", 0.0, 1.0), _edge("B", "T", 0.0, 1.0), _edge("P", "B", 0.0, -1.0),
-             _edge("A", "T", 0.0, -1.0), _centre("P", "T", c, w), _centre("A", "T", c, w), _centre("B", "T", c, w)]
+    paths = _working_edges() + [_centre("P", "T", c, w), _centre("A", "T", c, w), _centre("B", "T", c, w)]
     return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
 
 
 def tandem_centre_valve(name: str, max_area: float, command, spool=None, centre_fraction: float = 0.5,
                         centre_closing: float = 0.3, **kwargs):
     """4/3 tandem-centre valve: at ``U = 0`` P is unloaded to T and A, B are blocked (the cylinder is locked)."""
-    paths = [_edge("P", "A", 0.0, 1.0), _edge("B", "T", 0.0, 1.0), _edge("P", "B", 0.0, -1.0),
-             _edge("A", "T", 0.0, -1.0), _centre("P", "T", centre_fraction, centre_closing)]
+    paths = _working_edges() + [_centre("P", "T", centre_fraction, centre_closing)]
     return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
 
 
