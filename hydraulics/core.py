@@ -94,7 +94,8 @@ class Evaluation:
 class Component:
     """Base of every circuit component: a name, named ports, own states.
 
-    Subclasses set ``ports`` (names of hydraulic ports), ``state_names`` and ``state_units``. The circuit assigns
+    Subclasses set ``ports`` (names of hydraulic ports), ``state_names``, ``state_units`` and the attributes that
+    hold the signals and measurements they read (``SIGNALS``, ``MEASUREMENTS``). The circuit assigns
     ``state_offset`` (index of the first own state in ``z``) and ``nodes`` (port name -> node) when it is
     finalised. A user's component writes the hooks ``port_flows``, ``chambers``, ``state_rates``, ``forces``,
     ``outputs`` it needs (values at an :class:`Evaluation`, listed below); the built-in ones have none (their laws
@@ -105,6 +106,8 @@ class Component:
     state_names: tuple[str, ...] = ()
     state_units: tuple[str, ...] = ()
     OUTPUT_UNITS: dict = {}  # a built-in kind's outputs (name -> SI unit), in the order its kernel writes them
+    SIGNALS: tuple[str, ...] = ()  # the attributes that hold the signals it reads (signals())
+    MEASUREMENTS: tuple[str, ...] = ()  # the attributes that hold the measurements it reads (measurements())
 
     def __init__(self, name: str):
         if not isinstance(name, str) or not name:
@@ -132,11 +135,11 @@ class Component:
     # -- what the circuit needs of every component ------------------------------------------------------------
     def signals(self) -> list:
         """Signals this component reads (commands, set-points); the circuit registers them."""
-        return []
+        return [getattr(self, name) for name in self.SIGNALS]
 
     def measurements(self) -> list:
         """Measurement objects this component reads (flexmbs measurements or prescribed inputs)."""
-        return []
+        return [getattr(self, name) for name in self.MEASUREMENTS]
 
     def output_units(self) -> dict[str, str]:
         """Names and SI units of the outputs, in the order the outputs are written (``Circuit.outputs`` prefixes
@@ -175,6 +178,7 @@ class Signal(Component):
     ``evaluate(ev) -> value`` (and ``state_rates``, ``outputs`` if it has states or more outputs)."""
 
     unit: str = "1"
+    INPUTS: tuple[str, ...] = ()  # the attributes that hold the signals it reads (inputs())
 
     def __init__(self, name: str, unit: str | None = None):
         super().__init__(name)
@@ -183,7 +187,7 @@ class Signal(Component):
 
     def inputs(self) -> list:
         """Signals this signal reads (the circuit registers them and evaluates them first)."""
-        return []
+        return [getattr(self, name) for name in self.INPUTS]
 
     def evaluate(self, ev: Evaluation) -> float:
         """The value: a built-in signal's comes from the kernel (its slot); a user's signal writes its own law here.

@@ -105,6 +105,8 @@ class Cylinder(Component):
         Only port ``A``; the rod side is vented.
     """
 
+    MEASUREMENTS = ("measurement",)
+
     OUTPUT_UNITS = {"position": "m", "velocity": "m/s", "force": "N", "pressure_force": "N", "friction_force": "N",
                     "friction_power": "W", "stop_force": "N"}
 
@@ -142,9 +144,6 @@ class Cylinder(Component):
             raise ModelError(f"cylinder '{name}': need 0 <= rod_diameter < bore_diameter")
         a = 0.25 * math.pi * bore_diameter**2
         return cls(name, a, a - 0.25 * math.pi * rod_diameter**2, stroke, **kwargs)
-
-    def measurements(self):
-        return [self.measurement]
 
 
 class Cushion(Component):

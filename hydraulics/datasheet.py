@@ -78,13 +78,12 @@ class NormalisedCommand(Signal):
     command_range : CommandRange
     """
 
+    INPUTS = ("raw",)
+
     def __init__(self, name: str, raw, command_range: CommandRange):
         super().__init__(name)
         self.raw = as_signal(raw, f"{name}.raw", unit=command_range.unit)
         self.command_range = command_range
-
-    def inputs(self):
-        return [self.raw]
 
 
 class Hysteresis(Signal):
@@ -106,6 +105,8 @@ class Hysteresis(Signal):
     time_constant : float, s
     """
 
+    INPUTS = ("input_signal",)
+
     state_names = ("output",)
 
     def __init__(self, name: str, input_signal, width: float, time_constant: float = 1.0e-4, unit: str = "1"):
@@ -114,9 +115,6 @@ class Hysteresis(Signal):
         self.input_signal = as_signal(input_signal, f"{name}.input")
         self.half_width, self.time_constant = 0.5 * float(width), float(time_constant)
         self.state_units = (unit,)
-
-    def inputs(self):
-        return [self.input_signal]
 
 
 @dataclass(frozen=True)

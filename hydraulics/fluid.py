@@ -12,7 +12,6 @@ from fem.errors import ModelError
 from .laws import ATMOSPHERE, bulk_modulus
 
 
-
 @dataclass(frozen=True)
 class Fluid:
     """A hydraulic fluid.

@@ -44,6 +44,8 @@ class HydraulicMotor(Component):
         Torque opposing rotation, N m as a function of rad/s.
     """
 
+    MEASUREMENTS = ("measurement",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "speed": "rad/s", "torque": "N m", "shaft_power": "W", "hydraulic_power": "W"}
 
     ports = ("A", "B")
@@ -96,6 +98,3 @@ class HydraulicMotor(Component):
     def radial_displacement(self) -> float:
         """``D_r = D / (2 pi)``, m^3/rad."""
         return self.displacement / (2.0 * math.pi)
-
-    def measurements(self):
-        return [self.measurement]

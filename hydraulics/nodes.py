@@ -115,6 +115,8 @@ class PressureSource(Node):
         Gauge pressure, Pa: a constant, a function of time ``p(t)`` or a signal.
     """
 
+    SIGNALS = ("pressure_signal",)
+
     OUTPUT_UNITS = {"pressure": "Pa", "flow": "m^3/s", "power": "W"}
 
     def __init__(self, name: str, pressure):
@@ -129,6 +131,3 @@ class PressureSource(Node):
                           f"{MAX_PRESSURE / 1e5:.0f} bar that hydraulic machines reach: bar typed as Pa x 1e5, or "
                           "kPa as Pa? pressure is in Pa", PressureWarning, stacklevel=2)
         self.pressure_signal: Signal = as_signal(pressure, f"{name}.setpoint", unit="Pa")
-
-    def signals(self) -> list:
-        return [self.pressure_signal]

@@ -53,6 +53,8 @@ class Orifice(Component):
     transition : {"cubic", "linear"}
     """
 
+    SIGNALS = ("area",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
 
     ports = ("A", "B")
@@ -78,9 +80,6 @@ class Orifice(Component):
         self.transition = transition
         self.density = None  # set by the circuit from its fluid
 
-    def signals(self):
-        return [self.area]
-
 
 class Throttle(Orifice):
     """A throttle valve given by its flow coefficient ``C_vt`` (seed 002 eq. (5)): ``Q = C_vt sqrt(|dp|) sign(dp)``.
@@ -93,15 +92,14 @@ class Throttle(Orifice):
     transition : {"cubic", "linear"}
     """
 
+    SIGNALS = ()
+
     def __init__(self, name: str, flow_coefficient: float, transition_pressure: float = DEFAULT_TRANSITION_PRESSURE,
                  transition: str = "cubic"):
         if flow_coefficient < 0.0:
             raise ModelError(f"'{name}': flow_coefficient must not be negative, got {flow_coefficient}")
         super().__init__(name, 0.0, 1.0, transition_pressure, transition)
         self.flow_coefficient = float(flow_coefficient)
-
-    def signals(self):
-        return []
 
 
 class CheckValve(Component):

@@ -41,6 +41,8 @@ class VariableDisplacementPump(Component):
     initial_fraction : float, 1
     """
 
+    SIGNALS = ("speed",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "displacement_fraction": "1", "target_pressure": "Pa", "hydraulic_power": "W",
                     "shaft_power": "W"}
 
@@ -62,6 +64,3 @@ class VariableDisplacementPump(Component):
         self.speed = as_signal(speed, f"{name}.speed", unit="rev/s")
         self.ports = ("S", "P") if margin_pressure is None else ("S", "P", "LS")
         self._initial["displacement_fraction"] = float(initial_fraction)
-
-    def signals(self):
-        return [self.speed]

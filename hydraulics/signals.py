@@ -81,13 +81,12 @@ class LookupTable(Signal):
         Table; ``x`` strictly increasing; constant extrapolation.
     """
 
+    INPUTS = ("input_signal",)
+
     def __init__(self, name: str, input_signal: Signal, x, y, unit: str = "1"):
         super().__init__(name, unit)
         self.input_signal = as_signal(input_signal, f"{name}.input")
         self.x, self.y = _table(name, x, y)
-
-    def inputs(self):
-        return [self.input_signal]
 
 
 class Sum(Signal):
@@ -117,13 +116,12 @@ class PressureSensor(Signal):
 class MeasurementSensor(Signal):
     """A multibody measurement ``y`` (a Distance, a JointCoordinate, ...), or its rate ``ydot`` if ``rate``."""
 
+    MEASUREMENTS = ("measurement",)
+
     def __init__(self, name: str, measurement, rate: bool = False, unit: str = "1"):
         super().__init__(name, unit)
         self.measurement = measurement
         self.rate = rate
-
-    def measurements(self):
-        return [self.measurement]
 
 
 class PID(Signal):
@@ -151,6 +149,8 @@ class PID(Signal):
         ``T_t`` of the anti-windup; default ``T_I`` (or 1 s without integral part).
     """
 
+    INPUTS = ("setpoint", "measured")
+
     state_names = ("integral", "derivative_filter")
 
     def __init__(self, name: str, setpoint, measurement, gain: float, integral_time: float = math.inf,
@@ -170,9 +170,6 @@ class PID(Signal):
         default_tt = integral_time if math.isfinite(integral_time) else 1.0
         self.tracking_time = float(tracking_time if tracking_time is not None else default_tt)
         self.state_units = (unit, "1")
-
-    def inputs(self):
-        return [self.setpoint, self.measured]
 
 
 class VelocityProfile(Signal):
@@ -194,6 +191,8 @@ class VelocityProfile(Signal):
     direction : +1 or -1
     """
 
+    INPUTS = ("position",)
+
     unit = "m/s"
 
     def __init__(self, name: str, position, start_time: float, acceleration: float, max_velocity: float,
@@ -207,9 +206,6 @@ class VelocityProfile(Signal):
         self.start_time, self.end_position = float(start_time), float(end_position)
         self.final_velocity, self.safety_distance = float(final_velocity), float(safety_distance)
         self.direction = direction
-
-    def inputs(self):
-        return [self.position]
 
 
 def as_signal(value, name: str, unit: str = "1") -> Signal:

@@ -28,6 +28,8 @@ class FixedDisplacementPump(Component):
     relief_width : float, Pa
     """
 
+    SIGNALS = ("speed",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "hydraulic_power": "W", "shaft_power": "W"}
 
     ports = ("S", "P")
@@ -48,6 +50,3 @@ class FixedDisplacementPump(Component):
         if isinstance(flow, (str, bytes, bool)) or not isinstance(flow, (int, float)) or not math.isfinite(flow):
             raise ModelError(f"pump {name!r}: flow must be a finite number in m^3/s, got {flow!r}")
         return cls(name, displacement=flow, speed=1.0, **kwargs)
-
-    def signals(self):
-        return [self.speed]

@@ -104,6 +104,8 @@ class DirectionalValve(Component):
     transition : {"cubic", "linear"}
     """
 
+    SIGNALS = ("command",)
+
     def __init__(self, name: str, paths, max_area: float, command, spool=None, discharge_coefficient: float = 0.7,
                  transition_pressure: float = DEFAULT_TRANSITION_PRESSURE, transition: str = "cubic"):
         super().__init__(name)
@@ -122,9 +124,6 @@ class DirectionalValve(Component):
         if spool is not None:
             self.state_names, self.state_units = spool.state_names, spool.state_units
         self.density = None
-
-    def signals(self):
-        return [self.command]
 
     def output_units(self) -> dict[str, str]:
         """``spool``, the flow of each port pair (parallel paths add), ``power_loss``."""
