@@ -20,15 +20,15 @@ HOOKS = ("port_flows", "chambers", "state_rates", "forces", "evaluate", "outputs
 
 def _block(k: int, doc: str) -> property:
     """A Jacobian block of :class:`Evaluation`, differentiated when first read."""
-    def get(self) -> np.ndarray:
+    def read(self) -> np.ndarray:
         if self._blocks[k] is None and self.differentiate is not None:
             self.differentiate(self)
         return self._blocks[k]
 
-    def set(self, value) -> None:
+    def write(self, value) -> None:
         self._blocks[k] = value
 
-    return property(get, set, doc=doc)
+    return property(read, write, doc=doc)
 
 
 class Evaluation:
