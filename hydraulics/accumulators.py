@@ -1,14 +1,10 @@
 """Gas-loaded (bladder, diaphragm, piston) accumulator with a polytropic gas law and precharge."""
 from __future__ import annotations
 
-
-
 from fem.errors import ModelError
 
-from .core import Component, positive
-
-#: Atmospheric pressure, Pa: the gas law works in absolute pressure, the circuit in gauge pressure.
-ATMOSPHERE = 101325.0
+from .core import Component, positive, store
+from .laws import ATMOSPHERE
 
 
 class GasAccumulator(Component):
@@ -55,18 +51,14 @@ class GasAccumulator(Component):
                  closing_volume: float | None = None, switching_pressure: float = 1.0e4,
                  transition_pressure: float = 0.2e5):
         super().__init__(name)
-        positive(name, gas_volume=gas_volume, polytropic_index=polytropic_index, port_area=port_area,
-                 discharge_coefficient=discharge_coefficient, switching_pressure=switching_pressure,
-                 transition_pressure=transition_pressure)
+        store(self, positive, name, gas_volume=gas_volume, polytropic_index=polytropic_index, port_area=port_area,
+              discharge_coefficient=discharge_coefficient, switching_pressure=switching_pressure,
+              transition_pressure=transition_pressure)
         if precharge + ATMOSPHERE <= 0.0:
             raise ModelError(f"'{name}': precharge must be above vacuum (> -{ATMOSPHERE} Pa gauge), got {precharge}")
-        self.gas_volume, self.precharge = float(gas_volume), float(precharge)
-        self.polytropic_index = float(polytropic_index)
-        self.port_area, self.discharge_coefficient = float(port_area), float(discharge_coefficient)
+        self.precharge, self.density = float(precharge), None
         self.closing_volume = float(1.0e-3 * gas_volume if closing_volume is None else closing_volume)
         positive(name, closing_volume=self.closing_volume)
-        self.switching_pressure, self.transition_pressure = float(switching_pressure), float(transition_pressure)
-        self.density = None
         if initial_pressure is not None:
             self._initial["oil_volume"] = self.equilibrium_oil_volume(initial_pressure)
 

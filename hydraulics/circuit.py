@@ -29,6 +29,7 @@ from .cylinder import Cylinder
 from .fluid import HLP46, Fluid
 from .layout import compile_circuit
 from .nodes import Volume
+from .plausibility import circuit_plausibility
 
 #: Oil added by the cavitation floor or the minimum-volume guard of a node is reported as a warning above this
 #: fraction of the node's initial volume: 1e-3 of the volume, compressed into it, is a pressure change of
@@ -457,8 +458,6 @@ class Circuit:
     def plausibility(self, t=0.0, z=None, y=None, ydot=None) -> list[str]:
         """Settings that contradict each other (supply vs relief, cylinder start outside the stroke), one line
         each; called by flexmbs before a run through the element protocol (:mod:`hydraulics.plausibility`)."""
-        from .plausibility import circuit_plausibility
-
         return circuit_plausibility(self, y)
 
     def __repr__(self) -> str:

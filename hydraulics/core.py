@@ -18,6 +18,19 @@ from fem.errors import ModelError
 HOOKS = ("port_flows", "chambers", "state_rates", "forces", "evaluate", "outputs")
 
 
+def _block(k: int, doc: str) -> property:
+    """A Jacobian block of :class:`Evaluation`, differentiated when first read."""
+    def read(self) -> np.ndarray:
+        if self._blocks[k] is None and self.differentiate is not None:
+            self.differentiate(self)
+        return self._blocks[k]
+
+    def write(self, value) -> None:
+        self._blocks[k] = value
+
+    return property(read, write, doc=doc)
+
+
 class Evaluation:
     """One evaluation point ``(t, z, y, ydot)`` of a circuit: what a user's component or signal reads (values).
 
@@ -50,27 +63,8 @@ class Evaluation:
         self.differentiate = None  # sets d_rates and d_forces when first read
         self._blocks = [None, None]
 
-    @property
-    def d_rates(self) -> np.ndarray:
-        """``∂rates/∂w``, shape (n_z, n_w), ``w = [z, y, ydot]``."""
-        if self._blocks[0] is None and self.differentiate is not None:
-            self.differentiate(self)
-        return self._blocks[0]
-
-    @d_rates.setter
-    def d_rates(self, value) -> None:
-        self._blocks[0] = value
-
-    @property
-    def d_forces(self) -> np.ndarray:
-        """``∂forces/∂w``, shape (n_y, n_w)."""
-        if self._blocks[1] is None and self.differentiate is not None:
-            self.differentiate(self)
-        return self._blocks[1]
-
-    @d_forces.setter
-    def d_forces(self, value) -> None:
-        self._blocks[1] = value
+    d_rates = _block(0, "``∂rates/∂w``, shape (n_z, n_w), ``w = [z, y, ydot]``.")
+    d_forces = _block(1, "``∂forces/∂w``, shape (n_y, n_w).")
 
     def state(self, index: int) -> float:
         """State ``z[index]``."""
@@ -100,7 +94,8 @@ class Evaluation:
 class Component:
     """Base of every circuit component: a name, named ports, own states.
 
-    Subclasses set ``ports`` (names of hydraulic ports), ``state_names`` and ``state_units``. The circuit assigns
+    Subclasses set ``ports`` (names of hydraulic ports), ``state_names``, ``state_units`` and the attributes that
+    hold the signals and measurements they read (``SIGNALS``, ``MEASUREMENTS``). The circuit assigns
     ``state_offset`` (index of the first own state in ``z``) and ``nodes`` (port name -> node) when it is
     finalised. A user's component writes the hooks ``port_flows``, ``chambers``, ``state_rates``, ``forces``,
     ``outputs`` it needs (values at an :class:`Evaluation`, listed below); the built-in ones have none (their laws
@@ -111,6 +106,8 @@ class Component:
     state_names: tuple[str, ...] = ()
     state_units: tuple[str, ...] = ()
     OUTPUT_UNITS: dict = {}  # a built-in kind's outputs (name -> SI unit), in the order its kernel writes them
+    SIGNALS: tuple[str, ...] = ()  # the attributes that hold the signals it reads (signals())
+    MEASUREMENTS: tuple[str, ...] = ()  # the attributes that hold the measurements it reads (measurements())
 
     def __init__(self, name: str):
         if not isinstance(name, str) or not name:
@@ -138,11 +135,11 @@ class Component:
     # -- what the circuit needs of every component ------------------------------------------------------------
     def signals(self) -> list:
         """Signals this component reads (commands, set-points); the circuit registers them."""
-        return []
+        return [getattr(self, name) for name in self.SIGNALS]
 
     def measurements(self) -> list:
         """Measurement objects this component reads (flexmbs measurements or prescribed inputs)."""
-        return []
+        return [getattr(self, name) for name in self.MEASUREMENTS]
 
     def output_units(self) -> dict[str, str]:
         """Names and SI units of the outputs, in the order the outputs are written (``Circuit.outputs`` prefixes
@@ -181,10 +178,16 @@ class Signal(Component):
     ``evaluate(ev) -> value`` (and ``state_rates``, ``outputs`` if it has states or more outputs)."""
 
     unit: str = "1"
+    INPUTS: tuple[str, ...] = ()  # the attributes that hold the signals it reads (inputs())
+
+    def __init__(self, name: str, unit: str | None = None):
+        super().__init__(name)
+        if unit is not None:  # else the class's
+            self.unit = unit
 
     def inputs(self) -> list:
         """Signals this signal reads (the circuit registers them and evaluates them first)."""
-        return []
+        return [getattr(self, name) for name in self.INPUTS]
 
     def evaluate(self, ev: Evaluation) -> float:
         """The value: a built-in signal's comes from the kernel (its slot); a user's signal writes its own law here.
@@ -197,26 +200,33 @@ class Signal(Component):
 
 def positive(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a positive number (inf allowed)."""
-    for key, value in values.items():
-        _number(owner, key, value)
-        if np.isnan(value) or value <= 0.0:
-            raise ModelError(f"'{owner}': {key} must be positive, got {value}")
+    _check(owner, values, lambda v: np.isnan(v) or v <= 0.0, "be positive")
 
 
 def finite(owner: str, unit: str, **values: float) -> None:
     """Raise ModelError unless each named value is a finite number (issue 43: a volume or a stroke of inf ran)."""
-    for key, value in values.items():
-        _number(owner, key, value)
-        if not np.isfinite(value):
-            raise ModelError(f"'{owner}': {key} must be a finite number in {unit}, got {value}")
+    _check(owner, values, lambda v: not np.isfinite(v), f"be a finite number in {unit}")
 
 
 def non_negative(owner: str, **values: float) -> None:
     """Raise ModelError unless each named value is a non-negative number."""
+    _check(owner, values, lambda v: np.isnan(v) or v < 0.0, "not be negative")
+
+
+def store(obj, check, owner: str, **values: float) -> None:
+    """``check(owner, **values)`` (:func:`positive` or :func:`non_negative`), then each value as a float attribute
+    of ``obj`` by its name."""
+    check(owner, **values)
+    for key, value in values.items():
+        setattr(obj, key, float(value))
+
+
+def _check(owner: str, values: dict, bad, must: str) -> None:
+    """Raise ModelError for the first value that is not a number or is ``bad``: "KEY must MUST"."""
     for key, value in values.items():
         _number(owner, key, value)
-        if np.isnan(value) or value < 0.0:
-            raise ModelError(f"'{owner}': {key} must not be negative, got {value}")
+        if bad(value):
+            raise ModelError(f"'{owner}': {key} must {must}, got {value}")
 
 
 def _number(owner: str, key: str, value) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Component, finite, non_negative, positive
+from .core import Component, finite, non_negative, positive, store
 from .laws import brown_mcphee_friction, coulomb_viscous_friction
 
 
@@ -23,10 +23,8 @@ class CoulombViscousFriction:
     """
 
     def __init__(self, coulomb_force: float = 0.0, viscous_coefficient: float = 0.0, velocity_width: float = 1.0e-3):
-        non_negative("friction", coulomb_force=coulomb_force, viscous_coefficient=viscous_coefficient)
-        positive("friction", velocity_width=velocity_width)
-        self.coulomb_force, self.viscous_coefficient = float(coulomb_force), float(viscous_coefficient)
-        self.velocity_width = float(velocity_width)
+        store(self, non_negative, "friction", coulomb_force=coulomb_force, viscous_coefficient=viscous_coefficient)
+        store(self, positive, "friction", velocity_width=velocity_width)
 
     def force(self, velocity: float) -> tuple[float, float]:
         """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)
@@ -53,11 +51,9 @@ class BrownMcPheeFriction:
 
     def __init__(self, coulomb_force: float, static_force: float, stribeck_velocity: float,
                  viscous_coefficient: float):
-        non_negative("friction", coulomb_force=coulomb_force, static_force=static_force,
-                     viscous_coefficient=viscous_coefficient)
-        positive("friction", stribeck_velocity=stribeck_velocity)
-        self.coulomb_force, self.static_force = float(coulomb_force), float(static_force)
-        self.stribeck_velocity, self.viscous_coefficient = float(stribeck_velocity), float(viscous_coefficient)
+        store(self, non_negative, "friction", coulomb_force=coulomb_force, static_force=static_force,
+              viscous_coefficient=viscous_coefficient)
+        store(self, positive, "friction", stribeck_velocity=stribeck_velocity)
 
     def scaled(self, factor: float) -> "BrownMcPheeFriction":
         """The same law with ``F_c``, ``F_s`` and ``sigma_2`` multiplied by ``factor`` (seed 002 Table 3)."""
@@ -109,6 +105,8 @@ class Cylinder(Component):
         Only port ``A``; the rod side is vented.
     """
 
+    MEASUREMENTS = ("measurement",)
+
     OUTPUT_UNITS = {"position": "m", "velocity": "m/s", "force": "N", "pressure_force": "N", "friction_force": "N",
                     "friction_power": "W", "stop_force": "N"}
 
@@ -126,19 +124,17 @@ class Cylinder(Component):
         if rod_side_area > piston_area:  # the annulus is the piston less the rod (issue 43)
             raise ModelError(f"cylinder '{name}': rod_side_area {rod_side_area:g} m^2 is larger than piston_area "
                              f"{piston_area:g} m^2; the annulus is the piston area less the rod's: swapped?")
-        positive(name, stroke=stroke, stop_damping_depth=stop_damping_depth, wall_bulk_modulus=wall_bulk_modulus)
+        store(self, positive, name, stroke=stroke, stop_damping_depth=stop_damping_depth,
+              wall_bulk_modulus=wall_bulk_modulus)
         finite(name, "m", stroke=stroke)  # issue 43: a stroke of inf was accepted
-        non_negative(name, dead_volume_a=dead_volume_a, dead_volume_b=dead_volume_b, stop_stiffness=stop_stiffness,
-                     stop_damping=stop_damping)
-        self.piston_area, self.rod_side_area, self.stroke = float(piston_area), float(rod_side_area), float(stroke)
+        store(self, non_negative, name, dead_volume_a=dead_volume_a, dead_volume_b=dead_volume_b,
+              stop_stiffness=stop_stiffness, stop_damping=stop_damping)
+        self.piston_area, self.rod_side_area = float(piston_area), float(rod_side_area)
         self.single_acting = bool(single_acting)
         self.ports = ("A",) if single_acting else ("A", "B")
         self.measurement = measurement if measurement is not None else PrescribedStroke(f"{name}.stroke")
         self.retracted_length = float(retracted_length)
-        self.dead_volume_a, self.dead_volume_b = float(dead_volume_a), float(dead_volume_b)
         self.friction = friction
-        self.stop_stiffness, self.stop_damping = float(stop_stiffness), float(stop_damping)
-        self.stop_damping_depth, self.wall_bulk_modulus = float(stop_damping_depth), float(wall_bulk_modulus)
 
     @classmethod
     def from_diameters(cls, name: str, bore_diameter: float, rod_diameter: float, stroke: float, **kwargs):
@@ -148,9 +144,6 @@ class Cylinder(Component):
             raise ModelError(f"cylinder '{name}': need 0 <= rod_diameter < bore_diameter")
         a = 0.25 * math.pi * bore_diameter**2
         return cls(name, a, a - 0.25 * math.pi * rod_diameter**2, stroke, **kwargs)
-
-    def measurements(self):
-        return [self.measurement]
 
 
 class Cushion(Component):
@@ -191,8 +184,8 @@ class Cushion(Component):
             raise ModelError(f"cushion '{name}': give increasing positions and one area per position")
         if np.any(self.areas < 0.0):
             raise ModelError(f"cushion '{name}': areas must not be negative")
-        positive(name, bypass_area=bypass_area)
-        self.bypass_area, self.bypass_cracking = float(bypass_area), float(bypass_cracking)
+        store(self, positive, name, bypass_area=bypass_area)
+        self.bypass_cracking = float(bypass_cracking)
         self.discharge_coefficient, self.transition_pressure = float(discharge_coefficient), float(transition_pressure)
         self.density = None
 
@@ -214,4 +207,4 @@ class PrescribedStroke:
                          "measurement=flexmbs.Distance(marker_a, marker_b) to use it in a multibody model")
 
     def __repr__(self) -> str:
-        return f"PrescribedStroke({self.name!r})"
+        return f"{type(self).__name__}({self.name!r})"

@@ -25,7 +25,7 @@ from fem.errors import ModelError
 from .core import Signal, non_negative, positive
 from .fluid import HLP46
 from .signals import as_signal
-from .valves import (DirectionalValve, SecondOrderSpool, SpoolPath, area_from_nominal_flow, closed_centre_valve,
+from .valves import (DirectionalValve, SecondOrderSpool, _edge, area_from_nominal_flow, closed_centre_valve,
                      open_centre_valve, tandem_centre_valve)
 
 
@@ -78,13 +78,12 @@ class NormalisedCommand(Signal):
     command_range : CommandRange
     """
 
+    INPUTS = ("raw",)
+
     def __init__(self, name: str, raw, command_range: CommandRange):
         super().__init__(name)
         self.raw = as_signal(raw, f"{name}.raw", unit=command_range.unit)
         self.command_range = command_range
-
-    def inputs(self):
-        return [self.raw]
 
 
 class Hysteresis(Signal):
@@ -106,18 +105,16 @@ class Hysteresis(Signal):
     time_constant : float, s
     """
 
+    INPUTS = ("input_signal",)
+
     state_names = ("output",)
 
     def __init__(self, name: str, input_signal, width: float, time_constant: float = 1.0e-4, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         positive(name, width=width, time_constant=time_constant)
         self.input_signal = as_signal(input_signal, f"{name}.input")
         self.half_width, self.time_constant = 0.5 * float(width), float(time_constant)
         self.state_units = (unit,)
-        self.unit = unit
-
-    def inputs(self):
-        return [self.input_signal]
 
 
 @dataclass(frozen=True)
@@ -186,10 +183,8 @@ def three_way_valve(name: str, max_area: float, command, spool=None, overlap: fl
     A switching (solenoid) 3/2 valve is the same with the command mapped to ``U = -1`` (rest, A->T, normally
     closed towards P) and ``U = +1`` (energised).
     """
-    full = 1.0
-    paths = [SpoolPath("P", "A", (-1.0, overlap, full, 1.0 + 1e-9), (0.0, 0.0, 1.0, 1.0)),
-             SpoolPath("A", "T", (-1.0 - 1e-9, -full, -overlap, 1.0), (1.0, 1.0, 0.0, 0.0))]
-    return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
+    return DirectionalValve(name, [_edge("P", "A", overlap, 1.0), _edge("A", "T", -overlap, -1.0)], max_area,
+                            command, spool, **kwargs)
 
 
 _KINDS = {"4/3-closed": closed_centre_valve, "3/2": three_way_valve}

@@ -9,9 +9,7 @@ from dataclasses import dataclass
 
 from fem.errors import ModelError
 
-from .laws import bulk_modulus
-
-ATMOSPHERIC_PRESSURE = 101325.0  # Pa, absolute
+from .laws import ATMOSPHERE, bulk_modulus
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,7 @@ class Fluid:
     bulk_modulus: float
     kinematic_viscosity: float
     air_fraction: float = 0.0
-    air_reference_pressure: float = ATMOSPHERIC_PRESSURE
+    air_reference_pressure: float = ATMOSPHERE
     polytropic_index: float = 1.0
 
     def __post_init__(self):
@@ -79,7 +77,7 @@ class Fluid:
     def with_air(self, air_fraction: float, polytropic_index: float = 1.0) -> "Fluid":
         """The same oil with a given entrained-air volume fraction (at atmospheric pressure)."""
         return Fluid(f"{self.name}+air{air_fraction:g}", self.density, self.bulk_modulus,
-                     self.kinematic_viscosity, air_fraction, ATMOSPHERIC_PRESSURE, polytropic_index)
+                     self.kinematic_viscosity, air_fraction, ATMOSPHERE, polytropic_index)
 
 
 #: HLP46 mineral oil at 40 °C, seed 003 §3.2.2.1: nu = 46 mm^2/s, rho = 835.2 kg/m^3, E = 1.49e9 Pa.

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fem.errors import ModelError
 
 from .laws import stribeck_friction
-from .core import non_negative, positive
+from .core import non_negative, positive, store
 from .cylinder import BrownMcPheeFriction, CoulombViscousFriction
 
 
@@ -44,14 +44,12 @@ class StribeckFriction:
 
     def __init__(self, coulomb_force: float, static_force: float, stribeck_velocity: float,
                  viscous_coefficient: float = 0.0, velocity_width: float = 1.0e-4, exponent: float = 2.0):
-        non_negative("friction", coulomb_force=coulomb_force, static_force=static_force,
-                     viscous_coefficient=viscous_coefficient)
-        positive("friction", stribeck_velocity=stribeck_velocity, velocity_width=velocity_width)
+        store(self, non_negative, "friction", coulomb_force=coulomb_force, static_force=static_force,
+              viscous_coefficient=viscous_coefficient)
+        store(self, positive, "friction", stribeck_velocity=stribeck_velocity, velocity_width=velocity_width)
         if exponent < 1.0:
             raise ModelError(f"friction: the Stribeck exponent must be >= 1, got {exponent}")
-        self.coulomb_force, self.static_force = float(coulomb_force), float(static_force)
-        self.stribeck_velocity, self.viscous_coefficient = float(stribeck_velocity), float(viscous_coefficient)
-        self.velocity_width, self.exponent = float(velocity_width), float(exponent)
+        self.exponent = float(exponent)
 
     def force(self, velocity: float) -> tuple[float, float]:
         """Friction force opposing the motion and its derivative wrt the velocity

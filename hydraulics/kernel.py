@@ -23,7 +23,7 @@ from flexmbs_jit.stack import scratch
 
 from fem.scalar_laws import interp, smoothstep
 
-from .laws import (brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, orifice_flow, pipe_loss,
+from .laws import (ATMOSPHERE, brown_mcphee_friction, bulk_modulus, coulomb_viscous_friction, orifice_flow, pipe_loss,
                             smooth_clamp01, smooth_lower_limit, softplus, stribeck_friction)
 from .signal_kernels import eval_signals
 
@@ -36,7 +36,6 @@ VOLUME, TANK, SOURCE = 0, 1, 2
 # record kinds
 (ORIFICE, THROTTLE, VALVE, CYLINDER, VOLUME_RATE, NODE_OUT, SIGNAL_OUT, CHECK, RELIEF, PIPE, CUSHION, PUMP, PILOT,
  SHUTTLE, FIXED_PUMP, ACCUMULATOR, MOTOR) = range(1, 18)
-ATMOSPHERE = 101325.0  # Pa, hydraulics.accumulators.ATMOSPHERE
 # PILOT variants (hydraulics.pressure_valves)
 COMPENSATOR, REDUCING, COUNTERBALANCE, PILOT_CHECK = 1, 2, 3, 4
 
@@ -116,8 +115,7 @@ def source_pressures(ipar, p, sv):
 def circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, aux, out, want):
     """The component records from ``ipar[r]`` on, at node pressures ``p`` and signal values ``sv``; ``nodal`` (4,
     n_nodes) holds what a user's components (Python callbacks) add to the nodes (net inflow, chamber volume,
-    its rate, wall compliance), ``forces`` what they add to the forces. Returns the node pressures and net
-    inflows."""
+    its rate, wall compliance), ``forces`` what they add to the forces."""
     for _ in range(ipar[5]):
         kind = ipar[r]
         if kind <= THROTTLE or kind == CHECK or kind == RELIEF:
@@ -142,7 +140,6 @@ def circuit_components(r, p, sv, z, y, ydot, fpar, ipar, nodal, rates, forces, a
         elif want and kind == SIGNAL_OUT:  # a signal's value
             out[ipar[r + 3]] = sv[ipar[r + 2]]
         r += ipar[r + 1]
-    return p, nodal[0]
 
 
 @njit(cache=True)
@@ -448,9 +445,7 @@ def _pilot_opening(variant, p1, p2, p3, fpar, f):
     """``PilotValve``: the step of ``balance`` over the opening range (PressureCompensator,
     PressureReducingValve, CounterbalanceValve), PilotOperatedCheckValve."""
     rng = fpar[f + 2]
-    if variant == COMPENSATOR:  # P, A, X: dp_set - (p_A - p_X)
-        b = fpar[f + 5] - (p2 - p3)
-    elif variant == REDUCING:  # P, A, T: p_set - (p_A - p_T)
+    if variant == COMPENSATOR or variant == REDUCING:  # P, A, X: dp_set - (p_A - p_X); P, A, T: p_set - (p_A - p_T)
         b = fpar[f + 5] - (p2 - p3)
     elif variant == COUNTERBALANCE:  # L, V, X
         b = (p1 - p2) + fpar[f + 6] * (p3 - p2) - fpar[f + 5]

@@ -20,7 +20,9 @@ from fem.scalar_laws import smoothstep
 
 
 _PAIR = "UniTuple(float64, 2)"
-_ATMOSPHERE = 101325.0  # Pa, hydraulics.fluid.ATMOSPHERIC_PRESSURE
+#: Atmospheric pressure, Pa (absolute): the gas laws (entrained air, accumulators) work in absolute pressure, the
+#: circuit in gauge pressure.
+ATMOSPHERE = 101325.0
 #: Reynolds numbers between which the pipe friction factor blends from laminar to turbulent (hydraulics.lines).
 LAMINAR_REYNOLDS, TURBULENT_REYNOLDS = 2300.0, 4000.0
 
@@ -103,8 +105,8 @@ def bulk_modulus(p, modulus, air_fraction, n, p_ref):
     with ``a = a0 (p_ref/p_abs)^(1/n)`` and ``p_abs = max(p + 1 atm, 1 kPa)``."""
     if air_fraction == 0.0:
         return modulus, 0.0
-    p_abs = max(p + _ATMOSPHERE, 1.0e3)
-    dp_abs = 1.0 if p + _ATMOSPHERE > 1.0e3 else 0.0
+    p_abs = max(p + ATMOSPHERE, 1.0e3)
+    dp_abs = 1.0 if p + ATMOSPHERE > 1.0e3 else 0.0
     oil = 1.0 - air_fraction
     air = air_fraction * (p_ref / p_abs) ** (1.0 / n)
     d_air = -air / (n * p_abs) * dp_abs

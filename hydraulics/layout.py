@@ -52,7 +52,7 @@ from .friction import StribeckFriction
 from .lines import Pipe
 from .motors import HydraulicMotor
 from .nodes import PressureSource, Tank, Volume
-from .orifices import CheckValve, Orifice, ReliefValve, Throttle
+from .orifices import CheckValve, Orifice, ReliefValve, Throttle, flow_coefficient
 from .pressure_valves import (CounterbalanceValve, PilotOperatedCheckValve, PressureCompensator,
                               PressureReducingValve, ShuttleValve)
 from .pumps import VariableDisplacementPump
@@ -97,26 +97,22 @@ class CompiledCircuit:
     a node, signal, pressure source or component (by ``id``) to its node number, signal slot, its pressure's slot and
     first output."""
 
-    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names, builder=None):
+    def __init__(self, fpar, ipar, signals, n_aux, output_names, gap_names, builder):
         self.address = K.circuit_kernel.address
         self.fpar, self.ipar, self.signals, self.n_aux = fpar, ipar, signals, n_aux
         self.output_names, self.gap_names = output_names, gap_names
-        self._circuit_type = type(builder.circuit) if builder else None
-        self.callback_signals = builder.callbacks if builder else []
-        self.callback_components = builder.components if builder else []
-        self.node_numbers = builder.number if builder else {}
-        self.signal_slots = builder.slots if builder else {}
-        self.first_output = builder.first_output if builder else {}
-        self.source_slots = ({node: builder.slots[id(sig)] for node, sig in builder.sources.items()} if builder
-                             else {})
+        self._circuit_type = type(builder.circuit)
+        self.callback_signals, self.callback_components = builder.callbacks, builder.components
+        self.node_numbers, self.signal_slots = builder.number, builder.slots
+        self.first_output = builder.first_output
+        self.source_slots = {node: builder.slots[id(sig)] for node, sig in builder.sources.items()}
 
     @property
     def gap_names_exact(self) -> bool:
         """Whether :attr:`gap_names` are all the keys of ``Circuit.event_gaps`` (the library's ``event_gaps``, no
         user's component with gaps of its own): the engine then takes them without evaluating ``event_gaps``
         (docs/element-protocol.md)."""
-        return (self._circuit_type is not None
-                and getattr(self._circuit_type.event_gaps, "library_event_gaps", False)
+        return (getattr(self._circuit_type.event_gaps, "library_event_gaps", False)
                 and not any(callable(getattr(c, "event_gaps", None)) for c in self.callback_components))
 
     @property
@@ -148,6 +144,11 @@ class _Builder:
         self.names: list[str] = []        # the output names
         self.callbacks: list = []         # (signal record number, signal, own record) evaluated in Python
         self.components: list = []        # components evaluated in Python
+        self.gaps: list[str] = []         # the event gaps' names (the cylinders' end stops)
+
+    def ports(self, comp) -> list:
+        """The node numbers of a component's ports, in the order of ``comp.ports``."""
+        return [self.number[id(comp.nodes[port])] for port in comp.ports]
 
     def floats(self, *values) -> int:
         start = len(self.fpar)
@@ -158,9 +159,7 @@ class _Builder:
         """:meth:`floats` of the entries of float arrays (``tolist``: the same doubles, a fifth of the time)."""
         start = len(self.fpar)
         for values in arrays:
-            if type(values) is tuple and all(type(v) is float for v in values):  # already the doubles (a path's)
-                self.fpar.extend(values)
-            elif type(values) is np.ndarray and values.dtype is _FLOAT and values.ndim == 1:  # (SpoolPath's arrays)
+            if type(values) is np.ndarray and values.dtype is _FLOAT and values.ndim == 1:  # (SpoolPath's arrays)
                 self.fpar.extend(values.tolist())
             else:
                 self.fpar.extend(np.asarray(values, dtype=float).reshape(-1).tolist())
@@ -302,33 +301,29 @@ def _output_names(circuit, b: _Builder) -> list[str]:
 def _component_records(circuit, volumes: list, b: _Builder) -> tuple[list, list]:
     """The component records (flows and chambers first, then the volumes (``circuit.volumes``), then the tank and
     source outputs) and the gap names; a user's component goes to ``b.components`` (its signals laid out)."""
-    records, late, gaps = [], [], []
+    records, late = [], []
     first = b.first_output
     for comp in circuit.components:
         kind = kernel_kind(comp)
         if isinstance(comp, Signal):
-            records.append([K.SIGNAL_OUT, 4, b.signal(comp), first[id(comp)]])
+            records.append([K.SIGNAL_OUT, b.signal(comp), first[id(comp)]])
         elif kind in (Tank, PressureSource):  # after every flow is in
-            late.append([K.NODE_OUT, 4, b.number[id(comp)], first[id(comp)]])
+            late.append([K.NODE_OUT, b.number[id(comp)], first[id(comp)]])
         elif kind is None:
             for sig in comp.signals():
                 b.signal(sig)
             b.components.append(comp)
         elif kind is not Volume:
-            rec = _record(comp, kind, b, first[id(comp)])
-            if rec[0] == K.CYLINDER:  # its end stops as two event gaps (none without stops)
-                rec[1] += 1
-                stops = comp.stop_stiffness != 0.0 or comp.stop_damping != 0.0
-                rec.append(len(gaps) if stops else -1)
-                if stops:
-                    gaps += [f"{comp.name}.retracted_stop", f"{comp.name}.extended_stop"]
-            records.append(rec)
+            records.append(_record(comp, kind, b, first[id(comp)]))
     for k, volume in enumerate(volumes):  # after the flows and chambers: the order of Circuit.integrands
         f = b.floats(volume.cavitation_pressure, volume.cavitation_width, volume.cavitation_conductance,
                      volume.fixed_volume, sum(v / m for v, m in volume.subvolumes if math.isfinite(m)),
                      volume.min_volume, *_fluid(volume.fluid))
-        records.append([K.VOLUME_RATE, 7, b.number[id(volume)], volume.state_offset, f, 2 * k, first[id(volume)]])
-    return records + late, gaps
+        records.append([K.VOLUME_RATE, b.number[id(volume)], volume.state_offset, f, 2 * k, first[id(volume)]])
+    records += late
+    for rec in records:  # the length after the kind: [kind, length, fields...]
+        rec.insert(1, len(rec) + 1)
+    return records, b.gaps
 
 
 def _fluid(fluid) -> tuple:
@@ -336,69 +331,63 @@ def _fluid(fluid) -> tuple:
 
 
 def _k(comp, area) -> float:
-    """``C_d A sqrt(2/rho)`` as the component computes it."""
-    return comp.discharge_coefficient * area * math.sqrt(2.0 / comp.density)
+    """``C_d A sqrt(2/rho)`` of a component (:func:`hydraulics.orifices.flow_coefficient`)."""
+    return flow_coefficient(area, comp.discharge_coefficient, comp.density)
 
 
 def _record(comp, kind, b: _Builder, out) -> list:
-    """The ipar record of one component (kind, length, fields..., first output)."""
-    n = b.number
-    if kind is Orifice or kind is Throttle:
-        a, bb = n[id(comp.nodes["A"])], n[id(comp.nodes["B"])]
-        cubic = {"cubic": 1, "linear": 0}[comp.transition]
-        if kind is Throttle:
-            return [K.THROTTLE, 8, a, bb, -1, cubic, b.floats(comp.flow_coefficient, comp.transition_pressure), out]
-        k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
-        return [K.ORIFICE, 8, a, bb, b.signal(comp.area), cubic, b.floats(k, comp.transition_pressure), out]
-    if kind is CheckValve:
-        return [K.CHECK, 6, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])],
-                b.floats(comp.cracking_pressure, comp.opening_pressure_range, comp.leakage_fraction,
-                         _k(comp, comp.max_area), comp.transition_pressure), out]
-    if kind is ReliefValve:
-        tau = comp.time_constant
-        return [K.RELIEF, 7, n[id(comp.nodes["P"])], n[id(comp.nodes["T"])], comp.state_offset if tau else -1,
-                b.floats(comp.cracking_pressure, comp.width, comp.flow_gain, tau or 1.0), out]
+    """The ipar record of one component without its length (kind, fields..., first output)."""
     if kind is DirectionalValve:
         return _valve_record(comp, b, out)
     if kind is Cylinder:
         return _cylinder_record(comp, b, out)
+    ports = b.ports(comp)
+    if kind is Orifice or kind is Throttle:
+        cubic = {"cubic": 1, "linear": 0}[comp.transition]
+        if kind is Throttle:
+            return [K.THROTTLE, *ports, -1, cubic, b.floats(comp.flow_coefficient, comp.transition_pressure), out]
+        return [K.ORIFICE, *ports, b.signal(comp.area), cubic, b.floats(_k(comp, 1.0), comp.transition_pressure), out]
+    if kind is CheckValve:
+        return [K.CHECK, *ports, b.floats(comp.cracking_pressure, comp.opening_pressure_range, comp.leakage_fraction,
+                                          _k(comp, comp.max_area), comp.transition_pressure), out]
+    if kind is ReliefValve:
+        tau = comp.time_constant
+        return [K.RELIEF, *ports, comp.state_offset if tau else -1,
+                b.floats(comp.cracking_pressure, comp.width, comp.flow_gain, tau or 1.0), out]
     if kind is HydraulicMotor:
-        return _motor_record(comp, b, out)
+        fric_code, law = _law(comp, "motor")  # fpar: D_r, C_i, the friction law (6)
+        f = b.floats(comp.radial_displacement, comp.internal_leakage, *law)
+        return [K.MOTOR, *ports, b.circuit.measurement_index(comp.measurement), fric_code, f, out]
     if kind is Pipe:
-        f = b.floats(*comp.loss_factors(), comp.inertance)
-        return [K.PIPE, 7, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])], comp.state_offset, f, out]
+        return [K.PIPE, *ports, comp.state_offset, b.floats(*comp.loss_factors(), comp.inertance), out]
     if kind is Cushion:
-        k = comp.discharge_coefficient * math.sqrt(2.0 / comp.density)
         cyl = comp.cylinder
+        k = _k(comp, 1.0)
         f = b.floats(k, cyl.retracted_length, k * comp.bypass_area, comp.bypass_cracking, comp.transition_pressure)
-        return [K.CUSHION, 9, n[id(comp.nodes["chamber"])], n[id(comp.nodes["line"])],
-                b.circuit.measurement_index(cyl.measurement), len(comp.positions),
+        return [K.CUSHION, *ports, b.circuit.measurement_index(cyl.measurement), len(comp.positions),
                 b.floats(*comp.positions, *comp.areas), f, out]
     if kind is ShuttleValve:
-        return [K.SHUTTLE, 7, n[id(comp.nodes["A"])], n[id(comp.nodes["B"])], n[id(comp.nodes["C"])],
-                b.floats(_k(comp, comp.max_area), comp.switching_range, comp.transition_pressure), out]
-    if kind is VariableDisplacementPump:
-        ls = -1 if comp.margin_pressure is None else n[id(comp.nodes["LS"])]
+        return [K.SHUTTLE, *ports, b.floats(_k(comp, comp.max_area), comp.switching_range, comp.transition_pressure),
+                out]
+    if kind is VariableDisplacementPump:  # [S, P, LS or -1, ...]
         f = b.floats(comp.displacement, comp.compensator_pressure, comp.margin_pressure or 0.0,
                      comp.regulation_band, comp.time_constant, comp.leakage_conductance)
-        return [K.PUMP, 9, n[id(comp.nodes["S"])], n[id(comp.nodes["P"])], ls, comp.state_offset,
-                b.signal(comp.speed), f, out]
+        return [K.PUMP, *(ports + [-1])[:3], comp.state_offset, b.signal(comp.speed), f, out]
     if kind in _PILOTS:
-        return _pilot_record(comp, kind, b, out)
+        return _pilot_record(comp, kind, b, out, ports)
     if kind is FixedDisplacementPump:
         relief = comp.relief_pressure is not None
         f = b.floats(comp.displacement, comp.leakage_conductance, comp.relief_pressure if relief else 0.0,
                      comp.relief_gain, comp.relief_width)
-        return [K.FIXED_PUMP, 8, n[id(comp.nodes["S"])], n[id(comp.nodes["P"])], b.signal(comp.speed), int(relief),
-                f, out]
+        return [K.FIXED_PUMP, *ports, b.signal(comp.speed), int(relief), f, out]
     if kind is GasAccumulator:
         f = b.floats(comp.gas_volume, comp.polytropic_index, comp.precharge, comp.closing_volume,
                      comp.switching_pressure, _k(comp, comp.port_area), comp.transition_pressure)
-        return [K.ACCUMULATOR, 6, n[id(comp.nodes["P"])], comp.state_offset, f, out]
+        return [K.ACCUMULATOR, *ports, comp.state_offset, f, out]
     raise AssertionError(kind)  # pragma: no cover - every kind of _KINDS has a record
 
 
-def _pilot_record(comp, kind, b: _Builder, out) -> list:
+def _pilot_record(comp, kind, b: _Builder, out, ports) -> list:
     """PressureCompensator, PressureReducingValve, CounterbalanceValve, PilotOperatedCheckValve."""
     setting = {PressureCompensator: "pressure_difference", PressureReducingValve: "set_pressure"}.get(
         kind, "cracking_pressure")
@@ -407,8 +396,7 @@ def _pilot_record(comp, kind, b: _Builder, out) -> list:
     tau = comp.time_constant
     f = b.floats(_k(comp, comp.max_area), comp.leakage_fraction, comp.opening_range, tau or 1.0,
                  comp.transition_pressure, getattr(comp, setting), getattr(comp, "pilot_ratio", 0.0), *check)
-    ports = [b.number[id(comp.nodes[port])] for port in comp.ports]
-    return [K.PILOT, 9, _PILOTS[kind]] + ports + [comp.state_offset if tau is not None else -1, f, out]
+    return [K.PILOT, _PILOTS[kind], *ports, comp.state_offset if tau is not None else -1, f, out]
 
 
 def _valve_record(comp, b: _Builder, out) -> list:
@@ -425,9 +413,8 @@ def _valve_record(comp, b: _Builder, out) -> list:
         paths += [b.number[id(comp.nodes[path.from_port])], b.number[id(comp.nodes[path.to_port])],
                   len(path.positions), xs, out + keys.index(f"flow_{path.from_port}{path.to_port}")]
     order = 0 if spool is None else (1 if type(spool) is FirstOrderSpool else 2)
-    fields = [len(comp.paths), b.signal(comp.command), comp.state_offset if spool is not None else -1,
-              {"cubic": 1, "linear": 0}[comp.transition], f] + paths + [order, out, out + len(keys) - 1]
-    return [K.VALVE, 2 + len(fields)] + fields
+    return [K.VALVE, len(comp.paths), b.signal(comp.command), comp.state_offset if spool is not None else -1,
+            {"cubic": 1, "linear": 0}[comp.transition], f, *paths, order, out, out + len(keys) - 1]
 
 
 _LAWS = {type(None): (0, ()),
@@ -448,19 +435,16 @@ def _law(comp, what: str) -> tuple[int, list]:
     return fric_code, [float(getattr(fric, name)) for name in names] + [1.0] * (6 - len(names))
 
 
-def _motor_record(comp, b: _Builder, out) -> list:
-    """HydraulicMotor: [MOTOR, 8, A, B, y index, friction, f, out]; fpar: D_r, C_i, the friction law (6)."""
-    fric_code, law = _law(comp, "motor")
-    f = b.floats(comp.radial_displacement, comp.internal_leakage, *law)
-    return [K.MOTOR, 8, b.number[id(comp.nodes["A"])], b.number[id(comp.nodes["B"])],
-            b.circuit.measurement_index(comp.measurement), fric_code, f, out]
-
-
 def _cylinder_record(comp, b: _Builder, out) -> list:
+    """[A, B or -1, y index, friction, f, out, first gap or -1]: its end stops as two event gaps (none without
+    stops)."""
     fric_code, law = _law(comp, "cylinder")
     iy = b.circuit.measurement_index(comp.measurement)
     f = b.floats(comp.piston_area, comp.rod_side_area, comp.stroke, comp.retracted_length, comp.dead_volume_a,
                  comp.dead_volume_b, comp.wall_bulk_modulus, comp.stop_stiffness, comp.stop_damping,
                  comp.stop_damping_depth, *law)
-    nb = -1 if comp.single_acting else b.number[id(comp.nodes["B"])]
-    return [K.CYLINDER, 8, b.number[id(comp.nodes["A"])], nb, iy, fric_code, f, out]
+    stops = comp.stop_stiffness != 0.0 or comp.stop_damping != 0.0
+    gap = len(b.gaps) if stops else -1
+    if stops:
+        b.gaps += [f"{comp.name}.retracted_stop", f"{comp.name}.extended_stop"]
+    return [K.CYLINDER, *(b.ports(comp) + [-1])[:2], iy, fric_code, f, out, gap]

@@ -6,7 +6,8 @@ import math
 from fem.errors import ModelError
 
 from .laws import pipe_loss
-from .core import Component, non_negative, positive
+from .core import Component, store, non_negative, positive
+from .nodes import Volume
 
 
 class Pipe(Component):
@@ -36,10 +37,8 @@ class Pipe(Component):
 
     def __init__(self, name: str, length: float, diameter: float, minor_loss_coefficient: float = 0.0):
         super().__init__(name)
-        positive(name, length=length, diameter=diameter)
-        non_negative(name, minor_loss_coefficient=minor_loss_coefficient)
-        self.length, self.diameter = float(length), float(diameter)
-        self.minor_loss_coefficient = float(minor_loss_coefficient)
+        store(self, positive, name, length=length, diameter=diameter)
+        store(self, non_negative, name, minor_loss_coefficient=minor_loss_coefficient)
         self.fluid = None
 
     @property
@@ -80,8 +79,6 @@ def add_line(circuit, name: str, node_a: str, node_b: str, length: float, diamet
     -------
     list of Pipe
     """
-    from .nodes import Volume
-
     if int(segments) < 1:
         raise ModelError(f"line '{name}': segments must be at least 1")
     n = int(segments)

@@ -6,7 +6,7 @@ import math
 
 from fem.errors import ModelError
 
-from .core import Component, non_negative, positive
+from .core import Component, non_negative, positive, store
 from .cylinder import CoulombViscousFriction, PrescribedStroke
 
 
@@ -18,9 +18,6 @@ class PrescribedAngle(PrescribedStroke):
     def markers(self):
         raise ModelError(f"'{self.name}' is a prescribed angle: give the motor "
                          "measurement=flexmbs.JointCoordinate(revolute_joint) to use it in a multibody model")
-
-    def __repr__(self) -> str:
-        return f"PrescribedAngle({self.name!r})"
 
 
 class HydraulicMotor(Component):
@@ -47,6 +44,8 @@ class HydraulicMotor(Component):
         Torque opposing rotation, N m as a function of rad/s.
     """
 
+    MEASUREMENTS = ("measurement",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "speed": "rad/s", "torque": "N m", "shaft_power": "W", "hydraulic_power": "W"}
 
     ports = ("A", "B")
@@ -54,9 +53,8 @@ class HydraulicMotor(Component):
     def __init__(self, name: str, displacement: float, measurement=None, internal_leakage: float = 0.0,
                  friction=None):
         super().__init__(name)
-        positive(name, displacement=displacement)
-        non_negative(name, internal_leakage=internal_leakage)
-        self.displacement, self.internal_leakage = float(displacement), float(internal_leakage)
+        store(self, positive, name, displacement=displacement)
+        store(self, non_negative, name, internal_leakage=internal_leakage)
         self.measurement = measurement if measurement is not None else PrescribedAngle(f"{name}.angle")
         self.friction = friction
 
@@ -100,6 +98,3 @@ class HydraulicMotor(Component):
     def radial_displacement(self) -> float:
         """``D_r = D / (2 pi)``, m^3/rad."""
         return self.displacement / (2.0 * math.pi)
-
-    def measurements(self):
-        return [self.measurement]

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Node, Signal, _number, finite, non_negative, positive
+from .core import Node, Signal, _number, finite, non_negative, positive, store
 from .fluid import Fluid
+from .signals import as_signal
 
 
 class Volume(Node):
@@ -57,19 +59,12 @@ class Volume(Node):
         super().__init__(name)
         non_negative(name, volume=volume)
         finite(name, "m^3", volume=volume)
-        positive(name, min_volume=min_volume, cavitation_conductance=cavitation_conductance,
-                 cavitation_width=cavitation_width)
-        _number(name, "wall_bulk_modulus", wall_bulk_modulus)
-        if not wall_bulk_modulus > 0.0:  # nan too (issue 43)
-            raise ModelError(f"'{name}': wall_bulk_modulus must be positive (use inf for rigid walls)")
+        store(self, positive, name, min_volume=min_volume, cavitation_conductance=cavitation_conductance,
+              cavitation_width=cavitation_width)
         self.subvolumes: list[tuple[float, float]] = []
-        if volume > 0.0:
-            self.subvolumes.append((float(volume), float(wall_bulk_modulus)))
+        self.add_subvolume(volume, wall_bulk_modulus)
         self.fluid = fluid
-        self.min_volume = float(min_volume)
         self.cavitation_pressure = float(cavitation_pressure)
-        self.cavitation_conductance = float(cavitation_conductance)
-        self.cavitation_width = float(cavitation_width)
         if not (isinstance(initial_pressure, (int, float)) and math.isfinite(initial_pressure)):  # issue 43
             raise ModelError(f"'{name}': initial_pressure must be a finite gauge pressure in Pa, got "
                              f"{initial_pressure!r}")
@@ -78,9 +73,11 @@ class Volume(Node):
     def add_subvolume(self, volume: float, wall_bulk_modulus: float = math.inf) -> None:
         """Add a fixed sub-volume (a hose, a pipe segment), m^3, with its wall bulk modulus, Pa."""
         non_negative(self.name, volume=volume)
-        if wall_bulk_modulus <= 0.0:
+        _number(self.name, "wall_bulk_modulus", wall_bulk_modulus)
+        if not wall_bulk_modulus > 0.0:  # nan too (issue 43)
             raise ModelError(f"'{self.name}': wall_bulk_modulus must be positive (use inf for rigid walls)")
-        self.subvolumes.append((float(volume), float(wall_bulk_modulus)))
+        if volume > 0.0:  # (a Volume of 0 m^3 has no sub-volume of its own)
+            self.subvolumes.append((float(volume), float(wall_bulk_modulus)))
 
     @property
     def fixed_volume(self) -> float:
@@ -118,23 +115,19 @@ class PressureSource(Node):
         Gauge pressure, Pa: a constant, a function of time ``p(t)`` or a signal.
     """
 
+    SIGNALS = ("pressure_signal",)
+
     OUTPUT_UNITS = {"pressure": "Pa", "flow": "m^3/s", "power": "W"}
 
     def __init__(self, name: str, pressure):
         super().__init__(name)
-        from .signals import as_signal
         if isinstance(pressure, (int, float, np.integer, np.floating)) and not math.isfinite(float(pressure)):
             raise ModelError(f"'{name}': pressure must be a finite gauge pressure in Pa, got {pressure}")
         if pressure is None or isinstance(pressure, (str, bytes)):  # issue 43: named as '{name}.setpoint' before
             raise ModelError(f"'{name}': pressure must be a gauge pressure in Pa, a function of time or a signal, got "
                              f"{pressure!r}")
         if isinstance(pressure, (int, float, np.integer, np.floating)) and abs(float(pressure)) > MAX_PRESSURE:
-            import warnings
-
             warnings.warn(f"'{name}': pressure {float(pressure):.4g} Pa is {float(pressure) / 1e5:.4g} bar, above "
                           f"{MAX_PRESSURE / 1e5:.0f} bar that hydraulic machines reach: bar typed as Pa x 1e5, or "
                           "kPa as Pa? pressure is in Pa", PressureWarning, stacklevel=2)
         self.pressure_signal: Signal = as_signal(pressure, f"{name}.setpoint", unit="Pa")
-
-    def signals(self) -> list:
-        return [self.pressure_signal]

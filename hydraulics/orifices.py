@@ -9,7 +9,7 @@ import math
 
 from fem.errors import ModelError
 
-from .core import Component, non_negative, positive
+from .core import Component, non_negative, positive, store
 from .signals import as_signal
 from . import laws
 
@@ -53,6 +53,8 @@ class Orifice(Component):
     transition : {"cubic", "linear"}
     """
 
+    SIGNALS = ("area",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "power_loss": "W"}
 
     ports = ("A", "B")
@@ -78,9 +80,6 @@ class Orifice(Component):
         self.transition = transition
         self.density = None  # set by the circuit from its fluid
 
-    def signals(self):
-        return [self.area]
-
 
 class Throttle(Orifice):
     """A throttle valve given by its flow coefficient ``C_vt`` (seed 002 eq. (5)): ``Q = C_vt sqrt(|dp|) sign(dp)``.
@@ -93,15 +92,14 @@ class Throttle(Orifice):
     transition : {"cubic", "linear"}
     """
 
+    SIGNALS = ()
+
     def __init__(self, name: str, flow_coefficient: float, transition_pressure: float = DEFAULT_TRANSITION_PRESSURE,
                  transition: str = "cubic"):
         if flow_coefficient < 0.0:
             raise ModelError(f"'{name}': flow_coefficient must not be negative, got {flow_coefficient}")
         super().__init__(name, 0.0, 1.0, transition_pressure, transition)
         self.flow_coefficient = float(flow_coefficient)
-
-    def signals(self):
-        return []
 
 
 class CheckValve(Component):
@@ -131,14 +129,11 @@ class CheckValve(Component):
                  opening_pressure_range: float = 1.0e5, discharge_coefficient: float = 0.7,
                  leakage_fraction: float = 0.0, transition_pressure: float = 0.2e5):
         super().__init__(name)
-        positive(name, area=area, opening_pressure_range=opening_pressure_range,
-                 discharge_coefficient=discharge_coefficient, transition_pressure=transition_pressure)
-        non_negative(name, cracking_pressure=cracking_pressure, leakage_fraction=leakage_fraction)
-        self.max_area, self.cracking_pressure = float(area), float(cracking_pressure)
-        self.opening_pressure_range = float(opening_pressure_range)
-        self.discharge_coefficient = float(discharge_coefficient)
-        self.leakage_fraction, self.transition_pressure = float(leakage_fraction), float(transition_pressure)
-        self.density = None
+        positive(name, area=area)
+        store(self, positive, name, opening_pressure_range=opening_pressure_range,
+              discharge_coefficient=discharge_coefficient, transition_pressure=transition_pressure)
+        store(self, non_negative, name, cracking_pressure=cracking_pressure, leakage_fraction=leakage_fraction)
+        self.max_area, self.density = float(area), None
 
 
 class ReliefValve(Component):
@@ -168,8 +163,7 @@ class ReliefValve(Component):
     def __init__(self, name: str, cracking_pressure: float, flow_gain: float, width: float = 1.0e4,
                  time_constant: float | None = None):
         super().__init__(name)
-        positive(name, cracking_pressure=cracking_pressure, flow_gain=flow_gain, width=width)
-        self.cracking_pressure, self.flow_gain, self.width = float(cracking_pressure), float(flow_gain), float(width)
+        store(self, positive, name, cracking_pressure=cracking_pressure, flow_gain=flow_gain, width=width)
         self.time_constant = None if time_constant is None else float(time_constant)
         if self.time_constant is not None:
             positive(name, time_constant=self.time_constant)

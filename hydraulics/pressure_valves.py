@@ -14,8 +14,11 @@ import math
 
 from fem.errors import ModelError
 
-from .core import Component, non_negative, positive
+from .core import Component, non_negative, positive, store
 from .fluid import HLP46
+from .nodes import Volume
+from .orifices import Orifice
+from .valves import area_from_nominal_flow
 
 
 class PilotValve(Component):
@@ -47,14 +50,13 @@ class PilotValve(Component):
                  leakage_fraction: float = 0.0, time_constant: float | None = None,
                  transition_pressure: float = 0.2e5):
         super().__init__(name)
-        positive(name, area=area, opening_range=opening_range, discharge_coefficient=discharge_coefficient,
-                 transition_pressure=transition_pressure)
-        non_negative(name, leakage_fraction=leakage_fraction)
+        positive(name, area=area)
+        store(self, positive, name, opening_range=opening_range, discharge_coefficient=discharge_coefficient,
+              transition_pressure=transition_pressure)
+        store(self, non_negative, name, leakage_fraction=leakage_fraction)
         if leakage_fraction >= 1.0:
             raise ModelError(f"'{name}': leakage_fraction must be below 1, got {leakage_fraction}")
-        self.max_area, self.opening_range = float(area), float(opening_range)
-        self.discharge_coefficient, self.leakage_fraction = float(discharge_coefficient), float(leakage_fraction)
-        self.transition_pressure = float(transition_pressure)
+        self.max_area = float(area)
         self.time_constant = None if time_constant is None else float(time_constant)
         if self.time_constant is not None:
             positive(name, time_constant=self.time_constant)
@@ -69,8 +71,6 @@ class PilotValve(Component):
         ``nominal_pressure_drop`` (Pa) gives the area (seed 003 eq. (4-3)); a ``response_time`` (s, 0 -> 95 % of
         a step, the datasheet's opening time) gives the opening lag ``tau = -t / ln 0.05``. Further arguments as
         the class (after ``area``)."""
-        from .valves import area_from_nominal_flow
-
         area = area_from_nominal_flow(nominal_flow, nominal_pressure_drop, density, discharge_coefficient)
         if response_time is not None:
             positive(name, response_time=response_time)
@@ -108,13 +108,11 @@ class CounterbalanceValve(PilotValve):
                  opening_range: float = 10.0e5, check_area: float | None = None, check_cracking: float = 0.5e5,
                  check_opening_range: float = 1.0e5, **kwargs):
         super().__init__(name, area, opening_range, **kwargs)
-        positive(name, cracking_pressure=cracking_pressure, pilot_ratio=pilot_ratio,
-                 check_opening_range=check_opening_range)
-        non_negative(name, check_cracking=check_cracking)
-        self.cracking_pressure, self.pilot_ratio = float(cracking_pressure), float(pilot_ratio)
+        store(self, positive, name, cracking_pressure=cracking_pressure, pilot_ratio=pilot_ratio,
+              check_opening_range=check_opening_range)
+        store(self, non_negative, name, check_cracking=check_cracking)
         self.check_area = float(area if check_area is None else check_area)
         positive(name, check_area=self.check_area)
-        self.check_cracking, self.check_opening_range = float(check_cracking), float(check_opening_range)
 
 
 class PressureReducingValve(PilotValve):
@@ -137,8 +135,7 @@ class PressureReducingValve(PilotValve):
 
     def __init__(self, name: str, area: float, set_pressure: float, opening_range: float = 5.0e5, **kwargs):
         super().__init__(name, area, opening_range, **kwargs)
-        positive(name, set_pressure=set_pressure)
-        self.set_pressure = float(set_pressure)
+        store(self, positive, name, set_pressure=set_pressure)
 
 
 class PressureCompensator(PilotValve):
@@ -165,8 +162,7 @@ class PressureCompensator(PilotValve):
     def __init__(self, name: str, area: float, pressure_difference: float, opening_range: float = 1.0e5,
                  **kwargs):
         super().__init__(name, area, opening_range, **kwargs)
-        positive(name, pressure_difference=pressure_difference)
-        self.pressure_difference = float(pressure_difference)
+        store(self, positive, name, pressure_difference=pressure_difference)
 
 
 class PilotOperatedCheckValve(PilotValve):
@@ -193,9 +189,8 @@ class PilotOperatedCheckValve(PilotValve):
     def __init__(self, name: str, area: float, pilot_ratio: float, cracking_pressure: float = 0.5e5,
                  opening_range: float = 2.0e5, **kwargs):
         super().__init__(name, area, opening_range, **kwargs)
-        positive(name, pilot_ratio=pilot_ratio)
-        non_negative(name, cracking_pressure=cracking_pressure)
-        self.pilot_ratio, self.cracking_pressure = float(pilot_ratio), float(cracking_pressure)
+        store(self, positive, name, pilot_ratio=pilot_ratio)
+        store(self, non_negative, name, cracking_pressure=cracking_pressure)
 
 
 class ShuttleValve(Component):
@@ -220,11 +215,10 @@ class ShuttleValve(Component):
     def __init__(self, name: str, area: float, switching_range: float = 0.5e5, discharge_coefficient: float = 0.7,
                  transition_pressure: float = 0.2e5):
         super().__init__(name)
-        positive(name, area=area, switching_range=switching_range, discharge_coefficient=discharge_coefficient,
-                 transition_pressure=transition_pressure)
-        self.max_area, self.switching_range = float(area), float(switching_range)
-        self.discharge_coefficient, self.transition_pressure = float(discharge_coefficient), float(transition_pressure)
-        self.density = None
+        positive(name, area=area)
+        store(self, positive, name, switching_range=switching_range, discharge_coefficient=discharge_coefficient,
+              transition_pressure=transition_pressure)
+        self.max_area, self.density = float(area), None
 
 
 def add_flow_control_valve(circuit, name: str, inlet: str, outlet: str, flow: float, pressure_difference: float,
@@ -255,10 +249,6 @@ def add_flow_control_valve(circuit, name: str, inlet: str, outlet: str, flow: fl
     -------
     (PressureCompensator, Volume, Orifice)
     """
-    from .nodes import Volume
-    from .orifices import Orifice
-    from .valves import area_from_nominal_flow
-
     positive(name, flow=flow)
     area = area_from_nominal_flow(flow, pressure_difference, circuit.fluid.density, discharge_coefficient)
     mid = f"{name}.mid"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fem.errors import ModelError
 
-from .core import Component, non_negative, positive
+from .core import Component, non_negative, positive, store
 from .signals import as_signal
 
 
@@ -41,6 +41,8 @@ class VariableDisplacementPump(Component):
     initial_fraction : float, 1
     """
 
+    SIGNALS = ("speed",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "displacement_fraction": "1", "target_pressure": "Pa", "hydraulic_power": "W",
                     "shaft_power": "W"}
 
@@ -51,20 +53,14 @@ class VariableDisplacementPump(Component):
                  margin_pressure: float | None = None, regulation_band: float = 5.0e5, time_constant: float = 0.03,
                  leakage_conductance: float = 0.0, initial_fraction: float = 0.0):
         super().__init__(name)
-        positive(name, displacement=displacement, compensator_pressure=compensator_pressure,
-                 regulation_band=regulation_band, time_constant=time_constant)
-        non_negative(name, leakage_conductance=leakage_conductance)
+        store(self, positive, name, displacement=displacement, compensator_pressure=compensator_pressure,
+              regulation_band=regulation_band, time_constant=time_constant)
+        store(self, non_negative, name, leakage_conductance=leakage_conductance)
         if margin_pressure is not None:
             positive(name, margin_pressure=margin_pressure)
         if not 0.0 <= initial_fraction <= 1.0:
             raise ModelError(f"'{name}': initial_fraction must be in [0, 1], got {initial_fraction}")
-        self.displacement, self.compensator_pressure = float(displacement), float(compensator_pressure)
         self.margin_pressure = None if margin_pressure is None else float(margin_pressure)
-        self.regulation_band, self.time_constant = float(regulation_band), float(time_constant)
-        self.leakage_conductance = float(leakage_conductance)
         self.speed = as_signal(speed, f"{name}.speed", unit="rev/s")
         self.ports = ("S", "P") if margin_pressure is None else ("S", "P", "LS")
         self._initial["displacement_fraction"] = float(initial_fraction)
-
-    def signals(self):
-        return [self.speed]

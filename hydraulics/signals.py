@@ -13,25 +13,23 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Signal, positive
+from .core import Signal, positive, store
 
 
 class Constant(Signal):
     """A constant value."""
 
     def __init__(self, name: str, value: float, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.constant = float(value)
-        self.unit = unit
 
 
 class TimeFunction(Signal):
     """A prescribed function of time ``f(t)`` (no dependence on the states)."""
 
     def __init__(self, name: str, function: Callable[[float], float], unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.function = function
-        self.unit = unit
 
 
 class PiecewiseLinear(Signal):
@@ -47,9 +45,8 @@ class PiecewiseLinear(Signal):
     """
 
     def __init__(self, name: str, times, values, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.times, self.values = _table(name, times, values)
-        self.unit = unit
 
 
 class SmoothStep(Signal):
@@ -57,11 +54,10 @@ class SmoothStep(Signal):
 
     def __init__(self, name: str, t_start: float, t_end: float, initial: float = 0.0, final: float = 1.0,
                  unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         if t_end < t_start:
             raise ModelError(f"'{name}': t_end must not precede t_start")
         self.t_start, self.t_end, self.initial, self.final = map(float, (t_start, t_end, initial, final))
-        self.unit = unit
 
 
 class Ramp(PiecewiseLinear):
@@ -85,26 +81,23 @@ class LookupTable(Signal):
         Table; ``x`` strictly increasing; constant extrapolation.
     """
 
+    INPUTS = ("input_signal",)
+
     def __init__(self, name: str, input_signal: Signal, x, y, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.input_signal = as_signal(input_signal, f"{name}.input")
         self.x, self.y = _table(name, x, y)
-        self.unit = unit
-
-    def inputs(self):
-        return [self.input_signal]
 
 
 class Sum(Signal):
     """A weighted sum of signals, ``sum_k w_k s_k`` (e.g. a set-point minus a measurement)."""
 
     def __init__(self, name: str, signals, weights=None, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.terms = [as_signal(s, f"{name}.{k}") for k, s in enumerate(signals)]
         self.weights = [1.0] * len(self.terms) if weights is None else [float(w) for w in weights]
         if len(self.weights) != len(self.terms):
             raise ModelError(f"'{name}': give one weight per signal")
-        self.unit = unit
 
     def inputs(self):
         return list(self.terms)
@@ -123,14 +116,12 @@ class PressureSensor(Signal):
 class MeasurementSensor(Signal):
     """A multibody measurement ``y`` (a Distance, a JointCoordinate, ...), or its rate ``ydot`` if ``rate``."""
 
+    MEASUREMENTS = ("measurement",)
+
     def __init__(self, name: str, measurement, rate: bool = False, unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.measurement = measurement
         self.rate = rate
-        self.unit = unit
-
-    def measurements(self):
-        return [self.measurement]
 
 
 class PID(Signal):
@@ -158,30 +149,27 @@ class PID(Signal):
         ``T_t`` of the anti-windup; default ``T_I`` (or 1 s without integral part).
     """
 
+    INPUTS = ("setpoint", "measured")
+
     state_names = ("integral", "derivative_filter")
 
     def __init__(self, name: str, setpoint, measurement, gain: float, integral_time: float = math.inf,
                  derivative_time: float = 0.0, filter_time: float = 0.01,
                  output_limits: tuple[float, float] = (-math.inf, math.inf), tracking_time: float | None = None,
                  unit: str = "1"):
-        super().__init__(name)
+        super().__init__(name, unit)
         self.setpoint = as_signal(setpoint, f"{name}.setpoint")
         self.measured = as_signal(measurement, f"{name}.measurement")
-        positive(name, integral_time=integral_time, filter_time=filter_time)
+        store(self, positive, name, integral_time=integral_time, filter_time=filter_time)
         if derivative_time < 0.0:
             raise ModelError(f"'{name}': derivative_time must not be negative")
         if output_limits[0] >= output_limits[1]:
             raise ModelError(f"'{name}': output_limits must be (lower, upper) with lower < upper")
-        self.gain, self.integral_time, self.derivative_time = float(gain), float(integral_time), float(derivative_time)
-        self.filter_time = float(filter_time)
+        self.gain, self.derivative_time = float(gain), float(derivative_time)
         self.u_min, self.u_max = map(float, output_limits)
         default_tt = integral_time if math.isfinite(integral_time) else 1.0
         self.tracking_time = float(tracking_time if tracking_time is not None else default_tt)
         self.state_units = (unit, "1")
-        self.unit = unit
-
-    def inputs(self):
-        return [self.setpoint, self.measured]
 
 
 class VelocityProfile(Signal):
@@ -203,24 +191,21 @@ class VelocityProfile(Signal):
     direction : +1 or -1
     """
 
+    INPUTS = ("position",)
+
     unit = "m/s"
 
     def __init__(self, name: str, position, start_time: float, acceleration: float, max_velocity: float,
                  deceleration: float, end_position: float, final_velocity: float = 0.0,
                  safety_distance: float = 0.0, direction: int = 1):
         super().__init__(name)
-        positive(name, acceleration=acceleration, max_velocity=max_velocity, deceleration=deceleration)
+        store(self, positive, name, acceleration=acceleration, max_velocity=max_velocity, deceleration=deceleration)
         if direction not in (1, -1):
             raise ModelError(f"'{name}': direction must be +1 or -1")
         self.position = as_signal(position, f"{name}.position")
-        self.start_time, self.acceleration = float(start_time), float(acceleration)
-        self.max_velocity = float(max_velocity)
-        self.deceleration, self.end_position = float(deceleration), float(end_position)
+        self.start_time, self.end_position = float(start_time), float(end_position)
         self.final_velocity, self.safety_distance = float(final_velocity), float(safety_distance)
         self.direction = direction
-
-    def inputs(self):
-        return [self.position]
 
 
 def as_signal(value, name: str, unit: str = "1") -> Signal:

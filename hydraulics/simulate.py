@@ -5,6 +5,7 @@ machine model the circuit is instead a state element of the flexmbs solver (docs
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -76,8 +77,6 @@ class AddedOilWarning(UserWarning):
 def _added_oil(circuit, sol, arguments) -> tuple[dict, list]:
     """Trapezoid integrals of ``circuit.integrands`` over the accepted steps of ``sol`` (``sol.sol.ts``; the dense
     output reproduces the step values there); ``arguments(t, x) -> (y, ydot, z)``."""
-    import warnings
-
     ts = np.asarray(sol.sol.ts if sol.sol is not None else sol.t)
     keys = list(circuit.integral_units)
     rates = np.zeros((ts.size, len(keys)))
@@ -90,8 +89,18 @@ def _added_oil(circuit, sol, arguments) -> tuple[dict, list]:
     y0, ydot0, z0 = arguments(ts[0], sol.sol(ts[0]))
     lines = circuit.integral_warnings(values, ts[0], z0, y0, ydot0)
     for line in lines:
-        warnings.warn(line, AddedOilWarning, stacklevel=3)
+        warnings.warn(line, AddedOilWarning, stacklevel=4)
     return values, lines
+
+
+def _result(circuit, sol, states, y_fun, ydot_fun, arguments, **extra) -> CircuitResult:
+    """The result of a solution ``sol`` whose circuit states at ``sol.t`` are ``states``: outputs, cavitation and
+    added oil (``arguments`` as :func:`_added_oil`'s)."""
+    outputs, cavitation = _collect(circuit, sol.t, states, y_fun, ydot_fun)
+    added, lines = _added_oil(circuit, sol, arguments)
+    return CircuitResult(sol.t, states, outputs, dict(circuit.output_units), list(circuit.state_names), sol.success,
+                         sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, solution=sol.sol, added_oil=added,
+                         warnings=lines, **extra)
 
 
 def _default_atol(circuit) -> np.ndarray:
@@ -170,11 +179,7 @@ def simulate_circuit(circuit, stroke_of_t=None, stroke_rate_of_t=None, t_end: fl
     if sol.status < 0:
         raise SimulationError(f"circuit '{circuit.name}': {sol.message} at t = {sol.t[-1]:.6g} s; "
                               "check for a node without flow path or reduce max_step")
-    outputs, cavitation = _collect(circuit, sol.t, sol.y.T, y_fun, ydot_fun)
-    added, lines = _added_oil(circuit, sol, lambda t, x: (y_fun(t), ydot_fun(t), x))
-    return CircuitResult(sol.t, sol.y.T, outputs, dict(circuit.output_units), list(circuit.state_names),
-                         sol.success, sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, solution=sol.sol,
-                         added_oil=added, warnings=lines)
+    return _result(circuit, sol, sol.y.T, y_fun, ydot_fun, lambda t, x: (y_fun(t), ydot_fun(t), x))
 
 
 def simulate_with_mass(circuit, mass: float, t_end: float, initial_position: float, initial_velocity: float = 0.0,
@@ -247,18 +252,12 @@ def simulate_with_mass(circuit, mass: float, t_end: float, initial_position: flo
         raise SimulationError(f"circuit '{circuit.name}' with mass: {sol.message} at t = {sol.t[-1]:.6g} s")
     y_hist, v_hist = sol.y[0], sol.y[1]
 
-    def y_fun(t):
-        y = np.zeros(n_y)
-        y[k] = np.interp(t, sol.t, y_hist)
-        return y
+    def along(history):  # the measurements at t with the mass's coordinate or velocity interpolated at place k
+        def values(t):
+            y = np.zeros(n_y)
+            y[k] = np.interp(t, sol.t, history)
+            return y
+        return values
 
-    def ydot_fun(t):
-        y = np.zeros(n_y)
-        y[k] = np.interp(t, sol.t, v_hist)
-        return y
-
-    outputs, cavitation = _collect(circuit, sol.t, sol.y[2:].T, y_fun, ydot_fun)
-    added, lines = _added_oil(circuit, sol, lambda t, x: split(t, x))
-    return CircuitResult(sol.t, sol.y[2:].T, outputs, dict(circuit.output_units), list(circuit.state_names),
-                         sol.success, sol.message, sol.nfev, sol.njev, sol.nlu, cavitation, y_hist, v_hist, sol.sol,
-                         added, lines)
+    return _result(circuit, sol, sol.y[2:].T, along(y_hist), along(v_hist), split, position=y_hist,
+                   velocity=v_hist)

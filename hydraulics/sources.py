@@ -1,9 +1,11 @@
 """Flow sources: the fixed-displacement pump (with optional built-in relief)."""
 from __future__ import annotations
 
+import math
+
 from fem.errors import ModelError
 
-from .core import Component, non_negative, positive
+from .core import Component, non_negative, positive, store
 from .signals import as_signal
 
 
@@ -26,6 +28,8 @@ class FixedDisplacementPump(Component):
     relief_width : float, Pa
     """
 
+    SIGNALS = ("speed",)
+
     OUTPUT_UNITS = {"flow": "m^3/s", "hydraulic_power": "W", "shaft_power": "W"}
 
     ports = ("S", "P")
@@ -33,23 +37,16 @@ class FixedDisplacementPump(Component):
     def __init__(self, name: str, displacement: float, speed, leakage_conductance: float = 0.0,
                  relief_pressure: float | None = None, relief_gain: float = 1.0e-9, relief_width: float = 1.0e4):
         super().__init__(name)
-        positive(name, displacement=displacement, relief_gain=relief_gain, relief_width=relief_width)
-        non_negative(name, leakage_conductance=leakage_conductance)
+        store(self, positive, name, displacement=displacement, relief_gain=relief_gain, relief_width=relief_width)
+        store(self, non_negative, name, leakage_conductance=leakage_conductance)
         if relief_pressure is not None:
             positive(name, relief_pressure=relief_pressure)
-        self.displacement, self.leakage_conductance = float(displacement), float(leakage_conductance)
         self.speed = as_signal(speed, f"{name}.speed", unit="rev/s")
         self.relief_pressure = relief_pressure
-        self.relief_gain, self.relief_width = float(relief_gain), float(relief_width)
 
     @classmethod
     def from_flow(cls, name: str, flow: float, **kwargs) -> "FixedDisplacementPump":
         """A pump that delivers a geometric flow (m^3/s) at 1 rev/s."""
-        import math
-
         if isinstance(flow, (str, bytes, bool)) or not isinstance(flow, (int, float)) or not math.isfinite(flow):
             raise ModelError(f"pump {name!r}: flow must be a finite number in m^3/s, got {flow!r}")
         return cls(name, displacement=flow, speed=1.0, **kwargs)
-
-    def signals(self):
-        return [self.speed]

@@ -13,7 +13,7 @@ import numpy as np
 
 from fem.errors import ModelError
 
-from .core import Component, positive
+from .core import Component, positive, store
 from .orifices import DEFAULT_TRANSITION_PRESSURE
 from .signals import as_signal
 
@@ -62,8 +62,7 @@ class FirstOrderSpool:
     state_units = ("1",)
 
     def __init__(self, time_constant: float):
-        positive("spool", time_constant=time_constant)
-        self.time_constant = float(time_constant)
+        store(self, positive, "spool", time_constant=time_constant)
 
     @classmethod
     def from_response_time(cls, response_time: float, fraction: float = 0.95) -> "FirstOrderSpool":
@@ -84,8 +83,7 @@ class SecondOrderSpool:
     state_units = ("1", "1/s")
 
     def __init__(self, natural_frequency: float, damping_ratio: float = 0.7):
-        positive("spool", natural_frequency=natural_frequency, damping_ratio=damping_ratio)
-        self.natural_frequency, self.damping_ratio = float(natural_frequency), float(damping_ratio)
+        store(self, positive, "spool", natural_frequency=natural_frequency, damping_ratio=damping_ratio)
 
 
 class DirectionalValve(Component):
@@ -106,32 +104,26 @@ class DirectionalValve(Component):
     transition : {"cubic", "linear"}
     """
 
+    SIGNALS = ("command",)
+
     def __init__(self, name: str, paths, max_area: float, command, spool=None, discharge_coefficient: float = 0.7,
                  transition_pressure: float = DEFAULT_TRANSITION_PRESSURE, transition: str = "cubic"):
         super().__init__(name)
         if not (isinstance(max_area, (int, float)) and 0.0 < max_area < float("inf")):  # issue 43: 0 and nan
             raise ModelError(f"'{name}': max_area must be a positive, finite area in m^2, got {max_area!r} (a valve "
                              "of area 0 passes nothing: give its full opening area, or leave the valve out)")
-        positive(name, discharge_coefficient=discharge_coefficient)
+        store(self, positive, name, discharge_coefficient=discharge_coefficient)
         self.paths = list(paths)
         if not self.paths:
             raise ModelError(f"'{name}': a directional valve needs at least one SpoolPath")
-        ports = []
-        for p in self.paths:
-            for port in (p.from_port, p.to_port):
-                if port not in ports:
-                    ports.append(port)
-        self.ports = tuple(ports)
-        self.max_area, self.discharge_coefficient = float(max_area), float(discharge_coefficient)
+        self.ports = tuple(dict.fromkeys(port for p in self.paths for port in (p.from_port, p.to_port)))
+        self.max_area = float(max_area)
         self.transition_pressure, self.transition = float(transition_pressure), transition
         self.command = as_signal(command, f"{name}.command")
         self.spool = spool
         if spool is not None:
             self.state_names, self.state_units = spool.state_names, spool.state_units
         self.density = None
-
-    def signals(self):
-        return [self.command]
 
     def output_units(self) -> dict[str, str]:
         """``spool``, the flow of each port pair (parallel paths add), ``power_loss``."""
@@ -153,16 +145,20 @@ def _edge(from_port, to_port, start, end):
     return SpoolPath(from_port, to_port, (-1.0 - 1e-9, end, start, 1.0), (1.0, 1.0, 0.0, 0.0))
 
 
+def _working_edges(start: float = 0.0, negative_start: float = 0.0) -> list:
+    """The edges of a 4/3 valve's working positions: ``U > 0`` P->A and B->T, ``U < 0`` P->B and A->T, opening
+    from ``U = start`` and ``U = negative_start`` (the overlap and its negative)."""
+    return [_edge("P", "A", start, 1.0), _edge("B", "T", start, 1.0),
+            _edge("P", "B", negative_start, -1.0), _edge("A", "T", negative_start, -1.0)]
+
+
 def closed_centre_valve(name: str, max_area: float, command, spool=None, overlap: float = 0.0, **kwargs):
     """4/3 closed-centre valve: ``U > 0`` connects P->A and B->T, ``U < 0`` P->B and A->T, all blocked at 0.
 
     ``overlap`` (normalised) is the dead band ``|U| < overlap`` in which every edge stays closed; 0 gives a
     zero-lapped (critical-centre) proportional valve as in seed 001 eq. (41)..(42).
     """
-    full = 1.0
-    paths = [_edge("P", "A", overlap, full), _edge("B", "T", overlap, full),
-             _edge("P", "B", -overlap, -full), _edge("A", "T", -overlap, -full)]
-    return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
+    return DirectionalValve(name, _working_edges(overlap, -overlap), max_area, command, spool, **kwargs)
 
 
 def open_centre_valve(name: str, max_area: float, command, spool=None, centre_fraction: float = 0.3,
@@ -170,16 +166,14 @@ def open_centre_valve(name: str, max_area: float, command, spool=None, centre_fr
     """4/3 open-centre valve: at ``U = 0`` P, A and B are connected to T (``centre_fraction`` of ``max_area``),
     those centre edges close by ``|U| = centre_closing`` while the working edges open as in the closed centre."""
     c, w = centre_fraction, centre_closing
-    paths = [_edge("P", "A", 0.0, 1.0), _edge("B", "T", 0.0, 1.0), _edge("P", "B", 0.0, -1.0),
-             _edge("A", "T", 0.0, -1.0), _centre("P", "T", c, w), _centre("A", "T", c, w), _centre("B", "T", c, w)]
+    paths = _working_edges() + [_centre("P", "T", c, w), _centre("A", "T", c, w), _centre("B", "T", c, w)]
     return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
 
 
 def tandem_centre_valve(name: str, max_area: float, command, spool=None, centre_fraction: float = 0.5,
                         centre_closing: float = 0.3, **kwargs):
     """4/3 tandem-centre valve: at ``U = 0`` P is unloaded to T and A, B are blocked (the cylinder is locked)."""
-    paths = [_edge("P", "A", 0.0, 1.0), _edge("B", "T", 0.0, 1.0), _edge("P", "B", 0.0, -1.0),
-             _edge("A", "T", 0.0, -1.0), _centre("P", "T", centre_fraction, centre_closing)]
+    paths = _working_edges() + [_centre("P", "T", centre_fraction, centre_closing)]
     return DirectionalValve(name, paths, max_area, command, spool, **kwargs)
 
 
