@@ -38,7 +38,7 @@ from flexmbs_jit import njit
 from flexmbs.model.kernels import INNER, body_kinematics, marker_states
 
 __all__ = ["FORCE_SIGNATURE", "ForceKernel", "kernel_tables", "call_force", "views", "apply_point_load",
-           "evaluate_kernel"]
+           "evaluate_kernel", "marker_body"]
 
 _D, _I = types.CPointer(types.float64), types.CPointer(types.int64)
 #: C signature of a force kernel (module docstring)
@@ -53,6 +53,13 @@ class ForceKernel:
     fpar: np.ndarray
     ipar: np.ndarray
     output_names: list = field(default_factory=list)
+
+
+def marker_body(marker) -> tuple[int, int]:
+    """``(body index, 6 + modes)`` of a marker's body, ``(-1, 0)`` on the ground."""
+    if marker.on_ground:
+        return -1, 0
+    return marker.body.index, 6 + marker.body.n_modes
 
 
 def kernel_tables(specs: list) -> tuple:

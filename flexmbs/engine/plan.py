@@ -149,23 +149,27 @@ def _measurement_row(meas) -> tuple[int, int, int] | None:
     return None
 
 
+def _sorted_forces(system) -> tuple[list, list, list, list]:
+    """The force elements in one pass: ``(built-in kinds of :func:`compiled_force`, those with a kernel of their own,
+    their :class:`~flexmbs.engine.force_kernels.ForceKernel`, those called back in Python)``."""
+    compiled, kernel, specs, python = [], [], [], []
+    for f in system.forces:
+        if compiled_force(f):
+            compiled.append(f)
+            continue
+        spec = force_kernel(f, system)[0]
+        if spec is None:
+            python.append(f)
+        else:
+            kernel.append(f)
+            specs.append(spec)
+    return compiled, kernel, specs, python
+
+
 def _python_forces(system) -> list:
     """Force elements called back in Python: neither a built-in kind of :func:`compiled_force` nor with a kernel of
     their own (:mod:`flexmbs.engine.force_kernels`)."""
-    return [f for f in system.forces if not compiled_force(f) and force_kernel(f, system)[0] is None]
-
-
-def _kernel_forces(system) -> tuple[list, list]:
-    """The force elements with their own kernel and their :class:`~flexmbs.engine.force_kernels.ForceKernel`."""
-    forces, specs = [], []
-    for f in system.forces:
-        if compiled_force(f):
-            continue
-        spec, _ = force_kernel(f, system)
-        if spec is not None:
-            forces.append(f)
-            specs.append(spec)
-    return forces, specs
+    return _sorted_forces(system)[3]
 
 
 class _Plan:
@@ -195,19 +199,7 @@ class _Plan:
             _release_cast(callback)
 
     def __init__(self, system, integ, all_specs, state):
-        # the force elements in one pass: built-in kinds, those with a kernel of their own, Python ones (as
-        # _kernel_forces and _python_forces sort them)
-        self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = [], [], [], []
-        for f in system.forces:
-            if compiled_force(f):
-                self.compiled_forces.append(f)
-                continue
-            spec = force_kernel(f, system)[0]
-            if spec is None:
-                self.python_forces.append(f)
-            else:
-                self.kernel_forces.append(f)
-                k_specs.append(spec)
+        self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = _sorted_forces(system)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
         self.compiled_elements, self.python_elements = [], []
         for k, spec in enumerate(all_specs):
