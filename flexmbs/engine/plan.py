@@ -238,12 +238,9 @@ class _Plan:
         fpar, ipar, signals, n_aux, n_f, n_i = [], [], [], 0, 0, 0
         z_offsets = system.z_offsets
         for k, element, spec in zip(self.compiled_elements, elements, specs):
-            el["z"].append(z_offsets[k])
-            el["y"].append(len(meas_a))
-            el["s"].append(len(signals))
-            el["a"].append(n_aux)
-            el["f"].append(n_f)
-            el["i"].append(n_i)
+            # the element's first state, measurement, signal, integrand, float and integer parameter
+            for key, first in zip("zysafi", (z_offsets[k], len(meas_a), len(signals), n_aux, n_f, n_i)):
+                el[key].append(first)
             for meas in element.measurements:
                 kind, a, b = _measurement_row(meas)
                 # an angle's first reference: the Python measurement's value at the start (continuous with the
