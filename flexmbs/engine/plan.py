@@ -504,9 +504,6 @@ class CompiledRun:
         armed = self.events._armed
         self.plan.gv[2][:] = [1 if armed.get(name, False) else 0 for name in self.plan.gap_names]
 
-    def _armed_from_compiled(self) -> None:
-        self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
-
     def _state(self, arrays, t: float, h_previous: float) -> StepState:
         q, v, a, qdd, z, zd, w, lam, zdp = [x.copy() for x in arrays]
         return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
@@ -514,7 +511,7 @@ class CompiledRun:
     def _event(self) -> int:
         """The pending step with an armed gap closing in it: Python locates the root (the elements' own
         ``event_gaps``); a root more than the event tolerance before the step's end sends the step back onto it."""
-        self._armed_from_compiled()
+        self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
         old = self.state
         h_try = float(self.sc[5])
         new = self._state(self.new, old.t + h_try, h_try)

@@ -268,7 +268,6 @@ def _plan_of() -> tuple[dict, int]:
 
 _PLAN_OF, _SIZE = _plan_of()  # (_SIZE: words)
 _WORDS = ctypes.c_int64 * _SIZE
-_TYPES = dict(FIELDS)
 #: per tuple field: the words its aliases copy, ``(first word of the alias, first word of its member, words)``
 _ALIASES_OF: dict = {}
 for _alias, (_tuple, _k) in ALIASES.items():
@@ -535,8 +534,8 @@ def _compiled_words_work() -> bool:
                 probes = {"r_mass": np.arange(3.0), "zs": base[2:7], "A": np.zeros((2, 3, 3)), "G": np.zeros((0, 3, 4)),
                           "offsets": np.zeros(0, dtype=np.int64), "sp": tuple(np.arange(k, dtype=np.int64)
                                                                               for k in range(1, 14)),
-                          "fx_data": tuple(np.zeros((2,) * int(t.ndim)) if t.dtype == types.float64
-                                           else np.zeros(2, dtype=np.int64) for t in _TYPES["fx_data"]),
+                          "fx_data": tuple(np.zeros((2,) * ndim, dtype=dtype) for _, ndim, dtype in
+                                           _PLAN_OF["fx_data"][2]),
                           "cb": _CALLBACK(lambda t: None)}
                 names = tuple(probes)
                 got = _compiled_words(names, probes.values())
