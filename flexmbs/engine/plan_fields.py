@@ -35,6 +35,7 @@ from numba.core.extending import infer_getattr, intrinsic, lower_getattr_generic
 from numba.core.registry import cpu_target
 from numba.core.runtime.nrt import rtsys
 from numba.core.runtime.nrtdynmod import meminfo_data_ty
+from numba.core.typing.ctypes_utils import make_function_type
 from numba.core.typing.templates import AttributeTemplate
 from numba.core.typing.typeof import typeof_impl
 from numba.experimental import structref
@@ -98,19 +99,15 @@ ALIASES = {
 }
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_double)
-_CALLBACK_TYPE: list = []
+_CALLBACK_TYPE = make_function_type(_CALLBACK(lambda t: None))  # (it depends on the prototype only)
 
 
 @typeof_impl.register(_CALLBACK)
 def _typeof_callback(value, context):
     """The numba type of a signal callback (``void(double)``), made once: numba's own typeof of a ctypes function
     builds it from the function's argument types at every call of a compiled function that takes one from Python
-    (the start's residual and constraints: tens of µs a call, issue 41). It depends on the prototype only."""
-    if not _CALLBACK_TYPE:
-        from numba.core.typing.ctypes_utils import make_function_type
-
-        _CALLBACK_TYPE.append(make_function_type(value))
-    return _CALLBACK_TYPE[0]
+    (the start's residual and constraints: tens of µs a call, issue 41)."""
+    return _CALLBACK_TYPE
 
 
 _ARRAY = {f"{k}{n}": types.Array(types.int64 if k == "i" else types.float64, n, "C") for k in "if" for n in range(1, 6)}
@@ -133,7 +130,7 @@ def _types(codes: str) -> list:
 
 def _field_types() -> list:
     """``(name, numba type)`` of every field, in the struct's order."""
-    callback = typeof(_CALLBACK(lambda t: None))
+    callback = _CALLBACK_TYPE
     getrf, getrs = (typeof(f) for f in lapack_functions())
     fx_data = "(f1 f2 f3 f3 f3 f4 f3 f4 f4 f5 f2 f2 f1 f4 f3 f4 i1)"
     py = "(f1 f1 f1 f1 f2 f1 i1 f1 f2 i1 i1 i1)"
