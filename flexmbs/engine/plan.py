@@ -466,11 +466,8 @@ class CompiledRun:
 
     def limiting_names(self) -> dict[str, int]:
         """Rejected steps per limiting equation, by equation name."""
-        hits = np.nonzero(self.plan.limiting)[0]
-        if not hits.size:
-            return {}
         out: dict[str, int] = {}
-        for i in hits:
+        for i in np.nonzero(self.plan.limiting)[0]:
             name = equation_name(self.system, int(i))
             out[name] = out.get(name, 0) + int(self.plan.limiting[i])
         return out
