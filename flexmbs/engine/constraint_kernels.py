@@ -57,21 +57,13 @@ class CompiledConstraints:
         # joint -> positions of its rows in the concatenated (point, dot1, dot2) order
         self.positions = {joint: np.array([first[code] + k for code, k in own], dtype=np.int64)
                           for joint, own in zip(joints, where)}
-        self.n_bodies = len(system.bodies)
         # flat tables for the compiled kernel (kinds 0 point, 1 dot-1, 2 dot-2, in the concatenated row order)
         tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 6).T.copy()
         self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows, self.flat_kind = tab
         self.rows = self.flat_rows
-        # the system's own tables where it has them (System builds them before its constraints)
-        found = getattr(system, "marker_body", None)
-        self.marker_body = (found if found is not None and len(found) == len(system.markers)
-                            else np.array([m.body.index for m in system.markers], dtype=np.int64))
-        found = getattr(system, "body_offsets", None)
-        self.body_offsets = (found if found is not None
-                             else np.array([b.offset for b in system.bodies], dtype=np.int64))
-        found = getattr(system, "body_n_coordinates", None)
-        self.body_n_coordinates = (found if found is not None
-                                   else np.array([b.n_coordinates for b in system.bodies], dtype=np.int64))
+        # the system's own tables (System groups its markers and bodies before its constraints)
+        self.marker_body, self.body_offsets = system.marker_body, system.body_offsets
+        self.body_n_coordinates = system.body_n_coordinates
 
     def evaluate(self, ctx, phi: np.ndarray, jac: np.ndarray | None):
         """Write the rows into ``phi`` (n_c,) and, if given, ``jac`` (n_c, n_q); returns the quasi Jacobians."""
@@ -80,11 +72,8 @@ class CompiledConstraints:
         X, R, JX, JTH = ctx.marker_arrays()[:4]
         n_max = JX.shape[2]
         ji, jj = np.empty((self.n_rows, n_max)), np.empty((self.n_rows, n_max))
-        G = getattr(ctx, "G", None)
-        if G is None:
-            G = np.array([kin.G for kin in ctx.kin]).reshape(-1, 3, 4)
         with_jac = jac is not None
         _constraint_rows(X, R, JX, JTH, self.flat_kind, self.flat_mi, self.flat_mj, self.flat_a, self.flat_b,
-                         self.flat_rows, self.marker_body, self.body_offsets, self.body_n_coordinates, G, phi,
+                         self.flat_rows, self.marker_body, self.body_offsets, self.body_n_coordinates, ctx.G, phi,
                          jac if with_jac else np.zeros((0, 0)), ji, jj, with_jac)
         return ji, jj

@@ -26,7 +26,7 @@ from flexmbs.model.contacts import PlaneContact
 from flexmbs.model.kernels import INNER
 from flexmbs.model.sliding import WINDOW_MARGIN, SlidingContact
 
-from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
+from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, marker_body, views
 
 __all__ = ["BUILTIN", "marker_body"]
 
@@ -176,13 +176,6 @@ def _plane(mode, X, R, V, W, JX, JTH, packed, ip, fp, out):
 def plane_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_, fpar_, ipar_, out_):
     q, v, A, omega, X, R, V, W, JX, JTH, packed = views(q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_, dims_)
     _plane(mode, X, R, V, W, JX, JTH, packed, carray(ipar_, 7), carray(fpar_, 9), carray(out_, 4))
-
-
-def marker_body(marker) -> tuple[int, int]:
-    """``(body index, 6 + modes)`` of a marker's body, ``(-1, 0)`` on the ground."""
-    if marker.on_ground:
-        return -1, 0
-    return marker.body.index, 6 + marker.body.n_modes
 
 
 def _plane_spec(force: PlaneContact, system):

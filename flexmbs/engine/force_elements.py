@@ -102,7 +102,7 @@ def force_tables(system, forces, state, signals) -> tuple:
     if not forces:  # (most models) the empty tables the loop below would give; one array for the five columns
         none = np.array([], dtype=np.int64).reshape(-1)  # (zero-size: nothing in it is ever written)
         return (none,) * 5, np.array([], dtype=float).reshape(-1, 8), np.array([], dtype=np.int64).reshape(-1, 2, 8)
-    kind, mi, mj, sig, which, par, rows = [], [], [], [], [], [], []
+    table, par, rows = [], [], []  # table: per element its kind, markers, signal and coordinate
     ctx = None  # the start's context, made for the first spring without a free length (most models have none)
     cc = system.compiled
     for force in forces:
@@ -122,20 +122,19 @@ def force_tables(system, forces, state, signals) -> tuple:
             signals += vector_signals(force.torque, getattr(force, "constant_torque", None))
         else:
             joint = force.joint
-            a, b = joint.marker_i, joint.marker_j
+            a, b, w = joint.marker_i, joint.marker_j, 0 if force.which == "rotation" else 1
             if type(force) is JointActuator:
-                k, w, s = 1, 0 if force.which == "rotation" else 1, len(signals)
+                k, s = 1, len(signals)
                 signals.append(("function", force.load))
             elif type(force) is JointFriction:
-                k, w = 2, 0 if force.which == "rotation" else 1
-                rotation = w == 0
+                k, rotation = 2, w == 0
                 p[:8] = (force.static, force.dynamic, force.stiction_velocity, force.pin_radius if rotation else 1.0,
                          force.preload, force.friction_arm if rotation else (force.reaction_arm or 0.0),
                          (force.bending_arm or 0.0) if rotation else 0.0, 0.0 if rotation else (force.overlap or 0.0))
                 positions = list(cc.positions[joint])
                 lams = [cc.rows[pos] for pos in positions]
                 first = joint.offset + joint.n_equations - len(joint.drivers)
-                driven = [j for j in system.driven_joints]
+                driven = system.driven_joints
                 k0 = cc.n_rows + sum(len(j.drivers) for j in driven[:driven.index(joint)]) if joint in driven else 0
                 for d in range(len(joint.drivers)):  # its prescribed motion's rows too (Context.joint_reaction)
                     positions.append(k0 + d)
@@ -143,19 +142,14 @@ def force_tables(system, forces, state, signals) -> tuple:
                 r[0, :len(positions)] = positions
                 r[1, :len(positions)] = lams
             else:  # HardStop
-                k, w = 3, 0 if force.which == "rotation" else 1
+                k = 3
                 p[:] = force.law_parameters()
-        kind.append(k)
-        mi.append(a.index)
-        mj.append(b.index)
-        sig.append(s)
-        which.append(w)
+        table.append((k, a.index, b.index, s, w))
         par.append(p)
         rows.append(r)
-    ints = lambda x: np.array(x, dtype=np.int64).reshape(-1)  # noqa: E731  (flat lists: C-ordered as made)
     par = np.array(par, dtype=float).reshape(-1, 8)
     rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 8)
-    return (ints(kind), ints(mi), ints(mj), ints(sig), ints(which)), par, rows
+    return tuple(np.array(column, dtype=np.int64) for column in zip(*table)), par, rows
 
 
 def has_friction(forces) -> bool:
@@ -290,20 +284,15 @@ def driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes,
         for side in range(2):
             m = i if side == 0 else j
             bd = marker_body[m]
-            for n in range(ji.shape[1]):
-                if side == 0:
-                    ji[pos, n] = 0.0
-                else:
-                    jj[pos, n] = 0.0
+            jac = ji if side == 0 else jj  # this side's quasi-coordinate rows
+            for n in range(jac.shape[1]):
+                jac[pos, n] = 0.0
             if bd < 0:
                 continue
             o = offsets[bd]
             for n in range(6 + n_modes[bd]):
                 g = coordinate_gradient(which, side, m, n, z0, z1, z2, c0, c1, c2, JX, JTH)
-                if side == 0:
-                    ji[pos, n] = g
-                else:
-                    jj[pos, n] = g
+                jac[pos, n] = g
                 if n < 3:
                     jac_all[row, o + n] += g
                 elif n < 6:

@@ -38,7 +38,7 @@ from flexmbs_jit import njit
 from flexmbs.model.kernels import INNER, body_kinematics, marker_states
 
 __all__ = ["FORCE_SIGNATURE", "ForceKernel", "kernel_tables", "call_force", "views", "apply_point_load",
-           "evaluate_kernel"]
+           "evaluate_kernel", "marker_body"]
 
 _D, _I = types.CPointer(types.float64), types.CPointer(types.int64)
 #: C signature of a force kernel (module docstring)
@@ -55,20 +55,23 @@ class ForceKernel:
     output_names: list = field(default_factory=list)
 
 
+def marker_body(marker) -> tuple[int, int]:
+    """``(body index, 6 + modes)`` of a marker's body, ``(-1, 0)`` on the ground."""
+    if marker.on_ground:
+        return -1, 0
+    return marker.body.index, 6 + marker.body.n_modes
+
+
 def kernel_tables(specs: list) -> tuple:
     """``(index (n, 3) [fpar start, ipar start, output start], ipar, fpar, n_out, addresses)`` of the kernels."""
     if not specs:  # no kernel (most models): the arrays below of an empty list (their shapes and strides), at once
         return (np.array([], dtype=np.int64).reshape(-1, 3), np.zeros(1, dtype=np.int64), np.zeros(1), 0,
                 np.zeros(0, dtype=np.int64))
-    index, f0, i0, o0 = [], 0, 0, 0
-    for spec in specs:
-        index.append((f0, i0, o0))
-        f0, i0, o0 = f0 + len(spec.fpar), i0 + len(spec.ipar), o0 + len(spec.output_names)
-    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64))  # noqa: E731
+    counts = np.array([(len(s.fpar), len(s.ipar), len(s.output_names)) for s in specs], dtype=np.int64)
     ipar = np.concatenate([np.asarray(s.ipar, dtype=np.int64).ravel() for s in specs] + [np.zeros(1, np.int64)])
     fpar = np.concatenate([np.asarray(s.fpar, dtype=float).ravel() for s in specs] + [np.zeros(1)])
-    return (ints(np.array(index, dtype=np.int64).reshape(-1, 3)), ints(ipar), np.ascontiguousarray(fpar), o0,
-            ints([s.address for s in specs]))
+    return (np.cumsum(counts, axis=0) - counts, ipar, fpar, int(counts[:, 2].sum()),
+            np.array([s.address for s in specs], dtype=np.int64))
 
 
 def address_call(context, builder, signature, args):

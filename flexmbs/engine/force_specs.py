@@ -9,7 +9,6 @@ import numpy as np
 from fem.scalar_laws import interp
 from flexmbs.model.contacts import JointFriction, PlaneContact
 from flexmbs.model.forces import Bushing, PointForce, RotationalSpringDamper, SpringDamper
-from flexmbs.model.kernels import body_kinematics, marker_states
 from flexmbs.model.sliding import SlidingContact
 
 from .force_elements import N_OUT, compiled_force, force_element, force_tables
@@ -81,27 +80,19 @@ def _signal_value(kind: str, data, t: float) -> float:
 
 def _check_builtin(system, force, q, v, t: float) -> dict:
     """:func:`check_force_kernel` for a kind of :func:`flexmbs.engine.force_elements.force_element`: its tables and
-    signals at ``t``, the marker states at ``(q, q̇)``, then the element. Joint friction reads the reactions of the
-    constraint rows and is checked on the engines instead."""
+    signals at ``t``, the marker states at ``(q, q̇)`` (its context's), then the element. Joint friction reads the
+    reactions of the constraint rows and is checked on the engines instead."""
     if type(force) is JointFriction:
         raise ValueError("JointFriction reads the joint reactions: compare the engines instead")
-    n_b, n_m, n_quasi = len(system.bodies), len(system.markers), system.n_quasi_max
     q, v = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float)
-    ints = lambda x: np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(-1))  # noqa: E731
     signals = []
     (kind, mi, mj, sig_index, which), par, rows = force_tables(system, [force], SimpleNamespace(q=q, v=v, t=t),
                                                                signals)
     sig = np.array([_signal_value(k, data, t) for k, data in signals] + [0.0])
-    offsets, n_modes, marker_body = ints(system.body_offsets), ints(system.body_n_modes), ints(system.marker_body)
-    A, G, omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
-    X, R = system.ground_positions.copy(), system.ground_axes.copy()
-    JX, JTH = np.zeros((n_m, 3, n_quasi)), np.zeros((n_m, 3, n_quasi))
-    V, W = np.zeros((n_m, 3)), np.zeros((n_m, 3))
-    body_kinematics(q, v, offsets, A, G, omega)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, system.marker_local, system.marker_orient,
-                  system.marker_s_t, system.marker_s_r, X, R, JX, JTH, V, W)
-    packed, out = np.zeros((n_b, n_quasi)), np.zeros(N_OUT)
-    no_rows = np.zeros((1, n_quasi))
-    force_element(0, kind, mi, mj, sig_index, which, par, rows, sig, q, np.zeros(1), A, X, R, JX, JTH, V, W, no_rows,
-                  no_rows, offsets, marker_body, n_modes, packed, out)
+    ctx = system.context(q, v, t)  # the body kinematics and marker states of the compiled step's kernels
+    X, R, JX, JTH, V, W = ctx.marker_arrays()
+    packed, out = np.zeros((len(system.bodies), system.n_quasi_max)), np.zeros(N_OUT)
+    no_rows = np.zeros((1, system.n_quasi_max))
+    force_element(0, kind, mi, mj, sig_index, which, par, rows, sig, q, np.zeros(1), ctx.A, X, R, JX, JTH, V, W,
+                  no_rows, no_rows, system.body_offsets, system.marker_body, system.body_n_modes, packed, out)
     return _compared(system, force, q, v, t, packed, force.output_units, out)

@@ -10,6 +10,7 @@ factorizes ``Aᵀ``, and the solve uses ``TRANS = 'T'``.
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 from numba.extending import get_cython_function_address
@@ -26,16 +27,13 @@ _D = ctypes.POINTER(ctypes.c_double)
 _C = ctypes.POINTER(ctypes.c_ubyte)
 _GETRF = ctypes.CFUNCTYPE(None, _I, _I, _D, _I, _I, _I)
 _GETRS = ctypes.CFUNCTYPE(None, _C, _I, _I, _D, _I, _I, _D, _I, _I)
-_FUNCTIONS = None
 
 
+@functools.cache
 def lapack_functions() -> tuple:
-    """``(dgetrf, dgetrs)`` as ctypes function pointers (kept alive by this module)."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        address = lambda name: get_cython_function_address("scipy.linalg.cython_lapack", name)  # noqa: E731
-        _FUNCTIONS = (_GETRF(address("dgetrf")), _GETRS(address("dgetrs")))
-    return _FUNCTIONS
+    """``(dgetrf, dgetrs)`` as ctypes function pointers (kept alive by the cache)."""
+    address = lambda name: get_cython_function_address("scipy.linalg.cython_lapack", name)  # noqa: E731
+    return _GETRF(address("dgetrf")), _GETRS(address("dgetrs"))
 
 
 @njit(**INNER)

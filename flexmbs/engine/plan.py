@@ -149,23 +149,27 @@ def _measurement_row(meas) -> tuple[int, int, int] | None:
     return None
 
 
+def _sorted_forces(system) -> tuple[list, list, list, list]:
+    """The force elements in one pass: ``(built-in kinds of :func:`compiled_force`, those with a kernel of their own,
+    their :class:`~flexmbs.engine.force_kernels.ForceKernel`, those called back in Python)``."""
+    compiled, kernel, specs, python = [], [], [], []
+    for f in system.forces:
+        if compiled_force(f):
+            compiled.append(f)
+            continue
+        spec = force_kernel(f, system)[0]
+        if spec is None:
+            python.append(f)
+        else:
+            kernel.append(f)
+            specs.append(spec)
+    return compiled, kernel, specs, python
+
+
 def _python_forces(system) -> list:
     """Force elements called back in Python: neither a built-in kind of :func:`compiled_force` nor with a kernel of
     their own (:mod:`flexmbs.engine.force_kernels`)."""
-    return [f for f in system.forces if not compiled_force(f) and force_kernel(f, system)[0] is None]
-
-
-def _kernel_forces(system) -> tuple[list, list]:
-    """The force elements with their own kernel and their :class:`~flexmbs.engine.force_kernels.ForceKernel`."""
-    forces, specs = [], []
-    for f in system.forces:
-        if compiled_force(f):
-            continue
-        spec, _ = force_kernel(f, system)
-        if spec is not None:
-            forces.append(f)
-            specs.append(spec)
-    return forces, specs
+    return _sorted_forces(system)[3]
 
 
 class _Plan:
@@ -195,19 +199,7 @@ class _Plan:
             _release_cast(callback)
 
     def __init__(self, system, integ, all_specs, state):
-        # the force elements in one pass: built-in kinds, those with a kernel of their own, Python ones (as
-        # _kernel_forces and _python_forces sort them)
-        self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = [], [], [], []
-        for f in system.forces:
-            if compiled_force(f):
-                self.compiled_forces.append(f)
-                continue
-            spec = force_kernel(f, system)[0]
-            if spec is None:
-                self.python_forces.append(f)
-            else:
-                self.kernel_forces.append(f)
-                k_specs.append(spec)
+        self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = _sorted_forces(system)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
         self.compiled_elements, self.python_elements = [], []
         for k, spec in enumerate(all_specs):
@@ -246,12 +238,9 @@ class _Plan:
         fpar, ipar, signals, n_aux, n_f, n_i = [], [], [], 0, 0, 0
         z_offsets = system.z_offsets
         for k, element, spec in zip(self.compiled_elements, elements, specs):
-            el["z"].append(z_offsets[k])
-            el["y"].append(len(meas_a))
-            el["s"].append(len(signals))
-            el["a"].append(n_aux)
-            el["f"].append(n_f)
-            el["i"].append(n_i)
+            # the element's first state, measurement, signal, integrand, float and integer parameter
+            for key, first in zip("zysafi", (z_offsets[k], len(meas_a), len(signals), n_aux, n_f, n_i)):
+                el[key].append(first)
             for meas in element.measurements:
                 kind, a, b = _measurement_row(meas)
                 # an angle's first reference: the Python measurement's value at the start (continuous with the
@@ -477,11 +466,8 @@ class CompiledRun:
 
     def limiting_names(self) -> dict[str, int]:
         """Rejected steps per limiting equation, by equation name."""
-        hits = np.nonzero(self.plan.limiting)[0]
-        if not hits.size:
-            return {}
         out: dict[str, int] = {}
-        for i in hits:
+        for i in np.nonzero(self.plan.limiting)[0]:
             name = equation_name(self.system, int(i))
             out[name] = out.get(name, 0) + int(self.plan.limiting[i])
         return out
@@ -515,9 +501,6 @@ class CompiledRun:
         armed = self.events._armed
         self.plan.gv[2][:] = [1 if armed.get(name, False) else 0 for name in self.plan.gap_names]
 
-    def _armed_from_compiled(self) -> None:
-        self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
-
     def _state(self, arrays, t: float, h_previous: float) -> StepState:
         q, v, a, qdd, z, zd, w, lam, zdp = [x.copy() for x in arrays]
         return StepState(t, q, v, a, qdd, z, zd, w, lam, zdp, h_previous)
@@ -525,7 +508,7 @@ class CompiledRun:
     def _event(self) -> int:
         """The pending step with an armed gap closing in it: Python locates the root (the elements' own
         ``event_gaps``); a root more than the event tolerance before the step's end sends the step back onto it."""
-        self._armed_from_compiled()
+        self.events._armed.update({name: bool(a) for name, a in zip(self.plan.gap_names, self.plan.gv[2])})
         old = self.state
         h_try = float(self.sc[5])
         new = self._state(self.new, old.t + h_try, h_try)

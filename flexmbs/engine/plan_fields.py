@@ -24,6 +24,7 @@ Compiled code only reads fields (there is no setter): arrays are changed in plac
 from __future__ import annotations
 
 import ctypes
+from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
@@ -34,6 +35,7 @@ from numba.core.extending import infer_getattr, intrinsic, lower_getattr_generic
 from numba.core.registry import cpu_target
 from numba.core.runtime.nrt import rtsys
 from numba.core.runtime.nrtdynmod import meminfo_data_ty
+from numba.core.typing.ctypes_utils import make_function_type
 from numba.core.typing.templates import AttributeTemplate
 from numba.core.typing.typeof import typeof_impl
 from numba.experimental import structref
@@ -97,19 +99,15 @@ ALIASES = {
 }
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_double)
-_CALLBACK_TYPE: list = []
+_CALLBACK_TYPE = make_function_type(_CALLBACK(lambda t: None))  # (it depends on the prototype only)
 
 
 @typeof_impl.register(_CALLBACK)
 def _typeof_callback(value, context):
     """The numba type of a signal callback (``void(double)``), made once: numba's own typeof of a ctypes function
     builds it from the function's argument types at every call of a compiled function that takes one from Python
-    (the start's residual and constraints: tens of µs a call, issue 41). It depends on the prototype only."""
-    if not _CALLBACK_TYPE:
-        from numba.core.typing.ctypes_utils import make_function_type
-
-        _CALLBACK_TYPE.append(make_function_type(value))
-    return _CALLBACK_TYPE[0]
+    (the start's residual and constraints: tens of µs a call, issue 41)."""
+    return _CALLBACK_TYPE
 
 
 _ARRAY = {f"{k}{n}": types.Array(types.int64 if k == "i" else types.float64, n, "C") for k in "if" for n in range(1, 6)}
@@ -132,7 +130,7 @@ def _types(codes: str) -> list:
 
 def _field_types() -> list:
     """``(name, numba type)`` of every field, in the struct's order."""
-    callback = typeof(_CALLBACK(lambda t: None))
+    callback = _CALLBACK_TYPE
     getrf, getrs = (typeof(f) for f in lapack_functions())
     fx_data = "(f1 f2 f3 f3 f3 f4 f3 f4 f4 f5 f2 f2 f1 f4 f3 f4 i1)"
     py = "(f1 f1 f1 f1 f2 f1 i1 f1 f2 i1 i1 i1)"
@@ -229,87 +227,56 @@ def _allocate() -> PlanRef:
     return PlanRef._numba_box_(PLAN_TYPE, info)
 
 
-def _words(typ) -> int:
-    """The 8-byte words of a field of type ``typ`` in the struct."""
-    if isinstance(typ, types.Array):
-        return 5 + 2 * typ.ndim
+_DTYPES = {"int64": np.dtype(np.int64), "float64": np.dtype(np.float64)}
+
+
+def _layout(typ):
+    """How :func:`pack` writes a leaf of type ``typ``: ``(0, ndim, dtype)`` an array, ``(2,)`` a function pointer
+    (numpy's ``dtype.name`` and ``ndarray.ctypes`` cost microseconds each, and a plan has ~240 arrays: the types are
+    read once here). A field is a leaf or a tuple of leaves (pack reads no deeper nesting)."""
     if isinstance(typ, types.BaseTuple):
-        return sum(_words(t) for t in typ)
-    return 1  # a function pointer
+        raise ImportError("flexmbs: a tuple inside a tuple field of the compiled plan (pack reads flat tuples)")
+    return (0, typ.ndim, _DTYPES[typ.dtype.name]) if isinstance(typ, types.Array) else (2,)
 
 
-def _offsets() -> dict:
-    """The first word of each field, checked against numba's data model of the struct (its size)."""
-    offsets, at = {}, 0
+def _words(layout) -> int:
+    """The 8-byte words of a leaf in the struct: an array's ``meminfo, parent, nitems, itemsize, data``, shape and
+    strides; a function pointer's address."""
+    return 1 if layout[0] == 2 else 5 + 2 * layout[1]
+
+
+def _plan_of() -> tuple[dict, int]:
+    """Per field, how pack reads it: ``(first word, members (None: a single leaf), [layout per leaf])``, the leaves in
+    the struct's order; and the struct's words, checked against numba's data model of the struct (its size)."""
+    plan_of, at = {}, 0
     for name, typ in FIELDS:
-        offsets[name] = at
-        at += _words(typ)
+        tuple_ = isinstance(typ, types.BaseTuple)
+        layouts = [_layout(t) for t in (typ if tuple_ else (typ,))]
+        plan_of[name] = (at, len(layouts) if tuple_ else None, layouts)
+        at += sum(map(_words, layouts))
     context = cpu_target.target_context
     payload = context.data_model_manager[PLAN_TYPE.get_data_type()].get_value_type()
     size = context.get_abi_sizeof(payload)
     if size != 8 * at:  # another numba's layout of arrays or structs
         raise ImportError(f"flexmbs: numba {__import__('numba').__version__} lays the compiled plan out in {size} "
                           f"bytes, not {8 * at}: install the numba version pyproject.toml names")
-    return offsets
+    return plan_of, at
 
 
-_OFFSETS = _offsets()
-_SIZE = sum(_words(t) for _, t in FIELDS)  # words
-
-
-_DTYPES = {"int64": np.dtype(np.int64), "float64": np.dtype(np.float64)}
-
-
-def _layout(typ):
-    """How :func:`pack` writes a field of type ``typ``: ``(0, ndim, dtype)`` an array, ``(1, members)`` a tuple,
-    ``(2,)`` a function pointer (numpy's ``dtype.name`` and ``ndarray.ctypes`` cost microseconds each, and a plan
-    has ~240 arrays: the types are read once here)."""
-    if isinstance(typ, types.Array):
-        return 0, typ.ndim, _DTYPES[typ.dtype.name]
-    if isinstance(typ, types.BaseTuple):
-        return 1, tuple(_layout(t) for t in typ)
-    return (2,)
-
-
-_LAYOUTS = {name: _layout(typ) for name, typ in FIELDS}
+_PLAN_OF, _SIZE = _plan_of()  # (_SIZE: words)
 _WORDS = ctypes.c_int64 * _SIZE
-_char_view, _address_of = ctypes.c_char.from_buffer, ctypes.addressof
-_pointer_at = ctypes.c_void_p.from_address
-
-
-def _leaves(layout, path: tuple = ()) -> list:
-    """``(path, layout)`` of every array or function pointer of a field, in the struct's order (``path``: the
-    indices into nested tuples)."""
-    if layout[0] == 1:
-        return [leaf for k, member in enumerate(layout[1]) for leaf in _leaves(member, (*path, k))]
-    return [(path, layout)]
-
-
-def _shape_of(layout):
-    """The nesting of a field's value: None a leaf, else a tuple of its members' nestings."""
-    return tuple(_shape_of(m) for m in layout[1]) if layout[0] == 1 else None
-
-
-#: per field: its first word and its leaves (pack walks them flat, without recursion)
-_FLAT = {name: (_OFFSETS[name], _leaves(layout)) for name, layout in _LAYOUTS.items()}
-_TYPES = dict(FIELDS)
-#: per alias: its tuple and the span of its words among the tuple's (copied from the tuple's words by pack)
-_ALIAS_WORDS = {alias: (tuple_, sum(_words(t) for t in list(_TYPES[tuple_])[:k]), _words(list(_TYPES[tuple_])[k]))
-                for alias, (tuple_, k) in ALIASES.items()}
-#: per tuple field: its aliases as ``(alias, member, first word of the alias, first word in the tuple's, words)``
+#: per tuple field: the words its aliases copy, ``(first word of the alias, first word of its member, words)``
 _ALIASES_OF: dict = {}
-for _alias, (_tuple, _first, _n) in _ALIAS_WORDS.items():
-    _ALIASES_OF.setdefault(_tuple, []).append((_alias, ALIASES[_alias][1], _OFFSETS[_alias], _first, _n))
-#: per field, how pack reads it: ``(first word, nesting, [(kind, ndim, dtype), ...] per leaf)``; kind 0 an
-#: array, 2 a function pointer (the leaves in the struct's order)
-_PLAN_OF = {name: (_OFFSETS[name], _shape_of(layout), [leaf[1] if leaf[1][0] == 2 else (0, leaf[1][1], leaf[1][2])
-                                                       for leaf in _leaves(layout)])
-            for name, layout in _LAYOUTS.items()}
+for _alias, (_tuple, _k) in ALIASES.items():
+    _layouts = _PLAN_OF[_tuple][2]
+    _ALIASES_OF.setdefault(_tuple, []).append((_PLAN_OF[_alias][0], _PLAN_OF[_tuple][0]
+                                               + sum(map(_words, _layouts[:_k])), _words(_layouts[_k])))
+_pointer_at = ctypes.c_void_p.from_address
 
 
 def _array_data_field() -> bool:
     """Whether an array's data pointer can be read from its object (numpy's ``PyArrayObject_fields``: the object
-    header, then ``char *data``): checked here on arrays of every kind pack sees, else the ctypes view is used."""
+    header, then ``char *data``): checked here on arrays of every kind pack sees, else numpy's ``ctypes.data``."""
     probes = (np.arange(3.0), np.zeros((2, 3), dtype=np.int64), np.zeros(0), np.arange(8.0)[2:5])
     try:
         return all(_pointer_at(id(a) + _HEADER).value == a.ctypes.data for a in probes)
@@ -321,113 +288,102 @@ _HEADER = object.__basicsize__  # the bytes of a Python object's header (16 on 6
 _DATA_FIELD = _array_data_field()
 
 
-def _data_address(value: np.ndarray) -> int:
-    """The address of an array's first element: read from the array object where :func:`_array_data_field`
-    found that exact (0.2 µs), else through a ctypes view of its buffer (0.5 µs; ``.ctypes.data``: 1.5 µs)."""
-    if _DATA_FIELD:
-        return _pointer_at(id(value) + _HEADER).value or 0
-    if value.size and value.flags.writeable:
-        return _address_of(_char_view(value))
-    return value.ctypes.data
-
-
-def _flatten(name: str, value, nesting, path: tuple, out: list) -> None:
-    """The leaves of ``value`` (nested tuples as ``nesting`` says) appended to ``out``."""
-    if nesting is None:
-        out.append(value)
-        return
-    if type(value) is not tuple or len(value) != len(nesting):
-        raise TypeError(f"compiled plan field {name!r}: expected nested tuples of {len(nesting)} (at {list(path)}), "
-                        f"got {type(value).__name__}")
-    if all(n is None for n in nesting):
-        out += value
-        return
-    for k, (member, inner) in enumerate(zip(value, nesting)):
-        _flatten(name, member, inner, (*path, k), out)
-
-
-def _refuse(name: str, k: int, leaf, layout) -> None:
-    """The one-line TypeError of leaf ``k`` of field ``name`` that is not the array its type says."""
-    path = _FLAT[name][1][k][0]
-    where = f"{name}{''.join(f'[{j}]' for j in path)}"
+def _refuse(where: str, leaf, layout) -> None:
+    """The one-line TypeError of the leaf of field ``where`` (``name`` or ``name[k]``) that is not the array its type
+    says."""
     raise TypeError(f"compiled plan field {where!r}: expected a C-contiguous {layout[2]} array of "
                     f"{layout[1]} dimension(s), got {type(leaf).__name__} {getattr(leaf, 'dtype', '')} "
                     f"{getattr(leaf, 'shape', '')}")
 
 
-def _field_leaves(name: str, value) -> list:
-    """The leaves of field ``name``'s value (an array, a function pointer or nested tuples of them), in the
-    struct's order."""
-    nesting = _PLAN_OF[name][1]
-    if nesting is None:
-        return [value]
-    if type(value) is tuple and len(value) == len(nesting) and all(n is None for n in nesting):
-        return value
-    leaves: list = []
-    _flatten(name, value, nesting, (), leaves)
-    return leaves
-
-
-#: the tuple fields whose members are all leaves
-_FLAT_TUPLES = frozenset(name for name, (_, nesting, _) in _PLAN_OF.items()
-                         if nesting is not None and all(n is None for n in nesting))
+def _flat_values(values, nested: tuple) -> list:
+    """The leaves of the fields' ``values`` in the struct's order: the single leaves as they are, the members of the
+    tuple fields (``nested``: their ``(position, name, members)``) spliced in."""
+    flat = list(values)
+    if nested:
+        values, flat, last = flat, [], 0
+        for i, name, members in nested:
+            value = values[i]
+            if type(value) is not tuple or len(value) != members:
+                raise TypeError(f"compiled plan field {name!r}: expected a tuple of {members}, got "
+                                f"{type(value).__name__}")
+            flat += values[last:i]
+            flat += value
+            last = i + 1
+        flat += values[last:]
+    return flat
 
 
 def _words_of(names: tuple, values) -> list:
-    """The struct words of fields ``names`` with ``values`` (in this order), walked as one flat run of leaves (one
-    loop over every leaf of a plan's ≈ 110 fields), where :func:`_destinations` puts them: an array's ``meminfo``
-    and ``parent`` are null in every plan (the struct is allocated zeroed) and are not written."""
+    """The struct words of fields ``names`` with ``values`` (in this order), read by Python (where the compiled
+    reading is refused or not checked: the one-line refusal), in :func:`_compiled_words`'s order (an array's
+    ``meminfo`` and ``parent`` are null in every plan: the struct is allocated zeroed, and they are not written)."""
     words: list = []
-    ndarray, pointer_at, header, plans = np.ndarray, _pointer_at, _HEADER, _PLAN_OF
-    for name, value in zip(names, values):
-        _, nesting, layouts = plans[name]
-        if nesting is None:  # a single array or function pointer (most fields)
-            leaves = (value,)
-        elif type(value) is tuple and len(value) == len(nesting) and name in _FLAT_TUPLES:
-            leaves = value
+    plan = _plan_for(names)
+    for leaf, (where, layout) in zip(_flat_values(values, plan.nested), plan.leaves):
+        if layout[0] == 2:
+            words.append(_function_address(leaf))
+        elif (not isinstance(leaf, np.ndarray) or leaf.dtype != layout[2] or leaf.ndim != layout[1]
+              or not leaf.flags.c_contiguous):
+            _refuse(where, leaf, layout)
         else:
-            leaves = _field_leaves(name, value)
-        for k, leaf in enumerate(leaves):
-            layout = layouts[k]
-            if layout[0] == 2:
-                words.append(ctypes.cast(leaf, ctypes.c_void_p).value or 0)
-                continue
-            if type(leaf) is not ndarray and not isinstance(leaf, ndarray):
-                _refuse(name, k, leaf, layout)
-            dtype, shape = leaf.dtype, leaf.shape
-            if (dtype is not layout[2] and dtype != layout[2]) or len(shape) != layout[1] \
-                    or not leaf.flags.c_contiguous:
-                _refuse(name, k, leaf, layout)
-            address = (pointer_at(id(leaf) + header).value or 0) if _DATA_FIELD else _data_address(leaf)
-            words += (leaf.size, leaf.itemsize, address, *shape, *leaf.strides)
+            address = (_pointer_at(id(leaf) + _HEADER).value or 0) if _DATA_FIELD else leaf.ctypes.data
+            words += (leaf.size, leaf.itemsize, address, *leaf.shape, *leaf.strides)
     return words
 
 
-_DESTINATIONS: dict = {}
+class _FieldsPlan(NamedTuple):
+    """How the fields ``names`` of one pack are read and written (:func:`_plan_for`)."""
+
+    ndims: np.ndarray  # per leaf (in the struct's order): its dimensions, -1 a function pointer
+    descrs: np.ndarray  # its dtype's descriptor address (0: a function pointer)
+    at: np.ndarray  # its first word in the words read (:func:`_compiled_words`)
+    places: np.ndarray  # its first written word in the struct (an array's after its ``meminfo`` and ``parent``)
+    pointers: list  # the function pointers' leaf indices
+    n: int  # the number of words read
+    nested: tuple  # the tuple fields, ``(position, name, members)``
+    leaves: list  # per leaf ``(name or name[k], layout)`` (the Python reading's refusal)
+    dest: np.ndarray  # the struct word of each word read
+    to: np.ndarray  # the words of the tuples' aliases ...
+    source: np.ndarray  # ... and the words they copy
+    keys: dict  # the names (the keys of a new plan's held values)
 
 
-def _destinations(names: tuple) -> tuple:
-    """Where :func:`pack` writes fields ``names`` (in this order): the struct word of each of their words
-    (:func:`_words_of`), the words their aliases copy (to, from) and a dict of the names (the keys of a new plan's
-    held values); found once per set of names."""
-    found = _DESTINATIONS.get(names)
+_PLANS: dict = {}
+
+
+def _plan_for(names: tuple) -> _FieldsPlan:
+    """The :class:`_FieldsPlan` of fields ``names``, found once per set of names (it depends on the fields' types
+    only)."""
+    found = _PLANS.get(names)
     if found is None:
-        dest, to, source = [], [], []
+        ndims, descrs, at, places, pointers, leaves, dest, to, source, n = [], [], [], [], [], [], [], [], [], 0
+        nested = tuple((i, name, _PLAN_OF[name][1]) for i, name in enumerate(names) if _PLAN_OF[name][1] is not None)
         for name in names:
-            at = _PLAN_OF[name][0]
-            for leaf in _PLAN_OF[name][2]:  # an array: its words after meminfo and parent; a function pointer
-                if leaf[0] == 2:
-                    dest.append(at)
-                    at += 1
+            word, members, layouts = _PLAN_OF[name]
+            for k, layout in enumerate(layouts):
+                at.append(n)
+                leaves.append((name if members is None else f"{name}[{k}]", layout))
+                if layout[0] == 2:
+                    pointers.append(len(ndims))
+                    ndims.append(-1)
+                    descrs.append(0)
+                    places.append(word)
                 else:
-                    dest += range(at + 2, at + 5 + 2 * leaf[1])
-                    at += 5 + 2 * leaf[1]
-            at = _PLAN_OF[name][0]
-            for _, _, alias_at, alias_first, n in _ALIASES_OF.get(name, ()):
-                to += range(alias_at, alias_at + n)
-                source += range(at + alias_first, at + alias_first + n)
-        found = _DESTINATIONS[names] = (np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
-                                        np.array(source, dtype=np.intp), dict.fromkeys(names))
+                    ndims.append(layout[1])
+                    descrs.append(id(layout[2]))
+                    places.append(word + 2)
+                written = _words(layout) - 2 * (layout[0] != 2)
+                dest += range(places[-1], places[-1] + written)
+                n += written
+                word += _words(layout)
+            for alias_at, first, count in _ALIASES_OF.get(name, ()):
+                to += range(alias_at, alias_at + count)
+                source += range(first, first + count)
+        ints = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+        found = _PLANS[names] = _FieldsPlan(ints(ndims), ints(descrs), ints(at), ints(places), pointers, n, nested,
+                                            leaves, np.array(dest, dtype=np.intp), np.array(to, dtype=np.intp),
+                                            np.array(source, dtype=np.intp), dict.fromkeys(names))
     return found
 
 
@@ -480,71 +436,22 @@ def _array_words(objects, ndims, descrs, at, header, array_type, out):
     return -1
 
 
-_WORDS_PLAN: dict = {}
-
-
-def _words_plan(names: tuple) -> tuple:
-    """Per leaf of fields ``names`` (in the struct's order): its dimensions (-1 a function pointer), its dtype's
-    descriptor address, its first word in :func:`_words_of`'s order and its first written word in the struct (as
-    :func:`_destinations`: an array's after its ``meminfo`` and ``parent``); the function pointers' leaf indices, the
-    number of words and the tuple fields ``(position, name, members)``. Found once per set of names (it depends on
-    the fields' types only)."""
-    found = _WORDS_PLAN.get(names)
-    if found is None:
-        ndims, descrs, at, places, pointers, n = [], [], [], [], [], 0
-        nested = tuple((i, name, len(_PLAN_OF[name][1])) for i, name in enumerate(names)
-                       if _PLAN_OF[name][1] is not None)
-        for name in names:
-            word = _PLAN_OF[name][0]
-            for leaf in _PLAN_OF[name][2]:
-                at.append(n)
-                if leaf[0] == 2:
-                    pointers.append(len(ndims))
-                    ndims.append(-1)
-                    descrs.append(0)
-                    places.append(word)
-                    n += 1
-                    word += 1
-                else:
-                    ndims.append(leaf[1])
-                    descrs.append(id(leaf[2]))
-                    places.append(word + 2)
-                    n += 3 + 2 * leaf[1]
-                    word += 5 + 2 * leaf[1]
-        found = _WORDS_PLAN[names] = (np.array(ndims, dtype=np.int64), np.array(descrs, dtype=np.int64),
-                                      np.array(at, dtype=np.int64), np.array(places, dtype=np.int64), pointers, n,
-                                      nested)
-    return found
-
-
 def _compiled_words(names: tuple, values, payload: np.ndarray | None = None) -> np.ndarray | None:
     """:func:`_words_of` by the compiled reading (an int64 array), or None: then the Python reading decides. With
     ``payload`` (the words of a new plan's struct) the words go straight to their places there (no array of words
     copied into it; a plan whose reading fails is left to the Python reading, which writes each word again), and
     ``payload`` is returned."""
-    ndims, descrs, at, places, pointers, n, nested = _words_plan(names)
-    flat = list(values)  # the single arrays as they are; the tuples' leaves spliced in
-    if nested:
-        values, flat, last = flat, [], 0
-        for i, name, members in nested:
-            flat += values[last:i]
-            value = values[i]
-            if type(value) is tuple and len(value) == members and name in _FLAT_TUPLES:
-                flat += value
-            else:
-                flat += _field_leaves(name, value)
-            last = i + 1
-        flat += values[last:]
-    if len(flat) != ndims.size:
+    plan = _plan_for(names)
+    flat = _flat_values(values, plan.nested)
+    if len(flat) != plan.ndims.size:
         return None
     if payload is None:
-        out = np.empty(n, dtype=np.int64)
+        out, at = np.empty(plan.n, dtype=np.int64), plan.at
     else:
-        out, at = payload, places
-    if _array_words(_object_ids(flat), ndims, descrs, at, _HEADER,
-                    id(np.ndarray), out) >= 0:
+        out, at = payload, plan.places
+    if _array_words(_object_ids(flat), plan.ndims, plan.descrs, at, _HEADER, id(np.ndarray), out) >= 0:
         return None
-    for k in pointers:
+    for k in plan.pointers:
         function = flat[k]
         known = _CONSTANT.get(id(function))
         out[at[k]] = known[1] if known is not None and known[0] is function else _function_address(function)
@@ -624,13 +531,13 @@ def _compiled_words_work() -> bool:
                 probes = {"r_mass": np.arange(3.0), "zs": base[2:7], "A": np.zeros((2, 3, 3)), "G": np.zeros((0, 3, 4)),
                           "offsets": np.zeros(0, dtype=np.int64), "sp": tuple(np.arange(k, dtype=np.int64)
                                                                               for k in range(1, 14)),
-                          "fx_data": tuple(np.zeros((2,) * int(t.ndim)) if t.dtype == types.float64
-                                           else np.zeros(2, dtype=np.int64) for t in _TYPES["fx_data"]),
+                          "fx_data": tuple(np.zeros((2,) * ndim, dtype=dtype) for _, ndim, dtype in
+                                           _PLAN_OF["fx_data"][2]),
                           "cb": _CALLBACK(lambda t: None)}
                 names = tuple(probes)
                 got = _compiled_words(names, probes.values())
                 direct, copied = np.zeros(_SIZE, dtype=np.int64), np.zeros(_SIZE, dtype=np.int64)
-                copied[_destinations(names)[0]] = _words_of(names, probes.values())
+                copied[_plan_for(names).dest] = _words_of(names, probes.values())
                 works = (got is not None and got.tolist() == _words_of(names, probes.values())
                          and _compiled_words(names, probes.values(), direct) is direct
                          and np.array_equal(direct, copied)
@@ -658,17 +565,17 @@ def pack_values(plan: PlanRef, held: dict, names: tuple, values: tuple) -> None:
     if words is None:
         words = _words_of(names, values)
     payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
-    payload[_destinations(names)[0]] = words
+    payload[_plan_for(names).dest] = words
     _aliases_held(payload, held, names, values)
 
 
 def _aliases_held(payload: np.ndarray, held: dict, names: tuple, values: tuple) -> None:
     """The aliases of the tuple fields ``names`` get their members' words; ``held`` holds ``values``."""
-    _, to, source, keys = _destinations(names)
-    if to.size:
-        payload[to] = payload[source]
+    plan = _plan_for(names)
+    if plan.to.size:
+        payload[plan.to] = payload[plan.source]
     if not held:  # a new plan's: its keys at once (a copy of a dict of them), then the values without resizing
-        held.update(keys)
+        held.update(plan.keys)
     held.update(zip(names, values))  # (an alias's array is held by its tuple's)
 
 

@@ -23,13 +23,9 @@ from flexmbs.model.kernels import INNER, line_state
 from flexmbs.model.timefunctions import Table
 
 from .force_elements import joint_coordinate
-from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, views
+from .force_kernels import FORCE_SIGNATURE, ForceKernel, apply_point_load, marker_body, views
 
 __all__ = ["BUILTIN"]
-
-
-def _body(marker) -> tuple[int, int]:
-    return (-1, 0) if marker.on_ground else (marker.body.index, 6 + marker.body.n_modes)
 
 
 def _table_floats(table: Table) -> np.ndarray:
@@ -59,7 +55,7 @@ def bushing_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_,
 
 
 def _bushing_spec(force: Bushing, system):
-    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j)]
+    ipar = [force.marker_i.index, *marker_body(force.marker_i), force.marker_j.index, *marker_body(force.marker_j)]
     fpar = force.law_parameters()
     return ForceKernel(bushing_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
 
@@ -90,7 +86,7 @@ def torsion_kernel(mode, t, q_, v_, A_, om_, X_, R_, V_, W_, JX_, JTH_, packed_,
 
 def _torsion_spec(force: RotationalSpringDamper, system):
     table = isinstance(force.stiffness, Table)
-    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j),
+    ipar = [force.marker_i.index, *marker_body(force.marker_i), force.marker_j.index, *marker_body(force.marker_j),
             force.stiffness.x.size if table else 0]
     fpar = np.concatenate([[0.0 if table else float(force.stiffness), force.damping, force.free_angle],
                            _table_floats(force.stiffness) if table else []])
@@ -126,7 +122,7 @@ def _spring_spec(force: SpringDamper, system):
     if force.free_length is None:  # its first evaluation sets it: at the initial placement, as the Python path's
         q0, v0, _ = system.initial_state()
         force._state(system.context(q0, v0, 0.0))
-    ipar = [force.marker_i.index, *_body(force.marker_i), force.marker_j.index, *_body(force.marker_j),
+    ipar = [force.marker_i.index, *marker_body(force.marker_i), force.marker_j.index, *marker_body(force.marker_j),
             force.stiffness.x.size]
     fpar = np.concatenate([[force.damping, float(force.free_length), force.preload], _table_floats(force.stiffness)])
     return ForceKernel(table_spring_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
@@ -154,7 +150,7 @@ def _point_spec(force: PointForce, system):
     if (force.force is not None and constants[0] is None) or (force.torque is not None and constants[1] is None):
         return None, "a PointForce of a function of time is kind 4 of flexmbs.engine.force_elements"
     fpar = np.concatenate([np.zeros(3) if c is None else c for c in constants])
-    ipar = [force.marker.index, *_body(force.marker), int(force.local)]
+    ipar = [force.marker.index, *marker_body(force.marker), int(force.local)]
     return ForceKernel(point_kernel.address, fpar, np.array(ipar), list(force.output_units)), ""
 
 

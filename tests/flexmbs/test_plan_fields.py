@@ -164,7 +164,7 @@ def test_a_nested_plan_array_that_is_not_contiguous_is_refused_naming_its_place(
     with pytest.raises(TypeError, match=r"'py\[4\]'.*C-contiguous") as err:
         pack(plan.struct, {}, py=tuple(bad))
     assert "\n" not in str(err.value)
-    with pytest.raises(TypeError, match=r"'py'.*nested tuples of 12"):
+    with pytest.raises(TypeError, match=r"'py'.*a tuple of 12"):
         pack(plan.struct, {}, py=tuple(bad[:11]))
 
 
