@@ -363,21 +363,18 @@ class Run:
 
     def _fail(self, status: str, message: str) -> None:
         self._status, self._message = status, message
-        self._flush()
-
-    # ---------------------------------------------------------------- outputs and state
-    def _flush(self) -> None:
         self._run.flush()
 
+    # ---------------------------------------------------------------- outputs and state
     @property
     def output_names(self) -> list[str]:
         """The names :meth:`output` takes (those of the results: ``joint/<name>/rotation``, ``element/...``)."""
-        self._flush()
+        self._run.flush()
         return sorted(self._last.latest()[1])
 
     def output(self, name: str):
         """The value of output ``name`` at :attr:`time` (a float, or an array for vector signals)."""
-        self._flush()
+        self._run.flush()
         t, row = self._last.latest()
         if name not in row:
             request = self.recorder.request
@@ -408,7 +405,7 @@ class Run:
         if self._blocks:
             raise ModelError("a run with co-simulation FMU blocks cannot save its state (the FMUs' own states are "
                              "not part of it)")
-        self._flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
+        self._run.flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
         run = self._run
         arrays = [(a, a.copy()) for a in _compiled_arrays(run)]
         python = {"stats": dict(run.stats), "resteps": run.resteps, "chunk": run.chunk,
@@ -430,7 +427,7 @@ class Run:
             raise ModelError("restore_state needs a run kept in memory: create the Run without output=... (a "
                              "results file cannot take back the samples after the restored time)")
         run, py = self._run, saved._python
-        self._flush()
+        self._run.flush()
         current = _compiled_arrays(run)
         if len(current) != len(saved._arrays) or any(a is not b for a, (b, _) in zip(current, saved._arrays)):
             raise ModelError("restore_state takes a state saved by the same run")
@@ -466,7 +463,7 @@ class Run:
         run, system, recorder = self._run, self.system, self.recorder
         if self._bar is not None:
             self._bar.close()
-        self._flush()
+        self._run.flush()
         stats = run.stats
         stats.update({k: int(v) for k, v in self.integ.stats.items()})
         stats["t_end"] = float(run.state.t)
