@@ -28,13 +28,13 @@ import numpy as np
 __all__ = ["GeneralizedAlpha", "StepState", "NewtonFailure"]
 
 
-class NewtonFailure(Exception):
-    """Raised inside a step when the Newton iteration does not converge (caught by the step-size control)."""
+@dataclass
+class NewtonFailure:
+    """A Newton iteration that did not converge at the smallest step: its last residual and why
+    (:func:`flexmbs.engine.finish.newton_message` names the worst equation)."""
 
-    def __init__(self, residual: np.ndarray, reason: str):
-        super().__init__(reason)
-        self.residual = residual
-        self.reason = reason
+    residual: np.ndarray
+    reason: str
 
 
 @dataclass

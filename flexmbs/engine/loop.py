@@ -111,7 +111,6 @@ def newton_step(h, P):
             lam1[r] = lam_s[r] / bh2
         residual(t1, q1, v1, qdd1, z1, lam1, P, res, zdot, phi, jac, mass, True)
         stats[S_RES] += 1
-        finite = True
         for i in range(n_q):
             rhs[i] = -bh2 * res[i]
         for i in range(n_z):
@@ -121,9 +120,7 @@ def newton_step(h, P):
             rhs[n_q + n_z + r] = -phi[r]
         for i in range(n):
             if not math.isfinite(rhs[i]):
-                finite = False
-        if not finite:
-            return -1
+                return -1
         if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
             for i in range(n_q, n):  # the rows of z and λ, whose blocks (z, λ), (λ, z), (λ, λ) stay zero; the rows
                 for j in range(n):  # of q are written whole below (a row from column 0: plain vector stores)

@@ -509,7 +509,6 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
 
     The perturbed states are written in Newton's work vector ``P.nwork`` (free between Newton steps; it holds
     ``2 n_q + n_z``): the function allocates nothing."""
-    res0, zd0, phi, jac, mass = P.res0, P.zdot0, P.phi, P.jac, P.mass
     freeze, mass_mode = P.freeze, P.mass_mode
     P.py_control[0] = -1  # the column being differenced, for the Python parts (python_parts)
     signals_at(t, sc, cb)
@@ -529,7 +528,7 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
             for f in range(freeze.size):
                 freeze[f] = 1
             mass_mode[0] = 1
-            residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, which != 1)
+            residual(t, q, v, qdd, z, lam, P, P.res0, P.zdot0, P.phi, P.jac, P.mass, which != 1)
         count += _difference_columns(t, q, v, qdd, z, lam, P, which)
     for f in range(freeze.size):
         freeze[f] = 0
