@@ -155,8 +155,5 @@ def _body_extents(system) -> list[float]:
     for k, body in enumerate(system.bodies):
         if body.n_modes:
             extent[k] = max(extent[k], float(np.linalg.norm(body.node_positions, axis=1).max()))
-    try:
-        system._body_extents = tuple(extent)
-    except AttributeError:  # a system that takes no attributes: found again next time
-        pass
+    system._body_extents = tuple(extent)
     return extent
