@@ -402,13 +402,13 @@ class Run:
         if self._blocks:
             raise ModelError("a run with co-simulation FMU blocks cannot save its state (the FMUs' own states are "
                              "not part of it)")
-        self._run.flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
-        run = self._run
+        run, keep = self._run, self.system.row_keep
+        run.flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
         arrays = [(a, a.copy()) for a in _compiled_arrays(run)]
         python = {"stats": dict(run.stats), "resteps": run.resteps, "chunk": run.chunk,
                   "armed": dict(run.events._armed), "events": list(run.events.events),
                   "integrals": dict(run.integrals.values), "integ_stats": dict(run.integ.stats),
-                  "state": copy.deepcopy(run.state), "row_keep": _copy(self.system.row_keep),
+                  "state": copy.deepcopy(run.state), "row_keep": None if keep is None else np.array(keep),
                   "angles": [copy.deepcopy(vars(meas)) for _, meas in run.plan.angles],
                   "fallback_notes": list(getattr(self.system, "fallback_notes", [])),
                   "inputs": {name: item.value for name, item in self.inputs.items()},
@@ -424,7 +424,7 @@ class Run:
             raise ModelError("restore_state needs a run kept in memory: create the Run without output=... (a "
                              "results file cannot take back the samples after the restored time)")
         run, py = self._run, saved._python
-        self._run.flush()
+        run.flush()
         current = _compiled_arrays(run)
         if len(current) != len(saved._arrays) or any(a is not b for a, (b, _) in zip(current, saved._arrays)):
             raise ModelError("restore_state takes a state saved by the same run")
@@ -521,10 +521,6 @@ def _compiled_arrays(run) -> list:
     for root in roots:
         walk(root)
     return out
-
-
-def _copy(array):
-    return None if array is None else np.array(array, copy=True)
 
 
 def _truncate(recorder: Recorder, t: float) -> None:
