@@ -53,7 +53,7 @@ def run_warnings(system, integrals, stats) -> list[str]:
     return notes
 
 
-def record_sample(recorder, system, state, h, iters, stats, consistent_reactions: bool = True, integrals=None):
+def record_sample(recorder, system, state, h, iters, stats, integrals=None):
     """Record a sample. Reactions come from the acceleration-level equations at the sample's ``(q, q̇)``
     (``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]``): the index-3 multipliers of the integrator carry a parasitic
     oscillation after step-size changes, these do not."""
@@ -63,7 +63,7 @@ def record_sample(recorder, system, state, h, iters, stats, consistent_reactions
     violation = float(np.max(np.abs(phi), initial=0.0))
     stats["max_constraint_violation"] = max(stats["max_constraint_violation"], violation)
     lam = state.lam
-    if consistent_reactions and system.n_c:
+    if system.n_c:
         try:
             lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi, ctx=ctx, jac=jac)[1]
         except FlexmbsError:  # a singular instant: keep the integrator's multipliers

@@ -28,13 +28,13 @@ import numpy as np
 __all__ = ["GeneralizedAlpha", "StepState", "NewtonFailure"]
 
 
-class NewtonFailure(Exception):
-    """Raised inside a step when the Newton iteration does not converge (caught by the step-size control)."""
+@dataclass
+class NewtonFailure:
+    """A Newton iteration that did not converge at the smallest step: its last residual and why
+    (:func:`flexmbs.engine.finish.newton_message` names the worst equation)."""
 
-    def __init__(self, residual: np.ndarray, reason: str):
-        super().__init__(reason)
-        self.residual = residual
-        self.reason = reason
+    residual: np.ndarray
+    reason: str
 
 
 @dataclass
@@ -72,36 +72,26 @@ class GeneralizedAlpha:
         self.alpha_f = r / (r + 1.0)
         self.gamma = 0.5 + self.alpha_f - self.alpha_m
         self.beta = 0.25 * (self.gamma + 0.5) ** 2
-        sys_ = self.system
-        self.n_q, self.n_z, self.n_c = sys_.n_q, sys_.n_z, sys_.n_c
-        self._coordinate_scales()
-
-    def _coordinate_scales(self) -> None:
-        """Absolute tolerances per unknown and kind (see :func:`tolerance_kinds`), and which get ``rtol·|x|``."""
+        # absolute tolerances per unknown and kind (see :func:`tolerance_kinds`), and which get ``rtol·|x|``
         kinds = tolerance_kinds(self.system, self.atol, self.tolerances, self.rtol)
-        self._scale_q = kinds["scale_q"]
-        self._modal = kinds["modal_groups"]
-        self._rotation = kinds["rotation"]
-        self._scale_z = kinds["scale_z"]
-        self._amplitude = np.zeros(len(self._modal))  # running max |q_f| per flexible body, m·√kg
+        self._scale_q, self._modal = kinds["scale_q"], kinds["modal_groups"]
+        self._rotation, self._scale_z = kinds["rotation"], kinds["scale_z"]
 
-    def _q_scale(self, *qs) -> np.ndarray:
-        """Error scale of ``q`` (n_q,), see :func:`tolerance_kinds`: the absolute tolerance of each kind; Euler
-        parameters the tighter of that and ``atol + rtol·|p_i|`` (relative to small rotation angles); modal
-        coordinates plus ``rtol`` × the body's deformation amplitude (running max of ``|q_f|``, including ``qs``)."""
+    def _q_scale(self, q) -> np.ndarray:
+        """Error scale of ``q`` (n_q,) at the start (:func:`flexmbs.engine.preflight.check_tolerances_resolvable`;
+        the compiled step's own is :func:`flexmbs.engine.loop._scale_q`), see :func:`tolerance_kinds`: the absolute
+        tolerance of each kind; Euler parameters the tighter of that and ``atol + rtol·|p_i|`` (relative to small
+        rotation angles); modal coordinates plus ``rtol`` × the body's deformation amplitude (``max|q_f|``)."""
         scale = self._scale_q.copy()
         rot = self._rotation
         if rot.size:
-            size = np.max([np.abs(q[rot]) for q in qs], axis=0)
-            scale[rot] = np.minimum(scale[rot], self.atol + self.rtol * size)
-        for k, idx in enumerate(self._modal):
-            size = max(float(np.max(np.abs(q[idx]))) for q in qs)
-            scale[idx] += self.rtol * max(self._amplitude[k], size)
+            scale[rot] = np.minimum(scale[rot], self.atol + self.rtol * np.abs(q[rot]))
+        for idx in self._modal:
+            scale[idx] += self.rtol * float(np.max(np.abs(q[idx])))
         return scale
 
-    def _z_scale(self, *zs) -> np.ndarray:
-        size = np.abs(zs[0]) if len(zs) == 1 else np.maximum(np.abs(zs[0]), np.abs(zs[1]))
-        return self._scale_z + self.rtol * size
+    def _z_scale(self, z) -> np.ndarray:
+        return self._scale_z + self.rtol * np.abs(z)
 
 
 # Default absolute tolerances of element states by unit, as multiples of ``atol`` (atol = 1e-6 → 100 Pa, 1e-6 for
@@ -165,8 +155,5 @@ def _body_extents(system) -> list[float]:
     for k, body in enumerate(system.bodies):
         if body.n_modes:
             extent[k] = max(extent[k], float(np.linalg.norm(body.node_positions, axis=1).max()))
-    try:
-        system._body_extents = tuple(extent)
-    except AttributeError:  # a system that takes no attributes: found again next time
-        pass
+    system._body_extents = tuple(extent)
     return extent

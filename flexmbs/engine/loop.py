@@ -6,9 +6,8 @@ of Arnold & Brüls with the coefficients of :class:`flexmbs.engine.integrator.Ge
 and returns to Python only then.
 
 A state is the tuple ``(q, v, a, q̈, z, ż, w, λ, ż_previous)`` (``a`` and ``w`` the pseudo-accelerations and
-pseudo-rates). Differences to the Python path: the constraint rows are not re-selected after a Newton failure (the
-Python path checks once whether redundant rows changed, :func:`flexmbs.engine.redundancy.reselect_rows`); models
-that need it run there.
+pseudo-rates). When Newton fails at the smallest step, Python re-chooses the constraint rows
+(:func:`flexmbs.engine.redundancy.reselect_rows`) and the loop goes on with a fresh Jacobian (``mode`` 4).
 """
 from __future__ import annotations
 
@@ -112,7 +111,6 @@ def newton_step(h, P):
             lam1[r] = lam_s[r] / bh2
         residual(t1, q1, v1, qdd1, z1, lam1, P, res, zdot, phi, jac, mass, True)
         stats[S_RES] += 1
-        finite = True
         for i in range(n_q):
             rhs[i] = -bh2 * res[i]
         for i in range(n_z):
@@ -122,9 +120,7 @@ def newton_step(h, P):
             rhs[n_q + n_z + r] = -phi[r]
         for i in range(n):
             if not math.isfinite(rhs[i]):
-                finite = False
-        if not finite:
-            return -1
+                return -1
         if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
             for i in range(n_q, n):  # the rows of z and λ, whose blocks (z, λ), (λ, z), (λ, λ) stay zero; the rows
                 for j in range(n):  # of q are written whole below (a row from column 0: plain vector stores)
@@ -266,6 +262,7 @@ def advance(mode, chunk, max_steps, P):
         take_sample(0.0, 0, P, False)
         _refresh(P)
         integrands_at(P)
+        _copy(P.aux, aux_prev)
         if P.gap_pos.size:
             _gaps_at(sc[T], cur, P)
         return CONTINUE
@@ -337,8 +334,7 @@ def advance(mode, chunk, max_steps, P):
         sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # the output rule
         integrate = P.aux.size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.solver._Integrals)
         if integrate and not sample:  # a sample evaluates the integrands at this state anyway (and integrates)
-            signals_at(sc[T], sc, P.cb)
-            integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
+            integrands_at(P)
             _trapezoid(h_try, P.aux, integrals, aux_prev)
         fl[F_FRESH] = 0
         fl[F_HALVED] = 0
@@ -357,8 +353,7 @@ def advance(mode, chunk, max_steps, P):
         code = -1
         if sc[H] < coef[C_MINSTEP] * max(1.0, abs(sc[T])):
             if integrate and sample:
-                signals_at(sc[T], sc, P.cb)
-                integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
+                integrands_at(P)
                 _trapezoid(h_try, P.aux, integrals, aux_prev)
             code = STEP_TOO_SMALL
         else:
@@ -427,11 +422,10 @@ def _refresh(P):
 
 @apart(python=False, counted=False)
 def integrands_at(P):
-    """The elements' integrands at the current state into ``P.aux_prev`` (the start of a run)."""
+    """The elements' integrands at the current state into ``P.aux`` (after an accepted step, at the start)."""
     sc, cur = P.sc, P.cur
     signals_at(sc[T], sc, P.cb)
     integrands(sc[T], cur[0], cur[1], cur[4], P, P.zdot)
-    _copy(P.aux, P.aux_prev)
 
 
 @apart(python=False)
@@ -537,14 +531,12 @@ def take_sample(h, iters, P, integrate):
     :func:`constraint_values`; on the hydraulic race ≈ 0.7 µs less per sample); the other bits leave out the joint
     reactions, the force kernels' and the elements' outputs and the joint coordinates."""
     q, v, a, qdd, z, zd, w, lam, zdp = P.cur
-    sc, integrals, aux_prev = P.sc, P.integrals, P.aux_prev
-    # the buffers and index arrays by name (unpacking P.bf and P.sp, 21 and 13 arrays, cost ≈ 2 s of compile)
-    times, hs, its, viol = P.sample_times, P.sample_h, P.sample_iterations, P.sample_violation
-    Q, Vv, Z, OM, XM, Y, FY = P.sample_q, P.sample_v, P.sample_z, P.sample_omega, P.sample_markers, P.sample_y, \
-        P.sample_fy
-    OUT, INT, JF, JT, JC = P.sample_out, P.sample_integrals, P.sample_joint_force, P.sample_joint_torque, \
-        P.sample_joint_coordinate
-    FO, KO, LAM, FB, cnt = P.sample_forces, P.sample_kernel_out, P.sample_lam, P.sample_fallbacks, P.sample_count
+    sc, integrals = P.sc, P.integrals
+    # the buffers and index arrays by name (unpacking P.bf and P.sp, 21 and 13 arrays, cost ≈ 2 s of compile); those
+    # read in loops once here
+    OM, XM, FO, OUT, JF, JT, JC = P.sample_omega, P.sample_markers, P.sample_forces, P.sample_out, \
+        P.sample_joint_force, P.sample_joint_torque, P.sample_joint_coordinate
+    FB, cnt = P.sample_fallbacks, P.sample_count
     jt_side, jt_on_j, jt_body, jt_mi, jt_mj = P.jt_side, P.jt_on_j, P.jt_body, P.jt_mi, P.jt_mj
     jr_joint, jr_pos, jr_lam, jc_mi, jc_mj, jc_kind, eo = P.jr_joint, P.jr_pos, P.jr_lam, P.jc_mi, P.jc_mj, \
         P.jc_kind, P.out_offsets
@@ -577,23 +569,23 @@ def take_sample(h, iters, P, integrate):
             residual(sc[T], q, v, zeros[:q.size], z, zeros[q.size:], P, P.res, P.zdot, P.phi, P.jac, P.mass, True)
         _copy(lam, lam_c)
     if integrate:
-        _trapezoid(h, P.aux, integrals, aux_prev)
+        _trapezoid(h, P.aux, integrals, P.aux_prev)
     phi = P.phi
     pmax = 0.0
     for r in range(phi.size):
         pmax = max(pmax, abs(phi[r]))
-    times[row], hs[row], its[row], viol[row] = sc[T], h, iters, pmax
-    _copy(q, Q[row])  # (loops, not slice assignments: see _copy)
-    _copy(v, Vv[row])
-    _copy(z, Z[row])
+    P.sample_times[row], P.sample_h[row], P.sample_iterations[row], P.sample_violation[row] = sc[T], h, iters, pmax
+    _copy(q, P.sample_q[row])  # (loops, not slice assignments: see _copy)
+    _copy(v, P.sample_v[row])
+    _copy(z, P.sample_z[row])
     for b in range(offsets.size):
         for i in range(3):
             OM[row, b, i] = A[b, i, 0] * omega[b, 0] + A[b, i, 1] * omega[b, 1] + A[b, i, 2] * omega[b, 2]
     for m in range(P.n_markers[0]):
         for i in range(3):
             XM[row, m, i] = X[m, i]
-    _copy(y, Y[row])
-    _copy(fy, FY[row])
+    _copy(y, P.sample_y[row])
+    _copy(fy, P.sample_fy[row])
     f_out = P.f_out
     for k in range(f_out.shape[0]):
         for i in range(f_out.shape[1]):
@@ -601,9 +593,9 @@ def take_sample(h, iters, P, integrate):
     if P.k_addr.size and work & SAMPLE_FORCE_OUTPUTS:  # force elements' own kernels: outputs (mode 1) at this state
         loads = np.zeros((P.packed.shape[0], P.packed.shape[1]))  # (not zeros_like: library code of its own)
         force_kernels(1, sc[T], q, v, A, omega, X, R, P.V, P.W, P.JX, P.JTH, loads, P.dims, P.k_addr, P.k_index,
-                      P.k_fpar, P.k_ipar, KO[row])
-    _copy(lam_c, LAM[row])
-    _copy(integrals, INT[row])
+                      P.k_fpar, P.k_ipar, P.sample_kernel_out[row])
+    _copy(lam_c, P.sample_lam[row])
+    _copy(integrals, P.sample_integrals[row])
     rates, forces = scratch(z.size + 1), scratch(y.size + 1)
     gen = scratch(6 * jt_side.size).reshape((jt_side.size, 6))
     kernels = P.el_kernels

@@ -64,23 +64,18 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
     (``P``: the plan, :mod:`flexmbs.engine.plan_fields`). The bodies' mass blocks are written whole; the entries
     between two bodies are never written: ``mass`` comes zeroed (every caller's is), not zeroed at every call."""
     # (the callees that take the plan read their own fields: a call passing tens of arrays is code in every caller)
-    offsets, n_modes, marker_body, keep = P.offsets, P.n_modes, P.marker_body, P.keep
-    meas_a, meas_b, meas_kind = P.meas_a, P.meas_b, P.meas_kind
-    f_kind, f_friction = P.f_kind, P.f_friction
-    fx_bodies, k_index, k_ipar, dims, k_fpar = P.fx_bodies, P.k_index, P.k_ipar, P.dims, P.k_fpar
-    m_local, m_orient, s_t, s_r = P.m_local, P.m_orient, P.s_t, P.s_r
-    zscale = P.zscale
-    A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
-    packed = P.packed
-    y, fy, force = P.y, P.fy, P.force
-    k_out = P.k_out
+    offsets, n_modes, marker_body = P.offsets, P.n_modes, P.marker_body
+    meas_a, meas_b, meas_kind, zscale = P.meas_a, P.meas_b, P.meas_kind, P.zscale
+    A, omega, X, R, JX, JTH, V, W = P.A, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
+    packed, y, fy, force = P.packed, P.y, P.fy, P.force
     mass_mode, mq_kept = P.mass_mode[0], P.mq_kept  # 0: M q̈ from M(q); 1: also keep it; 2: the kept one
-    body_kinematics(q, v, offsets, A, G, omega)
+    body_kinematics(q, v, offsets, A, P.G, omega)
     _zero(packed)
     rigid_terms(P, mass)
-    if fx_bodies.size:
+    if P.fx_bodies.size:
         flexible_terms(q, v, P, mass, packed)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, m_local, m_orient, s_t, s_r, X, R, JX, JTH, V, W)
+    marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
+                  V, W)
     py_on = P.py_control[1] != 0
     if py_on:  # the Python parts (callbacks, flexmbs.engine.callbacks): only if coupled to the column differenced
         python_parts(t, q, v, z, lam, P)
@@ -100,14 +95,14 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         else:
             measurement_load(meas_kind[k], a, b, fy[k], X, R, JX, JTH, marker_body, n_modes, packed)
     rows_done = False
-    if f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
+    if P.f_friction[0]:  # friction reads the joint reactions: the rows (and ji, jj) before the forces
         _constraint_block(q, P, phi, jac)
         rows_done = True
-    if f_kind.size:
+    if P.f_kind.size:
         force_elements(q, lam, P)
     if P.k_addr.size:  # (a call with its 18 arrays costs even when there is no kernel)
-        force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, P.k_addr, k_index, k_fpar, k_ipar,
-                      k_out)
+        force_kernels(0, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, P.dims, P.k_addr, P.k_index, P.k_fpar,
+                      P.k_ipar, P.k_out)
     if py_on:  # the Python parts' loads (evaluated above: docs/element-protocol.md)
         py_packed = P.py_loads
         for b in range(packed.shape[0]):
@@ -127,7 +122,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         return
     if not rows_done:
         _constraint_block(q, P, phi, jac)
-    _add_reactions(jac, lam, keep.size, res)
+    _add_reactions(jac, lam, P.keep.size, res)
 
 
 @njit(**INLINE)
@@ -202,11 +197,10 @@ def integrands(t, q, v, z, P, zdot):
     ``t, z, y, ẏ`` alone (:class:`flexmbs.engine.integrals.Integrals` evaluates them the same way), so masses,
     forces and constraints are left out (on the hydraulic race: 1.3 µs instead of a 2.5 µs residual per accepted
     step)."""
-    offsets, n_modes, marker_body = P.offsets, P.n_modes, P.marker_body
-    A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
-    body_kinematics(q, v, offsets, A, G, omega)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
-                  V, W)
+    offsets, A, omega = P.offsets, P.A, P.omega
+    body_kinematics(q, v, offsets, A, P.G, omega)
+    marker_states(q, v, A, omega, P.marker_body, offsets, P.n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, P.X, P.R,
+                  P.JX, P.JTH, P.V, P.W)
     measurements(P)
     element_kernels(t, z, P, zdot)
     control = P.py_control
@@ -393,11 +387,10 @@ def force_kernels(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, ad
 def constraints_at(t, q, v, P, phi, jac):
     """``Φ`` and ``Φ_q`` of the kept rows alone (kinematics, markers and rows; no forces): for the second difference
     of ``Φ`` in :func:`flexmbs.engine.loop.consistent_sample`."""
-    offsets, n_modes, marker_body = P.offsets, P.n_modes, P.marker_body
-    A, G, omega, X, R, JX, JTH, V, W = P.A, P.G, P.omega, P.X, P.R, P.JX, P.JTH, P.V, P.W
-    body_kinematics(q, v, offsets, A, G, omega)
-    marker_states(q, v, A, omega, marker_body, offsets, n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, X, R, JX, JTH,
-                  V, W)
+    offsets, A, omega = P.offsets, P.A, P.omega
+    body_kinematics(q, v, offsets, A, P.G, omega)
+    marker_states(q, v, A, omega, P.marker_body, offsets, P.n_modes, P.m_local, P.m_orient, P.s_t, P.s_r, P.X, P.R,
+                  P.JX, P.JTH, P.V, P.W)
     if P.py_rows.size:  # the user joints' rows alone (column code -2)
         P.py_control[0] = -2
         python_parts(t, q, v, q[:0], q[:0], P)
@@ -516,7 +509,6 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
 
     The perturbed states are written in Newton's work vector ``P.nwork`` (free between Newton steps; it holds
     ``2 n_q + n_z``): the function allocates nothing."""
-    res0, zd0, phi, jac, mass = P.res0, P.zdot0, P.phi, P.jac, P.mass
     freeze, mass_mode = P.freeze, P.mass_mode
     P.py_control[0] = -1  # the column being differenced, for the Python parts (python_parts)
     signals_at(t, sc, cb)
@@ -536,7 +528,7 @@ def jacobian_blocks(t, q, v, qdd, z, lam, P, cb, sc):
             for f in range(freeze.size):
                 freeze[f] = 1
             mass_mode[0] = 1
-            residual(t, q, v, qdd, z, lam, P, res0, zd0, phi, jac, mass, which != 1)
+            residual(t, q, v, qdd, z, lam, P, P.res0, P.zdot0, P.phi, P.jac, P.mass, which != 1)
         count += _difference_columns(t, q, v, qdd, z, lam, P, which)
     for f in range(freeze.size):
         freeze[f] = 0

@@ -47,10 +47,13 @@ from flexmbs.results.outputs import NotRecordedError, default_outputs, not_recor
 from .events import EventLocator
 from .initial import initial_accelerations
 from .integrator import GeneralizedAlpha, StepState
+from .loop import C_TEND
+from .plan import _SIGNAL_CALLBACK
 from .preflight import check_request, check_start, check_tolerances_resolvable
 from .recorder import Recorder
 from .finish import plausibility_guards, record_sample, run_warnings
 from .start import consistent_start, one_blas_thread, run_attributes, start_run
+from .step import F_PREV, H_PREV
 from .system import System
 from .watchdog import Watchdog
 
@@ -199,39 +202,29 @@ class Run:
         self._status, self._message, self._finished = "finished", "integration finished", None
         self._wall = 0.0
         self._unexpected = False  # a failure that is not the integration's: no last sample at its state
-        self._bar = _progress_bar(self.t_end, progress) if progress and self.t_end is not None else None
+        self._bar = _progress_bar(self.t_end) if progress and self.t_end is not None else None
         # the signals to record (flexmbs.results.outputs; None: all, or the command line's --outputs)
         self._outputs = outputs if outputs is not None else default_outputs()
+        self.recorder = None
+        # kernels compiled from here to the first step are counted (flexmbs_jit says so), the start's included: a
+        # first run that compiled the start's kernels read as "6490x slower than real time" (issue 43)
+        watchdog = self.watchdog = Watchdog(self.t_end if self.t_end is not None else 1.0, stall_step, stall_window)
+        watchdog.begin_compile_note()
         with one_blas_thread():
             wall0 = _time.perf_counter()
-            self._start(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
-                        static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
-                        stall_window, stall_step, engine)
+            try:
+                self._start(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
+                            static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force, engine)
+            except BaseException:
+                watchdog.end_compile_note()
+                if self.recorder is not None:  # the writer lets go of the target untouched
+                    self.recorder.finish("failed", "the run failed before its first sample", {})
+                raise
             self._wall += _time.perf_counter() - wall0
 
     def _start(self, model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
-               static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force, stall_window,
-               stall_step, engine) -> None:
+               static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force, engine) -> None:
         """The start: system, consistent state, checks, integrator, recorder, the compiled run and its first sample."""
-        horizon = self.t_end
-        watchdog = self.watchdog = Watchdog(horizon if horizon is not None else 1.0, stall_step, stall_window)
-        # kernels compiled from here to the first step are counted (flexmbs_jit says so), the start's included: a
-        # first run that compiled the start's kernels read as "6490x slower than real time" (issue 43)
-        watchdog.begin_compile_note()
-        try:
-            self._start_parts(model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
-                              static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
-                              engine)
-        except BaseException:
-            watchdog.end_compile_note()
-            if getattr(self, "recorder", None) is not None:  # the writer lets go of the target untouched
-                self.recorder.finish("failed", "the run failed before its first sample", {})
-            raise
-
-    def _start_parts(self, model, rtol, atol, rho_inf, initial_step, max_step, min_step, output, output_interval,
-                     static_start, relax_elastic, case, parameters, event_tolerance, tolerances, force,
-                     engine) -> None:
-        self.recorder = None
         system = self.system = System(model)
         request = Recorder.check_outputs(system, self._outputs)  # a wrong pattern before anything runs
         state = consistent_start(system, static_start, relax_elastic)
@@ -263,36 +256,24 @@ class Run:
         run = self._run
         s = run.state
         qdd, lam, zd = initial_accelerations(self.system, s.q, s.v, s.z, s.t)
-        if hasattr(run, "plan"):
-            from .step import F_PREV, H_PREV
-
-            cur = run.cur
-            for k, value in ((2, qdd), (3, qdd), (5, zd), (6, zd), (7, lam), (8, zd)):
-                cur[k][:] = value
-            run.sc[H_PREV] = 0.0
-            run.fl[F_PREV] = 0
-            run._sync()
-        else:
-            run.state = StepState(s.t, s.q, s.v, qdd.copy(), qdd.copy(), s.z, zd.copy(), zd.copy(), lam,
-                                  zd.copy(), 0.0)
-            self.integ.observe(run.state)
+        for k, value in ((2, qdd), (3, qdd), (5, zd), (6, zd), (7, lam), (8, zd)):
+            run.cur[k][:] = value
+        run.sc[H_PREV] = 0.0
+        run.fl[F_PREV] = 0
+        run._sync()
         self._changed = False
 
     # ---------------------------------------------------------------- inputs
     def _input_slots(self) -> dict[str, np.ndarray]:
         """Slots of each input in the compiled plan's signal array; the plan's signal callback no longer calls
         them (they are constant signals that :meth:`set_input` writes)."""
-        plan = getattr(self._run, "plan", None)
-        if plan is None or not self.inputs or not hasattr(plan, "signals") or not hasattr(plan, "_signal_function"):
-            return {}  # the Python path (or a plan without signal slots): an input is a function of time there
+        plan = self._run.plan
         slots: dict[str, list] = {}
         for i, (kind, data) in enumerate(plan.signals):
             if kind == "function" and isinstance(data, Input):
                 slots.setdefault(data.name, []).append(i)
                 plan.signals[i] = ("constant", data.value)
         if slots:
-            from .plan import _SIGNAL_CALLBACK
-
             plan.callback = _SIGNAL_CALLBACK(plan._signal_function())  # the timed signals without the inputs
         return {name: np.array(index, dtype=np.int64) for name, index in slots.items()}
 
@@ -355,11 +336,8 @@ class Run:
                 if self._changed:
                     self._restart()
                 while run.state.t < t * (1.0 - _END):
-                    if run.stats["steps"] >= self.max_steps:
-                        raise SimulationError(f"maximum number of steps ({self.max_steps}) reached at "
-                                              f"t = {run.state.t:.6g} s")
-                    run.attempt()
-                    self.watchdog.check(run.h, run.state.t, run.limiting_names, getattr(run, "attempts_per_call", 1))
+                    run.attempt()  # (raises at max_steps: the compiled loop counts them)
+                    self.watchdog.check(run.h, run.state.t, run.limiting_names, run.attempts_per_call)
                     if self._bar is not None:  # update() honours tqdm's minimum refresh interval
                         self._bar.update(round(min(run.state.t, self._bar.total), 9) - self._bar.n)
         except KeyboardInterrupt:
@@ -377,31 +355,23 @@ class Run:
             self._wall += _time.perf_counter() - wall0
 
     def _set_end(self, t: float) -> None:
-        run = self._run
-        run.t_end = t
-        if hasattr(run, "coef"):  # the compiled step reads its end from the plan's coefficients
-            from .loop import C_TEND
-
-            run.coef[C_TEND] = t
+        self._run.t_end = t
+        self._run.coef[C_TEND] = t  # the compiled step reads its end from the plan's coefficients
 
     def _fail(self, status: str, message: str) -> None:
         self._status, self._message = status, message
-        self._flush()
+        self._run.flush()
 
     # ---------------------------------------------------------------- outputs and state
-    def _flush(self) -> None:
-        if hasattr(self._run, "flush"):
-            self._run.flush()
-
     @property
     def output_names(self) -> list[str]:
         """The names :meth:`output` takes (those of the results: ``joint/<name>/rotation``, ``element/...``)."""
-        self._flush()
+        self._run.flush()
         return sorted(self._last.latest()[1])
 
     def output(self, name: str):
         """The value of output ``name`` at :attr:`time` (a float, or an array for vector signals)."""
-        self._flush()
+        self._run.flush()
         t, row = self._last.latest()
         if name not in row:
             request = self.recorder.request
@@ -432,28 +402,17 @@ class Run:
         if self._blocks:
             raise ModelError("a run with co-simulation FMU blocks cannot save its state (the FMUs' own states are "
                              "not part of it)")
-        self._flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
-        run = self._run
-        if hasattr(run, "plan"):
-            arrays = [(a, a.copy()) for a in _compiled_arrays(run)]
-            python = {"stats": dict(run.stats), "resteps": run.resteps, "chunk": run.chunk,
-                      "armed": dict(run.events._armed), "events": list(run.events.events),
-                      "integrals": dict(run.integrals.values), "integ_stats": dict(run.integ.stats),
-                      "state": copy.deepcopy(run.state), "row_keep": _copy(self.system.row_keep),
-                      "angles": [copy.deepcopy(vars(meas)) for _, meas in run.plan.angles],
-                      "fallback_notes": list(getattr(self.system, "fallback_notes", []))}
-        else:
-            arrays = []
-            python = {"run": {k: copy.deepcopy(v) for k, v in vars(run).items()
-                              if k not in ("system", "integ", "recorder", "events", "integrals")},
-                      "integ": {k: copy.deepcopy(v) for k, v in vars(self.integ).items() if k != "system"},
-                      "integrals": {k: copy.deepcopy(v) for k, v in vars(run.integrals).items() if k != "system"},
-                      "armed": dict(run.events._armed), "events": list(run.events.events),
-                      "row_keep": _copy(self.system.row_keep),
-                      "fallback_notes": list(getattr(self.system, "fallback_notes", []))}
-        python["inputs"] = {name: item.value for name, item in self.inputs.items()}
-        python["changed"] = self._changed
-        python["stop"] = float(getattr(run, "t_end", run.state.t))
+        run, keep = self._run, self.system.row_keep
+        run.flush()  # the sample buffer is empty in a saved state: a restore never replays buffered samples
+        arrays = [(a, a.copy()) for a in _compiled_arrays(run)]
+        python = {"stats": dict(run.stats), "resteps": run.resteps, "chunk": run.chunk,
+                  "armed": dict(run.events._armed), "events": list(run.events.events),
+                  "integrals": dict(run.integrals.values), "integ_stats": dict(run.integ.stats),
+                  "state": copy.deepcopy(run.state), "row_keep": None if keep is None else np.array(keep),
+                  "angles": [copy.deepcopy(vars(meas)) for _, meas in run.plan.angles],
+                  "fallback_notes": list(getattr(self.system, "fallback_notes", [])),
+                  "inputs": {name: item.value for name, item in self.inputs.items()},
+                  "changed": self._changed, "stop": float(run.t_end)}
         return RunState(run.state.t, arrays, python)
 
     def restore_state(self, saved: RunState) -> None:
@@ -465,26 +424,21 @@ class Run:
             raise ModelError("restore_state needs a run kept in memory: create the Run without output=... (a "
                              "results file cannot take back the samples after the restored time)")
         run, py = self._run, saved._python
-        self._flush()
-        if hasattr(run, "plan"):
-            current = _compiled_arrays(run)
-            if len(current) != len(saved._arrays) or any(a is not b for a, (b, _) in zip(current, saved._arrays)):
-                raise ModelError("restore_state takes a state saved by the same run")
-            for target, copy_ in saved._arrays:
-                np.copyto(target, copy_)
-            run.stats.clear()
-            run.stats.update(py["stats"])
-            run.resteps, run.chunk = py["resteps"], py["chunk"]
-            run.integrals.values.clear()
-            run.integrals.values.update(py["integrals"])
-            run.integ.stats.update(py["integ_stats"])
-            for (_, meas), values in zip(run.plan.angles, py["angles"]):
-                vars(meas).update(copy.deepcopy(values))
-            run.state = copy.deepcopy(py["state"])
-        else:
-            vars(run).update(copy.deepcopy(py["run"]))
-            vars(self.integ).update(copy.deepcopy(py["integ"]))
-            vars(run.integrals).update(copy.deepcopy(py["integrals"]))
+        run.flush()
+        current = _compiled_arrays(run)
+        if len(current) != len(saved._arrays) or any(a is not b for a, (b, _) in zip(current, saved._arrays)):
+            raise ModelError("restore_state takes a state saved by the same run")
+        for target, copy_ in saved._arrays:
+            np.copyto(target, copy_)
+        run.stats.clear()
+        run.stats.update(py["stats"])
+        run.resteps, run.chunk = py["resteps"], py["chunk"]
+        run.integrals.values.clear()
+        run.integrals.values.update(py["integrals"])
+        run.integ.stats.update(py["integ_stats"])
+        for (_, meas), values in zip(run.plan.angles, py["angles"]):
+            vars(meas).update(copy.deepcopy(values))
+        run.state = copy.deepcopy(py["state"])
         run.events._armed.clear()
         run.events._armed.update(py["armed"])
         run.events.events[:] = py["events"]
@@ -506,7 +460,7 @@ class Run:
         run, system, recorder = self._run, self.system, self.recorder
         if self._bar is not None:
             self._bar.close()
-        self._flush()
+        self._run.flush()
         stats = run.stats
         stats.update({k: int(v) for k, v in self.integ.stats.items()})
         stats["t_end"] = float(run.state.t)
@@ -540,7 +494,7 @@ class Run:
             raise ModelError("the run is finished: create a new Run to integrate again")
 
 
-def _progress_bar(t_end: float, enabled: bool):
+def _progress_bar(t_end: float):
     from tqdm import tqdm
 
     return tqdm(total=t_end, unit="s", file=sys.stderr, bar_format="{l_bar}{bar}| {n:.4g}/{total:.4g} s [{elapsed}]")
@@ -567,10 +521,6 @@ def _compiled_arrays(run) -> list:
     for root in roots:
         walk(root)
     return out
-
-
-def _copy(array):
-    return None if array is None else np.array(array, copy=True)
 
 
 def _truncate(recorder: Recorder, t: float) -> None:
