@@ -8,8 +8,8 @@ mass matrix and quadratic-velocity vector from the floating-frame kernel :func:`
 :meth:`flexmbs.model.bodies.FlexibleBody.geometric_forces`, ``acceleration_coupling``).
 
 The invariants of all flexible bodies are stacked with zero padding to the largest mode count ``M``; body ``f``
-uses the leading ``m_f`` entries. The running deformation amplitude per body (the modal error reference of
-:meth:`flexmbs.engine.integrator.GeneralizedAlpha.observe`) lives in ``amplitude`` and is updated on accepted steps.
+uses the leading ``m_f`` entries. The running deformation amplitude per body (the modal error reference of the
+step's error control, :func:`modal_scale`) lives in ``amplitude`` and is updated on accepted steps.
 """
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ def modal_scale(bodies, offsets, n_modes, amp, rtol, qa, qb, out):
 
 @njit(**INNER)
 def observe_amplitudes(bodies, offsets, n_modes, amp, q):
-    """``GeneralizedAlpha.observe``: the running max of ``|q_f|`` per flexible body."""
+    """The running max of ``|q_f|`` per flexible body (after each accepted step)."""
     for f in range(bodies.size):
         b = bodies[f]
         o = offsets[b] + 7
