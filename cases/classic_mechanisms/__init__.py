@@ -4,14 +4,11 @@ parallelogram of three cranks (the exact pendulum equation). Model and reference
 """
 from __future__ import annotations
 
+from cases._common import case_parameters
+
 from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME, PARAMETERS  # noqa: F401  (read by the registry here)
 
-
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params``; unknown keys and choices are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params, CHOICES)
+parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 
 
 def build_model(p: dict):

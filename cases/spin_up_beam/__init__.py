@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 
+from cases._common import case_parameters
+
 NAME = "spin-up-beam"
 DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
                "stiffening on or off (--set omega_s=10 --set geometric_stiffness=false)")
@@ -48,11 +50,7 @@ PARAMETERS = {
 }
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params)
+parameters = case_parameters(NAME, DEFAULTS)
 
 
 def hub_angle(t: float, omega_s: float, t_spin: float) -> float:

@@ -1,0 +1,32 @@
+"""Helpers shared by the cases: the parameter merge of each case's ``parameters`` and matplotlib for the figures."""
+from __future__ import annotations
+
+from flexmbs.catalog.parameters import override_defaults
+
+
+def case_parameters(name: str, defaults: dict, choices: dict | None = None):
+    """The case's ``parameters(params=None)``: ``defaults`` updated with ``params`` (converted to the default's
+    type); unknown keys and values outside ``choices`` are a ModelError (:func:`override_defaults`)."""
+    def parameters(params: dict | None = None) -> dict:
+        """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
+        return override_defaults(name, defaults, params, choices)
+
+    return parameters
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported on first use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str, dpi: int = 90) -> str:
+    """Lay ``fig`` out, write it to ``path`` (PNG) and close it; returns ``path``."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
