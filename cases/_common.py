@@ -30,3 +30,12 @@ def save_figure(fig, path: str, dpi: int = 90) -> str:
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
     return path
+
+
+def run_summary(case: str, res, outputs: dict, wall_s: float | None = None, **extra) -> dict:
+    """The JSON-able summary of a case's ``run``: ``case``, ``t_end`` (the last sample), ``steps``, the ``extra``
+    keys, ``wall_s`` (default: the solver's wall time), ``max_constraint_violation`` and ``outputs``."""
+    stats = res.statistics
+    return {"case": case, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)), **extra,
+            "wall_s": float(stats.get("wall_time_s", 0.0)) if wall_s is None else wall_s,
+            "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)), "outputs": outputs}

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from cases._common import case_parameters
+from cases._common import case_parameters, run_summary
 
 NAME = "spin-up-beam"
 DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
@@ -116,15 +116,9 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     d = tip_deflection(res, p)
     k = int(np.argmax(np.abs(d)))
     after = d[res.time > p["t_spin"]]
-    stats = res.statistics
-    return {
-        "case": NAME, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
-        "wall_s": float(stats.get("wall_time_s", 0.0)),
-        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
-        "outputs": {"peak_tip_deflection_m": float(d[k]), "peak_time_s": float(res.time[k]),
-                    "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
-                    "geometric_stiffness": bool(p["geometric_stiffness"])},
-    }
+    return run_summary(NAME, res, {"peak_tip_deflection_m": float(d[k]), "peak_time_s": float(res.time[k]),
+                                   "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
+                                   "geometric_stiffness": bool(p["geometric_stiffness"])})
 
 
 
