@@ -92,16 +92,12 @@ def summarise(res, handles: dict, p: dict, flex_info: dict | None = None) -> dic
         drift = energy_drift(res)
         out.update({"energy_drift_rel": drift["drift_rel"], "energy_drift_J": drift["drift_J"],
                     "potential_energy_change_J": drift["potential_change_J"]})
-        strokes = {}
-        for cyl in CYLINDER_NAMES:
-            s = res[f"joint/{cyl}/translation"]
-            strokes[cyl] = [float(s.min() - s[0]), float(s.max() - s[0])]
-        out["cylinder_length_change_m"] = strokes
+        strokes = {cyl: res[f"joint/{cyl}/translation"] for cyl in CYLINDER_NAMES}
+        out["cylinder_length_change_m"] = {cyl: [float(s.min() - s[0]), float(s.max() - s[0])]
+                                           for cyl, s in strokes.items()}
         return out
-    pressures = {}
-    for key in CHAMBER_KEYS:
-        for chamber in ("A", "B"):
-            pressures[f"{key}_{chamber}"] = float(np.max(res[f"element/{key}/{chamber}.pressure"])) / 1e5
+    pressures = {f"{key}_{chamber}": float(np.max(res[f"element/{key}/{chamber}.pressure"])) / 1e5
+                 for key in CHAMBER_KEYS for chamber in ("A", "B")}
     out["max_pressure_bar"] = max(pressures.values())
     out["max_chamber_pressure_bar"] = pressures
     out["relief_cracking_bar"] = (1.0 + p["relief_margin"]) * p["supply_pressure"] / 1e5

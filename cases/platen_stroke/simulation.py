@@ -118,7 +118,7 @@ def summary(res, handles: dict, params: dict, settings: dict) -> dict:
     rest = t < t0
     v_plateau = settings["max_velocity"]
     cruise = (np.abs(speed - v_plateau) < 0.02 * v_plateau)
-    out = {
+    return {
         "scenario": params["scenario"],
         "stroke_time_s": None if t_end_stroke is None else t_end_stroke - t0,
         "stroke_completed": t_end_stroke is not None,
@@ -147,7 +147,6 @@ def summary(res, handles: dict, params: dict, settings: dict) -> dict:
         "final_mould_contact_force_N": float(res["force/mould/normal_force"][-1]),
         "final_speed_m_s": float(abs(res["body/platen/velocity"][-1][0])),
     }
-    return out
 
 
 def run_stroke(params: dict, t_end: float | None = None, out: str | None = None, progress: bool = False) -> dict:
