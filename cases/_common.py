@@ -1,4 +1,5 @@
-"""Helpers shared by the cases: the parameter merge of each case's ``parameters`` and matplotlib for the figures."""
+"""Helpers shared by the cases: each case's ``parameters``, the summary its ``run`` returns and matplotlib for the
+figures."""
 from __future__ import annotations
 
 from flexmbs.catalog.parameters import override_defaults
