@@ -10,14 +10,11 @@ seed 003 §3.3 are plans in ``studies/`` (``flexmbs study clamp-locking --plan v
 """
 from __future__ import annotations
 
+from cases._common import case_parameters
+
 from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME  # noqa: F401  (read by the registry here)
 
-
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params, CHOICES)
+parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

@@ -75,21 +75,6 @@ def bar_lug_angles(spacing: np.ndarray, length: float, radius: float, rotation: 
     return mean - 0.5 * spread, mean + 0.5 * spread
 
 
-def far_rotation(near_rotation: float, spacing, length: float, radius: float, alpha_near: float,
-                 alpha_far: float) -> float:
-    """Rotation (rad) of the far piston when the near one has turned by ``near_rotation`` (four-bar closure).
-
-    Solves ``|d + r e(α_far + φ) - r e(α_near + θ)| = L`` for ``φ`` on the branch through ``φ = 0`` at ``θ = 0``.
-    """
-    d = np.asarray(spacing, dtype=float)
-    pin_near = radius * unit(alpha_near + near_rotation)
-
-    def gap(phi):
-        return float(np.linalg.norm(d + radius * unit(alpha_far + phi) - pin_near)) - length
-
-    return brentq(gap, near_rotation - 0.6, near_rotation + 0.6, xtol=1e-13)
-
-
 def cylinder_layout(params: dict, pivot: np.ndarray) -> dict:
     """Cylinder lug radius, platen pivot and lengths so that the rotation ρ takes exactly the stroke.
 

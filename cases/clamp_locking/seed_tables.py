@@ -12,18 +12,10 @@ comparison is of the changes relative to the nominal row (90 ms, stiffness 1), w
 """
 from __future__ import annotations
 
-BARS = ("horizontal", "vertical_op", "vertical_nonop")
+# seed 003 Tables 3-3 (L5926-5940) and 3-4 (L5981-6002) as the validation rows hold them
+from .validation import BARS, STIFFNESS, TABLE_3_3, TABLE_3_4
 
-# seed 003 Table 3-4 (L5981-6002): opening time s → (horizontal, vertical op., vertical non-op.) kN, locking change s
-# (the nominal row's locking time is "≈ 0.9 s")
-SEED_TABLE_3_4 = {0.05: ((214.0, 72.0, 56.0), -0.022), 0.07: ((182.0, 59.0, 47.0), -0.012),
-                  0.09: ((155.0, 50.0, 43.0), 0.0), 0.11: ((150.0, 48.0, 45.0), 0.012),
-                  0.13: ((138.0, 44.0, 44.0), 0.025)}
-# seed 003 Table 3-3 (L5926-5940): relative stiffness → (acc., dec.) kN for horizontal, vertical op., vertical non-op.
-SEED_TABLE_3_3 = {0.2: ((171.0, 25.0), (63.0, 43.0), (15.0, 21.0)), 0.5: ((170.0, 39.0), (57.0, 48.0), (14.0, 29.0)),
-                  1.0: ((155.0, 41.0), (50.0, 70.0), (13.0, 30.0)), 2.0: ((147.0, 55.0), (47.0, 82.0), (13.0, 30.0)),
-                  5.0: ((145.0, 60.0), (46.0, 82.0), (12.0, 30.0))}
-LABELS = {0.2: "1/5", 0.5: "1/2", 1.0: "1", 2.0: "2", 5.0: "5"}
+LABELS = dict(STIFFNESS)  # relative stiffness → the seed's label ("1/5", ...)
 
 
 def _number(value) -> float:
@@ -53,13 +45,13 @@ def valve_table(rows) -> str:
              "vertical bar non op.-side: ours · seed | (un)locking time: ours · seed |", "|---|---|---|---|---|"]
     for _, row in rows.iterrows():
         t = float(row["valve_response_time"])
-        seed = SEED_TABLE_3_4.get(round(t, 4))
+        seed = TABLE_3_4.get(round(t, 4))
         cells = []
-        for k, bar in enumerate(BARS):
+        for bar in BARS:
             ours, nominal = _force(row, bar, "acceleration"), _force(ref, bar, "acceleration")
             text = f"{ours:.1f} kN ({_change(ours, nominal)})"
             if seed:
-                text += f" · {seed[0][k]:.0f} kN ({_change(seed[0][k], SEED_TABLE_3_4[0.09][0][k])})"
+                text += f" · {seed[0][bar][0]:.0f} kN ({_change(seed[0][bar][0], TABLE_3_4[0.09][0][bar][0])})"
             cells.append(text)
         dt = _number(row["locking_time_s"]) - _number(ref["locking_time_s"])
         if dt != dt:  # no locking time: the run ended before the stroke did
@@ -80,12 +72,12 @@ def stiffness_table(rows) -> str:
     lines = [f"| relative stiffness | {head} | locking time |", "|---" * 8 + "|"]
     for _, row in rows.iterrows():
         scale = float(row["stiffness_scale"])
-        seed = SEED_TABLE_3_3.get(scale)
+        seed = TABLE_3_3.get(LABELS.get(scale))
         cells = []
-        for k, bar in enumerate(BARS):
+        for bar in BARS:
             for j, phase in enumerate(("acceleration", "deceleration")):
                 text = f"{_force(row, bar, phase):.1f} kN"
-                cells.append(text + (f" · {seed[k][j]:.0f} kN" if seed else ""))
+                cells.append(text + (f" · {seed[bar][j]:.0f} kN" if seed else ""))
         lines.append(f"| {LABELS.get(scale, f'{scale:g}')} | " + " | ".join(cells)
                      + f" | {_number(row['locking_time_s']):.3f} s |")
     return "\n".join(lines)

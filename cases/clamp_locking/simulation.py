@@ -7,6 +7,8 @@ import time
 
 import flexmbs as fm
 
+from cases._common import run_summary
+
 from .declaration import NAME
 from .analysis import summary
 from .circuit import build_circuit
@@ -60,13 +62,4 @@ def run_stroke(params: dict, t_end: float | None = None, out: str | None = None,
 
         stem = out[:-len(".results.h5")] if out.endswith(".results.h5") else os.path.splitext(out)[0]
         outputs["figures"] = stroke_figures(res, model, params, stem)
-    stats = res.statistics
-    return {
-        "case": NAME,
-        "t_end": float(res.time[-1]),
-        "steps": int(stats.get("steps", 0)),
-        "engine": str(stats.get("engine", "")),
-        "wall_s": time.perf_counter() - wall0,
-        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
-        "outputs": outputs,
-    }
+    return run_summary(NAME, res, outputs, time.perf_counter() - wall0, engine=str(res.statistics.get("engine", "")))

@@ -4,14 +4,11 @@ parallelogram of three cranks (the exact pendulum equation). Model and reference
 """
 from __future__ import annotations
 
+from cases._common import case_parameters, run_summary
+
 from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME, PARAMETERS  # noqa: F401  (read by the registry here)
 
-
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params``; unknown keys and choices are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params, CHOICES)
+parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 
 
 def build_model(p: dict):
@@ -38,19 +35,13 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     if not res.success:
         raise fm.SimulationError(f"{NAME}: {res.message}")
     energy = res.energy()["total"]
-    stats = res.statistics
-    return {
-        "case": NAME, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
-        "wall_s": float(stats.get("wall_time_s", 0.0)),
-        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
-        "outputs": {
-            "mechanism": p["mechanism"],
-            "redundant_constraints": res.attributes.get("redundant_constraints", "").split("\n"),
-            "redundant_joints": res.attributes.get("redundant_joints", ""),
-            "energy_drift_J": float(energy.max() - energy.min()),
-            "final_positions_m": {b.name: res[f"body/{b.name}/position"][-1].tolist() for b in model.bodies},
-        },
-    }
+    return run_summary(NAME, res, {
+        "mechanism": p["mechanism"],
+        "redundant_constraints": res.attributes.get("redundant_constraints", "").split("\n"),
+        "redundant_joints": res.attributes.get("redundant_joints", ""),
+        "energy_drift_J": float(energy.max() - energy.min()),
+        "final_positions_m": {b.name: res[f"body/{b.name}/position"][-1].tolist() for b in model.bodies},
+    })
 
 
 def linearization(params: dict | None = None) -> dict:

@@ -14,7 +14,6 @@ import numpy as np
 
 from flexmbs.catalog.validation import row
 
-CASE = "classic-mechanisms"
 ORIGIN_BRICARD = "own minimal-coordinate model (product of exponentials + Lagrange, DOP853 rtol 1e-9)"
 ORIGIN_PENDULUM = "I_O θ'' = -m g d sin θ (exact pendulum, DOP853 rtol 1e-12)"
 ORIGIN_GRUEBLER = "Grübler count vs known mobility"

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cases._common import pyplot, save_figure
+
 __all__ = ["plot_comparison"]
 
 LABELS = {"FX": ("FX21 + FX22 (along z17, down)", "kN", 1e-3), "FY": ("FY21 + FY22 (along z18, forward)", "kN", 1e-3),
@@ -13,13 +15,8 @@ def plot_comparison(time, truth: dict, estimate: dict, path: str, noisy: dict | 
                     window: float | None = 0.1, title: str = "") -> str:
     """Four panels: simulated truth, estimate from ideal sensors (and from noisy, filtered sensors); the last
     ``window`` seconds (all if None). Writes a PNG at ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     sel = time >= time[-1] - window if window else np.ones(time.size, dtype=bool)
-    fig, axes = plt.subplots(4, 1, figsize=(8, 9), sharex=True)
+    fig, axes = pyplot().subplots(4, 1, figsize=(8, 9), sharex=True)
     for ax, key in zip(axes, ("FX", "FY", "CZ21", "CZ22")):
         label, unit, scale = LABELS[key]
         ax.plot(time[sel], truth[key][sel] * scale, "k-", lw=2.0, label="simulated (truth)")
@@ -33,7 +30,4 @@ def plot_comparison(time, truth: dict, estimate: dict, path: str, noisy: dict | 
     axes[-1].set_xlabel("time [s]")
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=80)

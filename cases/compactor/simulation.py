@@ -14,6 +14,8 @@ import numpy as np
 from fem.errors import ModelError, SimulationError
 from flexmbs.catalog.parameters import override_defaults
 
+from cases._common import run_summary
+
 from .estimator import add_noise, estimate_contact, identified_parameters
 from .machine import GRAVITY, build_machine, static_front_load
 
@@ -25,13 +27,8 @@ SCENARIOS = ("static", "vibrating", "driving")
 def parameters(overrides: dict) -> dict:
     from .declaration import DEFAULTS, NAME
 
-    p = override_defaults(NAME, DEFAULTS, overrides)
-    if p["scenario"] not in SCENARIOS:
-        raise ModelError(f"{NAME}: scenario must be one of {', '.join(SCENARIOS)}, got {p['scenario']!r}")
-    if p["surface"] not in ("flat", "step"):
-        raise ModelError(f"{NAME}: surface must be flat or step, got {p['surface']!r}")
-    if p["support"] not in ("soil", "rigid"):
-        raise ModelError(f"{NAME}: support must be soil or rigid, got {p['support']!r}")
+    p = override_defaults(NAME, DEFAULTS, overrides,
+                          {"scenario": SCENARIOS, "surface": ("flat", "step"), "support": ("soil", "rigid")})
     if not 0.0 < p["exciter_frequency"] <= 100.0:
         raise ModelError(f"{NAME}: exciter_frequency must be in (0, 100] Hz (the class runs at 40-65 Hz)")
     return p
@@ -188,11 +185,4 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
                                                                            p["exciter_frequency"], t0)
             outputs[f"{key}_true_amplitude_at_exciter"] = amplitude_at(res.time, truth[key], p["exciter_frequency"],
                                                                        t0)
-    return {
-        "case": "compactor",
-        "t_end": float(res.time[-1]),
-        "steps": int(res.statistics["steps"]),
-        "wall_s": time.perf_counter() - start,
-        "max_constraint_violation": float(res.statistics["max_constraint_violation"]),
-        "outputs": outputs,
-    }
+    return run_summary("compactor", res, outputs, time.perf_counter() - start)

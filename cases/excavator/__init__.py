@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from cases import load_toml_defaults
+from cases._common import case_parameters
 
 NAME = "excavator"
 DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free fall energy check and 12 s digging "
@@ -28,11 +29,7 @@ SCENARIOS = ("free-fall", "free-fall-light", "digging", "digging-flexible-boom",
 DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "excavator.toml"))
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params`` (values converted to the default's type); unknown keys are an error."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params, {"scenario": SCENARIOS})
+parameters = case_parameters(NAME, DEFAULTS, {"scenario": SCENARIOS})
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

@@ -199,14 +199,16 @@ def stress_summary(res, info: dict) -> dict:
 
 def write_stress_outputs(res, info: dict, folder: str) -> list[str]:
     """Stress history at the most stressed output node (PNG, CSV)."""
-    from .plotting import new_figure, save_figure, write_csv
+    from cases._common import save_figure
+
+    from .plotting import new_figure, write_csv
 
     vm = von_mises_history(res, info["flexbody"], info.get("modes"))
     k = int(np.argmax(vm.max(axis=0)))
-    plt, fig, (ax,) = new_figure()
+    fig, (ax,) = new_figure()
     ax.plot(res.time, vm[:, k] / 1e6)
     ax.set(xlabel="time [s]", ylabel="von Mises [MPa]", title="boom: stress history at the most stressed node")
-    files = [save_figure(plt, fig, os.path.join(folder, "boom_stress.png"))]
+    files = [save_figure(fig, os.path.join(folder, "boom_stress.png"))]
     files.append(write_csv(os.path.join(folder, "boom_stress.csv"), {"time [s]": res.time,
                                                                        "von Mises [Pa]": vm[:, k]}))
     return files

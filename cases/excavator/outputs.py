@@ -12,9 +12,11 @@ import os
 
 import numpy as np
 
+from cases._common import pyplot, save_figure
+
 from . import geometry as geo
 from .mechanics import CYLINDER_NAMES
-from .plotting import new_figure, save_figure, write_csv
+from .plotting import new_figure, write_csv
 
 __all__ = ["output_folder", "summarise", "write_outputs", "draw_configuration", "frame_points", "pose_points",
            "configuration_figure", "compare_tip_paths", "tip_velocity", "base_motion", "energy_drift", "tip_travel",
@@ -90,16 +92,12 @@ def summarise(res, handles: dict, p: dict, flex_info: dict | None = None) -> dic
         drift = energy_drift(res)
         out.update({"energy_drift_rel": drift["drift_rel"], "energy_drift_J": drift["drift_J"],
                     "potential_energy_change_J": drift["potential_change_J"]})
-        strokes = {}
-        for cyl in CYLINDER_NAMES:
-            s = res[f"joint/{cyl}/translation"]
-            strokes[cyl] = [float(s.min() - s[0]), float(s.max() - s[0])]
-        out["cylinder_length_change_m"] = strokes
+        strokes = {cyl: res[f"joint/{cyl}/translation"] for cyl in CYLINDER_NAMES}
+        out["cylinder_length_change_m"] = {cyl: [float(s.min() - s[0]), float(s.max() - s[0])]
+                                           for cyl, s in strokes.items()}
         return out
-    pressures = {}
-    for key in CHAMBER_KEYS:
-        for chamber in ("A", "B"):
-            pressures[f"{key}_{chamber}"] = float(np.max(res[f"element/{key}/{chamber}.pressure"])) / 1e5
+    pressures = {f"{key}_{chamber}": float(np.max(res[f"element/{key}/{chamber}.pressure"])) / 1e5
+                 for key in CHAMBER_KEYS for chamber in ("A", "B")}
     out["max_pressure_bar"] = max(pressures.values())
     out["max_chamber_pressure_bar"] = pressures
     out["relief_cracking_bar"] = (1.0 + p["relief_margin"]) * p["supply_pressure"] / 1e5
@@ -157,13 +155,13 @@ def write_outputs(res, handles: dict, p: dict, folder: str, flex_info: dict | No
         files.append(write_csv(os.path.join(folder, "energy.csv"), {
             "time [s]": t, "kinetic [J]": e["kinetic"], "gravity [J]": e["gravity"], "springs [J]": e["springs"],
             "total [J]": e["total"], "tip x [m]": tip[:, 0], "tip y [m]": tip[:, 1]}))
-        plt, fig, (ax,) = new_figure()
+        fig, (ax,) = new_figure()
         for key, label in (("kinetic", "1 kinetic"), ("gravity", "2 potential (gravity)"), ("total", "3 total")):
             ax.plot(t, (e[key] - (e["gravity"][0] if key != "kinetic" else 0.0)) / 1e3, label=label)
         ax.set(xlabel="time [s]", ylabel="energy [kJ] (potential relative to t = 0)",
                title=f"free fall: energies (seed 001 Fig. 11), drift {drift['drift_rel']:.1e} of |dU|")
         ax.legend()
-        files.append(save_figure(plt, fig, os.path.join(folder, "energy.png")))
+        files.append(save_figure(fig, os.path.join(folder, "energy.png")))
         return files
     files += _digging_outputs(res, p, folder)
     if flex_info is not None:
@@ -174,7 +172,7 @@ def write_outputs(res, handles: dict, p: dict, folder: str, flex_info: dict | No
 
 
 def _plot_trajectory(res, p: dict, folder: str) -> str:
-    plt, fig, (ax,) = new_figure(height=5.0)
+    fig, (ax,) = new_figure(height=5.0)
     n = res.time.size
     for k in np.linspace(0, n - 1, 6).astype(int):
         draw_configuration(ax, frame_points(res, k), {"lw": 1.2, "alpha": 0.35 + 0.65 * k / max(1, n - 1)})
@@ -185,7 +183,7 @@ def _plot_trajectory(res, p: dict, folder: str) -> str:
     ax.set_aspect("equal")
     ax.set(xlabel="x [m]", ylabel="y [m]", title=f"{p['scenario']}: configurations and bucket-tip path")
     ax.legend(loc="lower left", fontsize=8)
-    return save_figure(plt, fig, os.path.join(folder, "trajectory.png"))
+    return save_figure(fig, os.path.join(folder, "trajectory.png"))
 
 
 def _digging_outputs(res, p: dict, folder: str) -> list[str]:
@@ -194,7 +192,7 @@ def _digging_outputs(res, p: dict, folder: str) -> list[str]:
     t = res.time
     files = []
     # Fig. 12, 13: extensions and valve openings
-    plt, fig, axes = new_figure(2)
+    fig, axes = new_figure(2)
     for key in ("stick", "bucket", "boom"):
         axes[0].plot(t, res[f"element/{key}/cylinder.position"] * 1e3, label=key)
         times, values = valve_opening_table(p, key)
@@ -202,9 +200,9 @@ def _digging_outputs(res, p: dict, folder: str) -> list[str]:
     axes[0].set(ylabel="stroke [mm]", title="cylinder strokes (Fig. 12) and valve openings x_v (Fig. 13)")
     axes[1].set(xlabel="time [s]", ylabel="x_v [mm]")
     axes[0].legend()
-    files.append(save_figure(plt, fig, os.path.join(folder, "strokes_valves.png")))
+    files.append(save_figure(fig, os.path.join(folder, "strokes_valves.png")))
     # Fig. 15: pressures
-    plt, fig, (ax,) = new_figure(height=4.0)
+    fig, (ax,) = new_figure(height=4.0)
     columns = {"time [s]": t}
     for key in ("stick", "bucket", "boom"):
         for chamber in ("A", "B"):
@@ -215,10 +213,10 @@ def _digging_outputs(res, p: dict, folder: str) -> list[str]:
     ax.axhline(p["supply_pressure"] / 1e5, color="0.5", ls="--", label="supply")
     ax.set(xlabel="time [s]", ylabel="pressure [bar]", title="chamber pressures (seed 001 Fig. 15)")
     ax.legend(fontsize=7, ncol=2)
-    files.append(save_figure(plt, fig, os.path.join(folder, "pressures.png")))
+    files.append(save_figure(fig, os.path.join(folder, "pressures.png")))
     files.append(write_csv(os.path.join(folder, "pressures.csv"), columns))
     # Fig. 16: cylinder velocities
-    plt, fig, (ax,) = new_figure()
+    fig, (ax,) = new_figure()
     columns = {"time [s]": t}
     for key in ("stick", "bucket", "boom"):
         v = res[f"element/{key}/cylinder.velocity"]
@@ -226,10 +224,10 @@ def _digging_outputs(res, p: dict, folder: str) -> list[str]:
         ax.plot(t, v * 1e3, label=key)
     ax.set(xlabel="time [s]", ylabel="velocity [mm/s]", title="cylinder velocities (seed 001 Fig. 16)")
     ax.legend()
-    files.append(save_figure(plt, fig, os.path.join(folder, "cylinder_velocities.png")))
+    files.append(save_figure(fig, os.path.join(folder, "cylinder_velocities.png")))
     files.append(write_csv(os.path.join(folder, "cylinder_velocities.csv"), columns))
     # Fig. 17: joint reactions
-    plt, fig, (ax,) = new_figure(height=4.0)
+    fig, (ax,) = new_figure(height=4.0)
     columns = {"time [s]": t}
     for joint in ("A", "D", "G"):
         f = res[f"joint/{joint}/force"]
@@ -238,23 +236,23 @@ def _digging_outputs(res, p: dict, folder: str) -> list[str]:
             ax.plot(t, f[:, k] / 1e3, label=f"{joint} {comp}")
     ax.set(xlabel="time [s]", ylabel="force [kN]", title="reactions in joints A, D, G on boom, stick, bucket (Fig. 17)")
     ax.legend(ncol=3, fontsize=8)
-    files.append(save_figure(plt, fig, os.path.join(folder, "joint_forces.png")))
+    files.append(save_figure(fig, os.path.join(folder, "joint_forces.png")))
     files.append(write_csv(os.path.join(folder, "joint_forces.csv"), columns))
     # Fig. 18: base motion
     base = base_motion(res, p)
-    plt, fig, axes = new_figure(2)
+    fig, axes = new_figure(2)
     axes[0].plot(t, (base["x"] - base["x"][0]) * 1e3, label="1 x")
     axes[0].plot(t, (base["y"] - base["y"][0]) * 1e3, label="2 y")
     axes[0].set(ylabel="displacement [mm]", title="base centre of mass and rotation (seed 001 Fig. 18)")
     axes[0].legend()
     axes[1].plot(t, np.degrees(base["rotation"]), label="3 rotation")
     axes[1].set(xlabel="time [s]", ylabel="rotation [deg]")
-    files.append(save_figure(plt, fig, os.path.join(folder, "base_motion.png")))
+    files.append(save_figure(fig, os.path.join(folder, "base_motion.png")))
     files.append(write_csv(os.path.join(folder, "base_motion.csv"), {
         "time [s]": t, "x [m]": base["x"], "y [m]": base["y"], "rotation [rad]": base["rotation"]}))
     # Fig. 19: tip velocity, digging force
     v = tip_velocity(res)
-    plt, fig, axes = new_figure(2)
+    fig, axes = new_figure(2)
     axes[0].plot(t, v[:, 0], label="1 x")
     axes[0].plot(t, v[:, 1], label="2 y")
     axes[0].plot(t, np.linalg.norm(v, axis=1), label="3 |v|")
@@ -264,7 +262,7 @@ def _digging_outputs(res, p: dict, folder: str) -> list[str]:
     axes[1].plot(t, res["force/digging/slice_thickness"] * 1e3 / 10, label="h [cm]")
     axes[1].set(xlabel="time [s]", ylabel="P [kN], h [cm]")
     axes[1].legend()
-    files.append(save_figure(plt, fig, os.path.join(folder, "tip_velocity.png")))
+    files.append(save_figure(fig, os.path.join(folder, "tip_velocity.png")))
     tip = res["marker/bucket.L/position"]
     files.append(write_csv(os.path.join(folder, "tip.csv"), {
         "time [s]": t, "x [m]": tip[:, 0], "y [m]": tip[:, 1], "vx [m/s]": v[:, 0], "vy [m/s]": v[:, 1],
@@ -289,7 +287,7 @@ def configuration_figure(p: dict, path: str, pose: dict | None = None) -> str:
     """The labelled configuration drawing of seed 001 Fig. 4 in the digging pose (docs/cases/excavator.png)."""
     from .mechanics import initial_pose, start_pose
 
-    plt, fig, (ax,) = new_figure(height=4.6)
+    fig, (ax,) = new_figure(height=4.6)
     pose = pose or initial_pose(p)
     ff = start_pose(p, "free-fall")
     draw_configuration(ax, pose_points(ff, p), {"lw": 1.0, "alpha": 0.25})
@@ -304,17 +302,12 @@ def configuration_figure(p: dict, path: str, pose: dict | None = None) -> str:
     ax.set_aspect("equal")
     ax.set(xlabel="x [m] (origin at the boom foot pin A)", ylabel="y [m]",
            title="excavator: digging start pose (solid), free-fall start (faint)")
-    return save_figure(plt, fig, path)
+    return save_figure(fig, path)
 
 
 def compare_tip_paths(res_full, res_light, folder: str) -> str:
     """Bucket-tip paths of the two free-fall variants (seed 001 Fig. 10a, 10b) and their distance over time."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.0, 4.2))
+    fig, (ax, ax2) = pyplot().subplots(1, 2, figsize=(9.0, 4.2))
     for res, label, style in ((res_full, "a) all 12 bodies with inertia", "-"),
                               (res_light, "b) only boom, stick, bucket with inertia", "--")):
         tip = res["marker/bucket.L/position"]
@@ -327,4 +320,4 @@ def compare_tip_paths(res_full, res_light, folder: str) -> str:
                              for k in range(2)])
     ax2.plot(t, np.linalg.norm(res_full["marker/bucket.L/position"][:, :2] - light, axis=1) * 1e3)
     ax2.set(xlabel="time [s]", ylabel="distance [mm]", title="distance between the two tip positions")
-    return save_figure(plt, fig, os.path.join(folder, "tip_paths_variants.png"))
+    return save_figure(fig, os.path.join(folder, "tip_paths_variants.png"))

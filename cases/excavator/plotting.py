@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import csv
 
+from cases._common import pyplot
+
 
 def write_csv(path: str, columns: dict) -> str:
     names = list(columns)
@@ -15,17 +17,5 @@ def write_csv(path: str, columns: dict) -> str:
 
 
 def new_figure(n_rows: int = 1, height: float = 3.2):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(n_rows, 1, figsize=(7.5, height * n_rows), sharex=True, squeeze=False)
-    return plt, fig, axes[:, 0]
-
-
-def save_figure(plt, fig, path: str) -> str:
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    fig, axes = pyplot().subplots(n_rows, 1, figsize=(7.5, height * n_rows), sharex=True, squeeze=False)
+    return fig, axes[:, 0]

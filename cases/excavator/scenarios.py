@@ -7,6 +7,8 @@ import time
 import flexmbs as fm
 from flexmbs import Distance
 
+from cases._common import run_summary
+
 from . import circuits, mechanics
 from .digging import DiggingForce, SoilOscillation
 from .scaling import ScaledCircuit
@@ -91,8 +93,5 @@ def run_scenario(p: dict, t_end: float | None, out: str | None, progress: bool) 
             res_other, _ = simulate_scenario(other, t_end)
             pair = (res, res_other) if p["scenario"] == "free-fall" else (res_other, res)
             summary["files"].append(outputs.compare_tip_paths(*pair, folder))
-    stats = res.statistics
-    return {"case": "excavator", "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
-            "wall_s": wall, "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
-            "outputs": summary}
+    return run_summary("excavator", res, summary, wall)
 

@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from cases._common import run_summary
+
 from .declaration import DEFAULTS, DESCRIPTION, NAME, PARAMETERS, parameters  # noqa: F401  (read by the registry here)
 
 
@@ -45,32 +47,23 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
 
     wall0 = time.perf_counter()
     res, eq, p = simulate_case(params, t_end, out, progress)
-    t_end = float(res.time[-1])
     linear = _linear_outputs(res, p)
     phi2 = res["joint/O1/rotation"]
     summary = response_summary(res.time, phi2, math.radians(p["phi2_deg"]), p["torque_t2"], p["settling_band"])
-    stats = res.statistics
-    return {
-        "case": NAME,
-        "t_end": t_end,
-        "steps": int(stats.get("steps", 0)),
-        "wall_s": time.perf_counter() - wall0,
-        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
-        "outputs": {
-            "friction_scale": p["friction_scale"],
-            "equilibrium_pressures_MPa": {k: eq[k] / 1e6 for k in ("p1", "p2", "p3")},
-            "paper_p2_MPa": PAPER_P2_MPA,
-            "equilibrium_cylinder_force_N": eq["cylinder_force"],
-            "settling_time_s": summary["settling_time_s"],
-            "response": summary["response"],
-            "zero_crossings_after_t2": summary["zero_crossings"],
-            "deflection_at_t2_deg": summary["deflection_at_t2_deg"],
-            "final_deviation_deg": summary["final_deviation_deg"],
-            "max_pressure_MPa": {k: float(np.max(res[f"element/hydraulics/{k}.pressure"])) / 1e6
-                                 for k in ("V1", "V2", "V3")},
-            **linear,
-        },
-    }
+    return run_summary(NAME, res, {
+        "friction_scale": p["friction_scale"],
+        "equilibrium_pressures_MPa": {k: eq[k] / 1e6 for k in ("p1", "p2", "p3")},
+        "paper_p2_MPa": PAPER_P2_MPA,
+        "equilibrium_cylinder_force_N": eq["cylinder_force"],
+        "settling_time_s": summary["settling_time_s"],
+        "response": summary["response"],
+        "zero_crossings_after_t2": summary["zero_crossings"],
+        "deflection_at_t2_deg": summary["deflection_at_t2_deg"],
+        "final_deviation_deg": summary["final_deviation_deg"],
+        "max_pressure_MPa": {k: float(np.max(res[f"element/hydraulics/{k}.pressure"])) / 1e6
+                             for k in ("V1", "V2", "V3")},
+        **linear,
+    }, time.perf_counter() - wall0)
 
 
 def _linear_outputs(res, p: dict) -> dict:

@@ -2,6 +2,8 @@
 with provenance, and :func:`parameters` (re-exported by the package; the case's own modules import them from here)."""
 from __future__ import annotations
 
+from cases._common import case_parameters
+
 NAME = "fourbar-hydraulic"
 DESCRIPTION = ("Hydraulically actuated four-bar (seed 002 §4): throttle, directional valve, three control volumes, "
                "Brown-McPhee friction; torque pulse and return to equilibrium (--set friction_scale=1|0.1|0.01)")
@@ -114,8 +116,4 @@ for _key, _spec in _PROVENANCE.items():
     PARAMETERS[_key] = {**_spec, **PARAMETERS.get(_key, {})}
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError naming the known ones."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params)
+parameters = case_parameters(NAME, DEFAULTS)

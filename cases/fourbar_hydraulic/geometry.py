@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 GRAVITY = 9.81  # m/s^2
 
@@ -86,8 +85,3 @@ def virtual_work_cylinder_force(phi2: float, lengths, masses, step: float = 1e-6
     dv = (potential_energy(phi2 + step, lengths, masses) - potential_energy(phi2 - step, lengths, masses)) / (2 * step)
     ds = (cylinder_length(phi2 + step, lengths) - cylinder_length(phi2 - step, lengths)) / (2 * step)
     return dv / ds
-
-
-def angle_where(lengths, condition, lo, hi) -> float:
-    """Root of ``condition(phi2)`` in ``[lo, hi]`` (helper for limits of the mechanism)."""
-    return brentq(condition, lo, hi)

@@ -14,6 +14,8 @@ import numpy as np
 
 import flexmbs as fm
 
+from cases._common import pyplot, save_figure
+
 from .assembly import build_model
 from .declaration import parameters
 
@@ -102,12 +104,7 @@ def compare_after_release(res, lin: fm.LinearModel, p: dict, window: float, samp
 
 def write_figure(path: str, params: dict | None = None) -> dict:
     """phi2(t) after t2, nonlinear vs linear, for the three scenarios; returns the comparisons."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=False)
+    fig, axes = pyplot().subplots(1, 3, figsize=(13, 3.8), sharey=False)
     results = {}
     for ax, (label, scale) in zip(axes, SCENARIOS.items()):
         cmp = linear_vs_nonlinear(dict(params or {}, friction_scale=scale))
@@ -121,7 +118,5 @@ def write_figure(path: str, params: dict | None = None) -> dict:
         ax.set_ylabel("phi2 [deg]")
     axes[0].legend(loc="upper right", fontsize=8)
     fig.suptitle("Four-bar (seed 002 §4.5): return to equilibrium after the torque pulse, from t2 = 1.5 s")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    save_figure(fig, path)
     return results

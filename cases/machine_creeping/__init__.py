@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from cases import load_toml_defaults
+from cases._common import case_parameters
 
 NAME = "machine-creeping"
 DESCRIPTION = ("Machine creeping on its pads (seed 003 ch. 5): flexible clamp unit (~150 modes) on 22 pads, moving "
@@ -23,11 +24,7 @@ DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "machine_c
 CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_drive": ("hydraulic", "servo")}
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params, CHOICES)
+parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

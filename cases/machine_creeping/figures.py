@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 
+from cases._common import pyplot, save_figure
+
 from .creep import force_ratio
 from .simulation import HIGH_PASS_HZ, PEAK_SEARCH_HZ, TABLE_MU
 
@@ -30,13 +32,9 @@ def save_histories(result: dict, folder: str) -> None:
 
 
 def figure(folder: str, out: str, start_time: float) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from scipy.signal import butter, sosfiltfilt
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = pyplot().subplots(1, 3, figsize=(13, 3.8))
     for scenario, colour in (("normal-cycle", "C0"), ("emergency-stop", "C1"), ("impact", "C3")):
         path = os.path.join(folder, f"hist_{scenario}.npz")
         if not os.path.exists(path):
@@ -72,8 +70,7 @@ def figure(folder: str, out: str, start_time: float) -> None:
     axes[1].legend(fontsize=7)
     axes[2].set(xlabel="floor μ", ylabel="displacement per cycle [mm] (0 drawn at 1e-3)", title="Table 5-2 form")
     axes[2].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=90)
+    save_figure(fig, out)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from cases import load_toml_defaults
+from cases._common import case_parameters
 
 NAME = "platen-stroke"
 DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts with friction, stroke cylinders, "
@@ -31,11 +32,7 @@ CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", 
            "study": ("none", "pid-ti")}
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params, CHOICES)
+parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,

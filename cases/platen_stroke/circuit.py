@@ -85,11 +85,3 @@ def build_circuit(params: dict, handles: dict, direction: int, max_velocity: flo
                                    transition_pressure=params["transition_pressure"]),
                 P="P", T="T", bore="bore", rod="rod")
     return circuit
-
-
-def line_volumes(params: dict) -> tuple[float, float]:
-    """Fixed (line) volumes of the rod and bore nodes, m³ (derived from Vr0, Vb0)."""
-    a_bore, a_rod = cylinder_areas(params)
-    margin, stroke = params["cylinder_margin"], params["stroke"]
-    return (params["rod_volume_at_close"] - 2.0 * a_rod * (stroke + margin),
-            params["bore_volume_at_close"] - 2.0 * a_bore * margin)

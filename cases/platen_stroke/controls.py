@@ -51,7 +51,6 @@ from hydraulics.signals import as_signal
 HOLD_TIME = 1e-3  # s, time constant of the command latch (holds the last PID output at switch-off)
 DECELERATION_PROFILES = ("constant", "cubic-spline", "time-ramp")
 PHASES = {"rest": 0, "acceleration": 1, "pid": 2, "open_loop": 3, "final": 4, "stop": 5, "full_open": 6}
-PHASE_NAMES = tuple(PHASES)
 
 
 def valve_gains(command, params: dict, linear: bool = False):

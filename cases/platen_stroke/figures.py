@@ -1,21 +1,18 @@
 """Stroke figure in the manner of seed 003 Figs. 4-8..4-11: travel, speed and reference, pressures, command, forces."""
 from __future__ import annotations
 
+from cases._common import pyplot, save_figure
+
 from .model import travel
 
 
 def stroke_figure(res, handles: dict, params: dict, settings: dict, path: str) -> str:
     """Four stacked panels over time; returns the PNG path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     t = res.time
     s = travel(res[f"element/hydraulics/y/{handles['gap'].name}"], params)
     speed = res["body/platen/velocity"][:, 0]
     ref = res["element/hydraulics/controller.velocity_reference"]
-    fig, axes = plt.subplots(4, 1, figsize=(8, 10), sharex=True)
+    fig, axes = pyplot().subplots(4, 1, figsize=(8, 10), sharex=True)
     ax = axes[0]
     ax.plot(t, 1e3 * speed, label="platen speed")
     ax.plot(t, 1e3 * ref, "--", label="reference")
@@ -43,10 +40,7 @@ def stroke_figure(res, handles: dict, params: dict, settings: dict, path: str) -
     axes[0].set_title(f"platen-stroke: {params['scenario']}")
     for a in axes:
         a.grid(True, lw=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 __all__ = ["stroke_figure"]

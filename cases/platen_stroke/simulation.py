@@ -8,6 +8,8 @@ import numpy as np
 
 import flexmbs as fm
 
+from cases._common import run_summary
+
 from .circuit import build_circuit
 from .controls import steady_velocity, trigger_distance
 from .model import build_mechanism, friction_at_speed, travel, weight
@@ -116,7 +118,7 @@ def summary(res, handles: dict, params: dict, settings: dict) -> dict:
     rest = t < t0
     v_plateau = settings["max_velocity"]
     cruise = (np.abs(speed - v_plateau) < 0.02 * v_plateau)
-    out = {
+    return {
         "scenario": params["scenario"],
         "stroke_time_s": None if t_end_stroke is None else t_end_stroke - t0,
         "stroke_completed": t_end_stroke is not None,
@@ -145,7 +147,6 @@ def summary(res, handles: dict, params: dict, settings: dict) -> dict:
         "final_mould_contact_force_N": float(res["force/mould/normal_force"][-1]),
         "final_speed_m_s": float(abs(res["body/platen/velocity"][-1][0])),
     }
-    return out
 
 
 def run_stroke(params: dict, t_end: float | None = None, out: str | None = None, progress: bool = False) -> dict:
@@ -158,10 +159,7 @@ def run_stroke(params: dict, t_end: float | None = None, out: str | None = None,
 
         stem = out[:-len(".results.h5")] if out.endswith(".results.h5") else out.rsplit(".", 1)[0]
         outputs["figure"] = stroke_figure(res, handles, params, settings, f"{stem}_stroke.png")
-    stats = res.statistics
-    return {"case": "platen-stroke", "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
-            "wall_s": time.perf_counter() - wall0,
-            "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)), "outputs": outputs}
+    return run_summary("platen-stroke", res, outputs, time.perf_counter() - wall0)
 
 
 def build_linearization_model(params: dict, lead: float = 0.002, command=None, settle_time: float = 1.0):

@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from fem.errors import ModelError, SimulationError
+from cases._common import run_summary
 from flexmbs.catalog.parameters import override_defaults
 
 __all__ = ["parameters", "link_flexbody", "build_model", "run_case", "slider_position", "slider_acceleration"]
@@ -128,20 +129,13 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
         raise SimulationError(f"slider-crank: {res.message}{kept}")
     deflection = midpoint_deflection(res)
     slider_force = res["joint/slider_pin/force"]
-    return {
-        "case": "slider-crank",
-        "t_end": float(res.time[-1]),
-        "steps": int(res.statistics["steps"]),
-        "wall_s": time.perf_counter() - start,
-        "max_constraint_violation": float(res.statistics["max_constraint_violation"]),
-        "outputs": {
-            "link_midpoint_deflection_max_m": float(deflection.max()),
-            "slider_force_max_N": float(np.abs(slider_force[:, 0]).max()),
-            "slider_force_x_min_N": float(slider_force[:, 0].min()),
-            "slider_force_x_max_N": float(slider_force[:, 0].max()),
-            "slider_stroke_m": float(np.ptp(res["body/slider/position"][:, 0])),
-            "link_frequencies_hz": [float(f) for f in flexbody.frequencies_hz],
-            "link_mass_kg": float(flexbody.invariants.mass),
-            "results_file": out,
-        },
-    }
+    return run_summary("slider-crank", res, {
+        "link_midpoint_deflection_max_m": float(deflection.max()),
+        "slider_force_max_N": float(np.abs(slider_force[:, 0]).max()),
+        "slider_force_x_min_N": float(slider_force[:, 0].min()),
+        "slider_force_x_max_N": float(slider_force[:, 0].max()),
+        "slider_stroke_m": float(np.ptp(res["body/slider/position"][:, 0])),
+        "link_frequencies_hz": [float(f) for f in flexbody.frequencies_hz],
+        "link_mass_kg": float(flexbody.invariants.mass),
+        "results_file": out,
+    }, time.perf_counter() - start)

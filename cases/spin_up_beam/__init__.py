@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 
+from cases._common import case_parameters, run_summary
+
 NAME = "spin-up-beam"
 DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
                "stiffening on or off (--set omega_s=10 --set geometric_stiffness=false)")
@@ -48,11 +50,7 @@ PARAMETERS = {
 }
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    return override_defaults(NAME, DEFAULTS, params)
+parameters = case_parameters(NAME, DEFAULTS)
 
 
 def hub_angle(t: float, omega_s: float, t_spin: float) -> float:
@@ -118,15 +116,9 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     d = tip_deflection(res, p)
     k = int(np.argmax(np.abs(d)))
     after = d[res.time > p["t_spin"]]
-    stats = res.statistics
-    return {
-        "case": NAME, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)),
-        "wall_s": float(stats.get("wall_time_s", 0.0)),
-        "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)),
-        "outputs": {"peak_tip_deflection_m": float(d[k]), "peak_time_s": float(res.time[k]),
-                    "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
-                    "geometric_stiffness": bool(p["geometric_stiffness"])},
-    }
+    return run_summary(NAME, res, {"peak_tip_deflection_m": float(d[k]), "peak_time_s": float(res.time[k]),
+                                   "amplitude_after_spin_up_m": float(np.abs(after).max()) if after.size else None,
+                                   "geometric_stiffness": bool(p["geometric_stiffness"])})
 
 
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from flexmbs.catalog.validation import row, skipped_rows, trend_row
 
-CASE = "spin-up-beam"
 SOUTHWELL_K = 1.193  # first mode of a uniform cantilever
 ORIGIN_SOUTHWELL = "Southwell law ω² = ω₀² + (k − 1)Ω² in plane, ω₀² + kΩ² out of plane, k = 1.193"
 ORIGIN_COROTATIONAL = "geometrically exact co-rotational beam, 40 elements (cases/spin_up_beam/corotational.py)"

@@ -1,0 +1,42 @@
+"""Helpers shared by the cases: each case's ``parameters``, the summary its ``run`` returns and matplotlib for the
+figures."""
+from __future__ import annotations
+
+from flexmbs.catalog.parameters import override_defaults
+
+
+def case_parameters(name: str, defaults: dict, choices: dict | None = None):
+    """The case's ``parameters(params=None)``: ``defaults`` updated with ``params`` (converted to the default's
+    type); unknown keys and values outside ``choices`` are a ModelError (:func:`override_defaults`)."""
+    def parameters(params: dict | None = None) -> dict:
+        """``DEFAULTS`` updated with ``params`` (converted to the default's type); unknown keys are a ModelError."""
+        return override_defaults(name, defaults, params, choices)
+
+    return parameters
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported on first use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: str, dpi: int = 90) -> str:
+    """Lay ``fig`` out, write it to ``path`` (PNG) and close it; returns ``path``."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
+
+
+def run_summary(case: str, res, outputs: dict, wall_s: float | None = None, **extra) -> dict:
+    """The JSON-able summary of a case's ``run``: ``case``, ``t_end`` (the last sample), ``steps``, the ``extra``
+    keys, ``wall_s`` (default: the solver's wall time), ``max_constraint_violation`` and ``outputs``."""
+    stats = res.statistics
+    return {"case": case, "t_end": float(res.time[-1]), "steps": int(stats.get("steps", 0)), **extra,
+            "wall_s": float(stats.get("wall_time_s", 0.0)) if wall_s is None else wall_s,
+            "max_constraint_violation": float(stats.get("max_constraint_violation", 0.0)), "outputs": outputs}
