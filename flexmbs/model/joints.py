@@ -113,15 +113,22 @@ class Joint:
         self.drivers: list[tuple[str, callable]] = []
         self.row_mask: np.ndarray | None = None  # planar models drop out-of-plane rows
         self.offset = 0  # first row in the system's constraint vector
-        if self.PRIMITIVES:  # 3 rows per point coincidence, 1 per other basic constraint
-            self.n_base = sum(3 if p[0] == "point" else 1 for p in self.PRIMITIVES)
+        rows = self.declared_rows()
+        if rows:  # 3 rows per point coincidence, 1 per other basic constraint
+            self.n_base = sum(3 if p[0] == "point" else 1 for p in rows)
 
     # --- equations ---------------------------------------------------------------------------------
+    def declared_rows(self) -> tuple:
+        """The basic constraints of this joint: its ``PRIMITIVES``, or those of the nearest library class it derives
+        from (a user's subclass with ``PRIMITIVES = ()`` keeps its library's rows, evaluated in Python)."""
+        return self.PRIMITIVES or next((c.PRIMITIVES for c in type(self).__mro__ if getattr(c, "PRIMITIVES", ())), ())
+
     def base_rows(self, si, sj):
-        """Residual (k,) and Jacobians (k, n_i), (k, n_j) of the base rows: those of ``PRIMITIVES``."""
-        if not self.PRIMITIVES:  # pragma: no cover - a custom joint defines its own
+        """Residual (k,) and Jacobians (k, n_i), (k, n_j) of the base rows: those of :meth:`declared_rows`."""
+        rows = self.declared_rows()
+        if not rows:  # pragma: no cover - a custom joint defines its own
             raise NotImplementedError
-        return primitive_rows(self.PRIMITIVES, si, sj)
+        return primitive_rows(rows, si, sj)
 
     def coordinate(self, which: str, si, sj):
         """Value, Jacobians (n_i,), (n_j,) and rate of joint coordinate ``which``."""
