@@ -28,7 +28,7 @@ import numpy as np
 from flexmbs.model.markers import Marker
 
 from .samples import int_array
-from .system import HoldsSystem, measure, to_coordinates_rows
+from .system import HoldsSystem, add_joint_rows, measure
 
 __all__ = ["PythonParts"]
 
@@ -205,15 +205,10 @@ class PythonParts(HoldsSystem):
     def _joint(self, i, ctx) -> tuple[np.ndarray, np.ndarray]:
         """Rows ``Φ`` and ``Φ_q`` of Python joint ``i`` (``System._joint_rows``)."""
         self.calls += 1
-        joint = self.joint_rows[i][0]
-        mi, mj = joint.marker_i, joint.marker_j
-        res, ji, jj = joint.equations(ctx.marker(mi), ctx.marker(mj), ctx.t)
-        n = self.joint_rows[i][3]
+        joint, _, _, n = self.joint_rows[i]
+        res, ji, jj = joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), ctx.t)
         jac = np.zeros((n, self.system.n_q))
-        if not mi.on_ground:
-            jac[:, mi.body.slice] += to_coordinates_rows(np.asarray(ji)[:n], ctx.kin[mi.body.index])
-        if not mj.on_ground:
-            jac[:, mj.body.slice] += to_coordinates_rows(np.asarray(jj)[:n], ctx.kin[mj.body.index])
+        add_joint_rows(jac, slice(None), joint, np.asarray(ji)[:n], np.asarray(jj)[:n], ctx.kin)
         return np.asarray(res, dtype=float)[:n], jac
 
     def _put_joint(self, i, phi, jac, target_phi, target_jac) -> None:

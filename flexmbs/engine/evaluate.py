@@ -104,12 +104,8 @@ class Evaluator(HoldsSystem):
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
         system = self.system
-        q0, v0, z0, t0 = self._at
-        q0 = q0 if q is None else _flat(q)
-        v0 = v0 if v is None else _flat(v)
-        z0 = z0 if z is None else _flat(z)
-        t0 = t0 if t is None else float(t)
-        self._at = (q0, v0, z0, t0)
+        self._at = q0, v0, z0, t0 = tuple(old if new is None else convert(new) for old, new, convert in
+                                          zip(self._at, (q, v, z, t), (_flat, _flat, _flat, float)))
         zero_q, zero_z = np.zeros(system.n_q), np.zeros(system.n_z)
         state = StepState(t0, q0, v0, zero_q, zero_q, z0, zero_z, zero_z, np.zeros(system.n_c))
         self._keep = None if system.row_keep is None else np.array(system.row_keep)
@@ -218,20 +214,19 @@ class Evaluator(HoldsSystem):
             except np.linalg.LinAlgError:  # exactly singular (scipy's LU gave non-finite values there)
                 return None
             return (sol[:n_q], sol[n_q:], zdot) if np.isfinite(sol).all() else None
-        try:
+        try:  # friction from the reactions (loop.consistent_sample): one factorization, several solves
             lu = sla.lu_factor(kkt, check_finite=False)
         except (np.linalg.LinAlgError, ValueError):
             return None
         sol = sla.lu_solve(lu, rhs, check_finite=False)
-        if p.mi[30][0]:  # friction from the reactions (loop.consistent_sample)
-            for _ in range(REACTION_PASSES):
-                lam = sol[n_q:]
-                res = self._residual(t, q, v, zero_q, z, lam, constraints=False)[0]
-                new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
-                change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
-                sol = new
-                if change <= REACTION_RTOL * max(np.max(np.abs(new[n_q:]), initial=0.0), 1e-300):
-                    break
+        for _ in range(REACTION_PASSES):
+            lam = sol[n_q:]
+            res = self._residual(t, q, v, zero_q, z, lam, constraints=False)[0]
+            new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+            change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
+            sol = new
+            if change <= REACTION_RTOL * max(np.max(np.abs(new[n_q:]), initial=0.0), 1e-300):
+                break
         if not np.all(np.isfinite(sol)):
             return None
         return sol[:n_q], sol[n_q:], zdot
@@ -245,7 +240,6 @@ class Evaluator(HoldsSystem):
                         p.callback)
         self._check()
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
-
 
     def plan_for_run(self, integ, state):
         """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.plan.
@@ -268,14 +262,14 @@ class Evaluator(HoldsSystem):
         self.follow_angles(state.q, state.v, state.t)
         return p
 
+
 def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
     """The system's :class:`Evaluator`, kept on the system (built once; rebuilt when its kept rows change)."""
     found = getattr(system, "_evaluator", None)
     if found is None:
         found = Evaluator(system, q, v, z, t)
-        found._system = weakref.ref(system)  # the system holds the evaluator: no reference cycle
-        if found.plan is not None:
-            found.plan.hold_system_weakly()
+        found.hold_system_weakly()  # the system holds the evaluator: no reference cycle
+        found.plan.hold_system_weakly()
         system._evaluator = found
     return found
 

@@ -191,9 +191,7 @@ class Recorder:
         if self.request is not None:  # the requested signals only (Python's samples: the run's last, a static one)
             row = {key: value for key, value in row.items() if key in self.request}
         if self.n_samples == 0 or len(row) != self._n_keys:
-            for key in row:
-                if key not in self.units:
-                    self.units[key] = ""
+            self.units.update({key: "" for key in row if key not in self.units})  # (undeclared signals)
             self._n_keys = len(row)
         self.n_samples += 1
         self.last_time = float(t)
@@ -217,9 +215,7 @@ class Recorder:
         maps full signal names to arrays with one row per time, ``states`` is ``(q, v, z)`` with one row each."""
         if not len(times):
             return
-        for key in columns:
-            if key not in self.units:
-                self.units[key] = ""
+        self.units.update({key: "" for key in columns if key not in self.units})  # (undeclared signals)
         self.n_samples += len(times)
         self.last_time = float(times[-1])
         self.extremes.update_block(times, columns, self.units)

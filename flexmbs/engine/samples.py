@@ -27,6 +27,10 @@ __all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
 #: the positions of the buffers in ``Sampler.bf`` (plan_fields.ALIASES: sample_times, ...)
 (_TIMES, _H, _ITERATIONS, _VIOLATION, _Q, _V, _Z, _OMEGA, _MARKERS, _Y, _FY, _OUT, _INT, _JF, _JT, _JC, _FO, _KO, _LAM,
  _FALLBACKS, _COUNT) = range(21)
+# the work of a sample that recorded buffers need (Sampler.request): joint/NAME/force and torque; joint/NAME/rotation
+# and translation; force/NAME/KEY of the force kernels; element/NAME/KEY of the element kernels
+_SAMPLE_WORK = (((_JF, _JT), SAMPLE_REACTIONS | SAMPLE_JOINTS), ((_JC,), SAMPLE_COORDINATES),
+                ((_KO,), SAMPLE_FORCE_OUTPUTS), ((_OUT,), SAMPLE_ELEMENT_OUTPUTS))
 CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
 # error (full disk) then stops the run within 256 samples
 
@@ -128,17 +132,10 @@ class Sampler(HoldsSystem):
         # the recorded columns (each name asked once; the flushes use them): the buffers they read say the work
         self._plan = self._column_plan()
         used = self._plan[3]
-        work = 0
-        if _JF in used or _JT in used:  # joint/NAME/force, torque
-            work |= SAMPLE_REACTIONS | SAMPLE_JOINTS
-        if python_signals:
-            work |= SAMPLE_REACTIONS
-        if _JC in used:  # joint/NAME/rotation, translation
-            work |= SAMPLE_COORDINATES
-        if _KO in used:  # force/NAME/KEY of the force kernels
-            work |= SAMPLE_FORCE_OUTPUTS
-        if _OUT in used:  # element/NAME/KEY of the element kernels
-            work |= SAMPLE_ELEMENT_OUTPUTS
+        work = SAMPLE_REACTIONS if python_signals else 0
+        for buffers, bits in _SAMPLE_WORK:
+            if not used.isdisjoint(buffers):
+                work |= bits
         count[1] = work
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
@@ -256,9 +253,7 @@ class Sampler(HoldsSystem):
                 ctx.z = Z[r].copy()
                 rows.append({f"force/{f.name}/{key}": float(value) for f in python_forces
                              for key, value in f.outputs(ctx).items()})
-            for key in rows[0]:
-                if selection is None or key in selection:
-                    cols[key] = np.array([row[key] for row in rows])
+            _columns(rows, selection, cols)
         for key, b, index in elements:
             cols[key] = head[b][index].copy()
         python_elements = self._python
@@ -282,9 +277,7 @@ class Sampler(HoldsSystem):
                 self._angle_refs = [getattr(m, "_last", None) for m in angles]
             for m, ref in zip(angles, current):
                 m._last = ref
-            for key in rows[0]:
-                if selection is None or key in selection:
-                    cols[key] = np.array([row[key] for row in rows])
+            _columns(rows, selection, cols)
         for key, b, index in last:
             cols[key] = head[b][index].copy()
         # (np.maximum.reduce: ndarray.max without its Python wrapper)
@@ -295,3 +288,11 @@ class Sampler(HoldsSystem):
             FB[:] = 0.0
         recorder.record_block(times[:n].copy(), cols, (Q[:n].copy(), V[:n].copy(), Z[:n].copy()))
         cnt[0] = 0
+
+
+def _columns(rows: list[dict], selection, cols: dict) -> None:
+    """The Python parts' signals of the samples ``rows`` (one dict each) into ``cols`` as columns, the requested
+    ones (``selection``, an OutputRequest; None: all)."""
+    for key in rows[0]:
+        if selection is None or key in selection:
+            cols[key] = np.array([row[key] for row in rows])

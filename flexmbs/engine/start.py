@@ -28,13 +28,9 @@ STEP_GROWTH_MAX = 1.5
 SAFETY = 0.85
 
 
-def software_version() -> str:
-    return __version__
-
-
 def run_attributes(model, case, parameters) -> dict:
     return {"case": case or model.name, "model": model.name, "software": "flexmbs",
-            "software_version": software_version(), "parameters": dict(parameters or model.parameters or {})}
+            "software_version": __version__, "parameters": dict(parameters or model.parameters or {})}
 
 
 def consistent_start(system, static: bool, quasi_static_elastic: bool = True):
