@@ -19,8 +19,8 @@ import numpy as np
 from .force_elements import N_OUT
 from .loop import (SAMPLE_ALL, SAMPLE_COORDINATES, SAMPLE_ELEMENT_OUTPUTS, SAMPLE_FORCE_OUTPUTS, SAMPLE_JOINTS,
                    SAMPLE_REACTIONS)
-from .recorder import Recorder
-from .system import HoldsSystem, measure
+from .recorder import Recorder, element_signals
+from .system import HoldsSystem
 
 __all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
 
@@ -145,19 +145,7 @@ class Sampler(HoldsSystem):
         ctx.z = z.copy()
         out: dict = {}
         for k in python_elements:
-            element = system.elements[k]
-            prefix = f"element/{element.name}/"
-            z_e = ctx.z[system.z_offsets[k]:system.z_offsets[k + 1]]
-            for i, name in enumerate(element.state_names):
-                out[prefix + name] = float(z_e[i])
-            y, ydot, _ = measure(ctx, element.measurements)
-            forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
-            for meas, value, force in zip(element.measurements, y.tolist(), forces.tolist()):
-                out[f"{prefix}y/{meas.name}"] = value
-                out[f"{prefix}force/{meas.name}"] = force
-            if hasattr(element, "outputs"):
-                for key, value in element.outputs(t, z_e, y, ydot).items():
-                    out[prefix + key] = value
+            element_signals(out, ctx, system.elements[k], ctx.z[system.z_offsets[k]:system.z_offsets[k + 1]], t)
         if user_joints:
             system.constraints(ctx)  # the joints' rows (Context.joint_reaction reads them)
         for joint in user_joints:
