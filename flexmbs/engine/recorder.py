@@ -37,8 +37,6 @@ class Recorder:
         self.system = system
         self.times: list[float] = []  # in-memory runs only
         self.rows: list[dict] = []
-        self.units: dict[str, str] = {}
-        self.components: dict[str, list] = {}
         self.attributes = attributes or {}
         self.states: list = []
         self.blocks: list = []  # in-memory runs of the compiled step: (times, columns, states) per block
@@ -48,10 +46,10 @@ class Recorder:
         self.extremes = Extremes(system)  # running extremes for the plausibility guards
         declared = getattr(outputs, "declared", None)  # check_outputs declared the signals for this system already
         if declared is not None and declared[0] is system:
-            self.units, self.components = declared[1], declared[2]
             outputs.declared = None  # (this recorder's from now on)
         else:
-            self._declare()
+            declared = (system, *_declare(system))
+        self.units, self.components = declared[1], declared[2]  # unit per signal; components of vector signals
         # a pattern matching nothing: ModelError, no file yet (an OutputRequest: checked by the caller already)
         self.request = outputs if isinstance(outputs, OutputRequest) else request_outputs(outputs, self.units)
         if self.request is not None:
@@ -67,54 +65,17 @@ class Recorder:
         """The :class:`OutputRequest` of ``outputs`` for ``system``'s signals (None: all), before anything runs."""
         if outputs is None:
             return None
-        declared = cls.__new__(cls)
-        declared.system, declared.units, declared.components = system, {}, {}
-        declared._declare()
-        request = request_outputs(outputs, declared.units)
+        units, components = _declare(system)
+        request = request_outputs(outputs, units)
         # the recorder of this run takes the declared signals over instead of declaring them again
-        request.declared = (system, declared.units, declared.components)
+        request.declared = (system, units, components)
         return request
-
-    def _declare(self):
-        u, c = self.units, self.components
-        for body in self.system.bodies:
-            base = f"body/{body.name}/"
-            for key, unit, comps in _BODY_SIGNALS:
-                u[base + key], c[base + key] = unit, comps
-            if body.n_modes:
-                u[base + "modal_coordinates"] = "m kg^0.5"
-                c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
-        for marker in self.system.model.markers:
-            key = f"marker/{marker.name}/position"
-            u[key], c[key] = "m", XYZ
-        for joint in self.system.model.joints:
-            base = f"joint/{joint.name}/"
-            u[base + "force"], c[base + "force"] = "N", XYZ
-            u[base + "torque"], c[base + "torque"] = "N m", XYZ
-            for which in joint.coordinates:
-                u[base + which] = "rad" if which == "rotation" else "m"
-        for force in self.system.forces:
-            for key, unit in force.output_units.items():
-                u[f"force/{force.name}/{key}"] = unit
-        for element in self.system.elements:
-            prefix = f"element/{element.name}/"
-            for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
-                u[prefix + name] = unit
-            for meas in element.measurements:
-                unit = getattr(meas, "unit", "")
-                u[f"{prefix}y/{meas.name}"] = unit
-                u[f"{prefix}force/{meas.name}"] = _FORCE_UNITS.get(unit, "")
-            # (one update per table: the same keys, order and units as one assignment each, in a third of the time)
-            u.update({prefix + key: unit for key, unit in getattr(element, "output_units", {}).items()})
-            if hasattr(element, "integrands"):  # running integrals over the accepted steps
-                u.update({prefix + key: unit for key, unit in getattr(element, "integral_units", {}).items()})
-        u.update(_SOLVER_UNITS)
 
     def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
         """Append one sample (``ctx``: a context at the same state, reused for its marker states and for the
         state elements' ``(z_e, y, ẏ, f)`` that :meth:`flexmbs.engine.system.System._state_elements` left on it;
         ``extra``: more signals by full name, e.g. the running integrals of state elements). The row's key order
-        is the one of :meth:`_declare`."""
+        is the one of :func:`_declare`."""
         system = self.system
         if ctx is None:
             ctx = system.context(q, v, t, lam)
@@ -244,6 +205,45 @@ class Recorder:
         if states is not None:
             results.states = dict(zip(("q", "v", "z"), states))
         return results
+
+
+def _declare(system) -> tuple[dict, dict]:
+    """The unit of each of ``system``'s signals and the component names of its vector signals, in the results'
+    order."""
+    u, c = {}, {}
+    for body in system.bodies:
+        base = f"body/{body.name}/"
+        for key, unit, comps in _BODY_SIGNALS:
+            u[base + key], c[base + key] = unit, comps
+        if body.n_modes:
+            u[base + "modal_coordinates"] = "m kg^0.5"
+            c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
+    for marker in system.model.markers:
+        key = f"marker/{marker.name}/position"
+        u[key], c[key] = "m", XYZ
+    for joint in system.model.joints:
+        base = f"joint/{joint.name}/"
+        u[base + "force"], c[base + "force"] = "N", XYZ
+        u[base + "torque"], c[base + "torque"] = "N m", XYZ
+        for which in joint.coordinates:
+            u[base + which] = "rad" if which == "rotation" else "m"
+    for force in system.forces:
+        for key, unit in force.output_units.items():
+            u[f"force/{force.name}/{key}"] = unit
+    for element in system.elements:
+        prefix = f"element/{element.name}/"
+        for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
+            u[prefix + name] = unit
+        for meas in element.measurements:
+            unit = getattr(meas, "unit", "")
+            u[f"{prefix}y/{meas.name}"] = unit
+            u[f"{prefix}force/{meas.name}"] = _FORCE_UNITS.get(unit, "")
+        # (one update per table: the same keys, order and units as one assignment each, in a third of the time)
+        u.update({prefix + key: unit for key, unit in getattr(element, "output_units", {}).items()})
+        if hasattr(element, "integrands"):  # running integrals over the accepted steps
+            u.update({prefix + key: unit for key, unit in getattr(element, "integral_units", {}).items()})
+    u.update(_SOLVER_UNITS)
+    return u, c
 
 
 def element_signals(row: dict, ctx, element, z_e: np.ndarray, t: float, kept=None) -> None:

@@ -131,8 +131,6 @@ def redundancy_report(system, jacobian: np.ndarray, kept: np.ndarray,
 def check_dropped_rows(system, phi_all: np.ndarray, jacobian: np.ndarray, kept: np.ndarray,
                        dropped: np.ndarray, tol: float = CONSISTENCY_TOL) -> None:
     """Raise :class:`ModelError` naming the joints that disagree if a dropped equation does not hold."""
-    if not dropped.size:
-        return
     bad = dropped[np.abs(phi_all[dropped]) > tol]
     if not bad.size:
         return

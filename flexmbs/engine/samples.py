@@ -68,31 +68,20 @@ class Sampler(HoldsSystem):
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
-        side, on_j, body, mi, mj, rj, rpos, rlam = [], [], [], [], [], [], [], []
-        for j, joint in enumerate(joints):
-            j_side = not joint.marker_j.on_ground
-            marker = joint.marker_j if j_side else joint.marker_i
-            side.append(marker.index)
-            on_j.append(1 if j_side else 0)
-            body.append(marker.body.index)
-            mi.append(joint.marker_i.index)
-            mj.append(joint.marker_j.index)
-            for pos in cc.positions.get(joint, ()):  # a user's joint: in Python (flush)
-                rj.append(j)
-                rpos.append(pos)
-                rlam.append(cc.rows[pos])
-            if not len(drivers):  # no prescribed motion (most models): nothing below, nor its row count
-                continue
-            first = joint.offset + joint.n_equations - len(joint.drivers)
-            for row, pos in zip(drivers[:, 0], drivers[:, 5]):  # the prescribed motions' rows (driving loads)
-                if first <= row < joint.offset + joint.n_equations:
-                    rj.append(j)
-                    rpos.append(pos)
-                    rlam.append(row)
+        sides = [joint.marker_i if joint.marker_j.on_ground else joint.marker_j for joint in joints]  # (reactions)
+        reactions = []  # (joint, position among the compiled rows, multiplier row) of each row of a reaction
+        for j, joint in enumerate(joints):  # (a user's joint has no compiled rows: its reactions in Python, flush)
+            reactions += [(j, pos, cc.rows[pos]) for pos in cc.positions.get(joint, ())]
+            if len(drivers):  # the prescribed motions' rows (driving loads; most models have none)
+                first, end = joint.offset + joint.n_equations - len(joint.drivers), joint.offset + joint.n_equations
+                reactions += [(j, pos, row) for row, pos in zip(drivers[:, 0], drivers[:, 5]) if first <= row < end]
         coords = [(joint, which) for joint in joints for which in joint.coordinates]
         # each element's first output column (Python integers: _column_plan adds to them per column)
         self.out_offsets = [0, *itertools.accumulate(len(names) for names in elements_out)]
-        self.sp = tuple(int_arrays([len(model_markers)], side, on_j, body, mi, mj, rj, rpos, rlam,
+        self.sp = tuple(int_arrays([len(model_markers)], [m.index for m in sides],
+                                   [int(not joint.marker_j.on_ground) for joint in joints], [m.body.index for m in sides],
+                                   [joint.marker_i.index for joint in joints], [joint.marker_j.index for joint in joints],
+                                   *([r[i] for r in reactions] for i in range(3)),
                                    [j.marker_i.index for j, _ in coords], [j.marker_j.index for j, _ in coords],
                                    [0 if w == "rotation" else 1 for _, w in coords], self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
@@ -105,7 +94,7 @@ class Sampler(HoldsSystem):
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.array([0, SAMPLE_ALL], dtype=np.int64))  # [samples in the buffer, the work of a sample]
         self.selection = None  # the run's OutputRequest (None: every signal)
-        self._system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        self._system, self.elements_out, self.integral_keys = system, elements_out, integral_keys
         compiled = set(self.compiled_elements)
         self._python = [k for k in range(len(system.elements)) if k not in compiled]  # (the state elements in Python)
         # the Python elements' angles at the last sample (at first their evaluation at the start)
