@@ -71,9 +71,8 @@ class _StepScales:
     def __init__(self, system):
         self._rotation = np.array([b.offset + k for b in system.bodies for k in range(3, 7)], dtype=int)
         self._scale_q = np.zeros(system.n_q)
-        units = 0
-        for element in system.elements:  # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
-            units += len(getattr(element, "state_units", element.state_names))
+        # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
+        units = sum(len(getattr(element, "state_units", element.state_names)) for element in system.elements)
         self._scale_z = np.zeros(min(units, system.n_z))
 
 
@@ -94,8 +93,6 @@ class Evaluator(HoldsSystem):
         q0, v0, z0 = system.initial_state() if q is None or z is None else (None, None, None)
         self._at = (_flat(q if q is not None else q0), _flat(v if v is not None else np.zeros(system.n_q)),
                     _flat(z if z is not None else z0), float(t))
-        self.plan = None
-        self._keep = None
         self.rebuild()
 
     _holder = "evaluator"  # (the one-line message of HoldsSystem.system)
@@ -166,18 +163,15 @@ class Evaluator(HoldsSystem):
         self._check()
         return out
 
-    def constraints(self, q, t: float = 0.0, v=None, all_rows: bool = False):
-        """``Φ`` and ``Φ_q`` at ``(t, q)``: the kept rows, or with ``all_rows`` every row (redundant ones too)."""
+    def constraints(self, q, t: float = 0.0):
+        """``Φ`` and ``Φ_q`` of the kept rows at ``(t, q)``."""
         system = self.system
         self._follow_rows()
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
-        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.struct,
-                             p.callback, phi, jac)
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, p.callback, phi, jac)
         self._check()
-        if all_rows:
-            return p.ws[12].copy(), p.ws[13].copy()
         return phi, jac
 
     def constraint_rate(self, q, t: float, dt: float = 1e-6) -> np.ndarray:

@@ -218,9 +218,7 @@ class Sampler(HoldsSystem):
             plan = self._plan = self._column_plan()
         first, elements, last, used = plan
         head = {b: self.bf[b][:n] for b in used}  # the buffers' first n rows
-        cols: dict = {}
-        for key, b, index in first:
-            cols[key] = head[b][index].copy()
+        cols = {key: head[b][index].copy() for key, b, index in first}
         selection = self.selection
         python_forces = [f for f in self.python_forces if selection is None or selection.any_under(f"force/{f.name}/")]
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
@@ -231,8 +229,7 @@ class Sampler(HoldsSystem):
                 rows.append({f"force/{f.name}/{key}": float(value) for f in python_forces
                              for key, value in f.outputs(ctx).items()})
             _columns(rows, selection, cols)
-        for key, b, index in elements:
-            cols[key] = head[b][index].copy()
+        cols.update({key: head[b][index].copy() for key, b, index in elements})
         python_elements = self._python
         user_joints = list(system.fallback_joints)
         if selection is not None:  # only the parts with a recorded signal
@@ -255,8 +252,7 @@ class Sampler(HoldsSystem):
             for m, ref in zip(angles, current):
                 m._last = ref
             _columns(rows, selection, cols)
-        for key, b, index in last:
-            cols[key] = head[b][index].copy()
+        cols.update({key: head[b][index].copy() for key, b, index in last})
         # (np.maximum.reduce: ndarray.max without its Python wrapper)
         stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(np.maximum.reduce(viol[:n])))
         if FB[0]:

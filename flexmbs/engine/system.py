@@ -283,12 +283,10 @@ class System:
         for joint in self.joints:  # a previous planar run may have masked rows
             joint.row_mask = None
         if model.planar:  # the guides' markers join the grouped markers (one grouping: issue 41, the start)
-            model_joints = list(self.joints)
             self._add_planar_guides()
-            self._group_markers()
-            self._mask_out_of_plane(model_joints)
-        else:
-            self._group_markers()
+        self._group_markers()
+        if model.planar:  # the model's joints (the guides after them)
+            self._mask_out_of_plane(self.joints[:len(model.joints)])
         self.forces = model.forces
         self.elements = model.elements
         for element in self.elements:
