@@ -187,14 +187,12 @@ class Recorder:
                 if self.scratch:
                     results.path = None
                 return results
-        data, states = {}, None
+        states = None
         if self.blocks:  # the compiled step's columns: joined, not split into rows and stacked again
             times, data, states = self._join_blocks()
         else:
             times = np.array(self.times)
-            if self.rows:
-                for key in self.rows[0]:
-                    data[key] = np.array([r[key] for r in self.rows])
+            data = {key: np.array([r[key] for r in self.rows]) for key in (self.rows[0] if self.rows else ())}
             if self.states:
                 states = [np.array([s[k] for s in self.states]) for k in range(3)]
         units = {k: self.units[k] for k in data}

@@ -34,11 +34,10 @@ def run_attributes(model, case, parameters) -> dict:
 
 
 def consistent_start(system, static: bool, quasi_static_elastic: bool = True):
-    q0, v0, z0 = system.initial_state()
+    q0, v0, z = system.initial_state()
     q = assemble_positions(system, q0)
-    z = z0
     if static:
-        q, z, _ = _static(system, q, z0)
+        q, z, _ = _static(system, q, z)
         v = np.zeros_like(q)
     else:
         v = project_velocities(system, q, v0)
@@ -53,11 +52,8 @@ def consistent_start(system, static: bool, quasi_static_elastic: bool = True):
 
 def add_fallback(system, text: str) -> None:
     """Record a fallback on the system (collected into the results by :func:`_simulate`)."""
-    notes = getattr(system, "fallback_notes", None)
-    if notes is None:
-        notes = system.fallback_notes = []
-    if text not in notes:
-        notes.append(text)
+    if text not in system.fallback_notes:
+        system.fallback_notes.append(text)
 
 
 # the quasi-static start counts as converged when Newton stalls after reducing the modal error a million-fold: the

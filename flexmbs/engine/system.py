@@ -195,13 +195,9 @@ def planar_row_sizes(joint, X: np.ndarray, R: np.ndarray, q: np.ndarray) -> list
     mi, mj = joint.marker_i, joint.marker_j
     xi, xj = X[mi.index].tolist(), X[mj.index].tolist()
     ri, rj = R[mi.index].tolist(), R[mj.index].tolist()  # rows of the axes matrices: ri[k][a] is axis a's k-th
-    arms = []
-    for marker, x in ((mi, xi), (mj, xj)):
-        if marker.on_ground:
-            arms.append(None)
-        else:
-            o = marker.body.offset
-            arms.append((x[0] - float(q[o]), x[1] - float(q[o + 1])))
+    # each marker's in-plane arm from its body's origin (None on the ground)
+    arms = [None if m.on_ground else (x[0] - float(q[m.body.offset]), x[1] - float(q[m.body.offset + 1]))
+            for m, x in ((mi, xi), (mj, xj))]
     arm_i, arm_j = arms
     sides = (arm_i is not None) + (arm_j is not None)
     sizes = []
@@ -327,6 +323,7 @@ class System:
         self.redundancy = {}  # joint name -> one line on its dropped rows (flexmbs.engine.redundancy.redundancy_report)
         self.redundant_joints = []  # joints whose reaction split is not unique (minimum-norm split reported)
         self._reported = set()
+        self.fallback_notes = []  # what the start and the run fell back to (flexmbs.engine.start.add_fallback)
         self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
         self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
         self.driven_joints = [j for j in self.joints if j.drivers]  # prescribed motions: compiled rows
@@ -520,9 +517,7 @@ def _l_matrix(body, kin) -> np.ndarray:
 def measure(ctx: Context, measurements) -> tuple[np.ndarray, np.ndarray, list]:
     """Values (n_y,), rates (n_y,) and gradients (list of [(body, (6+m,))]) of measurements."""
     n = len(measurements)
-    y = np.empty(n)
-    ydot = np.empty(n)
-    grads = []
+    y, ydot, grads = np.empty(n), np.empty(n), []
     for k, meas in enumerate(measurements):
         y[k], ydot[k], grad = meas.evaluate(ctx)
         grads.append(grad)
