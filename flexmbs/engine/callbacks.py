@@ -118,13 +118,10 @@ class PythonParts(HoldsSystem):
         # the values of the last full evaluation (the base point of the difference columns)
         self._force_base: list = [[] for _ in self.forces]
         self._element_base: list = [None] * len(self.elements)
-        if self.active:
-            self._loads_base = np.zeros(self.loads.shape)  # (np.zeros_like: three times the time)
-            self._zdot_base = np.zeros(self.zdot.shape)
-            self._phi_base, self._jac_base = np.zeros(self.phi.shape), np.zeros(self.jac.shape)
-        else:  # without parts the buffers are empty: nothing to keep apart
-            self._loads_base, self._zdot_base = self.loads, self.zdot
-            self._phi_base, self._jac_base = self.phi, self.jac
+        # (without parts the buffers are empty: nothing to keep apart; np.zeros_like: three times the time)
+        bases = (self.loads, self.zdot, self.phi, self.jac)
+        self._loads_base, self._zdot_base, self._phi_base, self._jac_base = (
+            [np.zeros(b.shape) for b in bases] if self.active else bases)
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
 

@@ -31,12 +31,7 @@ def check_constraints(system, jacobian: np.ndarray, tol: float = 1e-9) -> None:
     null = u[:, rank:]
     weight = np.sqrt((null**2).sum(axis=1))
     rows = np.flatnonzero(weight > 0.1 * weight.max())
-    owners = []
-    for r in rows:
-        owner = constraint_row_owner(system, int(r))
-        name = owner.split(" (row")[0]
-        if name not in owners:
-            owners.append(name)
+    owners = list(dict.fromkeys(constraint_row_owner(system, int(r)).split(" (row")[0] for r in rows))  # (once each)
     raise ModelError(
         f"redundant or inconsistent constraints: {jacobian.shape[0] - rank} constraint equation(s) depend on the "
         f"others, the system is singular; involved: {'; '.join(owners)}. Replace a joint by one that removes fewer "

@@ -98,16 +98,8 @@ class Recorder:
                 row[f"marker/{marker.name}/position"] = positions[marker.index]
         together = self._reactions.evaluate(ctx, q) if self._reactions else None
         for k, joint in enumerate(system.model.joints):
-            base = f"joint/{joint.name}/"
-            if together is not None and together[0][k] >= 0:
-                n = together[0][k]
-                row[base + "force"], row[base + "torque"] = together[1][n], together[2][n]
-            else:
-                row[base + "force"], row[base + "torque"] = ctx.joint_reaction(joint)
-            if joint.coordinates:
-                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-                for which in joint.coordinates:
-                    row[base + which] = float(joint.coordinate(which, si, sj)[0])
+            n = together[0][k] if together is not None else -1
+            joint_signals(row, ctx, joint, (together[1][n], together[2][n]) if n >= 0 else ctx.joint_reaction(joint))
         for force in system.forces:
             for key, value in force.outputs(ctx).items():
                 row[f"force/{force.name}/{key}"] = float(value)
@@ -242,6 +234,16 @@ def _declare(system) -> tuple[dict, dict]:
             u.update({prefix + key: unit for key, unit in getattr(element, "integral_units", {}).items()})
     u.update(_SOLVER_UNITS)
     return u, c
+
+
+def joint_signals(row: dict, ctx, joint, reaction: tuple) -> None:
+    """A joint's signals at ``ctx`` into ``row``: its ``reaction`` (force, torque) and its joint coordinates."""
+    base = f"joint/{joint.name}/"
+    row[base + "force"], row[base + "torque"] = reaction
+    if joint.coordinates:
+        si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+        for which in joint.coordinates:
+            row[base + which] = float(joint.coordinate(which, si, sj)[0])
 
 
 def element_signals(row: dict, ctx, element, z_e: np.ndarray, t: float, kept=None) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from .force_elements import N_OUT
 from .loop import (SAMPLE_ALL, SAMPLE_COORDINATES, SAMPLE_ELEMENT_OUTPUTS, SAMPLE_FORCE_OUTPUTS, SAMPLE_JOINTS,
                    SAMPLE_REACTIONS)
-from .recorder import Recorder, element_signals
+from .recorder import Recorder, element_signals, joint_signals
 from .system import HoldsSystem
 
 __all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
@@ -138,10 +138,7 @@ class Sampler(HoldsSystem):
         if user_joints:
             system.constraints(ctx)  # the joints' rows (Context.joint_reaction reads them)
         for joint in user_joints:
-            out[f"joint/{joint.name}/force"], out[f"joint/{joint.name}/torque"] = ctx.joint_reaction(joint)
-            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-            for which in joint.coordinates:
-                out[f"joint/{joint.name}/{which}"] = float(joint.coordinate(which, si, sj)[0])
+            joint_signals(out, ctx, joint, ctx.joint_reaction(joint))
         return out
 
     @property
