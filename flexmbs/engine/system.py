@@ -45,9 +45,8 @@ class Context:
             # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
             n_b = len(system.bodies)
             self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
-            qc = np.ascontiguousarray(q, dtype=float)
-            vc = np.ascontiguousarray(v, dtype=float)
-            _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+            _k.body_kinematics(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+                               system.body_offsets, self.A, self.G, self.omega)
             self._arrays = None
         else:  # the same (q, q̇) evaluated before: its (A, G, ω', marker arrays), read only
             self.A, self.G, self.omega, self._arrays = found
@@ -470,9 +469,8 @@ class System:
 
     def constraint_rate(self, q, v, t, dt: float = 1e-6) -> np.ndarray:
         """``Φ_t`` (n_c,) by central differences in time (rheonomic drivers)."""
-        ctx_p = self.context(q, v, t + dt)
-        ctx_m = self.context(q, v, t - dt)
-        return (self.constraints(ctx_p, False)[0] - self.constraints(ctx_m, False)[0]) / (2.0 * dt)
+        plus, minus = (self.constraints(self.context(q, v, at), False)[0] for at in (t + dt, t - dt))
+        return (plus - minus) / (2.0 * dt)
 
     # --- dynamics ------------------------------------------------------------------------------------
     def mass_matrix(self, ctx: Context) -> np.ndarray:
