@@ -113,15 +113,10 @@ class Sampler(HoldsSystem):
         if selection is None:
             count[1] = SAMPLE_ALL
             return
-        system = self.system
-        python = [f"force/{f.name}/" for f in self.python_forces]
-        python += [f"element/{system.elements[k].name}/" for k in self._python]
-        python += [f"joint/{j.name}/" for j in system.fallback_joints]
-        python_signals = any(selection.any_under(prefix) for prefix in python)
         # the recorded columns (each name asked once; the flushes use them): the buffers they read say the work
         self._plan = self._column_plan()
         used = self._plan[3]
-        work = SAMPLE_REACTIONS if python_signals else 0
+        work = SAMPLE_REACTIONS if any(self._python_parts(selection)) else 0  # (their context carries λ)
         for buffers, bits in _SAMPLE_WORK:
             if not used.isdisjoint(buffers):
                 work |= bits
@@ -140,6 +135,15 @@ class Sampler(HoldsSystem):
         for joint in user_joints:
             joint_signals(out, ctx, joint, ctx.joint_reaction(joint))
         return out
+
+    def _python_parts(self, selection) -> tuple[list, list, list]:
+        """The Python force elements, state elements (indices) and user joints with a signal that ``selection``
+        (an OutputRequest; None: every signal) records."""
+        system = self.system
+        recorded = (lambda prefix: True) if selection is None else selection.any_under
+        return ([f for f in self.python_forces if recorded(f"force/{f.name}/")],
+                [k for k in self._python if recorded(f"element/{system.elements[k].name}/")],
+                [j for j in system.fallback_joints if recorded(f"joint/{j.name}/")])
 
     @property
     def count(self) -> int:
@@ -217,7 +221,7 @@ class Sampler(HoldsSystem):
         head = {b: self.bf[b][:n] for b in used}  # the buffers' first n rows
         cols = {key: head[b][index].copy() for key, b, index in first}
         selection = self.selection
-        python_forces = [f for f in self.python_forces if selection is None or selection.any_under(f"force/{f.name}/")]
+        python_forces, python_elements, user_joints = self._python_parts(selection)
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
             rows = []
             for r in range(n):
@@ -227,12 +231,6 @@ class Sampler(HoldsSystem):
                              for key, value in f.outputs(ctx).items()})
             _columns(rows, selection, cols)
         cols.update({key: head[b][index].copy() for key, b, index in elements})
-        python_elements = self._python
-        user_joints = list(system.fallback_joints)
-        if selection is not None:  # only the parts with a recorded signal
-            python_elements = [k for k in python_elements
-                               if selection.any_under(f"element/{system.elements[k].name}/")]
-            user_joints = [j for j in user_joints if selection.any_under(f"joint/{j.name}/")]
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
             # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
             # (the end of the chunk); the callbacks' reference is restored after
