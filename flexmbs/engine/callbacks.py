@@ -28,12 +28,12 @@ import numpy as np
 from flexmbs.model.markers import Marker
 
 from .samples import int_array
-from .system import HoldsSystem, measure, to_coordinates_rows
+from .system import HoldsSystem, add_joint_rows, measure
 
 __all__ = ["PythonParts"]
 
 
-def _marker_bodies(markers, system) -> list[int] | None:
+def _marker_bodies(markers) -> list[int] | None:
     """Indices of the bodies of ``markers`` (None: unknown, i.e. every body)."""
     if markers is None:
         return None
@@ -103,7 +103,8 @@ class PythonParts(HoldsSystem):
         # coupling: the parts (("f", i), ("e", i), ("j", i)) each difference column re-evaluates
         parts = ([("f", i, self._force_columns(f)) for i, f in enumerate(self.forces)]
                  + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
-                 + [("j", i, self._joint_columns(j)) for i, (j, *_) in enumerate(self.joint_rows)])
+                 + [("j", i, self._body_columns([j.marker_i, j.marker_j], velocity=False))
+                    for i, (j, *_) in enumerate(self.joint_rows)])
         # (without parts the compiled step never calls back: no column lists)
         self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)] if self.active else []
         self.columns = np.zeros(2 * n_q + n_z, dtype=np.int64)  # 1: a part re-evaluates for this column
@@ -117,13 +118,10 @@ class PythonParts(HoldsSystem):
         # the values of the last full evaluation (the base point of the difference columns)
         self._force_base: list = [[] for _ in self.forces]
         self._element_base: list = [None] * len(self.elements)
-        if self.active:
-            self._loads_base = np.zeros(self.loads.shape)  # (np.zeros_like: three times the time)
-            self._zdot_base = np.zeros(self.zdot.shape)
-            self._phi_base, self._jac_base = np.zeros(self.phi.shape), np.zeros(self.jac.shape)
-        else:  # without parts the buffers are empty: nothing to keep apart
-            self._loads_base, self._zdot_base = self.loads, self.zdot
-            self._phi_base, self._jac_base = self.phi, self.jac
+        # (without parts the buffers are empty: nothing to keep apart; np.zeros_like: three times the time)
+        bases = (self.loads, self.zdot, self.phi, self.jac)
+        self._loads_base, self._zdot_base, self._phi_base, self._jac_base = (
+            [np.zeros(b.shape) for b in bases] if self.active else bases)
         self.errors: list = []
         self.calls = 0  # evaluations of user parts (for the cost of a callback: docs/element-protocol.md)
 
@@ -145,27 +143,20 @@ class PythonParts(HoldsSystem):
                 slot += 1
 
     # --- coupling --------------------------------------------------------------------------------------------
-    def _body_columns(self, bodies, velocity: bool = True) -> list[int]:
-        system = self.system
-        n_q = system.n_q
-        chosen = range(len(system.bodies)) if bodies is None else bodies
-        cols = []
-        for b in chosen:
-            body = system.bodies[b]
-            cols += list(range(body.slice.start, body.slice.stop))
-            if velocity:
-                cols += [n_q + j for j in range(body.slice.start, body.slice.stop)]
-        return cols
+    def _body_columns(self, markers, velocity: bool = True) -> list[int]:
+        """The difference columns of the coordinates (and velocities) of the bodies of ``markers`` (None: all)."""
+        system, chosen = self.system, _marker_bodies(markers)
+        bodies = system.bodies if chosen is None else [system.bodies[b] for b in chosen]
+        cols = [j for body in bodies for j in range(body.slice.start, body.slice.stop)]
+        return cols + [system.n_q + j for j in cols] if velocity else cols
 
     def _force_columns(self, force) -> list[int]:
-        n_q = self.system.n_q
-        cols = self._body_columns(_marker_bodies(_force_markers(force), self.system))
+        cols = self._body_columns(_force_markers(force))
         if not getattr(force, "marker_local", False):
-            cols += [2 * n_q + i for i in range(self.system.n_z)]
+            cols += [2 * self.system.n_q + i for i in range(self.system.n_z)]
         return cols
 
     def _element_columns(self, k, element) -> list[int]:
-        system = self.system
         markers: list | None = []
         for meas in element.measurements:
             found = _measurement_markers(meas)
@@ -173,12 +164,8 @@ class PythonParts(HoldsSystem):
                 markers = None
                 break
             markers += found
-        cols = self._body_columns(_marker_bodies(markers, system))
-        offsets = system.z_offsets
-        return cols + [2 * system.n_q + i for i in range(offsets[k], offsets[k + 1])]
-
-    def _joint_columns(self, joint) -> list[int]:
-        return self._body_columns(_marker_bodies([joint.marker_i, joint.marker_j], self.system), velocity=False)
+        offsets = self.system.z_offsets
+        return self._body_columns(markers) + [2 * self.system.n_q + i for i in range(offsets[k], offsets[k + 1])]
 
     # --- evaluation --------------------------------------------------------------------------------------------
     def _context(self, t):
@@ -205,15 +192,10 @@ class PythonParts(HoldsSystem):
     def _joint(self, i, ctx) -> tuple[np.ndarray, np.ndarray]:
         """Rows ``Φ`` and ``Φ_q`` of Python joint ``i`` (``System._joint_rows``)."""
         self.calls += 1
-        joint = self.joint_rows[i][0]
-        mi, mj = joint.marker_i, joint.marker_j
-        res, ji, jj = joint.equations(ctx.marker(mi), ctx.marker(mj), ctx.t)
-        n = self.joint_rows[i][3]
+        joint, _, _, n = self.joint_rows[i]
+        res, ji, jj = joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), ctx.t)
         jac = np.zeros((n, self.system.n_q))
-        if not mi.on_ground:
-            jac[:, mi.body.slice] += to_coordinates_rows(np.asarray(ji)[:n], ctx.kin[mi.body.index])
-        if not mj.on_ground:
-            jac[:, mj.body.slice] += to_coordinates_rows(np.asarray(jj)[:n], ctx.kin[mj.body.index])
+        add_joint_rows(jac, slice(None), joint, np.asarray(ji)[:n], np.asarray(jj)[:n], ctx.kin)
         return np.asarray(res, dtype=float)[:n], jac
 
     def _put_joint(self, i, phi, jac, target_phi, target_jac) -> None:
@@ -246,43 +228,38 @@ class PythonParts(HoldsSystem):
             loads[:] = 0.0
             for i in range(len(self.forces)):
                 self._force_base[i] = part = self._force(i, ctx)
-                for b, gen in part:
-                    loads[b, :gen.size] += gen
+                _add_loads(loads, (), part)
             lo = 0
             for i, (k, _) in enumerate(self.elements):
                 self._element_base[i] = rates, part = self._element(i, ctx, t)
                 self._zdot_base[lo:lo + rates.size] = rates
                 lo += rates.size
-                for b, gen in part:
-                    loads[b, :gen.size] += gen
+                _add_loads(loads, (), part)
             for i in range(len(self.joint_rows)):
                 self._put_joint(i, *self._joint(i, ctx), self._phi_base, self._jac_base)
             if self.integrating:  # with the kernels' (mode 0 at every evaluation): the samples integrate them
                 self._integrands(ctx, t)
-            self.loads[:] = loads
-            self.zdot[:] = self._zdot_base
-            self.phi[:] = self._phi_base
-            self.jac[:] = self._jac_base
-            return
-        # a difference column: only the parts coupled to it, the others at their base values
+        # the base values; for a difference column, the parts coupled to it evaluated again
         self.loads[:] = self._loads_base
         self.zdot[:] = self._zdot_base
         self.phi[:] = self._phi_base
         self.jac[:] = self._jac_base
-        for kind, i in self.by_column[col]:
+        for kind, i in self.by_column[col] if col >= 0 else ():
             if kind == "f":
-                for b, gen in self._force_base[i]:
-                    self.loads[b, :gen.size] -= gen
-                for b, gen in self._force(i, ctx):
-                    self.loads[b, :gen.size] += gen
+                _add_loads(self.loads, self._force_base[i], self._force(i, ctx))
             elif kind == "e":
-                for b, gen in self._element_base[i][1]:
-                    self.loads[b, :gen.size] -= gen
                 rates, part = self._element(i, ctx, t)
-                for b, gen in part:
-                    self.loads[b, :gen.size] += gen
-                k = self.elements[i][0]
-                lo = int(np.searchsorted(self.z_rows, self.system.z_offsets[k]))
+                _add_loads(self.loads, self._element_base[i][1], part)
+                lo = int(np.searchsorted(self.z_rows, self.system.z_offsets[self.elements[i][0]]))
                 self.zdot[lo:lo + rates.size] = rates
             else:
                 self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)
+
+
+def _add_loads(loads: np.ndarray, old: list, new: list) -> None:
+    """A part's loads ``[(body index, load)]`` into ``loads`` (bodies, quasi-coordinates): ``old`` (its loads at
+    the base point) taken out, ``new`` added."""
+    for b, gen in old:
+        loads[b, :gen.size] -= gen
+    for b, gen in new:
+        loads[b, :gen.size] += gen

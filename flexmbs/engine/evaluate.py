@@ -71,9 +71,8 @@ class _StepScales:
     def __init__(self, system):
         self._rotation = np.array([b.offset + k for b in system.bodies for k in range(3, 7)], dtype=int)
         self._scale_q = np.zeros(system.n_q)
-        units = 0
-        for element in system.elements:  # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
-            units += len(getattr(element, "state_units", element.state_names))
+        # (integrator.tolerance_kinds: a scale per state unit, at most n_z)
+        units = sum(len(getattr(element, "state_units", element.state_names)) for element in system.elements)
         self._scale_z = np.zeros(min(units, system.n_z))
 
 
@@ -94,8 +93,6 @@ class Evaluator(HoldsSystem):
         q0, v0, z0 = system.initial_state() if q is None or z is None else (None, None, None)
         self._at = (_flat(q if q is not None else q0), _flat(v if v is not None else np.zeros(system.n_q)),
                     _flat(z if z is not None else z0), float(t))
-        self.plan = None
-        self._keep = None
         self.rebuild()
 
     _holder = "evaluator"  # (the one-line message of HoldsSystem.system)
@@ -104,12 +101,8 @@ class Evaluator(HoldsSystem):
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
         system = self.system
-        q0, v0, z0, t0 = self._at
-        q0 = q0 if q is None else _flat(q)
-        v0 = v0 if v is None else _flat(v)
-        z0 = z0 if z is None else _flat(z)
-        t0 = t0 if t is None else float(t)
-        self._at = (q0, v0, z0, t0)
+        self._at = q0, v0, z0, t0 = tuple(old if new is None else convert(new) for old, new, convert in
+                                          zip(self._at, (q, v, z, t), (_flat, _flat, _flat, float)))
         zero_q, zero_z = np.zeros(system.n_q), np.zeros(system.n_z)
         state = StepState(t0, q0, v0, zero_q, zero_q, z0, zero_z, zero_z, np.zeros(system.n_c))
         self._keep = None if system.row_keep is None else np.array(system.row_keep)
@@ -170,18 +163,15 @@ class Evaluator(HoldsSystem):
         self._check()
         return out
 
-    def constraints(self, q, t: float = 0.0, v=None, all_rows: bool = False):
-        """``Φ`` and ``Φ_q`` at ``(t, q)``: the kept rows, or with ``all_rows`` every row (redundant ones too)."""
+    def constraints(self, q, t: float = 0.0):
+        """``Φ`` and ``Φ_q`` of the kept rows at ``(t, q)``."""
         system = self.system
         self._follow_rows()
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
-        evaluate_constraints(float(t), _flat(q), np.zeros(n_q) if v is None else _flat(v), p.struct,
-                             p.callback, phi, jac)
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, p.callback, phi, jac)
         self._check()
-        if all_rows:
-            return p.ws[12].copy(), p.ws[13].copy()
         return phi, jac
 
     def constraint_rate(self, q, t: float, dt: float = 1e-6) -> np.ndarray:
@@ -218,20 +208,19 @@ class Evaluator(HoldsSystem):
             except np.linalg.LinAlgError:  # exactly singular (scipy's LU gave non-finite values there)
                 return None
             return (sol[:n_q], sol[n_q:], zdot) if np.isfinite(sol).all() else None
-        try:
+        try:  # friction from the reactions (loop.consistent_sample): one factorization, several solves
             lu = sla.lu_factor(kkt, check_finite=False)
         except (np.linalg.LinAlgError, ValueError):
             return None
         sol = sla.lu_solve(lu, rhs, check_finite=False)
-        if p.mi[30][0]:  # friction from the reactions (loop.consistent_sample)
-            for _ in range(REACTION_PASSES):
-                lam = sol[n_q:]
-                res = self._residual(t, q, v, zero_q, z, lam, constraints=False)[0]
-                new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
-                change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
-                sol = new
-                if change <= REACTION_RTOL * max(np.max(np.abs(new[n_q:]), initial=0.0), 1e-300):
-                    break
+        for _ in range(REACTION_PASSES):
+            lam = sol[n_q:]
+            res = self._residual(t, q, v, zero_q, z, lam, constraints=False)[0]
+            new = sla.lu_solve(lu, np.concatenate([-res, gamma]), check_finite=False)
+            change = np.max(np.abs(new[n_q:] - lam), initial=0.0)
+            sol = new
+            if change <= REACTION_RTOL * max(np.max(np.abs(new[n_q:]), initial=0.0), 1e-300):
+                break
         if not np.all(np.isfinite(sol)):
             return None
         return sol[:n_q], sol[n_q:], zdot
@@ -245,7 +234,6 @@ class Evaluator(HoldsSystem):
                         p.callback)
         self._check()
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
-
 
     def plan_for_run(self, integ, state):
         """The plan the consistent start evaluated, handed to the run (:func:`flexmbs.engine.plan.
@@ -268,14 +256,14 @@ class Evaluator(HoldsSystem):
         self.follow_angles(state.q, state.v, state.t)
         return p
 
+
 def evaluator(system, q=None, v=None, z=None, t: float = 0.0) -> Evaluator:
     """The system's :class:`Evaluator`, kept on the system (built once; rebuilt when its kept rows change)."""
     found = getattr(system, "_evaluator", None)
     if found is None:
         found = Evaluator(system, q, v, z, t)
-        found._system = weakref.ref(system)  # the system holds the evaluator: no reference cycle
-        if found.plan is not None:
-            found.plan.hold_system_weakly()
+        found.hold_system_weakly()  # the system holds the evaluator: no reference cycle
+        found.plan.hold_system_weakly()
         system._evaluator = found
     return found
 

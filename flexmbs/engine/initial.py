@@ -13,7 +13,7 @@ import numpy as np
 from fem.errors import ModelError, SimulationError
 
 from .equations import constraint_row_owner, equation_names
-from .redundancy import check_dropped_rows
+from .redundancy import check_dropped_rows, scaled_rows
 from .system import same_values
 
 __all__ = ["assemble_positions", "project_velocities", "start_corrections", "initial_accelerations",
@@ -24,21 +24,14 @@ def check_constraints(system, jacobian: np.ndarray, tol: float = 1e-9) -> None:
     """Raise :class:`ModelError` naming the joints of redundant (dependent) constraint rows."""
     if jacobian.shape[0] == 0:
         return
-    scale = np.abs(jacobian).max(axis=1, keepdims=True)
-    scale[scale == 0.0] = 1.0
-    u, s, _ = np.linalg.svd(jacobian / scale, full_matrices=True)
+    u, s, _ = np.linalg.svd(scaled_rows(jacobian), full_matrices=True)
     rank = int(np.sum(s > tol * max(1.0, s[0])))
     if rank == jacobian.shape[0]:
         return
     null = u[:, rank:]
     weight = np.sqrt((null**2).sum(axis=1))
     rows = np.flatnonzero(weight > 0.1 * weight.max())
-    owners = []
-    for r in rows:
-        owner = constraint_row_owner(system, int(r))
-        name = owner.split(" (row")[0]
-        if name not in owners:
-            owners.append(name)
+    owners = list(dict.fromkeys(constraint_row_owner(system, int(r)).split(" (row")[0] for r in rows))  # (once each)
     raise ModelError(
         f"redundant or inconsistent constraints: {jacobian.shape[0] - rank} constraint equation(s) depend on the "
         f"others, the system is singular; involved: {'; '.join(owners)}. Replace a joint by one that removes fewer "
@@ -189,16 +182,14 @@ def start_corrections(system, q0, v0, q, v, tol: float = START_TOL) -> str:
             said.append(f"moved {moved * 1e3:.3g} mm")
         if turned > tol:
             said.append(f"turned {np.degrees(turned):.3g}°")
-        speed0, speed1 = v0[o:o + 3], v[o:o + 3]
-        given = bool(np.any(v0[o:o + 7]))  # a body placed at rest lets the joints (drivers) set its start motion
-        if given and np.linalg.norm(speed1 - speed0) > tol * max(1.0, float(np.linalg.norm(speed0))):
-            said.append(f"velocity {np.linalg.norm(speed0):.4g} → {np.linalg.norm(speed1):.4g} m/s (changed by "
-                        f"{np.linalg.norm(speed1 - speed0):.3g} m/s)")
-        omega0 = rotation_matrix(p0) @ (2.0 * g_matrix(p0) @ v0[o + 3:o + 7])
-        omega1 = rotation_matrix(p1) @ (2.0 * g_matrix(p1) @ v[o + 3:o + 7])
-        if given and np.linalg.norm(omega1 - omega0) > tol * max(1.0, float(np.linalg.norm(omega0))):
-            said.append(f"angular velocity {np.linalg.norm(omega0):.4g} → {np.linalg.norm(omega1):.4g} rad/s "
-                        f"(changed by {np.linalg.norm(omega1 - omega0):.3g} rad/s)")
+        if np.any(v0[o:o + 7]):  # a body placed at rest lets the joints (drivers) set its start motion
+            omega0 = rotation_matrix(p0) @ (2.0 * g_matrix(p0) @ v0[o + 3:o + 7])
+            omega1 = rotation_matrix(p1) @ (2.0 * g_matrix(p1) @ v[o + 3:o + 7])
+            for what, x0, x1, unit in (("velocity", v0[o:o + 3], v[o:o + 3], "m/s"),
+                                       ("angular velocity", omega0, omega1, "rad/s")):
+                if np.linalg.norm(x1 - x0) > tol * max(1.0, float(np.linalg.norm(x0))):
+                    said.append(f"{what} {np.linalg.norm(x0):.4g} → {np.linalg.norm(x1):.4g} {unit} (changed by "
+                                f"{np.linalg.norm(x1 - x0):.3g} {unit})")
         if said:
             parts.append(f"body {body.name!r} " + ", ".join(said))
     if not parts:
@@ -279,13 +270,8 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
         if converged(r, jac, z, lam):
             return q, z, lam
         blocks = static_blocks(ev, t, q, z, lam, r)
-        mat = np.zeros((n_q + n_z + n_c,) * 2)
-        mat[:n_q, :n_q] = blocks["K"]
-        mat[:n_q, n_q:n_q + n_z] = blocks["Dz"]
-        mat[:n_q, n_q + n_z:] = jac.T
-        mat[n_q:n_q + n_z, :n_q] = blocks["Gq"]
-        mat[n_q:n_q + n_z, n_q:n_q + n_z] = blocks["Gz"]
-        mat[n_q + n_z:, :n_q] = jac
+        mat = np.block([[blocks["K"], blocks["Dz"], jac.T], [blocks["Gq"], blocks["Gz"], np.zeros((n_z, n_c))],
+                        [jac, np.zeros((n_c, n_z + n_c))]])
         step = _scaled_lstsq(mat, -r)
         # line search on a scale-free residual: forces relative to the model's largest load, state rates relative
         # to the states, constraints in m and rad. Forces in N against constraints in m let the constraint
@@ -321,10 +307,8 @@ def _neutral_note(mat: np.ndarray, names: list, n_q: int, n_z: int) -> str:
     """Why Newton could not settle when the static matrix is singular along element states: ``"; the equilibrium is
     not unique: ... can change together"`` naming them (e.g. the chamber pressures behind a closed-centre valve,
     which any pair with the same cylinder force keeps in equilibrium), or ``""``."""
-    rows = 1.0 / np.maximum(np.linalg.norm(mat, axis=1), 1e-300)
-    scaled = mat * rows[:, None]
-    cols = 1.0 / np.maximum(np.linalg.norm(scaled, axis=0), 1e-300)
-    _, sigma, vt = np.linalg.svd(scaled * cols[None, :])
+    scaled, _, cols = _equilibrated(mat)
+    _, sigma, vt = np.linalg.svd(scaled)
     if sigma[-1] > NEUTRAL_RCOND * sigma[0]:
         return ""
     direction = np.abs(vt[-1] * cols)
@@ -343,6 +327,13 @@ def _scaled_lstsq(mat: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     modal coordinates differ by many orders, which alone gave a preloaded column's static matrix a condition number
     of 5e14 — at the truncation limit of ``lstsq``, so a direction was dropped and the constraint residual stalled
     at 8e-10; equilibrated, 2e7."""
+    scaled, rows, cols = _equilibrated(mat)
+    return cols * np.linalg.lstsq(scaled, rhs * rows, rcond=None)[0]
+
+
+def _equilibrated(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(D_r mat D_c, d_r, d_c)``: ``mat`` with its rows, then its columns, scaled to unit length."""
     rows = 1.0 / np.maximum(np.linalg.norm(mat, axis=1), 1e-300)
-    cols = 1.0 / np.maximum(np.linalg.norm(mat * rows[:, None], axis=0), 1e-300)
-    return cols * np.linalg.lstsq(mat * rows[:, None] * cols[None, :], rhs * rows, rcond=None)[0]
+    scaled = mat * rows[:, None]
+    cols = 1.0 / np.maximum(np.linalg.norm(scaled, axis=0), 1e-300)
+    return scaled * cols[None, :], rows, cols

@@ -26,15 +26,16 @@ MIN_T_END = 1e-9  # s: the shortest end time (a step of 1e-12 s at a time of 1 s
 ROUND_OFF_MARGIN = 2.0  # a tolerance below this many units of round-off of its unknown cannot be met
 
 
+_OPTION_RANGES = {  # option -> (lowest, lowest allowed?, highest, None allowed?): checked before any work
+    "rtol": (0.0, True, 1.0, False), "atol": (0.0, False, math.inf, False), "rho_inf": (0.0, True, 1.0, False),
+    "initial_step": (0.0, False, math.inf, True), "max_step": (0.0, False, math.inf, True),
+    "min_step": (0.0, True, math.inf, False), "output_interval": (0.0, True, math.inf, True),
+    "event_tolerance": (0.0, False, math.inf, False)}
+
+
 def check_request(t_end, max_steps, **options) -> None:
-    """Before any work: a finite, positive end time, a bounded step count and finite solver options in range
-    (``inf`` as end time ran forever, a NaN step size looped forever)."""
-    _check_end(t_end, max_steps)
-    _check_options(**options)
-
-
-def _check_end(t_end, max_steps) -> None:
-    """A finite, positive end time and a bounded step count (one line each)."""
+    """Before any work, one line each: a finite, positive end time, a bounded step count and finite solver options
+    in range (``inf`` as end time ran forever, a NaN step size looped forever)."""
     try:
         if isinstance(t_end, (str, bytes, bool)):  # issue 43: True ran as 1 s
             raise TypeError
@@ -49,17 +50,6 @@ def _check_end(t_end, max_steps) -> None:
                               "give the end time in s")
     if not (isinstance(max_steps, (int, np.integer)) and 1 <= max_steps <= MAX_STEPS_LIMIT):
         raise SimulationError(f"max_steps must be a whole number in 1..{MAX_STEPS_LIMIT:.0e}, got {max_steps!r}")
-
-
-_OPTION_RANGES = {  # option -> (lowest, lowest allowed?, highest, None allowed?): checked before any work
-    "rtol": (0.0, True, 1.0, False), "atol": (0.0, False, math.inf, False), "rho_inf": (0.0, True, 1.0, False),
-    "initial_step": (0.0, False, math.inf, True), "max_step": (0.0, False, math.inf, True),
-    "min_step": (0.0, True, math.inf, False), "output_interval": (0.0, True, math.inf, True),
-    "event_tolerance": (0.0, False, math.inf, False)}
-
-
-def _check_options(**options) -> None:
-    """Finite numbers in range for the solver options (a NaN step size used to loop forever)."""
     for name, value in options.items():
         low, closed, high, optional = _OPTION_RANGES[name]
         if value is None and optional:
@@ -73,7 +63,6 @@ def _check_options(**options) -> None:
         if not (math.isfinite(number) and (number >= low if closed else number > low) and number <= high):
             bound = f"{'>=' if closed else '>'} {low:g}" + (f" and <= {high:g}" if math.isfinite(high) else "")
             raise SimulationError(f"{name} must be a finite number {bound}, got {value!r}")
-
 
 
 def _sign_problems(forces) -> list[str]:

@@ -37,21 +37,19 @@ class Recorder:
         self.system = system
         self.times: list[float] = []  # in-memory runs only
         self.rows: list[dict] = []
-        self.units: dict[str, str] = {}
-        self.components: dict[str, list] = {}
         self.attributes = attributes or {}
         self.states: list = []
         self.blocks: list = []  # in-memory runs of the compiled step: (times, columns, states) per block
         self.n_samples, self.last_time, self._first = 0, None, None
-        self._plan, self._n_keys = None, 0  # signal names per source (built at the first sample), keys per row
-        self._reactions = None
+        self._n_keys = 0  # keys per row
+        self._reactions = None  # the joints' reactions in one pass (built at the first sample; False: none)
         self.extremes = Extremes(system)  # running extremes for the plausibility guards
         declared = getattr(outputs, "declared", None)  # check_outputs declared the signals for this system already
         if declared is not None and declared[0] is system:
-            self.units, self.components = declared[1], declared[2]
             outputs.declared = None  # (this recorder's from now on)
         else:
-            self._declare()
+            declared = (system, *_declare(system))
+        self.units, self.components = declared[1], declared[2]  # unit per signal; components of vector signals
         # a pattern matching nothing: ModelError, no file yet (an OutputRequest: checked by the caller already)
         self.request = outputs if isinstance(outputs, OutputRequest) else request_outputs(outputs, self.units)
         if self.request is not None:
@@ -67,123 +65,47 @@ class Recorder:
         """The :class:`OutputRequest` of ``outputs`` for ``system``'s signals (None: all), before anything runs."""
         if outputs is None:
             return None
-        declared = cls.__new__(cls)
-        declared.system, declared.units, declared.components = system, {}, {}
-        declared._declare()
-        request = request_outputs(outputs, declared.units)
+        units, components = _declare(system)
+        request = request_outputs(outputs, units)
         # the recorder of this run takes the declared signals over instead of declaring them again
-        request.declared = (system, declared.units, declared.components)
+        request.declared = (system, units, components)
         return request
-
-    def _declare(self):
-        u, c = self.units, self.components
-        for body in self.system.bodies:
-            base = f"body/{body.name}/"
-            for key, unit, comps in _BODY_SIGNALS:
-                u[base + key], c[base + key] = unit, comps
-            if body.n_modes:
-                u[base + "modal_coordinates"] = "m kg^0.5"
-                c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
-        for marker in self.system.model.markers:
-            key = f"marker/{marker.name}/position"
-            u[key], c[key] = "m", XYZ
-        for joint in self.system.model.joints:
-            base = f"joint/{joint.name}/"
-            u[base + "force"], c[base + "force"] = "N", XYZ
-            u[base + "torque"], c[base + "torque"] = "N m", XYZ
-            for which in joint.coordinates:
-                u[base + which] = "rad" if which == "rotation" else "m"
-        for force in self.system.forces:
-            for key, unit in force.output_units.items():
-                u[f"force/{force.name}/{key}"] = unit
-        for element in self.system.elements:
-            prefix = f"element/{element.name}/"
-            for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
-                u[prefix + name] = unit
-            for meas in element.measurements:
-                unit = getattr(meas, "unit", "")
-                u[f"{prefix}y/{meas.name}"] = unit
-                u[f"{prefix}force/{meas.name}"] = _FORCE_UNITS.get(unit, "")
-            # (one update per table: the same keys, order and units as one assignment each, in a third of the time)
-            u.update({prefix + key: unit for key, unit in getattr(element, "output_units", {}).items()})
-            if hasattr(element, "integrands"):  # running integrals over the accepted steps
-                u.update({prefix + key: unit for key, unit in getattr(element, "integral_units", {}).items()})
-        u.update(_SOLVER_UNITS)
-
-    def _layout(self) -> tuple:
-        """Signal names per source, built once (the row's key order is the one of :meth:`_declare`)."""
-        system = self.system
-        bodies = [(body.offset, body.n_coordinates, bool(body.n_modes),
-                   *(f"body/{body.name}/{key}" for key in ("position", "orientation", "velocity", "angular_velocity",
-                                                           "modal_coordinates")))
-                  for body in system.bodies]
-        markers = [(marker.index, f"marker/{marker.name}/position") for marker in system.model.markers]
-        joints = [(joint, f"joint/{joint.name}/force", f"joint/{joint.name}/torque",
-                   [(which, f"joint/{joint.name}/{which}") for which in joint.coordinates])
-                  for joint in system.model.joints]
-        forces = [(force, f"force/{force.name}/") for force in system.forces]
-        elements = [(element, system.z_offsets[k], system.z_offsets[k + 1], f"element/{element.name}/",
-                     [f"element/{element.name}/{name}" for name in element.state_names],
-                     [(f"element/{element.name}/y/{meas.name}", f"element/{element.name}/force/{meas.name}")
-                      for meas in element.measurements])
-                    for k, element in enumerate(system.elements)]
-        return bodies, markers, joints, forces, elements
 
     def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
         """Append one sample (``ctx``: a context at the same state, reused for its marker states and for the
         state elements' ``(z_e, y, ẏ, f)`` that :meth:`flexmbs.engine.system.System._state_elements` left on it;
-        ``extra``: more signals by full name, e.g. the running integrals of state elements)."""
+        ``extra``: more signals by full name, e.g. the running integrals of state elements). The row's key order
+        is the one of :func:`_declare`."""
         system = self.system
         if ctx is None:
             ctx = system.context(q, v, t, lam)
-        if self._plan is None:
-            self._plan = self._layout()
+        if self._reactions is None:
             self._reactions = _Reactions.build(system)
-        bodies, markers, joints, forces, elements = self._plan
         row = {}
         qc, vc = np.array(q, dtype=float), np.array(v, dtype=float)  # one copy each; the rows hold views of them
         omega = np.matmul(ctx.A, ctx.omega[:, :, None])[:, :, 0]  # global angular velocities (n_b, 3)
-        for k, (o, n, flexible, position, orientation, velocity, angular, modal) in enumerate(bodies):
-            row[position] = qc[o:o + 3]
-            row[orientation] = qc[o + 3:o + 7]
-            row[velocity] = vc[o:o + 3]
-            row[angular] = omega[k]
-            if flexible:
-                row[modal] = qc[o + 7:o + n]
-        if markers:
+        for k, body in enumerate(system.bodies):
+            o, base = body.offset, f"body/{body.name}/"
+            row[base + "position"] = qc[o:o + 3]
+            row[base + "orientation"] = qc[o + 3:o + 7]
+            row[base + "velocity"] = vc[o:o + 3]
+            row[base + "angular_velocity"] = omega[k]
+            if body.n_modes:
+                row[base + "modal_coordinates"] = qc[o + 7:o + body.n_coordinates]
+        if system.model.markers:
             positions = ctx.marker_arrays()[0].copy()
-            for index, key in markers:
-                row[key] = positions[index]
-        together = self._reactions.evaluate(ctx, q) if self._reactions is not None else None
-        for k, (joint, force_key, torque_key, coordinates) in enumerate(joints):
-            if together is not None and together[0][k] >= 0:
-                n = together[0][k]
-                row[force_key], row[torque_key] = together[1][n], together[2][n]
-            else:
-                row[force_key], row[torque_key] = ctx.joint_reaction(joint)
-            if coordinates:
-                si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-                for which, key in coordinates:
-                    row[key] = float(joint.coordinate(which, si, sj)[0])
-        for force, prefix in forces:
+            for marker in system.model.markers:
+                row[f"marker/{marker.name}/position"] = positions[marker.index]
+        together = self._reactions.evaluate(ctx, q) if self._reactions else None
+        for k, joint in enumerate(system.model.joints):
+            n = together[0][k] if together is not None else -1
+            joint_signals(row, ctx, joint, (together[1][n], together[2][n]) if n >= 0 else ctx.joint_reaction(joint))
+        for force in system.forces:
             for key, value in force.outputs(ctx).items():
-                row[prefix + key] = float(value)
-        kept = ctx.element_values or [None] * len(elements)
-        for (element, lo, hi, prefix, state_keys, meas_keys), values in zip(elements, kept):
-            z_e = z[lo:hi]
-            for key, value in zip(state_keys, z_e.tolist()):
-                row[key] = value
-            if values is not None and np.array_equal(values[0], z_e):  # left by System._state_elements
-                _, y, ydot, element_forces = values
-            else:
-                y, ydot, _ = measure(ctx, element.measurements)
-                element_forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
-            for (y_key, force_key), value, force in zip(meas_keys, y.tolist(), element_forces.tolist()):
-                row[y_key] = value
-                row[force_key] = force
-            if hasattr(element, "outputs"):
-                for key, value in element.outputs(t, z_e, y, ydot).items():
-                    row[prefix + key] = float(value)
+                row[f"force/{force.name}/{key}"] = float(value)
+        kept = ctx.element_values or [None] * len(system.elements)
+        for k, (element, values) in enumerate(zip(system.elements, kept)):
+            element_signals(row, ctx, element, z[system.z_offsets[k]:system.z_offsets[k + 1]], t, values)
         for key, value in (extra or {}).items():
             row[key] = float(value)
         for key, value in solver_row.items():
@@ -191,9 +113,7 @@ class Recorder:
         if self.request is not None:  # the requested signals only (Python's samples: the run's last, a static one)
             row = {key: value for key, value in row.items() if key in self.request}
         if self.n_samples == 0 or len(row) != self._n_keys:
-            for key in row:
-                if key not in self.units:
-                    self.units[key] = ""
+            self.units.update({key: "" for key in row if key not in self.units})  # (undeclared signals)
             self._n_keys = len(row)
         self.n_samples += 1
         self.last_time = float(t)
@@ -217,9 +137,7 @@ class Recorder:
         maps full signal names to arrays with one row per time, ``states`` is ``(q, v, z)`` with one row each."""
         if not len(times):
             return
-        for key in columns:
-            if key not in self.units:
-                self.units[key] = ""
+        self.units.update({key: "" for key in columns if key not in self.units})  # (undeclared signals)
         self.n_samples += len(times)
         self.last_time = float(times[-1])
         self.extremes.update_block(times, columns, self.units)
@@ -261,14 +179,12 @@ class Recorder:
                 if self.scratch:
                     results.path = None
                 return results
-        data, states = {}, None
+        states = None
         if self.blocks:  # the compiled step's columns: joined, not split into rows and stacked again
             times, data, states = self._join_blocks()
         else:
             times = np.array(self.times)
-            if self.rows:
-                for key in self.rows[0]:
-                    data[key] = np.array([r[key] for r in self.rows])
+            data = {key: np.array([r[key] for r in self.rows]) for key in (self.rows[0] if self.rows else ())}
             if self.states:
                 states = [np.array([s[k] for s in self.states]) for k in range(3)]
         units = {k: self.units[k] for k in data}
@@ -279,6 +195,75 @@ class Recorder:
         if states is not None:
             results.states = dict(zip(("q", "v", "z"), states))
         return results
+
+
+def _declare(system) -> tuple[dict, dict]:
+    """The unit of each of ``system``'s signals and the component names of its vector signals, in the results'
+    order."""
+    u, c = {}, {}
+    for body in system.bodies:
+        base = f"body/{body.name}/"
+        for key, unit, comps in _BODY_SIGNALS:
+            u[base + key], c[base + key] = unit, comps
+        if body.n_modes:
+            u[base + "modal_coordinates"] = "m kg^0.5"
+            c[base + "modal_coordinates"] = [f"q{k + 1}" for k in range(body.n_modes)]
+    for marker in system.model.markers:
+        key = f"marker/{marker.name}/position"
+        u[key], c[key] = "m", XYZ
+    for joint in system.model.joints:
+        base = f"joint/{joint.name}/"
+        u[base + "force"], c[base + "force"] = "N", XYZ
+        u[base + "torque"], c[base + "torque"] = "N m", XYZ
+        for which in joint.coordinates:
+            u[base + which] = "rad" if which == "rotation" else "m"
+    for force in system.forces:
+        for key, unit in force.output_units.items():
+            u[f"force/{force.name}/{key}"] = unit
+    for element in system.elements:
+        prefix = f"element/{element.name}/"
+        for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
+            u[prefix + name] = unit
+        for meas in element.measurements:
+            unit = getattr(meas, "unit", "")
+            u[f"{prefix}y/{meas.name}"] = unit
+            u[f"{prefix}force/{meas.name}"] = _FORCE_UNITS.get(unit, "")
+        # (one update per table: the same keys, order and units as one assignment each, in a third of the time)
+        u.update({prefix + key: unit for key, unit in getattr(element, "output_units", {}).items()})
+        if hasattr(element, "integrands"):  # running integrals over the accepted steps
+            u.update({prefix + key: unit for key, unit in getattr(element, "integral_units", {}).items()})
+    u.update(_SOLVER_UNITS)
+    return u, c
+
+
+def joint_signals(row: dict, ctx, joint, reaction: tuple) -> None:
+    """A joint's signals at ``ctx`` into ``row``: its ``reaction`` (force, torque) and its joint coordinates."""
+    base = f"joint/{joint.name}/"
+    row[base + "force"], row[base + "torque"] = reaction
+    if joint.coordinates:
+        si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
+        for which in joint.coordinates:
+            row[base + which] = float(joint.coordinate(which, si, sj)[0])
+
+
+def element_signals(row: dict, ctx, element, z_e: np.ndarray, t: float, kept=None) -> None:
+    """A state element's signals at ``ctx`` (its states ``z_e``) into ``row``: its states, measurements
+    (``y/NAME``), their forces (``force/NAME``) and ``outputs``; ``kept``: its ``(z_e, y, ẏ, f)`` evaluated at
+    this state already (:meth:`flexmbs.engine.system.System._state_elements`), or None."""
+    prefix = f"element/{element.name}/"
+    for name, value in zip(element.state_names, z_e.tolist()):
+        row[prefix + name] = value
+    if kept is not None and np.array_equal(kept[0], z_e):
+        _, y, ydot, forces = kept
+    else:
+        y, ydot, _ = measure(ctx, element.measurements)
+        forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
+    for meas, value, force in zip(element.measurements, y.tolist(), forces.tolist()):
+        row[f"{prefix}y/{meas.name}"] = value
+        row[f"{prefix}force/{meas.name}"] = force
+    if hasattr(element, "outputs"):
+        for key, value in element.outputs(t, z_e, y, ydot).items():
+            row[prefix + key] = float(value)
 
 
 class _Reactions:
@@ -317,7 +302,7 @@ class _Reactions:
                     if compiled is not None and joint in compiled.positions and not joint.drivers
                     and len(compiled.positions[joint]) == joint.n_equations
                     and not (joint.marker_i.on_ground and joint.marker_j.on_ground)]
-        return cls(system, selected) if selected else None
+        return cls(system, selected) if selected else False
 
     def evaluate(self, ctx, q):
         """``(index, forces (n, 3) N, torques (n, 3) N m)`` on marker j's body, global axes, about marker j; ``None``

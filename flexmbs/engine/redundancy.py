@@ -36,7 +36,8 @@ class RedundantConstraintWarning(UserWarning):
     lines in the attributes ``redundant_constraints`` and the joints in ``redundant_joints``)."""
 
 
-def _scaled(jacobian: np.ndarray) -> np.ndarray:
+def scaled_rows(jacobian: np.ndarray) -> np.ndarray:
+    """``jacobian`` with each nonzero row divided by its largest magnitude."""
     scale = np.abs(jacobian).max(axis=1, keepdims=True)
     scale[scale == 0.0] = 1.0
     return jacobian / scale
@@ -65,7 +66,7 @@ def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.nd
     if (0 < n_r <= n_q and tol < 1.0 and np.count_nonzero(touched.any(axis=1)) == n_r  # no zero row
             and np.count_nonzero(touched) == np.count_nonzero(touched.any(axis=0))):  # one row per touched column
         return np.arange(n_r, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    rows = _scaled(jacobian)
+    rows = scaled_rows(jacobian)
     if 0 < rows.shape[0] <= rows.shape[1] and np.isfinite(rows).all():
         sizes = np.sqrt(np.einsum("ij,ij->i", rows, rows))
         if np.linalg.svd(rows, compute_uv=False)[-1] > 2.0 * tol * sizes.max():
@@ -99,7 +100,7 @@ def _row_owner(system, row: int) -> tuple[str, int]:
 
 def _partners(jacobian: np.ndarray, kept: np.ndarray, row: int) -> np.ndarray:
     """Kept rows whose combination reproduces the dropped ``row`` (the rows it depends on)."""
-    scaled = _scaled(jacobian)
+    scaled = scaled_rows(jacobian)
     coefficients = np.linalg.lstsq(scaled[kept].T, scaled[row], rcond=None)[0]
     big = np.abs(coefficients) > 1e-6 * max(np.abs(coefficients).max(initial=0.0), 1e-300)
     return kept[big]
@@ -130,8 +131,6 @@ def redundancy_report(system, jacobian: np.ndarray, kept: np.ndarray,
 def check_dropped_rows(system, phi_all: np.ndarray, jacobian: np.ndarray, kept: np.ndarray,
                        dropped: np.ndarray, tol: float = CONSISTENCY_TOL) -> None:
     """Raise :class:`ModelError` naming the joints that disagree if a dropped equation does not hold."""
-    if not dropped.size:
-        return
     bad = dropped[np.abs(phi_all[dropped]) > tol]
     if not bad.size:
         return

@@ -19,14 +19,18 @@ import numpy as np
 from .force_elements import N_OUT
 from .loop import (SAMPLE_ALL, SAMPLE_COORDINATES, SAMPLE_ELEMENT_OUTPUTS, SAMPLE_FORCE_OUTPUTS, SAMPLE_JOINTS,
                    SAMPLE_REACTIONS)
-from .recorder import Recorder
-from .system import HoldsSystem, measure
+from .recorder import Recorder, element_signals, joint_signals
+from .system import HoldsSystem
 
 __all__ = ["Sampler", "CAPACITY", "int_array", "int_arrays"]
 
 #: the positions of the buffers in ``Sampler.bf`` (plan_fields.ALIASES: sample_times, ...)
 (_TIMES, _H, _ITERATIONS, _VIOLATION, _Q, _V, _Z, _OMEGA, _MARKERS, _Y, _FY, _OUT, _INT, _JF, _JT, _JC, _FO, _KO, _LAM,
  _FALLBACKS, _COUNT) = range(21)
+# the work of a sample that recorded buffers need (Sampler.request): joint/NAME/force and torque; joint/NAME/rotation
+# and translation; force/NAME/KEY of the force kernels; element/NAME/KEY of the element kernels
+_SAMPLE_WORK = (((_JF, _JT), SAMPLE_REACTIONS | SAMPLE_JOINTS), ((_JC,), SAMPLE_COORDINATES),
+                ((_KO,), SAMPLE_FORCE_OUTPUTS), ((_OUT,), SAMPLE_ELEMENT_OUTPUTS))
 CAPACITY = 256  # samples per buffer: Python runs once per this many samples (and per chunk of steps); a write
 # error (full disk) then stops the run within 256 samples
 
@@ -64,31 +68,20 @@ class Sampler(HoldsSystem):
         model_markers = system.model.markers
         joints = system.model.joints
         cc = system.compiled
-        side, on_j, body, mi, mj, rj, rpos, rlam = [], [], [], [], [], [], [], []
-        for j, joint in enumerate(joints):
-            j_side = not joint.marker_j.on_ground
-            marker = joint.marker_j if j_side else joint.marker_i
-            side.append(marker.index)
-            on_j.append(1 if j_side else 0)
-            body.append(marker.body.index)
-            mi.append(joint.marker_i.index)
-            mj.append(joint.marker_j.index)
-            for pos in cc.positions.get(joint, ()):  # a user's joint: in Python (flush)
-                rj.append(j)
-                rpos.append(pos)
-                rlam.append(cc.rows[pos])
-            if not len(drivers):  # no prescribed motion (most models): nothing below, nor its row count
-                continue
-            first = joint.offset + joint.n_equations - len(joint.drivers)
-            for row, pos in zip(drivers[:, 0], drivers[:, 5]):  # the prescribed motions' rows (driving loads)
-                if first <= row < joint.offset + joint.n_equations:
-                    rj.append(j)
-                    rpos.append(pos)
-                    rlam.append(row)
+        sides = [joint.marker_i if joint.marker_j.on_ground else joint.marker_j for joint in joints]  # (reactions)
+        reactions = []  # (joint, position among the compiled rows, multiplier row) of each row of a reaction
+        for j, joint in enumerate(joints):  # (a user's joint has no compiled rows: its reactions in Python, flush)
+            reactions += [(j, pos, cc.rows[pos]) for pos in cc.positions.get(joint, ())]
+            if len(drivers):  # the prescribed motions' rows (driving loads; most models have none)
+                first, end = joint.offset + joint.n_equations - len(joint.drivers), joint.offset + joint.n_equations
+                reactions += [(j, pos, row) for row, pos in zip(drivers[:, 0], drivers[:, 5]) if first <= row < end]
         coords = [(joint, which) for joint in joints for which in joint.coordinates]
         # each element's first output column (Python integers: _column_plan adds to them per column)
         self.out_offsets = [0, *itertools.accumulate(len(names) for names in elements_out)]
-        self.sp = tuple(int_arrays([len(model_markers)], side, on_j, body, mi, mj, rj, rpos, rlam,
+        self.sp = tuple(int_arrays([len(model_markers)], [m.index for m in sides],
+                                   [int(not joint.marker_j.on_ground) for joint in joints], [m.body.index for m in sides],
+                                   [joint.marker_i.index for joint in joints], [joint.marker_j.index for joint in joints],
+                                   *([r[i] for r in reactions] for i in range(3)),
                                    [j.marker_i.index for j, _ in coords], [j.marker_j.index for j, _ in coords],
                                    [0 if w == "rotation" else 1 for _, w in coords], self.out_offsets))
         n_q, n_z, n_b = system.n_q, system.n_z, len(system.bodies)
@@ -101,7 +94,7 @@ class Sampler(HoldsSystem):
                    np.zeros((n, system.n_c)), np.zeros(2),
                    np.array([0, SAMPLE_ALL], dtype=np.int64))  # [samples in the buffer, the work of a sample]
         self.selection = None  # the run's OutputRequest (None: every signal)
-        self._system, self.coords, self.elements_out, self.integral_keys = system, coords, elements_out, integral_keys
+        self._system, self.elements_out, self.integral_keys = system, elements_out, integral_keys
         compiled = set(self.compiled_elements)
         self._python = [k for k in range(len(system.elements)) if k not in compiled]  # (the state elements in Python)
         # the Python elements' angles at the last sample (at first their evaluation at the start)
@@ -120,25 +113,13 @@ class Sampler(HoldsSystem):
         if selection is None:
             count[1] = SAMPLE_ALL
             return
-        system = self.system
-        python = [f"force/{f.name}/" for f in self.python_forces]
-        python += [f"element/{system.elements[k].name}/" for k in self._python]
-        python += [f"joint/{j.name}/" for j in system.fallback_joints]
-        python_signals = any(selection.any_under(prefix) for prefix in python)
         # the recorded columns (each name asked once; the flushes use them): the buffers they read say the work
         self._plan = self._column_plan()
         used = self._plan[3]
-        work = 0
-        if _JF in used or _JT in used:  # joint/NAME/force, torque
-            work |= SAMPLE_REACTIONS | SAMPLE_JOINTS
-        if python_signals:
-            work |= SAMPLE_REACTIONS
-        if _JC in used:  # joint/NAME/rotation, translation
-            work |= SAMPLE_COORDINATES
-        if _KO in used:  # force/NAME/KEY of the force kernels
-            work |= SAMPLE_FORCE_OUTPUTS
-        if _OUT in used:  # element/NAME/KEY of the element kernels
-            work |= SAMPLE_ELEMENT_OUTPUTS
+        work = SAMPLE_REACTIONS if any(self._python_parts(selection)) else 0  # (their context carries λ)
+        for buffers, bits in _SAMPLE_WORK:
+            if not used.isdisjoint(buffers):
+                work |= bits
         count[1] = work
 
     def _python_sample(self, q, v, z, lam, t, python_elements, user_joints) -> dict:
@@ -148,27 +129,21 @@ class Sampler(HoldsSystem):
         ctx.z = z.copy()
         out: dict = {}
         for k in python_elements:
-            element = system.elements[k]
-            prefix = f"element/{element.name}/"
-            z_e = ctx.z[system.z_offsets[k]:system.z_offsets[k + 1]]
-            for i, name in enumerate(element.state_names):
-                out[prefix + name] = float(z_e[i])
-            y, ydot, _ = measure(ctx, element.measurements)
-            forces = np.asarray(element.forces(t, z_e, y, ydot), dtype=float).reshape(-1)
-            for meas, value, force in zip(element.measurements, y.tolist(), forces.tolist()):
-                out[f"{prefix}y/{meas.name}"] = value
-                out[f"{prefix}force/{meas.name}"] = force
-            if hasattr(element, "outputs"):
-                for key, value in element.outputs(t, z_e, y, ydot).items():
-                    out[prefix + key] = value
+            element_signals(out, ctx, system.elements[k], ctx.z[system.z_offsets[k]:system.z_offsets[k + 1]], t)
         if user_joints:
             system.constraints(ctx)  # the joints' rows (Context.joint_reaction reads them)
         for joint in user_joints:
-            out[f"joint/{joint.name}/force"], out[f"joint/{joint.name}/torque"] = ctx.joint_reaction(joint)
-            si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
-            for which in joint.coordinates:
-                out[f"joint/{joint.name}/{which}"] = float(joint.coordinate(which, si, sj)[0])
+            joint_signals(out, ctx, joint, ctx.joint_reaction(joint))
         return out
+
+    def _python_parts(self, selection) -> tuple[list, list, list]:
+        """The Python force elements, state elements (indices) and user joints with a signal that ``selection``
+        (an OutputRequest; None: every signal) records."""
+        system = self.system
+        recorded = (lambda prefix: True) if selection is None else selection.any_under
+        return ([f for f in self.python_forces if recorded(f"force/{f.name}/")],
+                [k for k in self._python if recorded(f"element/{system.elements[k].name}/")],
+                [j for j in system.fallback_joints if recorded(f"joint/{j.name}/")])
 
     @property
     def count(self) -> int:
@@ -244,11 +219,9 @@ class Sampler(HoldsSystem):
             plan = self._plan = self._column_plan()
         first, elements, last, used = plan
         head = {b: self.bf[b][:n] for b in used}  # the buffers' first n rows
-        cols: dict = {}
-        for key, b, index in first:
-            cols[key] = head[b][index].copy()
+        cols = {key: head[b][index].copy() for key, b, index in first}
         selection = self.selection
-        python_forces = [f for f in self.python_forces if selection is None or selection.any_under(f"force/{f.name}/")]
+        python_forces, python_elements, user_joints = self._python_parts(selection)
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
             rows = []
             for r in range(n):
@@ -256,17 +229,8 @@ class Sampler(HoldsSystem):
                 ctx.z = Z[r].copy()
                 rows.append({f"force/{f.name}/{key}": float(value) for f in python_forces
                              for key, value in f.outputs(ctx).items()})
-            for key in rows[0]:
-                if selection is None or key in selection:
-                    cols[key] = np.array([row[key] for row in rows])
-        for key, b, index in elements:
-            cols[key] = head[b][index].copy()
-        python_elements = self._python
-        user_joints = list(system.fallback_joints)
-        if selection is not None:  # only the parts with a recorded signal
-            python_elements = [k for k in python_elements
-                               if selection.any_under(f"element/{system.elements[k].name}/")]
-            user_joints = [j for j in user_joints if selection.any_under(f"joint/{j.name}/")]
+            _columns(rows, selection, cols)
+        cols.update({key: head[b][index].copy() for key, b, index in elements})
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
             # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
             # (the end of the chunk); the callbacks' reference is restored after
@@ -282,11 +246,8 @@ class Sampler(HoldsSystem):
                 self._angle_refs = [getattr(m, "_last", None) for m in angles]
             for m, ref in zip(angles, current):
                 m._last = ref
-            for key in rows[0]:
-                if selection is None or key in selection:
-                    cols[key] = np.array([row[key] for row in rows])
-        for key, b, index in last:
-            cols[key] = head[b][index].copy()
+            _columns(rows, selection, cols)
+        cols.update({key: head[b][index].copy() for key, b, index in last})
         # (np.maximum.reduce: ndarray.max without its Python wrapper)
         stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(np.maximum.reduce(viol[:n])))
         if FB[0]:
@@ -295,3 +256,11 @@ class Sampler(HoldsSystem):
             FB[:] = 0.0
         recorder.record_block(times[:n].copy(), cols, (Q[:n].copy(), V[:n].copy(), Z[:n].copy()))
         cnt[0] = 0
+
+
+def _columns(rows: list[dict], selection, cols: dict) -> None:
+    """The Python parts' signals of the samples ``rows`` (one dict each) into ``cols`` as columns, the requested
+    ones (``selection``, an OutputRequest; None: all)."""
+    for key in rows[0]:
+        if selection is None or key in selection:
+            cols[key] = np.array([row[key] for row in rows])

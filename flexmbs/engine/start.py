@@ -28,21 +28,16 @@ STEP_GROWTH_MAX = 1.5
 SAFETY = 0.85
 
 
-def software_version() -> str:
-    return __version__
-
-
 def run_attributes(model, case, parameters) -> dict:
     return {"case": case or model.name, "model": model.name, "software": "flexmbs",
-            "software_version": software_version(), "parameters": dict(parameters or model.parameters or {})}
+            "software_version": __version__, "parameters": dict(parameters or model.parameters or {})}
 
 
 def consistent_start(system, static: bool, quasi_static_elastic: bool = True):
-    q0, v0, z0 = system.initial_state()
+    q0, v0, z = system.initial_state()
     q = assemble_positions(system, q0)
-    z = z0
     if static:
-        q, z, _ = _static(system, q, z0)
+        q, z, _ = _static(system, q, z)
         v = np.zeros_like(q)
     else:
         v = project_velocities(system, q, v0)
@@ -57,11 +52,8 @@ def consistent_start(system, static: bool, quasi_static_elastic: bool = True):
 
 def add_fallback(system, text: str) -> None:
     """Record a fallback on the system (collected into the results by :func:`_simulate`)."""
-    notes = getattr(system, "fallback_notes", None)
-    if notes is None:
-        notes = system.fallback_notes = []
-    if text not in notes:
-        notes.append(text)
+    if text not in system.fallback_notes:
+        system.fallback_notes.append(text)
 
 
 # the quasi-static start counts as converged when Newton stalls after reducing the modal error a million-fold: the

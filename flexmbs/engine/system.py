@@ -45,9 +45,8 @@ class Context:
             # all bodies' A, G, ω' in one compiled call (same formulas as _InertialBody.kinematics)
             n_b = len(system.bodies)
             self.A, self.G, self.omega = np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3))
-            qc = np.ascontiguousarray(q, dtype=float)
-            vc = np.ascontiguousarray(v, dtype=float)
-            _k.body_kinematics(qc, vc, system.body_offsets, self.A, self.G, self.omega)
+            _k.body_kinematics(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+                               system.body_offsets, self.A, self.G, self.omega)
             self._arrays = None
         else:  # the same (q, q̇) evaluated before: its (A, G, ω', marker arrays), read only
             self.A, self.G, self.omega, self._arrays = found
@@ -121,10 +120,8 @@ class Context:
         rows = self.joint_rows.get(joint)  # a user joint's base rows, kept by System.constraints
         compiled = self.system.compiled
         if rows is None and self.constraint_blocks is not None and joint in compiled.positions and not joint.drivers:
-            pos = compiled.positions[joint]
-            ni = 0 if joint.marker_i.on_ground else joint.marker_i.body.n_quasi
-            nj = 0 if joint.marker_j.on_ground else joint.marker_j.body.n_quasi
-            return self.constraint_blocks[0][pos, :ni], self.constraint_blocks[1][pos, :nj]
+            pos = compiled.positions[joint]  # (the markers' Jacobians have their bodies' quasi-coordinates)
+            return self.constraint_blocks[0][pos, :si.Jx.shape[1]], self.constraint_blocks[1][pos, :sj.Jx.shape[1]]
         ji, jj = rows if rows is not None else joint.equations(si, sj, self.t)[1:]
         if not joint.drivers:
             return ji, jj
@@ -137,17 +134,15 @@ class Context:
         si, sj = self.marker(joint.marker_i), self.marker(joint.marker_j)
         ji, jj = self._joint_jacobians(joint, si, sj)
         lam = self.joint_multipliers(joint)
-        if not joint.marker_j.on_ground:
-            gen = -jj.T @ lam
-            kin = self.kin[joint.marker_j.body.index]
-            force = gen[0:3]
-            torque = kin.A @ gen[3:6] - cross(sj.x - kin.r, force)
+        on_j = not joint.marker_j.on_ground  # else on marker i's body, reversed and taken about marker j
+        marker, jac, state = (joint.marker_j, jj, sj) if on_j else (joint.marker_i, ji, si)
+        gen = -jac.T @ lam
+        kin = self.kin[marker.body.index]
+        force = gen[0:3]
+        torque = kin.A @ gen[3:6] - cross(state.x - kin.r, force)
+        if on_j:
             return force, torque
-        gen = -ji.T @ lam
-        kin = self.kin[joint.marker_i.body.index]
-        force_i = gen[0:3]
-        torque_i = kin.A @ gen[3:6] - cross(si.x - kin.r, force_i)
-        return -force_i, -torque_i - cross(si.x - sj.x, force_i)
+        return -force, -torque - cross(si.x - sj.x, force)
 
 
 def to_coordinates_rows(jbar: np.ndarray, kin) -> np.ndarray:
@@ -159,6 +154,14 @@ def to_coordinates_rows(jbar: np.ndarray, kin) -> np.ndarray:
     return out
 
 
+def add_joint_rows(jac: np.ndarray, rows, joint, ji: np.ndarray, jj: np.ndarray, kin: list) -> None:
+    """Add ``joint``'s quasi-coordinate Jacobians ``ji``, ``jj`` (marker i's and j's bodies) to ``jac[rows]`` as
+    coordinate rows (``kin``: the bodies' kinematics; a ground marker's side adds nothing)."""
+    for marker, jbar in ((joint.marker_i, ji), (joint.marker_j, jj)):
+        if not marker.on_ground:
+            jac[rows, marker.body.slice] += to_coordinates_rows(jbar, kin[marker.body.index])
+
+
 def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
     """Quasi-coordinate generalized force (6+m,) → coordinate force (7+m,): ``Lᵀ Q̄``."""
     out = np.empty(qbar.size + 1)
@@ -166,7 +169,6 @@ def to_coordinates_vector(qbar: np.ndarray, kin) -> np.ndarray:
     out[3:7] = 2.0 * kin.G.T @ qbar[3:6]
     out[7:] = qbar[6:]
     return out
-
 
 
 def same_values(a: np.ndarray, b: np.ndarray) -> bool:
@@ -192,13 +194,9 @@ def planar_row_sizes(joint, X: np.ndarray, R: np.ndarray, q: np.ndarray) -> list
     mi, mj = joint.marker_i, joint.marker_j
     xi, xj = X[mi.index].tolist(), X[mj.index].tolist()
     ri, rj = R[mi.index].tolist(), R[mj.index].tolist()  # rows of the axes matrices: ri[k][a] is axis a's k-th
-    arms = []
-    for marker, x in ((mi, xi), (mj, xj)):
-        if marker.on_ground:
-            arms.append(None)
-        else:
-            o = marker.body.offset
-            arms.append((x[0] - float(q[o]), x[1] - float(q[o + 1])))
+    # each marker's in-plane arm from its body's origin (None on the ground)
+    arms = [None if m.on_ground else (x[0] - float(q[m.body.offset]), x[1] - float(q[m.body.offset + 1]))
+            for m, x in ((mi, xi), (mj, xj))]
     arm_i, arm_j = arms
     sides = (arm_i is not None) + (arm_j is not None)
     sizes = []
@@ -280,12 +278,10 @@ class System:
         for joint in self.joints:  # a previous planar run may have masked rows
             joint.row_mask = None
         if model.planar:  # the guides' markers join the grouped markers (one grouping: issue 41, the start)
-            model_joints = list(self.joints)
             self._add_planar_guides()
-            self._group_markers()
-            self._mask_out_of_plane(model_joints)
-        else:
-            self._group_markers()
+        self._group_markers()
+        if model.planar:  # the model's joints (the guides after them)
+            self._mask_out_of_plane(self.joints[:len(model.joints)])
         self.forces = model.forces
         self.elements = model.elements
         for element in self.elements:
@@ -326,6 +322,7 @@ class System:
         self.redundancy = {}  # joint name -> one line on its dropped rows (flexmbs.engine.redundancy.redundancy_report)
         self.redundant_joints = []  # joints whose reaction split is not unique (minimum-norm split reported)
         self._reported = set()
+        self.fallback_notes = []  # what the start and the run fell back to (flexmbs.engine.start.add_fallback)
         self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
         self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
         self.driven_joints = [j for j in self.joints if j.drivers]  # prescribed motions: compiled rows
@@ -394,11 +391,8 @@ class System:
 
     def rest_context(self, q, t) -> Context:
         """The context at ``q`` at rest (``q̇ = 0``): at the placement, the kinematics found there by the planar
-        masks (:meth:`_mask_out_of_plane`), not evaluated again."""
-        placed = getattr(self, "_placement_kinematics", None)
-        if placed is not None and same_values(placed[0], q):
-            return Context(self, q, np.zeros_like(q), t, found=placed[1])
-        return Context(self, q, np.zeros_like(q), t)
+        masks (:meth:`_mask_out_of_plane`), not evaluated again (:meth:`context`)."""
+        return self.context(q, np.zeros_like(q), t)
 
     # --- constraints ---------------------------------------------------------------------------------
     def constraints(self, ctx: Context, jacobian: bool = True):
@@ -410,11 +404,9 @@ class System:
         phi[:p.shape[0]] = 0.5 * (np.einsum("bi,bi->b", p, p) - 1.0)
         if jacobian:
             jac[self._p_index] = p
-        t = ctx.t
         ctx.constraint_blocks = self.compiled.evaluate(ctx, phi, jac)
         for joint in self.fallback_joints:
-            self._joint_rows(ctx, joint, joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), t),
-                             joint.offset, phi, jac)
+            self._joint_rows(ctx, joint, phi, jac)
         if self.driven_joints:
             self._driver_rows(ctx, phi, jac if jac is not None else np.zeros((self.n_c_all, self.n_q)))
         keep = self.row_keep
@@ -422,8 +414,7 @@ class System:
             return phi, jac
         if jacobian:
             ctx.full_jacobian = jac
-            return phi[keep], jac[keep]
-        return phi[keep], None
+        return phi[keep], (jac[keep] if jacobian else None)
 
     def _driver_rows(self, ctx: Context, phi: np.ndarray, jac: np.ndarray) -> None:
         """The prescribed motions' rows ``coordinate - f(t)`` into ``phi``, ``jac`` (every row) by the run's compiled
@@ -466,24 +457,20 @@ class System:
                 self._reported.add(line)
                 warnings.warn(line, RedundantConstraintWarning, stacklevel=4)
 
-    def _joint_rows(self, ctx, joint, rows_data, first, phi, jac):
-        res, ji, jj = rows_data
-        mi, mj = joint.marker_i, joint.marker_j
-        rows = slice(first, first + res.size)
+    def _joint_rows(self, ctx, joint, phi, jac) -> None:
+        """A user joint's rows (``joint.equations``) into ``phi`` and ``jac``; its quasi-coordinate Jacobians kept
+        on the context (:meth:`Context.joint_reaction` reads them)."""
+        res, ji, jj = joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), ctx.t)
+        rows = slice(joint.offset, joint.offset + res.size)
         phi[rows] = res
         if jac is not None:
-            if first == joint.offset:
-                ctx.joint_rows[joint] = (ji, jj)
-            if not mi.on_ground:
-                jac[rows, mi.body.slice] += to_coordinates_rows(ji, ctx.kin[mi.body.index])
-            if not mj.on_ground:
-                jac[rows, mj.body.slice] += to_coordinates_rows(jj, ctx.kin[mj.body.index])
+            ctx.joint_rows[joint] = (ji, jj)
+            add_joint_rows(jac, rows, joint, ji, jj, ctx.kin)
 
     def constraint_rate(self, q, v, t, dt: float = 1e-6) -> np.ndarray:
         """``Φ_t`` (n_c,) by central differences in time (rheonomic drivers)."""
-        ctx_p = self.context(q, v, t + dt)
-        ctx_m = self.context(q, v, t - dt)
-        return (self.constraints(ctx_p, False)[0] - self.constraints(ctx_m, False)[0]) / (2.0 * dt)
+        plus, minus = (self.constraints(self.context(q, v, at), False)[0] for at in (t + dt, t - dt))
+        return (plus - minus) / (2.0 * dt)
 
     # --- dynamics ------------------------------------------------------------------------------------
     def mass_matrix(self, ctx: Context) -> np.ndarray:
@@ -528,9 +515,7 @@ def _l_matrix(body, kin) -> np.ndarray:
 def measure(ctx: Context, measurements) -> tuple[np.ndarray, np.ndarray, list]:
     """Values (n_y,), rates (n_y,) and gradients (list of [(body, (6+m,))]) of measurements."""
     n = len(measurements)
-    y = np.empty(n)
-    ydot = np.empty(n)
-    grads = []
+    y, ydot, grads = np.empty(n), np.empty(n), []
     for k, meas in enumerate(measurements):
         y[k], ydot[k], grad = meas.evaluate(ctx)
         grads.append(grad)
