@@ -12,8 +12,21 @@ comparison is of the changes relative to the nominal row (90 ms, stiffness 1), w
 """
 from __future__ import annotations
 
-# seed 003 Tables 3-3 (L5926-5940) and 3-4 (L5981-6002) as the validation rows hold them
-from .validation import BARS, STIFFNESS, TABLE_3_3, TABLE_3_4
+# seed 003 Tables 3-3 (L5926-5940) and 3-4 (L5981-6002), read by the report below and by the validation rows
+BARS = ("horizontal", "vertical_op", "vertical_nonop")
+STIFFNESS = ((0.2, "1/5"), (0.5, "1/2"), (1.0, "1"), (2.0, "2"), (5.0, "5"))
+# seed 003 Table 3-3, kN: {label: {bar: (acceleration, deceleration)}}
+TABLE_3_3 = {"1/5": {"horizontal": (171, 25), "vertical_op": (63, 43), "vertical_nonop": (15, 21)},
+             "1/2": {"horizontal": (170, 39), "vertical_op": (57, 48), "vertical_nonop": (14, 29)},
+             "1": {"horizontal": (155, 41), "vertical_op": (50, 70), "vertical_nonop": (13, 30)},
+             "2": {"horizontal": (147, 55), "vertical_op": (47, 82), "vertical_nonop": (13, 30)},
+             "5": {"horizontal": (145, 60), "vertical_op": (46, 82), "vertical_nonop": (12, 30)}}
+# seed 003 Table 3-4: {opening time s: ({bar: (kN, % vs 90 ms)}, locking time change s)}
+TABLE_3_4 = {0.05: ({"horizontal": (214, 38), "vertical_op": (72, 44), "vertical_nonop": (56, 30)}, -0.022),
+             0.07: ({"horizontal": (182, 17), "vertical_op": (59, 18), "vertical_nonop": (47, 9)}, -0.012),
+             0.09: ({"horizontal": (155, 0), "vertical_op": (50, 0), "vertical_nonop": (43, 0)}, 0.0),
+             0.11: ({"horizontal": (150, -3), "vertical_op": (48, -4), "vertical_nonop": (45, 5)}, 0.012),
+             0.13: ({"horizontal": (138, -11), "vertical_op": (44, -12), "vertical_nonop": (44, 2)}, 0.025)}
 
 LABELS = dict(STIFFNESS)  # relative stiffness → the seed's label ("1/5", ...)
 

@@ -23,6 +23,8 @@ import numpy as np
 
 from flexmbs.catalog.validation import row, skipped_rows, trend_row
 
+from .seed_tables import BARS, STIFFNESS, TABLE_3_3, TABLE_3_4  # the seed's numbers, one copy
+
 ORIGIN_31 = "seed 003 Table 3-1 (L5486-5519)"
 ORIGIN_32 = "seed 003 Table 3-2 (L5550-5575)"
 ORIGIN_33 = "seed 003 Table 3-3 (L5926-5940)"
@@ -40,21 +42,7 @@ TABLE_3_2 = ((26.8, 26.7, 25.6, "1st bending z"), (39.5, 39.4, 39.4, "1st bendin
              (151.1, 151.2, 149.1, "2nd bending x"), (244.7, 244.7, None, "3rd bending z"),
              (331.4, 331.4, 321.8, "3rd bending x"), (447.5, 447.5, None, "4th bending z"),
              (589.5, 591.8, 562.3, "4th bending x"))
-BARS = ("horizontal", "vertical_op", "vertical_nonop")
-STIFFNESS = ((0.2, "1/5"), (0.5, "1/2"), (1.0, "1"), (2.0, "2"), (5.0, "5"))
-# seed 003 Table 3-3, kN: {label: {bar: (acceleration, deceleration)}}
-TABLE_3_3 = {"1/5": {"horizontal": (171, 25), "vertical_op": (63, 43), "vertical_nonop": (15, 21)},
-             "1/2": {"horizontal": (170, 39), "vertical_op": (57, 48), "vertical_nonop": (14, 29)},
-             "1": {"horizontal": (155, 41), "vertical_op": (50, 70), "vertical_nonop": (13, 30)},
-             "2": {"horizontal": (147, 55), "vertical_op": (47, 82), "vertical_nonop": (13, 30)},
-             "5": {"horizontal": (145, 60), "vertical_op": (46, 82), "vertical_nonop": (12, 30)}}
 VALVE_TIMES = (0.05, 0.07, 0.09, 0.11, 0.13)
-# seed 003 Table 3-4: {opening time s: ({bar: (kN, % vs 90 ms)}, locking time change s)}
-TABLE_3_4 = {0.05: ({"horizontal": (214, 38), "vertical_op": (72, 44), "vertical_nonop": (56, 30)}, -0.022),
-             0.07: ({"horizontal": (182, 17), "vertical_op": (59, 18), "vertical_nonop": (47, 9)}, -0.012),
-             0.09: ({"horizontal": (155, 0), "vertical_op": (50, 0), "vertical_nonop": (43, 0)}, 0.0),
-             0.11: ({"horizontal": (150, -3), "vertical_op": (48, -4), "vertical_nonop": (45, 5)}, 0.012),
-             0.13: ({"horizontal": (138, -11), "vertical_op": (44, -12), "vertical_nonop": (44, 2)}, 0.025)}
 SEED_NOMINAL_LOCKING_TIME = 0.9  # s, Table 3-4 "≈ 0.9 s"
 GEOMETRY = ("prediction: our crank radii, lug positions, cylinder layout and piston-joint geometry (pin radius, "
             "bending arm) are assumed (the seed gives none; no lug radii reach the nominal column, see "
