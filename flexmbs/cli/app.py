@@ -85,8 +85,6 @@ def emit_json(payload: dict) -> None:
     click.echo(json.dumps(payload, default=json_default))
 
 
-
-
 def log(message: str) -> None:
     click.echo(message, err=True)
 

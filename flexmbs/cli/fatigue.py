@@ -94,7 +94,7 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
     import pyvista
 
     from flexmbs.post.viz.animate import overlay_picture
-    from flexmbs.post.viz.modes import surface_mesh
+    from flexmbs.post.viz.modes import _bounds, surface_mesh
 
     points, triangles, fields = _surface(scene, body, fmap)
     mesh = surface_mesh(points, triangles)
@@ -111,11 +111,10 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
                          show_scalar_bar=False)
         plotter.add_mesh(pyvista.Sphere(radius=0.015 * size, center=s.positions[k]), color="magenta")
 
-    lo, hi = points.min(axis=0), points.max(axis=0)
     caption = (f"{body}: max damage {fmap['damage'][k]:.3g} per pass at node {int(s.node_ids[k])} (magenta ball, "
                f"{', '.join(f'{1e3 * c:.0f}' for c in s.positions[k])} mm in the body frame), "
                f"life {fmap['life_repeats'][k]:.3g} passes")
-    image = overlay_picture(draw, [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]], window_size,
+    image = overlay_picture(draw, _bounds(points), window_size,
                             {"cmap": "turbo", "vmin": clim[0], "vmax": clim[1], "title": "log10 damage per pass"},
                             caption, view)
     from PIL import Image

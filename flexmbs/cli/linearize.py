@@ -10,17 +10,14 @@ Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class
 """
 from __future__ import annotations
 
-import json
 import math
 
 import click
 import numpy as np
 
-from flexmbs.results.safe_files import json_default
+from .app import emit_json
 
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
-
-
 
 
 def _pairs(values) -> list:
@@ -219,7 +216,7 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
         with forced(stem + ".results.h5", force):
             payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
     if as_json:
-        click.echo(json.dumps(payload, default=json_default))
+        emit_json(payload)
         return
     _print_table(payload)
     if out:

@@ -433,18 +433,19 @@ def _stored_warnings(value) -> list[str]:
 
 def _describe_hdf5(path: str, kind, as_json: bool) -> None:
     """List every dataset of a results (or other flexmbs) file with its shape and unit."""
+    from flexmbs.results.results import _plain
+
     signals = []
     with h5py.File(path, "r", locking=False) as f:
-        attrs = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
-                 for k, v in f.attrs.items()}
+        attrs = {k: _plain(v) for k, v in f.attrs.items()}
 
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset):
                 signals.append({"name": name, "shape": list(obj.shape), "unit": str(obj.attrs.get("unit", ""))})
 
         f.visititems(visit)
-        solver = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
-                  for k, v in (f["solver"].attrs.items() if isinstance(f.get("solver"), h5py.Group) else [])}
+        solver = {k: _plain(v) for k, v in (f["solver"].attrs.items() if isinstance(f.get("solver"), h5py.Group)
+                                             else [])}
     if as_json:
         emit_json({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "solver": solver,
                    "signals": signals})

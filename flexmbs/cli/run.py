@@ -14,13 +14,9 @@ import click
 
 from flexmbs.results.safe_files import json_default
 
+from .app import emit_json
+
 __all__ = ["cases_command", "run_command"]
-
-
-
-
-def _emit(payload: dict) -> None:
-    click.echo(json.dumps(payload, default=json_default))
 
 
 @click.command("cases")
@@ -40,7 +36,7 @@ def cases_command(case, as_json):
             folder = case_studies_dir(mod)
             return sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".toml")) if folder else []
 
-        _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
+        emit_json({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
                           "module": getattr(mod, "__name__", None), "study_plans": plans(mod)}
                          for name, mod in found.items()]})
         return
@@ -177,7 +173,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs
     check_end_time(t_end, {**module.DEFAULTS, **params})
     summary = _run_safely(module, params, t_end, output, not quiet, force, list(outputs) or None)
     if as_json:
-        _emit(summary)
+        emit_json(summary)
         return
     click.echo(f"case {summary.get('case', case)}: t_end = {summary.get('t_end', float('nan')):.6g} s, "
                f"{summary.get('steps', 0)} steps, {summary.get('wall_s', float('nan')):.2f} s wall, max constraint "

@@ -171,12 +171,10 @@ def study_plot_command(study_dir, outputs, against, by, out, force):
 
 
 def _plot(groups, columns, against, scatter, title, out, case=""):
+    from flexmbs.post.viz.render import save_figure
     from flexmbs.post.viz.study import plot_study
     from flexmbs.results.safe_files import open_output
 
-    import matplotlib.pyplot as plt
-
     fig = plot_study(groups, columns, against, scatter, title, case)
     with open_output(out, "wb") as handle:
-        fig.savefig(handle, dpi=110, format="png")
-    plt.close(fig)
+        save_figure(fig, handle, dpi=110, format="png")

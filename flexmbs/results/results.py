@@ -169,9 +169,8 @@ class Results:
             else:
                 data[name] = np.stack([np.interp(times, t, col) for col in values.reshape(t.size, -1).T],
                                       axis=-1).reshape((times.size,) + values.shape[1:])
-        out = Results(times, data, dict(self.units), dict(self.components), self.success, self.message, self.status,
-                      dict(self.statistics), None, dict(self.attributes))
-        return out
+        return Results(times, data, dict(self.units), dict(self.components), self.success, self.message,
+                       self.status, dict(self.statistics), None, dict(self.attributes))
 
     def to_csv(self, path: str, names=None) -> None:
         """Write ``time`` and the given signals (all scalar-or-vector signals by default) to CSV, SI units."""
@@ -515,13 +514,9 @@ def _finished_results(path: str) -> bool:
 
     try:
         with h5py.File(path, "r", locking=False) as fh:
-            status = fh.attrs.get("status")
-            fmt = fh.attrs.get("format")
+            return _plain(fh.attrs.get("format")) == FORMAT_NAME and _plain(fh.attrs.get("status")) == "finished"
     except (OSError, RuntimeError):
         return False
-    status = status.decode() if isinstance(status, bytes) else status
-    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
-    return fmt == FORMAT_NAME and status == "finished"
 
 
 class _NoRoom(OSError):
@@ -537,9 +532,9 @@ def _reason(exc: BaseException) -> str:
                 "process was killed while it was written)")
     if "file signature not found" in text:
         return "it is not an HDF5 file"
-    for marker, short in (("No space left", "disk full (no space left on device)"),
-                          ("File too large", "file size limit reached (file too large)"),
-                          ("Disk quota", "disk quota exceeded"), ("Permission denied", "permission denied"),
+    from .safe_files import _FULL_TEXTS
+
+    for marker, short in (*_FULL_TEXTS, ("Permission denied", "permission denied"),
                           ("Read-only file system", "read-only file system")):
         if marker in text:
             return short

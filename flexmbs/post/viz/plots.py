@@ -15,6 +15,8 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from .render import pyplot, save_figure
+
 __all__ = ["Series", "DISPLAY_UNITS", "display_unit", "quantity", "axis_quantity", "unwrapped", "select_signals", "plot_signals", "write_signals_csv",
            "plot_stress", "write_stress_csv"]
 
@@ -117,21 +119,10 @@ def write_signals_csv(time: np.ndarray, series: list[Series], path: str) -> str:
 
 
 def _figure(window_size, rows=1, sharex=False):
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     dpi = 100
-    fig, axes = plt.subplots(rows, 1, figsize=(window_size[0] / dpi, window_size[1] / dpi), dpi=dpi,
-                             squeeze=False, sharex=sharex, layout="constrained")
-    return fig, axes[:, 0], plt
-
-
-def _save(fig, plt, path: str, dpi: int = 100) -> str:
-    fig.savefig(path, dpi=dpi)  # no bbox_inches="tight": the PNG keeps the requested pixel size
-    plt.close(fig)
-    return path
+    fig, axes = pyplot().subplots(rows, 1, figsize=(window_size[0] / dpi, window_size[1] / dpi), dpi=dpi,
+                                  squeeze=False, sharex=sharex, layout="constrained")
+    return fig, axes[:, 0]
 
 
 def quantity(name: str) -> str:
@@ -205,7 +196,7 @@ def plot_signals(time: np.ndarray, series: list[Series], path: str | None = None
     groups: dict[str, list[Series]] = {}
     for s in series:
         groups.setdefault(display_unit(s.unit)[0], []).append(unwrapped(s))
-    fig, axes, plt = _figure(window_size, rows=len(groups), sharex=True)
+    fig, axes = _figure(window_size, rows=len(groups), sharex=True)
     for ax, (shown, members) in zip(axes, groups.items()):
         for s in members:
             ax.plot(time, s.values * display_unit(s.unit)[1], label=s.name, linewidth=1.2)
@@ -216,13 +207,13 @@ def plot_signals(time: np.ndarray, series: list[Series], path: str | None = None
     if title:
         fig.suptitle(title, fontsize=10)
     _fit_ylabels(fig, axes)
-    return _save(fig, plt, path) if path else fig
+    return save_figure(fig, path) if path else fig
 
 
 def plot_stress(history, summary: dict, path: str | None = None, window_size=(1000, 700),
                 cycle_signal: str = "von_mises"):
     """Stress history (von Mises, principal, components; MPa) over the rainflow range histogram."""
-    fig, (ax, ax2), plt = _figure(window_size, rows=2)
+    fig, (ax, ax2) = _figure(window_size, rows=2)
     mpa = 1e-6
     ax.plot(history.time, history.von_mises * mpa, color="black", linewidth=1.8, label="von Mises")
     for k, style in enumerate(("-", "--", ":")):
@@ -244,7 +235,7 @@ def plot_stress(history, summary: dict, path: str | None = None, window_size=(10
     ax2.set_title(f"rainflow ({cycle_signal}): {summary['total_cycles']:g} cycles, largest range "
                   f"{summary['max_range'] * mpa:.3g} MPa", fontsize=10)
     ax2.grid(True, alpha=0.3)
-    return _save(fig, plt, path) if path else fig
+    return save_figure(fig, path) if path else fig
 
 
 def write_stress_csv(history, path: str) -> str:
