@@ -66,9 +66,9 @@ def _surface(scene, body: str, fmap: dict):
     triangles = shape.triangles
     if not triangles.size:
         raise FlexmbsError(f"body {body!r} has no surface triangles to draw the damage on")
+    from flexmbs.post.viz.animate import _renumber
+
     used = np.unique(triangles)
-    local = np.full(shape.points.shape[0], -1, dtype=np.int64)
-    local[used] = np.arange(used.size)
     fields = {}
     for key in ("damage", "life_repeats", "life_s", "peak_von_mises"):
         full = np.full(shape.points.shape[0], np.nan)
@@ -76,7 +76,7 @@ def _surface(scene, body: str, fmap: dict):
         fields[key] = full[used]
     top = max(float(np.max(fmap["damage"])), 1e-300)
     fields["log10_damage"] = np.log10(np.maximum(fields["damage"], _FLOOR * top))
-    return shape.points[used], local[triangles], fields
+    return shape.points[used], _renumber(triangles, used, shape.points.shape[0]), fields
 
 
 def write_damage_vtu(scene, body: str, fmap: dict, path: str) -> str:

@@ -115,35 +115,30 @@ def _write(path: str, text: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------------- 3D view
-def _body_arrays(scene, k: int, scale: float) -> dict:
-    from flexmbs.post.viz.animate import frame_arrays
-
-    return frame_arrays(scene, k, scale)
-
-
 def _drawn(body) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the body's points the page draws (its surface's nodes; every point of a body without surface)
     and its triangles renumbered to them (interior nodes of a solid mesh would only make the page larger)."""
     if not body.triangles.size:
         return np.arange(body.points.shape[0]), body.triangles
+    from flexmbs.post.viz.animate import _renumber
+
     kept = np.unique(body.triangles)
-    local = np.full(body.points.shape[0], -1, dtype=np.int64)
-    local[kept] = np.arange(kept.size)
-    return kept, local[body.triangles]
+    return kept, _renumber(body.triangles, kept, body.points.shape[0])
 
 
-def colour_of(body) -> str:
-    from flexmbs.post.viz.animate import colour_of as colour
-
-    return colour(body)
+def _mpa(stress: np.ndarray) -> np.ndarray:
+    """Stress in MPa for the page (float32; 0 where the stress is unknown)."""
+    return np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32)
 
 
 def _mesh_trace(go, body, triangles: np.ndarray, points: np.ndarray, stress: np.ndarray, stress_max: float,
                 show_scale: bool):
     """A Mesh3d of a body with a surface, or a Scatter3d (lines + nodes) of a frame-element body."""
+    from flexmbs.post.viz.animate import colour_of
+
     x, y, z = (points[:, c].astype(np.float32) for c in range(3))
     stressed = np.isfinite(stress).any()
-    values = np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32)
+    values = _mpa(stress)
     colour = dict(intensity=values, colorscale="Turbo", cmin=0.0, cmax=max(1e-6 * stress_max, 1e-9),
                   showscale=show_scale, colorbar=dict(title=dict(text="von Mises [MPa]", side="right"), len=0.6)) \
         if stressed else dict(color=colour_of(body))
@@ -162,16 +157,11 @@ def _mesh_trace(go, body, triangles: np.ndarray, points: np.ndarray, stress: np.
 
 
 def _frame_update(go, body, points: np.ndarray, stress: np.ndarray):
-    x, y, z = (points[:, c].astype(np.float32) for c in range(3))
+    xyz = dict(zip("xyz", (points[:, c].astype(np.float32) for c in range(3))))
+    stressed = np.isfinite(stress).any()
     if body.triangles.size:
-        update = dict(x=x, y=y, z=z)
-        if np.isfinite(stress).any():
-            update["intensity"] = np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32)
-        return go.Mesh3d(**update)
-    update = dict(x=x, y=y, z=z)
-    if np.isfinite(stress).any():
-        update["marker"] = dict(color=np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32))
-    return go.Scatter3d(**update)
+        return go.Mesh3d(**xyz, **({"intensity": _mpa(stress)} if stressed else {}))
+    return go.Scatter3d(**xyz, **({"marker": dict(color=_mpa(stress))} if stressed else {}))
 
 
 def _ground(go, corners: np.ndarray):
@@ -194,7 +184,8 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
         Factor on the elastic deformation (stress is never scaled).
     """
     go, _, _ = _plotly()
-    from flexmbs.post.viz.animate import _stress_range, check_scale, frame_indices, ground_corners, up_axis
+    from flexmbs.post.viz.animate import (_stress_range, check_scale, frame_arrays, frame_indices, ground_corners,
+                                          up_axis)
 
     frames = frame_indices(scene.time.size, max_frames)
     check_scale(scene, frames, scale)  # issue 43: --scale 1e12 drew nothing but the deformation
@@ -202,7 +193,7 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
     if not bodies:
         raise FlexmbsError(f"{scene.path!r} describes no body with a shape: nothing to draw in 3D")
     stress_max = _stress_range(scene)
-    every = {int(k): _body_arrays(scene, int(k), scale) for k in frames}
+    every = {int(k): frame_arrays(scene, int(k), scale) for k in frames}
     points = np.vstack([every[int(k)][b.name]["points"] for k in frames for b in bodies])
     lo, hi = points.min(axis=0), points.max(axis=0)
     up = up_axis(lo, hi)

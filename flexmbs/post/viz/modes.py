@@ -275,7 +275,7 @@ def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float 
                    window_size=(640, 480), view: str = "iso", n_frames: int = 24, fps: float = 12.0,
                    progress=None) -> str:
     """One mode oscillating, ``u(t) = scale · sin(2π i / n_frames) · φ``, as an animated GIF (or MP4)."""
-    from .render import Overlay, camera_axes, view_size
+    from .render import Overlay, view_size
 
     body = load_body(body)
     index = int(mode_indices(body, [mode])[0])
@@ -284,9 +284,7 @@ def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float 
     overlay = Overlay(window_size, _COLOUR)
     try:
         info = _draw_flat(plotter, body, index, scale, view)
-        right, up, metres_per_pixel = camera_axes(plotter)
-        overlay.set_triad(right, up)
-        overlay.set_scale(metres_per_pixel)
+        overlay.set_camera(plotter)
         overlay.set_caption(f"{body.name} {mode_title(body, index)}, scale {info['scale']:.3g}")
         overlay.fit_caption()
         mesh, shape = info["mesh"], info["scale"] * body.translations[:, :, index]

@@ -293,6 +293,12 @@ class Overlay:
             self.triad.append(self.fig.text((centre[0] + reach + 14.0) / w, centre[1] / h, "\n".join(aside),
                                             ha="left", va="center", fontsize=8))
 
+    def set_camera(self, plotter) -> None:
+        """The axes triad and the scale bar of the plotter's current camera (parallel projection)."""
+        right, up, metres_per_pixel = camera_axes(plotter)
+        self.set_triad(right, up)
+        self.set_scale(metres_per_pixel)
+
     def render(self) -> np.ndarray:
         """The composed picture, (height, width, 3) uint8."""
         self.fig.canvas.draw()
