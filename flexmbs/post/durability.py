@@ -163,16 +163,6 @@ class BodyStress:
     time: np.ndarray
     full_field: bool
 
-    def index_of_id(self, node_id: int) -> int:
-        """Row of mesh node ``node_id``; a clear error names the range of stored ids otherwise."""
-        hits = np.flatnonzero(self.node_ids == int(node_id))
-        if hits.size == 0:
-            what = "stress-field" if self.full_field else "output"
-            raise FlexmbsError(f"node {node_id} of body {self.body!r} has no modal stress (it is not a {what} node; "
-                               f"{self.nodes.size} nodes have stress, ids {int(self.node_ids.min())}.."
-                               f"{int(self.node_ids.max())}; --hotspot lists the most stressed ones)")
-        return int(hits[0])
-
 
 def body_stress(scene, body: str) -> BodyStress:
     """The stress field (or the output nodes, for older files) of flexible body ``body`` of a scene."""
