@@ -85,6 +85,9 @@ def emit_json(payload: dict) -> None:
     click.echo(json.dumps(payload, default=json_default))
 
 
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+
+
 def log(message: str) -> None:
     click.echo(message, err=True)
 
@@ -162,7 +165,7 @@ def _verify_mesh(path: str, out: str | None = None) -> None:
               help="Clamp the nodes a selector picks, or only the listed dofs (dofs=3: u_z = 0) (repeatable).")
 @click.option("--modes", type=click.IntRange(1, 10000), default=12, show_default=True,
               help="Number of modes (free–free: including the six rigid-body modes).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 def modal_command(mesh, material, fixes, modes, as_json):
     """Modal analysis of a mesh: mass properties and the lowest natural frequencies."""
     from fem.analysis import modal_analysis

@@ -14,7 +14,7 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
-from .app import emit_json, log
+from .app import emit_json, json_option, log
 
 __all__ = ["fatigue_command", "fatigue_map", "write_damage_csv", "write_damage_vtu", "save_damage_png"]
 
@@ -138,7 +138,7 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
               help="Prefix of PREFIX.csv, PREFIX.vtu, PREFIX.png (default: RESULTS stem + _BODY_fatigue).")
 @click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, help="Nodes listed.")
 @click.option("--size", "size", default="1200x800", show_default=True, help="Image size WIDTHxHEIGHT in pixels.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--force", is_flag=True, help="Let the outputs replace files of another kind.")
 def fatigue_command(results_file, body, sn_text, quantity, mean_correction, prefix, top, size, as_json, force=False):
     """Fatigue damage map of a flexible body: rainflow per node, Basquin S-N, Goodman, Miner; a damage table

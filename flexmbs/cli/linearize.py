@@ -15,7 +15,7 @@ import math
 import click
 import numpy as np
 
-from .app import emit_json
+from .app import emit_json, json_option
 
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
 
@@ -191,7 +191,7 @@ def _print_table(payload: dict) -> None:
               help="Write A, B, C, D with names and units (.h5, .mat or .npz).")
 @click.option("--mode-vtk", "mode_vtk", default=None, metavar="K:FILE.pvd",
               help="Write eigenmode K (table numbering) as a ParaView series (and FILE.results.h5).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--force", is_flag=True, help="Let -o/--mode-vtk replace a file of another kind or an input.")
 def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, mode_vtk, as_json, force):
     """Linearize a machine case (seed 002 minimal coordinates): eigenvalues, damping, transfer functions."""

@@ -11,7 +11,7 @@ import h5py
 import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError
-from .app import emit_json, log
+from .app import emit_json, json_option, log
 
 __all__ = ["reduce_command", "info_command", "parse_interface"]
 
@@ -197,7 +197,7 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--dof-map", "dof_map", default=None, type=click.Path(dir_okay=False), metavar="MAPPING.txt",
               help="With ANSYS MatrixMarket matrices: the DOF mapping file *SMAT/*EXPORT wrote beside them (node of "
                    "each 3-dof block); without it coordinate-form matrices follow the node file's order.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 @click.option("--geometric-stiffness", "geometric_stiffness", is_flag=True,
               help="Store modal geometric stiffness: stress stiffening under spin and preload (issue 28).")
@@ -353,7 +353,7 @@ def _print_reduction(body, model, out, start, as_json) -> None:
 
 @click.command("info")
 @click.argument("path", type=click.Path(dir_okay=False), required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--cache", "show_cache", is_flag=True,
               help="Describe the cache of reduced bodies ($FLEXMBS_CACHE, default ~/.cache/flexmbs) instead.")
 def info_command(path, as_json, show_cache=False):

@@ -14,14 +14,14 @@ import click
 
 from flexmbs.results.safe_files import json_default
 
-from .app import emit_json
+from .app import emit_json, json_option
 
 __all__ = ["cases_command", "run_command"]
 
 
 @click.command("cases")
 @click.argument("case", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 def cases_command(case, as_json):
     """List the machine cases `flexmbs run` knows; with CASE, its parameters with unit and provenance."""
     if case is not None:
@@ -153,7 +153,7 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
 @click.option("--t-end", type=float, default=None, help="End time, s (default: the case's).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Results file (*.results.h5), written incrementally.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Let -o replace a file of another kind (a flexible body, a mesh, ...).")
 @click.option("--outputs", "outputs", multiple=True, metavar="PATTERN",

@@ -12,7 +12,7 @@ import click
 
 from fem.errors import FlexmbsError
 
-from .app import emit_json, log
+from .app import emit_json, json_option, log
 
 __all__ = ["study_command", "study_plot_command"]
 
@@ -56,7 +56,7 @@ def _merge_plan(case, plan, vary, assignments, design, seed, t_end):
               help="Study folder [default: study-CASE].")
 @click.option("--retries", type=click.IntRange(0), default=2, show_default=True,
               help="Dask retries of a task that crashed unexpectedly.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--quiet", is_flag=True, help="No progress bar or messages.")
 def study_command(case, vary, assignments, plan, design, seed, t_end, workers, scheduler, out, retries, as_json,
                   quiet):

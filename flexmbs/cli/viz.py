@@ -10,7 +10,7 @@ import click
 
 from fem.errors import FlexmbsError
 
-from .app import emit_json, log
+from .app import emit_json, json_option, log
 from .checks import FINITE, POSITIVE, check_video
 
 __all__ = ["modes_command", "animate_command", "plot_command", "stress_command", "report_command"]
@@ -69,7 +69,7 @@ def _require_motion(results, path: str) -> None:
               help="Factor on the mass-normalized shape (default: largest displacement = 10 % of the body size).")
 @click.option("--size", "size", default=None, help=_SIZE_HELP + " [default: 1024x768, GIF 640x480]")
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def modes_command(body_file, modes, out, scale, size, view, as_json, force=False):
     """Draw mode shapes of a flexible body: deformed surface coloured by displacement over the undeformed outline,
@@ -125,7 +125,7 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
               help="Write every N-th output time (PVD).")
 @click.option("--size", "size", default="800x600", show_default=True, help=_SIZE_HELP)
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json, force=False):
     """Animate a simulated machine: flexible bodies deformed and coloured by von Mises stress, rigid bodies from
@@ -208,7 +208,7 @@ def plot_command(results_file, signals, out, size, title, force=False):
 @click.option("--cycles", "cycles_csv", default=None, type=click.Path(dir_okay=False),
               help="Also write every rainflow cycle (range, mean, count; Pa) to this CSV.")
 @click.option("--size", "size", default="1000x700", show_default=True, help=_SIZE_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, flex, out, cycles_of, bins,
                    cycles_csv, size, as_json, force=False):
@@ -283,7 +283,7 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
 @click.option("--frames", type=click.IntRange(2, 400), default=40, show_default=True,
               help="Frames of the 3D view, spread evenly over the output times.")
 @click.option("--scale", type=FINITE, default=1.0, show_default=True, help="Factor on the elastic deformation.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def report_command(source, out, frames, scale, as_json, force=False):
     """One self-contained HTML page to share (no server, no network): of a run, its summary, the machine in 3D with a
