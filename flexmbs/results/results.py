@@ -298,12 +298,9 @@ class ResultsWriter:
             import h5py
 
             self.file = h5py.File(self.part, "w", rdcc_nbytes=2 ** 15, rdcc_nslots=101)
-            self.file.attrs["format"] = FORMAT_NAME
-            self.file.attrs["format_version"] = FORMAT_VERSION
-            self.file.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat()
-            self.file.attrs["status"] = "running"
-            self.file.attrs["pid"] = os.getpid()
-            for key, value in attributes.items():
+            for key, value in {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "status": "running",
+                               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(), "pid": os.getpid(),
+                               **attributes}.items():
                 self.file.attrs[key] = json.dumps(value) if isinstance(value, (dict, list)) else value
             if model_data:
                 _write_tree(self.file.create_group("model"), model_data)
@@ -314,10 +311,8 @@ class ResultsWriter:
 
     def _discard(self) -> None:
         for name in (self.part, self._reserve):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(name)
-            except OSError:
-                pass
         self._unlock()
 
     def _unlock(self) -> None:
@@ -458,10 +453,8 @@ class ResultsWriter:
             return float("nan")
 
     def _free_reserve(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self._reserve)
-        except OSError:
-            pass
 
     def close(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> str | None:
         """Finish the file and move it over the target when the run made progress or no earlier file exists.
@@ -482,10 +475,8 @@ class ResultsWriter:
                 grp.attrs[key] = value
             self.file.close()
         except (OSError, RuntimeError):  # the disk is full for good: the .part keeps what was flushed
-            try:
+            with contextlib.suppress(OSError, RuntimeError):
                 self.file.close()
-            except (OSError, RuntimeError):
-                pass
             self._free_reserve()
             self._unlock()
             self.final_path = self.part
