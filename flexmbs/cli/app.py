@@ -15,7 +15,7 @@ import click
 
 from fem.errors import FlexmbsError
 
-from flexmbs.results.safe_files import json_default
+from flexmbs.results.safe_files import _lock_name, atomic_output, free_bytes, json_default
 
 __all__ = ["main"]
 
@@ -108,7 +108,6 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     root, bottom: `modal … --fix group:root:dofs=12 --fix group:bottom:dofs=3`)."""
     from .checks import check_mesh_request
     from .interrupt import exit_on_interrupt
-    from flexmbs.results.safe_files import _lock_name, atomic_output
 
     if shape == "nafems-fv32":
         if any(v is not None for v in (size, length)) or hexahedra or order != 2:
@@ -142,7 +141,6 @@ def _verify_mesh(path: str, out: str | None = None) -> None:
     with room is no full disk: one line saying which format to write instead."""
     from fem.errors import MeshError
     from fem.mesh import load_mesh
-    from flexmbs.results.safe_files import free_bytes
 
     try:
         load_mesh(path)

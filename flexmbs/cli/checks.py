@@ -9,6 +9,7 @@ import click
 
 from fem.errors import FlexmbsError
 
+from flexmbs.results.file_kinds import same_output
 from flexmbs.results.safe_files import check_writable
 
 __all__ = ["FINITE", "POSITIVE", "check_mesh_request", "estimate_elements", "check_damping", "check_video",
@@ -107,8 +108,6 @@ def check_outputs(*pairs) -> None:
     """``check_writable`` for each ``(path, option)`` pair whose path is given, and no two outputs of one command
     on the same file (the second would replace the first: ``reduce -o X --report X``); ``--force`` does not
     override this."""
-    from flexmbs.results.file_kinds import same_output
-
     seen = []
     for path, option in pairs:
         if not path:

@@ -14,6 +14,9 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable
+
 from .app import emit_json, json_option, log
 
 __all__ = ["fatigue_command", "fatigue_map", "write_damage_csv", "write_damage_vtu", "save_damage_png"]
@@ -154,9 +157,6 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     folder = os.path.dirname(os.path.abspath(prefix))
     if not os.path.isdir(folder):
         raise FlexmbsError(f"cannot write {prefix}.*: folder {folder!r} does not exist")
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import atomic_output, check_writable
-
     kinds = {".csv": "csv table", ".vtu": "ParaView file", ".png": "png picture"}
     for suffix, kind in kinds.items():  # before any work (issue 30)
         check_writable(prefix + suffix, "--out")

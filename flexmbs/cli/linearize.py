@@ -15,6 +15,9 @@ import math
 import click
 import numpy as np
 
+from flexmbs.results.file_kinds import check_replace, forced
+from flexmbs.results.safe_files import atomic_output, check_writable
+
 from .app import emit_json, json_option
 
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
@@ -80,9 +83,6 @@ def _check_outputs(out, mode_vtk, at, force) -> None:
     import os
 
     from fem.errors import FlexmbsError
-
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import check_writable
 
     inputs = [at.rpartition("@")[0]] if isinstance(at, str) and "@" in at else []
     if out:
@@ -196,9 +196,6 @@ def _print_table(payload: dict) -> None:
 def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, mode_vtk, as_json, force):
     """Linearize a machine case (seed 002 minimal coordinates): eigenvalues, damping, transfer functions."""
     from fem.errors import FlexmbsError
-
-    from flexmbs.results.file_kinds import forced
-    from flexmbs.results.safe_files import atomic_output
 
     at = parse_at(at)
     _check_outputs(out, mode_vtk, at, force)

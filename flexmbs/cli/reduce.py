@@ -11,6 +11,10 @@ import h5py
 import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError
+
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, open_output, output_lock, resolve_results
+
 from .app import emit_json, json_option, log
 
 __all__ = ["reduce_command", "info_command", "parse_interface"]
@@ -149,8 +153,6 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
         lines.append(f"Cut-off criterion: fixed-interface modes up to {r['cutoff_factor']:g} × {r['max_frequency_hz']:g}"
                      f" Hz = {r['cutoff_hz']:g} Hz retained.")
     lines += [""] + [f"**Warning:** {line}" for line in _warning_lines(r)]
-    from flexmbs.results.safe_files import open_output
-
     with open_output(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
 
@@ -207,7 +209,6 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
     §2.1.2)."""
     from .checks import check_damping, check_outputs
-    from flexmbs.results.safe_files import output_lock
 
     start = time.perf_counter()
     if modes < 1:
@@ -236,11 +237,9 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
 
     if material is not None:
         check_solid(parse_material(material))
-    from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
-
     inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p
               for p in (mesh, stiffness, mass_file, nodes, dof_map)]
-    check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")
+    check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")  # nothing-lost (issue 30)
     if report_path:
         check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
     with output_lock(out):
@@ -305,8 +304,6 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
                                                                (f"{key}_sha256", file_sha256(path)))}
-    from flexmbs.results.safe_files import atomic_output  # nothing-lost (issue 30): temporary, then rename
-
     with atomic_output(out, "-o", force=True) as tmp:  # kind and inputs checked before the work
         write_flexbody(body, tmp, {**source, "material": material, "settings": settings})
     if report_path:
@@ -366,8 +363,6 @@ def info_command(path, as_json, show_cache=False):
         return echo_cache(as_json, path is None and not show_cache)
 
     if not os.path.exists(path) and not path.endswith(".flex.h5"):
-        from flexmbs.results.safe_files import resolve_results
-
         path = resolve_results(path, log)
     if not os.path.exists(path):
         raise FileFormatError(f"{path!r} does not exist")

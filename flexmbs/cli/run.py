@@ -12,7 +12,8 @@ import warnings
 
 import click
 
-from flexmbs.results.safe_files import json_default
+from flexmbs.results.file_kinds import check_replace, forced
+from flexmbs.results.safe_files import check_writable, json_default, output_lock
 
 from .app import emit_json, json_option
 
@@ -120,8 +121,6 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
     from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.results.outputs import NotRecordedError, requested_outputs
     from flexmbs.results.results import scratch_results
-    from flexmbs.results.file_kinds import check_replace, forced
-    from flexmbs.results.safe_files import check_writable, output_lock
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".h5",))

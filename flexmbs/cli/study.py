@@ -12,6 +12,9 @@ import click
 
 from fem.errors import FlexmbsError
 
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable, open_output
+
 from .app import emit_json, json_option, log
 
 __all__ = ["study_command", "study_plot_command"]
@@ -134,8 +137,6 @@ def _groups(frame, against: str, by: list, varied: list):
 @click.option("--force", is_flag=True, help="Let --out replace a file of another kind or a file of the study.")
 def study_plot_command(study_dir, outputs, against, by, out, force):
     """Plot OUTPUT... of a study against a varied parameter, one line per value of a second one."""
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import atomic_output, check_writable, open_output
     from flexmbs.studies.study import load_manifest, load_table
 
     suffix = os.path.splitext(out)[1].lower()
@@ -173,7 +174,6 @@ def study_plot_command(study_dir, outputs, against, by, out, force):
 def _plot(groups, columns, against, scatter, title, out, case=""):
     from flexmbs.post.viz.render import save_figure
     from flexmbs.post.viz.study import plot_study
-    from flexmbs.results.safe_files import open_output
 
     fig = plot_study(groups, columns, against, scatter, title, case)
     with open_output(out, "wb") as handle:

@@ -11,6 +11,9 @@ import time
 
 import click
 
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable, open_output
+
 __all__ = ["validate_command", "parameter_table", "echo_parameters"]
 
 
@@ -69,12 +72,9 @@ def validate_command(case_names, quick, output, as_json, strict):
     from fem.errors import FlexmbsError
 
     from flexmbs.catalog import validation
-    from flexmbs.results.safe_files import atomic_output, check_writable, open_output
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".md", ".html"))
-        from flexmbs.results.file_kinds import check_replace
-
         check_replace(output, "report", option="-o", force_hint="")  # before the checks run (issue 30)
     registry, get_case = _registry()
     cases = {name: get_case(name) for name in case_names} if case_names else registry()

@@ -10,6 +10,9 @@ import click
 
 from fem.errors import FlexmbsError
 
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable, resolve_results
+
 from .app import emit_json, json_option, log
 from .checks import FINITE, POSITIVE, check_video
 
@@ -30,9 +33,6 @@ def _output(path: str, allowed: tuple[str, ...], inputs=(), force: bool = False,
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in allowed:
         raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import check_writable
-
     check_writable(path, option)
     check_replace(path, _KIND_OF[suffix], force=force, inputs=inputs, option=option)
     return suffix
@@ -40,16 +40,7 @@ def _output(path: str, allowed: tuple[str, ...], inputs=(), force: bool = False,
 
 def _atomic(path: str, option: str = "--out"):
     """A temporary beside ``path``, renamed over it when complete (kind and inputs checked before the work)."""
-    from flexmbs.results.safe_files import atomic_output
-
     return atomic_output(path, option, force=True)
-
-
-def _results_input(path: str) -> str:
-    """``path``, or the ``.part`` an unfinished run left for it (with a warning)."""
-    from flexmbs.results.safe_files import resolve_results
-
-    return resolve_results(path, log)
 
 
 def _require_motion(results, path: str) -> None:
@@ -136,7 +127,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"), [results_file], force)
     check_video(out)
-    scene = load_scene(_results_input(results_file))
+    scene = load_scene(resolve_results(results_file, log))
     check_fps(fps)
     if suffix == ".pvd":
         info = write_pvd(scene, out, scale=scale, every=every, progress=log)
@@ -170,7 +161,7 @@ def plot_command(results_file, signals, out, size, title, force=False):
     from flexmbs.post.viz.render import parse_size
 
     suffix = _output(out, (".png", ".csv"), [results_file], force)
-    results_file = _results_input(results_file)
+    results_file = resolve_results(results_file, log)
     results = load_results(results_file)
     _require_motion(results, results_file)
     series = select_signals(results, signals)
@@ -226,7 +217,7 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
         _output(cycles_csv, (".csv",), [results_file, flex, out], force, "--cycles")
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
         raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
-    scene = load_scene(_results_input(results_file))
+    scene = load_scene(resolve_results(results_file, log))
     if flex:
         attach_flexbody(scene, body, flex)
     peak, spots = None, []
@@ -300,7 +291,7 @@ def report_command(source, out, frames, scale, as_json, force=False):
         info = study_report(load_manifest(source), load_table(source), source, out)
     else:
         _output(out, (".html",), [source], force, "-o")
-        source = _results_input(source)
+        source = resolve_results(source, log)
         info = run_report(source, out, max_frames=frames, scale=scale)
     if as_json:
         emit_json(info)
