@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import click
+import numpy as np
 
 from fem.errors import FlexmbsError
 
@@ -143,7 +144,6 @@ def mesh_warnings(mesh) -> list[str]:
     """Warnings with the remedy for a mesh that will give wrong frequencies quietly (issue 30): first-order
     elements with fewer than 4 across the thinnest dimension (they lock in bending: far too stiff), and a mesh in
     disconnected pieces (the pieces are not tied; rigid-body modes beyond six)."""
-    import numpy as np
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 

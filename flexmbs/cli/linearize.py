@@ -11,9 +11,12 @@ Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class
 from __future__ import annotations
 
 import math
+import os
 
 import click
 import numpy as np
+
+from fem.errors import FlexmbsError
 
 from flexmbs.results.file_kinds import check_replace, forced
 from flexmbs.results.safe_files import atomic_output, check_writable
@@ -29,8 +32,6 @@ def _pairs(values) -> list:
 
 def parse_at(text):
     """``static`` | a time ``T`` (s) | ``RUN.results.h5@T`` → the ``at`` argument of :func:`flexmbs.linearize`."""
-    from fem.errors import FlexmbsError
-
     if text is None:
         return None
     if text.strip().lower() == "static":
@@ -56,8 +57,6 @@ AT_WITHOUT_RUN = 3600.0
 
 def check_time(at, params: dict) -> None:
     """Refuse a time operating point ``at`` (s) far beyond the case's run (``t_end`` or ``t_end_*`` parameters)."""
-    from fem.errors import FlexmbsError
-
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return
     ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
@@ -80,10 +79,6 @@ _LINEAR_KINDS = {".h5": "linear model", ".hdf5": "linear model", ".npz": "linear
 def _check_outputs(out, mode_vtk, at, force) -> None:
     """Before any work: output names writable, of the right kind, and none of them the results file read by
     ``--at RUN.results.h5@T`` (issue 30)."""
-    import os
-
-    from fem.errors import FlexmbsError
-
     inputs = [at.rpartition("@")[0]] if isinstance(at, str) and "@" in at else []
     if out:
         suffix = os.path.splitext(out)[1].lower()
@@ -113,7 +108,6 @@ def _select(requested, defaults, kind: str):
 def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), coordinates=()):
     """Build the case's model through its ``linearization`` hook and linearize it; returns the LinearModel."""
     from flexmbs.catalog.registry import get_case, parse_assignments
-    from fem.errors import FlexmbsError
 
     from flexmbs.linear.linearize import linearize
 
@@ -195,8 +189,6 @@ def _print_table(payload: dict) -> None:
 @click.option("--force", is_flag=True, help="Let -o/--mode-vtk replace a file of another kind or an input.")
 def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, mode_vtk, as_json, force):
     """Linearize a machine case (seed 002 minimal coordinates): eigenvalues, damping, transfer functions."""
-    from fem.errors import FlexmbsError
-
     at = parse_at(at)
     _check_outputs(out, mode_vtk, at, force)
     lin = linearize_case(case, assignments, at, inputs, outputs, coordinates)

@@ -12,6 +12,8 @@ import warnings
 
 import click
 
+from fem.errors import FlexmbsError, SimulationError
+
 from flexmbs.results.file_kinds import check_replace, forced
 from flexmbs.results.safe_files import check_writable, json_default, output_lock
 
@@ -55,8 +57,6 @@ T_END_WITHOUT_RUN = 86400.0
 
 def check_end_time(t_end, params: dict) -> None:
     """Refuse ``--t-end`` (s) far beyond the case's own end time (``t_end`` or ``t_end_*`` parameters)."""
-    from fem.errors import FlexmbsError
-
     if t_end is None:
         return
     ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
@@ -116,8 +116,6 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
     """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
     without ``-o``) and check the parameters against the case's declared ranges. ``outputs``: the signal-name
     patterns the case's runs record (``--outputs``; None: all)."""
-    from fem.errors import SimulationError
-
     from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.results.outputs import NotRecordedError, requested_outputs
     from flexmbs.results.results import scratch_results
@@ -161,8 +159,6 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
                    "always recorded. Include the signals the case's summary reads. Default: every signal.")
 def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs):
     """Run a machine case and summarize it (`flexmbs cases` lists the cases)."""
-    from fem.errors import FlexmbsError
-
     from flexmbs.catalog.registry import get_case, parse_assignments
 
     module = get_case(case)

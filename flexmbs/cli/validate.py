@@ -11,6 +11,8 @@ import time
 
 import click
 
+from fem.errors import FlexmbsError
+
 from flexmbs.results.file_kinds import check_replace
 from flexmbs.results.safe_files import atomic_output, check_writable, open_output
 
@@ -69,8 +71,6 @@ def validate_command(case_names, quick, output, as_json, strict):
 
     Exit status: 0 when no row fails, 1 when a row fails (``--no-strict``: 0), 2 for a usage error.
     """
-    from fem.errors import FlexmbsError
-
     from flexmbs.catalog import validation
 
     if output is not None:

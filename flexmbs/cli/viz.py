@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import click
+import numpy as np
 
 from fem.errors import FlexmbsError
 
@@ -205,8 +206,6 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
                    cycles_csv, size, as_json, force=False):
     """Stress history at an output node of a flexible body (von Mises, principal, components) from modal stress
     and modal coordinates, with a rainflow cycle summary."""
-    import numpy as np
-
     from flexmbs.post.viz.plots import plot_stress, write_stress_csv
     from flexmbs.post.viz.render import parse_size
     from flexmbs.post.viz.scene import load_scene
