@@ -49,20 +49,16 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except FlexmbsError as exc:
-            if debug:
-                raise
-            click.echo(f"error: {_one_line(str(exc))}", err=True)
-            ctx.exit(2)
         except KeyboardInterrupt as exc:  # a study's interrupt says what it kept (StudyInterrupted)
             click.echo(f"error: interrupted{': ' + _one_line(str(exc)) if str(exc) else ''}", err=True)
             ctx.exit(130)
         except Exception as exc:  # noqa: BLE001  the front door: nothing escapes as a traceback
             if debug:
                 raise
-            from .front_door import describe_unexpected
+            from .front_door import describe_unexpected  # a FlexmbsError is its own one line
 
-            click.echo(f"error: {describe_unexpected(exc)}", err=True)
+            click.echo(f"error: {_one_line(str(exc)) if isinstance(exc, FlexmbsError) else describe_unexpected(exc)}",
+                       err=True)
             ctx.exit(2)
 
 
@@ -90,6 +86,14 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 def log(message: str) -> None:
     click.echo(message, err=True)
+
+
+def emit_or_log(payload: dict, as_json: bool, line: str) -> None:
+    """With ``--json`` the payload as one JSON object on stdout, otherwise ``line`` on stderr."""
+    if as_json:
+        emit_json(payload)
+    else:
+        log(line)
 
 
 # ---------------------------------------------------------------------------------------------------- mesh

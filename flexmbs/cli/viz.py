@@ -14,7 +14,7 @@ from fem.errors import FlexmbsError
 from flexmbs.results.file_kinds import check_replace
 from flexmbs.results.safe_files import atomic_output, check_writable, resolve_results
 
-from .app import emit_json, json_option, log
+from .app import emit_json, emit_or_log, json_option, log
 from .checks import FINITE, POSITIVE, check_video
 
 __all__ = ["modes_command", "animate_command", "plot_command", "stress_command", "report_command"]
@@ -99,10 +99,7 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
     payload = {"out": out, "body": body.name, "modes": numbers,
                "frequencies_hz": [float(body.frequencies_hz[k - 1]) for k in numbers],
                "full_free_free_hz": [float(full[k - 1]) if k - 1 < len(full) else None for k in numbers]}
-    if as_json:
-        emit_json(payload)
-    else:
-        log(f"wrote {out}")
+    emit_or_log(payload, as_json, f"wrote {out}")
 
 
 @click.command("animate")
@@ -140,10 +137,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
             info = animate(scene, tmp, scale=scale, fps=fps, max_frames=max_frames, window_size=parse_size(size),
                            view=view, progress=log)
         payload = {"out": out, "frames": info["frames"], "von_mises_max_pa": info["stress_max"]}
-    if as_json:
-        emit_json(payload)
-    else:
-        log(f"wrote {out}")
+    emit_or_log(payload, as_json, f"wrote {out}")
 
 
 @click.command("plot")
@@ -292,7 +286,4 @@ def report_command(source, out, frames, scale, as_json, force=False):
         _output(out, (".html",), [source], force, "-o")
         source = resolve_results(source, log)
         info = run_report(source, out, max_frames=frames, scale=scale)
-    if as_json:
-        emit_json(info)
-    else:
-        log(f"wrote {out} ({info['bytes'] / 1e6:.2f} MB)")
+    emit_or_log(info, as_json, f"wrote {out} ({info['bytes'] / 1e6:.2f} MB)")
