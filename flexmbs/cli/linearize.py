@@ -87,14 +87,19 @@ def _check_outputs(out, mode_vtk, at, force) -> None:
         check_writable(out, "-o")
         check_replace(out, _LINEAR_KINDS[suffix], force=force, inputs=inputs, option="-o")
     if mode_vtk:
-        index, _, path = mode_vtk.partition(":")
+        index, path, stem = _mode_vtk(mode_vtk)
         if not index.isdigit() or not path:
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd, got {mode_vtk!r}")
-        stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
         check_writable(stem + ".results.h5", "--mode-vtk")
         check_replace(stem + ".results.h5", "results file", force=force, inputs=inputs, option="--mode-vtk")
         if path.endswith(".pvd"):
             check_replace(path, "ParaView file", force=force, inputs=inputs, option="--mode-vtk")
+
+
+def _mode_vtk(text: str) -> tuple[str, str, str]:
+    """``K:FILE.pvd`` -> (K, FILE.pvd, the stem of the series' FILE.results.h5)."""
+    index, _, path = text.partition(":")
+    return index, path, path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
 
 
 def _select(requested, defaults, kind: str):
@@ -198,10 +203,9 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
             lin.save(tmp)
         payload["file"] = out
     if mode_vtk:
-        index, _, path = mode_vtk.partition(":")
+        index, path, stem = _mode_vtk(mode_vtk)
         if not 1 <= int(index) <= lin.n_states:
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd with K in 1..{lin.n_states}, got {mode_vtk!r}")
-        stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
         with forced(stem + ".results.h5", force):
             payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
     if as_json:

@@ -245,16 +245,6 @@ def _frame_camera(plotter, view: str, bounds: list[float], up: int) -> None:
     fit_parallel(plotter, bounds)
 
 
-def _overlay(window_size, stress_max: float, has_stress: bool, legend) -> Overlay:
-    colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * stress_max, 1e-9), "title": STRESS} \
-        if has_stress else None
-    return Overlay(window_size, colour, legend or None)
-
-
-def _has_stress(scene: MachineScene) -> bool:
-    return any(_stress_nodes(b).size for b in scene.bodies if b.points.size)
-
-
 def _caption(scene: MachineScene, k: int, scale: float) -> str:
     name = os.path.basename(scene.path)
     return f"{name}   t = {scene.time[k]:.4f} s   elastic deformation × {scale:g}"
@@ -275,7 +265,9 @@ class _Frames:
         ground = ground_corners(self.bounds, _up(self.bounds))
         _add_ground(self.plotter, ground)
         _frame_camera(self.plotter, view, _with(self.bounds, ground), _up(self.bounds))
-        self.overlay = _overlay(window_size, self.stress_max, _has_stress(scene), legend)
+        colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * self.stress_max, 1e-9), "title": STRESS} \
+            if any(_stress_nodes(b).size for b in scene.bodies if b.points.size) else None
+        self.overlay = Overlay(window_size, colour, legend or None)
         self.overlay.set_camera(self.plotter)
 
     def draw(self, k: int) -> np.ndarray:

@@ -103,16 +103,10 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def set_view(plotter, view: str, bounds=None) -> None:
     """Camera: ``iso`` (isometric), ``xy`` (looking down -z), ``xz`` (along +y), ``yz`` (along -x)."""
-    if view == "iso":
-        plotter.view_isometric()
-    elif view == "xy":
-        plotter.view_xy()
-    elif view == "xz":
-        plotter.view_xz()
-    elif view == "yz":
-        plotter.view_yz()
-    else:
+    views = {"iso": plotter.view_isometric, "xy": plotter.view_xy, "xz": plotter.view_xz, "yz": plotter.view_yz}
+    if view not in views:
         raise FlexmbsError(f"unknown view {view!r}; use iso, xy, xz or yz")
+    views[view]()
     if bounds is not None:
         plotter.reset_camera(bounds=bounds)
         plotter.camera.zoom(1.05)
