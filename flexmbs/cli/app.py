@@ -119,23 +119,23 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
                                "the documented 16 x 8 quadratic hexahedra (docs/user-fe-models.md)")
         from fem.meshing import tapered_membrane_mesh
 
-        with atomic_output(out, "OUT", kind="mesh", force=force,
-                           verify=lambda tmp: _verify_mesh(tmp, out)) as tmp, \
-                exit_on_interrupt(f"gmsh was meshing; nothing was written to {out!r}", [tmp, _lock_name(os.path.abspath(out))]):
+        def make(tmp):
             tapered_membrane_mesh(tmp, 16, 8)
-        log(f"wrote {out}")
-        return
-    if hexahedra and shape != "bar":
-        raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
-    check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
-    from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
-    kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
+    else:
+        if hexahedra and shape != "bar":
+            raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
+        check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
+        from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
+        kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
+
+        def make(tmp):
+            if shape == "bar":
+                bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
+            else:
+                connecting_bar_mesh(tmp, order=order, **kwargs)
     with atomic_output(out, "OUT", kind="mesh", force=force, verify=lambda tmp: _verify_mesh(tmp, out)) as tmp, \
             exit_on_interrupt(f"gmsh was meshing; nothing was written to {out!r}", [tmp, _lock_name(os.path.abspath(out))]):
-        if shape == "bar":
-            bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
-        else:
-            connecting_bar_mesh(tmp, order=order, **kwargs)
+        make(tmp)
     log(f"wrote {out}")
 
 

@@ -165,16 +165,11 @@ def study_plot_command(study_dir, outputs, against, by, out, force):
         return
     scatter = manifest.get("design") == "lhs" and not by
     groups = [("", finished)] if scatter else _groups(finished, against, by, varied)
-    with atomic_output(out, "--out", force=True) as tmp:
-        _plot(groups, columns, against, scatter,
-              f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", tmp, manifest["case"])
-    log(f"wrote {out}")
-
-
-def _plot(groups, columns, against, scatter, title, out, case=""):
     from flexmbs.post.viz.render import save_figure
     from flexmbs.post.viz.study import plot_study
 
-    fig = plot_study(groups, columns, against, scatter, title, case)
-    with open_output(out, "wb") as handle:
+    fig = plot_study(groups, columns, against, scatter,
+                     f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", manifest["case"])
+    with atomic_output(out, "--out", force=True) as tmp, open_output(tmp, "wb") as handle:
         save_figure(fig, handle, dpi=110, format="png")
+    log(f"wrote {out}")
