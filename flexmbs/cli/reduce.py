@@ -102,14 +102,10 @@ def _table_rows(report: dict) -> list[tuple]:
     partner = np.asarray(report["pair_reduced"], dtype=int)
     mac = np.asarray(report["pair_mac"])
     characters = str(report.get("characters", "")).split(",")
-    rows = []
-    for k, j in enumerate(partner):
-        if j >= 0:
-            rows.append((k + 1, full[k], reduced[j], 100.0 * (reduced[j] / full[k] - 1.0), mac[k], characters[k],
-                         j + 1))
-    for j in sorted(set(range(reduced.size)) - set(partner.tolist())):
-        rows.append((None, None, reduced[j], None, None, "", j + 1))
-    return rows
+    rows = [(k + 1, full[k], reduced[j], 100.0 * (reduced[j] / full[k] - 1.0), mac[k], characters[k], j + 1)
+            for k, j in enumerate(partner) if j >= 0]
+    return rows + [(None, None, reduced[j], None, None, "", j + 1)
+                   for j in sorted(set(range(reduced.size)) - set(partner.tolist()))]
 
 
 def _warning_lines(report: dict) -> list[str]:

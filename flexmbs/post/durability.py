@@ -280,10 +280,7 @@ def hotspots(stress: BodyStress, top: int = 10, by: str = "peak", quantity: str 
     stats = peak_statistics(stress.modal_stress, stress.q, quantity, max_bytes)
     score = stats["max"] if by == "peak" else stats["max"] - stats["min"]
     order = np.argsort(-score, kind="stable")
-    out = []
-    for rank, k in enumerate(order[:top], start=1):
-        out.append(Hotspot(rank, int(stress.node_ids[k]), int(stress.nodes[k]), stress.positions[k].copy(),
-                           float(stats["max"][k]), float(stress.time[stats["argmax"][k]]),
-                           float(stats["max"][k] - stats["min"][k]), float(stats["min"][k]),
-                           float(stress.time[stats["argmin"][k]])))
-    return out
+    return [Hotspot(rank, int(stress.node_ids[k]), int(stress.nodes[k]), stress.positions[k].copy(),
+                    float(stats["max"][k]), float(stress.time[stats["argmax"][k]]),
+                    float(stats["max"][k] - stats["min"][k]), float(stats["min"][k]),
+                    float(stress.time[stats["argmin"][k]])) for rank, k in enumerate(order[:top], start=1)]
