@@ -6,7 +6,6 @@ point fields ``damage``, ``life_repeats``, ``life_s``, ``log10_damage``, ``peak_
 """
 from __future__ import annotations
 
-import csv
 import os
 
 import click
@@ -15,7 +14,7 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 from flexmbs.results.file_kinds import check_replace
-from flexmbs.results.safe_files import atomic_output, check_writable
+from flexmbs.results.safe_files import atomic_output, check_writable, write_rows
 
 from .app import emit_json, json_option, log
 
@@ -53,13 +52,11 @@ def write_damage_csv(fmap: dict, path: str) -> str:
     """One row per node, most damaged first, SI units."""
     s = fmap["stress"]
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["node_id", "x [m]", "y [m]", "z [m]", "damage [1]", "life [repeats]", "life [s]",
-                         "cycles [1]", "max_equivalent_amplitude [Pa]", "peak_von_mises [Pa]"])
-        for k in fmap["order"]:
-            writer.writerow([int(s.node_ids[k])] + [f"{c:.9g}" for c in s.positions[k]] +
-                            [f"{fmap[key][k]:.9g}" for key in ("damage", "life_repeats", "life_s", "cycles",
-                                                               "max_amplitude", "peak_von_mises")])
+        write_rows(fh, ["node_id", "x [m]", "y [m]", "z [m]", "damage [1]", "life [repeats]", "life [s]",
+                        "cycles [1]", "max_equivalent_amplitude [Pa]", "peak_von_mises [Pa]"],
+                   ([int(s.node_ids[k])] + [f"{c:.9g}" for c in s.positions[k]] +
+                    [f"{fmap[key][k]:.9g}" for key in ("damage", "life_repeats", "life_s", "cycles", "max_amplitude",
+                                                       "peak_von_mises")] for k in fmap["order"]))
     return path
 
 

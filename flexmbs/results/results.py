@@ -7,7 +7,6 @@ path below ``/signals``, e.g. ``"body/crank/position"`` (n, 3) or ``"joint/pivot
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as _dt
 import json
 import os
@@ -188,14 +187,12 @@ class Results:
                 comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
                 for k in range(arr.shape[1]):
                     columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
-        from .safe_files import atomic_output, open_output
+        from .safe_files import atomic_output, open_output, write_rows
 
         with atomic_output(path, "csv file", kind="csv table", inputs=[self.path], force_hint="") as tmp, \
                 open_output(tmp, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow([c[0] for c in columns])
-            for row in zip(*[c[1] for c in columns]):
-                writer.writerow([f"{x:.10g}" for x in row])
+            write_rows(fh, [c[0] for c in columns],
+                       ([f"{x:.10g}" for x in row] for row in zip(*[c[1] for c in columns])))
 
     def __repr__(self) -> str:
         return (f"Results({self.status}, {self.time.size} samples to t={self.time[-1] if self.time.size else 0:g} s,"

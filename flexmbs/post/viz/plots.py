@@ -7,13 +7,14 @@ units; plots show lengths in mm, forces in kN, torques in kN m, pressures in bar
 """
 from __future__ import annotations
 
-import csv
 import difflib
 from dataclasses import dataclass
 
 import numpy as np
 
 from fem.errors import FlexmbsError
+
+from flexmbs.results.safe_files import write_rows
 
 from .render import pyplot, save_figure
 
@@ -111,10 +112,8 @@ def select_signals(results, names) -> list[Series]:
 def write_signals_csv(time: np.ndarray, series: list[Series], path: str) -> str:
     """CSV with ``time [s]`` and one column per series, header ``name [SI unit]``, full double precision."""
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["time [s]"] + [f"{s.name} [{s.unit}]" for s in series])
-        for k, t in enumerate(time):
-            writer.writerow([repr(float(t))] + [repr(float(s.values[k])) for s in series])
+        write_rows(fh, ["time [s]"] + [f"{s.name} [{s.unit}]" for s in series],
+                   ([repr(float(t))] + [repr(float(s.values[k])) for s in series] for k, t in enumerate(time)))
     return path
 
 
@@ -245,8 +244,6 @@ def write_stress_csv(history, path: str) -> str:
     columns += [("von_mises [Pa]", history.von_mises)]
     columns += [(f"s{k + 1} [Pa]", history.principal[:, k]) for k in range(3)]
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow([c[0] for c in columns])
-        for row in zip(*[c[1] for c in columns]):
-            writer.writerow([repr(float(x)) for x in row])
+        write_rows(fh, [c[0] for c in columns],
+                   ([repr(float(x)) for x in row] for row in zip(*[c[1] for c in columns])))
     return path
