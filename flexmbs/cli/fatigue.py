@@ -13,8 +13,7 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
-from flexmbs.results.file_kinds import check_replace
-from flexmbs.results.safe_files import atomic_output, check_writable, write_rows
+from flexmbs.results.safe_files import atomic_output, write_rows
 
 from .app import emit_json, json_option, log
 
@@ -154,10 +153,10 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     folder = os.path.dirname(os.path.abspath(prefix))
     if not os.path.isdir(folder):
         raise FlexmbsError(f"cannot write {prefix}.*: folder {folder!r} does not exist")
-    kinds = {".csv": "csv table", ".vtu": "ParaView file", ".png": "png picture"}
-    for suffix, kind in kinds.items():  # before any work (issue 30)
-        check_writable(prefix + suffix, "--out")
-        check_replace(prefix + suffix, kind, force=force, inputs=[results_file], option="--out")
+    from .viz import _output
+
+    for suffix in (".csv", ".vtu", ".png"):  # writable, of the same kind, no input: before any work (issue 30)
+        _output(prefix + suffix, (suffix,), [results_file], force)
     scene = load_scene(results_file)
     fmap = fatigue_map(scene, body, sn, quantity, mean_correction)
     s = fmap["stress"]
