@@ -223,18 +223,15 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
     steps = [dict(method="animate", label=f"{scene.time[k]:.3f}", args=step_args(n)) for n, k in enumerate(frames)]
     extent = hi - lo
     ratio = extent / extent.max()
-    eye = np.array([1.0, 1.0, 0.8])
-    camera_up = {"x": 0, "y": 0, "z": 0}
-    camera_up["xyz"[up]] = 1
-    if up == 1:  # look at the xy plane from the front (+z), a little from above and the side
-        eye = np.array([0.45, 0.4, 1.3])
+    # a machine in the xy plane (y up) is looked at from the front (+z), a little from above and the side
+    eye = (0.45, 0.4, 1.3) if up == 1 else (1.0, 1.0, 0.8)
+    camera_up = {c: int(k == up) for k, c in enumerate("xyz")}
     axis = lambda c: dict(range=[float(lo[c]), float(hi[c])], title=f"{'xyz'[c]} [m]", autorange=False,  # noqa: E731
                           nticks=6)
     layout = dict(
         scene=dict(xaxis=axis(0), yaxis=axis(1), zaxis=axis(2), aspectmode="manual",
-                   aspectratio=dict(x=float(max(ratio[0], 0.05)), y=float(max(ratio[1], 0.05)),
-                                    z=float(max(ratio[2], 0.05))),
-                   camera=dict(up=camera_up, eye=dict(x=float(eye[0]), y=float(eye[1]), z=float(eye[2])))),
+                   aspectratio=dict(zip("xyz", (float(max(r, 0.05)) for r in ratio))),
+                   camera=dict(up=camera_up, eye=dict(zip("xyz", eye)))),
         height=640, margin=dict(l=0, r=0, t=40, b=0), uirevision="machine",
         title=dict(text=f"the machine over the run: {frames.size} of {scene.time.size} output times"
                         f"{f', deformation × {scale:g}' if scale != 1 else ''}", font=dict(size=14)),
