@@ -129,9 +129,9 @@ def echo_cache(as_json: bool, missing_path: bool = False) -> None:
 
     info = cache_info()
     if as_json:
-        from .app import emit_json
+        import json
 
-        emit_json(info)
+        click.echo(json.dumps(info))
         return
     state = "usable" if info["usable"] else "NOT usable (a file, or not writable): set FLEXMBS_CACHE to a folder"
     click.echo(f"cache: {info['folder']} ({info['origin']}; {state})")
