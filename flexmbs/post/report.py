@@ -440,13 +440,10 @@ def study_report(manifest: dict, frame, study_dir: str, out: str) -> dict:
             rows = finished.sort_values(against)
             others = [v for v in varied if v != against and finished[v].nunique(dropna=False) > 1]
             fig = go.Figure()
-            if others:
-                for values, part in rows.groupby(others, sort=True, dropna=False):
-                    values = values if isinstance(values, tuple) else (values,)
-                    label = ", ".join(f"{k} = {_number(v)}" for k, v in zip(others, values))
-                    fig.add_trace(go.Scatter(x=part[against], y=part[column], mode="lines+markers", name=label))
-            else:
-                fig.add_trace(go.Scatter(x=rows[against], y=rows[column], mode="lines+markers", name=column))
+            for values, part in rows.groupby(others, sort=True, dropna=False) if others else [((), rows)]:
+                values = values if isinstance(values, tuple) else (values,)
+                label = ", ".join(f"{k} = {_number(v)}" for k, v in zip(others, values)) or column
+                fig.add_trace(go.Scatter(x=part[against], y=part[column], mode="lines+markers", name=label))
             fig.update_layout(height=360, template="plotly_white", margin=dict(l=70, r=10, t=40, b=50),
                               title=dict(text=f"{column} against {against}", font=dict(size=13)),
                               xaxis_title=column_label(case, against), yaxis_title=column_label(case, column),
