@@ -15,7 +15,7 @@ import click
 
 from fem.errors import FlexmbsError
 
-from flexmbs.results.safe_files import json_default
+from flexmbs.results.safe_files import _lock_name, atomic_output, free_bytes, json_default
 
 __all__ = ["main"]
 
@@ -49,20 +49,16 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except FlexmbsError as exc:
-            if debug:
-                raise
-            click.echo(f"error: {_one_line(str(exc))}", err=True)
-            ctx.exit(2)
         except KeyboardInterrupt as exc:  # a study's interrupt says what it kept (StudyInterrupted)
             click.echo(f"error: interrupted{': ' + _one_line(str(exc)) if str(exc) else ''}", err=True)
             ctx.exit(130)
         except Exception as exc:  # noqa: BLE001  the front door: nothing escapes as a traceback
             if debug:
                 raise
-            from .front_door import describe_unexpected
+            from .front_door import describe_unexpected  # a FlexmbsError is its own one line
 
-            click.echo(f"error: {describe_unexpected(exc)}", err=True)
+            click.echo(f"error: {_one_line(str(exc)) if isinstance(exc, FlexmbsError) else describe_unexpected(exc)}",
+                       err=True)
             ctx.exit(2)
 
 
@@ -85,10 +81,19 @@ def emit_json(payload: dict) -> None:
     click.echo(json.dumps(payload, default=json_default))
 
 
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 
 
 def log(message: str) -> None:
     click.echo(message, err=True)
+
+
+def emit_or_log(payload: dict, as_json: bool, line: str) -> None:
+    """With ``--json`` the payload as one JSON object on stdout, otherwise ``line`` on stderr."""
+    if as_json:
+        emit_json(payload)
+    else:
+        log(line)
 
 
 # ---------------------------------------------------------------------------------------------------- mesh
@@ -107,7 +112,6 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     root, bottom: `modal … --fix group:root:dofs=12 --fix group:bottom:dofs=3`)."""
     from .checks import check_mesh_request
     from .interrupt import exit_on_interrupt
-    from flexmbs.results.safe_files import _lock_name, atomic_output
 
     if shape == "nafems-fv32":
         if any(v is not None for v in (size, length)) or hexahedra or order != 2:
@@ -115,23 +119,23 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
                                "the documented 16 x 8 quadratic hexahedra (docs/user-fe-models.md)")
         from fem.meshing import tapered_membrane_mesh
 
-        with atomic_output(out, "OUT", kind="mesh", force=force,
-                           verify=lambda tmp: _verify_mesh(tmp, out)) as tmp, \
-                exit_on_interrupt(f"gmsh was meshing; nothing was written to {out!r}", [tmp, _lock_name(os.path.abspath(out))]):
+        def make(tmp):
             tapered_membrane_mesh(tmp, 16, 8)
-        log(f"wrote {out}")
-        return
-    if hexahedra and shape != "bar":
-        raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
-    check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
-    from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
-    kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
+    else:
+        if hexahedra and shape != "bar":
+            raise FlexmbsError("--hex is only available for the bar; the connecting bar is meshed with tetrahedra")
+        check_mesh_request(shape, out, size, length, hexahedra, force, 0.0125 if shape == "bar" else 0.02)
+        from fem.meshing import bar_mesh, connecting_bar_mesh  # gmsh: only once the request is sound
+        kwargs = {k: v for k, v in (("size", size), ("length", length)) if v is not None}
+
+        def make(tmp):
+            if shape == "bar":
+                bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
+            else:
+                connecting_bar_mesh(tmp, order=order, **kwargs)
     with atomic_output(out, "OUT", kind="mesh", force=force, verify=lambda tmp: _verify_mesh(tmp, out)) as tmp, \
             exit_on_interrupt(f"gmsh was meshing; nothing was written to {out!r}", [tmp, _lock_name(os.path.abspath(out))]):
-        if shape == "bar":
-            bar_mesh(tmp, order=order, hexahedra=hexahedra, **kwargs)
-        else:
-            connecting_bar_mesh(tmp, order=order, **kwargs)
+        make(tmp)
     log(f"wrote {out}")
 
 
@@ -141,7 +145,6 @@ def _verify_mesh(path: str, out: str | None = None) -> None:
     with room is no full disk: one line saying which format to write instead."""
     from fem.errors import MeshError
     from fem.mesh import load_mesh
-    from flexmbs.results.safe_files import free_bytes
 
     try:
         load_mesh(path)
@@ -164,7 +167,7 @@ def _verify_mesh(path: str, out: str | None = None) -> None:
               help="Clamp the nodes a selector picks, or only the listed dofs (dofs=3: u_z = 0) (repeatable).")
 @click.option("--modes", type=click.IntRange(1, 10000), default=12, show_default=True,
               help="Number of modes (free–free: including the six rigid-body modes).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 def modal_command(mesh, material, fixes, modes, as_json):
     """Modal analysis of a mesh: mass properties and the lowest natural frequencies."""
     from fem.analysis import modal_analysis

@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 
 import click
+import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.results.file_kinds import same_output
 from flexmbs.results.safe_files import check_writable
 
 __all__ = ["FINITE", "POSITIVE", "check_mesh_request", "estimate_elements", "check_damping", "check_video",
@@ -107,8 +109,6 @@ def check_outputs(*pairs) -> None:
     """``check_writable`` for each ``(path, option)`` pair whose path is given, and no two outputs of one command
     on the same file (the second would replace the first: ``reduce -o X --report X``); ``--force`` does not
     override this."""
-    from flexmbs.results.file_kinds import same_output
-
     seen = []
     for path, option in pairs:
         if not path:
@@ -144,7 +144,6 @@ def mesh_warnings(mesh) -> list[str]:
     """Warnings with the remedy for a mesh that will give wrong frequencies quietly (issue 30): first-order
     elements with fewer than 4 across the thinnest dimension (they lock in bending: far too stiff), and a mesh in
     disconnected pieces (the pieces are not tied; rigid-body modes beyond six)."""
-    import numpy as np
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 

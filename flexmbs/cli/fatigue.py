@@ -6,7 +6,6 @@ point fields ``damage``, ``life_repeats``, ``life_s``, ``log10_damage``, ``peak_
 """
 from __future__ import annotations
 
-import csv
 import os
 
 import click
@@ -14,7 +13,9 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
-from .app import emit_json, log
+from flexmbs.results.safe_files import atomic_output, write_rows
+
+from .app import emit_json, json_option, log
 
 __all__ = ["fatigue_command", "fatigue_map", "write_damage_csv", "write_damage_vtu", "save_damage_png"]
 
@@ -50,13 +51,11 @@ def write_damage_csv(fmap: dict, path: str) -> str:
     """One row per node, most damaged first, SI units."""
     s = fmap["stress"]
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["node_id", "x [m]", "y [m]", "z [m]", "damage [1]", "life [repeats]", "life [s]",
-                         "cycles [1]", "max_equivalent_amplitude [Pa]", "peak_von_mises [Pa]"])
-        for k in fmap["order"]:
-            writer.writerow([int(s.node_ids[k])] + [f"{c:.9g}" for c in s.positions[k]] +
-                            [f"{fmap[key][k]:.9g}" for key in ("damage", "life_repeats", "life_s", "cycles",
-                                                               "max_amplitude", "peak_von_mises")])
+        write_rows(fh, ["node_id", "x [m]", "y [m]", "z [m]", "damage [1]", "life [repeats]", "life [s]",
+                        "cycles [1]", "max_equivalent_amplitude [Pa]", "peak_von_mises [Pa]"],
+                   ([int(s.node_ids[k])] + [f"{c:.9g}" for c in s.positions[k]] +
+                    [f"{fmap[key][k]:.9g}" for key in ("damage", "life_repeats", "life_s", "cycles", "max_amplitude",
+                                                       "peak_von_mises")] for k in fmap["order"]))
     return path
 
 
@@ -66,9 +65,9 @@ def _surface(scene, body: str, fmap: dict):
     triangles = shape.triangles
     if not triangles.size:
         raise FlexmbsError(f"body {body!r} has no surface triangles to draw the damage on")
+    from flexmbs.post.viz.animate import _renumber
+
     used = np.unique(triangles)
-    local = np.full(shape.points.shape[0], -1, dtype=np.int64)
-    local[used] = np.arange(used.size)
     fields = {}
     for key in ("damage", "life_repeats", "life_s", "peak_von_mises"):
         full = np.full(shape.points.shape[0], np.nan)
@@ -76,7 +75,7 @@ def _surface(scene, body: str, fmap: dict):
         fields[key] = full[used]
     top = max(float(np.max(fmap["damage"])), 1e-300)
     fields["log10_damage"] = np.log10(np.maximum(fields["damage"], _FLOOR * top))
-    return shape.points[used], local[triangles], fields
+    return shape.points[used], _renumber(triangles, used, shape.points.shape[0]), fields
 
 
 def write_damage_vtu(scene, body: str, fmap: dict, path: str) -> str:
@@ -94,7 +93,7 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
     import pyvista
 
     from flexmbs.post.viz.animate import overlay_picture
-    from flexmbs.post.viz.modes import surface_mesh
+    from flexmbs.post.viz.modes import _bounds, surface_mesh
 
     points, triangles, fields = _surface(scene, body, fmap)
     mesh = surface_mesh(points, triangles)
@@ -111,11 +110,10 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
                          show_scalar_bar=False)
         plotter.add_mesh(pyvista.Sphere(radius=0.015 * size, center=s.positions[k]), color="magenta")
 
-    lo, hi = points.min(axis=0), points.max(axis=0)
     caption = (f"{body}: max damage {fmap['damage'][k]:.3g} per pass at node {int(s.node_ids[k])} (magenta ball, "
                f"{', '.join(f'{1e3 * c:.0f}' for c in s.positions[k])} mm in the body frame), "
                f"life {fmap['life_repeats'][k]:.3g} passes")
-    image = overlay_picture(draw, [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]], window_size,
+    image = overlay_picture(draw, _bounds(points), window_size,
                             {"cmap": "turbo", "vmin": clim[0], "vmax": clim[1], "title": "log10 damage per pass"},
                             caption, view)
     from PIL import Image
@@ -139,7 +137,7 @@ def save_damage_png(scene, body: str, fmap: dict, path: str, window_size=(1200, 
               help="Prefix of PREFIX.csv, PREFIX.vtu, PREFIX.png (default: RESULTS stem + _BODY_fatigue).")
 @click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, help="Nodes listed.")
 @click.option("--size", "size", default="1200x800", show_default=True, help="Image size WIDTHxHEIGHT in pixels.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--force", is_flag=True, help="Let the outputs replace files of another kind.")
 def fatigue_command(results_file, body, sn_text, quantity, mean_correction, prefix, top, size, as_json, force=False):
     """Fatigue damage map of a flexible body: rainflow per node, Basquin S-N, Goodman, Miner; a damage table
@@ -155,13 +153,10 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     folder = os.path.dirname(os.path.abspath(prefix))
     if not os.path.isdir(folder):
         raise FlexmbsError(f"cannot write {prefix}.*: folder {folder!r} does not exist")
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import atomic_output, check_writable
+    from .viz import _output
 
-    kinds = {".csv": "csv table", ".vtu": "ParaView file", ".png": "png picture"}
-    for suffix, kind in kinds.items():  # before any work (issue 30)
-        check_writable(prefix + suffix, "--out")
-        check_replace(prefix + suffix, kind, force=force, inputs=[results_file], option="--out")
+    for suffix in (".csv", ".vtu", ".png"):  # writable, of the same kind, no input: before any work (issue 30)
+        _output(prefix + suffix, (suffix,), [results_file], force)
     scene = load_scene(results_file)
     fmap = fatigue_map(scene, body, sn, quantity, mean_correction)
     s = fmap["stress"]

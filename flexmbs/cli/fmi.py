@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .app import emit_json, log
+from .app import emit_json, json_option, log
 from .checks import POSITIVE
 
 __all__ = ["fmu_command"]
@@ -22,7 +22,7 @@ __all__ = ["fmu_command"]
 @click.option("--atol", type=POSITIVE, default=None, help="Absolute tolerance of the run (default 1e-6).")
 @click.option("--max-step", type=POSITIVE, default=None, help="Largest step, s (default: t_end / 20).")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 def fmu_command(case, assignments, inputs, outputs, out, rtol, atol, max_step, force, as_json):
     """Export CASE as a co-simulation FMU 2.0 (needs Python with flexmbs on the machine that runs it)."""
     from flexmbs.catalog.registry import get_case, parse_assignments

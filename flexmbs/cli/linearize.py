@@ -10,17 +10,20 @@ Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class
 """
 from __future__ import annotations
 
-import json
 import math
+import os
 
 import click
 import numpy as np
 
-from flexmbs.results.safe_files import json_default
+from fem.errors import FlexmbsError
+
+from flexmbs.results.file_kinds import check_replace, forced
+from flexmbs.results.safe_files import atomic_output, check_writable
+
+from .app import emit_json, json_option
 
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
-
-
 
 
 def _pairs(values) -> list:
@@ -29,8 +32,6 @@ def _pairs(values) -> list:
 
 def parse_at(text):
     """``static`` | a time ``T`` (s) | ``RUN.results.h5@T`` → the ``at`` argument of :func:`flexmbs.linearize`."""
-    from fem.errors import FlexmbsError
-
     if text is None:
         return None
     if text.strip().lower() == "static":
@@ -56,8 +57,6 @@ AT_WITHOUT_RUN = 3600.0
 
 def check_time(at, params: dict) -> None:
     """Refuse a time operating point ``at`` (s) far beyond the case's run (``t_end`` or ``t_end_*`` parameters)."""
-    from fem.errors import FlexmbsError
-
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return
     ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
@@ -80,13 +79,6 @@ _LINEAR_KINDS = {".h5": "linear model", ".hdf5": "linear model", ".npz": "linear
 def _check_outputs(out, mode_vtk, at, force) -> None:
     """Before any work: output names writable, of the right kind, and none of them the results file read by
     ``--at RUN.results.h5@T`` (issue 30)."""
-    import os
-
-    from fem.errors import FlexmbsError
-
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import check_writable
-
     inputs = [at.rpartition("@")[0]] if isinstance(at, str) and "@" in at else []
     if out:
         suffix = os.path.splitext(out)[1].lower()
@@ -95,14 +87,19 @@ def _check_outputs(out, mode_vtk, at, force) -> None:
         check_writable(out, "-o")
         check_replace(out, _LINEAR_KINDS[suffix], force=force, inputs=inputs, option="-o")
     if mode_vtk:
-        index, _, path = mode_vtk.partition(":")
+        index, path, stem = _mode_vtk(mode_vtk)
         if not index.isdigit() or not path:
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd, got {mode_vtk!r}")
-        stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
         check_writable(stem + ".results.h5", "--mode-vtk")
         check_replace(stem + ".results.h5", "results file", force=force, inputs=inputs, option="--mode-vtk")
         if path.endswith(".pvd"):
             check_replace(path, "ParaView file", force=force, inputs=inputs, option="--mode-vtk")
+
+
+def _mode_vtk(text: str) -> tuple[str, str, str]:
+    """``K:FILE.pvd`` -> (K, FILE.pvd, the stem of the series' FILE.results.h5)."""
+    index, _, path = text.partition(":")
+    return index, path, path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
 
 
 def _select(requested, defaults, kind: str):
@@ -116,7 +113,6 @@ def _select(requested, defaults, kind: str):
 def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), coordinates=()):
     """Build the case's model through its ``linearization`` hook and linearize it; returns the LinearModel."""
     from flexmbs.catalog.registry import get_case, parse_assignments
-    from fem.errors import FlexmbsError
 
     from flexmbs.linear.linearize import linearize
 
@@ -194,15 +190,10 @@ def _print_table(payload: dict) -> None:
               help="Write A, B, C, D with names and units (.h5, .mat or .npz).")
 @click.option("--mode-vtk", "mode_vtk", default=None, metavar="K:FILE.pvd",
               help="Write eigenmode K (table numbering) as a ParaView series (and FILE.results.h5).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--force", is_flag=True, help="Let -o/--mode-vtk replace a file of another kind or an input.")
 def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, mode_vtk, as_json, force):
     """Linearize a machine case (seed 002 minimal coordinates): eigenvalues, damping, transfer functions."""
-    from fem.errors import FlexmbsError
-
-    from flexmbs.results.file_kinds import forced
-    from flexmbs.results.safe_files import atomic_output
-
     at = parse_at(at)
     _check_outputs(out, mode_vtk, at, force)
     lin = linearize_case(case, assignments, at, inputs, outputs, coordinates)
@@ -212,14 +203,13 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
             lin.save(tmp)
         payload["file"] = out
     if mode_vtk:
-        index, _, path = mode_vtk.partition(":")
+        index, path, stem = _mode_vtk(mode_vtk)
         if not 1 <= int(index) <= lin.n_states:
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd with K in 1..{lin.n_states}, got {mode_vtk!r}")
-        stem = path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
         with forced(stem + ".results.h5", force):
             payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
     if as_json:
-        click.echo(json.dumps(payload, default=json_default))
+        emit_json(payload)
         return
     _print_table(payload)
     if out:

@@ -11,7 +11,11 @@ import h5py
 import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError
-from .app import emit_json, log
+
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, open_output, output_lock, resolve_results
+
+from .app import emit_json, json_option, log
 
 __all__ = ["reduce_command", "info_command", "parse_interface"]
 
@@ -98,14 +102,10 @@ def _table_rows(report: dict) -> list[tuple]:
     partner = np.asarray(report["pair_reduced"], dtype=int)
     mac = np.asarray(report["pair_mac"])
     characters = str(report.get("characters", "")).split(",")
-    rows = []
-    for k, j in enumerate(partner):
-        if j >= 0:
-            rows.append((k + 1, full[k], reduced[j], 100.0 * (reduced[j] / full[k] - 1.0), mac[k], characters[k],
-                         j + 1))
-    for j in sorted(set(range(reduced.size)) - set(partner.tolist())):
-        rows.append((None, None, reduced[j], None, None, "", j + 1))
-    return rows
+    rows = [(k + 1, full[k], reduced[j], 100.0 * (reduced[j] / full[k] - 1.0), mac[k], characters[k], j + 1)
+            for k, j in enumerate(partner) if j >= 0]
+    return rows + [(None, None, reduced[j], None, None, "", j + 1)
+                   for j in sorted(set(range(reduced.size)) - set(partner.tolist()))]
 
 
 def _warning_lines(report: dict) -> list[str]:
@@ -149,8 +149,6 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
         lines.append(f"Cut-off criterion: fixed-interface modes up to {r['cutoff_factor']:g} × {r['max_frequency_hz']:g}"
                      f" Hz = {r['cutoff_hz']:g} Hz retained.")
     lines += [""] + [f"**Warning:** {line}" for line in _warning_lines(r)]
-    from flexmbs.results.safe_files import open_output
-
     with open_output(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
 
@@ -197,7 +195,7 @@ def _markdown_report(body, path: str, mesh: str, settings: dict) -> None:
 @click.option("--dof-map", "dof_map", default=None, type=click.Path(dir_okay=False), metavar="MAPPING.txt",
               help="With ANSYS MatrixMarket matrices: the DOF mapping file *SMAT/*EXPORT wrote beside them (node of "
                    "each 3-dof block); without it coordinate-form matrices follow the node file's order.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--force", is_flag=True, help="Let -o/--report replace a file of another kind or an input.")
 @click.option("--geometric-stiffness", "geometric_stiffness", is_flag=True,
               help="Store modal geometric stiffness: stress stiffening under spin and preload (issue 28).")
@@ -207,7 +205,6 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
     """Craig–Bampton reduction of a mesh, or of your solver's K and M, into a flexible-body file (seed 003
     §2.1.2)."""
     from .checks import check_damping, check_outputs
-    from flexmbs.results.safe_files import output_lock
 
     start = time.perf_counter()
     if modes < 1:
@@ -236,11 +233,9 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
 
     if material is not None:
         check_solid(parse_material(material))
-    from flexmbs.results.file_kinds import check_replace  # nothing-lost (issue 30): kinds and inputs
-
     inputs = [p.rsplit(":", 1)[0] if p and not os.path.exists(p) else p
               for p in (mesh, stiffness, mass_file, nodes, dof_map)]
-    check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")
+    check_replace(out, "flexible body", force=force, inputs=inputs, option="-o")  # nothing-lost (issue 30)
     if report_path:
         check_replace(report_path, "report", force=force, inputs=inputs + [out], option="--report")
     with output_lock(out):
@@ -305,8 +300,6 @@ def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, mo
     files = {k: p if os.path.exists(p) else p.rsplit(":", 1)[0] for k, p in files.items()}  # FILE.pch:KAAX
     source = {k: v for key, path in files.items() for k, v in ((key, os.path.abspath(path)),
                                                                (f"{key}_sha256", file_sha256(path)))}
-    from flexmbs.results.safe_files import atomic_output  # nothing-lost (issue 30): temporary, then rename
-
     with atomic_output(out, "-o", force=True) as tmp:  # kind and inputs checked before the work
         write_flexbody(body, tmp, {**source, "material": material, "settings": settings})
     if report_path:
@@ -353,7 +346,7 @@ def _print_reduction(body, model, out, start, as_json) -> None:
 
 @click.command("info")
 @click.argument("path", type=click.Path(dir_okay=False), required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--cache", "show_cache", is_flag=True,
               help="Describe the cache of reduced bodies ($FLEXMBS_CACHE, default ~/.cache/flexmbs) instead.")
 def info_command(path, as_json, show_cache=False):
@@ -366,8 +359,6 @@ def info_command(path, as_json, show_cache=False):
         return echo_cache(as_json, path is None and not show_cache)
 
     if not os.path.exists(path) and not path.endswith(".flex.h5"):
-        from flexmbs.results.safe_files import resolve_results
-
         path = resolve_results(path, log)
     if not os.path.exists(path):
         raise FileFormatError(f"{path!r} does not exist")
@@ -433,18 +424,19 @@ def _stored_warnings(value) -> list[str]:
 
 def _describe_hdf5(path: str, kind, as_json: bool) -> None:
     """List every dataset of a results (or other flexmbs) file with its shape and unit."""
+    from flexmbs.results.results import _plain
+
     signals = []
     with h5py.File(path, "r", locking=False) as f:
-        attrs = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
-                 for k, v in f.attrs.items()}
+        attrs = {k: _plain(v) for k, v in f.attrs.items()}
 
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset):
                 signals.append({"name": name, "shape": list(obj.shape), "unit": str(obj.attrs.get("unit", ""))})
 
         f.visititems(visit)
-        solver = {k: (v.item() if isinstance(v, np.generic) else v if not isinstance(v, bytes) else v.decode())
-                  for k, v in (f["solver"].attrs.items() if isinstance(f.get("solver"), h5py.Group) else [])}
+        solver = {k: _plain(v) for k, v in (f["solver"].attrs.items() if isinstance(f.get("solver"), h5py.Group)
+                                             else [])}
     if as_json:
         emit_json({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "solver": solver,
                    "signals": signals})

@@ -12,20 +12,19 @@ import warnings
 
 import click
 
-from flexmbs.results.safe_files import json_default
+from fem.errors import FlexmbsError, SimulationError
+
+from flexmbs.results.file_kinds import check_replace, forced
+from flexmbs.results.safe_files import check_writable, json_default, output_lock
+
+from .app import emit_json, json_option
 
 __all__ = ["cases_command", "run_command"]
 
 
-
-
-def _emit(payload: dict) -> None:
-    click.echo(json.dumps(payload, default=json_default))
-
-
 @click.command("cases")
 @click.argument("case", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 def cases_command(case, as_json):
     """List the machine cases `flexmbs run` knows; with CASE, its parameters with unit and provenance."""
     if case is not None:
@@ -40,7 +39,7 @@ def cases_command(case, as_json):
             folder = case_studies_dir(mod)
             return sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".toml")) if folder else []
 
-        _emit({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
+        emit_json({"cases": [{"name": name, "description": mod.DESCRIPTION, "defaults": dict(mod.DEFAULTS),
                           "module": getattr(mod, "__name__", None), "study_plans": plans(mod)}
                          for name, mod in found.items()]})
         return
@@ -58,8 +57,6 @@ T_END_WITHOUT_RUN = 86400.0
 
 def check_end_time(t_end, params: dict) -> None:
     """Refuse ``--t-end`` (s) far beyond the case's own end time (``t_end`` or ``t_end_*`` parameters)."""
-    from fem.errors import FlexmbsError
-
     if t_end is None:
         return
     ends = {k: float(v) for k, v in params.items() if (k == "t_end" or k.startswith("t_end_"))
@@ -119,13 +116,9 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
     """Check the output before any work, hold its lock for the whole run, stream results to disk (a scratch file
     without ``-o``) and check the parameters against the case's declared ranges. ``outputs``: the signal-name
     patterns the case's runs record (``--outputs``; None: all)."""
-    from fem.errors import SimulationError
-
     from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.results.outputs import NotRecordedError, requested_outputs
     from flexmbs.results.results import scratch_results
-    from flexmbs.results.file_kinds import check_replace, forced
-    from flexmbs.results.safe_files import check_writable, output_lock
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".h5",))
@@ -157,7 +150,7 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
 @click.option("--t-end", type=float, default=None, help="End time, s (default: the case's).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Results file (*.results.h5), written incrementally.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Let -o replace a file of another kind (a flexible body, a mesh, ...).")
 @click.option("--outputs", "outputs", multiple=True, metavar="PATTERN",
@@ -166,8 +159,6 @@ def _run_safely(module, params: dict, t_end, output, progress: bool, force: bool
                    "always recorded. Include the signals the case's summary reads. Default: every signal.")
 def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs):
     """Run a machine case and summarize it (`flexmbs cases` lists the cases)."""
-    from fem.errors import FlexmbsError
-
     from flexmbs.catalog.registry import get_case, parse_assignments
 
     module = get_case(case)
@@ -177,7 +168,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs
     check_end_time(t_end, {**module.DEFAULTS, **params})
     summary = _run_safely(module, params, t_end, output, not quiet, force, list(outputs) or None)
     if as_json:
-        _emit(summary)
+        emit_json(summary)
         return
     click.echo(f"case {summary.get('case', case)}: t_end = {summary.get('t_end', float('nan')):.6g} s, "
                f"{summary.get('steps', 0)} steps, {summary.get('wall_s', float('nan')):.2f} s wall, max constraint "

@@ -12,7 +12,10 @@ import click
 
 from fem.errors import FlexmbsError
 
-from .app import emit_json, log
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable, open_output
+
+from .app import emit_json, json_option, log
 
 __all__ = ["study_command", "study_plot_command"]
 
@@ -56,7 +59,7 @@ def _merge_plan(case, plan, vary, assignments, design, seed, t_end):
               help="Study folder [default: study-CASE].")
 @click.option("--retries", type=click.IntRange(0), default=2, show_default=True,
               help="Dask retries of a task that crashed unexpectedly.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @click.option("--quiet", is_flag=True, help="No progress bar or messages.")
 def study_command(case, vary, assignments, plan, design, seed, t_end, workers, scheduler, out, retries, as_json,
                   quiet):
@@ -134,8 +137,6 @@ def _groups(frame, against: str, by: list, varied: list):
 @click.option("--force", is_flag=True, help="Let --out replace a file of another kind or a file of the study.")
 def study_plot_command(study_dir, outputs, against, by, out, force):
     """Plot OUTPUT... of a study against a varied parameter, one line per value of a second one."""
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import atomic_output, check_writable, open_output
     from flexmbs.studies.study import load_manifest, load_table
 
     suffix = os.path.splitext(out)[1].lower()
@@ -164,19 +165,11 @@ def study_plot_command(study_dir, outputs, against, by, out, force):
         return
     scatter = manifest.get("design") == "lhs" and not by
     groups = [("", finished)] if scatter else _groups(finished, against, by, varied)
-    with atomic_output(out, "--out", force=True) as tmp:
-        _plot(groups, columns, against, scatter,
-              f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", tmp, manifest["case"])
-    log(f"wrote {out}")
-
-
-def _plot(groups, columns, against, scatter, title, out, case=""):
+    from flexmbs.post.viz.render import save_figure
     from flexmbs.post.viz.study import plot_study
-    from flexmbs.results.safe_files import open_output
 
-    import matplotlib.pyplot as plt
-
-    fig = plot_study(groups, columns, against, scatter, title, case)
-    with open_output(out, "wb") as handle:
-        fig.savefig(handle, dpi=110, format="png")
-    plt.close(fig)
+    fig = plot_study(groups, columns, against, scatter,
+                     f"{manifest['case']}: {os.path.basename(os.path.abspath(study_dir))}", manifest["case"])
+    with atomic_output(out, "--out", force=True) as tmp, open_output(tmp, "wb") as handle:
+        save_figure(fig, handle, dpi=110, format="png")
+    log(f"wrote {out}")

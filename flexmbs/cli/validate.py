@@ -11,6 +11,11 @@ import time
 
 import click
 
+from fem.errors import FlexmbsError
+
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable, open_output
+
 __all__ = ["validate_command", "parameter_table", "echo_parameters"]
 
 
@@ -66,15 +71,10 @@ def validate_command(case_names, quick, output, as_json, strict):
 
     Exit status: 0 when no row fails, 1 when a row fails (``--no-strict``: 0), 2 for a usage error.
     """
-    from fem.errors import FlexmbsError
-
     from flexmbs.catalog import validation
-    from flexmbs.results.safe_files import atomic_output, check_writable, open_output
 
     if output is not None:
         check_writable(output, "-o", suffixes=(".md", ".html"))
-        from flexmbs.results.file_kinds import check_replace
-
         check_replace(output, "report", option="-o", force_hint="")  # before the checks run (issue 30)
     registry, get_case = _registry()
     cases = {name: get_case(name) for name in case_names} if case_names else registry()

@@ -7,10 +7,14 @@ from __future__ import annotations
 import os
 
 import click
+import numpy as np
 
 from fem.errors import FlexmbsError
 
-from .app import emit_json, log
+from flexmbs.results.file_kinds import check_replace
+from flexmbs.results.safe_files import atomic_output, check_writable, resolve_results
+
+from .app import emit_json, emit_or_log, json_option, log
 from .checks import FINITE, POSITIVE, check_video
 
 __all__ = ["modes_command", "animate_command", "plot_command", "stress_command", "report_command"]
@@ -30,9 +34,6 @@ def _output(path: str, allowed: tuple[str, ...], inputs=(), force: bool = False,
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in allowed:
         raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
-    from flexmbs.results.file_kinds import check_replace
-    from flexmbs.results.safe_files import check_writable
-
     check_writable(path, option)
     check_replace(path, _KIND_OF[suffix], force=force, inputs=inputs, option=option)
     return suffix
@@ -40,16 +41,7 @@ def _output(path: str, allowed: tuple[str, ...], inputs=(), force: bool = False,
 
 def _atomic(path: str, option: str = "--out"):
     """A temporary beside ``path``, renamed over it when complete (kind and inputs checked before the work)."""
-    from flexmbs.results.safe_files import atomic_output
-
     return atomic_output(path, option, force=True)
-
-
-def _results_input(path: str) -> str:
-    """``path``, or the ``.part`` an unfinished run left for it (with a warning)."""
-    from flexmbs.results.safe_files import resolve_results
-
-    return resolve_results(path, log)
 
 
 def _require_motion(results, path: str) -> None:
@@ -69,7 +61,7 @@ def _require_motion(results, path: str) -> None:
               help="Factor on the mass-normalized shape (default: largest displacement = 10 % of the body size).")
 @click.option("--size", "size", default=None, help=_SIZE_HELP + " [default: 1024x768, GIF 640x480]")
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def modes_command(body_file, modes, out, scale, size, view, as_json, force=False):
     """Draw mode shapes of a flexible body: deformed surface coloured by displacement over the undeformed outline,
@@ -107,10 +99,7 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
     payload = {"out": out, "body": body.name, "modes": numbers,
                "frequencies_hz": [float(body.frequencies_hz[k - 1]) for k in numbers],
                "full_free_free_hz": [float(full[k - 1]) if k - 1 < len(full) else None for k in numbers]}
-    if as_json:
-        emit_json(payload)
-    else:
-        log(f"wrote {out}")
+    emit_or_log(payload, as_json, f"wrote {out}")
 
 
 @click.command("animate")
@@ -125,7 +114,7 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
               help="Write every N-th output time (PVD).")
 @click.option("--size", "size", default="800x600", show_default=True, help=_SIZE_HELP)
 @click.option("--view", type=_VIEW, default="iso", show_default=True, help="Camera direction.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def animate_command(results_file, out, scale, fps, max_frames, every, size, view, as_json, force=False):
     """Animate a simulated machine: flexible bodies deformed and coloured by von Mises stress, rigid bodies from
@@ -136,7 +125,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
 
     suffix = _output(out, (".gif", ".mp4", ".pvd"), [results_file], force)
     check_video(out)
-    scene = load_scene(_results_input(results_file))
+    scene = load_scene(resolve_results(results_file, log))
     check_fps(fps)
     if suffix == ".pvd":
         info = write_pvd(scene, out, scale=scale, every=every, progress=log)
@@ -148,10 +137,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
             info = animate(scene, tmp, scale=scale, fps=fps, max_frames=max_frames, window_size=parse_size(size),
                            view=view, progress=log)
         payload = {"out": out, "frames": info["frames"], "von_mises_max_pa": info["stress_max"]}
-    if as_json:
-        emit_json(payload)
-    else:
-        log(f"wrote {out}")
+    emit_or_log(payload, as_json, f"wrote {out}")
 
 
 @click.command("plot")
@@ -170,7 +156,7 @@ def plot_command(results_file, signals, out, size, title, force=False):
     from flexmbs.post.viz.render import parse_size
 
     suffix = _output(out, (".png", ".csv"), [results_file], force)
-    results_file = _results_input(results_file)
+    results_file = resolve_results(results_file, log)
     results = load_results(results_file)
     _require_motion(results, results_file)
     series = select_signals(results, signals)
@@ -208,14 +194,12 @@ def plot_command(results_file, signals, out, size, title, force=False):
 @click.option("--cycles", "cycles_csv", default=None, type=click.Path(dir_okay=False),
               help="Also write every rainflow cycle (range, mean, count; Pa) to this CSV.")
 @click.option("--size", "size", default="1000x700", show_default=True, help=_SIZE_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, flex, out, cycles_of, bins,
                    cycles_csv, size, as_json, force=False):
     """Stress history at an output node of a flexible body (von Mises, principal, components) from modal stress
     and modal coordinates, with a rainflow cycle summary."""
-    import numpy as np
-
     from flexmbs.post.viz.plots import plot_stress, write_stress_csv
     from flexmbs.post.viz.render import parse_size
     from flexmbs.post.viz.scene import load_scene
@@ -226,7 +210,7 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
         _output(cycles_csv, (".csv",), [results_file, flex, out], force, "--cycles")
     if sum(x is not None and x is not False for x in (node, node_index, hotspot or None)) != 1:
         raise FlexmbsError("choose the node: exactly one of --node ID, --node-index I or --hotspot")
-    scene = load_scene(_results_input(results_file))
+    scene = load_scene(resolve_results(results_file, log))
     if flex:
         attach_flexbody(scene, body, flex)
     peak, spots = None, []
@@ -283,7 +267,7 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
 @click.option("--frames", type=click.IntRange(2, 400), default=40, show_default=True,
               help="Frames of the 3D view, spread evenly over the output times.")
 @click.option("--scale", type=FINITE, default=1.0, show_default=True, help="Factor on the elastic deformation.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option
 @_FORCE
 def report_command(source, out, frames, scale, as_json, force=False):
     """One self-contained HTML page to share (no server, no network): of a run, its summary, the machine in 3D with a
@@ -300,9 +284,6 @@ def report_command(source, out, frames, scale, as_json, force=False):
         info = study_report(load_manifest(source), load_table(source), source, out)
     else:
         _output(out, (".html",), [source], force, "-o")
-        source = _results_input(source)
+        source = resolve_results(source, log)
         info = run_report(source, out, max_frames=frames, scale=scale)
-    if as_json:
-        emit_json(info)
-    else:
-        log(f"wrote {out} ({info['bytes'] / 1e6:.2f} MB)")
+    emit_or_log(info, as_json, f"wrote {out} ({info['bytes'] / 1e6:.2f} MB)")

@@ -29,7 +29,7 @@ from fem.errors import FlexmbsError
 
 __all__ = ["QUANTITIES", "COMPONENTS", "principal_stresses", "equivalent_stress", "node_blocks",
            "iter_histories", "stress_histories", "peak_statistics", "Hotspot", "hotspots", "body_stress",
-           "BodyStress", "flexbody_stress", "reduced_static_response"]
+           "BodyStress", "flexbody_stress", "reduced_static_response", "stressed_shape"]
 
 COMPONENTS = ("xx", "yy", "zz", "yz", "xz", "xy")
 QUANTITIES = ("von_mises", "signed_von_mises", "max_principal", "min_principal") + COMPONENTS
@@ -163,28 +163,25 @@ class BodyStress:
     time: np.ndarray
     full_field: bool
 
-    def index_of_id(self, node_id: int) -> int:
-        """Row of mesh node ``node_id``; a clear error names the range of stored ids otherwise."""
-        hits = np.flatnonzero(self.node_ids == int(node_id))
-        if hits.size == 0:
-            what = "stress-field" if self.full_field else "output"
-            raise FlexmbsError(f"node {node_id} of body {self.body!r} has no modal stress (it is not a {what} node; "
-                               f"{self.nodes.size} nodes have stress, ids {int(self.node_ids.min())}.."
-                               f"{int(self.node_ids.max())}; --hotspot lists the most stressed ones)")
-        return int(hits[0])
 
-
-def body_stress(scene, body: str) -> BodyStress:
-    """The stress field (or the output nodes, for older files) of flexible body ``body`` of a scene."""
+def stressed_shape(scene, body: str, remedy: str = "(flexmbs reduce --stress-field surface, the default) or with "
+                   "--output-nodes SEL"):
+    """The :class:`flexmbs.post.viz.scene.BodyShape` of flexible body ``body`` with modal stress; one line naming
+    the flexible bodies, or the ``remedy`` (how to reduce it with stress), otherwise."""
     shape = scene.body(body)
     if not shape.flexible:
         flexible = [b.name for b in scene.bodies if b.flexible]
         raise FlexmbsError(f"body {body!r} is {shape.kind}: stress needs a flexible body "
                            f"({', '.join(flexible) or 'the results have none'})")
+    if shape.stress_table()[0].size == 0:
+        raise FlexmbsError(f"flexible body {body!r} has no modal stress: reduce it with a stress field {remedy}")
+    return shape
+
+
+def body_stress(scene, body: str) -> BodyStress:
+    """The stress field (or the output nodes, for older files) of flexible body ``body`` of a scene."""
+    shape = stressed_shape(scene, body)
     nodes, modal = shape.stress_table()
-    if nodes.size == 0:
-        raise FlexmbsError(f"flexible body {body!r} has no modal stress: reduce it with a stress field (flexmbs "
-                           "reduce --stress-field surface, the default) or with --output-nodes SEL")
     ids = shape.node_ids[nodes] if shape.node_ids is not None else nodes
     return BodyStress(body, nodes, np.asarray(ids, dtype=np.int64), shape.points[nodes], modal,
                       scene.modal_coordinates(body), scene.time, bool(shape.stress_nodes.size))
@@ -283,10 +280,7 @@ def hotspots(stress: BodyStress, top: int = 10, by: str = "peak", quantity: str 
     stats = peak_statistics(stress.modal_stress, stress.q, quantity, max_bytes)
     score = stats["max"] if by == "peak" else stats["max"] - stats["min"]
     order = np.argsort(-score, kind="stable")
-    out = []
-    for rank, k in enumerate(order[:top], start=1):
-        out.append(Hotspot(rank, int(stress.node_ids[k]), int(stress.nodes[k]), stress.positions[k].copy(),
-                           float(stats["max"][k]), float(stress.time[stats["argmax"][k]]),
-                           float(stats["max"][k] - stats["min"][k]), float(stats["min"][k]),
-                           float(stress.time[stats["argmin"][k]])))
-    return out
+    return [Hotspot(rank, int(stress.node_ids[k]), int(stress.nodes[k]), stress.positions[k].copy(),
+                    float(stats["max"][k]), float(stress.time[stats["argmax"][k]]),
+                    float(stats["max"][k] - stats["min"][k]), float(stats["min"][k]),
+                    float(stress.time[stats["argmin"][k]])) for rank, k in enumerate(order[:top], start=1)]

@@ -115,35 +115,30 @@ def _write(path: str, text: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------------- 3D view
-def _body_arrays(scene, k: int, scale: float) -> dict:
-    from flexmbs.post.viz.animate import frame_arrays
-
-    return frame_arrays(scene, k, scale)
-
-
 def _drawn(body) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the body's points the page draws (its surface's nodes; every point of a body without surface)
     and its triangles renumbered to them (interior nodes of a solid mesh would only make the page larger)."""
     if not body.triangles.size:
         return np.arange(body.points.shape[0]), body.triangles
+    from flexmbs.post.viz.animate import _renumber
+
     kept = np.unique(body.triangles)
-    local = np.full(body.points.shape[0], -1, dtype=np.int64)
-    local[kept] = np.arange(kept.size)
-    return kept, local[body.triangles]
+    return kept, _renumber(body.triangles, kept, body.points.shape[0])
 
 
-def colour_of(body) -> str:
-    from flexmbs.post.viz.animate import colour_of as colour
-
-    return colour(body)
+def _mpa(stress: np.ndarray) -> np.ndarray:
+    """Stress in MPa for the page (float32; 0 where the stress is unknown)."""
+    return np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32)
 
 
 def _mesh_trace(go, body, triangles: np.ndarray, points: np.ndarray, stress: np.ndarray, stress_max: float,
                 show_scale: bool):
     """A Mesh3d of a body with a surface, or a Scatter3d (lines + nodes) of a frame-element body."""
+    from flexmbs.post.viz.animate import colour_of
+
     x, y, z = (points[:, c].astype(np.float32) for c in range(3))
     stressed = np.isfinite(stress).any()
-    values = np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32)
+    values = _mpa(stress)
     colour = dict(intensity=values, colorscale="Turbo", cmin=0.0, cmax=max(1e-6 * stress_max, 1e-9),
                   showscale=show_scale, colorbar=dict(title=dict(text="von Mises [MPa]", side="right"), len=0.6)) \
         if stressed else dict(color=colour_of(body))
@@ -162,16 +157,11 @@ def _mesh_trace(go, body, triangles: np.ndarray, points: np.ndarray, stress: np.
 
 
 def _frame_update(go, body, points: np.ndarray, stress: np.ndarray):
-    x, y, z = (points[:, c].astype(np.float32) for c in range(3))
+    xyz = dict(zip("xyz", (points[:, c].astype(np.float32) for c in range(3))))
+    stressed = np.isfinite(stress).any()
     if body.triangles.size:
-        update = dict(x=x, y=y, z=z)
-        if np.isfinite(stress).any():
-            update["intensity"] = np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32)
-        return go.Mesh3d(**update)
-    update = dict(x=x, y=y, z=z)
-    if np.isfinite(stress).any():
-        update["marker"] = dict(color=np.where(np.isfinite(stress), 1e-6 * stress, 0.0).astype(np.float32))
-    return go.Scatter3d(**update)
+        return go.Mesh3d(**xyz, **({"intensity": _mpa(stress)} if stressed else {}))
+    return go.Scatter3d(**xyz, **({"marker": dict(color=_mpa(stress))} if stressed else {}))
 
 
 def _ground(go, corners: np.ndarray):
@@ -194,7 +184,8 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
         Factor on the elastic deformation (stress is never scaled).
     """
     go, _, _ = _plotly()
-    from flexmbs.post.viz.animate import _stress_range, check_scale, frame_indices, ground_corners, up_axis
+    from flexmbs.post.viz.animate import (_stress_range, check_scale, frame_arrays, frame_indices, ground_corners,
+                                          up_axis)
 
     frames = frame_indices(scene.time.size, max_frames)
     check_scale(scene, frames, scale)  # issue 43: --scale 1e12 drew nothing but the deformation
@@ -202,7 +193,7 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
     if not bodies:
         raise FlexmbsError(f"{scene.path!r} describes no body with a shape: nothing to draw in 3D")
     stress_max = _stress_range(scene)
-    every = {int(k): _body_arrays(scene, int(k), scale) for k in frames}
+    every = {int(k): frame_arrays(scene, int(k), scale) for k in frames}
     points = np.vstack([every[int(k)][b.name]["points"] for k in frames for b in bodies])
     lo, hi = points.min(axis=0), points.max(axis=0)
     up = up_axis(lo, hi)
@@ -232,18 +223,15 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
     steps = [dict(method="animate", label=f"{scene.time[k]:.3f}", args=step_args(n)) for n, k in enumerate(frames)]
     extent = hi - lo
     ratio = extent / extent.max()
-    eye = np.array([1.0, 1.0, 0.8])
-    camera_up = {"x": 0, "y": 0, "z": 0}
-    camera_up["xyz"[up]] = 1
-    if up == 1:  # look at the xy plane from the front (+z), a little from above and the side
-        eye = np.array([0.45, 0.4, 1.3])
+    # a machine in the xy plane (y up) is looked at from the front (+z), a little from above and the side
+    eye = (0.45, 0.4, 1.3) if up == 1 else (1.0, 1.0, 0.8)
+    camera_up = {c: int(k == up) for k, c in enumerate("xyz")}
     axis = lambda c: dict(range=[float(lo[c]), float(hi[c])], title=f"{'xyz'[c]} [m]", autorange=False,  # noqa: E731
                           nticks=6)
     layout = dict(
         scene=dict(xaxis=axis(0), yaxis=axis(1), zaxis=axis(2), aspectmode="manual",
-                   aspectratio=dict(x=float(max(ratio[0], 0.05)), y=float(max(ratio[1], 0.05)),
-                                    z=float(max(ratio[2], 0.05))),
-                   camera=dict(up=camera_up, eye=dict(x=float(eye[0]), y=float(eye[1]), z=float(eye[2])))),
+                   aspectratio=dict(zip("xyz", (float(max(r, 0.05)) for r in ratio))),
+                   camera=dict(up=camera_up, eye=dict(zip("xyz", eye)))),
         height=640, margin=dict(l=0, r=0, t=40, b=0), uirevision="machine",
         title=dict(text=f"the machine over the run: {frames.size} of {scene.time.size} output times"
                         f"{f', deformation × {scale:g}' if scale != 1 else ''}", font=dict(size=14)),
@@ -452,13 +440,10 @@ def study_report(manifest: dict, frame, study_dir: str, out: str) -> dict:
             rows = finished.sort_values(against)
             others = [v for v in varied if v != against and finished[v].nunique(dropna=False) > 1]
             fig = go.Figure()
-            if others:
-                for values, part in rows.groupby(others, sort=True, dropna=False):
-                    values = values if isinstance(values, tuple) else (values,)
-                    label = ", ".join(f"{k} = {_number(v)}" for k, v in zip(others, values))
-                    fig.add_trace(go.Scatter(x=part[against], y=part[column], mode="lines+markers", name=label))
-            else:
-                fig.add_trace(go.Scatter(x=rows[against], y=rows[column], mode="lines+markers", name=column))
+            for values, part in rows.groupby(others, sort=True, dropna=False) if others else [((), rows)]:
+                values = values if isinstance(values, tuple) else (values,)
+                label = ", ".join(f"{k} = {_number(v)}" for k, v in zip(others, values)) or column
+                fig.add_trace(go.Scatter(x=part[against], y=part[column], mode="lines+markers", name=label))
             fig.update_layout(height=360, template="plotly_white", margin=dict(l=70, r=10, t=40, b=50),
                               title=dict(text=f"{column} against {against}", font=dict(size=13)),
                               xaxis_title=column_label(case, against), yaxis_title=column_label(case, column),

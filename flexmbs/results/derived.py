@@ -62,17 +62,12 @@ def derive(system, time: np.ndarray, states: dict, name: str, accelerations=None
 
     room, item, quantity = parse(name)
     unit, comps = DERIVED[(room, quantity)]
-    if room == "marker":
-        found = [m for m in system.model.markers if m.name == item]
-        if not found:
-            raise FlexmbsError(f"no marker {item!r} for {name!r}; markers: "
-                               f"{', '.join(m.name for m in system.model.markers) or 'none'}")
-        marker, body = found[0], None
-    else:
-        found = [b for b in system.bodies if b.name == item]
-        if not found:
-            raise FlexmbsError(f"no body {item!r} for {name!r}; bodies: {', '.join(b.name for b in system.bodies)}")
-        marker, body = None, found[0]
+    items = system.model.markers if room == "marker" else system.bodies
+    found = [x for x in items if x.name == item]
+    if not found:
+        plural = "markers" if room == "marker" else "bodies"
+        raise FlexmbsError(f"no {room} {item!r} for {name!r}; {plural}: {', '.join(x.name for x in items) or 'none'}")
+    marker, body = (found[0], None) if room == "marker" else (None, found[0])
     q_all, v_all = np.asarray(states["q"]), np.asarray(states["v"])
     z_all = np.asarray(states["z"]) if "z" in states else np.zeros((len(time), 0))
     out = np.zeros((len(time), 3))

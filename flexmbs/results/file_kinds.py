@@ -37,6 +37,9 @@ KINDS = {
 _HDF5_FORMATS = {"flexmbs-results": "results file", "flexmbs.flexbody": "flexible body",
                  "flexmbs-linear-model": "linear model"}
 _MESH_SUFFIXES = (".msh", ".vtk", ".inp", ".unv", ".bdf", ".med", ".nas")
+# the first bytes of the binary formats -> kind (HDF5, MP4's ftyp box and text formats are told apart below)
+_MAGIC = ((b"\x89PNG", "png picture"), ((b"GIF87a", b"GIF89a"), "gif animation"), (b"PAR1", "parquet table"),
+          (b"PK", "npz archive"), (b"MATLAB", "MATLAB file"), (b"$MeshFormat", "mesh"))
 
 
 def is_study_manifest(path: str) -> bool:
@@ -97,19 +100,12 @@ def detect_kind(path: str) -> str | None:
         return None
     if head.startswith(b"\x89HDF\r\n\x1a\n"):
         return _hdf5_kind(path)
-    if head.startswith(b"\x89PNG"):
-        return "png picture"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "gif animation"
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
     if head[4:8] == b"ftyp":
         return "mp4 video"
-    if head.startswith(b"PAR1"):
-        return "parquet table"
-    if head.startswith(b"PK"):
-        return "npz archive"
-    if head.startswith(b"MATLAB"):
-        return "MATLAB file"
-    if head.startswith(b"$MeshFormat") or b"# vtk DataFile" in head[:64]:
+    if b"# vtk DataFile" in head[:64]:
         return "mesh"
     if b"<VTKFile" in head:
         return "ParaView file"

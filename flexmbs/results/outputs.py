@@ -154,10 +154,6 @@ class OutputRequest:
             found = self._known[key] = any(name in self for name in self.names if name.startswith(prefix))
         return found
 
-    def not_recorded(self) -> list[str]:
-        """The model's signals this request leaves out."""
-        return sorted(name for name in self.names if name not in self)
-
     def __repr__(self) -> str:
         return f"OutputRequest({self.patterns!r})"
 

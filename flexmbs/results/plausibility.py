@@ -42,7 +42,6 @@ LOAD_FRACTION = 0.02
 FREE_FREE_BETA_L = 4.730041  # first free–free bending root of a uniform beam, β₁L (ω₁ = (β₁L)² √(EI/(m L³)))
 
 
-
 def axial_load_operator(body) -> tuple[list, np.ndarray, np.ndarray] | None:
     """Axial forces of a flexible body along its axis between consecutive interfaces, read off its elastic
     coordinates through the interface forces, and an Euler load estimate of each segment (issues 28 and 43);

@@ -7,7 +7,6 @@ path below ``/signals``, e.g. ``"body/crank/position"`` (n, 3) or ``"joint/pivot
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as _dt
 import json
 import os
@@ -169,9 +168,8 @@ class Results:
             else:
                 data[name] = np.stack([np.interp(times, t, col) for col in values.reshape(t.size, -1).T],
                                       axis=-1).reshape((times.size,) + values.shape[1:])
-        out = Results(times, data, dict(self.units), dict(self.components), self.success, self.message, self.status,
-                      dict(self.statistics), None, dict(self.attributes))
-        return out
+        return Results(times, data, dict(self.units), dict(self.components), self.success, self.message,
+                       self.status, dict(self.statistics), None, dict(self.attributes))
 
     def to_csv(self, path: str, names=None) -> None:
         """Write ``time`` and the given signals (all scalar-or-vector signals by default) to CSV, SI units."""
@@ -189,14 +187,12 @@ class Results:
                 comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
                 for k in range(arr.shape[1]):
                     columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
-        from .safe_files import atomic_output, open_output
+        from .safe_files import atomic_output, open_output, write_rows
 
         with atomic_output(path, "csv file", kind="csv table", inputs=[self.path], force_hint="") as tmp, \
                 open_output(tmp, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow([c[0] for c in columns])
-            for row in zip(*[c[1] for c in columns]):
-                writer.writerow([f"{x:.10g}" for x in row])
+            write_rows(fh, [c[0] for c in columns],
+                       ([f"{x:.10g}" for x in row] for row in zip(*[c[1] for c in columns])))
 
     def __repr__(self) -> str:
         return (f"Results({self.status}, {self.time.size} samples to t={self.time[-1] if self.time.size else 0:g} s,"
@@ -299,12 +295,9 @@ class ResultsWriter:
             import h5py
 
             self.file = h5py.File(self.part, "w", rdcc_nbytes=2 ** 15, rdcc_nslots=101)
-            self.file.attrs["format"] = FORMAT_NAME
-            self.file.attrs["format_version"] = FORMAT_VERSION
-            self.file.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat()
-            self.file.attrs["status"] = "running"
-            self.file.attrs["pid"] = os.getpid()
-            for key, value in attributes.items():
+            for key, value in {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "status": "running",
+                               "created": _dt.datetime.now(_dt.timezone.utc).isoformat(), "pid": os.getpid(),
+                               **attributes}.items():
                 self.file.attrs[key] = json.dumps(value) if isinstance(value, (dict, list)) else value
             if model_data:
                 _write_tree(self.file.create_group("model"), model_data)
@@ -315,10 +308,8 @@ class ResultsWriter:
 
     def _discard(self) -> None:
         for name in (self.part, self._reserve):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(name)
-            except OSError:
-                pass
         self._unlock()
 
     def _unlock(self) -> None:
@@ -459,10 +450,8 @@ class ResultsWriter:
             return float("nan")
 
     def _free_reserve(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self._reserve)
-        except OSError:
-            pass
 
     def close(self, status: str, message: str, statistics: dict, warnings: list | None = None) -> str | None:
         """Finish the file and move it over the target when the run made progress or no earlier file exists.
@@ -483,10 +472,8 @@ class ResultsWriter:
                 grp.attrs[key] = value
             self.file.close()
         except (OSError, RuntimeError):  # the disk is full for good: the .part keeps what was flushed
-            try:
+            with contextlib.suppress(OSError, RuntimeError):
                 self.file.close()
-            except (OSError, RuntimeError):
-                pass
             self._free_reserve()
             self._unlock()
             self.final_path = self.part
@@ -515,13 +502,9 @@ def _finished_results(path: str) -> bool:
 
     try:
         with h5py.File(path, "r", locking=False) as fh:
-            status = fh.attrs.get("status")
-            fmt = fh.attrs.get("format")
+            return _plain(fh.attrs.get("format")) == FORMAT_NAME and _plain(fh.attrs.get("status")) == "finished"
     except (OSError, RuntimeError):
         return False
-    status = status.decode() if isinstance(status, bytes) else status
-    fmt = fmt.decode() if isinstance(fmt, bytes) else fmt
-    return fmt == FORMAT_NAME and status == "finished"
 
 
 class _NoRoom(OSError):
@@ -537,9 +520,9 @@ def _reason(exc: BaseException) -> str:
                 "process was killed while it was written)")
     if "file signature not found" in text:
         return "it is not an HDF5 file"
-    for marker, short in (("No space left", "disk full (no space left on device)"),
-                          ("File too large", "file size limit reached (file too large)"),
-                          ("Disk quota", "disk quota exceeded"), ("Permission denied", "permission denied"),
+    from .safe_files import _FULL_TEXTS
+
+    for marker, short in (*_FULL_TEXTS, ("Permission denied", "permission denied"),
                           ("Read-only file system", "read-only file system")):
         if marker in text:
             return short

@@ -7,6 +7,7 @@ Used by every ``flexmbs`` command that writes a file and by :class:`flexmbs.resu
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import fcntl
 import glob
@@ -18,7 +19,7 @@ import numpy as np
 from fem.errors import FlexmbsError
 
 __all__ = ["check_writable", "output_lock", "atomic_output", "partial_files", "part_path", "open_output",
-           "write_bytes", "free_bytes", "disk_full_reason", "ENOSPC_TEST_VARIABLE"]
+           "write_bytes", "write_rows", "free_bytes", "disk_full_reason", "ENOSPC_TEST_VARIABLE"]
 
 ENOSPC_TEST_VARIABLE = "FLEXMBS_TEST_ENOSPC_AT"  # tests: every file flexmbs writes fills the disk at this byte
 _FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -222,6 +223,13 @@ def write_bytes(path: str, data) -> None:
         handle.write(memoryview(data))
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def write_rows(handle, header: list, rows) -> None:
+    """CSV on an open text ``handle``: the ``header`` row, then ``rows`` (cells formatted by the caller)."""
+    writer = csv.writer(handle)
+    writer.writerow(header)
+    writer.writerows(rows)
 
 
 def free_bytes(path: str) -> float:

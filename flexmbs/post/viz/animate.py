@@ -21,7 +21,7 @@ from fem.errors import FlexmbsError
 from flexmbs.engine.interrupts import deferred_interrupt
 
 from .modes import surface_mesh
-from .render import Overlay, camera_axes, camera_pixels, fit_parallel, new_plotter, screenshot, set_view, view_size, write_animation
+from .render import Overlay, camera_pixels, fit_parallel, new_plotter, screenshot, set_view, view_size, write_animation
 from .scene import MachineScene, as_scene
 
 __all__ = ["frame_indices", "frame_arrays", "plot_frame", "frame_picture", "frame_pixels", "animate", "write_pvd",
@@ -245,16 +245,6 @@ def _frame_camera(plotter, view: str, bounds: list[float], up: int) -> None:
     fit_parallel(plotter, bounds)
 
 
-def _overlay(window_size, stress_max: float, has_stress: bool, legend) -> Overlay:
-    colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * stress_max, 1e-9), "title": STRESS} \
-        if has_stress else None
-    return Overlay(window_size, colour, legend or None)
-
-
-def _has_stress(scene: MachineScene) -> bool:
-    return any(_stress_nodes(b).size for b in scene.bodies if b.points.size)
-
-
 def _caption(scene: MachineScene, k: int, scale: float) -> str:
     name = os.path.basename(scene.path)
     return f"{name}   t = {scene.time[k]:.4f} s   elastic deformation × {scale:g}"
@@ -275,10 +265,10 @@ class _Frames:
         ground = ground_corners(self.bounds, _up(self.bounds))
         _add_ground(self.plotter, ground)
         _frame_camera(self.plotter, view, _with(self.bounds, ground), _up(self.bounds))
-        self.overlay = _overlay(window_size, self.stress_max, _has_stress(scene), legend)
-        right, up, metres_per_pixel = camera_axes(self.plotter)
-        self.overlay.set_triad(right, up)
-        self.overlay.set_scale(metres_per_pixel)
+        colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * self.stress_max, 1e-9), "title": STRESS} \
+            if any(_stress_nodes(b).size for b in scene.bodies if b.points.size) else None
+        self.overlay = Overlay(window_size, colour, legend or None)
+        self.overlay.set_camera(self.plotter)
 
     def draw(self, k: int) -> np.ndarray:
         _update(self.meshes, self.scene, k, self.scale)
@@ -286,6 +276,12 @@ class _Frames:
         self.overlay.set_view(screenshot(self.plotter))
         self.overlay.set_caption(_caption(self.scene, k, self.scale))
         return self.overlay.render()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def close(self) -> None:
         self.overlay.close()
@@ -300,13 +296,10 @@ def frame_pixels(scene: MachineScene | str, frames=None, scale: float = 1.0, win
     picture."""
     scene = as_scene(scene)
     frames = np.arange(scene.time.size) if frames is None else np.asarray(frames, dtype=int)
-    drawing = _Frames(scene, frames, scale, window_size, view)
-    try:
+    with _Frames(scene, frames, scale, window_size, view) as drawing:
         points = np.vstack([scene.points(b.name, int(k), scale) for k in frames for b in scene.bodies
                             if b.points.size])
         return camera_pixels(drawing.plotter, points), tuple(drawing.plotter.renderer.GetSize())
-    finally:
-        drawing.close()
 
 
 def plot_frame(scene: MachineScene | str, k: int = -1, scale: float = 1.0, window_size=(1024, 768),
@@ -332,11 +325,8 @@ def frame_picture(scene: MachineScene | str, k: int = -1, scale: float = 1.0, wi
     scene = as_scene(scene)
     k = int(np.arange(scene.time.size)[k])
     frames = np.arange(scene.time.size) if frames is None else np.asarray(frames, dtype=int)
-    drawing = _Frames(scene, frames, scale, window_size, view)
-    try:
+    with _Frames(scene, frames, scale, window_size, view) as drawing:
         return drawing.draw(k)
-    finally:
-        drawing.close()
 
 
 def overlay_picture(draw, bounds: list[float], window_size=(1200, 800), colour: dict | None = None,
@@ -350,9 +340,7 @@ def overlay_picture(draw, bounds: list[float], window_size=(1200, 800), colour: 
     try:
         draw(plotter)
         _frame_camera(plotter, view, bounds, _up(bounds))
-        right, up, metres_per_pixel = camera_axes(plotter)
-        overlay.set_triad(right, up)
-        overlay.set_scale(metres_per_pixel)
+        overlay.set_camera(plotter)
         plotter.render()
         overlay.set_view(screenshot(plotter))
         overlay.set_caption(caption)
@@ -391,9 +379,8 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
     scene = as_scene(scene)
     frames = frame_indices(scene.time.size, max_frames)
     check_scale(scene, frames, scale)
-    drawing = _Frames(scene, frames, scale, window_size, view)
     images = []
-    try:
+    with _Frames(scene, frames, scale, window_size, view) as drawing:
         for n, k in enumerate(frames):
             with deferred_interrupt() as ctrl_c:  # Ctrl-C in VTK's Python callbacks: noted, raised after the frame
                 images.append(drawing.draw(int(k)))
@@ -401,8 +388,6 @@ def animate(scene: MachineScene | str, path: str, scale: float = 1.0, fps: float
                 raise KeyboardInterrupt
             if progress and ((n + 1) % 20 == 0 or n + 1 == frames.size):
                 progress(f"rendered frame {n + 1}/{frames.size}")
-    finally:
-        drawing.close()
     write_animation(images, path, fps)
     return {"frames": int(frames.size), "stress_max": drawing.stress_max, "path": path}
 
@@ -466,10 +451,9 @@ def _write_series(scene, path, stem, folder, final, bodies, kept, scale, every, 
         if blocks:
             cells.append((kind, np.vstack([c for c, _ in blocks])))
             cell_body.append(np.concatenate([np.full(c.shape[0], i, dtype=np.int64) for c, i in blocks]))
-    if not cells:  # only point clouds: one vertex cell per point
-        cells = [("vertex", np.arange(offsets[-1], dtype=np.int64).reshape(-1, 1))]
-        cell_body = [np.concatenate([np.full(kept[b.name].size, i, dtype=np.int64) for i, b in enumerate(bodies)])]
     point_body = np.concatenate([np.full(kept[b.name].size, i, dtype=np.int64) for i, b in enumerate(bodies)])
+    if not cells:  # only point clouds: one vertex cell per point
+        cells, cell_body = [("vertex", np.arange(offsets[-1], dtype=np.int64).reshape(-1, 1))], [point_body]
     files, entries = [], []
     samples = np.arange(0, scene.time.size, every)
     for n, k in enumerate(samples):

@@ -22,6 +22,7 @@ __all__ = ["load_body", "mode_indices", "mode_title", "auto_scale", "check_mode_
 DEFAULT_AMPLITUDE = 0.1  # largest drawn displacement as a fraction of the body's bounding-box diagonal
 RELATIVE = "relative displacement"  # |u| / max |u| of the mode
 SHOWN = "displacement / largest displacement of the mode"  # the colour bar's title
+_COLOUR = {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0, "title": SHOWN}  # the pictures' colour bar
 
 
 def load_body(body: FlexBody | str) -> FlexBody:
@@ -189,11 +190,7 @@ def plot_modes(body: FlexBody | str, modes=None, scale: float | None = None, win
     -------
     pyvista.Plotter
     """
-    body = load_body(body)
-    numbers = list(modes) if modes else list(range(1, min(6, body.n_modes) + 1))
-    indices = mode_indices(body, numbers)
-    cols = int(np.ceil(np.sqrt(indices.size)))
-    rows = int(np.ceil(indices.size / cols))
+    body, indices, rows, cols = _grid(body, modes)
     plotter = new_plotter(window_size, shape=(rows, cols), off_screen=off_screen)
     for n, index in enumerate(indices):
         plotter.subplot(n // cols, n % cols)
@@ -202,37 +199,43 @@ def plot_modes(body: FlexBody | str, modes=None, scale: float | None = None, win
     return plotter
 
 
+def _grid(body: FlexBody | str, modes) -> tuple:
+    """``(body, 0-based mode indices, rows, columns)`` of a grid of mode pictures (default: the first six modes)."""
+    body = load_body(body)
+    numbers = list(modes) if modes else list(range(1, min(6, body.n_modes) + 1))
+    indices = mode_indices(body, numbers)
+    cols = int(np.ceil(np.sqrt(indices.size)))
+    return body, indices, int(np.ceil(indices.size / cols)), cols
+
+
+def _draw_flat(plotter, body: FlexBody, index: int, scale: float | None, view: str) -> dict:
+    """One mode without the plotter's own title and colour bar (the overlay draws them), in parallel projection
+    fitted to the deformed and undeformed body."""
+    info = _draw_mode(plotter, body, index, scale, title=False, colour_bar=False)
+    set_view(plotter, view, info["bounds"])
+    plotter.enable_parallel_projection()
+    fit_parallel(plotter, info["bounds"])
+    return info
+
+
 def modes_figure(body: FlexBody | str, modes=None, scale: float | None = None, window_size=(1024, 768),
                  view: str = "iso"):
     """The mode shapes as a matplotlib figure of ``window_size`` pixels: each mode rendered off screen in its own
     cell under its title (frequency, full FE partner, MAC, drawing scale), one colour bar in a strip at the bottom
     (title above the bar, labels below). All text is matplotlib text (checked by
     :func:`flexmbs.post.viz.layout.overlapping_texts` in the tests)."""
-    import matplotlib
+    from .render import STRIP_PX, colour_strip, pyplot
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    from matplotlib import cm, colors
-
-    from .render import STRIP_PX
-
-    body = load_body(body)
-    numbers = list(modes) if modes else list(range(1, min(6, body.n_modes) + 1))
-    indices = mode_indices(body, numbers)
-    cols = int(np.ceil(np.sqrt(indices.size)))
-    rows = int(np.ceil(indices.size / cols))
+    body, indices, rows, cols = _grid(body, modes)
     w, h = window_size
     strip, title_px = min(STRIP_PX, h // 4), 34
     cell_w, cell_h = w // cols, max(16, (h - strip) // rows - title_px)
     dpi = 100
-    fig = plt.figure(figsize=(w / dpi, h / dpi), dpi=dpi)
+    fig = pyplot().figure(figsize=(w / dpi, h / dpi), dpi=dpi)
     for n, index in enumerate(indices):
         plotter = new_plotter((cell_w, cell_h))
         try:
-            info = _draw_mode(plotter, body, int(index), scale, title=False, colour_bar=False)
-            set_view(plotter, view, info["bounds"])
-            plotter.enable_parallel_projection()
-            fit_parallel(plotter, info["bounds"])
+            info = _draw_flat(plotter, body, int(index), scale, view)
             image = screenshot(plotter)
         finally:
             plotter.close()
@@ -242,11 +245,7 @@ def modes_figure(body: FlexBody | str, modes=None, scale: float | None = None, w
         ax.imshow(image, interpolation="nearest")
         ax.set_axis_off()
         ax.set_title(f"{body.name} {mode_title(body, int(index))}\nscale {info['scale']:.3g}", fontsize=9, pad=2)
-    cax = fig.add_axes([0.3, 0.45 * strip / h, 0.4, 0.14 * strip / h])
-    bar = fig.colorbar(cm.ScalarMappable(colors.Normalize(0.0, 1.0), cmap="viridis"), cax=cax,
-                       orientation="horizontal")
-    bar.ax.tick_params(labelsize=8)
-    bar.ax.set_title(SHOWN, fontsize=9, pad=3)
+    cax = colour_strip(fig, strip / h, _COLOUR).ax
     _fit_titles(fig, [a for a in fig.axes if a is not cax])
     return fig
 
@@ -266,35 +265,26 @@ def _fit_titles(fig, axes) -> None:
 def save_modes_png(body: FlexBody | str, path: str, modes=None, scale: float | None = None,
                    window_size=(1024, 768), view: str = "iso") -> str:
     """Render :func:`modes_figure` to a PNG of exactly ``window_size`` pixels."""
-    import matplotlib.pyplot as plt
+    from .render import save_figure
 
-    fig = modes_figure(body, modes, scale=scale, window_size=window_size, view=view)
-    try:
-        fig.savefig(path, dpi=100, format="png")
-    finally:
-        plt.close(fig)
-    return path
+    return save_figure(modes_figure(body, modes, scale=scale, window_size=window_size, view=view), path,
+                       format="png")
 
 
 def write_mode_gif(body: FlexBody | str, path: str, mode: int = 1, scale: float | None = None,
                    window_size=(640, 480), view: str = "iso", n_frames: int = 24, fps: float = 12.0,
                    progress=None) -> str:
     """One mode oscillating, ``u(t) = scale · sin(2π i / n_frames) · φ``, as an animated GIF (or MP4)."""
-    from .render import Overlay, camera_axes, view_size
+    from .render import Overlay, view_size
 
     body = load_body(body)
     index = int(mode_indices(body, [mode])[0])
     frames = []
     plotter = new_plotter(view_size(window_size))
-    overlay = Overlay(window_size, {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0, "title": SHOWN})
+    overlay = Overlay(window_size, _COLOUR)
     try:
-        info = _draw_mode(plotter, body, index, scale, title=False, colour_bar=False)
-        set_view(plotter, view, info["bounds"])
-        plotter.enable_parallel_projection()
-        fit_parallel(plotter, info["bounds"])
-        right, up, metres_per_pixel = camera_axes(plotter)
-        overlay.set_triad(right, up)
-        overlay.set_scale(metres_per_pixel)
+        info = _draw_flat(plotter, body, index, scale, view)
+        overlay.set_camera(plotter)
         overlay.set_caption(f"{body.name} {mode_title(body, index)}, scale {info['scale']:.3g}")
         overlay.fit_caption()
         mesh, shape = info["mesh"], info["scale"] * body.translations[:, :, index]

@@ -7,13 +7,16 @@ units; plots show lengths in mm, forces in kN, torques in kN m, pressures in bar
 """
 from __future__ import annotations
 
-import csv
 import difflib
 from dataclasses import dataclass
 
 import numpy as np
 
 from fem.errors import FlexmbsError
+
+from flexmbs.results.safe_files import write_rows
+
+from .render import pyplot, save_figure
 
 __all__ = ["Series", "DISPLAY_UNITS", "display_unit", "quantity", "axis_quantity", "unwrapped", "select_signals", "plot_signals", "write_signals_csv",
            "plot_stress", "write_stress_csv"]
@@ -109,29 +112,16 @@ def select_signals(results, names) -> list[Series]:
 def write_signals_csv(time: np.ndarray, series: list[Series], path: str) -> str:
     """CSV with ``time [s]`` and one column per series, header ``name [SI unit]``, full double precision."""
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["time [s]"] + [f"{s.name} [{s.unit}]" for s in series])
-        for k, t in enumerate(time):
-            writer.writerow([repr(float(t))] + [repr(float(s.values[k])) for s in series])
+        write_rows(fh, ["time [s]"] + [f"{s.name} [{s.unit}]" for s in series],
+                   ([repr(float(t))] + [repr(float(s.values[k])) for s in series] for k, t in enumerate(time)))
     return path
 
 
 def _figure(window_size, rows=1, sharex=False):
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     dpi = 100
-    fig, axes = plt.subplots(rows, 1, figsize=(window_size[0] / dpi, window_size[1] / dpi), dpi=dpi,
-                             squeeze=False, sharex=sharex, layout="constrained")
-    return fig, axes[:, 0], plt
-
-
-def _save(fig, plt, path: str, dpi: int = 100) -> str:
-    fig.savefig(path, dpi=dpi)  # no bbox_inches="tight": the PNG keeps the requested pixel size
-    plt.close(fig)
-    return path
+    fig, axes = pyplot().subplots(rows, 1, figsize=(window_size[0] / dpi, window_size[1] / dpi), dpi=dpi,
+                                  squeeze=False, sharex=sharex, layout="constrained")
+    return fig, axes[:, 0]
 
 
 def quantity(name: str) -> str:
@@ -205,7 +195,7 @@ def plot_signals(time: np.ndarray, series: list[Series], path: str | None = None
     groups: dict[str, list[Series]] = {}
     for s in series:
         groups.setdefault(display_unit(s.unit)[0], []).append(unwrapped(s))
-    fig, axes, plt = _figure(window_size, rows=len(groups), sharex=True)
+    fig, axes = _figure(window_size, rows=len(groups), sharex=True)
     for ax, (shown, members) in zip(axes, groups.items()):
         for s in members:
             ax.plot(time, s.values * display_unit(s.unit)[1], label=s.name, linewidth=1.2)
@@ -216,13 +206,13 @@ def plot_signals(time: np.ndarray, series: list[Series], path: str | None = None
     if title:
         fig.suptitle(title, fontsize=10)
     _fit_ylabels(fig, axes)
-    return _save(fig, plt, path) if path else fig
+    return save_figure(fig, path) if path else fig
 
 
 def plot_stress(history, summary: dict, path: str | None = None, window_size=(1000, 700),
                 cycle_signal: str = "von_mises"):
     """Stress history (von Mises, principal, components; MPa) over the rainflow range histogram."""
-    fig, (ax, ax2), plt = _figure(window_size, rows=2)
+    fig, (ax, ax2) = _figure(window_size, rows=2)
     mpa = 1e-6
     ax.plot(history.time, history.von_mises * mpa, color="black", linewidth=1.8, label="von Mises")
     for k, style in enumerate(("-", "--", ":")):
@@ -244,7 +234,7 @@ def plot_stress(history, summary: dict, path: str | None = None, window_size=(10
     ax2.set_title(f"rainflow ({cycle_signal}): {summary['total_cycles']:g} cycles, largest range "
                   f"{summary['max_range'] * mpa:.3g} MPa", fontsize=10)
     ax2.grid(True, alpha=0.3)
-    return _save(fig, plt, path) if path else fig
+    return save_figure(fig, path) if path else fig
 
 
 def write_stress_csv(history, path: str) -> str:
@@ -254,8 +244,6 @@ def write_stress_csv(history, path: str) -> str:
     columns += [("von_mises [Pa]", history.von_mises)]
     columns += [(f"s{k + 1} [Pa]", history.principal[:, k]) for k in range(3)]
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow([c[0] for c in columns])
-        for row in zip(*[c[1] for c in columns]):
-            writer.writerow([repr(float(x)) for x in row])
+        write_rows(fh, [c[0] for c in columns],
+                   ([repr(float(x)) for x in row] for row in zip(*[c[1] for c in columns])))
     return path

@@ -16,7 +16,7 @@ from fem.errors import FlexmbsError
 
 __all__ = ["configure_offscreen", "new_plotter", "screenshot", "write_animation", "parse_size", "set_view",
            "IMAGE_SUFFIXES", "Overlay", "camera_pixels", "camera_axes", "view_size", "STRIP_PX", "LEGEND_PX",
-           "fit_parallel"]
+           "fit_parallel", "pyplot", "save_figure", "colour_strip"]
 
 IMAGE_SUFFIXES = (".png", ".gif", ".mp4")
 
@@ -103,22 +103,49 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def set_view(plotter, view: str, bounds=None) -> None:
     """Camera: ``iso`` (isometric), ``xy`` (looking down -z), ``xz`` (along +y), ``yz`` (along -x)."""
-    if view == "iso":
-        plotter.view_isometric()
-    elif view == "xy":
-        plotter.view_xy()
-    elif view == "xz":
-        plotter.view_xz()
-    elif view == "yz":
-        plotter.view_yz()
-    else:
+    views = {"iso": plotter.view_isometric, "xy": plotter.view_xy, "xz": plotter.view_xz, "yz": plotter.view_yz}
+    if view not in views:
         raise FlexmbsError(f"unknown view {view!r}; use iso, xy, xz or yz")
+    views[view]()
     if bounds is not None:
         plotter.reset_camera(bounds=bounds)
         plotter.camera.zoom(1.05)
 
 
 # ------------------------------------------------------------------------------------- overlay drawn by matplotlib
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (no display needed; a backend chosen before is kept)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path, dpi: int = 100, **kwargs):
+    """Save a matplotlib figure to ``path`` (a name or a binary file) and close it, also when saving fails; no
+    ``bbox_inches="tight"``: the picture keeps the figure's pixel size."""
+    try:
+        fig.savefig(path, dpi=dpi, **kwargs)
+    finally:
+        pyplot().close(fig)
+    return path
+
+
+def colour_strip(fig, strip: float, colour: dict):
+    """A horizontal colour bar in the middle of the strip (height ``strip``, fraction of the figure) at the bottom
+    of ``fig``, its title above the bar and its labels below; ``colour``: ``cmap``, ``vmin``, ``vmax``, ``title``."""
+    from matplotlib import cm, colors
+
+    cax = fig.add_axes([0.30, 0.45 * strip, 0.40, 0.14 * strip])
+    mappable = cm.ScalarMappable(norm=colors.Normalize(colour["vmin"], colour["vmax"]), cmap=colour["cmap"])
+    bar = fig.colorbar(mappable, cax=cax, orientation="horizontal")
+    bar.ax.tick_params(labelsize=8)
+    bar.ax.set_title(colour["title"], fontsize=9, pad=3)
+    return bar
+
+
 STRIP_PX = 96  # height of the strip under the 3D view that holds the colour bar and the scale bar, pixels
 
 
@@ -172,13 +199,7 @@ class Overlay:
 
     def __init__(self, window_size: tuple[int, int], colour: dict | None = None,
                  legend: list[tuple[str, str]] | None = None):
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-        from matplotlib import cm, colors
-
-        self.plt = plt
+        self.plt = plt = pyplot()
         w, h = window_size
         self.size = (w, h)
         dpi = 100
@@ -196,13 +217,7 @@ class Overlay:
                             fontsize=8, frameon=False, handlelength=1.2, borderaxespad=0.3)
         self.image = None
         self.caption = self.fig.text(0.01, 0.985, "", va="top", ha="left", fontsize=9)
-        self.colourbar = None
-        if colour:
-            cax = self.fig.add_axes([0.30, 0.45 * strip, 0.40, 0.14 * strip])
-            mappable = cm.ScalarMappable(norm=colors.Normalize(colour["vmin"], colour["vmax"]), cmap=colour["cmap"])
-            self.colourbar = self.fig.colorbar(mappable, cax=cax, orientation="horizontal")
-            self.colourbar.ax.tick_params(labelsize=8)
-            self.colourbar.ax.set_title(colour["title"], fontsize=9, pad=3)
+        self.colourbar = colour_strip(self.fig, strip, colour) if colour else None
         self.triad = []
         self.scale_artists = []
 
@@ -271,6 +286,12 @@ class Overlay:
         if aside:
             self.triad.append(self.fig.text((centre[0] + reach + 14.0) / w, centre[1] / h, "\n".join(aside),
                                             ha="left", va="center", fontsize=8))
+
+    def set_camera(self, plotter) -> None:
+        """The axes triad and the scale bar of the plotter's current camera (parallel projection)."""
+        right, up, metres_per_pixel = camera_axes(plotter)
+        self.set_triad(right, up)
+        self.set_scale(metres_per_pixel)
 
     def render(self) -> np.ndarray:
         """The composed picture, (height, width, 3) uint8."""

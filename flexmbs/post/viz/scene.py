@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-import h5py
 import numpy as np
 
 from fem.errors import FileFormatError, FlexmbsError
@@ -30,9 +29,9 @@ def von_mises(stress: np.ndarray) -> np.ndarray:
 
     ``σ_v = sqrt(½[(σxx−σyy)² + (σyy−σzz)² + (σzz−σxx)²] + 3 (τyz² + τxz² + τxy²))``
     """
-    s = np.asarray(stress, dtype=float)
-    xx, yy, zz, yz, xz, xy = (s[..., k] for k in range(6))
-    return np.sqrt(0.5 * ((xx - yy) ** 2 + (yy - zz) ** 2 + (zz - xx) ** 2) + 3.0 * (yz**2 + xz**2 + xy**2))
+    from flexmbs.post.durability import equivalent_stress
+
+    return equivalent_stress(stress, "von_mises")
 
 
 @dataclass
@@ -153,15 +152,9 @@ class MachineScene:
 
 def load_scene(path: str) -> MachineScene:
     """Read the model description and the motion of a results file."""
-    if not os.path.exists(path):
-        raise FileFormatError(f"results file {path!r} does not exist")
-    try:
-        fh = h5py.File(path, "r", locking=False)
-    except OSError as exc:  # a cut file is named as cut (issue 43), not as someone else's
-        from flexmbs.results.results import _reason
+    from flexmbs.results.results import _open_results  # a cut file is named as cut (issue 43)
 
-        raise FileFormatError(f"cannot open results file {path!r}: {_reason(exc)}") from None
-    with fh:
+    with _open_results(path) as fh:
         if fh.attrs.get("format") != "flexmbs-results":
             raise FileFormatError(f"{path!r} is not a flexmbs results file (format {fh.attrs.get('format')!r})")
         if "model/bodies" not in fh:

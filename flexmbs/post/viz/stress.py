@@ -102,16 +102,10 @@ def attach_flexbody(scene: MachineScene, body_name: str, flex) -> None:
 
 
 def _flexible(scene: MachineScene, body_name: str):
-    body = scene.body(body_name)
-    if not body.flexible:
-        flexible = [b.name for b in scene.bodies if b.flexible]
-        raise FlexmbsError(f"body {body_name!r} is {body.kind}: stress needs a flexible body "
-                           f"({', '.join(flexible) or 'the results have none'})")
-    if body.stress_table()[0].size == 0:
-        raise FlexmbsError(f"flexible body {body_name!r} has no modal stress: reduce it with a stress field "
-                           "(--stress-field surface, the default) or --output-nodes SEL (or pass --flex BODY.flex.h5 "
-                           "if the file has them)")
-    return body
+    from flexmbs.post.durability import stressed_shape
+
+    return stressed_shape(scene, body_name, "(--stress-field surface, the default) or --output-nodes SEL (or pass "
+                          "--flex BODY.flex.h5 if the file has them)")
 
 
 def _output_position(body, node: int | None, node_index: int | None) -> int:

@@ -92,14 +92,11 @@ def plot_study(groups, columns, against: str, scatter: bool, title: str, case: s
     against : str                the varied parameter on the x axis
     scatter : bool               markers only (Latin-hypercube samples)
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    from .render import pyplot
 
     labelled = any(label for label, _ in groups)
-    fig, axes = plt.subplots(len(columns), 1, figsize=(7.0 + (2.4 if labelled else 0.0), 2.2 + 2.6 * len(columns)),
-                             sharex=True, squeeze=False, layout="constrained")
+    fig, axes = pyplot().subplots(len(columns), 1, sharex=True, squeeze=False, layout="constrained",
+                                  figsize=(7.0 + (2.4 if labelled else 0.0), 2.2 + 2.6 * len(columns)))
     for ax, column in zip(axes[:, 0], columns):
         for label, rows in groups:
             style = dict(linestyle="none") if scatter else dict(linestyle="-")
