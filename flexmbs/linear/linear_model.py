@@ -234,14 +234,15 @@ class LinearModel:
                  "input_units": self.input_units, "output_names": self.output_names,
                  "output_units": self.output_units}
         op = self.operating_point
+        point = {"q0": op.q, "v0": op.v, "z0": op.z, "y0": self.output_values}
         if path.endswith(".npz"):
             np.savez(path, **data, **{k: np.array(v, dtype=str) for k, v in names.items()},
-                     operating_time=op.t, q0=op.q, v0=op.v, z0=op.z, y0=self.output_values)
+                     operating_time=op.t, **point)
         elif path.endswith(".mat"):
             from scipy.io import savemat
 
             savemat(path, {**data, **{k: np.array(v, dtype=object) for k, v in names.items()},
-                           "operating_time": op.t, "q0": op.q, "v0": op.v, "z0": op.z, "y0": self.output_values})
+                           "operating_time": op.t, **point})
         elif path.endswith((".h5", ".hdf5")):
             import io
 
@@ -260,7 +261,7 @@ class LinearModel:
                     fh.create_dataset(key, data=val)
                 for key, val in names.items():
                     fh.create_dataset(key, data=np.array(val, dtype=object), dtype=h5py.string_dtype())
-                for key, val in (("q0", op.q), ("v0", op.v), ("z0", op.z), ("y0", self.output_values)):
+                for key, val in point.items():
                     fh.create_dataset(f"operating_point/{key}", data=val)
             write_bytes(path, buffer.getbuffer())
         else:

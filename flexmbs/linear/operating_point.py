@@ -17,7 +17,7 @@ from flexmbs.engine.redundancy import check_dropped_rows
 from flexmbs.engine.initial import (assemble_positions, constraint_row_owner, equation_names, initial_accelerations,
                                    force_scale, project_velocities, relative_imbalance, relative_rates,
                                    static_equilibrium as _static)
-from flexmbs.model.rotations import g_matrix
+from flexmbs.model.rotations import g_matrix, rotation_matrix
 from flexmbs.engine.system import System
 
 __all__ = ["OperatingPoint", "resolve_operating_point", "check_equilibrium", "state_from_results"]
@@ -138,7 +138,6 @@ def state_from_results(system, results, t: float):
         q[o:o + 3], q[o + 3:o + 7] = at("position"), at("orientation")
         q[o + 3:o + 7] /= np.linalg.norm(q[o + 3:o + 7])
         p = q[o + 3:o + 7]
-        from flexmbs.model.rotations import rotation_matrix
         omega_body = rotation_matrix(p).T @ at("angular_velocity")
         v[o:o + 3], v[o + 3:o + 7] = at("velocity"), 0.5 * g_matrix(p).T @ omega_body
         if body.n_modes:
