@@ -38,12 +38,10 @@ class EigenAnalysis:
 
     def rows(self, top: int = 3) -> list[dict]:
         """One dict per eigenvalue: ``re, im, f_hz, zeta, tau_s, participants`` (JSON-able)."""
-        out = []
-        for k, lam in enumerate(self.eigenvalues):
-            out.append({"re": float(lam.real), "im": float(lam.imag), "f_hz": float(self.frequency_hz[k]),
-                        "zeta": _finite(self.damping_ratio[k]), "tau_s": _finite(self.time_constant_s[k]),
-                        "participants": [[lbl, float(s)] for lbl, s in self.participation[k][:top]]})
-        return out
+        return [{"re": float(lam.real), "im": float(lam.imag), "f_hz": float(self.frequency_hz[k]),
+                 "zeta": _finite(self.damping_ratio[k]), "tau_s": _finite(self.time_constant_s[k]),
+                 "participants": [[lbl, float(s)] for lbl, s in self.participation[k][:top]]}
+                for k, lam in enumerate(self.eigenvalues)]
 
 
 def _finite(x):
