@@ -375,17 +375,12 @@ def _prepare(case, variations, design, samples, seed, fixed, t_end):
     return fixed_typed, variants
 
 
-def _typed_values(case, variations: dict) -> dict:
-    """The variations as typed values where they are valid (for the manifest)."""
-    typed = {}
-    for key, values in variations.items():
-        typed[key] = []
-        for value in values:
-            try:
-                typed[key].append(typed_parameters({key: value}, case.DEFAULTS, case.NAME)[key])
-            except ModelError:
-                typed[key].append(value.item() if hasattr(value, "item") else value)
-    return typed
+def _typed_value(case, key: str, value):
+    """A varied value as typed where it is valid, else as given (for the manifest)."""
+    try:
+        return typed_parameters({key: value}, case.DEFAULTS, case.NAME)[key]
+    except ModelError:
+        return value.item() if hasattr(value, "item") else value
 
 
 def _has_bokeh() -> bool:
@@ -524,7 +519,7 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
         manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
                     "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
                     "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
-                    "variations": _typed_values(case, variations),
+                    "variations": {k: [_typed_value(case, k, v) for v in values] for k, values in variations.items()},
                     "fixed": fixed_typed, "varied": varied,
                     "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                     "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
