@@ -131,17 +131,13 @@ class ModelExchangeFMU:
                              "hand state events to an imported FMU (use a co-simulation FMU)")
         variables, names = _checked_variables(path, description, inputs, outputs)
         self.measurements = []
-        self._input_refs, self._input_sources = [], []
-        for key, source in inputs.items():
-            self._input_refs.append(variables[key].valueReference)
-            self._input_sources.append(self._source(key, source))
+        self._input_refs = [variables[key].valueReference for key in inputs]
+        self._input_sources = [self._source(key, source) for key, source in inputs.items()]
         self._output_names = names
         self._output_refs = [variables[n].valueReference for n in names]
-        self._force_rows = []  # (output index, measurement row)
-        if isinstance(outputs, dict):
-            for k, (key, target) in enumerate(outputs.items()):
-                if target is not None:
-                    self._force_rows.append((k, self._row(target)))
+        # (output index, measurement row) of each output applied as a generalized force
+        self._force_rows = [(k, self._row(target)) for k, target in enumerate(outputs.values())
+                            if target is not None] if isinstance(outputs, dict) else []
         self.output_units = {n: variables[n].unit or variables[n].declaredType and
                              getattr(variables[n].declaredType, "unit", "") or "" for n in names}
         states = [d.variable.derivative for d in description.derivatives]
