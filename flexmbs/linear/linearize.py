@@ -65,11 +65,8 @@ def coordinate_labels(system) -> list[tuple[str, str]]:
 
 
 def _state_labels(system) -> list[tuple[str, str]]:
-    labels = []
-    for element in system.elements:
-        units = list(getattr(element, "state_units", [""] * len(element.state_names)))
-        labels += [(f"element/{element.name}/{s}", u) for s, u in zip(element.state_names, units)]
-    return labels
+    return [(f"element/{element.name}/{s}", u) for element in system.elements
+            for s, u in zip(element.state_names, getattr(element, "state_units", [""] * len(element.state_names)))]
 
 
 def _directional(fun, x0: np.ndarray, directions: np.ndarray, scale: np.ndarray, step: float,

@@ -145,9 +145,8 @@ def state_from_results(system, results, t: float):
             q[o + 7:o + body.n_coordinates] = [np.interp(t, time, modal[:, j]) for j in range(body.n_modes)]
             rates = np.gradient(modal, time, axis=0)
             v[o + 7:o + body.n_coordinates] = [np.interp(t, time, rates[:, j]) for j in range(body.n_modes)]
-    z = []
-    for element in system.elements:
-        z += [float(np.interp(t, time, results[f"element/{element.name}/{s}"])) for s in element.state_names]
+    z = [float(np.interp(t, time, results[f"element/{element.name}/{s}"])) for element in system.elements
+         for s in element.state_names]
     return q, v, np.array(z)
 
 
