@@ -228,9 +228,8 @@ class LinearModel:
     def save(self, path: str) -> str:
         """Write A, B, C, D with names and units: ``.h5`` (HDF5), ``.mat`` (MATLAB) or ``.npz``."""
         data = {"A": self.A, "B": self.B, "C": self.C, "D": self.D, "eigenvalues": self.eigenvalues()}
-        names = {"state_names": self.state_names, "state_units": self.state_units, "input_names": self.input_names,
-                 "input_units": self.input_units, "output_names": self.output_names,
-                 "output_units": self.output_units}
+        names = {f"{kind}_{what}": getattr(self, f"{kind}_{what}") for kind in ("state", "input", "output")
+                 for what in ("names", "units")}
         op = self.operating_point
         point = {"q0": op.q, "v0": op.v, "z0": op.z, "y0": self.output_values}
         if path.endswith(".npz"):
