@@ -4,13 +4,14 @@ Build a :class:`Model` (bodies, markers, joints, forces, contacts, state element
 """
 from ._shadow import shadowing_message as _shadowing_message
 
-if _shadowing_message(("fem", "reduction")):  # a user's fem.py next to their script: say so in one line
+_shadowed = _shadowing_message(("fem", "reduction"))
+if _shadowed:  # a user's fem.py next to their script: say so in one line
     import sys as _sys
 
     if _sys.argv and (_sys.argv[0] == "-m" or _sys.argv[0].endswith("flexmbs")):
-        print(f"error: {_shadowing_message(('fem', 'reduction'))}", file=_sys.stderr)
+        print(f"error: {_shadowed}", file=_sys.stderr)
         raise SystemExit(2)
-    raise ImportError(_shadowing_message(("fem", "reduction")))
+    raise ImportError(_shadowed)
 
 from fem.errors import (  # noqa: F401  (re-exported: the project's user-facing errors)
     FileFormatError,
@@ -49,15 +50,9 @@ _LAZY = {
 }
 _HOME = {name: module for module, names in _LAZY.items() for name in names}
 
-__all__ = [
-    "Model", "RigidBody", "FlexibleBody", "Ground", "simulate", "static_equilibrium", "Results", "load_results",
-    "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Generic", "PointOnLine",
-    "PointOnPlane", "PointForce", "SpringDamper", "RotationalSpringDamper", "Bushing", "MatrixBushing", "JointActuator",
-    "Table", "smooth_step", "Input", "Run", "FMU",
-    "Distance", "JointCoordinate", "MarkerCoordinate", "JointFriction", "PlaneContact", "HardStop",
-    "friction_coefficient", "linearize", "conventional_jacobian", "LinearModel", "OperatingPoint", "SlidingContact", "study",
-    "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError", "SelectionError",
-]
+# the lazy names and the errors: every name ``import flexmbs as fm`` offers
+__all__ = [*_HOME, "FlexmbsError", "ModelError", "SimulationError", "FileFormatError", "MeshError", "MaterialError",
+           "SelectionError"]
 
 
 def __getattr__(name: str):

@@ -13,14 +13,10 @@ __all__ = ["shadowing_message", "PACKAGES"]
 PACKAGES = ("fem", "reduction", "flexmbs", "hydraulics", "cases")
 
 
-def _project_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 def shadowing_message(packages=PACKAGES) -> str | None:
     """One line naming the first module that hides a project package (a ``NAME.py`` or a foreign ``NAME/``
     earlier on ``sys.path``), or None."""
-    root = _project_root()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the folder of the project's packages
     for name in packages:
         module = sys.modules.get(name)
         origin = getattr(module, "__file__", None) if module is not None else None

@@ -73,15 +73,14 @@ def check_parameter(case_name: str, key: str, value, default, spec: dict | None)
     """One-line :class:`ModelError` naming ``key`` when ``value`` is not finite, not an integer where one is
     expected, or outside the declared range."""
     spec = spec or {}
+    about = f" ({spec['description']})" if spec.get("description") else ""
     if value is None and isinstance(default, (int, float)) and not isinstance(default, bool):  # issue 43
         raise ModelError(f"{case_name}: parameter {key!r} takes a number, got None")
     if (isinstance(value, (str, bytes)) and isinstance(default, (int, float)) and not isinstance(default, bool)):
-        about = f" ({spec['description']})" if spec.get("description") else ""
         raise ModelError(f"{case_name}: parameter {key!r} takes a number, got {value!r}{about}")  # issue 43
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     unit = f" {spec['unit']}" if spec.get("unit") not in (None, "", "1") else ""
-    about = f" ({spec['description']})" if spec.get("description") else ""
     if not math.isfinite(value):
         raise ModelError(f"{case_name}: parameter {key!r} = {value} is not a finite number; give a value in"
                          f"{unit or ' SI units'}{about}")

@@ -50,12 +50,10 @@ def is_case(obj) -> bool:
 
 
 def _entry_points() -> list:
-    found, seen = [], set()
+    unique = {}
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if (ep.name, ep.value) not in seen:  # the same distribution found twice on sys.path
-            seen.add((ep.name, ep.value))
-            found.append(ep)
-    return found
+        unique.setdefault((ep.name, ep.value), ep)  # the same distribution found twice on sys.path: its first
+    return list(unique.values())
 
 
 def _builtin_fallback():
@@ -111,11 +109,10 @@ def case_registry(refresh: bool = False) -> dict:
             continue
         sources.append(source)
         _add_source(found, source, f"entry point {ep.name} = {ep.value}")
-    builtin = None
     if not any(getattr(s, "__name__", None) == BUILTIN_COLLECTION for s in sources):
         builtin = _builtin_fallback()
-    if builtin is not None:
-        _add_source(found, builtin, f"built-in package {BUILTIN_COLLECTION!r}")
+        if builtin is not None:
+            _add_source(found, builtin, f"built-in package {BUILTIN_COLLECTION!r}")
     _CACHE.clear()
     _CACHE.update(sorted(found.items()))
     return dict(_CACHE)

@@ -32,6 +32,14 @@ STATUSES = ("pass", "fail", "calibrated", "not comparable", "not run (quick)")
 KINDS = ("analytic", "full FE", "seed", "conservation law", "trend")
 
 
+def _row(quantity, kind, origin, reference, value, unit, status, note, deviation=None, deviation_kind="",
+         tolerance=None) -> dict:
+    """A row's dict, its fields in the report's order."""
+    return {"quantity": quantity, "kind": kind, "origin": origin, "reference": _number(reference),
+            "value": _number(value), "unit": unit, "deviation": deviation, "deviation_kind": deviation_kind,
+            "tolerance": tolerance, "status": status, "note": note}
+
+
 def _number(value):
     if value is None or isinstance(value, str):
         return value
@@ -85,10 +93,8 @@ def row(quantity: str, reference, value, *, kind: str, origin: str, unit: str = 
         if tolerance is None or deviation is None:
             raise ValueError(f"{quantity}: a compared row needs a numeric reference and a tolerance")
         status = "pass" if abs(deviation) <= tolerance else "fail"
-    return {"quantity": quantity, "kind": kind, "origin": origin, "reference": _number(reference),
-            "value": _number(value), "unit": unit, "deviation": deviation,
-            "deviation_kind": "relative" if relative else "absolute", "tolerance": tolerance, "status": status,
-            "note": note}
+    return _row(quantity, kind, origin, reference, value, unit, status, note, deviation,
+                "relative" if relative else "absolute", tolerance)
 
 
 def trend_row(quantity: str, reference: str, value: str, holds: bool, *, origin: str, note: str = "",
@@ -98,15 +104,12 @@ def trend_row(quantity: str, reference: str, value: str, holds: bool, *, origin:
     status = "calibrated" if calibrated else ("pass" if holds else "fail")
     if calibrated:
         note = f"{calibrated}. {note}".strip()
-    return {"quantity": quantity, "kind": "trend", "origin": origin, "reference": reference, "value": value,
-            "unit": "", "deviation": None, "deviation_kind": "", "tolerance": None, "status": status, "note": note}
+    return _row(quantity, "trend", origin, reference, value, "", status, note)
 
 
 def skipped_rows(entries, *, origin: str, kind: str = "seed", reason: str = "not run (quick)") -> list:
     """Rows of a slow check in ``--quick``: the references ``[(quantity, reference, unit), ...]`` without values."""
-    return [{"quantity": q, "kind": kind, "origin": origin, "reference": _number(ref), "value": None, "unit": unit,
-             "deviation": None, "deviation_kind": "", "tolerance": None, "status": "not run (quick)",
-             "note": reason} for q, ref, unit in entries]
+    return [_row(q, kind, origin, ref, None, unit, "not run (quick)", reason) for q, ref, unit in entries]
 
 
 def case_checks(module) -> list:
@@ -181,6 +184,11 @@ def _cells(item) -> list:
             _tolerance(item), item["status"], item["note"]]
 
 
+def _by_case(rows: list) -> list:
+    """``[(case, its rows), ...]`` in the order the cases first appear."""
+    return [(name, [item for item in rows if item["case"] == name]) for name in dict.fromkeys(r["case"] for r in rows)]
+
+
 def _title(meta: dict) -> str:
     mode = "quick" if meta.get("quick") else "full"
     return f"flexmbs validation report ({mode}, {meta.get('cpu_s', 0):.0f} s CPU, {meta.get('wall_s', 0):.0f} s wall)"
@@ -196,12 +204,11 @@ def to_markdown(rows: list, meta: dict) -> str:
              "functions.", "",
              "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
              "| " + " | ".join(str(v) for v in counts.values()) + " |", ""]
-    for case_name in dict.fromkeys(item["case"] for item in rows):
+    for case_name, items in _by_case(rows):
         lines += [f"## {case_name}", "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-        for item in rows:
-            if item["case"] == case_name:
-                cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in _cells(item)]
-                lines.append("| " + " | ".join(cells) + " |")
+        for item in items:
+            cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in _cells(item)]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -214,13 +221,12 @@ def to_html(rows: list, meta: dict) -> str:
              "<style>td,th{border:1px solid #999;padding:2px 5px;font:13px sans-serif}table{border-collapse:"
              "collapse}</style></head><body>", f"<h1>{html.escape(_title(meta))}</h1>",
              "<p>" + ", ".join(f"{k}: {v}" for k, v in summary(rows).items()) + "</p>"]
-    for case_name in dict.fromkeys(item["case"] for item in rows):
+    for case_name, items in _by_case(rows):
         parts.append(f"<h2>{html.escape(case_name)}</h2><table><tr>"
                      + "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS) + "</tr>")
-        for item in rows:
-            if item["case"] == case_name:
-                parts.append(f"<tr style='background:{colour[item['status']]}'>"
-                             + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(item)) + "</tr>")
+        for item in items:
+            parts.append(f"<tr style='background:{colour[item['status']]}'>"
+                         + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(item)) + "</tr>")
         parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -63,9 +63,7 @@ def build_machine(spec: dict, parameters: dict | None = None):
     kind, found = _source_module(spec["source"])
     params = None
     if kind == "case":
-        params = dict(found.DEFAULTS)
-        params.update(spec.get("settings", {}))
-        params.update(parameters or {})
+        params = {**found.DEFAULTS, **spec.get("settings", {}), **(parameters or {})}
         if not callable(getattr(found, "build_model", None)):
             raise ModelError(f"case {spec['source']!r} has no build_model(params): it cannot be exported as an FMU")
         model = found.build_model(params)
@@ -82,13 +80,7 @@ def attach_inputs(model, names) -> dict[str, Input]:
     element so named (a joint actuator's load, a circuit's ``TimeFunction``) replaced by an input that starts at
     that function's value at t = 0."""
     present = model_inputs(model)
-    out = {}
-    for name in names:
-        if name in present:
-            out[name] = present[name]
-            continue
-        out[name] = _replace_function(model, name)
-    return out
+    return {name: present[name] if name in present else _replace_function(model, name) for name in names}
 
 
 def _replace_function(model, name: str) -> Input:
@@ -113,8 +105,7 @@ def _replace_function(model, name: str) -> Input:
                      + (f"; its joint actuators: {', '.join(actuators)}" if actuators else ""))
 
 
-def _provenance(module, key: str) -> str:
-    spec = dict(getattr(module, "PARAMETERS", {}) or {}).get(key, {})
+def _provenance(spec: dict) -> str:
     parts = [spec.get("description", ""), f"provenance: {spec['provenance']}" if "provenance" in spec else "",
              spec.get("source", "")]
     return "; ".join(p for p in parts if p)
@@ -158,12 +149,12 @@ def machine_spec(source: str, *, inputs=(), outputs=(), settings=None, t_end: fl
         run.finish()
     spec["parameters"] = []
     if kind == "case":
+        declared = dict(getattr(module, "PARAMETERS", {}) or {})
         for key, value in sorted(params.items()):
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "t_end":
-                unit = dict(getattr(module, "PARAMETERS", {}) or {}).get(key, {}).get("unit", "")
-                spec["parameters"].append({"name": key, "start": float(value), "unit": unit,
-                                           "integer": isinstance(value, int),
-                                           "description": _provenance(module, key)})
+                about = declared.get(key, {})
+                spec["parameters"].append({"name": key, "start": float(value), "unit": about.get("unit", ""),
+                                           "integer": isinstance(value, int), "description": _provenance(about)})
     base = name or (getattr(module, "NAME", None) if kind == "case" else source.partition(":")[2]) or "machine"
     spec["model_name"] = "flexmbs_" + re.sub(r"\W", "_", str(base))
     from flexmbs._version import __version__

@@ -80,29 +80,35 @@ def FMU(path: str, inputs: dict | None = None, outputs=None, parameters: dict | 
     return CoSimulationFMU(path, description, inputs or {}, outputs or [], parameters or {}, name, step)
 
 
-def _variables(description) -> dict:
-    return {v.name: v for v in description.modelVariables}
+def _checked_variables(path, description, inputs, outputs) -> tuple[dict, list]:
+    """The FMU's variables by name and the output names; an input or output it does not have is a one-line error."""
+    variables = {v.name: v for v in description.modelVariables}
+    for names, causality in ((inputs, "input"), (outputs, "output")):
+        for n in names:
+            if n not in variables:
+                raise ModelError(f"{path} has no variable {n!r}; its {causality}s: "
+                                 f"{', '.join(v for v, var in variables.items() if var.causality == causality)}")
+    return variables, list(outputs)
 
 
-def _checked_names(path, variables, names, causality: str, what: str) -> None:
-    for n in names:
-        if n not in variables:
-            raise ModelError(f"{path} has no variable {n!r}; its {what}: "
-                             f"{', '.join(v for v, var in variables.items() if var.causality == causality)}")
+def _instantiated(fmu_class, path, description, interface, name):
+    """The FMU (FMPy's ``fmu_class`` of ``interface``) instantiated.
 
-
-def _release_pythonfmu_guard(fmu) -> None:
-    """Release the interpreter guard of an FMU built with pythonfmu, right after its instantiation (docs/fmi.md,
-    "Exit of the host"). pythonfmu's Linux library keeps it in a static ``std::shared_ptr`` released twice when the
+    Then the interpreter guard of an FMU built with pythonfmu is released (docs/fmi.md, "Exit of the host").
+    pythonfmu's Linux library keeps it in a static ``std::shared_ptr`` released twice when the
     process exits with the library loaded (glibc keeps it after dlclose): the C++ static destructor frees it, then the
     library's destructor ``finalizePythonInterpreter`` decrements its count in the freed block, damaging the heap
     (PythonFMU issue 229). Here the interpreter is the host's, so the guard owns nothing: released now through that
     same exported function, it is null at exit. Other FMUs do not export the function: nothing is done."""
-    if not sys.platform.startswith("linux"):
-        return
+    from fmpy import extract
+
+    fmu = fmu_class(guid=description.guid, unzipDirectory=extract(path), modelIdentifier=interface.modelIdentifier,
+                    instanceName=name)
+    fmu.instantiate()
     release = getattr(getattr(fmu, "dll", None), "finalizePythonInterpreter", None)
-    if release is not None:
+    if release is not None and sys.platform.startswith("linux"):
         release()
+    return fmu
 
 
 def _set_parameters(fmu, variables, parameters, path) -> None:
@@ -116,7 +122,6 @@ class ModelExchangeFMU:
     """A Model-Exchange FMU as a state element (see the module docstring)."""
 
     def __init__(self, path, description, inputs: dict, outputs, parameters: dict, name):
-        from fmpy import extract
         from fmpy.fmi2 import FMU2Model
 
         self.path, self.description = path, description
@@ -124,32 +129,22 @@ class ModelExchangeFMU:
         if description.numberOfEventIndicators:
             raise ModelError(f"{path}: {description.numberOfEventIndicators} event indicator(s); flexmbs does not "
                              "hand state events to an imported FMU (use a co-simulation FMU)")
-        variables = self._variables = _variables(description)
-        _checked_names(path, variables, inputs, "input", "inputs")
-        names = list(outputs)
-        _checked_names(path, variables, names, "output", "outputs")
+        variables, names = _checked_variables(path, description, inputs, outputs)
         self.measurements = []
-        self._input_refs, self._input_sources = [], []
-        for key, source in inputs.items():
-            self._input_refs.append(variables[key].valueReference)
-            self._input_sources.append(self._source(key, source))
+        self._input_refs = [variables[key].valueReference for key in inputs]
+        self._input_sources = [self._source(key, source) for key, source in inputs.items()]
         self._output_names = names
         self._output_refs = [variables[n].valueReference for n in names]
-        self._force_rows = []  # (output index, measurement row)
-        if isinstance(outputs, dict):
-            for k, (key, target) in enumerate(outputs.items()):
-                if target is not None:
-                    self._force_rows.append((k, self._row(target)))
+        # (output index, measurement row) of each output applied as a generalized force
+        self._force_rows = [(k, self._row(target)) for k, target in enumerate(outputs.values())
+                            if target is not None] if isinstance(outputs, dict) else []
         self.output_units = {n: variables[n].unit or variables[n].declaredType and
                              getattr(variables[n].declaredType, "unit", "") or "" for n in names}
         states = [d.variable.derivative for d in description.derivatives]
         self.state_names = [s.name for s in states]
         self.state_units = [s.unit or "1" for s in states]
         self._nx = len(states)
-        self._fmu = FMU2Model(guid=description.guid, unzipDirectory=extract(path),
-                              modelIdentifier=description.modelExchange.modelIdentifier, instanceName=self.name)
-        self._fmu.instantiate()
-        _release_pythonfmu_guard(self._fmu)
+        self._fmu = _instantiated(FMU2Model, path, description, description.modelExchange, self.name)
         self._fmu.setupExperiment(startTime=0.0)
         _set_parameters(self._fmu, variables, parameters, path)
         self._fmu.enterInitializationMode()
@@ -251,15 +246,12 @@ class CoSimulationFMU:
     """A co-simulation FMU sampled as a discrete block (see the module docstring)."""
 
     def __init__(self, path, description, inputs: dict, outputs, parameters: dict, name, step):
-        from fmpy import extract
         from fmpy.fmi2 import FMU2Slave
 
         self.path, self.description = path, description
         self.name = name or description.modelName
-        variables = self._variables = _variables(description)
-        _checked_names(path, variables, inputs, "input", "inputs")
-        names = list(outputs)
-        _checked_names(path, variables, names, "output", "outputs")
+        variables, names = _checked_variables(path, description, inputs, outputs)
+        self._variables = variables
         if step is None:
             experiment = description.defaultExperiment
             step = getattr(experiment, "stepSize", None) if experiment is not None else None
@@ -270,11 +262,8 @@ class CoSimulationFMU:
         self._inputs = list(inputs.values())
         self._output_refs = [variables[n].valueReference for n in names]
         self._parameters = dict(parameters)
-        self._fmu = FMU2Slave(guid=description.guid, unzipDirectory=extract(path),
-                              modelIdentifier=description.coSimulation.modelIdentifier, instanceName=self.name)
         self.run, self._k = None, 0
-        self._fmu.instantiate()
-        _release_pythonfmu_guard(self._fmu)
+        self._fmu = _instantiated(FMU2Slave, path, description, description.coSimulation, self.name)
         starts = self._initialize()
         self._outputs = {n: _BlockOutput(self, n, variables[n].unit or "", v) for n, v in zip(names, starts)}
 

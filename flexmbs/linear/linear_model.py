@@ -38,12 +38,10 @@ class EigenAnalysis:
 
     def rows(self, top: int = 3) -> list[dict]:
         """One dict per eigenvalue: ``re, im, f_hz, zeta, tau_s, participants`` (JSON-able)."""
-        out = []
-        for k, lam in enumerate(self.eigenvalues):
-            out.append({"re": float(lam.real), "im": float(lam.imag), "f_hz": float(self.frequency_hz[k]),
-                        "zeta": _finite(self.damping_ratio[k]), "tau_s": _finite(self.time_constant_s[k]),
-                        "participants": [[lbl, float(s)] for lbl, s in self.participation[k][:top]]})
-        return out
+        return [{"re": float(lam.real), "im": float(lam.imag), "f_hz": float(self.frequency_hz[k]),
+                 "zeta": _finite(self.damping_ratio[k]), "tau_s": _finite(self.time_constant_s[k]),
+                 "participants": [[lbl, float(s)] for lbl, s in self.participation[k][:top]]}
+                for k, lam in enumerate(self.eigenvalues)]
 
 
 def _finite(x):
@@ -230,18 +228,18 @@ class LinearModel:
     def save(self, path: str) -> str:
         """Write A, B, C, D with names and units: ``.h5`` (HDF5), ``.mat`` (MATLAB) or ``.npz``."""
         data = {"A": self.A, "B": self.B, "C": self.C, "D": self.D, "eigenvalues": self.eigenvalues()}
-        names = {"state_names": self.state_names, "state_units": self.state_units, "input_names": self.input_names,
-                 "input_units": self.input_units, "output_names": self.output_names,
-                 "output_units": self.output_units}
+        names = {f"{kind}_{what}": getattr(self, f"{kind}_{what}") for kind in ("state", "input", "output")
+                 for what in ("names", "units")}
         op = self.operating_point
+        point = {"q0": op.q, "v0": op.v, "z0": op.z, "y0": self.output_values}
         if path.endswith(".npz"):
             np.savez(path, **data, **{k: np.array(v, dtype=str) for k, v in names.items()},
-                     operating_time=op.t, q0=op.q, v0=op.v, z0=op.z, y0=self.output_values)
+                     operating_time=op.t, **point)
         elif path.endswith(".mat"):
             from scipy.io import savemat
 
             savemat(path, {**data, **{k: np.array(v, dtype=object) for k, v in names.items()},
-                           "operating_time": op.t, "q0": op.q, "v0": op.v, "z0": op.z, "y0": self.output_values})
+                           "operating_time": op.t, **point})
         elif path.endswith((".h5", ".hdf5")):
             import io
 
@@ -260,7 +258,7 @@ class LinearModel:
                     fh.create_dataset(key, data=val)
                 for key, val in names.items():
                     fh.create_dataset(key, data=np.array(val, dtype=object), dtype=h5py.string_dtype())
-                for key, val in (("q0", op.q), ("v0", op.v), ("z0", op.z), ("y0", self.output_values)):
+                for key, val in point.items():
                     fh.create_dataset(f"operating_point/{key}", data=val)
             write_bytes(path, buffer.getbuffer())
         else:

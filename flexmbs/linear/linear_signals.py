@@ -63,8 +63,9 @@ class InputSignal:
                 delattr(self._owner, self._attribute)
 
 
-def _shift_time_function(original, delta):
-    return lambda t: original(t) + delta
+def _shift_function(original, delta):
+    """A time function (a joint actuator's load) or a signal's ``evaluate`` shifted by ``delta``."""
+    return lambda arg: original(arg) + delta
 
 
 def _shift_vector_function(index):
@@ -75,12 +76,6 @@ def _shift_vector_function(index):
             return value
         return shifted
     return wrap
-
-
-def _shift_signal(original, delta):
-    def evaluate(ev):
-        return original(ev) + delta
-    return evaluate
 
 
 def _find(items, name, kind, model_name):
@@ -115,7 +110,7 @@ def resolve_input(model, name: str) -> InputSignal:
             key = parts[2] if len(parts) == 3 else "load"
             if key == "load" and callable(getattr(force, "load", None)):
                 unit = "N m" if getattr(force, "which", "rotation") == "rotation" else "N"
-                return InputSignal(name, unit, force, "load", _shift_time_function)
+                return InputSignal(name, unit, force, "load", _shift_function)
             if key in _POINT_FORCE and hasattr(force, "torque"):
                 attr, index, unit = _POINT_FORCE[key]
                 return InputSignal(name, unit, force, attr, _shift_vector_function(index))
@@ -127,7 +122,7 @@ def resolve_input(model, name: str) -> InputSignal:
             except ModelError:
                 comp = None
             if comp is not None and callable(getattr(comp, "evaluate", None)):
-                return InputSignal(name, getattr(comp, "unit", "1"), comp, "evaluate", _shift_signal)
+                return InputSignal(name, getattr(comp, "unit", "1"), comp, "evaluate", _shift_function)
     except ModelError as exc:
         raise ModelError(f"input {name!r}: {exc}") from None
     known = ", ".join(available_inputs(model)) or "none"
@@ -172,27 +167,23 @@ def _component(name, parts, index_names):
     return index_names[parts[0]]
 
 
+# body outputs: unit, component names (None: the body's modes q1, q2, ...), value from the body's kinematics, and for
+# a coordinate of q its offset in the body's coordinates (the output's gradient is then a unit row)
+_BODY_OUTPUTS = {"position": ("m", _XYZ, lambda kin, i: kin.r[i], 0),
+                 "velocity": ("m/s", _XYZ, lambda kin, i: kin.rdot[i], None),
+                 "angular_velocity": ("rad/s", _XYZ, lambda kin, i: (kin.A @ kin.omega)[i], None),
+                 "orientation": ("1", {"e0": 0, "e1": 1, "e2": 2, "e3": 3}, lambda kin, i: kin.p[i], 3),
+                 "modal_coordinates": ("m kg^0.5", None, lambda kin, i: kin.qf[i], 7)}
+
+
 def _body_output(system, name, body, key, rest):
-    b, o = body.index, body.offset
-    if key == "position":
-        i = _component(name, rest, _XYZ)
-        return OutputSignal(name, "m", lambda ctx, z: float(ctx.kin[b].r[i]), gradient=_unit_gradient(system, o + i))
-    if key == "velocity":
-        i = _component(name, rest, _XYZ)
-        return OutputSignal(name, "m/s", lambda ctx, z: float(ctx.kin[b].rdot[i]))
-    if key == "angular_velocity":
-        i = _component(name, rest, _XYZ)
-        return OutputSignal(name, "rad/s", lambda ctx, z: float((ctx.kin[b].A @ ctx.kin[b].omega)[i]))
-    if key == "orientation":
-        i = _component(name, rest, {"e0": 0, "e1": 1, "e2": 2, "e3": 3})
-        return OutputSignal(name, "1", lambda ctx, z: float(ctx.kin[b].p[i]),
-                            gradient=_unit_gradient(system, o + 3 + i))
-    if key == "modal_coordinates":
-        i = _component(name, rest, {f"q{k + 1}": k for k in range(body.n_modes)})
-        return OutputSignal(name, "m kg^0.5", lambda ctx, z: float(ctx.kin[b].qf[i]),
-                            gradient=_unit_gradient(system, o + 7 + i))
-    raise ModelError(f"output {name!r}: body outputs are position, velocity, angular_velocity, orientation, "
-                     "modal_coordinates")
+    if key not in _BODY_OUTPUTS:
+        raise ModelError(f"output {name!r}: body outputs are {', '.join(_BODY_OUTPUTS)}")
+    unit, components, value, offset = _BODY_OUTPUTS[key]
+    i = _component(name, rest, components or {f"q{k + 1}": k for k in range(body.n_modes)})
+    b = body.index
+    gradient = None if offset is None else _unit_gradient(system, body.offset + offset + i)
+    return OutputSignal(name, unit, lambda ctx, z: float(value(ctx.kin[b], i)), gradient=gradient)
 
 
 def _element_output(system, name, k, element, key):

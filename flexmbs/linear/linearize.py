@@ -65,11 +65,8 @@ def coordinate_labels(system) -> list[tuple[str, str]]:
 
 
 def _state_labels(system) -> list[tuple[str, str]]:
-    labels = []
-    for element in system.elements:
-        units = list(getattr(element, "state_units", [""] * len(element.state_names)))
-        labels += [(f"element/{element.name}/{s}", u) for s, u in zip(element.state_names, units)]
-    return labels
+    return [(f"element/{element.name}/{s}", u) for element in system.elements
+            for s, u in zip(element.state_names, getattr(element, "state_units", [""] * len(element.state_names)))]
 
 
 def _directional(fun, x0: np.ndarray, directions: np.ndarray, scale: np.ndarray, step: float,
@@ -100,29 +97,23 @@ class _Evaluator:
     the compiled plan cannot build yet), the outputs ``y`` from their signals (:mod:`.linear_signals`)."""
 
     def __init__(self, system, op: OperatingPoint, outputs):
-        from flexmbs.engine.evaluate import evaluator
-
         self.system, self.op, self.outputs = system, op, outputs
-        self.n_q, self.n_z = system.n_q, system.n_z
         self.engine = evaluator(system)
-        self.engine.rebuild(op.q, op.v, op.z, op.t)  # the plan at the operating point (angles unwrapped there)
+        self.refresh()
 
     def refresh(self) -> None:
-        """Read the model's parameters again (an input signal offset for :func:`_input_columns`)."""
+        """Build the plan at the operating point (angles unwrapped there), reading the model's parameters again
+        (an input signal offset for :func:`_input_columns`)."""
         op = self.op
         self.engine.rebuild(op.q, op.v, op.z, op.t)
 
     def __call__(self, q=None, v=None, z=None) -> np.ndarray:
-        op, system = self.op, self.system
+        op = self.op
         q = op.q if q is None else q
         v = op.v if v is None else v
         z = op.z if z is None else z
         res, zdot, _, _, _ = self.engine.residual(op.t, q, v, op.a, z, op.lam)
-        if not self.outputs:
-            return np.concatenate([res, zdot])
-        ctx = system.context(q, v, op.t, op.lam)
-        y = [o.evaluate(ctx, z) for o in self.outputs]
-        return np.concatenate([res, zdot, np.asarray(y, dtype=float)])
+        return np.concatenate([res, zdot, evaluate_outputs(self.system, self.outputs, q, v, z, op.t, op.lam)])
 
 
 def _analytic_state_blocks(system, op: OperatingPoint, Dz: np.ndarray, Gz: np.ndarray) -> list[str]:
@@ -233,7 +224,7 @@ def _kinematic_terms(system, op, lu, T, scale_q, scale_v, gradient):
 
     Named minimal coordinates ``θ(q)`` enter like constraints (``h = [Φ; θ(q) - θ̃]``), so that ``θ̃`` is the
     variation of the named coordinate itself along a moving reference."""
-    n, m = system.n_q, system.n_c
+    n = system.n_q
     k = T.shape[1]
     zero = np.zeros((n, k))
     rheonomic = _rheonomic(system)
@@ -298,7 +289,8 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     k = n - m
     scale_q = np.maximum(np.abs(op.q), 1.0)
     scale_v = np.maximum(np.abs(op.v), 1.0)
-    z_floor = np.array([unit_scale(u) for _, u in _state_labels(system)])
+    states = _state_labels(system)
+    z_floor = np.array([unit_scale(u) for _, u in states])
     scale_z = np.maximum(np.abs(op.z), z_floor) if n_z else np.ones(0)
     angle = np.concatenate([np.zeros(n + n_z, bool), [o.angle for o in output_signals]]).astype(bool)
     W1, UT, UW1, VT = _kinematic_terms(system, op, lu, T, scale_q, scale_v, gradient)
@@ -312,13 +304,11 @@ def linearize(model, at="static", inputs=(), outputs=(), coordinates=None, step:
     mass = evaluate.engine.residual(op.t, op.q, op.v, op.a, op.z, op.lam)[4]
     A, B, C, D = _first_order_system(T, mass, dq, dv, dz, du, Dz, Gz, (W1, UT, UW1, VT), n, n_z,
                                      len(output_signals))
-    state_names = [nm for nm, _ in coord] + [f"d/dt {nm}" for nm, _ in coord] + [nm for nm, _ in _state_labels(system)]
-    state_units = [u for _, u in coord] + [f"{u}/s" if u != "1" else "1/s" for _, u in coord] + [
-        u for _, u in _state_labels(system)]
+    labels = coord + [(f"d/dt {nm}", f"{u}/s" if u != "1" else "1/s") for nm, u in coord] + states
     y0 = evaluate_outputs(system, output_signals, op.q, op.v, op.z, op.t, op.lam)
     return LinearModel(
-        A=A, B=B, C=C, D=D, state_names=state_names, state_units=state_units, input_names=in_names,
-        input_units=[s.unit for s in input_signals], output_names=out_names,
+        A=A, B=B, C=C, D=D, state_names=[nm for nm, _ in labels], state_units=[u for _, u in labels],
+        input_names=in_names, input_units=[s.unit for s in input_signals], output_names=out_names,
         output_units=[o.unit for o in output_signals], operating_point=op, output_values=y0,
         transformation=T, velocity_transformation=W1, system=system, method="minimal",
         info={"n_coordinates": n, "n_constraints": m, "n_states_elements": n_z, "minimal_coordinates": k,
@@ -332,14 +322,13 @@ def _input_columns(evaluate, input_signals, size: int, step: float) -> np.ndarra
     du = np.zeros((size, len(input_signals)))
     for j, signal in enumerate(input_signals):
         h = step * unit_scale(signal.unit)
-        with signal.offset(h):
-            evaluate.refresh()  # the compiled plan reads the shifted signal
-            plus = evaluate()
-        with signal.offset(-h):
-            evaluate.refresh()
-            minus = evaluate()
+        values = []
+        for delta in (h, -h):
+            with signal.offset(delta):
+                evaluate.refresh()  # the compiled plan reads the shifted signal
+                values.append(evaluate())
         evaluate.refresh()
-        du[:, j] = (plus - minus) / (2.0 * h)
+        du[:, j] = (values[0] - values[1]) / (2.0 * h)
     return du
 
 
@@ -419,7 +408,7 @@ def conventional_jacobian(model_or_linear, step: float = 1e-5, at="static") -> t
         system, op = model_or_linear.system, model_or_linear.operating_point
     else:
         system, op = resolve_operating_point(model_or_linear, at, None)
-    n, n_z = system.n_q, system.n_z
+    n = system.n_q
     x0 = np.concatenate([op.q, op.v, op.z])
     J = np.empty((x0.size, x0.size))
     for j in range(x0.size):

@@ -17,7 +17,7 @@ from flexmbs.engine.redundancy import check_dropped_rows
 from flexmbs.engine.initial import (assemble_positions, constraint_row_owner, equation_names, initial_accelerations,
                                    force_scale, project_velocities, relative_imbalance, relative_rates,
                                    static_equilibrium as _static)
-from flexmbs.model.rotations import g_matrix
+from flexmbs.model.rotations import g_matrix, rotation_matrix
 from flexmbs.engine.system import System
 
 __all__ = ["OperatingPoint", "resolve_operating_point", "check_equilibrium", "state_from_results"]
@@ -138,7 +138,6 @@ def state_from_results(system, results, t: float):
         q[o:o + 3], q[o + 3:o + 7] = at("position"), at("orientation")
         q[o + 3:o + 7] /= np.linalg.norm(q[o + 3:o + 7])
         p = q[o + 3:o + 7]
-        from flexmbs.model.rotations import rotation_matrix
         omega_body = rotation_matrix(p).T @ at("angular_velocity")
         v[o:o + 3], v[o + 3:o + 7] = at("velocity"), 0.5 * g_matrix(p).T @ omega_body
         if body.n_modes:
@@ -146,9 +145,8 @@ def state_from_results(system, results, t: float):
             q[o + 7:o + body.n_coordinates] = [np.interp(t, time, modal[:, j]) for j in range(body.n_modes)]
             rates = np.gradient(modal, time, axis=0)
             v[o + 7:o + body.n_coordinates] = [np.interp(t, time, rates[:, j]) for j in range(body.n_modes)]
-    z = []
-    for element in system.elements:
-        z += [float(np.interp(t, time, results[f"element/{element.name}/{s}"])) for s in element.state_names]
+    z = [float(np.interp(t, time, results[f"element/{element.name}/{s}"])) for element in system.elements
+         for s in element.state_names]
     return q, v, np.array(z)
 
 
@@ -173,8 +171,7 @@ def resolve_operating_point(model, at, simulate_options=None) -> tuple[System, O
                              f"{model.name!r} ({exc}); linearize about a time (at=T) or a given state instead"
                              ) from None
         op = OperatingPoint(0.0, q, np.zeros_like(q), z, kind="static", note="static equilibrium")
-        return system, _complete(system, op, static=True)
-    if isinstance(at, (int, float)) and not isinstance(at, bool):
+    elif isinstance(at, (int, float)) and not isinstance(at, bool):
         from flexmbs.engine.solver import simulate
 
         if at <= 0.0:
@@ -187,8 +184,7 @@ def resolve_operating_point(model, at, simulate_options=None) -> tuple[System, O
         q, v, note = _project(system, state.q, state.v, state.t)  # the index-3 integrator meets Φ_q q̇ = 0 to its tol
         op = OperatingPoint(state.t, q, v, state.z.copy(), kind="time",
                             note=f"state of a simulation at t = {state.t:g} s, " + note)
-        return system, _complete(system, op, static=False)
-    if isinstance(at, str) or (isinstance(at, tuple) and len(at) == 2):
+    elif isinstance(at, str) or (isinstance(at, tuple) and len(at) == 2):
         if isinstance(at, str):
             from flexmbs.results.results import load_results
 
@@ -207,14 +203,14 @@ def resolve_operating_point(model, at, simulate_options=None) -> tuple[System, O
             raise ModelError(f"the results have {z.size} element states, the model {system.n_z}: not the same model")
         q, v, note = _project(system, q, v, float(t))
         op = OperatingPoint(float(t), q, v, z, kind="results", note=f"state from results at t = {t:g} s, " + note)
-        return system, _complete(system, op, static=False)
-    if isinstance(at, OperatingPoint):
+    elif isinstance(at, OperatingPoint):
         system = System(model)
         if at.q.size != system.n_q or at.v.size != system.n_q or at.z.size != system.n_z:
             raise ModelError(f"operating point sizes q {at.q.size}, v {at.v.size}, z {at.z.size} do not match the "
                              f"model (n_q = {system.n_q}, n_z = {system.n_z})")
         op = OperatingPoint(float(at.t), np.array(at.q, float), np.array(at.v, float), np.array(at.z, float),
                             kind=at.kind, note=at.note or "given state")
-        return system, _complete(system, op, static=at.kind == "static")
-    raise ModelError(f"unknown operating point {at!r}: use 'static', a time in s, 'RUN.results.h5@T', "
-                     "(results, T) or an OperatingPoint")
+    else:
+        raise ModelError(f"unknown operating point {at!r}: use 'static', a time in s, 'RUN.results.h5@T', "
+                         "(results, T) or an OperatingPoint")
+    return system, _complete(system, op, static=op.kind == "static")

@@ -328,28 +328,20 @@ def _table(records: list, varied: list):
     import pandas as pd
 
     frame = pd.DataFrame([_row(r, varied) for r in records])
-    for column in frame.columns:
-        if frame[column].dtype == object:
-            kinds = {type(v) for v in frame[column] if v is not None and not (isinstance(v, float) and np.isnan(v))}
-            if len(kinds) > 1:
-                frame[column] = [None if v is None else str(v) for v in frame[column]]
+    for column in frame.columns[frame.dtypes == object]:
+        if len({type(v) for v in frame[column].dropna()}) > 1:  # types other than None and NaN
+            frame[column] = [None if v is None else str(v) for v in frame[column]]
     return frame
 
 
 def _write_table(path: str, records: list, varied: list):
     frame = _table(records, varied)
-    for suffix, writer in ((".parquet", lambda p: frame.to_parquet(p, index=False)),
-                           (".csv", _csv_writer(frame))):
-        with atomic_output(os.path.join(path, "table" + suffix), "study table", force=True) as tmp:
-            writer(tmp)
+    with atomic_output(os.path.join(path, "table.parquet"), "study table", force=True) as tmp:
+        frame.to_parquet(tmp, index=False)
+    with atomic_output(os.path.join(path, "table.csv"), "study table", force=True) as tmp, \
+            open_output(tmp, "w", newline="") as handle:
+        frame.to_csv(handle, index=False)
     return frame
-
-
-def _csv_writer(frame):
-    def write(path):
-        with open_output(path, "w", newline="") as handle:
-            frame.to_csv(handle, index=False)
-    return write
 
 
 def _read_record(path: str) -> dict | None:
@@ -383,17 +375,12 @@ def _prepare(case, variations, design, samples, seed, fixed, t_end):
     return fixed_typed, variants
 
 
-def _typed_values(case, variations: dict) -> dict:
-    """The variations as typed values where they are valid (for the manifest)."""
-    typed = {}
-    for key, values in variations.items():
-        typed[key] = []
-        for value in values:
-            try:
-                typed[key].append(typed_parameters({key: value}, case.DEFAULTS, case.NAME)[key])
-            except ModelError:
-                typed[key].append(value.item() if hasattr(value, "item") else value)
-    return typed
+def _typed_value(case, key: str, value):
+    """A varied value as typed where it is valid, else as given (for the manifest)."""
+    try:
+        return typed_parameters({key: value}, case.DEFAULTS, case.NAME)[key]
+    except ModelError:
+        return value.item() if hasattr(value, "item") else value
 
 
 def _has_bokeh() -> bool:
@@ -503,16 +490,16 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
     if vary is not None and variations is not None:
         raise ModelError("give the variations once: variations or vary=")
     variations = vary if variations is None else variations
+    options = {k: v for k, v in (("name", name), ("defaults", defaults), ("outputs", outputs),
+                                 ("simulate_options", simulate_options)) if v is not None}
     if isinstance(case, str):
-        if any(v is not None for v in (name, defaults, outputs, simulate_options)):
+        if options:
             raise ModelError("name, defaults, outputs and simulate_options apply to a study of a callable, not of a "
                              "registered case")
         case = get_case(case)
     else:
         from .function_case import as_case
 
-        options = {k: v for k, v in (("name", name), ("defaults", defaults), ("outputs", outputs),
-                                     ("simulate_options", simulate_options)) if v is not None}
         if callable(case) and not hasattr(case, "DEFAULTS"):
             options.setdefault("t_end", t_end)
         case = as_case(case, **options)
@@ -532,7 +519,7 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
         manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "case": case.NAME,
                     "case_module": getattr(case, "__name__", None), "software": _software(), "plan": plan,
                     "design": kind, "samples": samples, "seed": seed, "t_end": t_end,
-                    "variations": _typed_values(case, variations),
+                    "variations": {k: [_typed_value(case, k, v) for v in values] for k, values in variations.items()},
                     "fixed": fixed_typed, "varied": varied,
                     "updated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                     "variants": [{"variant": vid, "params": params} for vid, params, _ in variants]}
@@ -693,15 +680,12 @@ def _close(client, cluster, owned, futures, quick) -> None:
     try:
         _close_dask(client, cluster, owned, futures, quick)
     finally:
+        from distributed.core import Status
+
         scratch = getattr(cluster, "flexmbs_scratch", None)
-        if scratch and _closed(cluster):  # (a cluster still closing would log errors about its folders at exit)
+        # only once closed: a cluster still closing would log errors about its folders at exit
+        if scratch and getattr(cluster, "status", None) == Status.closed:
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _closed(cluster) -> bool:
-    from distributed.core import Status
-
-    return getattr(cluster, "status", None) == Status.closed
 
 
 def _close_dask(client, cluster, owned, futures, quick) -> None:

@@ -83,21 +83,14 @@ def run_variant(case, variant: str, params: dict, t_end: float | None, results_p
             validate_parameters(case, dict(params))  # declared ranges, as `flexmbs run` checks them
             with forced(results_path):  # the study's own file in its runs/ folder (refused to any other writer)
                 summary = case.run(dict(params), t_end, results_path, False)
+            status, error = "finished", ""
         except FlexmbsError as exc:
-            record.update(status="failed", error=one_line(exc), wall_s=time.perf_counter() - start, summary={},
-                          warnings=_lines(caught))
-            return record
-    record.update(status="finished", error="", wall_s=time.perf_counter() - start, summary=summary,
+            status, error, summary = "failed", one_line(exc), {}
+    record.update(status=status, error=error, wall_s=time.perf_counter() - start, summary=summary,
                   warnings=_lines(caught))
     return record
 
 
 def _lines(caught) -> list[str]:
     """Each caught warning as ``Category: message`` on one line, repeats dropped."""
-    lines = []
-    for item in caught:
-        text = " ".join(str(item.message).split())
-        line = f"{item.category.__name__}: {text}"
-        if line not in lines:
-            lines.append(line)
-    return lines
+    return list(dict.fromkeys(f"{item.category.__name__}: {' '.join(str(item.message).split())}" for item in caught))

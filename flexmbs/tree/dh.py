@@ -37,6 +37,7 @@ __all__ = ["DHTree", "LinkParameters", "PARAMETER_NAMES", "dh_transform", "print
 
 PARAMETER_NAMES = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M", "k", "h", "fs")
 N_PAR = len(PARAMETER_NAMES)
+_ROW, _COLUMN = np.array([0, 0, 0, 1, 1, 2]), np.array([0, 1, 2, 1, 2, 2])  # XX XY XZ YY YZ ZZ in a matrix
 _Z = np.array([0.0, 0.0, 1.0])
 
 
@@ -70,27 +71,22 @@ class DHTree:
 
     def __post_init__(self):
         n = len(self.parent)
-        arrays = {}
-        for key in ("gamma", "b", "alpha", "d", "theta", "r"):
-            arrays[key] = np.asarray(getattr(self, key), dtype=float).reshape(-1)
-        parent = np.asarray(self.parent, dtype=int).reshape(-1)
-        sigma = np.asarray(self.sigma, dtype=int).reshape(-1)
-        mu = np.zeros(n, dtype=int) if self.mu is None else np.asarray(self.mu, dtype=int).reshape(-1)
-        for key, value in list(arrays.items()) + [("sigma", sigma), ("mu", mu)]:
+        columns = {key: np.asarray(getattr(self, key), dtype=float).reshape(-1)
+                   for key in ("gamma", "b", "alpha", "d", "theta", "r")}
+        columns.update({key: np.asarray(getattr(self, key), dtype=int).reshape(-1) for key in ("sigma", "parent")})
+        columns["mu"] = np.zeros(n, dtype=int) if self.mu is None else np.asarray(self.mu, dtype=int).reshape(-1)
+        for key, value in columns.items():
             if value.size != n:
                 raise ModelError(f"DH table: column {key!r} has {value.size} entries, the table has {n} links")
+        parent, sigma = columns["parent"], columns["sigma"]
         if np.any(parent < 0) or np.any(parent >= np.arange(1, n + 1)):
             raise ModelError("DH table: every antecedent a(j) must be in 0..j-1 (number the links from the base)")
         if np.any((sigma < 0) | (sigma > 2)):
             raise ModelError("DH table: sigma must be 0 (revolute), 1 (prismatic) or 2 (fixed)")
-        names = tuple(self.names) or tuple(f"link{j}" for j in range(1, n + 1))
-        if len(names) != n:
-            raise ModelError(f"DH table: {len(names)} names for {n} links")
-        object.__setattr__(self, "parent", parent)
-        object.__setattr__(self, "sigma", sigma)
-        object.__setattr__(self, "mu", mu)
-        object.__setattr__(self, "names", names)
-        for key, value in arrays.items():
+        columns["names"] = tuple(self.names) or tuple(f"link{j}" for j in range(1, n + 1))
+        if len(columns["names"]) != n:
+            raise ModelError(f"DH table: {len(columns['names'])} names for {n} links")
+        for key, value in columns.items():
             object.__setattr__(self, key, value)
 
     @property
@@ -340,21 +336,15 @@ def regressor(tree: DHTree, q, qd, qdd, gravity=(0.0, 0.0, 0.0), base=None, fric
 
 def parameter_vector(params: LinkParameters) -> np.ndarray:
     """``X_S`` (13 n,) in the order of :data:`PARAMETER_NAMES`, link after link."""
-    J = params.inertia
-    cols = [J[:, 0, 0], J[:, 0, 1], J[:, 0, 2], J[:, 1, 1], J[:, 1, 2], J[:, 2, 2], params.first_moment[:, 0],
-            params.first_moment[:, 1], params.first_moment[:, 2], params.mass, params.stiffness, params.damping,
-            params.coulomb]
-    return np.column_stack(cols).reshape(-1)
+    inertia = params.inertia[:, _ROW, _COLUMN]  # XX XY XZ YY YZ ZZ
+    return np.column_stack([inertia, params.first_moment, params.mass, params.stiffness, params.damping,
+                            params.coulomb]).reshape(-1)
 
 
 def parameters_from_vector(x, friction_velocity: float = 0.0) -> LinkParameters:
     """Inverse of :func:`parameter_vector`."""
     x = np.asarray(x, dtype=float).reshape(-1, N_PAR)
-    J = np.empty((x.shape[0], 3, 3))
-    J[:, 0, 0], J[:, 1, 1], J[:, 2, 2] = x[:, 0], x[:, 3], x[:, 5]
-    J[:, 0, 1] = J[:, 1, 0] = x[:, 1]
-    J[:, 0, 2] = J[:, 2, 0] = x[:, 2]
-    J[:, 1, 2] = J[:, 2, 1] = x[:, 4]
+    J = np.ascontiguousarray(x[:, [0, 1, 2, 1, 3, 4, 2, 4, 5]]).reshape(-1, 3, 3)  # symmetric, from XX XY XZ YY YZ ZZ
     return LinkParameters(x[:, 9], x[:, 6:9], J, x[:, 10], x[:, 11], x[:, 12], friction_velocity)
 
 

@@ -51,11 +51,8 @@ class JointLoads(ForceElement):
         self.drive_speed = list(drive_speed) if drive_speed is not None else [None] * k
         self.revolute = np.array([j.default_coordinate() == "rotation" for j in self.joints])
         self.name = name
-        self.output_units = {}
-        for j in self.joints:
-            unit = "N m" if j.default_coordinate() == "rotation" else "N"
-            self.output_units[f"{j.name}/load"] = unit
-            self.output_units[f"{j.name}/drive"] = unit
+        self.output_units = {f"{j.name}/{key}": "N m" if revolute else "N"
+                             for j, revolute in zip(self.joints, self.revolute) for key in ("load", "drive")}
         self._idx = None
 
     def markers(self):
@@ -96,11 +93,8 @@ class JointLoads(ForceElement):
 
     def outputs(self, ctx):
         _, _, _, _, passive, drive = self._evaluate(ctx)
-        out = {}
-        for k, joint in enumerate(self.joints):
-            out[f"{joint.name}/load"] = float(passive[k])
-            out[f"{joint.name}/drive"] = float(drive[k])
-        return out
+        return {f"{joint.name}/{key}": float(value[k]) for k, joint in enumerate(self.joints)
+                for key, value in (("load", passive), ("drive", drive))}
 
     def potential_energy(self, ctx):
         value = self._evaluate(ctx)[2]
