@@ -6,7 +6,7 @@ coordinates of revolute, prismatic and cylindrical joints only, so the case defi
 """
 from __future__ import annotations
 
-from flexmbs.model.joints import Joint, dot1_rows
+from flexmbs.model.joints import Joint
 
 
 class RollLock(Joint):
@@ -16,8 +16,4 @@ class RollLock(Joint):
     the bar may swing in and out of the platen plane but cannot roll about its own axis.
     """
 
-    PRIMITIVES = (("dot1", 2, 1),)  # evaluated with the system's vectorized joint rows
-    n_base = 1
-
-    def base_rows(self, si, sj):
-        return dot1_rows(si, sj, ([2], [1]))
+    PRIMITIVES = (("dot1", 2, 1),)  # evaluated with the system's vectorized joint rows (base_rows, n_base from it)

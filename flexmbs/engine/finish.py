@@ -38,7 +38,7 @@ def run_warnings(system, integrals, stats) -> list[str]:
     integrated quantity)."""
     import warnings
 
-    notes = list(getattr(system, "fallback_notes", []))
+    notes = list(system.fallback_notes)
     if hasattr(system, "reaction_fallbacks"):
         first, count = system.reaction_fallbacks
         notes.append(f"joint reactions of {count} sample(s), the first at t = {first:.6g} s, are the integrator's "
@@ -59,13 +59,13 @@ def record_sample(recorder, system, state, h, iters, stats, integrals=None):
     oscillation after step-size changes, these do not."""
     ctx = system.context(state.q, state.v, state.t)
     ctx.element_values = [None] * len(system.elements)  # (z_e, y, ẏ, f) for the recorder; no element rates
-    phi, jac = system.constraints(ctx)
+    phi = system.constraints(ctx)[0]
     violation = float(np.max(np.abs(phi), initial=0.0))
     stats["max_constraint_violation"] = max(stats["max_constraint_violation"], violation)
     lam = state.lam
     if system.n_c:
         try:
-            lam = initial_accelerations(system, state.q, state.v, state.z, state.t, phi0=phi, ctx=ctx, jac=jac)[1]
+            lam = initial_accelerations(system, state.q, state.v, state.z, state.t, ctx=ctx)[1]
         except FlexmbsError:  # a singular instant: keep the integrator's multipliers
             lam = state.lam
             first, count = getattr(system, "reaction_fallbacks", (state.t, 0))

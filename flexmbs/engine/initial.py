@@ -136,11 +136,11 @@ def rheonomic(system) -> bool:
     return bool(getattr(system, "driven_joints", True) or getattr(system, "fallback_joints", True))
 
 
-def initial_accelerations(system, q, v, z, t: float = 0.0, phi0=None, ctx=None, jac=None):
+def initial_accelerations(system, q, v, z, t: float = 0.0, ctx=None):
     """Consistent ``q̈`` (n_q,), ``λ`` (n_c,) and ``ż`` (n_z,) at ``(t, q, q̇, z)``.
 
     On the compiled residual (:class:`flexmbs.engine.evaluate.Evaluator`, the run's own equations, its Python
-    parts called back). ``ctx``, if given, gets the multipliers ``λ``; ``phi0`` and ``jac`` are not needed.
+    parts called back). ``ctx``, if given, gets the multipliers ``λ``.
     """
     from .evaluate import evaluator
 

@@ -10,10 +10,9 @@ class Integrals:
     """Integrals over the accepted steps (trapezoid rule with the integrator's own steps, not over output samples)
     of the quantities state elements declare with ``integral_units`` and ``integrands`` (docs/element-protocol.md):
     no extra state, so the Newton matrices and the error control of the model are unchanged. The compiled step adds
-    the trapezoids (:func:`flexmbs.engine.loop.advance`); this keeps their values by name and the elements' warnings.
-    ``eager`` is ignored (the former Python loop evaluated the integrands at the start with it)."""
+    the trapezoids (:func:`flexmbs.engine.loop.advance`); this keeps their values by name and the elements' warnings."""
 
-    def __init__(self, system, state, eager: bool = False):
+    def __init__(self, system, state):
         self.system = system
         self.elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "integrands")]
         self.values = {f"element/{e.name}/{key}": 0.0 for _, e in self.elements for key in e.integral_units}

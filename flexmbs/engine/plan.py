@@ -545,7 +545,7 @@ class CompiledRun:
             return False
         if note is None:
             return False
-        self.system.fallback_notes = [*getattr(self.system, "fallback_notes", []), note]
+        self.system.fallback_notes = [*self.system.fallback_notes, note]
         self.plan.mi[11][:] = self.system.row_keep
         self.cur[7][:] = lam
         self.sc[H] = float(self.sc[5])  # the step that failed, with the new rows

@@ -219,7 +219,7 @@ def start_run(system, integ, recorder, state, t_end, h, max_step, min_step, outp
     if engine not in ("auto", "compiled"):
         raise ModelError(f"engine={engine!r}: there is one engine now, the compiled one (a user's Python elements are "
                          "called back from it); drop the engine argument")
-    integrals = Integrals(system, state, eager=False)  # the compiled step integrates in its kernels
+    integrals = Integrals(system, state)  # the compiled step integrates in its kernels
     hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": newton_message,
              "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
              "recorder": recorder, "events": events}

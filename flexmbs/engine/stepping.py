@@ -410,7 +410,7 @@ class Run:
                   "integrals": dict(run.integrals.values), "integ_stats": dict(run.integ.stats),
                   "state": copy.deepcopy(run.state), "row_keep": None if keep is None else np.array(keep),
                   "angles": [copy.deepcopy(vars(meas)) for _, meas in run.plan.angles],
-                  "fallback_notes": list(getattr(self.system, "fallback_notes", [])),
+                  "fallback_notes": list(self.system.fallback_notes),
                   "inputs": {name: item.value for name, item in self.inputs.items()},
                   "changed": self._changed, "stop": float(run.t_end)}
         return RunState(run.state.t, arrays, python)
