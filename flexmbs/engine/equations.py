@@ -22,19 +22,12 @@ def constraint_row_owner(system, row: int) -> str:
 
 def equation_names(system) -> list[str]:
     """Names of all equations in the order of the Newton system: coordinates, states, constraints."""
-    names = []
-    for body in system.bodies:
-        names += [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
-        names += [f"motion of body {body.name!r} (mode {k + 1})" for k in range(body.n_modes)]
-    for element in system.elements:
-        names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
-    names += [constraint_row_owner(system, r) for r in range(system.n_c)]
-    return names
+    return [equation_name(system, row) for row in range(system.n_q + system.n_z + system.n_c)]
 
 
 def equation_name(system, row: int) -> str:
-    """``equation_names(system)[row]`` without naming the others (the run's end names only the equations that
-    limited steps)."""
+    """The name of equation ``row`` of the Newton system (the run's end names only the equations that limited
+    steps)."""
     for body in system.bodies:
         if row < 7:
             return f"motion of body {body.name!r} ({('x', 'y', 'z', 'e0', 'e1', 'e2', 'e3')[row]})"
