@@ -166,10 +166,17 @@ def _sorted_forces(system) -> tuple[list, list, list, list]:
     return compiled, kernel, specs, python
 
 
-def _python_forces(system) -> list:
-    """Force elements called back in Python: neither a built-in kind of :func:`compiled_force` nor with a kernel of
-    their own (:mod:`flexmbs.engine.force_kernels`)."""
-    return _sorted_forces(system)[3]
+def _python_gaps(system, forces, elements, context, t, z):
+    """``(owner's name, its gaps {name: (value, rate)})`` of the force elements ``forces`` and the state elements
+    ``elements`` (indices) whose contact gaps Python evaluates, at ``context()`` (made on first use) and ``(t, z)``:
+    one walk for the gaps' names and their callback."""
+    for force in forces:
+        yield force.name, force.event_gaps(context())
+    offsets = system.z_offsets
+    for k in elements:
+        element = system.elements[k]
+        y, ydot, _ = measure(context(), element.measurements)
+        yield element.name, element.event_gaps(t, z[offsets[k]:offsets[k + 1]], y, ydot)
 
 
 class _Plan:
@@ -219,15 +226,11 @@ class _Plan:
             return found[0]
 
         self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
-        self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(at_start())]
         # the Python state elements' gaps follow the force elements' (the same callback)
         self.gap_elements = [k for k, spec in enumerate(all_specs)
                              if spec is None and hasattr(system.elements[k], "event_gaps")]
-        for k in self.gap_elements:
-            element, offsets = system.elements[k], system.z_offsets
-            y, ydot, _ = measure(at_start(), element.measurements)
-            self.force_gap_names += [f"{element.name}.{name}" for name in
-                                     element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot)]
+        self.force_gap_names = [f"{owner}.{name}" for owner, gaps in _python_gaps(
+            system, self.gap_forces, self.gap_elements, at_start, state.t, state.z) for name in gaps]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
@@ -358,7 +361,6 @@ class _Plan:
         if not names:
             return lambda t: None
         q, v, z, lam = self.ws[21][:4]
-        offsets = system.z_offsets
         plan = weakref.ref(self)  # the plan holds this callback: no reference cycle through it (nor to the system)
 
         def evaluate(t):
@@ -369,14 +371,8 @@ class _Plan:
                 ctx = system.context(q, v, t, lam)
                 ctx.z = z
                 k = 0
-                for force in forces:
-                    for g, rate in force.event_gaps(ctx).values():
-                        buf[base + k], buf[base + n + k] = g, rate
-                        k += 1
-                for e in owner.gap_elements:
-                    element = system.elements[e]
-                    y, ydot, _ = measure(ctx, element.measurements)
-                    for g, rate in element.event_gaps(t, z[offsets[e]:offsets[e + 1]], y, ydot).values():
+                for _, gaps in _python_gaps(system, forces, owner.gap_elements, lambda: ctx, t, z):
+                    for g, rate in gaps.values():
                         buf[base + k], buf[base + n + k] = g, rate
                         k += 1
             except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
