@@ -35,6 +35,7 @@ from .loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
 from .events import MAX_RESTEPS, REARM_GAP
 from .interrupts import deferred_interrupt
+from .finish import newton_message
 from .flex_terms import flexible_arrays
 from .lapack import lapack_functions
 from .force_elements import N_OUT, compiled_force, driver_table, force_tables, has_friction
@@ -51,6 +52,9 @@ CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress b
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
 # CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts), so they run at a steady rate whatever a step costs
 CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
+# gentle step-size changes: generalized-α's algorithmic acceleration carries the step history, and abrupt changes
+# excite the parasitic root in stiff elastic modes and multipliers
+STEP_SHRINK_MIN, STEP_GROWTH_MAX, SAFETY = 0.3, 1.5, 0.85
 from .equations import equation_name, equation_names
 from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
@@ -417,13 +421,12 @@ class CompiledRun:
 
     chunk = CHUNK  # step attempts per compiled call (adapted to the wall time of a call)
 
-    def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks):
+    def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, recorder, events,
+                 integrals, max_steps):
         self.system, self.integ, self.state = system, integ, state
         self.t_end, self.output_interval, self.plan = t_end, output_interval, plan
-        self.max_steps = hooks["max_steps"]
-        self.recorder, self._newton_message = hooks["recorder"], hooks["newton_message"]
-        self.events, self.resteps = hooks["events"], 0
-        self.integrals = hooks["integrals"]
+        self.recorder, self.events, self.integrals = recorder, events, integrals
+        self.max_steps, self.resteps = max_steps, 0
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
         coef = np.zeros(14)
@@ -431,7 +434,7 @@ class CompiledRun:
         coef[C_AM], coef[C_AF], coef[C_G], coef[C_B] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
         coef[C_RTOL], coef[C_ATOL], coef[C_MAXNEWTON] = integ.rtol, integ.atol, integ.max_newton
         coef[C_TEND], coef[C_MAXSTEP], coef[C_MINSTEP] = t_end, max_step, min_step
-        coef[C_SAFETY], coef[C_SHRINK], coef[C_GROW] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
+        coef[C_SAFETY], coef[C_SHRINK], coef[C_GROW] = SAFETY, STEP_SHRINK_MIN, STEP_GROWTH_MAX
         self.coef = coef
         self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
         self.fl = np.zeros(4, dtype=np.int64)
@@ -587,7 +590,7 @@ class CompiledRun:
             raise SimulationError(f"maximum number of steps ({self.max_steps}) reached at t = {t:.6g} s")
         if code == NEWTON_FAILED:
             failure = NewtonFailure(p.rhs.copy(), _NEWTON_REASONS.get(int(self.counters[S_LAST_ITERS]), "failed"))
-            message = self._newton_message(self.system, t, float(self.sc[5]), failure)
+            message = newton_message(self.system, t, float(self.sc[5]), failure)
             if self._rows_rechosen(message):
                 return
             raise SimulationError(message + (f"; {self._singular}" if self._singular else ""))
@@ -603,14 +606,16 @@ class CompiledRun:
         raise SimulationError(f"compiled step returned an unknown code {code}")  # pragma: no cover
 
 
-def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks):
-    """``(CompiledRun, "")`` (a joint between two ground markers is refused in one line). ``hooks``: ``record(state,
-    h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
-    ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
+def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, recorder, events, integrals,
+                 max_steps) -> CompiledRun:
+    """The :class:`CompiledRun` of a consistent start (a joint between two ground markers is refused in one line):
+    ``recorder`` records its samples, ``events`` (an ``EventLocator``) locates its contact gaps' roots,
+    ``integrals`` (the run's ``Integrals``) holds its running integrals."""
     start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
     plan = start.plan_for_run(integ, state) if start is not None else None
     if plan is None:  # (an evaluator's plan was built after the same refusal: here only without one)
         _refuse_meaningless(system)
         specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         plan = _Plan(system, integ, specs, state)
-    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""
+    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, recorder, events,
+                       integrals, max_steps)
