@@ -18,6 +18,7 @@ rows — is called back from the compiled step, each only for the difference col
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import time
 import weakref
@@ -186,7 +187,8 @@ def _python_gaps(system, forces, elements, context, t, z):
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.step` for their roles), and the compiled
     plan that refers to them by name (:attr:`struct`, :mod:`flexmbs.engine.plan_fields`; the tuples ``mi``, ``mf``,
-    ``ws``, ... hold the same arrays in the order of :data:`~flexmbs.engine.plan_fields.MI`, ... for Python)."""
+    ``ws``, ... hold the same arrays in the order of :data:`~flexmbs.engine.plan_fields.MI`, ... for Python). A joint
+    between two ground markers is refused in one line."""
 
     struct = None
 
@@ -209,7 +211,9 @@ class _Plan:
         if callback is not None:
             _release_cast(callback)
 
-    def __init__(self, system, integ, all_specs, state):
+    def __init__(self, system, integ, state):
+        _refuse_meaningless(system)
+        all_specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = _sorted_forces(system)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
         self.compiled_elements, self.python_elements = [], []
@@ -219,15 +223,12 @@ class _Plan:
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
         # Python force elements with contact gaps (located by flexmbs.engine.events)
-        found: list = []
-
+        @functools.cache
         def at_start():
             """The context of the start state, made on first use (models without gaps or angles need none)."""
-            if not found:
-                ctx = system.context(state.q, state.v, state.t, state.lam)
-                ctx.z = state.z
-                found.append(ctx)
-            return found[0]
+            ctx = system.context(state.q, state.v, state.t, state.lam)
+            ctx.z = state.z
+            return ctx
 
         self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
         # the Python state elements' gaps follow the force elements' (the same callback)
@@ -353,6 +354,13 @@ class _Plan:
             self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp, self.sampler.bf, self.gv,
             self.callback))
 
+    def check(self) -> None:
+        """Raise the first exception a Python callback noted during the last compiled call (the others dropped)."""
+        if self.errors:
+            exc = self.errors[0]
+            self.errors.clear()
+            raise exc
+
     def hold_system_weakly(self) -> None:
         """The Python parts and the sampler hold the system weakly (the plan of the system's own evaluator,
         :func:`flexmbs.engine.evaluate.evaluator`: no reference cycle system - evaluator - plan - system)."""
@@ -447,7 +455,7 @@ class CompiledRun:
         pack_values(plan.struct, plan._held, _RUN_NAMES,
                     (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))
         self._advance(0)  # the start: sample, Jacobian, integrands
-        self._check_callback()
+        self.plan.check()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
             self.flush()
         if self.events.active and plan.gap_names:  # without gaps (the plan has every name) nothing to arm
@@ -470,12 +478,6 @@ class CompiledRun:
             name = equation_name(self.system, int(i))
             out[name] = out.get(name, 0) + int(self.plan.limiting[i])
         return out
-
-    def _check_callback(self) -> None:
-        if self.plan.errors:
-            exc = self.plan.errors[0]
-            self.plan.errors.clear()
-            raise exc
 
     def _sync(self) -> None:
         c = self.counters.tolist()  # (Python integers and floats: one conversion, not one per entry)
@@ -571,12 +573,12 @@ class CompiledRun:
             self.chunk = max(self.chunk // 2, 8)
         self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time
         try:
-            self._check_callback()
+            self.plan.check()
             if code == EVENT:
                 self._sync()
                 code = self._event()
                 self.sc[T_SIG] = np.nan
-                self._check_callback()
+                self.plan.check()
         finally:
             self._sync()
             if code != CONTINUE or self.recorder.writer is not None:  # in memory: a full buffer or the end
@@ -613,9 +615,5 @@ def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_inte
     ``integrals`` (the run's ``Integrals``) holds its running integrals."""
     start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
     plan = start.plan_for_run(integ, state) if start is not None else None
-    if plan is None:  # (an evaluator's plan was built after the same refusal: here only without one)
-        _refuse_meaningless(system)
-        specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
-        plan = _Plan(system, integ, specs, state)
-    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, recorder, events,
-                       integrals, max_steps)
+    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval,
+                       plan or _Plan(system, integ, state), recorder, events, integrals, max_steps)
