@@ -34,7 +34,7 @@ from flexmbs.model.measurements import Distance, JointCoordinate, MarkerCoordina
 
 from .loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
-from .events import MAX_RESTEPS, REARM_GAP
+from .events import MAX_RESTEPS, REARM_GAP, owner_gaps
 from .interrupts import deferred_interrupt
 from .finish import newton_message
 from .flex_terms import flexible_arrays
@@ -171,19 +171,6 @@ def _sorted_forces(system) -> tuple[list, list, list, list]:
     return compiled, kernel, specs, python
 
 
-def _python_gaps(system, forces, elements, context, t, z):
-    """``(owner's name, its gaps {name: (value, rate)})`` of the force elements ``forces`` and the state elements
-    ``elements`` (indices) whose contact gaps Python evaluates, at ``context()`` (made on first use) and ``(t, z)``:
-    one walk for the gaps' names and their callback."""
-    for force in forces:
-        yield force.name, force.event_gaps(context())
-    offsets = system.z_offsets
-    for k in elements:
-        element = system.elements[k]
-        y, ydot, _ = measure(context(), element.measurements)
-        yield element.name, element.event_gaps(t, z[offsets[k]:offsets[k + 1]], y, ydot)
-
-
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.step` for their roles), and the compiled
     plan that refers to them by name (:attr:`struct`, :mod:`flexmbs.engine.plan_fields`; the tuples ``mi``, ``mf``,
@@ -234,7 +221,7 @@ class _Plan:
         # the Python state elements' gaps follow the force elements' (the same callback)
         self.gap_elements = [k for k, spec in enumerate(all_specs)
                              if spec is None and hasattr(system.elements[k], "event_gaps")]
-        self.force_gap_names = [f"{owner}.{name}" for owner, gaps in _python_gaps(
+        self.force_gap_names = [f"{owner}.{name}" for owner, gaps in owner_gaps(
             system, self.gap_forces, self.gap_elements, at_start, state.t, state.z) for name in gaps]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
@@ -383,7 +370,7 @@ class _Plan:
                 ctx = system.context(q, v, t, lam)
                 ctx.z = z
                 k = 0
-                for _, gaps in _python_gaps(system, forces, owner.gap_elements, lambda: ctx, t, z):
+                for _, gaps in owner_gaps(system, forces, owner.gap_elements, lambda: ctx, t, z):
                     for g, rate in gaps.values():
                         buf[base + k], buf[base + n + k] = g, rate
                         k += 1
