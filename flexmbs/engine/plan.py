@@ -36,7 +36,6 @@ from .loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
 from .events import MAX_RESTEPS, REARM_GAP, owner_gaps
 from .interrupts import deferred_interrupt
-from .finish import newton_message
 from .flex_terms import flexible_arrays
 from .lapack import lapack_functions
 from .force_elements import N_OUT, compiled_force, driver_table, force_tables, has_friction
@@ -56,7 +55,7 @@ CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
 # gentle step-size changes: generalized-α's algorithmic acceleration carries the step history, and abrupt changes
 # excite the parasitic root in stiff elastic modes and multipliers
 STEP_SHRINK_MIN, STEP_GROWTH_MAX, SAFETY = 0.3, 1.5, 0.85
-from .equations import equation_name, equation_names
+from .equations import equation_name, equation_names, newton_message
 from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
 from .system import measure
