@@ -208,7 +208,7 @@ class _Plan:
         specs = [all_specs[k] for k in self.compiled_elements]
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
-        # Python force elements with contact gaps (located by flexmbs.engine.events)
+
         @functools.cache
         def at_start():
             """The context of the start state, made on first use (models without gaps or angles need none)."""
@@ -216,7 +216,8 @@ class _Plan:
             ctx.z = state.z
             return ctx
 
-        self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
+        # the force elements with contact gaps (located by flexmbs.engine.events), compiled or not: gaps in Python
+        self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]
         # the Python state elements' gaps follow the force elements' (the same callback)
         self.gap_elements = [k for k, spec in enumerate(all_specs)
                              if spec is None and hasattr(system.elements[k], "event_gaps")]
