@@ -189,19 +189,14 @@ class PythonParts(HoldsSystem):
         loads = [(body.index, f_k * np.asarray(g, dtype=float)) for f_k, grad in zip(f, grads) for body, g in grad]
         return rates, loads
 
-    def _joint(self, i, ctx) -> tuple[np.ndarray, np.ndarray]:
-        """Rows ``Φ`` and ``Φ_q`` of Python joint ``i`` (``System._joint_rows``)."""
+    def _joint(self, i, ctx, phi, jac) -> None:
+        """Rows ``Φ`` and ``Φ_q`` of Python joint ``i`` (``System._joint_rows``) into its rows of ``phi``, ``jac``."""
         self.calls += 1
-        joint, _, _, n = self.joint_rows[i]
+        joint, pos, _, n = self.joint_rows[i]
         res, ji, jj = joint.equations(ctx.marker(joint.marker_i), ctx.marker(joint.marker_j), ctx.t)
-        jac = np.zeros((n, self.system.n_q))
-        add_joint_rows(jac, slice(None), joint, np.asarray(ji)[:n], np.asarray(jj)[:n], ctx.kin)
-        return np.asarray(res, dtype=float)[:n], jac
-
-    def _put_joint(self, i, phi, jac, target_phi, target_jac) -> None:
-        _, pos, _, n = self.joint_rows[i]
-        target_phi[pos:pos + n] = phi
-        target_jac[pos:pos + n] = jac
+        rows = np.zeros((n, self.system.n_q))
+        add_joint_rows(rows, slice(None), joint, np.asarray(ji)[:n], np.asarray(jj)[:n], ctx.kin)
+        phi[pos:pos + n], jac[pos:pos + n] = np.asarray(res, dtype=float)[:n], rows
 
     def evaluate(self, t: float) -> None:
         """The callback: the parts the compiled step's column code asks for, at the state in the buffers."""
@@ -221,7 +216,7 @@ class PythonParts(HoldsSystem):
             return
         if col == -2:  # the joints' rows alone (step.constraints_at)
             for i in range(len(self.joint_rows)):
-                self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)
+                self._joint(i, ctx, self.phi, self.jac)
             return
         if col < 0:  # a full evaluation: the new base point
             loads = self._loads_base
@@ -236,7 +231,7 @@ class PythonParts(HoldsSystem):
                 lo += rates.size
                 _add_loads(loads, (), part)
             for i in range(len(self.joint_rows)):
-                self._put_joint(i, *self._joint(i, ctx), self._phi_base, self._jac_base)
+                self._joint(i, ctx, self._phi_base, self._jac_base)
             if self.integrating:  # with the kernels' (mode 0 at every evaluation): the samples integrate them
                 self._integrands(ctx, t)
         # the base values; for a difference column, the parts coupled to it evaluated again
@@ -253,7 +248,7 @@ class PythonParts(HoldsSystem):
                 lo = int(np.searchsorted(self.z_rows, self.system.z_offsets[self.elements[i][0]]))
                 self.zdot[lo:lo + rates.size] = rates
             else:
-                self._put_joint(i, *self._joint(i, ctx), self.phi, self.jac)
+                self._joint(i, ctx, self.phi, self.jac)
 
 
 def _add_loads(loads: np.ndarray, old: list, new: list) -> None:

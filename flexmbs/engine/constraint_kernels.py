@@ -34,8 +34,7 @@ def scalar_rows(primitives: tuple) -> tuple:
 class CompiledConstraints:
     """The base rows of all library joints of a system, as index tables."""
 
-    def __init__(self, system, joints):
-        self.joints = joints
+    def __init__(self, joints):
         # per kind (0 point, 1 dot-1, 2 dot-2): (marker i, marker j, a, b, row, kind) of each kept row; per joint:
         # (kind, position in its kind) of its rows
         tables: tuple = ([], [], [])
@@ -52,7 +51,6 @@ class CompiledConstraints:
             where.append(own)
         counts = [len(t) for t in tables]
         first = (0, counts[0], counts[0] + counts[1])
-        self.kinds = [k for k, n in zip(("point", "dot1", "dot2"), counts) if n]
         self.n_rows = sum(counts)
         # joint -> positions of its rows in the concatenated (point, dot1, dot2) order
         self.positions = {joint: np.array([first[code] + k for code, k in own], dtype=np.int64)
@@ -60,10 +58,6 @@ class CompiledConstraints:
         # flat tables for the compiled kernel (kinds 0 point, 1 dot-1, 2 dot-2, in the concatenated row order)
         tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 6).T.copy()
         self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows, self.flat_kind = tab
-        self.rows = self.flat_rows
-        # the system's own tables (System groups its markers and bodies before its constraints)
-        self.marker_body, self.body_offsets = system.marker_body, system.body_offsets
-        self.body_n_coordinates = system.body_n_coordinates
 
     def evaluate(self, ctx, phi: np.ndarray, jac: np.ndarray | None):
         """Write the rows into ``phi`` (n_c,) and, if given, ``jac`` (n_c, n_q); returns the quasi Jacobians."""
@@ -72,8 +66,8 @@ class CompiledConstraints:
         X, R, JX, JTH = ctx.marker_arrays()[:4]
         n_max = JX.shape[2]
         ji, jj = np.empty((self.n_rows, n_max)), np.empty((self.n_rows, n_max))
-        with_jac = jac is not None
+        with_jac, s = jac is not None, ctx.system  # (the system's own tables)
         _constraint_rows(X, R, JX, JTH, self.flat_kind, self.flat_mi, self.flat_mj, self.flat_a, self.flat_b,
-                         self.flat_rows, self.marker_body, self.body_offsets, self.body_n_coordinates, ctx.G, phi,
+                         self.flat_rows, s.marker_body, s.body_offsets, s.body_n_coordinates, ctx.G, phi,
                          jac if with_jac else np.zeros((0, 0)), ji, jj, with_jac)
         return ji, jj

@@ -1,9 +1,13 @@
-"""Names of the equations of the Newton system and the constants of the consistent reactions, shared by the start
+"""Names of the equations of the Newton system (and the message of a failed Newton iteration, naming the worst)
+and the constants of the consistent reactions, shared by the start
 (:mod:`flexmbs.engine.initial`) and the compiled run (:mod:`flexmbs.engine.plan`,
 :mod:`flexmbs.engine.loop`) without importing either."""
 from __future__ import annotations
 
-__all__ = ["constraint_row_owner", "equation_name", "equation_names", "REACTION_PASSES", "REACTION_RTOL"]
+import numpy as np
+
+__all__ = ["constraint_row_owner", "equation_name", "equation_names", "newton_message", "REACTION_PASSES",
+           "REACTION_RTOL"]
 
 REACTION_PASSES, REACTION_RTOL = 50, 1e-10  # fixed point of the friction-dependent reactions (initial_accelerations)
 
@@ -22,19 +26,12 @@ def constraint_row_owner(system, row: int) -> str:
 
 def equation_names(system) -> list[str]:
     """Names of all equations in the order of the Newton system: coordinates, states, constraints."""
-    names = []
-    for body in system.bodies:
-        names += [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
-        names += [f"motion of body {body.name!r} (mode {k + 1})" for k in range(body.n_modes)]
-    for element in system.elements:
-        names += [f"state {s!r} of element {element.name!r}" for s in element.state_names]
-    names += [constraint_row_owner(system, r) for r in range(system.n_c)]
-    return names
+    return [equation_name(system, row) for row in range(system.n_q + system.n_z + system.n_c)]
 
 
 def equation_name(system, row: int) -> str:
-    """``equation_names(system)[row]`` without naming the others (the run's end names only the equations that
-    limited steps)."""
+    """The name of equation ``row`` of the Newton system (the run's end names only the equations that limited
+    steps)."""
     for body in system.bodies:
         if row < 7:
             return f"motion of body {body.name!r} ({('x', 'y', 'z', 'e0', 'e1', 'e2', 'e3')[row]})"
@@ -47,3 +44,12 @@ def equation_name(system, row: int) -> str:
             return f"state {states[row]!r} of element {element.name!r}"
         row -= len(states)
     return constraint_row_owner(system, row)
+
+
+def newton_message(system, t, h, failure) -> str:
+    """The message of a failed Newton iteration (an :class:`~flexmbs.engine.integrator.NewtonFailure`): why, when,
+    and the equation of the largest residual."""
+    names = equation_names(system)
+    worst = int(np.nanargmax(np.where(np.isfinite(failure.residual), np.abs(failure.residual), np.inf)))
+    return (f"Newton iteration failed ({failure.reason}) at t = {t:.6g} s with step {h:.3g} s; largest residual "
+            f"{abs(failure.residual[worst]):.3g} in {names[worst]}")

@@ -27,7 +27,7 @@ from flexmbs_jit import apart
 
 from .equations import REACTION_PASSES, REACTION_RTOL
 from .integrator import StepState
-from .plan import _Plan, _element_kernel, _refuse_meaningless
+from .plan import _Plan
 from .step import T_SIG, constraints_at, jacobian_blocks, residual
 from .system import HoldsSystem
 
@@ -108,9 +108,7 @@ class Evaluator(HoldsSystem):
         self._keep = None if system.row_keep is None else np.array(system.row_keep)
         self._n_c = system.n_c
         self.plan = None
-        _refuse_meaningless(system)
-        specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
-        self.plan = _Plan(system, _StepScales(system), specs, state)
+        self.plan = _Plan(system, _StepScales(system), state)
         if type(self._system) is weakref.ref:  # the system's own evaluator (see :func:`evaluator`)
             self.plan.hold_system_weakly()
 
@@ -139,13 +137,6 @@ class Evaluator(HoldsSystem):
         if not same or system.n_c != self._n_c:
             self.rebuild()
 
-    def _check(self) -> None:
-        errors = self.plan.errors
-        if errors:
-            exc = errors[0]
-            errors.clear()
-            raise exc
-
     # ----------------------------------------------------------------------------------------- evaluations
     def residual(self, t, q, v, qdd, z, lam, constraints: bool = True):
         """``(res, ż, Φ, Φ_q, M)``: ``res = M q̈ - Q - Q_v + Φ_qᵀ λ`` (n_q,) (without ``Φ_qᵀ λ``, and ``Φ``, ``Φ_q``
@@ -160,7 +151,7 @@ class Evaluator(HoldsSystem):
         p = self.plan
         out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
         evaluate_residual(float(t), q, v, qdd, z, lam, p.struct, p.callback, *out, bool(constraints))
-        self._check()
+        self.plan.check()
         return out
 
     def constraints(self, q, t: float = 0.0):
@@ -171,7 +162,7 @@ class Evaluator(HoldsSystem):
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
         evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, p.callback, phi, jac)
-        self._check()
+        self.plan.check()
         return phi, jac
 
     def constraint_rate(self, q, t: float, dt: float = 1e-6) -> np.ndarray:
@@ -232,7 +223,7 @@ class Evaluator(HoldsSystem):
         p = self.plan
         evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
                         p.callback)
-        self._check()
+        self.plan.check()
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
 
     def plan_for_run(self, integ, state):

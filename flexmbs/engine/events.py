@@ -23,7 +23,7 @@ import numpy as np
 
 from .system import measure
 
-__all__ = ["EventLocator", "read_events", "interpolate_state", "MAX_RESTEPS"]
+__all__ = ["EventLocator", "read_events", "interpolate_state", "owner_gaps", "MAX_RESTEPS"]
 
 MAX_RESTEPS = 8  # re-steps onto one root before the event is taken from the interpolant of a longer step
 REARM_GAP = 1.0e-6  # m (rad for angular stops): a contact must open this far before its next onset counts
@@ -47,6 +47,19 @@ def interpolate_state(old, new, t: float) -> tuple[np.ndarray, np.ndarray, np.nd
     return q, v, z
 
 
+def owner_gaps(system, forces, elements, context, t, z):
+    """``(owner's name, its gaps {name: (g, ġ)})`` of the force elements ``forces`` and the state elements
+    ``elements`` (indices) at ``context()`` (made on first use) and ``(t, z)``: one walk for the locator's gaps and
+    the compiled step's gap callback (:mod:`flexmbs.engine.plan`)."""
+    for force in forces:
+        yield force.name, force.event_gaps(context())
+    offsets = system.z_offsets
+    for k in elements:
+        element = system.elements[k]
+        y, ydot, _ = measure(context(), element.measurements)
+        yield element.name, element.event_gaps(t, z[offsets[k]:offsets[k + 1]], y, ydot)
+
+
 class EventLocator:
     """Gap functions of a system and the location of their roots (see the module docstring)."""
 
@@ -54,7 +67,7 @@ class EventLocator:
         self.system = system
         self.tolerance = float(tolerance)
         self.forces = [f for f in system.forces if hasattr(f, "event_gaps")]
-        self.elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "event_gaps")]
+        self.elements = [k for k, e in enumerate(system.elements) if hasattr(e, "event_gaps")]
         self.events: list[dict] = []
         self._armed: dict[str, bool] = {}
 
@@ -65,16 +78,9 @@ class EventLocator:
     def gaps(self, t: float, q: np.ndarray, v: np.ndarray, z: np.ndarray) -> dict[str, tuple[float, float]]:
         """``{element.gap: (g, ġ)}`` at one state."""
         ctx = self.system.context(q, v, t)
-        out = {}
-        for force in self.forces:
-            for name, (g, rate) in force.event_gaps(ctx).items():
-                out[f"{force.name}.{name}"] = (float(g), float(rate))
-        offsets = self.system.z_offsets
-        for k, element in self.elements:
-            y, ydot, _ = measure(ctx, element.measurements)
-            for name, (g, rate) in element.event_gaps(t, z[offsets[k]:offsets[k + 1]], y, ydot).items():
-                out[f"{element.name}.{name}"] = (float(g), float(rate))
-        return out
+        return {f"{owner}.{name}": (float(g), float(rate)) for owner, gaps in
+                owner_gaps(self.system, self.forces, self.elements, lambda: ctx, t, z)
+                for name, (g, rate) in gaps.items()}
 
     def start(self, state) -> None:
         self._rearm(self.gaps(state.t, state.q, state.v, state.z))

@@ -6,8 +6,8 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
-from .initial import equation_names, initial_accelerations
-from .integrator import NewtonFailure
+from .equations import newton_message  # (with the equations' names: the compiled run's failure says it)
+from .initial import initial_accelerations
 
 __all__ = ["SolverFallbackWarning", "record_sample", "run_warnings", "plausibility_guards", "newton_message"]
 
@@ -74,10 +74,3 @@ def record_sample(recorder, system, state, h, iters, stats, integrals=None):
     recorder.record(state.t, state.q, state.v, state.z, lam,
                     {"step_size": h, "newton_iterations": iters, "constraint_violation": violation}, ctx=ctx,
                     extra=integrals)
-
-
-def newton_message(system, t, h, failure: NewtonFailure) -> str:
-    names = equation_names(system)
-    worst = int(np.nanargmax(np.where(np.isfinite(failure.residual), np.abs(failure.residual), np.inf)))
-    return (f"Newton iteration failed ({failure.reason}) at t = {t:.6g} s with step {h:.3g} s; largest residual "
-            f"{abs(failure.residual[worst]):.3g} in {names[worst]}")

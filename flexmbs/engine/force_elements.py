@@ -132,7 +132,7 @@ def force_tables(system, forces, state, signals) -> tuple:
                          force.preload, force.friction_arm if rotation else (force.reaction_arm or 0.0),
                          (force.bending_arm or 0.0) if rotation else 0.0, 0.0 if rotation else (force.overlap or 0.0))
                 positions = list(cc.positions[joint])
-                lams = [cc.rows[pos] for pos in positions]
+                lams = [cc.flat_rows[pos] for pos in positions]
                 first = joint.offset + joint.n_equations - len(joint.drivers)
                 driven = system.driven_joints
                 k0 = cc.n_rows + sum(len(j.drivers) for j in driven[:driven.index(joint)]) if joint in driven else 0

@@ -269,7 +269,7 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
     for _ in range(max_iter):
         if converged(r, jac, z, lam):
             return q, z, lam
-        blocks = static_blocks(ev, t, q, z, lam, r)
+        blocks = static_blocks(ev, t, q, z, lam)
         mat = np.block([[blocks["K"], blocks["Dz"], jac.T], [blocks["Gq"], blocks["Gz"], np.zeros((n_z, n_c))],
                         [jac, np.zeros((n_c, n_z + n_c))]])
         step = _scaled_lstsq(mat, -r)
@@ -296,9 +296,9 @@ def static_equilibrium(system, q0, z0, t: float = 0.0, tol: float = STATIC_RTOL,
                           f"{r[worst]:.3g} in {names[worst]}{_neutral_note(mat, names, n_q, n_z)}")
 
 
-def static_blocks(ev, t, q, z, lam, r0=None) -> dict:
+def static_blocks(ev, t, q, z, lam) -> dict:
     """``K = ∂R/∂q``, ``D_z``, ``G_q``, ``G_z`` at rest: the run's compiled difference blocks
-    (:meth:`flexmbs.engine.evaluate.Evaluator.blocks`; ``r0``, the residual there, is not needed)."""
+    (:meth:`flexmbs.engine.evaluate.Evaluator.blocks`)."""
     zero = np.zeros(q.size)
     return ev.blocks(t, q, zero, zero, z, lam)
 

@@ -31,7 +31,7 @@ __all__ = ["GeneralizedAlpha", "StepState", "NewtonFailure"]
 @dataclass
 class NewtonFailure:
     """A Newton iteration that did not converge at the smallest step: its last residual and why
-    (:func:`flexmbs.engine.finish.newton_message` names the worst equation)."""
+    (:func:`flexmbs.engine.equations.newton_message` names the worst equation)."""
 
     residual: np.ndarray
     reason: str

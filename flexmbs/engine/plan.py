@@ -18,6 +18,7 @@ rows — is called back from the compiled step, each only for the difference col
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import time
 import weakref
@@ -33,7 +34,7 @@ from flexmbs.model.measurements import Distance, JointCoordinate, MarkerCoordina
 
 from .loop import (C_AF, C_AM, C_ATOL, C_B, C_G, C_GROW, C_INTERVAL, C_MAXNEWTON, C_MAXSTEP, C_MINSTEP,
                             C_RTOL, C_SAFETY, C_SHRINK, C_TEND, CONTINUE, EVENT, advance)
-from .events import MAX_RESTEPS, REARM_GAP
+from .events import MAX_RESTEPS, REARM_GAP, owner_gaps
 from .interrupts import deferred_interrupt
 from .flex_terms import flexible_arrays
 from .lapack import lapack_functions
@@ -51,7 +52,10 @@ CHUNK = 64  # step attempts of the first compiled call: the watchdog, progress b
 # (a call costs ≈ 20 µs); the chunk doubles while a call takes less than CHUNK_WALL[0] s and halves above
 # CHUNK_WALL[1] s (between 8 and CHUNK_MAX attempts), so they run at a steady rate whatever a step costs
 CHUNK_MAX, CHUNK_WALL = 4096, (0.05, 0.25)
-from .equations import equation_name, equation_names
+# gentle step-size changes: generalized-α's algorithmic acceleration carries the step history, and abrupt changes
+# excite the parasitic root in stiff elastic modes and multipliers
+STEP_SHRINK_MIN, STEP_GROWTH_MAX, SAFETY = 0.3, 1.5, 0.85
+from .equations import equation_name, equation_names, newton_message
 from .redundancy import reselect_rows
 from .integrator import NewtonFailure, StepState
 from .system import measure
@@ -166,16 +170,11 @@ def _sorted_forces(system) -> tuple[list, list, list, list]:
     return compiled, kernel, specs, python
 
 
-def _python_forces(system) -> list:
-    """Force elements called back in Python: neither a built-in kind of :func:`compiled_force` nor with a kernel of
-    their own (:mod:`flexmbs.engine.force_kernels`)."""
-    return _sorted_forces(system)[3]
-
-
 class _Plan:
     """The arrays of one compiled model (see :mod:`flexmbs.engine.step` for their roles), and the compiled
     plan that refers to them by name (:attr:`struct`, :mod:`flexmbs.engine.plan_fields`; the tuples ``mi``, ``mf``,
-    ``ws``, ... hold the same arrays in the order of :data:`~flexmbs.engine.plan_fields.MI`, ... for Python)."""
+    ``ws``, ... hold the same arrays in the order of :data:`~flexmbs.engine.plan_fields.MI`, ... for Python). A joint
+    between two ground markers is refused in one line."""
 
     struct = None
 
@@ -198,7 +197,9 @@ class _Plan:
         if callback is not None:
             _release_cast(callback)
 
-    def __init__(self, system, integ, all_specs, state):
+    def __init__(self, system, integ, state):
+        _refuse_meaningless(system)
+        all_specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
         self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = _sorted_forces(system)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
         self.compiled_elements, self.python_elements = [], []
@@ -207,27 +208,21 @@ class _Plan:
         specs = [all_specs[k] for k in self.compiled_elements]
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
-        # Python force elements with contact gaps (located by flexmbs.engine.events)
-        found: list = []
 
+        @functools.cache
         def at_start():
             """The context of the start state, made on first use (models without gaps or angles need none)."""
-            if not found:
-                ctx = system.context(state.q, state.v, state.t, state.lam)
-                ctx.z = state.z
-                found.append(ctx)
-            return found[0]
+            ctx = system.context(state.q, state.v, state.t, state.lam)
+            ctx.z = state.z
+            return ctx
 
-        self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]  # compiled or not: gaps in Python
-        self.force_gap_names = [f"{f.name}.{name}" for f in self.gap_forces for name in f.event_gaps(at_start())]
+        # the force elements with contact gaps (located by flexmbs.engine.events), compiled or not: gaps in Python
+        self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]
         # the Python state elements' gaps follow the force elements' (the same callback)
         self.gap_elements = [k for k, spec in enumerate(all_specs)
                              if spec is None and hasattr(system.elements[k], "event_gaps")]
-        for k in self.gap_elements:
-            element, offsets = system.elements[k], system.z_offsets
-            y, ydot, _ = measure(at_start(), element.measurements)
-            self.force_gap_names += [f"{element.name}.{name}" for name in
-                                     element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot)]
+        self.force_gap_names = [f"{owner}.{name}" for owner, gaps in owner_gaps(
+            system, self.gap_forces, self.gap_elements, at_start, state.t, state.z) for name in gaps]
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         n_b, n_m = len(system.bodies), len(system.markers)
         cc = system.compiled
@@ -346,6 +341,13 @@ class _Plan:
             self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp, self.sampler.bf, self.gv,
             self.callback))
 
+    def check(self) -> None:
+        """Raise the first exception a Python callback noted during the last compiled call (the others dropped)."""
+        if self.errors:
+            exc = self.errors[0]
+            self.errors.clear()
+            raise exc
+
     def hold_system_weakly(self) -> None:
         """The Python parts and the sampler hold the system weakly (the plan of the system's own evaluator,
         :func:`flexmbs.engine.evaluate.evaluator`: no reference cycle system - evaluator - plan - system)."""
@@ -358,7 +360,6 @@ class _Plan:
         if not names:
             return lambda t: None
         q, v, z, lam = self.ws[21][:4]
-        offsets = system.z_offsets
         plan = weakref.ref(self)  # the plan holds this callback: no reference cycle through it (nor to the system)
 
         def evaluate(t):
@@ -369,14 +370,8 @@ class _Plan:
                 ctx = system.context(q, v, t, lam)
                 ctx.z = z
                 k = 0
-                for force in forces:
-                    for g, rate in force.event_gaps(ctx).values():
-                        buf[base + k], buf[base + n + k] = g, rate
-                        k += 1
-                for e in owner.gap_elements:
-                    element = system.elements[e]
-                    y, ydot, _ = measure(ctx, element.measurements)
-                    for g, rate in element.event_gaps(t, z[offsets[e]:offsets[e + 1]], y, ydot).values():
+                for _, gaps in owner_gaps(system, forces, owner.gap_elements, lambda: ctx, t, z):
+                    for g, rate in gaps.values():
                         buf[base + k], buf[base + n + k] = g, rate
                         k += 1
             except BaseException as exc:  # noqa: BLE001  raised again in Python after the compiled call
@@ -421,13 +416,12 @@ class CompiledRun:
 
     chunk = CHUNK  # step attempts per compiled call (adapted to the wall time of a call)
 
-    def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks):
+    def __init__(self, system, integ, state, t_end, h, max_step, min_step, output_interval, plan, recorder, events,
+                 integrals, max_steps):
         self.system, self.integ, self.state = system, integ, state
         self.t_end, self.output_interval, self.plan = t_end, output_interval, plan
-        self.max_steps = hooks["max_steps"]
-        self.recorder, self._newton_message = hooks["recorder"], hooks["newton_message"]
-        self.events, self.resteps = hooks["events"], 0
-        self.integrals = hooks["integrals"]
+        self.recorder, self.events, self.integrals = recorder, events, integrals
+        self.max_steps, self.resteps = max_steps, 0
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
         coef = np.zeros(14)
@@ -435,7 +429,7 @@ class CompiledRun:
         coef[C_AM], coef[C_AF], coef[C_G], coef[C_B] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
         coef[C_RTOL], coef[C_ATOL], coef[C_MAXNEWTON] = integ.rtol, integ.atol, integ.max_newton
         coef[C_TEND], coef[C_MAXSTEP], coef[C_MINSTEP] = t_end, max_step, min_step
-        coef[C_SAFETY], coef[C_SHRINK], coef[C_GROW] = hooks["safety"], hooks["shrink_min"], hooks["growth_max"]
+        coef[C_SAFETY], coef[C_SHRINK], coef[C_GROW] = SAFETY, STEP_SHRINK_MIN, STEP_GROWTH_MAX
         self.coef = coef
         self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
         self.fl = np.zeros(4, dtype=np.int64)
@@ -448,7 +442,7 @@ class CompiledRun:
         pack_values(plan.struct, plan._held, _RUN_NAMES,
                     (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))
         self._advance(0)  # the start: sample, Jacobian, integrands
-        self._check_callback()
+        self.plan.check()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)
             self.flush()
         if self.events.active and plan.gap_names:  # without gaps (the plan has every name) nothing to arm
@@ -471,12 +465,6 @@ class CompiledRun:
             name = equation_name(self.system, int(i))
             out[name] = out.get(name, 0) + int(self.plan.limiting[i])
         return out
-
-    def _check_callback(self) -> None:
-        if self.plan.errors:
-            exc = self.plan.errors[0]
-            self.plan.errors.clear()
-            raise exc
 
     def _sync(self) -> None:
         c = self.counters.tolist()  # (Python integers and floats: one conversion, not one per entry)
@@ -572,12 +560,12 @@ class CompiledRun:
             self.chunk = max(self.chunk // 2, 8)
         self.sc[T_SIG] = np.nan  # signals may have been evaluated at a rejected time
         try:
-            self._check_callback()
+            self.plan.check()
             if code == EVENT:
                 self._sync()
                 code = self._event()
                 self.sc[T_SIG] = np.nan
-                self._check_callback()
+                self.plan.check()
         finally:
             self._sync()
             if code != CONTINUE or self.recorder.writer is not None:  # in memory: a full buffer or the end
@@ -591,7 +579,7 @@ class CompiledRun:
             raise SimulationError(f"maximum number of steps ({self.max_steps}) reached at t = {t:.6g} s")
         if code == NEWTON_FAILED:
             failure = NewtonFailure(p.rhs.copy(), _NEWTON_REASONS.get(int(self.counters[S_LAST_ITERS]), "failed"))
-            message = self._newton_message(self.system, t, float(self.sc[5]), failure)
+            message = newton_message(self.system, t, float(self.sc[5]), failure)
             if self._rows_rechosen(message):
                 return
             raise SimulationError(message + (f"; {self._singular}" if self._singular else ""))
@@ -607,14 +595,12 @@ class CompiledRun:
         raise SimulationError(f"compiled step returned an unknown code {code}")  # pragma: no cover
 
 
-def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks):
-    """``(CompiledRun, "")`` (a joint between two ground markers is refused in one line). ``hooks``: ``record(state,
-    h, iterations, stats)``, ``newton_message(system, t, h, failure)``, ``integrals`` (the run's
-    ``Integrals``), ``max_steps`` and the step-size constants ``safety``, ``shrink_min``, ``growth_max``."""
+def compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, recorder, events, integrals,
+                 max_steps) -> CompiledRun:
+    """The :class:`CompiledRun` of a consistent start (a joint between two ground markers is refused in one line):
+    ``recorder`` records its samples, ``events`` (an ``EventLocator``) locates its contact gaps' roots,
+    ``integrals`` (the run's ``Integrals``) holds its running integrals."""
     start = getattr(system, "_evaluator", None)  # the consistent start's compiled residual (engine/evaluate.py)
     plan = start.plan_for_run(integ, state) if start is not None else None
-    if plan is None:  # (an evaluator's plan was built after the same refusal: here only without one)
-        _refuse_meaningless(system)
-        specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
-        plan = _Plan(system, integ, specs, state)
-    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval, plan, hooks), ""
+    return CompiledRun(system, integ, state, t_end, h, max_step, min_step, output_interval,
+                       plan or _Plan(system, integ, state), recorder, events, integrals, max_steps)

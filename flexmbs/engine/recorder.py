@@ -281,7 +281,7 @@ class _Reactions:
             owner.append(np.full(len(compiled.positions[joint]), n))
         self.positions = np.concatenate(positions)
         owner = np.concatenate(owner)
-        self.lam_rows = compiled.rows[self.positions]
+        self.lam_rows = compiled.flat_rows[self.positions]
         self.sums = np.zeros((len(selected), self.positions.size))  # sums the rows of each joint
         self.sums[owner, np.arange(self.positions.size)] = 1.0
         joints = [joint for _, joint in selected]

@@ -58,11 +58,10 @@ class Sampler(HoldsSystem):
     measurements of the state elements with kernels, ``n_aux`` their integrands, as the plan counted them)."""
 
     def __init__(self, system, elements_out: list, n_y: int, n_aux: int, integral_keys: list, compiled_forces: list,
-                 python_forces: list, drivers: np.ndarray, kernel_forces: list = (), compiled_elements=None):
+                 python_forces: list, drivers: np.ndarray, kernel_forces: list, compiled_elements: list):
         self.compiled_forces, self.python_forces = compiled_forces, python_forces
         # the state elements with compiled kernels (the others are Python parts: flexmbs.engine.callbacks)
-        self.compiled_elements = (list(range(len(system.elements))) if compiled_elements is None
-                                  else list(compiled_elements))
+        self.compiled_elements = list(compiled_elements)
         self.kernel_forces = list(kernel_forces)  # (element, its output names) with their own kernels
         n_kout = sum(len(names) for _, names in self.kernel_forces)
         model_markers = system.model.markers
@@ -71,7 +70,7 @@ class Sampler(HoldsSystem):
         sides = [joint.marker_i if joint.marker_j.on_ground else joint.marker_j for joint in joints]  # (reactions)
         reactions = []  # (joint, position among the compiled rows, multiplier row) of each row of a reaction
         for j, joint in enumerate(joints):  # (a user's joint has no compiled rows: its reactions in Python, flush)
-            reactions += [(j, pos, cc.rows[pos]) for pos in cc.positions.get(joint, ())]
+            reactions += [(j, pos, cc.flat_rows[pos]) for pos in cc.positions.get(joint, ())]
             if len(drivers):  # the prescribed motions' rows (driving loads; most models have none)
                 first, end = joint.offset + joint.n_equations - len(joint.drivers), joint.offset + joint.n_equations
                 reactions += [(j, pos, row) for row, pos in zip(drivers[:, 0], drivers[:, 5]) if first <= row < end]

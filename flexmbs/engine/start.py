@@ -13,20 +13,12 @@ from fem.errors import FlexmbsError, ModelError
 from flexmbs._version import __version__
 
 from .plan import compiled_run
-from .finish import newton_message
 from .initial import (assemble_positions, initial_accelerations, project_velocities, start_corrections,
                       static_equilibrium as _static)
 from .integrals import Integrals
 from .integrator import StepState
 
 __all__ = ["run_attributes", "consistent_start", "start_run", "blas_controller", "one_blas_thread", "add_fallback"]
-
-# gentle step-size changes: generalized-α's algorithmic acceleration carries the step history, and abrupt changes
-# excite the parasitic root in stiff elastic modes and multipliers
-STEP_SHRINK_MIN = 0.3
-STEP_GROWTH_MAX = 1.5
-SAFETY = 0.85
-
 
 def run_attributes(model, case, parameters) -> dict:
     return {"case": case or model.name, "model": model.name, "software": "flexmbs",
@@ -219,9 +211,6 @@ def start_run(system, integ, recorder, state, t_end, h, max_step, min_step, outp
     if engine not in ("auto", "compiled"):
         raise ModelError(f"engine={engine!r}: there is one engine now, the compiled one (a user's Python elements are "
                          "called back from it); drop the engine argument")
-    integrals = Integrals(system, state)  # the compiled step integrates in its kernels
-    hooks = {"integrals": integrals, "max_steps": max_steps, "newton_message": newton_message,
-             "safety": SAFETY, "shrink_min": STEP_SHRINK_MIN, "growth_max": STEP_GROWTH_MAX,
-             "recorder": recorder, "events": events}
-    run, _ = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, events, hooks)
+    run = compiled_run(system, integ, state, t_end, h, max_step, min_step, output_interval, recorder, events,
+                       Integrals(system, state), max_steps)  # (the compiled step integrates in its kernels)
     return run, "compiled"

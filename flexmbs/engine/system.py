@@ -323,7 +323,7 @@ class System:
         self.redundant_joints = []  # joints whose reaction split is not unique (minimum-norm split reported)
         self._reported = set()
         self.fallback_notes = []  # what the start and the run fell back to (flexmbs.engine.start.add_fallback)
-        self.compiled = CompiledConstraints(self, [j for j in self.joints if j.PRIMITIVES])
+        self.compiled = CompiledConstraints([j for j in self.joints if j.PRIMITIVES])
         self.fallback_joints = [j for j in self.joints if not j.PRIMITIVES]
         self.driven_joints = [j for j in self.joints if j.drivers]  # prescribed motions: compiled rows
 
@@ -477,7 +477,7 @@ class System:
         mass = np.zeros((self.n_q, self.n_q))
         for body, kin in zip(self.bodies, ctx.kin):
             mbar, _ = body.mass_and_quadratic_velocity(kin)
-            lmat = _l_matrix(body, kin)
+            lmat = to_coordinates_rows(np.eye(6 + body.n_modes), kin)  # L = diag(1, 2G, 1) (6+m, 7+m)
             mass[body.slice, body.slice] = lmat.T @ mbar @ lmat
         return mass
 
@@ -499,17 +499,6 @@ class System:
 def _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj):
     """:func:`flexmbs.engine.force_elements.driver_rows` called from Python (it is compiled for compiled callers)."""
     driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj)
-
-
-def _l_matrix(body, kin) -> np.ndarray:
-    """``L = diag(1, 2G, 1)`` (6+m, 7+m) mapping coordinate rates to quasi-velocities."""
-    m = body.n_modes
-    lmat = np.zeros((6 + m, 7 + m))
-    lmat[0:3, 0:3] = np.eye(3)
-    lmat[3:6, 3:7] = 2.0 * kin.G
-    if m:
-        lmat[6:, 7:] = np.eye(m)
-    return lmat
 
 
 def measure(ctx: Context, measurements) -> tuple[np.ndarray, np.ndarray, list]:

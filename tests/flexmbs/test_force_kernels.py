@@ -7,7 +7,7 @@ import pytest
 
 import flexmbs as fm
 from flexmbs.engine.force_elements import compiled_force
-from flexmbs.engine.plan import _python_forces
+from flexmbs.engine.plan import _sorted_forces
 from flexmbs.engine.force_specs import check_force_kernel, force_kernel
 from flexmbs.engine.system import System
 from flexmbs.model.rotations import rotation_matrix
@@ -57,12 +57,12 @@ def test_kernel_elements_join_the_compiled_step_and_a_subclass_is_called_back():
 
     model, contact = _two_blocks()
     system = System(model)
-    assert force_kernel(contact, system)[0] is not None and not _python_forces(system)
+    assert force_kernel(contact, system)[0] is not None and not _sorted_forces(system)[3]
     model2 = fm.Model("sub")
     a = model2.add_rigid_body("a", 1.0, (0.1, 0.1, 0.1))
     sub = model2.add_force(OwnContact(model2.add_marker(a, "p"), model2.add_marker(model2.ground, "g"), 1e6))
     system2 = System(model2)
-    assert force_kernel(sub, system2)[0] is None and _python_forces(system2) == [sub]
+    assert force_kernel(sub, system2)[0] is None and _sorted_forces(system2)[3] == [sub]
     res = fm.simulate(model2, 0.01)
     assert res.statistics["engine"] == "compiled"  # called back from the compiled step
 
@@ -115,7 +115,7 @@ def test_marker_force_kernels_equal_their_methods_at_random_states():
         v = v0 + rng.normal(0, 0.5, q0.size)
         for force in forces:
             _assert_kernel_equals_method(system, force, q, v, 0.1)
-    assert not _python_forces(system)
+    assert not _sorted_forces(system)[3]
 
 
 def test_a_point_force_of_time_is_a_compiled_kind_and_a_subclass_is_called_back():
@@ -128,7 +128,7 @@ def test_a_point_force_of_time_is_a_compiled_kind_and_a_subclass_is_called_back(
     own = model.add_force(OwnLoad(model.add_marker(a, "o"), force=lambda t: (t, 0.0, 0.0)))
     system = System(model)
     assert compiled_force(p) and not compiled_force(own)
-    assert _python_forces(system) == [own]
+    assert _sorted_forces(system)[3] == [own]
 
 
 # a progressive table with a softer piece: force (N) over deflection (m), torque (N m) over twist (rad); the random
@@ -161,7 +161,7 @@ def test_table_springs_and_point_forces_of_time_equal_their_methods_at_random_st
     model, forces = _table_and_timed_blocks()
     system = System(model)
     q0, v0, _ = system.initial_state()
-    assert not _python_forces(system)
+    assert not _sorted_forces(system)[3]
     rng = np.random.default_rng(5)
     pieces = {"pull": set(), "twist": set()}
     for _ in range(60):

@@ -169,13 +169,14 @@ def test_a_nested_plan_array_that_is_not_contiguous_is_refused_naming_its_place(
 
 
 def test_an_equation_is_named_as_in_the_list_of_all_names():
-    """``equation_name(system, i)`` (the run's end names only the equations that limited steps) is
-    ``equation_names(system)[i]`` for every equation: bodies' coordinates, element states, kept constraint rows
-    (a planar hydraulic model: the race's arm, its circuit's states and the planar guide's rows)."""
+    """``equation_name(system, i)`` (the run's end names only the equations that limited steps) and
+    ``equation_names(system)`` name every equation in the Newton system's order: bodies' coordinates, element
+    states, kept constraint rows (a planar hydraulic model: the race's arm, its circuit's states and the planar
+    guide's rows)."""
     import importlib.util
     import os
 
-    from flexmbs.engine.equations import equation_name, equation_names
+    from flexmbs.engine.equations import constraint_row_owner, equation_name, equation_names
     from flexmbs.engine.start import consistent_start
 
     path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "race_hydraulic.py")
@@ -188,3 +189,9 @@ def test_an_equation_is_named_as_in_the_list_of_all_names():
         names = equation_names(system)
         assert len(names) == system.n_q + system.n_z + system.n_c
         assert [equation_name(system, i) for i in range(len(names))] == names
+        body, n_q = system.bodies[0], system.n_q
+        assert names[:8] == [f"motion of body {body.name!r} ({c})" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")] + (
+            [f"motion of body {body.name!r} (mode 1)"] if body.n_modes else names[7:8])
+        assert names[n_q:n_q + system.n_z] == [f"state {s!r} of element {element.name!r}"
+                                               for element in system.elements for s in element.state_names]
+        assert names[n_q + system.n_z:] == [constraint_row_owner(system, r) for r in range(system.n_c)]

@@ -17,12 +17,12 @@ def _kernel_sizes(system, joint) -> np.ndarray:
     """In-plane sizes of ``joint``'s base rows measured on the compiled constraint rows at the placement."""
     mask, joint.row_mask = joint.row_mask, None
     try:
-        library = CompiledConstraints(system, [joint])
+        library = CompiledConstraints([joint])
     finally:
         joint.row_mask = mask
     q0 = np.concatenate(system._placements()[0])
     ctx = Context(system, q0, np.zeros_like(q0), 0.0)
-    ji, jj = library.evaluate(ctx, np.empty(int(library.rows.max()) + 1), None)
+    ji, jj = library.evaluate(ctx, np.empty(int(library.flat_rows.max()) + 1), None)
     axes = ctx.A[:, 2, :]  # Aᵀ n of every body
     size = np.zeros(library.n_rows)
     for jac, markers in ((ji, library.flat_mi), (jj, library.flat_mj)):
