@@ -4,10 +4,9 @@ from __future__ import annotations
 import os
 import time
 
-import flexmbs as fm
 from flexmbs import Distance
 
-from cases._common import run_summary
+from cases._common import run_summary, simulate_run
 
 from . import circuits, mechanics
 from .digging import DiggingForce, SoilOscillation
@@ -62,11 +61,8 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
         t_default = p["t_end_digging"]
     t_end = float(t_end if t_end is not None else t_default)
     rtol = p["rtol_free_fall"] if scenario.startswith("free-fall") else p["rtol"]
-    res = fm.simulate(model, t_end, rtol=rtol, atol=p["atol"], max_step=p["max_step"],
-                      output_interval=p["output_interval"], output=out, progress=progress, case="excavator",
-                      parameters=p)
-    if not res.success:
-        raise fm.SimulationError(f"excavator ({scenario}): {res.message}")
+    res = simulate_run("excavator", model, t_end, p, out, progress, label=f"excavator ({scenario})", rtol=rtol,
+                       atol=p["atol"], max_step=p["max_step"], output_interval=p["output_interval"])
     return res, handles
 
 

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from cases._common import case_parameters, run_summary
+from cases._common import case_parameters, run_summary, simulate_run
 
 NAME = "spin-up-beam"
 DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
@@ -105,14 +105,10 @@ def tip_deflection(res, p: dict) -> np.ndarray:
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
     """Spin the beam up; outputs: peak tip deflection in the hub frame and its time, amplitude after Ts."""
-    import flexmbs as fm
-
     p = parameters(params)
     t_end = float(t_end if t_end is not None else p["t_end"])
-    res = fm.simulate(build_model(p), t_end, rtol=p["rtol"], atol=p["atol"], output=out, progress=progress, case=NAME,
-                      parameters=p, output_interval=0.005)
-    if not res.success:
-        raise fm.SimulationError(f"{NAME}: {res.message}")
+    res = simulate_run(NAME, build_model(p), t_end, p, out, progress, rtol=p["rtol"], atol=p["atol"],
+                       output_interval=0.005)
     d = tip_deflection(res, p)
     k = int(np.argmax(np.abs(d)))
     after = d[res.time > p["t_spin"]]
