@@ -66,19 +66,13 @@ def linearization(params: dict | None = None) -> dict:
     chamber pressures are left to ``--output``."""
     from fem.errors import ModelError
 
-    from .scenarios import build_digging, build_free_fall
+    from .scenarios import build_scenario
 
     p = parameters(params)
-    scenario = p["scenario"]
-    if scenario == "digging-flexible-boom":
+    if p["scenario"] == "digging-flexible-boom":
         raise ModelError("excavator: linearize is defined for the rigid-boom scenarios (free-fall, free-fall-light, "
                          "digging, digging-load-sensing), got scenario=digging-flexible-boom")
-    if scenario.startswith("free-fall"):
-        model, _ = build_free_fall(p, light=scenario == "free-fall-light")
-        rtol = p["rtol_free_fall"]
-    else:
-        model, _ = build_digging(p)
-        rtol = p["rtol"]
+    model, _, rtol = build_scenario(p)
     return {"model": model, "at": LINEARIZATION_TIME,
             "simulate_options": {"rtol": rtol, "atol": p["atol"], "max_step": p["max_step"]},
             "inputs": {}, "outputs": {}}
