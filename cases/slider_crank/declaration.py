@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import os
 
+from cases import load_toml_defaults
+
 NAME = "slider-crank"
 DESCRIPTION = ("Slider crank with a flexible link reduced from a beam FE model (seed 003 §2.1.3); prescribed crank "
                "speed or driving torque")
-
-
-def _load_defaults() -> dict:
-    from cases import load_toml_defaults
-
-    return load_toml_defaults(os.path.join(os.path.dirname(__file__), "slider_crank.toml"))
-
-
-DEFAULTS = _load_defaults()
+DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "slider_crank.toml"))
