@@ -1,8 +1,16 @@
-"""Helpers shared by the cases: each case's ``parameters``, its simulation, the summary its ``run`` returns and
+"""Helpers shared by the cases: each case's ``DEFAULTS`` and ``parameters``, its simulation, the summary its ``run`` returns and
 matplotlib for the figures."""
 from __future__ import annotations
 
-from flexmbs.catalog.parameters import override_defaults
+import os
+
+from flexmbs.catalog.parameters import load_toml_defaults, override_defaults
+
+
+def toml_defaults(module_file: str, name: str):
+    """A case's ``DEFAULTS`` (values and their declared metadata) from the TOML file ``name`` beside
+    ``module_file`` (:func:`load_toml_defaults`)."""
+    return load_toml_defaults(os.path.join(os.path.dirname(module_file), name))
 
 
 def case_parameters(name: str, defaults: dict, choices: dict | None = None):

@@ -1,13 +1,11 @@
 """What the case ``classic-mechanisms`` declares to the registry: its name, one-line description and defaults."""
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
+from cases._common import toml_defaults
 
 NAME = "classic-mechanisms"
 DESCRIPTION = ("Redundant constraints as machine builders model them: Bricard's 6R linkage (IFToMM A04), a door on two "
                "coaxial hinges, a parallelogram of three cranks in 3D (--set mechanism=bricard|door|parallelogram)")
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "classic_mechanisms.toml"))
+DEFAULTS = toml_defaults(__file__, "classic_mechanisms.toml")
 CHOICES = {"mechanism": ("bricard", "door", "parallelogram")}
 PARAMETERS = DEFAULTS.specs

@@ -13,10 +13,7 @@ Model, parameters and the choices we had to make: docs/cases/excavator.md.
 """
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
-from cases._common import case_parameters
+from cases._common import case_parameters, toml_defaults
 
 NAME = "excavator"
 DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free fall energy check and 12 s digging "
@@ -26,7 +23,7 @@ DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free f
 SCENARIOS = ("free-fall", "free-fall-light", "digging", "digging-flexible-boom", "digging-load-sensing")
 
 
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "excavator.toml"))
+DEFAULTS = toml_defaults(__file__, "excavator.toml")
 
 
 parameters = case_parameters(NAME, DEFAULTS, {"scenario": SCENARIOS})

@@ -2,10 +2,7 @@
 with provenance, and :func:`parameters` (re-exported by the package; the case's own modules import them from here)."""
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
-from cases._common import case_parameters
+from cases._common import case_parameters, toml_defaults
 
 NAME = "fourbar-hydraulic"
 DESCRIPTION = ("Hydraulically actuated four-bar (seed 002 §4): throttle, directional valve, three control volumes, "
@@ -13,7 +10,7 @@ DESCRIPTION = ("Hydraulically actuated four-bar (seed 002 §4): throttle, direct
 
 # default parameters with units, limits (checked by `flexmbs run` before any work, see cases.validate_parameters)
 # and the provenance of every one (issue 16)
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "fourbar_hydraulic.toml"))
+DEFAULTS = toml_defaults(__file__, "fourbar_hydraulic.toml")
 PARAMETERS = DEFAULTS.specs
 
 

@@ -7,18 +7,16 @@ co-rotational beam of :mod:`cases.spin_up_beam.corotational`. Model and results:
 """
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
 
-from cases import load_toml_defaults
-from cases._common import case_parameters, run_summary, simulate_run
+from cases._common import case_parameters, run_summary, simulate_run, toml_defaults
 
 NAME = "spin-up-beam"
 DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
                "stiffening on or off (--set omega_s=10 --set geometric_stiffness=false)")
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "spin_up_beam.toml"))
+DEFAULTS = toml_defaults(__file__, "spin_up_beam.toml")
 PARAMETERS = DEFAULTS.specs
 
 
