@@ -1,5 +1,5 @@
-"""Helpers shared by the cases: each case's ``DEFAULTS`` and ``parameters``, its simulation, the summary its ``run`` returns and
-matplotlib for the figures."""
+"""Helpers shared by the cases: each case's ``DEFAULTS`` and ``parameters``, its simulation, the summary its ``run``
+returns and matplotlib for the figures."""
 from __future__ import annotations
 
 import os
