@@ -1,8 +1,16 @@
-"""Helpers shared by the cases: each case's ``parameters``, the summary its ``run`` returns and matplotlib for the
-figures."""
+"""Helpers shared by the cases: each case's ``DEFAULTS`` and ``parameters``, its simulation, the summary its ``run``
+returns and matplotlib for the figures."""
 from __future__ import annotations
 
-from flexmbs.catalog.parameters import override_defaults
+import os
+
+from flexmbs.catalog.parameters import load_toml_defaults, override_defaults
+
+
+def toml_defaults(module_file: str, name: str):
+    """A case's ``DEFAULTS`` (values and their declared metadata) from the TOML file ``name`` beside
+    ``module_file`` (:func:`load_toml_defaults`)."""
+    return load_toml_defaults(os.path.join(os.path.dirname(module_file), name))
 
 
 def case_parameters(name: str, defaults: dict, choices: dict | None = None):
@@ -13,6 +21,20 @@ def case_parameters(name: str, defaults: dict, choices: dict | None = None):
         return override_defaults(name, defaults, params, choices)
 
     return parameters
+
+
+def simulate_run(name: str, model, t_end: float, p: dict, out: str | None = None, progress: bool = False,
+                  label: str | None = None, **options):
+    """``flexmbs.simulate`` of a case's run (``case=name``, ``parameters=p``, results file ``out``, solver
+    ``options``); a failed run raises SimulationError ``"<label or name>: <message>"`` that names the file keeping
+    the results up to the failure."""
+    import flexmbs as fm
+
+    res = fm.simulate(model, t_end, output=out, progress=progress, case=name, parameters=p, **options)
+    if not res.success:
+        kept = f"; results up to t = {res.time[-1]:.6g} s are in {res.path or out}" if out else ""
+        raise fm.SimulationError(f"{label or name}: {res.message}{kept}")
+    return res
 
 
 def pyplot():

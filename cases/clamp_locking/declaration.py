@@ -2,9 +2,7 @@
 (re-exported by the package; the case's own modules import them from here, not from the package)."""
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
+from cases._common import toml_defaults
 
 NAME = "clamp-locking"
 DESCRIPTION = ("Quadloc clamp locking mechanism (seed 003 ch. 3): 4 clamp pistons, 3 flexible connecting bars, "
@@ -12,5 +10,5 @@ DESCRIPTION = ("Quadloc clamp locking mechanism (seed 003 ch. 3): 4 clamp piston
                "(--set stroke_direction=lock|unlock flexible=true|false valve_response_time=0.09 ...)")
 
 
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "clamp_locking.toml"))
+DEFAULTS = toml_defaults(__file__, "clamp_locking.toml")
 CHOICES = {"stroke_direction": ("lock", "unlock"), "valve_type": ("directional", "proportional")}

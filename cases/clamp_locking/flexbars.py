@@ -34,19 +34,14 @@ import time
 
 import numpy as np
 
+from flexmbs.results.cache import cache_dir, drop_damaged  # cache_dir: $FLEXMBS_CACHE or ~/.cache/flexmbs
+
 CACHE_VERSION = 3  # 3: canonical mode shapes (fem.canonical)
 GEOMETRY_KEYS = ("bar_length", "bar_width", "bar_height", "eye_diameter", "bore_diameter", "mesh_size",
                  "fixed_interface_modes", "modal_damping", "youngs_modulus", "poisson_ratio", "density",
                  "stress_node_fraction")
 CACHE_STATS = {"reduced": 0, "read": 0, "reused": 0, "reduce_s": 0.0}  # this process
 _BODIES: dict = {}  # cache file → FlexBody, this process
-
-
-def cache_dir() -> str:
-    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` (:func:`flexmbs.results.cache.cache_dir`: checked, created)."""
-    from flexmbs.results.cache import cache_dir as checked
-
-    return checked()
 
 
 def cache_key(params: dict) -> str:
@@ -122,8 +117,6 @@ def _cached_bar(params: dict, path: str, progress: bool):
     folder = os.open(os.path.dirname(path), os.O_RDONLY)
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)  # another worker reducing a bar into this cache: wait for its file
-        from flexmbs.results.cache import drop_damaged
-
         drop_damaged(path)  # a damaged entry is rebuilt, with a note
         if not os.path.exists(path):
             def say(message):

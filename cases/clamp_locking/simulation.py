@@ -5,9 +5,7 @@ import os
 import sys
 import time
 
-import flexmbs as fm
-
-from cases._common import run_summary
+from cases._common import run_summary, simulate_run
 
 from .declaration import NAME
 from .analysis import summary
@@ -39,10 +37,8 @@ def simulate_stroke(params: dict, t_end: float | None = None, out: str | None = 
     if progress:
         print(f"{NAME}: simulating {t_end} s ({params['stroke_direction']}, "
               f"{'flexible' if params['flexible'] else 'rigid'} bars)", file=sys.stderr)
-    res = fm.simulate(model, t_end, rtol=params["rtol"], output=out, output_interval=params["output_interval"],
-                      max_step=2e-3, progress=progress, case=NAME, parameters=params)
-    if not res.success:
-        raise fm.SimulationError(f"{NAME}: {res.message}")
+    res = simulate_run(NAME, model, t_end, params, out, progress, rtol=params["rtol"], max_step=2e-3,
+                       output_interval=params["output_interval"])
     return res, model, handles
 
 

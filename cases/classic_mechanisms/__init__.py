@@ -4,7 +4,7 @@ parallelogram of three cranks (the exact pendulum equation). Model and reference
 """
 from __future__ import annotations
 
-from cases._common import case_parameters, run_summary
+from cases._common import case_parameters, run_summary, simulate_run
 
 from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME, PARAMETERS  # noqa: F401  (read by the registry here)
 
@@ -25,15 +25,11 @@ def build_model(p: dict):
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
     """Simulate the chosen mechanism; outputs: the dropped equations, energy drift, final positions."""
-    import flexmbs as fm
-
     p = parameters(params)
     t_end = float(t_end if t_end is not None else p["t_end"])
     model = build_model(p)
-    res = fm.simulate(model, t_end, rtol=p["rtol"], atol=p["atol"], output=out, progress=progress, case=NAME,
-                      parameters=p, output_interval=t_end / 100.0)
-    if not res.success:
-        raise fm.SimulationError(f"{NAME}: {res.message}")
+    res = simulate_run(NAME, model, t_end, p, out, progress, rtol=p["rtol"], atol=p["atol"],
+                       output_interval=t_end / 100.0)
     energy = res.energy()["total"]
     return run_summary(NAME, res, {
         "mechanism": p["mechanism"],

@@ -2,12 +2,10 @@
 (re-exported by the package; the case's own modules import them from here, not from the package)."""
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
+from cases._common import toml_defaults
 
 NAME = "compactor"
 DESCRIPTION = ("Vibratory asphalt compactor: 23-joint DH tree (seed 004), Newton-Euler contact-force estimator vs "
                "the simulated drum-asphalt forces; scenarios static, vibrating, driving")
 
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "compactor.toml"))
+DEFAULTS = toml_defaults(__file__, "compactor.toml")

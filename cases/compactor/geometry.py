@@ -90,14 +90,10 @@ def link_parameters(p: dict, tree: DHTree, q_rest: np.ndarray) -> LinkParameters
                                                                    p["exciter_axial_inertia"]]))
     ms[23 - 1, 0:2] += (p["eccentric_moment"], 0.0)  # the unbalance m_e e along x23 (exciter frame)
     k, h, fs = np.zeros(n), np.zeros(n), np.zeros(n)
-    for j in (8, 9):
-        k[j - 1], h[j - 1] = p["rear_translation_stiffness"], p["rear_translation_damping"]
-    for j in (10, 11):
-        k[j - 1], h[j - 1] = p["rear_rotation_stiffness"], p["rear_rotation_damping"]
-    for j in (17, 18):
-        k[j - 1], h[j - 1] = p["front_translation_stiffness"], p["front_translation_damping"]
-    for j in (19, 20):
-        k[j - 1], h[j - 1] = p["front_rotation_stiffness"], p["front_rotation_damping"]
+    for joints, mount in (((8, 9), "rear_translation"), ((10, 11), "rear_rotation"), ((17, 18), "front_translation"),
+                          ((19, 20), "front_rotation")):
+        for j in joints:
+            k[j - 1], h[j - 1] = p[f"{mount}_stiffness"], p[f"{mount}_damping"]
     for j in (12, 13, 21, 22):
         h[j - 1], fs[j - 1] = p["drum_bearing_damping"], p["drum_bearing_coulomb"]
     h[23 - 1] = p["exciter_bearing_damping"]

@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from fem.errors import ModelError, SimulationError
+from fem.errors import ModelError
 from flexmbs.catalog.parameters import override_defaults
 
-from cases._common import run_summary
+from cases._common import run_summary, simulate_run
 
 from .estimator import add_noise, estimate_contact, identified_parameters
 from .machine import GRAVITY, build_machine, static_front_load
@@ -36,16 +36,10 @@ def parameters(overrides: dict) -> dict:
 
 def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = None, progress: bool = False):
     """Build and simulate; returns ``(results, tree_model, parts)``."""
-    import flexmbs as fm
-
     tm, parts = build_machine(p, support=p["support"])
     t_end = float(p["t_end"] if t_end is None else t_end)
-    res = fm.simulate(tm.model, t_end, rtol=float(p["rtol"]), atol=float(p["atol"]), rho_inf=float(p["rho_inf"]),
-                      output=out, progress=progress,
-                      output_interval=float(p["output_interval"]), case="compactor", parameters=p)
-    if not res.success:
-        kept = f"; results up to t = {res.time[-1]:.6g} s are in {res.path or out}" if out else ""
-        raise SimulationError(f"compactor: {res.message}{kept}")
+    res = simulate_run("compactor", tm.model, t_end, p, out, progress, rtol=float(p["rtol"]), atol=float(p["atol"]),
+                       rho_inf=float(p["rho_inf"]), output_interval=float(p["output_interval"]))
     return res, tm, parts
 
 

@@ -13,10 +13,7 @@ Model, parameters and the choices we had to make: docs/cases/excavator.md.
 """
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
-from cases._common import case_parameters
+from cases._common import case_parameters, toml_defaults
 
 NAME = "excavator"
 DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free fall energy check and 12 s digging "
@@ -26,7 +23,7 @@ DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free f
 SCENARIOS = ("free-fall", "free-fall-light", "digging", "digging-flexible-boom", "digging-load-sensing")
 
 
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "excavator.toml"))
+DEFAULTS = toml_defaults(__file__, "excavator.toml")
 
 
 parameters = case_parameters(NAME, DEFAULTS, {"scenario": SCENARIOS})
@@ -66,19 +63,13 @@ def linearization(params: dict | None = None) -> dict:
     chamber pressures are left to ``--output``."""
     from fem.errors import ModelError
 
-    from .scenarios import build_digging, build_free_fall
+    from .scenarios import build_scenario
 
     p = parameters(params)
-    scenario = p["scenario"]
-    if scenario == "digging-flexible-boom":
+    if p["scenario"] == "digging-flexible-boom":
         raise ModelError("excavator: linearize is defined for the rigid-boom scenarios (free-fall, free-fall-light, "
                          "digging, digging-load-sensing), got scenario=digging-flexible-boom")
-    if scenario.startswith("free-fall"):
-        model, _ = build_free_fall(p, light=scenario == "free-fall-light")
-        rtol = p["rtol_free_fall"]
-    else:
-        model, _ = build_digging(p)
-        rtol = p["rtol"]
+    model, _, rtol = build_scenario(p)
     return {"model": model, "at": LINEARIZATION_TIME,
             "simulate_options": {"rtol": rtol, "atol": p["atol"], "max_step": p["max_step"]},
             "inputs": {}, "outputs": {}}

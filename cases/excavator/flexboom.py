@@ -21,6 +21,8 @@ import os
 
 import numpy as np
 
+from flexmbs.results.cache import cache_dir, drop_damaged  # cache_dir: $FLEXMBS_CACHE or ~/.cache/flexmbs
+
 from . import geometry as geo
 
 __all__ = ["KNEE", "cache_dir", "boom_settings", "build_flexbody", "flexible_boom_factory", "von_mises_history",
@@ -29,13 +31,6 @@ __all__ = ["KNEE", "cache_dir", "boom_settings", "build_flexbody", "flexible_boo
 KNEE = (3.0, 0.55)  # m, boom frame: the bend of the banana boom (centre line)
 LUG_RADIUS = 0.25  # m
 STEEL = {"E": 2.1e11, "nu": 0.3}
-
-
-def cache_dir() -> str:
-    """``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` (:func:`flexmbs.results.cache.cache_dir`: checked, created)."""
-    from flexmbs.results.cache import cache_dir as checked
-
-    return checked()
 
 
 def boom_settings(p: dict) -> dict:
@@ -106,8 +101,6 @@ def build_flexbody(p: dict, progress: bool = False):
     key = hashlib.sha256(json.dumps(s, sort_keys=True).encode()).hexdigest()[:16]
     folder = cache_dir()
     path = os.path.join(folder, f"excavator-boom-{key}.flex.h5")
-    from flexmbs.results.cache import drop_damaged
-
     drop_damaged(path)  # a damaged entry is rebuilt, with a note
     if os.path.exists(path):
         return read_flexbody(path), path, s

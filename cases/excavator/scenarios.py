@@ -4,16 +4,15 @@ from __future__ import annotations
 import os
 import time
 
-import flexmbs as fm
 from flexmbs import Distance
 
-from cases._common import run_summary
+from cases._common import run_summary, simulate_run
 
 from . import circuits, mechanics
 from .digging import DiggingForce, SoilOscillation
 from .scaling import ScaledCircuit
 
-__all__ = ["build_free_fall", "build_digging", "simulate_scenario", "run_scenario"]
+__all__ = ["build_free_fall", "build_digging", "build_scenario", "simulate_scenario", "run_scenario"]
 
 CYLINDER_KEYS = {"boom_cylinder": "boom", "stick_cylinder": "stick", "bucket_cylinder": "bucket"}
 
@@ -47,6 +46,13 @@ def build_digging(p: dict, boom_body=None, boom_centre=None):
     return model, handles
 
 
+def build_scenario(p: dict, boom_body=None, boom_centre=None):
+    """The model of ``p["scenario"]``; returns ``(model, handles, rtol)`` (free fall: ``rtol_free_fall``)."""
+    if p["scenario"].startswith("free-fall"):
+        return *build_free_fall(p, light=p["scenario"] == "free-fall-light"), p["rtol_free_fall"]
+    return *build_digging(p, boom_body=boom_body, boom_centre=boom_centre), p["rtol"]
+
+
 def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = None, progress: bool = False,
                       boom_body=None, boom_centre=None):
     """Build the scenario's model and integrate it; returns ``(results, handles)``.
@@ -54,19 +60,11 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
     Raises ``flexmbs.SimulationError`` if the integration fails.
     """
     scenario = p["scenario"]
-    if scenario.startswith("free-fall"):
-        model, handles = build_free_fall(p, light=scenario == "free-fall-light")
-        t_default = p["t_end_free_fall"]
-    else:
-        model, handles = build_digging(p, boom_body=boom_body, boom_centre=boom_centre)
-        t_default = p["t_end_digging"]
-    t_end = float(t_end if t_end is not None else t_default)
-    rtol = p["rtol_free_fall"] if scenario.startswith("free-fall") else p["rtol"]
-    res = fm.simulate(model, t_end, rtol=rtol, atol=p["atol"], max_step=p["max_step"],
-                      output_interval=p["output_interval"], output=out, progress=progress, case="excavator",
-                      parameters=p)
-    if not res.success:
-        raise fm.SimulationError(f"excavator ({scenario}): {res.message}")
+    model, handles, rtol = build_scenario(p, boom_body, boom_centre)
+    if t_end is None:
+        t_end = p["t_end_free_fall" if scenario.startswith("free-fall") else "t_end_digging"]
+    res = simulate_run("excavator", model, float(t_end), p, out, progress, label=f"excavator ({scenario})", rtol=rtol,
+                       atol=p["atol"], max_step=p["max_step"], output_interval=p["output_interval"])
     return res, handles
 
 

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from cases._common import run_summary
+from cases._common import run_summary, simulate_run
 
 from .declaration import DEFAULTS, DESCRIPTION, NAME, PARAMETERS, parameters  # noqa: F401  (read by the registry here)
 
@@ -22,21 +22,9 @@ from .declaration import DEFAULTS, DESCRIPTION, NAME, PARAMETERS, parameters  # 
 def simulate_case(params: dict | None = None, t_end: float | None = None, out: str | None = None,
                   progress: bool = False):
     """Equilibrium, model and time integration; returns ``(results, equilibrium, parameters)``."""
-    import flexmbs as fm
-
-    from .equilibrium import equilibrium_pressures
-    from .model import build_circuit, build_mechanism
-
-    p = parameters(params)
+    model, _, eq, p = build_model(params)
     t_end = float(t_end if t_end is not None else p["t_end"])
-    eq = equilibrium_pressures(p)
-    model, handles = build_mechanism(p)
-    circuit = build_circuit(p, handles["cylinder_length"], (eq["p1"], eq["p2"], eq["p3"]))
-    model.add_element(circuit)
-    res = fm.simulate(model, t_end, output=out, progress=progress, case=NAME, parameters=p,
-                      max_step=min(0.01, t_end / 50), rtol=1e-5)
-    if not res.success:
-        raise fm.SimulationError(f"{NAME}: {res.message}")
+    res = simulate_run(NAME, model, t_end, p, out, progress, max_step=min(0.01, t_end / 50), rtol=1e-5)
     return res, eq, p
 
 

@@ -11,16 +11,13 @@ docs/cases/machine-creeping.md.
 """
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
-from cases._common import case_parameters
+from cases._common import case_parameters, toml_defaults
 
 NAME = "machine-creeping"
 DESCRIPTION = ("Machine creeping on its pads (seed 003 ch. 5): flexible clamp unit (~150 modes) on 22 pads, moving "
                "platen on sliding contacts and guides, the ch. 4 hydraulics or a stand-in stroke servo "
                "(--set scenario=normal-cycle|emergency-stop|impact, stroke_drive=hydraulic|servo)")
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "machine_creeping.toml"))
+DEFAULTS = toml_defaults(__file__, "machine_creeping.toml")
 CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_drive": ("hydraulic", "servo")}
 
 

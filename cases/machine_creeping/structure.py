@@ -148,13 +148,11 @@ def reduced_structure(params: dict, progress: bool = False, cache: str | None = 
     simulation does not need them, so the default 0 skips that second modal analysis (issue 31); a cached body
     without (enough of) them is reduced again with them when they are asked for, and the cache keeps them.
     """
-    from cases.clamp_locking.flexbars import cache_dir
+    from flexmbs.results.cache import cache_dir, drop_damaged
     from reduction.io import read_flexbody, write_flexbody
     from reduction.reduce import reduce
 
     path = os.path.join(cache or cache_dir(), f"machine-creeping-structure-{cache_key(params)}.flex.h5")
-    from flexmbs.results.cache import drop_damaged
-
     drop_damaged(path)  # a damaged entry is rebuilt, with a note
     if not os.path.exists(path) or (compare_modes and _compared(path) < compare_modes):
         def say(message):

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import time
 
+from cases._common import toml_defaults
+
 NAME = "nafems-free-vibration"
 DESCRIPTION = ("NAFEMS free-vibration benchmarks FV12, FV22, FV32, FV52 with 27-node hexahedra (--set benchmark=fv52 "
                "--set refinement=2); a modal analysis, no time integration")
-DEFAULTS = {"benchmark": "fv32", "refinement": 1}
-PARAMETERS = {
-    "benchmark": {"unit": "", "provenance": "assumed", "source": "which benchmark: fv12, fv22, fv32, fv52 or fv52-hard "
-                  "(FV52 with the 3D hard simple support), NAFEMS R0015"},
-    "refinement": {"unit": "1", "min": 1, "max": 4, "integer": True, "provenance": "assumed",
-                   "source": "mesh refinement factor over the documented meshes (benchmarks.MESHES)"},
-}
+DEFAULTS = toml_defaults(__file__, "nafems_free_vibration.toml")
+PARAMETERS = DEFAULTS.specs
 
 
 def parameters(params: dict | None = None) -> dict:

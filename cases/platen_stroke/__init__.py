@@ -13,10 +13,7 @@ Model, parameters and results: docs/cases/platen-stroke.md.
 """
 from __future__ import annotations
 
-import os
-
-from cases import load_toml_defaults
-from cases._common import case_parameters
+from cases._common import case_parameters, toml_defaults
 
 NAME = "platen-stroke"
 DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts with friction, stroke cylinders, "
@@ -24,7 +21,7 @@ DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts
                "open-full-valve|close-pid|open-pid|close-full-acceleration|open-full-acceleration|"
                "close-abrupt-deceleration, study=pid-ti)")
 
-DEFAULTS = load_toml_defaults(os.path.join(os.path.dirname(__file__), "platen_stroke.toml"))
+DEFAULTS = toml_defaults(__file__, "platen_stroke.toml")
 LINEARIZATION_TIME = 0.3  # s, steady motion from the eq. (4-7) start to the linearization point (assumed)
 CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid",
                         "close-full-acceleration", "open-full-acceleration", "close-abrupt-deceleration"),

@@ -6,9 +6,8 @@ import time
 
 import numpy as np
 
-import flexmbs as fm
 
-from cases._common import run_summary
+from cases._common import run_summary, simulate_run
 
 from .circuit import build_circuit
 from .controls import steady_velocity, trigger_distance
@@ -70,11 +69,8 @@ def simulate_stroke(params: dict, t_end: float | None = None, out: str | None = 
     model, handles, settings = build_model(params)
     if progress:
         print(f"platen-stroke: simulating {t_end} s ({params['scenario']})", file=sys.stderr)
-    res = fm.simulate(model, t_end, rtol=params["rtol"], atol=1e-5, max_step=0.02, output=out,
-                      output_interval=params["output_interval"], progress=progress, case="platen-stroke",
-                      parameters=params)
-    if not res.success:
-        raise fm.SimulationError(f"platen-stroke: {res.message}")
+    res = simulate_run("platen-stroke", model, t_end, params, out, progress, rtol=params["rtol"], atol=1e-5,
+                       max_step=0.02, output_interval=params["output_interval"])
     return res, handles, settings
 
 

@@ -2,17 +2,9 @@
 (re-exported by the package; the case's own modules import them from here, not from the package)."""
 from __future__ import annotations
 
-import os
+from cases._common import toml_defaults
 
 NAME = "slider-crank"
 DESCRIPTION = ("Slider crank with a flexible link reduced from a beam FE model (seed 003 §2.1.3); prescribed crank "
                "speed or driving torque")
-
-
-def _load_defaults() -> dict:
-    from cases import load_toml_defaults
-
-    return load_toml_defaults(os.path.join(os.path.dirname(__file__), "slider_crank.toml"))
-
-
-DEFAULTS = _load_defaults()
+DEFAULTS = toml_defaults(__file__, "slider_crank.toml")

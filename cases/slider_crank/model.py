@@ -8,8 +8,8 @@ import time
 
 import numpy as np
 
-from fem.errors import ModelError, SimulationError
-from cases._common import run_summary
+from fem.errors import ModelError
+from cases._common import run_summary, simulate_run
 from flexmbs.catalog.parameters import override_defaults
 
 __all__ = ["parameters", "link_flexbody", "build_model", "run_case", "slider_position", "slider_acceleration"]
@@ -115,18 +115,12 @@ def midpoint_deflection(res) -> np.ndarray:
 
 
 def run_case(overrides: dict, t_end, out, progress) -> dict:
-    import flexmbs as fm
-
     start = time.perf_counter()
     p = parameters(overrides)
     flexbody = link_flexbody(p)
     model = build_model(p, flexbody)
     t_end = float(p["t_end"] if t_end is None else t_end)
-    res = fm.simulate(model, t_end, rtol=float(p["rtol"]), atol=float(p["atol"]), output=out, progress=progress,
-                      case="slider-crank", parameters=p)
-    if not res.success:
-        kept = f"; results up to t = {res.time[-1]:.6g} s are in {res.path or out}" if out else ""
-        raise SimulationError(f"slider-crank: {res.message}{kept}")
+    res = simulate_run("slider-crank", model, t_end, p, out, progress, rtol=float(p["rtol"]), atol=float(p["atol"]))
     deflection = midpoint_deflection(res)
     slider_force = res["joint/slider_pin/force"]
     return run_summary("slider-crank", res, {

@@ -11,43 +11,13 @@ import warnings
 
 import numpy as np
 
-from cases._common import case_parameters, run_summary
+from cases._common import case_parameters, run_summary, simulate_run, toml_defaults
 
 NAME = "spin-up-beam"
 DESCRIPTION = ("Spin-up beam (Kane, Ryan & Banerjee 1987): a 10 m beam on a hub spun up to Ωs in 15 s; geometric "
                "stiffening on or off (--set omega_s=10 --set geometric_stiffness=false)")
-DEFAULTS = {
-    "omega_s": 6.0,  # rad/s
-    "t_spin": 15.0,  # s
-    "t_end": 20.0,  # s
-    "length": 10.0,  # m
-    "axial_stiffness": 2.8e7,  # N (EA)
-    "bending_stiffness": 1.4e4,  # N m² (EI)
-    "mass_per_length": 1.2,  # kg/m (ρA)
-    "n_elements": 20,
-    "fixed_interface_modes": 6,
-    "geometric_stiffness": True,
-    "rtol": 1e-4,
-    "atol": 1e-6,
-}
-_KANE = "benchmark data of Kane, Ryan & Banerjee, J. Guid. Control Dyn. 10(2), 1987, §5 (also Simo & Vu-Quoc 1986)"
-PARAMETERS = {
-    "omega_s": {"unit": "rad/s", "gt": 0.0, "max": 20.0, "provenance": "assumed", "source": _KANE + ": 4, 6, 10 rad/s"},
-    "t_spin": {"unit": "s", "gt": 0.0, "provenance": "assumed", "source": _KANE + ": Ts = 15 s"},
-    "t_end": {"unit": "s", "gt": 0.0, "max": 100.0, "provenance": "assumed", "source": "run control"},
-    "length": {"unit": "m", "gt": 0.0, "provenance": "assumed", "source": _KANE},
-    "axial_stiffness": {"unit": "N", "gt": 0.0, "provenance": "assumed", "source": _KANE},
-    "bending_stiffness": {"unit": "N m^2", "gt": 0.0, "provenance": "assumed", "source": _KANE},
-    "mass_per_length": {"unit": "kg/m", "gt": 0.0, "provenance": "assumed", "source": _KANE},
-    "n_elements": {"unit": "1", "min": 2, "max": 200, "integer": True, "provenance": "assumed",
-                   "source": "issue 28: 20 frame elements"},
-    "fixed_interface_modes": {"unit": "1", "min": 1, "max": 50, "integer": True, "provenance": "assumed",
-                              "source": "issue 28: 6 fixed-interface modes, root and tip interfaces"},
-    "geometric_stiffness": {"unit": "1", "provenance": "assumed",
-                            "source": "reduce(..., geometric_stiffness=...): stress stiffening on or off"},
-    "rtol": {"unit": "1", "gt": 0.0, "lt": 1.0, "provenance": "assumed", "source": "integrator setting"},
-    "atol": {"unit": "1", "gt": 0.0, "provenance": "assumed", "source": "integrator setting"},
-}
+DEFAULTS = toml_defaults(__file__, "spin_up_beam.toml")
+PARAMETERS = DEFAULTS.specs
 
 
 parameters = case_parameters(NAME, DEFAULTS)
@@ -105,14 +75,10 @@ def tip_deflection(res, p: dict) -> np.ndarray:
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
     """Spin the beam up; outputs: peak tip deflection in the hub frame and its time, amplitude after Ts."""
-    import flexmbs as fm
-
     p = parameters(params)
     t_end = float(t_end if t_end is not None else p["t_end"])
-    res = fm.simulate(build_model(p), t_end, rtol=p["rtol"], atol=p["atol"], output=out, progress=progress, case=NAME,
-                      parameters=p, output_interval=0.005)
-    if not res.success:
-        raise fm.SimulationError(f"{NAME}: {res.message}")
+    res = simulate_run(NAME, build_model(p), t_end, p, out, progress, rtol=p["rtol"], atol=p["atol"],
+                       output_interval=0.005)
     d = tip_deflection(res, p)
     k = int(np.argmax(np.abs(d)))
     after = d[res.time > p["t_spin"]]
