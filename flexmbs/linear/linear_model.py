@@ -249,11 +249,8 @@ class LinearModel:
 
             buffer = io.BytesIO()  # built in memory: a full disk is an OSError in Python, not inside HDF5
             with h5py.File(buffer, "w") as fh:
-                fh.attrs["format"] = "flexmbs-linear-model"
-                fh.attrs["format_version"] = 1
-                fh.attrs["method"] = self.method
-                fh.attrs["operating_point"] = f"{op.kind}: {op.note}"
-                fh.attrs["operating_time_s"] = op.t
+                fh.attrs.update({"format": "flexmbs-linear-model", "format_version": 1, "method": self.method,
+                                 "operating_point": f"{op.kind}: {op.note}", "operating_time_s": op.t})
                 for key, val in data.items():
                     fh.create_dataset(key, data=val)
                 for key, val in names.items():

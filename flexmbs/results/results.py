@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 import time as _time
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -215,10 +216,7 @@ class Results:
         if "steps" in stats:
             lines.append(f"solver: {stats.get('engine', 'python')} engine, {stats['steps']} steps "
                          f"({stats.get('rejected_steps', 0)} rejected)")
-        groups: dict[str, int] = {}
-        for name in self._data:
-            key = "/".join(name.split("/")[:2])
-            groups[key] = groups.get(key, 0) + 1
+        groups = Counter("/".join(name.split("/")[:2]) for name in self._data)
         shown = ", ".join(f"{k} ({n})" for k, n in list(groups.items())[:8])
         lines.append(f"signals: {len(self._data)}: {shown}{', …' if len(groups) > 8 else ''}")
         lines += [f"warning: {w}" for w in self.run_warnings()]
