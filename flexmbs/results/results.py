@@ -186,8 +186,7 @@ class Results:
                 columns.append((f"{name} [{unit}]", arr))
             else:
                 comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
-                for k in range(arr.shape[1]):
-                    columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
+                columns += [(f"{name}/{comps[k]} [{unit}]", arr[:, k]) for k in range(arr.shape[1])]
         from .safe_files import atomic_output, open_output, write_rows
 
         with atomic_output(path, "csv file", kind="csv table", inputs=[self.path], force_hint="") as tmp, \
@@ -639,10 +638,8 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
     status = str(attrs.get("status", "unknown"))
     for key in ("parameters", "warnings", "outputs"):
         if isinstance(attrs.get(key), str):
-            try:
+            with contextlib.suppress(json.JSONDecodeError):
                 attrs[key] = json.loads(attrs[key])
-            except json.JSONDecodeError:
-                pass
     results = Results(time, data, units, comps, success=status == "finished", message=str(attrs.get("message", "")),
                       status=status, statistics={k: _plain(v) for k, v in stats.items()}, path=str(path),
                       attributes=attrs)
