@@ -135,8 +135,7 @@ def run_checks(cases: dict, quick: bool = False, progress=None) -> list:
             cpu0 = time.process_time()
             found = function(quick)
             seconds = time.process_time() - cpu0
-            for item in found:
-                rows.append({"case": case_name, "check": check_name, **item, "seconds": seconds})
+            rows += [{"case": case_name, "check": check_name, **item, "seconds": seconds} for item in found]
     return rows
 
 

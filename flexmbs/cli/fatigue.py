@@ -166,11 +166,10 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     writers = {"csv": lambda tmp: write_damage_csv(fmap, tmp), "vtu": lambda tmp: write_damage_vtu(scene, body, fmap,
                                                                                                     tmp),
                "png": lambda tmp: save_damage_png(scene, body, fmap, tmp, window_size=parse_size(size))}
-    outputs = {}
+    outputs = {key: prefix + "." + key for key in writers}
     for key, writer in writers.items():  # each a temporary, renamed when complete
-        with atomic_output(prefix + "." + key, "--out", force=True) as tmp:
+        with atomic_output(outputs[key], "--out", force=True) as tmp:
             writer(tmp)
-        outputs[key] = prefix + "." + key
     rows = [{"node_id": int(s.node_ids[k]), "position_m": s.positions[k], "damage": float(fmap["damage"][k]),
              "life_repeats": float(fmap["life_repeats"][k]), "life_s": float(fmap["life_s"][k]),
              "cycles": float(fmap["cycles"][k]), "peak_von_mises_pa": float(fmap["peak_von_mises"][k])}

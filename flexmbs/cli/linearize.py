@@ -102,7 +102,7 @@ def _mode_vtk(text: str) -> tuple[str, str, str]:
     return index, path, path[:-4] if path.endswith(".pvd") else path.removesuffix(".results.h5")
 
 
-def _select(requested, defaults, kind: str):
+def _select(requested, defaults):
     """Requested names (aliases of the hook's dict allowed) or the hook's defaults → ``{short: full}``."""
     aliases = dict(defaults) if isinstance(defaults, dict) else {n: n for n in (defaults or [])}
     if not requested:
@@ -130,8 +130,8 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
     if "model" not in spec:
         raise FlexmbsError(f"case {module.NAME!r}: linearization(params) must return a dict with a 'model'")
     return linearize(spec["model"], at=at if at is not None else spec.get("at", "static"),
-                     inputs=_select(inputs, spec.get("inputs"), "input"),
-                     outputs=_select(outputs, spec.get("outputs"), "output"),
+                     inputs=_select(inputs, spec.get("inputs")),
+                     outputs=_select(outputs, spec.get("outputs")),
                      coordinates=list(coordinates) or spec.get("coordinates"),
                      simulate_options=spec.get("simulate_options"))
 

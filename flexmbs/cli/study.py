@@ -12,8 +12,7 @@ import click
 
 from fem.errors import FlexmbsError
 
-from flexmbs.results.file_kinds import check_replace
-from flexmbs.results.safe_files import atomic_output, check_writable, open_output
+from flexmbs.results.safe_files import atomic_output, open_output
 
 from .app import emit_json, json_option, log
 
@@ -139,11 +138,9 @@ def study_plot_command(study_dir, outputs, against, by, out, force):
     """Plot OUTPUT... of a study against a varied parameter, one line per value of a second one."""
     from flexmbs.studies.study import load_manifest, load_table
 
-    suffix = os.path.splitext(out)[1].lower()
-    if suffix not in (".png", ".csv"):
-        raise FlexmbsError(f"cannot write {out!r}: --out must end in .png or .csv")
-    check_writable(out, "--out")
-    check_replace(out, "csv table" if suffix == ".csv" else "png picture", force=force, option="--out")
+    from .viz import _output
+
+    suffix = _output(out, (".png", ".csv"), force=force)
     manifest, frame = load_manifest(study_dir), load_table(study_dir)
     varied = manifest.get("varied", [])
     if against not in varied:

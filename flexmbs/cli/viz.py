@@ -36,12 +36,7 @@ def _output(path: str, allowed: tuple[str, ...], inputs=(), force: bool = False,
         raise FlexmbsError(f"cannot write {path!r}: the output must end in {', '.join(allowed)}")
     check_writable(path, option)
     check_replace(path, _KIND_OF[suffix], force=force, inputs=inputs, option=option)
-    return suffix
-
-
-def _atomic(path: str, option: str = "--out"):
-    """A temporary beside ``path``, renamed over it when complete (kind and inputs checked before the work)."""
-    return atomic_output(path, option, force=True)
+    return suffix  # the commands write through atomic_output(..., force=True): kind and inputs are checked here
 
 
 def _require_motion(results, path: str) -> None:
@@ -81,18 +76,18 @@ def modes_command(body_file, modes, out, scale, size, view, as_json, force=False
     if suffix == ".vtu":
         if modes:
             log("note: the .vtu holds every mode; --mode is ignored")
-        with _atomic(out) as tmp:
+        with atomic_output(out, "--out", force=True) as tmp:
             write_modes_vtu(body, tmp)
         numbers = list(range(1, body.n_modes + 1))
     elif suffix == ".png":
         log(f"rendering {len(numbers)} mode(s) of {body.name!r}")
-        with _atomic(out) as tmp:
+        with atomic_output(out, "--out", force=True) as tmp:
             save_modes_png(body, tmp, numbers, scale=scale, window_size=parse_size(size or "1024x768"), view=view)
     else:
         if len(numbers) != 1:
             raise FlexmbsError(f"a {suffix} shows one mode oscillating; give one --mode (got {len(numbers)})")
         log(f"rendering mode {numbers[0]} of {body.name!r} oscillating")
-        with _atomic(out) as tmp:
+        with atomic_output(out, "--out", force=True) as tmp:
             write_mode_gif(body, tmp, numbers[0], scale=scale, window_size=parse_size(size or "640x480"),
                            view=view, progress=log)
     full = list(body.report.get("full_free_free_hz", []))
@@ -133,7 +128,7 @@ def animate_command(results_file, out, scale, fps, max_frames, every, size, view
                    "bodies": info["bodies"]}
     else:
         log(f"rendering {min(scene.time.size, max_frames)} frames of {scene.time.size} output times")
-        with _atomic(out) as tmp:
+        with atomic_output(out, "--out", force=True) as tmp:
             info = animate(scene, tmp, scale=scale, fps=fps, max_frames=max_frames, window_size=parse_size(size),
                            view=view, progress=log)
         payload = {"out": out, "frames": info["frames"], "von_mises_max_pa": info["stress_max"]}
@@ -160,7 +155,7 @@ def plot_command(results_file, signals, out, size, title, force=False):
     results = load_results(results_file)
     _require_motion(results, results_file)
     series = select_signals(results, signals)
-    with _atomic(out) as tmp:
+    with atomic_output(out, "--out", force=True) as tmp:
         if suffix == ".csv":
             write_signals_csv(results.time, series, tmp)
         else:
@@ -224,13 +219,13 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
                          "time_of_max_s": h.time_of_peak, "range_pa": h.range} for h in spots]}
     history = stress_history(scene, body, node=node, node_index=node_index)
     summary = rainflow_summary(history.signal(cycles_of), n_bins=bins)
-    with _atomic(out) as tmp:
+    with atomic_output(out, "--out", force=True) as tmp:
         if suffix == ".csv":
             write_stress_csv(history, tmp)
         else:
             plot_stress(history, summary, tmp, window_size=parse_size(size), cycle_signal=cycles_of)
     if cycles_csv:
-        with _atomic(cycles_csv, "--cycles") as tmp:
+        with atomic_output(cycles_csv, "--cycles", force=True) as tmp:
             np.savetxt(tmp, summary["cycles"], delimiter=",", header="range [Pa],mean [Pa],count", comments="")
     k = int(np.argmax(history.von_mises))
     payload = {"out": out, "body": body, "node_id": history.node_id, "node_index": history.node_index,

@@ -249,11 +249,8 @@ class LinearModel:
 
             buffer = io.BytesIO()  # built in memory: a full disk is an OSError in Python, not inside HDF5
             with h5py.File(buffer, "w") as fh:
-                fh.attrs["format"] = "flexmbs-linear-model"
-                fh.attrs["format_version"] = 1
-                fh.attrs["method"] = self.method
-                fh.attrs["operating_point"] = f"{op.kind}: {op.note}"
-                fh.attrs["operating_time_s"] = op.t
+                fh.attrs.update({"format": "flexmbs-linear-model", "format_version": 1, "method": self.method,
+                                 "operating_point": f"{op.kind}: {op.note}", "operating_time_s": op.t})
                 for key, val in data.items():
                     fh.create_dataset(key, data=val)
                 for key, val in names.items():
@@ -399,10 +396,6 @@ def zero_mode_kind(participation: list, n_minimal: int, state_names: list) -> st
     return "free direction of the bodies" if share >= 0.5 else "neutral direction of the states"
 
 
-def _short(label: str) -> str:
-    return label.removeprefix("element/")
-
-
 def _summary_lines(lin: "LinearModel", max_rows: int) -> list:
     """The lines of :meth:`LinearModel.summary`."""
     k = lin.n_minimal
@@ -426,7 +419,8 @@ def _summary_lines(lin: "LinearModel", max_rows: int) -> list:
         if lam.imag < 0.0 and not zero:
             continue  # one row per conjugate pair; every zero its own row (a double zero may come out of the
             # eigensolver as a pair ±iε of round-off size, which is two directions, not an oscillation)
-        parts = ", ".join(f"{_short(lbl)} {100 * s:.0f}%" for lbl, s in analysis.participation[i][:3] if s >= 0.005)
+        parts = ", ".join(f"{lbl.removeprefix('element/')} {100 * s:.0f}%" for lbl, s in analysis.participation[i][:3]
+                          if s >= 0.005)
         if zero:
             kind = zero_mode_kind(analysis.participation[i], k, lin.state_names)
             rows.append(f"{'0':>10} {'-':>8} {'-':>10}  zero: {kind} ({parts})")

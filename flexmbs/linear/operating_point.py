@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fem.errors import FlexmbsError, ModelError, SimulationError
+from fem.errors import ModelError, SimulationError
 
 from flexmbs.engine.redundancy import check_dropped_rows
 from flexmbs.engine.initial import (assemble_positions, constraint_row_owner, equation_names, initial_accelerations,
@@ -191,8 +191,6 @@ def resolve_operating_point(model, at, simulate_options=None) -> tuple[System, O
             path, t = _parse_results_spec(at)
             try:
                 results = load_results(path)
-            except FlexmbsError:
-                raise
             except OSError as exc:
                 raise ModelError(f"cannot read results file {path!r}: {exc}") from None
         else:

@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 import time as _time
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -185,8 +186,7 @@ class Results:
                 columns.append((f"{name} [{unit}]", arr))
             else:
                 comps = self.components.get(name) or [str(k) for k in range(arr.shape[1])]
-                for k in range(arr.shape[1]):
-                    columns.append((f"{name}/{comps[k]} [{unit}]", arr[:, k]))
+                columns += [(f"{name}/{comps[k]} [{unit}]", arr[:, k]) for k in range(arr.shape[1])]
         from .safe_files import atomic_output, open_output, write_rows
 
         with atomic_output(path, "csv file", kind="csv table", inputs=[self.path], force_hint="") as tmp, \
@@ -215,10 +215,7 @@ class Results:
         if "steps" in stats:
             lines.append(f"solver: {stats.get('engine', 'python')} engine, {stats['steps']} steps "
                          f"({stats.get('rejected_steps', 0)} rejected)")
-        groups: dict[str, int] = {}
-        for name in self._data:
-            key = "/".join(name.split("/")[:2])
-            groups[key] = groups.get(key, 0) + 1
+        groups = Counter("/".join(name.split("/")[:2]) for name in self._data)
         shown = ", ".join(f"{k} ({n})" for k, n in list(groups.items())[:8])
         lines.append(f"signals: {len(self._data)}: {shown}{', …' if len(groups) > 8 else ''}")
         lines += [f"warning: {w}" for w in self.run_warnings()]
@@ -641,10 +638,8 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
     status = str(attrs.get("status", "unknown"))
     for key in ("parameters", "warnings", "outputs"):
         if isinstance(attrs.get(key), str):
-            try:
+            with contextlib.suppress(json.JSONDecodeError):
                 attrs[key] = json.loads(attrs[key])
-            except json.JSONDecodeError:
-                pass
     results = Results(time, data, units, comps, success=status == "finished", message=str(attrs.get("message", "")),
                       status=status, statistics={k: _plain(v) for k, v in stats.items()}, path=str(path),
                       attributes=attrs)

@@ -84,12 +84,8 @@ class JointLoads(ForceElement):
     def generalized_forces(self, ctx):
         gi, gj, _, _, passive, drive = self._evaluate(ctx)
         load = passive + drive
-        out = []
-        for k, joint in enumerate(self.joints):
-            for marker, g in ((joint.marker_i, gi[k]), (joint.marker_j, gj[k])):
-                if not marker.on_ground:
-                    out.append((marker.body, load[k] * g[:marker.body.n_quasi]))
-        return out
+        return [(marker.body, load[k] * g[:marker.body.n_quasi]) for k, joint in enumerate(self.joints)
+                for marker, g in ((joint.marker_i, gi[k]), (joint.marker_j, gj[k])) if not marker.on_ground]
 
     def outputs(self, ctx):
         _, _, _, _, passive, drive = self._evaluate(ctx)

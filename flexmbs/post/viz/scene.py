@@ -280,8 +280,6 @@ def _bone(points: list[np.ndarray], radius: float, pyvista) -> list:
     if len(unique) == 1:
         return [pyvista.Cube(center=centre, x_length=3 * radius, y_length=3 * radius, z_length=3 * radius)]
     pieces = [pyvista.Sphere(radius=1.6 * radius, center=p, theta_resolution=12, phi_resolution=12) for p in unique]
-    for p in unique:
-        if np.linalg.norm(p - centre) > radius:
-            pieces.append(pyvista.Tube(pointa=centre, pointb=p, radius=radius, n_sides=12, capping=True)
-                          .triangulate())
+    pieces += [pyvista.Tube(pointa=centre, pointb=p, radius=radius, n_sides=12, capping=True).triangulate()
+               for p in unique if np.linalg.norm(p - centre) > radius]
     return pieces
