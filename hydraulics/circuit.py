@@ -413,20 +413,15 @@ class Circuit:
         """Quantities the solver integrates over its accepted steps: per volume node the oil added by the
         cavitation floor (``NODE.added_oil_cavitation``, the integral of the fill flow) and the oil exchanged with
         the volume the ``min_volume`` guard adds (``NODE.added_oil_guard``, the integral of ``|guard_flow|``)."""
-        units = {}
-        for volume in self.volumes:
-            units[f"{volume.name}.added_oil_cavitation"] = "m^3"
-            units[f"{volume.name}.added_oil_guard"] = "m^3"
-        return units
+        return {f"{volume.name}.added_oil_{kind}": "m^3" for volume in self.volumes for kind in ("cavitation", "guard")}
 
     def integrands(self, t, z, y, ydot) -> dict[str, float]:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
         aux = self._reuse(t, z, y, ydot).kernel[2]
         out = {}
         for k, volume in enumerate(self.volumes):  # per volume: the fill flow and |guard flow| (kernel._volume)
-            q_cav, q_guard = aux[2 * k], aux[2 * k + 1]
-            out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
-            out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
+            out[f"{volume.name}.added_oil_cavitation"] = float(aux[2 * k])
+            out[f"{volume.name}.added_oil_guard"] = float(abs(aux[2 * k + 1]))
         return out
 
     def integral_warnings(self, integrals: dict[str, float], t, z, y, ydot) -> list[str]:
