@@ -171,13 +171,9 @@ class Circuit:
             offset += len(comp.state_names)
             self._state_names += [f"{comp.name}.{s}" for s in comp.state_names]
             self._state_units += list(comp.state_units)
-        self._measurements = []
-        self._measurement_ids = {}
-        for comp in self.components:
-            for m in comp.measurements():
-                if id(m) not in self._measurement_ids:
-                    self._measurement_ids[id(m)] = len(self._measurements)
-                    self._measurements.append(m)
+        # each measurement once, in the order the components first read it
+        self._measurements = list({id(m): m for comp in self.components for m in comp.measurements()}.values())
+        self._measurement_ids = {id(m): k for k, m in enumerate(self._measurements)}
         # the outputs' names in circuit order and each component's first (compile_circuit lays the kernel's out by them)
         self._output_units, self._output_names, self._output_first = {}, [], []
         for comp in self.components:
