@@ -171,13 +171,9 @@ class Circuit:
             offset += len(comp.state_names)
             self._state_names += [f"{comp.name}.{s}" for s in comp.state_names]
             self._state_units += list(comp.state_units)
-        self._measurements = []
-        self._measurement_ids = {}
-        for comp in self.components:
-            for m in comp.measurements():
-                if id(m) not in self._measurement_ids:
-                    self._measurement_ids[id(m)] = len(self._measurements)
-                    self._measurements.append(m)
+        # each measurement once, in the order the components first read it
+        self._measurements = list({id(m): m for comp in self.components for m in comp.measurements()}.values())
+        self._measurement_ids = {id(m): k for k, m in enumerate(self._measurements)}
         # the outputs' names in circuit order and each component's first (compile_circuit lays the kernel's out by them)
         self._output_units, self._output_names, self._output_first = {}, [], []
         for comp in self.components:
@@ -413,20 +409,15 @@ class Circuit:
         """Quantities the solver integrates over its accepted steps: per volume node the oil added by the
         cavitation floor (``NODE.added_oil_cavitation``, the integral of the fill flow) and the oil exchanged with
         the volume the ``min_volume`` guard adds (``NODE.added_oil_guard``, the integral of ``|guard_flow|``)."""
-        units = {}
-        for volume in self.volumes:
-            units[f"{volume.name}.added_oil_cavitation"] = "m^3"
-            units[f"{volume.name}.added_oil_guard"] = "m^3"
-        return units
+        return {f"{volume.name}.added_oil_{kind}": "m^3" for volume in self.volumes for kind in ("cavitation", "guard")}
 
     def integrands(self, t, z, y, ydot) -> dict[str, float]:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
         aux = self._reuse(t, z, y, ydot).kernel[2]
         out = {}
         for k, volume in enumerate(self.volumes):  # per volume: the fill flow and |guard flow| (kernel._volume)
-            q_cav, q_guard = aux[2 * k], aux[2 * k + 1]
-            out[f"{volume.name}.added_oil_cavitation"] = float(q_cav)
-            out[f"{volume.name}.added_oil_guard"] = float(abs(q_guard))
+            out[f"{volume.name}.added_oil_cavitation"] = float(aux[2 * k])
+            out[f"{volume.name}.added_oil_guard"] = float(abs(aux[2 * k + 1]))
         return out
 
     def integral_warnings(self, integrals: dict[str, float], t, z, y, ydot) -> list[str]:

@@ -42,13 +42,11 @@ class Evaluation:
         Circuit states.
     y, ydot : ndarray, shape (n_y,)
         Measurements and their time derivatives (SI units of each measurement).
-    pressures : ndarray, shape (n_nodes,), optional
-        The node pressures of the compiled circuit (Pa).
-    signals : ndarray, shape (n_slots,), optional
-        The signal values of the compiled circuit (its slots).
+    compiled : hydraulics.layout.CompiledCircuit, optional
+        The compiled circuit whose node pressures and signal slots the circuit sets here.
     """
 
-    def __init__(self, circuit, t: float, z, y, ydot, pressures=None, signals=None, compiled=None):
+    def __init__(self, circuit, t: float, z, y, ydot, compiled=None):
         self.circuit = circuit
         self.t = float(t)
         self.z = np.asarray(z, dtype=float)
@@ -57,7 +55,8 @@ class Evaluation:
         self.n_z = self.z.size
         self.n_y = self.y.size
         self.n_w = self.n_z + 2 * self.n_y
-        self._p, self._sv, self._compiled = pressures, signals, compiled
+        self._p = self._sv = None  # (the circuit sets them)
+        self._compiled = compiled
         self.rates = self.forces = None
         self.kernel = None  # (compiled circuit, time signals, integrands, outputs)
         self.differentiate = None  # sets d_rates and d_forces when first read

@@ -11,7 +11,16 @@ from .core import Component, finite, non_negative, positive, store
 from .laws import brown_mcphee_friction, coulomb_viscous_friction
 
 
-class CoulombViscousFriction:
+class FrictionLaw:
+    """Base of the friction laws: ``LAW`` (of :mod:`hydraulics.laws`) of the velocity and the attributes named in
+    ``PARAMETERS`` (in its order; the compiled kernel's parameters too)."""
+
+    def force(self, velocity: float) -> tuple[float, float]:
+        """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)."""
+        return self.LAW(velocity, *[getattr(self, name) for name in self.PARAMETERS])
+
+
+class CoulombViscousFriction(FrictionLaw):
     """Viscous plus Coulomb friction, seed 001 eq. (23): ``F = b v + F_c sign(v)``, sign regularised by
     ``tanh(v / v_eps)``.
 
@@ -22,17 +31,15 @@ class CoulombViscousFriction:
     velocity_width : float, m/s
     """
 
+    LAW = staticmethod(coulomb_viscous_friction)
+    PARAMETERS = ("coulomb_force", "viscous_coefficient", "velocity_width")
+
     def __init__(self, coulomb_force: float = 0.0, viscous_coefficient: float = 0.0, velocity_width: float = 1.0e-3):
         store(self, non_negative, "friction", coulomb_force=coulomb_force, viscous_coefficient=viscous_coefficient)
         store(self, positive, "friction", velocity_width=velocity_width)
 
-    def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force opposing the motion (N) and ``dF/dv`` (N s/m)
-        (:func:`~hydraulics.laws.coulomb_viscous_friction`)."""
-        return coulomb_viscous_friction(velocity, self.coulomb_force, self.viscous_coefficient, self.velocity_width)
 
-
-class BrownMcPheeFriction:
+class BrownMcPheeFriction(FrictionLaw):
     """Brown-McPhee friction, seed 002 eq. (8):
 
     ``F = F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / (1/4 (v/v_s)^2 + 3/4)^2 + sigma_2 v``.
@@ -49,6 +56,9 @@ class BrownMcPheeFriction:
         ``sigma_2``.
     """
 
+    LAW = staticmethod(brown_mcphee_friction)
+    PARAMETERS = ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient")
+
     def __init__(self, coulomb_force: float, static_force: float, stribeck_velocity: float,
                  viscous_coefficient: float):
         store(self, non_negative, "friction", coulomb_force=coulomb_force, static_force=static_force,
@@ -59,11 +69,6 @@ class BrownMcPheeFriction:
         """The same law with ``F_c``, ``F_s`` and ``sigma_2`` multiplied by ``factor`` (seed 002 Table 3)."""
         return BrownMcPheeFriction(self.coulomb_force * factor, self.static_force * factor, self.stribeck_velocity,
                                    self.viscous_coefficient * factor)
-
-    def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force (N) and ``dF/dv`` (N s/m) (:func:`~hydraulics.laws.brown_mcphee_friction`)."""
-        return brown_mcphee_friction(velocity, self.coulomb_force, self.static_force, self.stribeck_velocity,
-                                     self.viscous_coefficient)
 
 
 class Cylinder(Component):

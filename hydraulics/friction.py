@@ -18,10 +18,10 @@ from fem.errors import ModelError
 
 from .laws import stribeck_friction
 from .core import non_negative, positive, store
-from .cylinder import BrownMcPheeFriction, CoulombViscousFriction
+from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, FrictionLaw
 
 
-class StribeckFriction:
+class StribeckFriction(FrictionLaw):
     """Coulomb + exponential Stribeck + viscous friction.
 
     ``F = (F_c + (F_s - F_c) exp(-(|v|/v_s)^delta)) tanh(v / v_eps) + b v``.
@@ -42,6 +42,10 @@ class StribeckFriction:
         ``delta`` (2 Gaussian, 1 exponential decay), ``>= 1``.
     """
 
+    LAW = staticmethod(stribeck_friction)
+    PARAMETERS = ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient", "velocity_width",
+                  "exponent")
+
     def __init__(self, coulomb_force: float, static_force: float, stribeck_velocity: float,
                  viscous_coefficient: float = 0.0, velocity_width: float = 1.0e-4, exponent: float = 2.0):
         store(self, non_negative, "friction", coulomb_force=coulomb_force, static_force=static_force,
@@ -50,12 +54,6 @@ class StribeckFriction:
         if exponent < 1.0:
             raise ModelError(f"friction: the Stribeck exponent must be >= 1, got {exponent}")
         self.exponent = float(exponent)
-
-    def force(self, velocity: float) -> tuple[float, float]:
-        """Friction force opposing the motion and its derivative wrt the velocity
-        (:func:`~hydraulics.laws.stribeck_friction`)."""
-        return stribeck_friction(velocity, self.coulomb_force, self.static_force, self.stribeck_velocity,
-                                 self.viscous_coefficient, self.velocity_width, self.exponent)
 
 
 def scale_friction(law, coulomb: float = 1.0, stribeck: float = 1.0, viscous: float = 1.0):

@@ -204,12 +204,10 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
     """DirectionalValve and its spool (FirstOrderSpool / SecondOrderSpool):
     [n_paths, command slot, spool state or -1, cubic, f, (from, to, n, xs, out)*, order, out, out of power]."""
     n_paths, s_cmd, spool, cubic, f = ipar[r + 2], ipar[r + 3], ipar[r + 4], ipar[r + 5], ipar[r + 6]
-    if spool >= 0:
-        u = z[spool]
-    else:
-        u = sv[s_cmd]
-        if abs(u) > 1.0:
-            u = math.copysign(1.0, u)
+    ref = sv[s_cmd]  # the command clamped to [-1, 1] (NaN passes): the spool reference or, spool-less, the position
+    if abs(ref) > 1.0:
+        ref = math.copysign(1.0, ref)
+    u = z[spool] if spool >= 0 else ref
     kv, lim = fpar[f], fpar[f + 1]
     o, o_loss = ipar[r + 8 + 5 * n_paths], ipar[r + 9 + 5 * n_paths]
     if want:  # spool, flow per port pair (parallel edges add), power loss
@@ -227,9 +225,6 @@ def _valve(r, p, sv, z, fpar, ipar, rates, inflow, out, want):
             out[ipar[e + 4]] += q
             out[o_loss] += (p[a] - p[b]) * q
     if spool >= 0:
-        ref = sv[s_cmd]
-        if abs(ref) > 1.0:
-            ref = math.copysign(1.0, ref)
         if ipar[r + 7 + 5 * n_paths] == 1:
             rates[spool] = (ref - u) / fpar[f + 2]
         else:

@@ -417,11 +417,8 @@ def _valve_record(comp, b: _Builder, out) -> list:
             {"cubic": 1, "linear": 0}[comp.transition], f, *paths, order, out, out + len(keys) - 1]
 
 
-_LAWS = {type(None): (0, ()),
-         CoulombViscousFriction: (1, ("coulomb_force", "viscous_coefficient", "velocity_width")),
-         BrownMcPheeFriction: (2, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient")),
-         StribeckFriction: (3, ("coulomb_force", "static_force", "stribeck_velocity", "viscous_coefficient",
-                                "velocity_width", "exponent"))}
+_LAWS = {type(None): (0, ()), **{law: (code, law.PARAMETERS) for code, law in
+                                  enumerate((CoulombViscousFriction, BrownMcPheeFriction, StribeckFriction), 1)}}
 
 
 def _law(comp, what: str) -> tuple[int, list]:

@@ -57,9 +57,10 @@ class ForceElement:
 _NO_TABLE = np.zeros(0)
 
 
-def _table_arrays(stiffness) -> tuple[np.ndarray, np.ndarray]:
-    """The abscissae and values of a Table stiffness, or two empty arrays (:func:`.force_laws.spring_force`)."""
-    return (stiffness.x, stiffness.y) if isinstance(stiffness, Table) else (_NO_TABLE, _NO_TABLE)
+def _spring_law(stiffness) -> tuple[float, np.ndarray, np.ndarray]:
+    """The linear stiffness (0 for a Table) and the abscissae and values of a Table stiffness, or two empty arrays
+    (:func:`.force_laws.spring_force`)."""
+    return (0.0, stiffness.x, stiffness.y) if isinstance(stiffness, Table) else (float(stiffness), _NO_TABLE, _NO_TABLE)
 
 
 def coordinate_loads(marker_i, marker_j, load: float, gi: np.ndarray, gj: np.ndarray) -> list:
@@ -196,9 +197,8 @@ class SpringDamper(_BetweenMarkers):
         length, e, rate = line_between(si, sj, f"spring {self.name!r}")
         if self.free_length is None:
             self.free_length = length  # first evaluation is the initial configuration
-        xs, ys = _table_arrays(self.stiffness)
-        tension = spring_force(length - self.free_length, rate, 0.0 if xs.size else float(self.stiffness),
-                               self.damping, self.preload, xs, ys)
+        k, xs, ys = _spring_law(self.stiffness)
+        tension = spring_force(length - self.free_length, rate, k, self.damping, self.preload, xs, ys)
         return si, sj, e, length, rate, tension
 
     def generalized_forces(self, ctx):
@@ -236,9 +236,8 @@ class RotationalSpringDamper(_BetweenMarkers):
     def _state(self, ctx):
         si, sj = ctx.marker(self.marker_i), ctx.marker(self.marker_j)
         angle, gi, gj, rate = rotation_coordinate(si, sj)
-        xs, ys = _table_arrays(self.stiffness)
-        torque = -spring_force(angle - self.free_angle, rate, 0.0 if xs.size else float(self.stiffness), self.damping,
-                               0.0, xs, ys)
+        k, xs, ys = _spring_law(self.stiffness)
+        torque = -spring_force(angle - self.free_angle, rate, k, self.damping, 0.0, xs, ys)
         return gi, gj, angle, rate, torque
 
     def generalized_forces(self, ctx):
@@ -272,10 +271,8 @@ class Bushing(_SixDof):
     def __init__(self, marker_i, marker_j, translational_stiffness, rotational_stiffness,
                  translational_damping=(0, 0, 0), rotational_damping=(0, 0, 0), name: str | None = None):
         self.marker_i, self.marker_j = marker_i, marker_j
-        self.kt = np.broadcast_to(np.asarray(translational_stiffness, float), (3,))
-        self.kr = np.broadcast_to(np.asarray(rotational_stiffness, float), (3,))
-        self.ct = np.broadcast_to(np.asarray(translational_damping, float), (3,))
-        self.cr = np.broadcast_to(np.asarray(rotational_damping, float), (3,))
+        self.kt, self.kr, self.ct, self.cr = (np.broadcast_to(np.asarray(v, float), (3,)) for v in (
+            translational_stiffness, rotational_stiffness, translational_damping, rotational_damping))
         self.name = name or f"bushing({marker_i.name},{marker_j.name})"
 
     def law_parameters(self) -> np.ndarray:

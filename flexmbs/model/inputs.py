@@ -34,7 +34,6 @@ class Input:
     Calling the input with a time returns its present value: ``Input("u", "N", 2.0)(t) == 2.0``.
     """
 
-    is_model_input = True  # duck-typed mark: hydraulics sees an Input only as a function of time
     # the inputs alive in this process: a run searches a model for inputs only while some exist (the search walks
     # the model's objects: 2-4 ms, as long as a short run)
     live: "weakref.WeakSet[Input]" = weakref.WeakSet()

@@ -162,7 +162,7 @@ class SlidingContact(ForceElement):
         return np.flatnonzero((along > d1 - WINDOW_MARGIN) & (along < d2 + WINDOW_MARGIN))
 
     def _evaluate(self, ctx, all_nodes: bool = False):
-        """Everything the forces, Jacobians and outputs need at one instant (vectorized over the path nodes near
+        """Everything the forces and outputs need at one instant (vectorized over the path nodes near
         the shoe, ``idx``; all nodes with ``all_nodes``)."""
         kb = ctx.kin[self.body.index]
         ss = ctx.marker(self.slider)
@@ -179,19 +179,14 @@ class SlidingContact(ForceElement):
         v_slider = ss.v + np.cross(ss.w, rel)  # slider material point at the node
         vy, vz = (v - v_slider) @ n_axis, (v_slider - v) @ t_axis
         d1, d3, d4, d2 = self.window_bounds
-        w, dw = window_many(dz, d1, d3, d4, d2)
-        p, p_dy, p_vy = penalty_many(dy, vy, self.stiffness, self.exponent, self.damping, self.damping_depth)
-        active = w > 0.0  # eq. (5-1), (4-1): never pulling (the law is 0 where it would)
-        p, p_dy, p_vy = np.where(active, p, 0.0), np.where(active, p_dy, 0.0), np.where(active, p_vy, 0.0)
-        force = w * p  # normal force per node, N
-        if self.static or self.dynamic:
-            mu, dmu = friction_coefficients(vz, self.static, self.dynamic, self.stiction_velocity,
-                                            self.dynamic_velocity)
-        else:
-            mu, dmu = np.zeros_like(vz), np.zeros_like(vz)
+        w = window_many(dz, d1, d3, d4, d2)[0]
+        p = penalty_many(dy, vy, self.stiffness, self.exponent, self.damping, self.damping_depth)[0]
+        # eq. (5-1), (4-1): never pulling (the law is 0 where it would); the normal force per node, N
+        force = w * np.where(w > 0.0, p, 0.0)
+        mu = (friction_coefficients(vz, self.static, self.dynamic, self.stiction_velocity, self.dynamic_velocity)[0]
+              if self.static or self.dynamic else np.zeros_like(vz))
         f_slider = force[:, None] * n_axis - (mu * force)[:, None] * t_axis  # (k, 3) on the slider
-        return dict(kb=kb, ss=ss, n=n_axis, t=t_axis, u=u, x=x, rel=rel, dy=dy, dz=dz, w=w, dw=dw, p=p, p_dy=p_dy,
-                    p_vy=p_vy, force=force, mu=mu, dmu=dmu, f=f_slider, idx=idx, shapes=shapes)
+        return dict(kb=kb, n=n_axis, u=u, x=x, dy=dy, dz=dz, w=w, force=force, mu=mu, f=f_slider, shapes=shapes)
 
     def generalized_forces(self, ctx):
         e = self._evaluate(ctx)
