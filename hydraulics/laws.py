@@ -72,6 +72,8 @@ def softplus(x, width):
     s = x / width
     if s > 40.0:
         return x, 1.0
+    if s < -746.0:  # exp(s) would be +0.0 through libm's slow underflow path (errno): a volume's cavitation floor
+        return width * 0.0, 0.0  # takes it at every evaluation at working pressure (race: 70 ns of a 520 ns circuit)
     e = math.exp(s)
     if s < -40.0:
         return width * e, e
