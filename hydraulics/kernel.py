@@ -239,6 +239,9 @@ def _friction(fric, v, fpar, f):
     :func:`~hydraulics.laws.coulomb_viscous_friction`, :func:`~hydraulics.laws.brown_mcphee_friction`
     (seed 002 eq. (8)), :func:`~hydraulics.laws.stribeck_friction`."""
     if fric == 1:
+        x = v / fpar[f + 2]
+        if fpar[f] == 0.0 and x == x:  # no Coulomb part: its tanh(x) only signs a zero, the zero copysign gives
+            return fpar[f + 1] * v + fpar[f] * math.copysign(0.0, x)  # (the same bits; ≈ 20 ns of libm's tanh)
         return coulomb_viscous_friction(v, fpar[f], fpar[f + 1], fpar[f + 2])[0]
     if fric == 2:
         return brown_mcphee_friction(v, fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 3])[0]
