@@ -27,7 +27,6 @@ import numpy as np
 
 from flexmbs.model.markers import Marker
 
-from .samples import int_array
 from .system import HoldsSystem, add_joint_rows, measure
 
 __all__ = ["PythonParts"]
@@ -104,7 +103,7 @@ class PythonParts(HoldsSystem):
         parts = ([("f", i, self._force_columns(f)) for i, f in enumerate(self.forces)]
                  + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
                  + [("j", i, self._body_columns([j.marker_i, j.marker_j], velocity=False))
-                    for i, (j, *_) in enumerate(self.joint_rows)])
+                    for i, (j, *_) in enumerate(self.joint_rows)]) if self.active else ()
         # (without parts the compiled step never calls back: no column lists)
         self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)] if self.active else []
         self.columns = np.zeros(2 * n_q + n_z, dtype=np.int64)  # 1: a part re-evaluates for this column
@@ -112,7 +111,7 @@ class PythonParts(HoldsSystem):
             for c in columns:
                 self.by_column[c].append((kind, i))
                 self.columns[c] = 1
-        self.z_rows, self.p_rows = int_array(z_rows), int_array(p_rows)
+        self.z_rows, self.p_rows = np.array(z_rows, dtype=np.int64), np.array(p_rows, dtype=np.int64)
         self.buffers = (self.q, self.v, self.z, self.lam, self.loads, self.zdot, self.z_rows, self.phi, self.jac,
                         self.p_rows, self.control, self.columns)
         # the values of the last full evaluation (the base point of the difference columns)

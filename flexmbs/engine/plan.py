@@ -18,7 +18,6 @@ rows — is called back from the compiled step, each only for the difference col
 from __future__ import annotations
 
 import ctypes
-import functools
 import itertools
 import time
 import weakref
@@ -209,12 +208,14 @@ class _Plan:
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
 
-        @functools.cache
+        made: list = []  # (not functools.cache: making its wrapper cost ≈ 5 µs of a start)
+
         def at_start():
             """The context of the start state, made on first use (models without gaps or angles need none)."""
-            ctx = system.context(state.q, state.v, state.t, state.lam)
-            ctx.z = state.z
-            return ctx
+            if not made:
+                made.append(system.context(state.q, state.v, state.t, state.lam))
+                made[0].z = state.z
+            return made[0]
 
         # the force elements with contact gaps (located by flexmbs.engine.events), compiled or not: gaps in Python
         self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]
