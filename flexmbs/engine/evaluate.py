@@ -101,8 +101,10 @@ class Evaluator(HoldsSystem):
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
         system = self.system
-        self._at = q0, v0, z0, t0 = tuple(old if new is None else convert(new) for old, new, convert in
-                                          zip(self._at, (q, v, z, t), (_flat, _flat, _flat, float)))
+        if q is not None or v is not None or z is not None or t is not None:  # (a new state; none: the last one)
+            self._at = tuple(old if new is None else convert(new) for old, new, convert in
+                             zip(self._at, (q, v, z, t), (_flat, _flat, _flat, float)))
+        q0, v0, z0, t0 = self._at
         zero_q, zero_z = np.zeros(system.n_q), np.zeros(system.n_z)
         state = StepState(t0, q0, v0, zero_q, zero_q, z0, zero_z, zero_z, np.zeros(system.n_c))
         self._keep = None if system.row_keep is None else np.array(system.row_keep)
