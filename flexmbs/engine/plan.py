@@ -77,6 +77,9 @@ ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD
 #: the fields of a run's state in the plan (:class:`CompiledRun`)
 _RUN_NAMES = ("cur", "new", "coef", "sc", "fl", "stats")
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
+# read-only arrays every plan may share: the armed gaps of a model without gaps, the gap above which a gap re-arms
+_NO_GAPS, _REARM = np.zeros(0, dtype=np.int64), np.array([REARM_GAP])
+_NO_GAPS.flags.writeable = _REARM.flags.writeable = False
 _NO_CALLBACK = constant_function(_SIGNAL_CALLBACK(lambda t: None))
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
@@ -324,14 +327,18 @@ class _Plan:
                                list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
-        el_g = [0, *itertools.accumulate(2 * n for n in counts)]  # (Python integers: no numpy scalar per gap)
         n_fg = len(self.force_gap_names)  # the force elements' gaps after the elements' (values, then rates)
-        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
-        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
-                          for name in spec.gap_names] + self.force_gap_names
-        gap_pos, gap_offsets = int_arrays(pos, el_g)
-        self.gv = (gap_pos, np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64), gap_offsets,
-                   np.array([REARM_GAP]))
+        if any(counts) or n_fg:
+            el_g = [0, *itertools.accumulate(2 * n for n in counts)]  # (Python integers: no numpy scalar per gap)
+            pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
+            self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
+                              for name in spec.gap_names] + self.force_gap_names
+            gap_pos, gap_offsets = int_arrays(pos, el_g)
+            armed, n_gaps = np.zeros(len(pos), dtype=np.int64), el_g[-1] + 2 * n_fg
+        else:  # (most models) no gap: the compiled step reads none (P.gap_pos.size), nothing to arm (≈ 3 µs)
+            self.gap_names, gap_pos, armed, n_gaps = [], _NO_GAPS, _NO_GAPS, 0
+            gap_offsets = np.zeros(len(specs) + 1, dtype=np.int64)
+        self.gv = (gap_pos, np.zeros(max(n_gaps, 1)), armed, gap_offsets, _REARM)
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
         self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
