@@ -100,8 +100,7 @@ class PythonParts(HoldsSystem):
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
         if self.active:
             self.loads = np.zeros((n_b, system.n_quasi_max))
-            self.zdot = np.zeros(len(z_rows))
-            self.phi, self.jac = np.zeros(len(p_rows)), np.zeros((len(p_rows), n_q))
+            self.zdot, self.phi, self.jac = np.zeros(len(z_rows)), np.zeros(len(p_rows)), np.zeros((len(p_rows), n_q))
         else:  # never called back: empty arrays that nothing writes, shared (≈ 3 µs of a start)
             self.loads, self.zdot, self.phi, self.jac = _NONE_2, _NONE, _NONE, _NONE_2
         # the Python elements' integrands (``integrands``, in the order of ``integral_units``) go into the compiled

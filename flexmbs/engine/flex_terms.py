@@ -13,6 +13,8 @@ step's error control, :func:`modal_scale`) lives in ``amplitude`` and is updated
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from flexmbs_jit import apart, njit
@@ -26,21 +28,14 @@ def flexible_arrays(system, state_q) -> tuple:
     """``(bodies, data, work)``: indices of the flexible bodies (int64), their padded invariants and the running
     amplitudes (``data``), and scratch for their ``M̄``, ``Q̄`` (``work``)."""
     flex = [b for b in system.bodies if b.n_modes]
-    if flex:
-        return _padded(flex, system.n_q, state_q)
-    # without flexible bodies (one padded slot of one mode) the arrays that compiled code never writes (it loops over
-    # no body) are shared; the difference Jacobian's freeze, mass mode and kept M q̈, and the frames, are the plan's
-    # own (≈ 7 µs of a rigid model's start)
-    frame = np.empty(system.n_q, dtype=np.int64)
-    frame.fill(-1)
-    bodies, data, (mbar, qv, kmat, kq, mbar_kept, qv_kept) = _RIGID
-    return bodies, data, (mbar, qv, kmat, kq, np.zeros(1, dtype=np.int64), mbar_kept, qv_kept, frame,
-                          np.zeros(1, dtype=np.int64), np.zeros(system.n_q))
-
-
-def _padded(flex: list, n_q: int, state_q) -> tuple:
-    """:func:`flexible_arrays` of the flexible bodies ``flex`` (none: one padded slot of one mode)."""
-    nf, M, R = 1, 1, 1
+    if not flex and _RIGID:  # the arrays that compiled code never writes without flexible bodies (it loops over
+        # none) shared; the frames and the difference Jacobian's freeze, mass mode and kept M q̈ the plan's own (≈ 7 µs)
+        bodies, data, work = _RIGID
+        frame = np.empty(system.n_q, dtype=np.int64)
+        frame.fill(-1)
+        return bodies, data, (*work[:4], np.zeros(1, dtype=np.int64), *work[5:7], frame, np.zeros(1, dtype=np.int64),
+                              np.zeros(system.n_q))
+    nf, M, R = 1, 1, 1  # (without flexible bodies: one padded slot of one mode)
     if flex:
         nf, M = len(flex), max(b.n_modes for b in flex)
         R = max([b._kg_weights.shape[1] for b in flex if getattr(b, "has_geometric_stiffness", False)] + [1])
@@ -68,26 +63,20 @@ def _padded(flex: list, n_q: int, state_q) -> tuple:
             kg_h[f, :r, :m, :m] = b._kg_shapes
     bodies = np.array([b.index for b in flex], dtype=np.int64)
     data = (mass, c0, J0, i3, i4, i5, i6, i8, i8s, i9, k, d, amp, kg_in, kg_w, kg_h, kg_on)
-    frame = np.empty(n_q, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
+    frame = np.empty(system.n_q, dtype=np.int64)  # the flexible body (slot) whose frame coordinate a column is
     frame.fill(-1)  # (-1: none; np.full and -np.ones cost three times this)
     for f, b in enumerate(flex):
         frame[b.offset:b.offset + 7] = f
     work = (z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), z((M, M)), z(M), np.zeros(nf, dtype=np.int64),
-            z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), frame, np.zeros(1, dtype=np.int64), z(n_q))
+            z((nf, 6 + M, 6 + M)), z((nf, 6 + M)), frame, np.zeros(1, dtype=np.int64), z(system.n_q))
     return bodies, data, work
 
 
-def _rigid_arrays() -> tuple:
-    """The read-only arrays that models without flexible bodies share (:func:`flexible_arrays`): ``(bodies, data,
-    the six scratch arrays of work that only the bodies' loops write)``."""
-    bodies, data, work = _padded([], 0, None)
-    shared = (bodies, data, work[:4] + work[5:7])
-    for a in (bodies, *data, *shared[2]):
-        a.flags.writeable = False
-    return shared
-
-
-_RIGID = _rigid_arrays()
+_RIGID: tuple = ()  # flexible_arrays without flexible bodies (read-only), made once below
+_RIGID = flexible_arrays(SimpleNamespace(bodies=[], n_q=0), None)
+for _array in (_RIGID[0], *_RIGID[1], *_RIGID[2]):
+    _array.flags.writeable = False
+del _array
 
 
 @apart(python=False, counted=False)
