@@ -448,6 +448,9 @@ class CompiledRun:
         s = state
         self.cur = tuple([np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd)])
         self.new = tuple([x.copy() for x in self.cur])
+        # the start's sample, as every other, computes what the recorded signals need (without joint reactions
+        # recorded: no acceleration-level solve, loop.take_sample)
+        plan.sampler.request(getattr(recorder, "request", None))
         # the run's state into the compiled plan (its arrays are changed in place from here on)
         pack_values(plan.struct, plan._held, _RUN_NAMES,
                     (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))

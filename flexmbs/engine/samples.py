@@ -108,7 +108,10 @@ class Sampler(HoldsSystem):
         """Record the signals of the :class:`~flexmbs.results.outputs.OutputRequest` ``selection`` (None: all) and
         set the work of a sample to what they need: the consistent multipliers (the acceleration-level solve) only
         for joint reactions and for the Python parts' signals (their context carries the multipliers); friction
-        that reads the reactions keeps the solve whatever is recorded (:func:`flexmbs.engine.loop.take_sample`)."""
+        that reads the reactions keeps the solve whatever is recorded (:func:`flexmbs.engine.loop.take_sample`).
+        Asked again for the same request (the run's start sample, then the run's caller), it keeps what it set."""
+        if selection is self.selection and (selection is None or getattr(self, "_plan", None) is not None):
+            return
         self.selection, self._plan = selection, None
         count = self.bf[-1]
         if selection is None:
