@@ -34,28 +34,30 @@ from .system import HoldsSystem
 __all__ = ["Evaluator", "evaluator"]
 
 
+# (the signal callback is read from the plan, ``plan.cb``: a ctypes function as an argument costs ≈ 4 µs a call from
+# Python, numba unboxing it)
 @apart
-def evaluate_residual(t, q, v, qdd, z, lam, plan, cb, res, zdot, phi, jac, mass, with_constraints):
+def evaluate_residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż`` (in the states' units), ``Φ``, ``Φ_q`` (kept rows) and ``M`` at
-    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (callback ``cb``), then :func:`step.residual`."""
-    cb(t)
+    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (the plan's callback), then :func:`step.residual`."""
+    plan.cb(t)
     residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, with_constraints)
 
 
 @apart
-def evaluate_constraints(t, q, v, plan, cb, phi, jac):
+def evaluate_constraints(t, q, v, plan, phi, jac):
     """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
-    cb(t)
+    plan.cb(t)
     constraints_at(t, q, v, plan, phi, jac)
 
 
 @apart
-def evaluate_blocks(t, q, v, qdd, z, lam, plan, cb):
+def evaluate_blocks(t, q, v, qdd, z, lam, plan):
     """``K, C, D_z, G_q, G_v, G_z`` into ``blk`` by the run's forward differences
     (:func:`step.jacobian_blocks`); returns the number of residual evaluations."""
     sc = np.zeros(7)
     sc[T_SIG] = np.nan
-    return jacobian_blocks(t, q, v, qdd, z, lam, plan, cb, sc)
+    return jacobian_blocks(t, q, v, qdd, z, lam, plan, plan.cb, sc)
 
 
 def _flat(x) -> np.ndarray:
@@ -152,7 +154,7 @@ class Evaluator(HoldsSystem):
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         p = self.plan
         out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
-        evaluate_residual(float(t), q, v, qdd, z, lam, p.struct, p.callback, *out, bool(constraints))
+        evaluate_residual(float(t), q, v, qdd, z, lam, p.struct, *out, bool(constraints))
         self.plan.check()
         return out
 
@@ -163,7 +165,7 @@ class Evaluator(HoldsSystem):
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
-        evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, p.callback, phi, jac)
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, phi, jac)
         self.plan.check()
         return phi, jac
 
@@ -223,8 +225,7 @@ class Evaluator(HoldsSystem):
         (``∂ż/∂·``) by forward differences of the compiled residual (:func:`step.jacobian_blocks`)."""
         self._follow_rows()
         p = self.plan
-        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
-                        p.callback)
+        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct)
         self.plan.check()
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
 
