@@ -27,10 +27,15 @@ import numpy as np
 
 from flexmbs.model.markers import Marker
 
-from .samples import int_array
 from .system import HoldsSystem, add_joint_rows, measure
 
 __all__ = ["PythonParts"]
+
+# the empty buffers of a model without Python parts (every such plan's: nothing is ever written into them)
+_NONE, _NONE_2, _NO_INDEX = np.zeros(0), np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
+for _empty in (_NONE, _NONE_2, _NO_INDEX):
+    _empty.flags.writeable = False
+del _empty
 
 
 def _marker_bodies(markers) -> list[int] | None:
@@ -91,28 +96,33 @@ class PythonParts(HoldsSystem):
             self.joint_rows.append((joint, pos, joint.offset, n))
             pos += n
         p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
+        # (the state: also the contact gaps' callback reads it, flexmbs.engine.plan._gap_function)
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
-        self.loads = np.zeros((n_b, system.n_quasi_max) if self.active else (0, 0))
-        self.zdot = np.zeros(len(z_rows))
-        self.phi, self.jac = np.zeros(len(p_rows)), np.zeros((len(p_rows), n_q))
+        if self.active:
+            self.loads = np.zeros((n_b, system.n_quasi_max))
+            self.zdot, self.phi, self.jac = np.zeros(len(z_rows)), np.zeros(len(p_rows)), np.zeros((len(p_rows), n_q))
+        else:  # never called back: empty arrays that nothing writes, shared (≈ 3 µs of a start)
+            self.loads, self.zdot, self.phi, self.jac = _NONE_2, _NONE, _NONE, _NONE_2
         # the Python elements' integrands (``integrands``, in the order of ``integral_units``) go into the compiled
         # step's ``aux`` after the kernels' (set by the plan: :meth:`integrand_slots`)
         self.integrating = [(i, e) for i, (_, e) in enumerate(self.elements) if hasattr(e, "integrands")]
-        self.aux, self.aux_first = np.zeros(0), 0
+        self.aux, self.aux_first = _NONE, 0
         self.control = np.array([-1, 1 if self.active else 0, 1 if self.integrating else 0], dtype=np.int64)
         # coupling: the parts (("f", i), ("e", i), ("j", i)) each difference column re-evaluates
         parts = ([("f", i, self._force_columns(f)) for i, f in enumerate(self.forces)]
                  + [("e", i, self._element_columns(k, e)) for i, (k, e) in enumerate(self.elements)]
                  + [("j", i, self._body_columns([j.marker_i, j.marker_j], velocity=False))
-                    for i, (j, *_) in enumerate(self.joint_rows)])
+                    for i, (j, *_) in enumerate(self.joint_rows)]) if self.active else ()
         # (without parts the compiled step never calls back: no column lists)
         self.by_column: list[list] = [[] for _ in range(2 * n_q + n_z)] if self.active else []
-        self.columns = np.zeros(2 * n_q + n_z, dtype=np.int64)  # 1: a part re-evaluates for this column
+        # 1: a part re-evaluates for this column (read by the compiled step only where it calls back)
+        self.columns = np.zeros(2 * n_q + n_z, dtype=np.int64) if self.active else _NO_INDEX
         for kind, i, columns in parts:
             for c in columns:
                 self.by_column[c].append((kind, i))
                 self.columns[c] = 1
-        self.z_rows, self.p_rows = int_array(z_rows), int_array(p_rows)
+        self.z_rows, self.p_rows = (np.array(z_rows, dtype=np.int64), np.array(p_rows, dtype=np.int64)) \
+            if self.active else (_NO_INDEX, _NO_INDEX)
         self.buffers = (self.q, self.v, self.z, self.lam, self.loads, self.zdot, self.z_rows, self.phi, self.jac,
                         self.p_rows, self.control, self.columns)
         # the values of the last full evaluation (the base point of the difference columns)

@@ -34,28 +34,30 @@ from .system import HoldsSystem
 __all__ = ["Evaluator", "evaluator"]
 
 
+# (the signal callback is read from the plan, ``plan.cb``: a ctypes function as an argument costs ≈ 4 µs a call from
+# Python, numba unboxing it)
 @apart
-def evaluate_residual(t, q, v, qdd, z, lam, plan, cb, res, zdot, phi, jac, mass, with_constraints):
+def evaluate_residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, with_constraints):
     """``res = M q̈ - Q - Q_v (+ Φ_qᵀ λ)``, ``ż`` (in the states' units), ``Φ``, ``Φ_q`` (kept rows) and ``M`` at
-    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (callback ``cb``), then :func:`step.residual`."""
-    cb(t)
+    ``(t, q, q̇, q̈, z, λ)``: the signals at ``t`` (the plan's callback), then :func:`step.residual`."""
+    plan.cb(t)
     residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, with_constraints)
 
 
 @apart
-def evaluate_constraints(t, q, v, plan, cb, phi, jac):
+def evaluate_constraints(t, q, v, plan, phi, jac):
     """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
-    cb(t)
+    plan.cb(t)
     constraints_at(t, q, v, plan, phi, jac)
 
 
 @apart
-def evaluate_blocks(t, q, v, qdd, z, lam, plan, cb):
+def evaluate_blocks(t, q, v, qdd, z, lam, plan):
     """``K, C, D_z, G_q, G_v, G_z`` into ``blk`` by the run's forward differences
     (:func:`step.jacobian_blocks`); returns the number of residual evaluations."""
     sc = np.zeros(7)
     sc[T_SIG] = np.nan
-    return jacobian_blocks(t, q, v, qdd, z, lam, plan, cb, sc)
+    return jacobian_blocks(t, q, v, qdd, z, lam, plan, plan.cb, sc)
 
 
 def _flat(x) -> np.ndarray:
@@ -101,8 +103,10 @@ class Evaluator(HoldsSystem):
     def rebuild(self, q=None, v=None, z=None, t=None) -> None:
         """Build the plan again (after the kept constraint rows or a model parameter changed; at a new state)."""
         system = self.system
-        self._at = q0, v0, z0, t0 = tuple(old if new is None else convert(new) for old, new, convert in
-                                          zip(self._at, (q, v, z, t), (_flat, _flat, _flat, float)))
+        if q is not None or v is not None or z is not None or t is not None:  # (a new state; none: the last one)
+            self._at = tuple(old if new is None else convert(new) for old, new, convert in
+                             zip(self._at, (q, v, z, t), (_flat, _flat, _flat, float)))
+        q0, v0, z0, t0 = self._at
         zero_q, zero_z = np.zeros(system.n_q), np.zeros(system.n_z)
         state = StepState(t0, q0, v0, zero_q, zero_q, z0, zero_z, zero_z, np.zeros(system.n_c))
         self._keep = None if system.row_keep is None else np.array(system.row_keep)
@@ -150,7 +154,7 @@ class Evaluator(HoldsSystem):
         n_q, n_z, n_c = system.n_q, system.n_z, system.n_c
         p = self.plan
         out = (np.zeros(n_q), np.zeros(n_z), np.zeros(n_c), np.zeros((n_c, n_q)), np.zeros((n_q, n_q)))
-        evaluate_residual(float(t), q, v, qdd, z, lam, p.struct, p.callback, *out, bool(constraints))
+        evaluate_residual(float(t), q, v, qdd, z, lam, p.struct, *out, bool(constraints))
         self.plan.check()
         return out
 
@@ -161,7 +165,7 @@ class Evaluator(HoldsSystem):
         p = self.plan
         n_c, n_q = system.n_c, system.n_q
         phi, jac = np.zeros(n_c), np.zeros((n_c, n_q))
-        evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, p.callback, phi, jac)
+        evaluate_constraints(float(t), _flat(q), np.zeros(n_q), p.struct, phi, jac)
         self.plan.check()
         return phi, jac
 
@@ -183,7 +187,7 @@ class Evaluator(HoldsSystem):
         rheonomic = p.mi[31].shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
         zero_q, zero_c = np.zeros(n_q), np.zeros(n_c)
         res, zdot, phi, jac, mass = self._residual(t, q, v, zero_q, z, zero_c)
-        if rheonomic or v.any():
+        if rheonomic or np.count_nonzero(v):  # (v.any(): its reduction machinery, ≈ 3 µs of a start)
             s = 1e-4 / max(math.sqrt(float(v @ v)), 1.0)
             dt = s if rheonomic else 0.0
             gamma = -(self.constraints(q + s * v, t + dt)[0] + self.constraints(q - s * v, t - dt)[0]) / s**2
@@ -221,8 +225,7 @@ class Evaluator(HoldsSystem):
         (``∂ż/∂·``) by forward differences of the compiled residual (:func:`step.jacobian_blocks`)."""
         self._follow_rows()
         p = self.plan
-        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct,
-                        p.callback)
+        evaluate_blocks(float(t), _flat(q), _flat(v), _flat(qdd), _flat(z), _flat(lam), p.struct)
         self.plan.check()
         return dict(zip(("K", "C", "Dz", "Gq", "Gv", "Gz"), (b.copy() for b in p.blk)))
 

@@ -99,9 +99,8 @@ def force_tables(system, forces, state, signals) -> tuple:
     its parameters and the rows of its joint. A spring without a free length gets the initial distance, as its own
     first evaluation would; JointActuator loads and PointForce vectors (six signals each) are appended to
     ``signals``."""
-    if not forces:  # (most models) the empty tables the loop below would give; one array for the five columns
-        none = np.array([], dtype=np.int64).reshape(-1)  # (zero-size: nothing in it is ever written)
-        return (none,) * 5, np.array([], dtype=float).reshape(-1, 8), np.array([], dtype=np.int64).reshape(-1, 2, 8)
+    if not forces:  # (most models) the empty tables the loop below would give, shared: nothing is written in them
+        return _NO_FORCES
     table, par, rows = [], [], []  # table: per element its kind, markers, signal and coordinate
     ctx = None  # the start's context, made for the first spring without a free length (most models have none)
     cc = system.compiled
@@ -150,6 +149,16 @@ def force_tables(system, forces, state, signals) -> tuple:
     par = np.array(par, dtype=float).reshape(-1, 8)
     rows = np.array(rows, dtype=np.int64).reshape(-1, 2, 8)
     return tuple(np.array(column, dtype=np.int64) for column in zip(*table)), par, rows
+
+
+# the tables of a model without compiled force elements or prescribed motions, zero-size (so nothing is ever written
+# in them): one set for every plan (≈ 2 µs of a start); the five columns of the force table are one array
+_NONE, _NO_PAR, _NO_ROWS, _NO_DRIVERS = (np.zeros(0, dtype=np.int64), np.zeros((0, 8)),
+                                         np.zeros((0, 2, 8), dtype=np.int64), np.zeros((0, 6), dtype=np.int64))
+for _empty in (_NONE, _NO_PAR, _NO_ROWS, _NO_DRIVERS):
+    _empty.flags.writeable = False
+_NO_FORCES = ((_NONE,) * 5, _NO_PAR, _NO_ROWS)
+del _empty
 
 
 def has_friction(forces) -> bool:
@@ -267,7 +276,7 @@ def driver_table(system, signals) -> np.ndarray:
                         len(signals), n_rows + k])
             signals.append(("function", func))
             k += 1
-    return np.array(out, dtype=np.int64).reshape(-1, 6)
+    return np.array(out, dtype=np.int64).reshape(-1, 6) if out else _NO_DRIVERS
 
 
 @apart(python=False, counted=False)

@@ -18,7 +18,6 @@ rows — is called back from the compiled step, each only for the difference col
 from __future__ import annotations
 
 import ctypes
-import functools
 import itertools
 import time
 import weakref
@@ -78,6 +77,9 @@ ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD
 #: the fields of a run's state in the plan (:class:`CompiledRun`)
 _RUN_NAMES = ("cur", "new", "coef", "sc", "fl", "stats")
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
+# read-only arrays every plan may share: the armed gaps of a model without gaps, the gap above which a gap re-arms
+_NO_GAPS, _REARM = np.zeros(0, dtype=np.int64), np.array([REARM_GAP])
+_NO_GAPS.flags.writeable = _REARM.flags.writeable = False
 _NO_CALLBACK = constant_function(_SIGNAL_CALLBACK(lambda t: None))
 _NEWTON_REASONS = {-1: "non-finite residual", -2: "non-finite Newton update (singular or overflowing iteration "
                    "matrix)", -3: "diverging", -4: "too many iterations"}
@@ -209,12 +211,14 @@ class _Plan:
         elements = [system.elements[k] for k in self.compiled_elements]
         self.parts = PythonParts(system, self.python_forces, self.python_elements, system.fallback_joints)
 
-        @functools.cache
+        made: list = []  # (not functools.cache: making its wrapper cost ≈ 5 µs of a start)
+
         def at_start():
             """The context of the start state, made on first use (models without gaps or angles need none)."""
-            ctx = system.context(state.q, state.v, state.t, state.lam)
-            ctx.z = state.z
-            return ctx
+            if not made:
+                made.append(system.context(state.q, state.v, state.t, state.lam))
+                made[0].z = state.z
+            return made[0]
 
         # the force elements with contact gaps (located by flexmbs.engine.events), compiled or not: gaps in Python
         self.gap_forces = [f for f in system.forces if hasattr(f, "event_gaps")]
@@ -267,23 +271,25 @@ class _Plan:
             meas_a, meas_b, el["z"], el["y"], el["s"], el["a"], el["f"], el["i"], [len(self.force_gap_names)],
             [has_friction(self.compiled_forces) or _reads_reactions(system, self.python_forces, state)],
             [n_q, n_b, n_m, system.n_quasi_max], meas_kind)
-        self.mi = (ints(system.body_offsets), ints(system.body_n_modes), ints(system._rigid_index),
-                   ints(system.marker_body), ints(system.body_n_coordinates), ints(cc.flat_kind), ints(cc.flat_mi),
-                   ints(cc.flat_mj), ints(cc.flat_a), ints(cc.flat_b), ints(cc.flat_rows), ints(keep), meas_a,
+        # (the system's and its constraint tables' index arrays are int64 vectors already: taken as they are, as
+        # int_array would; a conversion per array cost ≈ 0.5 µs of a start)
+        self.mi = (system.body_offsets, system.body_n_modes, system._rigid_index, system.marker_body,
+                   system.body_n_coordinates, cc.flat_kind, cc.flat_mi, cc.flat_mj, cc.flat_a, cc.flat_b, cc.flat_rows,
+                   ints(keep), meas_a,
                    meas_b, el_z, el_y, el_s, el_a, el_f, el_i, ints(np.concatenate(ipar) if ipar else [0]),
                    ints(integ._rotation), *f_ints, n_force_gaps, fx_bodies, f_rows, reactions, self.drivers, k_index,
                    k_ipar, dims, meas_kind)
         self.sig = np.zeros(max(len(signals), 1))
         flo = lambda x: np.ascontiguousarray(x, dtype=float)  # noqa: E731
-        self.mf = (flo(system._rigid_mass), flo(system._rigid_first_moment).reshape(-1, 3),
-                   flo(system._rigid_inertia).reshape(-1, 3, 3), flo(system.model.gravity), flo(system.marker_local),
-                   flo(system.marker_orient), flo(system.marker_s_t), flo(system.marker_s_r),
+        zscale = np.empty(n_z)  # the states as the elements present them, in their kernels' units (1: the same;
+        zscale.fill(1.0)  # np.ones costs three times this)
+        for k, spec in enumerate(all_specs):
+            if hasattr(spec, "state_scale"):
+                zscale[z_offsets[k]:z_offsets[k + 1]] = spec.state_scale
+        self.mf = (system._rigid_mass, system._rigid_first_moment, system._rigid_inertia, flo(system.model.gravity),
+                   system.marker_local, system.marker_orient, system.marker_s_t, system.marker_s_r,
                    flo(np.concatenate(fpar) if fpar else [0.0]), flo(integ._scale_q), flo(integ._scale_z), self.sig,
-                   self._force_par, flo(np.concatenate(  # states the element presents, in its kernel's units
-                       [np.asarray(getattr(spec, "state_scale", np.ones(len(e.state_names))), dtype=float)
-                        if spec is not None else np.ones(system.z_offsets[k + 1] - system.z_offsets[k])
-                        for k, (e, spec) in enumerate(zip(system.elements, all_specs))])
-                       if all_specs else np.zeros(0)), fx_data, k_fpar)
+                   self._force_par, zscale, fx_data, k_fpar)
         n_quasi = system.n_quasi_max
         n_rows = max(cc.n_rows + len(self.drivers), 1)  # library rows, then the prescribed motions'
         self.ws = (np.empty((n_b, 3, 3)), np.empty((n_b, 3, 4)), np.empty((n_b, 3)), system.ground_positions.copy(),
@@ -321,14 +327,18 @@ class _Plan:
                                list(zip(self.kernel_forces, self.kernel_outputs)), self.compiled_elements)
         # event gaps: per element [values, rates] in one buffer; armed flags in the order of gap_names
         counts = [len(spec.gap_names) for spec in specs]
-        el_g = [0, *itertools.accumulate(2 * n for n in counts)]  # (Python integers: no numpy scalar per gap)
         n_fg = len(self.force_gap_names)  # the force elements' gaps after the elements' (values, then rates)
-        pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
-        self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
-                          for name in spec.gap_names] + self.force_gap_names
-        gap_pos, gap_offsets = int_arrays(pos, el_g)
-        self.gv = (gap_pos, np.zeros(max(el_g[-1] + 2 * n_fg, 1)), np.zeros(len(pos), dtype=np.int64), gap_offsets,
-                   np.array([REARM_GAP]))
+        if any(counts) or n_fg:
+            el_g = [0, *itertools.accumulate(2 * n for n in counts)]  # (Python integers: no numpy scalar per gap)
+            pos = [el_g[e] + k for e, n in enumerate(counts) for k in range(n)] + [el_g[-1] + k for k in range(n_fg)]
+            self.gap_names = [f"{e.name}.{name}" for e, spec in zip(elements, specs)
+                              for name in spec.gap_names] + self.force_gap_names
+            gap_pos, gap_offsets = int_arrays(pos, el_g)
+            armed, n_gaps = np.zeros(len(pos), dtype=np.int64), el_g[-1] + 2 * n_fg
+        else:  # (most models) no gap: the compiled step reads none (P.gap_pos.size), nothing to arm (≈ 3 µs)
+            self.gap_names, gap_pos, armed, n_gaps = [], _NO_GAPS, _NO_GAPS, 0
+            gap_offsets = np.zeros(len(specs) + 1, dtype=np.int64)
+        self.gv = (gap_pos, np.zeros(max(n_gaps, 1)), armed, gap_offsets, _REARM)
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
         self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
@@ -438,6 +448,9 @@ class CompiledRun:
         s = state
         self.cur = tuple([np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd)])
         self.new = tuple([x.copy() for x in self.cur])
+        # the start's sample, as every other, computes what the recorded signals need (without joint reactions
+        # recorded: no acceleration-level solve, loop.take_sample)
+        plan.sampler.request(getattr(recorder, "request", None))
         # the run's state into the compiled plan (its arrays are changed in place from here on)
         pack_values(plan.struct, plan._held, _RUN_NAMES,
                     (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))

@@ -70,7 +70,9 @@ class Sampler(HoldsSystem):
         sides = [joint.marker_i if joint.marker_j.on_ground else joint.marker_j for joint in joints]  # (reactions)
         reactions = []  # (joint, position among the compiled rows, multiplier row) of each row of a reaction
         for j, joint in enumerate(joints):  # (a user's joint has no compiled rows: its reactions in Python, flush)
-            reactions += [(j, pos, cc.flat_rows[pos]) for pos in cc.positions.get(joint, ())]
+            positions = cc.positions.get(joint)
+            if positions is not None:  # (Python integers: a numpy scalar per row cost ≈ 0.3 µs)
+                reactions += zip([j] * positions.size, positions.tolist(), cc.flat_rows[positions].tolist())
             if len(drivers):  # the prescribed motions' rows (driving loads; most models have none)
                 first, end = joint.offset + joint.n_equations - len(joint.drivers), joint.offset + joint.n_equations
                 reactions += [(j, pos, row) for row, pos in zip(drivers[:, 0], drivers[:, 5]) if first <= row < end]
@@ -106,7 +108,10 @@ class Sampler(HoldsSystem):
         """Record the signals of the :class:`~flexmbs.results.outputs.OutputRequest` ``selection`` (None: all) and
         set the work of a sample to what they need: the consistent multipliers (the acceleration-level solve) only
         for joint reactions and for the Python parts' signals (their context carries the multipliers); friction
-        that reads the reactions keeps the solve whatever is recorded (:func:`flexmbs.engine.loop.take_sample`)."""
+        that reads the reactions keeps the solve whatever is recorded (:func:`flexmbs.engine.loop.take_sample`).
+        Asked again for the same request (the run's start sample, then the run's caller), it keeps what it set."""
+        if selection is self.selection and (selection is None or getattr(self, "_plan", None) is not None):
+            return
         self.selection, self._plan = selection, None
         count = self.bf[-1]
         if selection is None:
