@@ -76,24 +76,12 @@ _PILOTS = {PressureCompensator: K.COMPENSATOR, PressureReducingValve: K.REDUCING
 def kernel_kind(comp):
     """The built-in class whose kernel evaluates ``comp``, or None for a user's component or signal (a class on
     the way up that writes a hook of :data:`hydraulics.core.HOOKS` or has a kernel of its own)."""
-    cls = type(comp)
-    try:  # (once per class: a compile asks for every component, ≈ 0.3 µs each)
-        return _KIND_OF[cls]
-    except KeyError:
-        kind = _KIND_OF[cls] = _class_kind(cls)
-        return kind
-
-
-def _class_kind(cls):
-    for base in cls.__mro__:
-        if base in _KINDS:
-            return base
-        if any(hook in base.__dict__ for hook in HOOKS) or "compiled_signal" in base.__dict__:
+    for cls in type(comp).__mro__:
+        if cls in _KINDS:
+            return cls
+        if any(hook in cls.__dict__ for hook in HOOKS) or "compiled_signal" in cls.__dict__:
             return None
     return None
-
-
-_KIND_OF: dict = {}  # class -> kernel_kind
 
 
 class CompiledCircuit:
@@ -192,9 +180,8 @@ class _Builder:
 
     def signal(self, sig) -> int:
         """The slot of a signal, its record (and those of its inputs) laid out on first use."""
-        slot = self.slots.get(id(sig))
-        if slot is not None:
-            return slot
+        if id(sig) in self.slots:
+            return self.slots[id(sig)]
         own = self.own_kernel(sig)
         kind = kernel_kind(sig) if own is None else type(sig)
         if id(sig) in self.busy:
@@ -268,13 +255,13 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
     (the reason the engine's compiled step takes the circuit as a Python element)."""
     circuit.finalize()
     b = _Builder(circuit)
-    kinds = [kernel_kind(c) for c in circuit.components]  # (each component's once: the records read them too)
-    nodes = [(c, kind) for c, kind in zip(circuit.components, kinds) if isinstance(c, (Volume, Tank, PressureSource))]
-    b.number = {id(n): k for k, (n, _) in enumerate(nodes)}
-    b.sources = {id(n): n.pressure_signal for n, kind in nodes if kind is PressureSource}
+    nodes = [c for c in circuit.components if isinstance(c, (Volume, Tank, PressureSource))]
+    kinds = [kernel_kind(n) for n in nodes]
+    b.number = {id(n): k for k, n in enumerate(nodes)}
+    b.sources = {id(n): n.pressure_signal for n, kind in zip(nodes, kinds) if kind is PressureSource}
     names = b.names = _output_names(circuit, b)
     node_table = []
-    for node, kind in nodes:
+    for node, kind in zip(nodes, kinds):
         if kind is Volume:
             node_table += [K.VOLUME, node.state_offset]
         elif kind is Tank:
@@ -286,7 +273,7 @@ def compile_circuit(circuit) -> tuple[CompiledCircuit, str]:
                              "your own; nodes are Volume, Tank or PressureSource (a user's component may add "
                              "chambers to a Volume)")
     volumes = circuit.volumes
-    records, gaps = _component_records(circuit, kinds, volumes, b)
+    records, gaps = _component_records(circuit, volumes, b)
     body = node_table + list(itertools.chain.from_iterable(b.signal_records + records))
     n_aux = 2 * len(volumes)
     ipar = np.array([circuit.n_states, len(circuit.measurements), len(b.signals), n_aux, len(nodes), len(records),
@@ -311,13 +298,13 @@ def _output_names(circuit, b: _Builder) -> list[str]:
     return names
 
 
-def _component_records(circuit, kinds: list, volumes: list, b: _Builder) -> tuple[list, list]:
+def _component_records(circuit, volumes: list, b: _Builder) -> tuple[list, list]:
     """The component records (flows and chambers first, then the volumes (``circuit.volumes``), then the tank and
-    source outputs) and the gap names (``kinds``: :func:`kernel_kind` of each component); a user's component goes
-    to ``b.components`` (its signals laid out)."""
+    source outputs) and the gap names; a user's component goes to ``b.components`` (its signals laid out)."""
     records, late = [], []
     first = b.first_output
-    for comp, kind in zip(circuit.components, kinds):
+    for comp in circuit.components:
+        kind = kernel_kind(comp)
         if isinstance(comp, Signal):
             records.append([K.SIGNAL_OUT, b.signal(comp), first[id(comp)]])
         elif kind in (Tank, PressureSource):  # after every flow is in
@@ -420,11 +407,11 @@ def _valve_record(comp, b: _Builder, out) -> list:
     extra = () if spool is None else ((spool.time_constant, 0.0) if type(spool) is FirstOrderSpool
                                       else (spool.natural_frequency, spool.damping_ratio))
     f = b.floats(_k(comp, comp.max_area), comp.transition_pressure, *extra)
-    paths, keys, number, nodes = [], list(comp.output_units()), b.number, comp.nodes
+    paths, keys = [], list(comp.output_units())
     for path in comp.paths:
-        a, z = path.from_port, path.to_port
-        paths += [number[id(nodes[a])], number[id(nodes[z])], len(path.positions),
-                  b.arrays(path.positions, path.fractions), out + keys.index(f"flow_{a}{z}")]
+        xs = b.arrays(path.positions, path.fractions)
+        paths += [b.number[id(comp.nodes[path.from_port])], b.number[id(comp.nodes[path.to_port])],
+                  len(path.positions), xs, out + keys.index(f"flow_{path.from_port}{path.to_port}")]
     order = 0 if spool is None else (1 if type(spool) is FirstOrderSpool else 2)
     return [K.VALVE, len(comp.paths), b.signal(comp.command), comp.state_offset if spool is not None else -1,
             {"cubic": 1, "linear": 0}[comp.transition], f, *paths, order, out, out + len(keys) - 1]
