@@ -171,6 +171,9 @@ class Circuit:
             offset += len(comp.state_names)
             self._state_names += [f"{comp.name}.{s}" for s in comp.state_names]
             self._state_units += list(comp.state_units)
+        # the volumes and the integrals' names (read by the layout, the engine's plan, integrals and recorder)
+        self._volumes = [c for c in self.components if isinstance(c, Volume)]
+        self._integral_units = _oil_integrals(self._volumes)
         # each measurement once, in the order the components first read it
         self._measurements = list({id(m): m for comp in self.components for m in comp.measurements()}.values())
         self._measurement_ids = {id(m): k for k, m in enumerate(self._measurements)}
@@ -211,8 +214,8 @@ class Circuit:
 
     @property
     def volumes(self) -> list:
-        """The Volume nodes (pressure states)."""
-        return [c for c in self.components if isinstance(c, Volume)]
+        """The Volume nodes (pressure states; read only)."""
+        return self._volumes if self._final else [c for c in self.components if isinstance(c, Volume)]
 
     def __getstate__(self) -> dict:
         """Pickling / ``copy.deepcopy``: without the compiled arrays (their time signals may be lambdas) and the
@@ -242,8 +245,13 @@ class Circuit:
     def initial_state(self) -> np.ndarray:
         """Initial states, shape (n_z,)."""
         self.finalize()
-        parts = [comp.initial_state() for comp in self.components]
-        return np.concatenate(parts) if parts else np.zeros(0)
+        values, own = [], Component.initial_state
+        for comp in self.components:  # (one array, not one per component: ≈ 1 µs a component at every run's start)
+            if type(comp).initial_state is own:
+                values += [comp._initial.get(n, 0.0) for n in comp.state_names] if comp.state_names else ()
+            else:
+                values += np.asarray(comp.initial_state(), dtype=float).reshape(-1).tolist()
+        return np.array(values, dtype=float)
 
     def set_initial(self, state: str, value: float) -> None:
         """Set an initial value by full state name (``"A.pressure"``, ``"valve.spool"``), SI units."""
@@ -408,8 +416,9 @@ class Circuit:
     def integral_units(self) -> dict[str, str]:
         """Quantities the solver integrates over its accepted steps: per volume node the oil added by the
         cavitation floor (``NODE.added_oil_cavitation``, the integral of the fill flow) and the oil exchanged with
-        the volume the ``min_volume`` guard adds (``NODE.added_oil_guard``, the integral of ``|guard_flow|``)."""
-        return {f"{volume.name}.added_oil_{kind}": "m^3" for volume in self.volumes for kind in ("cavitation", "guard")}
+        the volume the ``min_volume`` guard adds (``NODE.added_oil_guard``, the integral of ``|guard_flow|``; read
+        only)."""
+        return self._integral_units if self._final else _oil_integrals(self.volumes)  # (a run reads them thrice)
 
     def integrands(self, t, z, y, ydot) -> dict[str, float]:
         """Rates of the :attr:`integral_units` quantities, m^3/s."""
@@ -453,6 +462,10 @@ class Circuit:
 
     def __repr__(self) -> str:
         return f"Circuit({self.name!r}, {len(self.components)} components)"
+
+
+def _oil_integrals(volumes: list) -> dict[str, str]:
+    return {f"{volume.name}.added_oil_{kind}": "m^3" for volume in volumes for kind in ("cavitation", "guard")}
 
 
 def _call_back(ev: Evaluation, comp, compiled, nodal, rates, forces, out) -> None:

@@ -2,9 +2,12 @@
 and element warnings, the plausibility guards, and the message of a failed Newton iteration."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from fem.errors import FlexmbsError
+from flexmbs.results import plausibility  # (at import: the import inside the guards cost ≈ 4 µs a run)
 
 from .equations import newton_message  # (with the equations' names: the compiled run's failure says it)
 from .initial import initial_accelerations
@@ -19,16 +22,12 @@ class SolverFallbackWarning(UserWarning):
 
 def plausibility_guards(system, recorder, stats, parameters, limiting) -> list[str]:
     """Plausibility warnings of the run (issued as :class:`PlausibilityWarning` and stored in the results)."""
-    import warnings
-
-    from flexmbs.results.plausibility import PlausibilityWarning, plausibility_warnings
-
     try:
-        found = plausibility_warnings(system, recorder.extremes, stats, parameters, limiting)
+        found = plausibility.plausibility_warnings(system, recorder.extremes, stats, parameters, limiting)
     except Exception as exc:  # noqa: BLE001  a guard must never lose a run
         found = [f"plausibility checks could not run: {type(exc).__name__}: {exc}"]
     for text in found:
-        warnings.warn(text, PlausibilityWarning, stacklevel=3)
+        warnings.warn(text, plausibility.PlausibilityWarning, stacklevel=3)
     return found
 
 
@@ -36,8 +35,6 @@ def run_warnings(system, integrals, stats) -> list[str]:
     """Fallbacks and element warnings of a run: issued as :class:`SolverFallbackWarning`, stored in ``stats``
     (the results file's ``solver`` attributes: ``warnings``, newline-separated, and one ``integral:NAME`` per
     integrated quantity)."""
-    import warnings
-
     notes = list(system.fallback_notes)
     if hasattr(system, "reaction_fallbacks"):
         first, count = system.reaction_fallbacks

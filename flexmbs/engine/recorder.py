@@ -18,6 +18,7 @@ _FORCE_UNITS = {"m": "N", "rad": "N m"}  # conjugate force of a measurement, by 
 # a body's signals: (key, unit, components); the components' lists are shared, read only (as XYZ)
 _BODY_SIGNALS = (("position", "m", XYZ), ("orientation", "1", ["e0", "e1", "e2", "e3"]), ("velocity", "m/s", XYZ),
                  ("angular_velocity", "rad/s", XYZ))
+_NO_UNITS = ("",) * 99  # the state units of an element without state_units
 _SOLVER_UNITS = {"solver/step_size": "s", "solver/newton_iterations": "1", "solver/constraint_violation": "1"}
 
 
@@ -222,7 +223,7 @@ def _declare(system) -> tuple[dict, dict]:
             u[f"force/{force.name}/{key}"] = unit
     for element in system.elements:
         prefix = f"element/{element.name}/"
-        for name, unit in zip(element.state_names, getattr(element, "state_units", [""] * 99)):
+        for name, unit in zip(element.state_names, getattr(element, "state_units", _NO_UNITS)):
             u[prefix + name] = unit
         for meas in element.measurements:
             unit = getattr(meas, "unit", "")

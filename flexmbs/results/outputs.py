@@ -116,8 +116,8 @@ class OutputRequest:
         exact, wild = [], []
         for p in self.patterns:
             (wild if _wild(p) else exact).append(p)
-        self._exact = set(exact).union(ALWAYS)
-        self._regex = _regex(tuple(wild))
+        self._exact = {*exact, *ALWAYS}
+        self._regex = _regex(tuple(wild)) if wild else None
         self._known: dict[str, bool] = {}
         # the model's signal names (those not recorded are "not requested"); read only: a frozenset is kept as given
         self.names = names if isinstance(names, frozenset) else frozenset(names)
@@ -175,11 +175,11 @@ def request_outputs(outputs, names) -> OutputRequest | None:
     if outputs is None:
         return None
     patterns = _patterns(outputs)
-    names = list(names)
     known = frozenset(names)  # (the request keeps it)
     for pattern in patterns:
-        if pattern in known:
+        if pattern in known:  # (the usual request: exact names, no list of the names needed)
             continue
+        names = names if isinstance(names, list) else list(names)
         regex = _regex((pattern,))
         if (_wild(pattern) and any(regex.match(name) for name in names)) or _derived_match(pattern, names):
             continue

@@ -197,6 +197,36 @@ def test_jacobian_with_callbacks_is_the_central_difference():
             assert np.allclose(value, numeric[key], rtol=1e-4, atol=1e-5 * scale), key
 
 
+class UserTwoStates(UserOrifice):
+    """A user's orifice with two states of its own and its own initial values (int: read as floats)."""
+
+    state_names = ("a", "b")
+    state_units = ("1", "1")
+
+    def initial_state(self):
+        return np.array([3, -4])
+
+    def state_rates(self, ev):
+        return [0.0, 0.0]
+
+
+def test_initial_state_is_every_components_in_circuit_order():
+    """The circuit's initial state: the components' own values in circuit order, a user's ``initial_state`` too."""
+    c = h.Circuit("init")
+    c.add(h.PressureSource("P", 100e5))
+    c.add(h.Volume("V", 2e-4, initial_pressure=5e5))
+    c.add(UserTwoStates("user", 1e-6), A="P", B="V")
+    c.add(h.Tank("T"))
+    c.add(h.Volume("W", 1e-4, initial_pressure=7e5))
+    c.add(h.Orifice("out", 1e-6), A="W", B="T")
+    c.add(h.ReliefValve("PRV", 120e5, 1e-10, width=2e5, time_constant=2e-3), P="V", T="T")
+    c.component("PRV").set_initial("opening", 0.25)
+    z0 = c.initial_state()
+    expected = np.concatenate([np.asarray(comp.initial_state(), dtype=float) for comp in c.components])
+    assert z0.dtype == np.float64 and z0.tolist() == expected.tolist() == [5e5, 3.0, -4.0, 7e5, 0.25]
+    assert len(z0) == c.n_states
+
+
 def test_a_user_signal_without_a_law_is_refused():
     class Empty(h.Signal):
         pass
