@@ -350,7 +350,7 @@ class System:
         for joint in joints:
             if joint.PRIMITIVES:  # (finite placements: the mask in Python floats, ≈ 3 µs less than numpy's)
                 sizes = planar_row_sizes(joint, X, R, q0)
-                cut = 1e-9 * max(1.0, *sizes)
+                cut = 1e-9 * max([1.0, *sizes])
                 joint.row_mask = np.array([size > cut for size in sizes], dtype=bool)
                 continue
             si, sj = ctx.marker(joint.marker_i), ctx.marker(joint.marker_j)
