@@ -116,19 +116,21 @@ def tolerance_kinds(system, atol: float, tolerances: dict | None = None, rtol: f
       ``atol``), plus ``rtol·|z|``.
     """
     tol = dict(tolerances or {})
-    scale, modal, rotation = [], [], []  # (scale_q built as a list: bodies follow each other in q)
+    n_q = system.n_q
+    scale_q, modal, rotation = np.empty(n_q), [], []
     extent = _body_extents(system)
     for body, length in zip(system.bodies, extent):
         o = body.offset
-        scale += [tol.get("position", atol)] * 3 + [0.5 * tol.get("rotation", atol / length)] * 4
+        scale_q[o:o + 3] = tol.get("position", atol)
+        scale_q[o + 3:o + 7] = 0.5 * tol.get("rotation", atol / length)
         if "rotation" not in tol:
             rotation += range(o + 3, o + 7)
         if body.n_modes:
+            idx = np.arange(o + 7, o + body.n_coordinates)
             phi_max = np.abs(body.node_translations).max(axis=(0, 1))
             phi_max[phi_max == 0.0] = 1.0
-            scale += (tol.get("deflection", atol) / phi_max).tolist()
-            modal.append(np.arange(o + 7, o + body.n_coordinates))
-    scale_q = np.array(scale, dtype=float)
+            scale_q[idx] = tol.get("deflection", atol) / phi_max
+            modal.append(idx)
     units = []
     for element in system.elements:
         found = getattr(element, "state_units", None)  # (the default only asks for the names when needed)
