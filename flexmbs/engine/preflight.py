@@ -87,12 +87,10 @@ def _sign_problems(forces) -> list[str]:
 def check_start(system, state) -> None:
     """Raise a one-line :class:`ModelError` listing the contradictions of the model at ``state`` (first three)."""
     problems = _sign_problems(system.forces)
-    placed = getattr(system, "_placement_kinematics", None)  # the kinematics at the placement, at rest
     elements = [(k, e) for k, e in enumerate(system.elements) if hasattr(e, "plausibility")]
     if elements:
-        # at rest at the placement (a start at rest): the kinematics found there (System.rest_context)
-        ctx = (system.rest_context(state.q, state.t) if placed is not None and not state.v.any()
-               else system.context(state.q, state.v, state.t))
+        # at rest at the placement (a start at rest): the kinematics found there (System.context)
+        ctx = system.context(state.q, state.v, state.t)
         measured = {}
         for k, element in elements:
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
@@ -102,8 +100,7 @@ def check_start(system, state) -> None:
         # the elements' measurements at the start, for their integral warnings at the run's end
         # (flexmbs.engine.integrals.Integrals.warnings: no second evaluation of the same state)
         system.start_measures = (state, measured)
-    if placed is not None:  # the start is checked: the placement is not read again
-        system._placement_kinematics = None
+    system._placement_kinematics = None  # the start is checked: the placement is not read again
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise ModelError("; ".join(problems[:3]) + more)
@@ -126,10 +123,11 @@ def check_tolerances_resolvable(system, integrator, q: np.ndarray, z: np.ndarray
     extents = _body_extents(system)
     # a bound first: every error scale is at least `low` (the kinds' absolute tolerances; the rotations' at least
     # atol), every round-off floor at most `high`; when low >= high no unknown can be below its floor
-    low = min(float(integrator._scale_q.min(initial=np.inf)), integrator.atol if integrator._rotation.size else np.inf,
-              float(integrator._scale_z.min(initial=np.inf)) if z.size else np.inf)
-    high = ROUND_OFF_MARGIN * eps * max(float(np.abs(q).max(initial=0.0)), max(extents, default=0.0), 1.0,
-                                        float(np.abs(z).max(initial=0.0)))
+    # (in Python floats: the arrays are short, and numpy's reductions cost ≈ 4 µs of the start; a NaN left out of
+    # a bound here makes no error below either)
+    low = min([*integrator._scale_q.tolist(), *(integrator._scale_z.tolist() if z.size else ()),
+               integrator.atol if integrator._rotation.size else math.inf])
+    high = ROUND_OFF_MARGIN * eps * max([1.0, *extents, *map(abs, q.tolist()), *map(abs, z.tolist())])
     if low >= high:
         return
     magnitude = np.zeros(system.n_q)

@@ -74,3 +74,19 @@ def test_a_corrected_start_is_reported_with_bodies_and_sizes():
     assert f"body 'crank' angular velocity 6 → {6.0 * math.cos(0.2):.4g} rad/s" in note
     assert "crank' moved" not in note and "turned" not in note  # nothing else was changed
     assert res["body/slider/position"][0][1] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_body_placed_upright_at_rest_starts_with_the_numbers_of_the_general_formulas():
+    """The shortcuts of ``initial_coordinates`` (an upright body's p, a body at rest's ṗ) give the bytes the general
+    formulas give (quaternion_from_matrix, ½ Gᵀ Aᵀ ω); a turned, spinning body takes the formulas."""
+    from flexmbs.model.rotations import g_matrix, quaternion_from_matrix, rotation_about
+
+    model = fm.Model("bodies")
+    upright = model.add_rigid_body("upright", mass=1.0, inertia=(1.0, 1.0, 1.0))
+    turned = model.add_rigid_body("turned", mass=1.0, inertia=(1.0, 1.0, 1.0), orientation=rotation_about("z", 0.3),
+                                  angular_velocity=(0.0, 0.0, 2.0))
+    for body in (upright, turned):
+        q, v = body.initial_coordinates()
+        p = quaternion_from_matrix(body.initial_orientation)
+        pdot = 0.5 * g_matrix(p.tolist()).T @ (body.initial_orientation.T @ body.initial_angular_velocity)
+        assert q[3:7].tobytes() == p.tobytes() and v[3:7].tobytes() == pdot.tobytes()
