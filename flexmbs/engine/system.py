@@ -503,11 +503,16 @@ def _prescribed_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_m
     driver_rows(drv, sig, X, R, JX, JTH, V, W, G, marker_body, offsets, n_modes, phi, jac, ji, jj)
 
 
-def measure(ctx: Context, measurements) -> tuple[np.ndarray, np.ndarray, list]:
-    """Values (n_y,), rates (n_y,) and gradients (list of [(body, (6+m,))]) of measurements."""
+def measure(ctx: Context, measurements, gradients: bool = True) -> tuple[np.ndarray, np.ndarray, list | None]:
+    """Values (n_y,), rates (n_y,) and gradients (list of [(body, (6+m,))]; None without ``gradients``: then a
+    measurement offering ``value_rate(ctx)`` is asked for its value and rate only) of measurements."""
     n = len(measurements)
-    y, ydot, grads = np.empty(n), np.empty(n), []
+    y, ydot, grads = np.empty(n), np.empty(n), ([] if gradients else None)
     for k, meas in enumerate(measurements):
+        if not gradients:
+            found = getattr(meas, "value_rate", None)
+            y[k], ydot[k] = found(ctx) if found is not None else meas.evaluate(ctx)[:2]
+            continue
         y[k], ydot[k], grad = meas.evaluate(ctx)
         grads.append(grad)
     return y, ydot, grads

@@ -19,12 +19,17 @@ def line_between(sa, sb, owner: str) -> tuple[float, np.ndarray, float]:
     """Length (m), unit vector and length rate (m/s) of the line from marker state ``sa`` to ``sb`` (a distance, a
     spring-damper; compiled: :func:`flexmbs.model.kernels.line_state`); ``owner`` names what needs it where the
     markers coincide (no direction)."""
-    d = sb.x - sa.x
+    return _line(sa.x, sb.x, sa.v, sb.v, owner)
+
+
+def _line(xa, xb, va, vb, owner) -> tuple[float, np.ndarray, float]:
+    """:func:`line_between` of the points ``xa``, ``xb`` (3,) moving at ``va``, ``vb`` (3,)."""
+    d = xb - xa
     length = math.sqrt(d.dot(d))  # np.linalg.norm's own formula for a vector, without its call
     if length < 1e-12:
         raise ModelError(f"{owner}: its two markers coincide (no direction between them); place them apart")
     e = d / length
-    return length, e, float(e @ (sb.v - sa.v))
+    return length, e, float(e @ (vb - va))
 
 
 def body_loads(*pairs) -> list:
@@ -49,6 +54,14 @@ class Distance:
         sa, sb = ctx.marker(self.marker_a), ctx.marker(self.marker_b)
         length, e, rate = line_between(sa, sb, f"measurement {self.name}")
         return length, rate, body_loads((self.marker_a, -e @ sa.Jx), (self.marker_b, e @ sb.Jx))
+
+    def value_rate(self, ctx) -> tuple[float, float]:
+        """``(y, ẏ)`` of :meth:`evaluate`, without the gradient and the marker states (≈ 6 µs of the hydraulic
+        race's start, whose check reads no gradient: :func:`flexmbs.engine.system.measure`)."""
+        arrays, a, b = ctx.marker_arrays(), self.marker_a.index, self.marker_b.index
+        X, V = arrays[0], arrays[4]
+        length, _, rate = _line(X[a], X[b], V[a], V[b], f"measurement {self.name}")
+        return length, rate
 
 
 class JointCoordinate:
