@@ -112,6 +112,28 @@ def test_distance_and_joint_coordinate_measurements_have_consistent_gradients():
     np.testing.assert_allclose(a[-1], b[-1], atol=1e-7)
 
 
+def test_measured_values_without_gradients_are_those_of_evaluate():
+    # check_start asks values and rates only (Distance.value_rate): the same numbers as evaluate, bit for bit, and
+    # the same error where the markers coincide
+    from fem.errors import ModelError
+    from flexmbs.engine.system import System, measure
+
+    model = fm.Model("distance", gravity=(0, -9.81, 0))
+    body = model.add_rigid_body("bob", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.3, -0.5, 0.1),
+                                velocity=(0.2, 0.1, -0.3), angular_velocity=(0.4, -1.0, 2.0))
+    top, bob = model.add_marker(model.ground, "top"), model.add_marker(body, "bob", position=(0.1, 0.2, -0.05))
+    same = model.add_marker(body, "same", position=(0.1, 0.2, -0.05))
+    system = System(model)
+    q, v, _ = system.initial_state()
+    measurements = [fm.Distance(top, bob), fm.MarkerCoordinate(bob, "y"), fm.Distance(bob, top)]
+    y, ydot, grads = measure(system.context(q, v, 0.0), measurements)
+    y0, ydot0, none = measure(system.context(q, v, 0.0), measurements, gradients=False)
+    assert none is None and len(grads) == 3
+    assert y.tobytes() == y0.tobytes() and ydot.tobytes() == ydot0.tobytes()
+    with pytest.raises(ModelError, match="its two markers coincide"):
+        fm.Distance(bob, same).value_rate(system.context(q, v, 0.0))
+
+
 def test_joint_angle_measurement_is_continuous_over_several_turns():
     # a disc driven at 10 rad/s for 2 s (3.2 turns); an element integrates the measured angle: ∫ θ dt = 10 t²/2
     class AngleIntegrator:
