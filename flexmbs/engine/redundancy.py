@@ -62,9 +62,10 @@ def independent_rows(jacobian: np.ndarray, tol: float = RANK_TOL) -> tuple[np.nd
     ≈ 25 µs of the hydraulic race's start.)"""
     jacobian = np.asarray(jacobian, dtype=float)
     n_r, n_q = jacobian.shape
-    touched = jacobian != 0.0
-    if (0 < n_r <= n_q and tol < 1.0 and np.count_nonzero(touched.any(axis=1)) == n_r  # no zero row
-            and np.count_nonzero(touched) == np.count_nonzero(touched.any(axis=0))):  # one row per touched column
+    rows, columns = np.nonzero(jacobian)  # (one numpy call, the sets below in Python: ≈ 5 µs less than reductions)
+    if (0 < n_r <= n_q and tol < 1.0 and columns.size <= n_q  # (at most one entry per column)
+            and len(set(columns.tolist())) == columns.size  # one row per touched column
+            and len(set(rows.tolist())) == n_r):  # no zero row
         return np.arange(n_r, dtype=np.int64), np.zeros(0, dtype=np.int64)
     rows = scaled_rows(jacobian)
     if 0 < rows.shape[0] <= rows.shape[1] and np.isfinite(rows).all():
