@@ -266,7 +266,10 @@ class System:
         self.body_n_modes = np.array([b.n_modes for b in self.bodies], dtype=np.int64)
         self.body_n_coordinates = self.body_n_modes + 7
         self.body_ranges = [(b.offset, b.n_coordinates) for b in self.bodies]
-        self._p_index = (np.arange(len(self.bodies))[:, None], self.body_offsets[:, None] + _EULER_COLUMNS)
+        # each body's Euler parameters among the coordinates (n_b, 4), and their entries in the flat Φ_q (row k: body
+        # k's normalization): Φ_q.put, ≈ 2 µs less than a fancy assignment at the start
+        euler = self.body_offsets[:, None] + _EULER_COLUMNS
+        self._p_index = (euler, euler + self.n_q * np.arange(len(self.bodies))[:, None])
         # rigid bodies' inertia stacked for the compiled residual's one-call kernel (flexmbs.model.kernels.rigid_terms)
         rigid = [b for b in self.bodies if not b.n_modes]
         self._rigid_index = np.array([b.index for b in rigid], dtype=np.int64)
@@ -402,10 +405,12 @@ class System:
         when redundant rows were dropped (:meth:`select_rows`)."""
         phi = np.empty(self.n_c_all)
         jac = np.zeros((self.n_c_all, self.n_q)) if jacobian else None
-        p = ctx.q[self._p_index[1]]  # (n_b, 4) Euler parameters
-        phi[:p.shape[0]] = 0.5 * (np.einsum("bi,bi->b", p, p) - 1.0)
+        p = ctx.q[self._p_index[0]]  # (n_b, 4) Euler parameters
+        # ½(pᵀp - 1) in Python floats, the four squares summed as numpy's einsum("bi,bi->b") sums them (two lanes:
+        # (p₀² + p₂²) + (p₁² + p₃²)), the same numbers without einsum's machinery (≈ 8 µs of a start, cold)
+        phi[:p.shape[0]] = [0.5 * (((a * a + c * c) + (b * b + d * d)) - 1.0) for a, b, c, d in p.tolist()]
         if jacobian:
-            jac[self._p_index] = p
+            jac.put(self._p_index[1], p)
         ctx.constraint_blocks = self.compiled.evaluate(ctx, phi, jac)
         for joint in self.fallback_joints:
             self._joint_rows(ctx, joint, phi, jac)
