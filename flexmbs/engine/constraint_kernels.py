@@ -35,26 +35,26 @@ class CompiledConstraints:
     """The base rows of all library joints of a system, as index tables."""
 
     def __init__(self, joints):
-        # per kind (0 point, 1 dot-1, 2 dot-2): (marker i, marker j, a, b, row, kind) of each kept row; per joint:
-        # (kind, position in its kind) of its rows
+        # per kind (0 point, 1 dot-1, 2 dot-2): (marker i, marker j, a, b, row, kind) of each kept row; per row in
+        # joint order: (kind, position in its kind); per joint: the end of its rows there
         tables: tuple = ([], [], [])
-        where = []
+        kinds, ends = [], []
         for joint in joints:
             mask = None if joint.row_mask is None else joint.row_mask.tolist()
-            mi, mj, row, own = joint.marker_i.index, joint.marker_j.index, joint.offset, []
+            mi, mj, row = joint.marker_i.index, joint.marker_j.index, joint.offset
             for local, (code, a, b) in enumerate(scalar_rows(joint.PRIMITIVES)):
                 if mask is None or mask[local]:
                     table = tables[code]
-                    own.append((code, len(table)))
+                    kinds.append((code, len(table)))
                     table.append((mi, mj, a, b, row, code))
                     row += 1
-            where.append(own)
-        counts = [len(t) for t in tables]
-        first = (0, counts[0], counts[0] + counts[1])
-        self.n_rows = sum(counts)
-        # joint -> positions of its rows in the concatenated (point, dot1, dot2) order
-        self.positions = {joint: np.array([first[code] + k for code, k in own], dtype=np.int64)
-                          for joint, own in zip(joints, where)}
+            ends.append(len(kinds))
+        first = (0, len(tables[0]), len(tables[0]) + len(tables[1]))
+        self.n_rows = len(kinds)
+        # joint -> positions of its rows in the concatenated (point, dot1, dot2) order (views of one array: an
+        # array per joint cost ≈ 2 µs each of a start)
+        flat = np.array([first[code] + k for code, k in kinds], dtype=np.int64)
+        self.positions = {joint: flat[start:end] for joint, start, end in zip(joints, [0, *ends], ends)}
         # flat tables for the compiled kernel (kinds 0 point, 1 dot-1, 2 dot-2, in the concatenated row order)
         tab = np.array(tables[0] + tables[1] + tables[2], dtype=np.int64).reshape(-1, 6).T.copy()
         self.flat_mi, self.flat_mj, self.flat_a, self.flat_b, self.flat_rows, self.flat_kind = tab
