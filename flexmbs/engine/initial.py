@@ -117,7 +117,7 @@ def constraints(system, q, t: float = 0.0, rate: bool = False):
 def project_velocities(system, q: np.ndarray, v0: np.ndarray, t: float = 0.0) -> np.ndarray:
     """Closest ``q̇`` to ``v0`` (weighted, see :func:`correction_weights`) satisfying ``Φ_q q̇ + Φ_t = 0``."""
     _, jac = constraints(system, q, t)
-    if not v0.any() and not rheonomic(system) and np.isfinite(jac).all():
+    if not np.count_nonzero(v0) and not rheonomic(system) and np.isfinite(jac).all():  # (v0.any(): ≈ 2 µs more)
         return v0.copy()  # at rest with Φ_t = 0: the test below finds Φ_q q̇ + Φ_t = 0 exactly (without its product)
     phi_t = constraints(system, q, t, rate=True) if rheonomic(system) else np.zeros(jac.shape[0])
     rhs = jac @ v0 + phi_t
