@@ -176,10 +176,11 @@ class Evaluator(HoldsSystem):
         return (self.constraints(q, t + dt)[0] - self.constraints(q, t - dt)[0]) / (2.0 * dt)
 
     def accelerations(self, t, q, v, z):
-        """Consistent ``(q̈, λ, ż)`` at ``(t, q, q̇, z)``, or None when ``[M Φ_qᵀ; Φ_q 0]`` is singular: the
-        equations of :func:`flexmbs.engine.loop.consistent_sample` (the run's samples) on the compiled
-        residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second difference of ``Φ(q + s q̇, t + s)``
-        (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to the fixed point ``λ = λ(Q(λ))``."""
+        """Consistent ``(q̈, λ, ż)`` at ``(t, q, q̇, z)`` (``q̈``, ``λ`` finite), or None when ``[M Φ_qᵀ; Φ_q 0]`` is
+        singular or its solution not finite: the equations of :func:`flexmbs.engine.loop.consistent_sample` (the
+        run's samples) on the compiled residual, ``[M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ]`` with ``γ`` the second
+        difference of ``Φ(q + s q̇, t + s)`` (``s |q̇| = 1e-4``), and friction that reads the reactions iterated to
+        the fixed point ``λ = λ(Q(λ))``."""
         system = self.system
         self._follow_rows()
         p = self.plan

@@ -146,8 +146,8 @@ def initial_accelerations(system, q, v, z, t: float = 0.0, ctx=None):
 
     ev = evaluator(system, q, v, z, t)
     ev.follow_angles(q, v, t)
-    found = ev.accelerations(t, q, v, z)
-    if found is None or not all(np.isfinite(x).all() for x in found):
+    found = ev.accelerations(t, q, v, z)  # (finite q̈ and λ, or None: the state rates' test remains)
+    if found is None or not np.isfinite(found[2]).all():
         raise ModelError("the mass matrix is singular on the constraint manifold; a body without mass or "
                          "inertia in a free direction?")
     if ctx is not None:

@@ -266,8 +266,8 @@ class System:
         n_b, n_q = len(self.bodies), self.n_q
         euler = [o + k for o, _ in self.body_ranges for k in range(3, 7)]
         table = np.array([*(o for o, _ in self.body_ranges), *(b.n_modes for b in self.bodies),
-                          *(n for _, n in self.body_ranges), *euler, *(e + n_q * (i // 4) for i, e in enumerate(euler))],
-                         dtype=np.int64)
+                          *(n for _, n in self.body_ranges), *euler,
+                          *(e + n_q * (i // 4) for i, e in enumerate(euler))], dtype=np.int64)
         self.body_offsets, self.body_n_modes, self.body_n_coordinates = table[:n_b], table[n_b:2 * n_b], table[
             2 * n_b:3 * n_b]
         self._p_index = (table[3 * n_b:7 * n_b].reshape(n_b, 4), table[7 * n_b:].reshape(n_b, 4))
