@@ -306,9 +306,9 @@ class _Plan:
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
         self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (loop.newton_step)
-        # a run's state (CompiledRun: _RUN_NAMES), written in place by the run: packed with the rest here, not by
-        # each run (a pack of its own cost ≈ 10 µs of a start); the states at the step's start and end as views of
-        # one vector each (a run writes each in one call)
+        # a run's state (fields cur, new, coef, sc, fl, stats), written in place by each run (CompiledRun): packed
+        # with the rest here, not by the run (a pack of its own cost ≈ 15 µs of a start); the states at the step's
+        # start and end as views of one vector each (a run writes each in one call)
         sizes = (n_q, n_q, n_q, n_q, n_z, n_z, n_z, n_c, n_z)
         ends = list(itertools.accumulate(sizes))
         self.run_vectors = np.zeros(ends[-1]), np.zeros(ends[-1])
