@@ -192,6 +192,16 @@ class _Plan:
         if old is not None and old is not value:
             _release_cast(old)
 
+    @property
+    def _held(self) -> dict:
+        """What the compiled plan points to, by field (plan_fields.pack), made from the plan's values on first use (a
+        dict of its ≈ 120 fields cost ≈ 3 µs of every start; a field is written again rarely: a new callback)."""
+        held = self.__dict__.get("_held_fields")
+        if held is None:
+            held = self._held_fields = dict(zip(_PLAN_NAMES, self._values))
+            self._values = None
+        return held
+
     def __del__(self) -> None:
         callback = self.__dict__.get("_callback")
         if callback is not None:
@@ -347,15 +357,16 @@ class _Plan:
         self.gv = (gap_pos, np.zeros(max(n_gaps, 1)), armed, gap_offsets, _REARM)
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
-        self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
         tuples = (self.mi, self.mf, self.ws, self.fns, self.blk, self.tmp)
         if tuple(map(len, tuples)) != _TUPLE_LENGTHS:  # (a member added to a tuple without its name)
             raise TypeError(f"compiled plan: tuples of {tuple(map(len, tuples))} arrays, the names of "
                             f"{_TUPLE_LENGTHS} (flexmbs.engine.plan_fields.MI, MF, WS, FNS, BLK, TMP)")
-        self.struct = new_plan_of(self._held, _PLAN_NAMES, (
-            *self.mi, *self.mf, *self.ws, *self.fns, *self.blk, *self.tmp, self.mat, self.piv, self.rhs, self.errv,
-            self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp, self.sampler.bf, self.gv,
-            self.callback, *self.run_state))
+        # what the compiled plan points to: held in this tuple (the dict pack needs, _held, made when a field is
+        # written again)
+        self._values = (*self.mi, *self.mf, *self.ws, *self.fns, *self.blk, *self.tmp, self.mat, self.piv, self.rhs,
+                        self.errv, self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp,
+                        self.sampler.bf, self.gv, self.callback, *self.run_state)
+        self.struct = new_plan_of(None, _PLAN_NAMES, self._values)
 
     def check(self) -> None:
         """Raise the first exception a Python callback noted during the last compiled call (the others dropped)."""
