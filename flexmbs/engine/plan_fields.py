@@ -300,17 +300,12 @@ def _flat_values(values, nested: tuple) -> list:
     """The leaves of the fields' ``values`` in the struct's order: the single leaves as they are, the members of the
     tuple fields (``nested``: their ``(position, name, members)``) spliced in."""
     flat = list(values)
-    if nested:
-        values, flat, last = flat, [], 0
-        for i, name, members in nested:
-            value = values[i]
-            if type(value) is not tuple or len(value) != members:
-                raise TypeError(f"compiled plan field {name!r}: expected a tuple of {members}, got "
-                                f"{type(value).__name__}")
-            flat += values[last:i]
-            flat += value
-            last = i + 1
-        flat += values[last:]
+    for i, name, members in reversed(nested):  # (from the end: the positions before stay; no slices copied)
+        value = flat[i]
+        if type(value) is not tuple or len(value) != members:
+            raise TypeError(f"compiled plan field {name!r}: expected a tuple of {members}, got "
+                            f"{type(value).__name__}")
+        flat[i:i + 1] = value
     return flat
 
 
