@@ -42,7 +42,7 @@ from .callbacks import PythonParts
 from .samples import Sampler, int_array, int_arrays
 from .force_kernels import kernel_tables
 from .force_specs import force_kernel
-from .plan_fields import BLK, FNS, MF, MI, TMP, WS, constant_function, new_plan_of, pack, pack_values
+from .plan_fields import BLK, FNS, MF, MI, TMP, WS, constant_function, new_plan_of, pack
 from .step import (END, ERROR_FAILED, H, MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC,
                             S_LAST_ITERS, S_NEWTON_FAIL, S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T,
                             T_SIG, DISTANCE, MARKER, ROTATION, TRANSLATION)
@@ -62,10 +62,10 @@ from .system import measure
 __all__ = ["compiled_run", "CompiledRun", "ELEMENT_PROTOTYPE"]
 
 #: the fields a plan writes when it is made, in the order of its values (:class:`_Plan`): the members of its tuples
-#: by their names, then its single arrays and the signal callback
+#: by their names, then its single arrays, the signal callback and a run's state (:class:`CompiledRun`)
 _TUPLE_LENGTHS = tuple(map(len, (MI, MF, WS, FNS, BLK, TMP)))
 _PLAN_NAMES = (*MI, *MF, *WS, *FNS, *BLK, *TMP, "mat", "piv", "rhs", "errv", "limiting", "integrals", "aux_prev",
-               "nwork", "sp", "bf", "gv", "cb")
+               "nwork", "sp", "bf", "gv", "cb", "cur", "new", "coef", "sc", "fl", "stats")
 if len(set(_PLAN_NAMES)) != len(_PLAN_NAMES):  # pragma: no cover - one array per field
     raise ImportError("flexmbs.engine.plan: a field of the compiled plan is named twice")
 
@@ -74,8 +74,6 @@ _PD = POINTER(c_double)
 #: ``kernel(mode, t, z, y, ydot, sig, fpar, ipar, rates, forces, aux)`` (mode 0: integrands into aux, 1: outputs)
 ELEMENT_PROTOTYPE = ctypes.CFUNCTYPE(None, c_int64, c_double, _PD, _PD, _PD, _PD, _PD, POINTER(c_int64), _PD, _PD,
                                      _PD)
-#: the fields of a run's state in the plan (:class:`CompiledRun`)
-_RUN_NAMES = ("cur", "new", "coef", "sc", "fl", "stats")
 _SIGNAL_CALLBACK = ctypes.CFUNCTYPE(None, c_double)
 # read-only arrays every plan may share: the armed gaps of a model without gaps, the gap above which a gap re-arms
 _NO_GAPS, _REARM = np.zeros(0, dtype=np.int64), np.array([REARM_GAP])
@@ -194,6 +192,16 @@ class _Plan:
         if old is not None and old is not value:
             _release_cast(old)
 
+    @property
+    def _held(self) -> dict:
+        """What the compiled plan points to, by field (plan_fields.pack), made from the plan's values on first use (a
+        dict of its ≈ 120 fields cost ≈ 3 µs of every start; a field is written again rarely: a new callback)."""
+        held = self.__dict__.get("_held_fields")
+        if held is None:
+            held = self._held_fields = dict(zip(_PLAN_NAMES, self._values))
+            self._values = None
+        return held
+
     def __del__(self) -> None:
         callback = self.__dict__.get("_callback")
         if callback is not None:
@@ -308,6 +316,14 @@ class _Plan:
         self.errv, self.limiting = np.zeros(n_q + n_z), np.zeros(n_q + n_z, dtype=np.int64)
         self.integrals, self.aux_prev = np.zeros(n_aux), np.zeros(n_aux)
         self.nwork = np.zeros(n_q + 2 * n_z + n_c + n)  # Newton's work vectors (loop.newton_step)
+        # a run's state (fields cur, new, coef, sc, fl, stats), written in place by each run (CompiledRun): packed
+        # with the rest here, not by the run (a pack of its own cost ≈ 15 µs of a start); the states at the step's
+        # start and end as views of one vector each (a run writes each in one call)
+        sizes = (n_q, n_q, n_q, n_q, n_z, n_z, n_z, n_c, n_z)
+        ends = list(itertools.accumulate(sizes))
+        self.run_vectors = np.zeros(ends[-1]), np.zeros(ends[-1])
+        self.run_state = (*(tuple([x[end - k:end] for k, end in zip(sizes, ends)]) for x in self.run_vectors),
+                          np.zeros(14), np.zeros(7), np.zeros(4, dtype=np.int64), np.zeros(9, dtype=np.int64))
         self.kernels = np.array([spec.address for spec in specs], dtype=np.int64)  # called by step.call_kernel
         self.errors: list = self.parts.errors
         # without Python parts (or gaps) the compiled step never calls them: one shared no-op then
@@ -341,15 +357,16 @@ class _Plan:
         self.gv = (gap_pos, np.zeros(max(n_gaps, 1)), armed, gap_offsets, _REARM)
         self.signals = signals
         self.callback = _SIGNAL_CALLBACK(self._signal_function())
-        self._held: dict = {}  # what the compiled plan points to (plan_fields.pack)
         tuples = (self.mi, self.mf, self.ws, self.fns, self.blk, self.tmp)
         if tuple(map(len, tuples)) != _TUPLE_LENGTHS:  # (a member added to a tuple without its name)
             raise TypeError(f"compiled plan: tuples of {tuple(map(len, tuples))} arrays, the names of "
                             f"{_TUPLE_LENGTHS} (flexmbs.engine.plan_fields.MI, MF, WS, FNS, BLK, TMP)")
-        self.struct = new_plan_of(self._held, _PLAN_NAMES, (
-            *self.mi, *self.mf, *self.ws, *self.fns, *self.blk, *self.tmp, self.mat, self.piv, self.rhs, self.errv,
-            self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp, self.sampler.bf, self.gv,
-            self.callback))
+        # what the compiled plan points to: held in this tuple (the dict pack needs, _held, made when a field is
+        # written again)
+        self._values = (*self.mi, *self.mf, *self.ws, *self.fns, *self.blk, *self.tmp, self.mat, self.piv, self.rhs,
+                        self.errv, self.limiting, self.integrals, self.aux_prev, self.nwork, self.sampler.sp,
+                        self.sampler.bf, self.gv, self.callback, *self.run_state)
+        self.struct = new_plan_of(None, _PLAN_NAMES, self._values)
 
     def check(self) -> None:
         """Raise the first exception a Python callback noted during the last compiled call (the others dropped)."""
@@ -434,26 +451,24 @@ class CompiledRun:
         self.max_steps, self.resteps = max_steps, 0
         self.stats = {"steps": 0, "rejected_steps": 0, "newton_failures": 0, "max_constraint_violation": 0.0,
                       "event_resteps": 0}
-        coef = np.zeros(14)
+        # the run's state: the plan's arrays (compiled code reads them), every entry written here
+        self.cur, self.new, coef, self.sc, self.fl, self.counters = plan.run_state
         coef[C_INTERVAL] = output_interval or 0.0
         coef[C_AM], coef[C_AF], coef[C_G], coef[C_B] = integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta
         coef[C_RTOL], coef[C_ATOL], coef[C_MAXNEWTON] = integ.rtol, integ.atol, integ.max_newton
         coef[C_TEND], coef[C_MAXSTEP], coef[C_MINSTEP] = t_end, max_step, min_step
         coef[C_SAFETY], coef[C_SHRINK], coef[C_GROW] = SAFETY, STEP_SHRINK_MIN, STEP_GROWTH_MAX
         self.coef = coef
-        self.sc = np.array([state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)])
-        self.fl = np.zeros(4, dtype=np.int64)
-        self.fl[0] = 1  # fresh Jacobian at the start
-        self.counters = np.zeros(9, dtype=np.int64)
+        self.sc[:] = state.t, h, 0.0, np.nan, 0.0, 0.0, state.t + (output_interval or 0.0)
+        self.fl[:] = 1, 0, 0, 0  # fresh Jacobian at the start
+        self.counters.fill(0)
         s = state
-        self.cur = tuple([np.array(x, dtype=float) for x in (s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd)])
-        self.new = tuple([x.copy() for x in self.cur])
+        start, end = plan.run_vectors
+        np.concatenate((s.q, s.v, s.a, s.qdd, s.z, s.zd, s.w, s.lam, s.zd), out=start)
+        end[:] = start
         # the start's sample, as every other, computes what the recorded signals need (without joint reactions
         # recorded: no acceleration-level solve, loop.take_sample)
         plan.sampler.request(getattr(recorder, "request", None))
-        # the run's state into the compiled plan (its arrays are changed in place from here on)
-        pack_values(plan.struct, plan._held, _RUN_NAMES,
-                    (self.cur, self.new, self.coef, self.sc, self.fl, self.counters))
         self._advance(0)  # the start: sample, Jacobian, integrands
         self.plan.check()
         if self.recorder.writer is not None:  # in memory, the start's sample waits in the buffer (see attempt)

@@ -300,17 +300,12 @@ def _flat_values(values, nested: tuple) -> list:
     """The leaves of the fields' ``values`` in the struct's order: the single leaves as they are, the members of the
     tuple fields (``nested``: their ``(position, name, members)``) spliced in."""
     flat = list(values)
-    if nested:
-        values, flat, last = flat, [], 0
-        for i, name, members in nested:
-            value = values[i]
-            if type(value) is not tuple or len(value) != members:
-                raise TypeError(f"compiled plan field {name!r}: expected a tuple of {members}, got "
-                                f"{type(value).__name__}")
-            flat += values[last:i]
-            flat += value
-            last = i + 1
-        flat += values[last:]
+    for i, name, members in reversed(nested):  # (from the end: the positions before stay; no slices copied)
+        value = flat[i]
+        if type(value) is not tuple or len(value) != members:
+            raise TypeError(f"compiled plan field {name!r}: expected a tuple of {members}, got "
+                            f"{type(value).__name__}")
+        flat[i:i + 1] = value
     return flat
 
 
@@ -569,11 +564,14 @@ def pack_values(plan: PlanRef, held: dict, names: tuple, values: tuple) -> None:
     _aliases_held(payload, held, names, values)
 
 
-def _aliases_held(payload: np.ndarray, held: dict, names: tuple, values: tuple) -> None:
-    """The aliases of the tuple fields ``names`` get their members' words; ``held`` holds ``values``."""
+def _aliases_held(payload: np.ndarray, held: dict | None, names: tuple, values: tuple) -> None:
+    """The aliases of the tuple fields ``names`` get their members' words; ``held`` holds ``values`` (None: the
+    caller does)."""
     plan = _plan_for(names)
     if plan.to.size:
         payload[plan.to] = payload[plan.source]
+    if held is None:
+        return
     if not held:  # a new plan's: its keys at once (a copy of a dict of them), then the values without resizing
         held.update(plan.keys)
     held.update(zip(names, values))  # (an alias's array is held by its tuple's)
@@ -584,8 +582,9 @@ def new_plan(held: dict, /, **fields) -> PlanRef:
     return new_plan_of(held, tuple(fields), tuple(fields.values()))
 
 
-def new_plan_of(held: dict, names: tuple, values: tuple) -> PlanRef:
-    """:func:`new_plan` of the fields ``names`` (distinct) with ``values`` in the same order."""
+def new_plan_of(held: dict | None, names: tuple, values: tuple) -> PlanRef:
+    """:func:`new_plan` of the fields ``names`` (distinct) with ``values`` in the same order; ``held`` None: the
+    caller holds ``values`` as long as the plan lives (no dict of them)."""
     plan = _allocate()
     if _compiled_words_work():  # the words straight into the new struct
         payload = np.frombuffer(_WORDS.from_address(plan._meminfo.data), dtype=np.int64)
