@@ -135,6 +135,11 @@ class OutputRequest:
         every start, ≈ 0.2 µs a call saved)."""
         return self._exact.__contains__ if self._regex is None else self.__contains__
 
+    def rooms(self) -> set | None:
+        """The rooms (``"element"``, ``"joint"``, ``"solver"``: the first part of a name) of the recorded signals
+        for a request of exact names only; None for one with patterns (any room may have a recorded signal)."""
+        return {name.partition("/")[0] for name in self._exact} if self._regex is None else None
+
     def any(self, names) -> bool:
         """Whether one of ``names`` is recorded."""
         known = self._known
