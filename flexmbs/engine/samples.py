@@ -220,11 +220,10 @@ class Sampler(HoldsSystem):
 
     def flush(self, recorder: Recorder, stats: dict) -> None:
         """Hand the buffered samples to the recorder as columns and empty the buffer."""
-        n = self.count
-        if not n:
-            return
         (times, hs, its, viol, Q, V, Z, OM, XM, Y, FY, OUT, INT, JF, JT, JC, FO, KO, LAM, FB, cnt) = self.bf
-        system = self.system
+        n = int(cnt[0])
+        if not n:  # (the count and, below, the system read without a property call: ≈ 1 µs a run's end)
+            return
         if self.selection is not recorder.request:  # the recorder's request from the first block on (the start's)
             self.request(recorder.request)
         plan = getattr(self, "_plan", None)
@@ -236,7 +235,7 @@ class Sampler(HoldsSystem):
         selection = self.selection
         python_forces, python_elements, user_joints = self._parts or self._python_parts(selection)
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)
-            rows = []
+            system, rows = self.system, []
             for r in range(n):
                 ctx = system.context(Q[r].copy(), V[r].copy(), float(times[r]), LAM[r].copy())
                 ctx.z = Z[r].copy()
@@ -247,6 +246,7 @@ class Sampler(HoldsSystem):
         if python_elements or user_joints:  # Python parts: in Python at each sample's state (as Recorder.record)
             # a continuous angle unwraps against the previous sample's, not against the callbacks' last evaluation
             # (the end of the chunk); the callbacks' reference is restored after
+            system = self.system
             angles = [m for k in self._python for m in system.elements[k].measurements
                       if hasattr(m, "follow")]
             current = [getattr(m, "_last", None) for m in angles]
@@ -264,6 +264,7 @@ class Sampler(HoldsSystem):
         # (np.maximum.reduce: ndarray.max without its Python wrapper)
         stats["max_constraint_violation"] = max(stats["max_constraint_violation"], float(np.maximum.reduce(viol[:n])))
         if FB[0]:
+            system = self.system
             t_first, count = getattr(system, "reaction_fallbacks", (float(FB[1]), 0))
             system.reaction_fallbacks = (t_first, count + int(FB[0]))
             FB[:] = 0.0
