@@ -202,10 +202,11 @@ class Sampler(HoldsSystem):
             prefix = f"element/{element.name}/"
             lo = system.z_offsets[k]
             part = [(prefix + name, _Z, (every, lo + i)) for i, name in enumerate(element.state_names)]
-            for i, meas in enumerate(element.measurements):
+            measurements = element.measurements
+            for i, meas in enumerate(measurements):
                 part += [(f"{prefix}y/{meas.name}", _Y, (every, y0 + i)),
                          (f"{prefix}force/{meas.name}", _FY, (every, y0 + i))]
-            y0 += len(element.measurements)
+            y0 += len(measurements)
             elements += [column for column in part if recorded(column[0])]
             out = self.out_offsets[c]
             elements += [(key, _OUT, (every, out + i)) for i, name in enumerate(self.elements_out[c])
