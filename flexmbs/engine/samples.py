@@ -112,7 +112,7 @@ class Sampler(HoldsSystem):
         self._python = [k for k in range(len(system.elements)) if k not in compiled]  # (the state elements in Python)
         # the Python elements' angles at the last sample (at first their evaluation at the start)
         self._angle_refs = [getattr(m, "_last", None) for k in self._python for m in system.elements[k].measurements
-                            if hasattr(m, "follow")]
+                            if hasattr(m, "follow")] if self._python else []
 
     _holder = "plan's sampler"  # (the one-line message of HoldsSystem.system)
 
@@ -157,6 +157,8 @@ class Sampler(HoldsSystem):
         """The Python force elements, state elements (indices) and user joints with a signal that ``selection``
         (an OutputRequest; None: every signal) records."""
         system = self.system
+        if not (self.python_forces or self._python or system.fallback_joints):  # (most models: no comprehension)
+            return [], [], []
         recorded = (lambda prefix: True) if selection is None else selection.any_under
         return ([f for f in self.python_forces if recorded(f"force/{f.name}/")],
                 [k for k in self._python if recorded(f"element/{system.elements[k].name}/")],
@@ -224,7 +226,7 @@ class Sampler(HoldsSystem):
         last = [(key, _INT, (every, i)) for i, key in enumerate(self.integral_keys)
                 if key is not None and recorded(key)]
         last += _SOLVER_COLUMNS  # (recorded always: outputs.ALWAYS)
-        if request is not None:
+        if request is not None and first:
             first = [c for c in first if recorded(c[0])]
         used = {b for part in (first, elements, last) for _, b, _ in part}
         return first, elements, last, used
@@ -242,7 +244,7 @@ class Sampler(HoldsSystem):
             plan = self._plan = self._column_plan()
         first, elements, last, used = plan
         head = {b: self.bf[b][:n] for b in used}  # the buffers' first n rows
-        cols = {key: head[b][index].copy() for key, b, index in first}
+        cols = {key: head[b][index].copy() for key, b, index in first} if first else {}  # (a comprehension: a call)
         selection = self.selection
         python_forces, python_elements, user_joints = self._parts or self._python_parts(selection)
         if python_forces:  # their own outputs, in Python at each sample's state (Recorder.record does the same)

@@ -98,8 +98,8 @@ def _patterns(outputs) -> list[str]:
                              f"{item!r} ({type(item).__name__})")
         if "," in item:
             patterns += [p.strip() for p in item.split(",") if p.strip()]
-        elif item.strip():  # one pattern (the usual item): no split
-            patterns.append(item.strip())
+        elif stripped := item.strip():  # one pattern (the usual item): no split
+            patterns.append(stripped)
     return patterns
 
 
@@ -114,8 +114,8 @@ class OutputRequest:
     def __init__(self, patterns: list[str], names=()):
         self.patterns = list(patterns)
         exact, wild = [], []
-        for p in self.patterns:
-            (wild if _wild(p) else exact).append(p)
+        for p in self.patterns:  # (_wild inline: a call per pattern, ≈ 0.5 µs each at a start)
+            (wild if "*" in p or "?" in p or "[" in p else exact).append(p)
         self._exact = {*exact, *ALWAYS}
         self._regex = _regex(tuple(wild)) if wild else None
         self._known: dict[str, bool] = {}
