@@ -462,7 +462,8 @@ class Run:
             self._bar.close()
         self._run.flush()
         stats = run.stats
-        stats.update({k: int(v) for k, v in self.integ.stats.items()})
+        for key, value in self.integ.stats.items():  # (a loop: a comprehension is a call in Python 3.11)
+            stats[key] = int(value)
         stats["t_end"] = float(run.state.t)
         stats["wall_time_s"] = self._wall
         stats["compile_time_s"] = float(self.watchdog.compile_seconds)  # kernels compiled by this run
