@@ -113,11 +113,18 @@ class OutputRequest:
 
     def __init__(self, patterns: list[str], names=()):
         self.patterns = list(patterns)
-        exact, wild = [], []
+        exact, wild, rooms = [], [], {"solver"}  # (the rooms of ALWAYS)
         for p in self.patterns:  # (_wild inline: a call per pattern, ≈ 0.5 µs each at a start)
-            (wild if "*" in p or "?" in p or "[" in p else exact).append(p)
+            if "*" in p or "?" in p or "[" in p:
+                wild.append(p)
+            else:
+                exact.append(p)
+                rooms.add(p.partition("/")[0])
         self._exact = {*exact, *ALWAYS}
         self._regex = _regex(tuple(wild)) if wild else None
+        # the rooms (``"element"``, ``"joint"``: the first parts of the names) with a recorded signal, the samples'
+        # column plan builds no other room's columns; None for a request with patterns (any room)
+        self.rooms = None if wild else rooms
         self._known: dict[str, bool] = {}
         # the model's signal names (those not recorded are "not requested"); read only: a frozenset is kept as given
         self.names = names if isinstance(names, frozenset) else frozenset(names)
@@ -134,11 +141,6 @@ class OutputRequest:
         membership test (the same answers without the cache: the samples' column plan asks ≈ 50 names once each at
         every start, ≈ 0.2 µs a call saved)."""
         return self._exact.__contains__ if self._regex is None else self.__contains__
-
-    def rooms(self) -> set | None:
-        """The rooms (``"element"``, ``"joint"``, ``"solver"``: the first part of a name) of the recorded signals
-        for a request of exact names only; None for one with patterns (any room may have a recorded signal)."""
-        return {name.partition("/")[0] for name in self._exact} if self._regex is None else None
 
     def any(self, names) -> bool:
         """Whether one of ``names`` is recorded."""
