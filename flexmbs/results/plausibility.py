@@ -157,8 +157,9 @@ class Extremes:
         for key in self._pressure_keys:
             values = np.asarray(columns[key])
             k = int(values.argmax())
-            if values[k] > self.pressure[0]:
-                self.pressure = (float(values[k]), key, float(times[k]))
+            peak = float(values[k])  # (read once: a numpy scalar each time ≈ 0.5 µs)
+            if peak > self.pressure[0]:
+                self.pressure = (peak, key, float(times[k]))
         if not (self._modal_keys or self._spin_keys):  # (rigid bodies only: ≈ 1.5 µs of a run's flush)
             return
         for key in self._modal_keys:
