@@ -193,7 +193,8 @@ class Run:
         self.model, self.t_end, self.max_steps = model, None if t_end is None else float(t_end), int(max_steps)
         self.inputs = model_inputs(model)
         # discrete blocks sampled by the run (a co-simulation FMU, flexmbs.fmi.imports): their outputs are inputs
-        self._blocks = list({id(i.block): i.block for i in self.inputs.values() if hasattr(i, "block")}.values())
+        self._blocks = list({id(i.block): i.block for i in self.inputs.values() if hasattr(i, "block")}.values()
+                            ) if self.inputs else []  # (most models have no input: no comprehension, a call)
         for block in self._blocks:
             block.attach(self)
         for item in self.inputs.values():  # a run starts from the inputs' start values
@@ -275,7 +276,7 @@ class Run:
                 plan.signals[i] = ("constant", data.value)
         if slots:
             plan.callback = _SIGNAL_CALLBACK(plan._signal_function())  # the timed signals without the inputs
-        return {name: np.array(index, dtype=np.int64) for name, index in slots.items()}
+        return {name: np.array(index, dtype=np.int64) for name, index in slots.items()} if slots else {}
 
     def set_input(self, name: str, value: float) -> None:
         """Hold input ``name`` at ``value`` (its unit: ``run.inputs[name].unit``) from now on."""
