@@ -241,10 +241,11 @@ class Run:
             attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
         recorder = self.recorder = Recorder(system, output, attributes, force=force, outputs=request)
         self._last = _LastSample(recorder)
+        # (the compiled run asks its sampler for the recorder's request before the start's sample: the samples
+        # record, and compute, the requested signals only)
         self._run, self.engine = start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
                                            output_interval, EventLocator(system, event_tolerance), self.max_steps,
                                            engine)
-        self._run.plan.sampler.request(request)  # the samples record, and compute, the requested signals only
         self._slots = self._input_slots()
         self._changed = False  # an input changed value since the last advance: restart there
 
