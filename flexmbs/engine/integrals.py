@@ -21,18 +21,16 @@ class Integrals:
     def warnings(self) -> list[str]:
         """The elements' own judgement of their integrals (``integral_warnings``), at the start state (the
         measurements there as the start's check found them, :func:`flexmbs.engine.preflight.check_start`)."""
-        lines = []
-        judging = [(k, e) for k, e in self.elements if hasattr(e, "integral_warnings")]
-        if not judging:
-            return lines
+        lines, ctx = [], None
         state, system = self.start, self.system
         found = getattr(system, "start_measures", None)
         known = found[1] if found is not None and found[0] is state else {}
-        ctx = None
-        for k, element in judging:
+        for k, element in self.elements:
+            if not hasattr(element, "integral_warnings"):
+                continue
             z_e = state.z[system.z_offsets[k]:system.z_offsets[k + 1]]
-            if k in known:
-                y, ydot = (x.copy() for x in known[k])
+            if k in known:  # (the start check's own copies, read here only: no copy again)
+                y, ydot = known[k]
             else:
                 ctx = ctx if ctx is not None else system.context(state.q, state.v, state.t)
                 y, ydot, _ = measure(ctx, element.measurements)

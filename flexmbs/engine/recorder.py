@@ -150,10 +150,9 @@ class Recorder:
         self.writer.append_block(times, columns, self.units, self.components, states)
 
     def _join_blocks(self) -> tuple:
-        """In-memory samples kept as blocks, joined: ``(times, columns, states)`` as arrays (one row per sample)."""
+        """In-memory samples kept as several blocks, joined: ``(times, columns, states)`` as arrays (one row per
+        sample)."""
         blocks = self.blocks
-        if len(blocks) == 1:
-            return blocks[0]
         times = np.concatenate([b[0] for b in blocks])
         columns = {k: np.concatenate([b[1][k] for b in blocks]) for k in blocks[0][1]}
         return times, columns, tuple(np.concatenate([b[2][k] for b in blocks]) for k in range(3))
@@ -182,7 +181,7 @@ class Recorder:
                 return results
         states = None
         if self.blocks:  # the compiled step's columns: joined, not split into rows and stacked again
-            times, data, states = self._join_blocks()
+            times, data, states = self.blocks[0] if len(self.blocks) == 1 else self._join_blocks()
         else:
             times = np.array(self.times)
             data = {key: np.array([r[key] for r in self.rows]) for key in (self.rows[0] if self.rows else ())}

@@ -193,7 +193,8 @@ class Run:
         self.model, self.t_end, self.max_steps = model, None if t_end is None else float(t_end), int(max_steps)
         self.inputs = model_inputs(model)
         # discrete blocks sampled by the run (a co-simulation FMU, flexmbs.fmi.imports): their outputs are inputs
-        self._blocks = list({id(i.block): i.block for i in self.inputs.values() if hasattr(i, "block")}.values())
+        self._blocks = list({id(i.block): i.block for i in self.inputs.values() if hasattr(i, "block")}.values()
+                            ) if self.inputs else []  # (most models have no input: no comprehension, a call)
         for block in self._blocks:
             block.attach(self)
         for item in self.inputs.values():  # a run starts from the inputs' start values
@@ -240,10 +241,11 @@ class Run:
             attributes["redundant_constraints"] = "\n".join(system.redundancy.values())
         recorder = self.recorder = Recorder(system, output, attributes, force=force, outputs=request)
         self._last = _LastSample(recorder)
+        # (the compiled run asks its sampler for the recorder's request before the start's sample: the samples
+        # record, and compute, the requested signals only)
         self._run, self.engine = start_run(system, integ, recorder, state, state.t, first, max_step, min_step,
                                            output_interval, EventLocator(system, event_tolerance), self.max_steps,
                                            engine)
-        self._run.plan.sampler.request(request)  # the samples record, and compute, the requested signals only
         self._slots = self._input_slots()
         self._changed = False  # an input changed value since the last advance: restart there
 
@@ -275,7 +277,7 @@ class Run:
                 plan.signals[i] = ("constant", data.value)
         if slots:
             plan.callback = _SIGNAL_CALLBACK(plan._signal_function())  # the timed signals without the inputs
-        return {name: np.array(index, dtype=np.int64) for name, index in slots.items()}
+        return {name: np.array(index, dtype=np.int64) for name, index in slots.items()} if slots else {}
 
     def set_input(self, name: str, value: float) -> None:
         """Hold input ``name`` at ``value`` (its unit: ``run.inputs[name].unit``) from now on."""
@@ -462,7 +464,8 @@ class Run:
             self._bar.close()
         self._run.flush()
         stats = run.stats
-        stats.update({k: int(v) for k, v in self.integ.stats.items()})
+        for key, value in self.integ.stats.items():  # (a loop: a comprehension is a call in Python 3.11)
+            stats[key] = int(value)
         stats["t_end"] = float(run.state.t)
         stats["wall_time_s"] = self._wall
         stats["compile_time_s"] = float(self.watchdog.compile_seconds)  # kernels compiled by this run

@@ -98,8 +98,8 @@ def _patterns(outputs) -> list[str]:
                              f"{item!r} ({type(item).__name__})")
         if "," in item:
             patterns += [p.strip() for p in item.split(",") if p.strip()]
-        elif item.strip():  # one pattern (the usual item): no split
-            patterns.append(item.strip())
+        elif stripped := item.strip():  # one pattern (the usual item): no split
+            patterns.append(stripped)
     return patterns
 
 
@@ -113,11 +113,18 @@ class OutputRequest:
 
     def __init__(self, patterns: list[str], names=()):
         self.patterns = list(patterns)
-        exact, wild = [], []
-        for p in self.patterns:
-            (wild if _wild(p) else exact).append(p)
+        exact, wild, rooms = [], [], {"solver"}  # (the rooms of ALWAYS)
+        for p in self.patterns:  # (_wild inline: a call per pattern, ≈ 0.5 µs each at a start)
+            if "*" in p or "?" in p or "[" in p:
+                wild.append(p)
+            else:
+                exact.append(p)
+                rooms.add(p.partition("/")[0])
         self._exact = {*exact, *ALWAYS}
         self._regex = _regex(tuple(wild)) if wild else None
+        # the rooms (``"element"``, ``"joint"``: the first parts of the names) with a recorded signal, the samples'
+        # column plan builds no other room's columns; None for a request with patterns (any room)
+        self.rooms = None if wild else rooms
         self._known: dict[str, bool] = {}
         # the model's signal names (those not recorded are "not requested"); read only: a frozenset is kept as given
         self.names = names if isinstance(names, frozenset) else frozenset(names)

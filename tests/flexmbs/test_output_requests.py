@@ -149,7 +149,7 @@ def test_a_results_file_holds_the_request_and_its_readers_say_what_was_left_out(
 
 def test_a_request_as_one_function_answers_as_its_membership_test():
     """``OutputRequest.test()`` (the samples' column plan) answers as ``name in request``, with and without
-    wildcards, the always-recorded solver signals included."""
+    wildcards, the always-recorded solver signals included; ``rooms`` holds the room of every recorded name."""
     from flexmbs.results.outputs import OutputRequest
 
     names = ["element/hyd/cyl.force", "element/hyd/VA.pressure", "joint/pivot/force", "body/arm/position",
@@ -158,6 +158,9 @@ def test_a_request_as_one_function_answers_as_its_membership_test():
                      ["marker/?ip/position"], []):
         request = OutputRequest(patterns, names)
         assert [request.test()(name) for name in names] == [name in request for name in names], patterns
+        rooms = request.rooms  # (the column plan skips the other rooms; None: wildcards, every room)
+        assert (rooms is None) == any("*" in p or "?" in p for p in patterns), patterns
+        assert rooms is None or {name.partition("/")[0] for name in names if name in request} <= rooms, patterns
 
 
 def test_a_pattern_that_matches_no_signal_is_one_line_naming_close_names():
