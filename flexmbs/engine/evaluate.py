@@ -22,7 +22,6 @@ import weakref
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.linalg.lapack import dgesv as _gesv
 
 from flexmbs_jit import apart
 
@@ -196,12 +195,13 @@ class Evaluator(HoldsSystem):
             gamma += 2.0 * phi / s**2
         else:  # at rest with time-free rows: γ = -(Φ_q q̇)_q q̇ is exactly zero (its differences: round-off)
             gamma = np.zeros(n_c)
-        kkt = np.zeros((n_q + n_c, n_q + n_c), order="F")  # (LAPACK's order: factorized in place)
+        kkt = np.zeros((n_q + n_c, n_q + n_c))
         kkt[:n_q, :n_q], kkt[:n_q, n_q:], kkt[n_q:, :n_q] = mass, jac.T, jac
         rhs = np.concatenate([-res, gamma])
-        if not p.mi[30][0]:  # one solve: LAPACK's dgesv, numpy's solve less its checks (≈ 5 µs of a start)
-            sol, singular = _gesv(kkt, rhs, overwrite_a=True, overwrite_b=True)[2:]
-            if singular:  # exactly singular (a zero pivot; scipy's LU gave non-finite values there)
+        if not p.mi[30][0]:  # one solve (numpy's: a third of scipy's LU calls for these small matrices)
+            try:
+                sol = np.linalg.solve(kkt, rhs)
+            except np.linalg.LinAlgError:  # exactly singular (scipy's LU gave non-finite values there)
                 return None
             return (sol[:n_q], sol[n_q:], zdot) if np.isfinite(sol).all() else None
         try:  # friction from the reactions (loop.consistent_sample): one factorization, several solves

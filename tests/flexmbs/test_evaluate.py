@@ -106,32 +106,6 @@ def test_consistent_accelerations_of_a_swinging_pendulum_are_the_closed_form():
     assert np.abs(res).max() < 1e-10 * mass * G  # the equations of motion hold at (q̈, λ)
 
 
-def test_consistent_accelerations_solve_as_numpy_and_refuse_a_singular_matrix(monkeypatch):
-    """The one solve of the consistent accelerations (LAPACK's dgesv) gives numpy's solve's bits; an exactly singular
-    matrix gives None (the start's one-line error), as numpy's LinAlgError did."""
-    from flexmbs.engine import evaluate
-
-    model = pendulum()
-    system = System(model)
-    q, v, z = system.initial_state()
-    v[0] = 0.3  # (γ by differences)
-    solved = []
-
-    def numpy_solve(kkt, rhs, **_):
-        solved.append(np.linalg.solve(kkt, rhs))
-        return found(kkt, rhs, overwrite_a=True, overwrite_b=True)
-
-    found = evaluate._gesv
-    monkeypatch.setattr(evaluate, "_gesv", numpy_solve)
-    qdd, lam, _ = Evaluator(system, q, v, z).accelerations(0.0, q, v, z)
-    assert np.concatenate([qdd, lam]).tobytes() == solved[0].tobytes()
-    monkeypatch.setattr(evaluate, "_gesv", found)
-    ev = Evaluator(system, q, v, z)
-    residual = ev._residual
-    monkeypatch.setattr(ev, "_residual", lambda *a: (*residual(*a)[:4], np.zeros((system.n_q, system.n_q))))
-    assert ev.accelerations(0.0, q, v, z) is None  # no mass: [M Φ_qᵀ; Φ_q 0] singular
-
-
 @pytest.mark.parametrize("model", [hanging_weight, lambda: pendulum(damping=0.3)])
 def test_compiled_jacobian_blocks_are_differences_of_the_compiled_residual(model):
     """K = ∂R/∂q and C = ∂R/∂q̇ of the run's Newton matrix (forward differences, step 1e-7) against central
