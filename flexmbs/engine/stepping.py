@@ -44,6 +44,7 @@ from fem.errors import ModelError, SimulationError
 from flexmbs.model.inputs import Input
 from flexmbs.model.model import Model
 from flexmbs.results.outputs import NotRecordedError, default_outputs, not_recorded_message
+from flexmbs.results.results import Results
 from .events import EventLocator
 from .initial import initial_accelerations
 from .integrator import GeneralizedAlpha, StepState
@@ -455,7 +456,7 @@ class Run:
         self._status, self._message = "finished", "integration finished"
 
     # ---------------------------------------------------------------- the end
-    def finish(self) -> "Results":
+    def finish(self) -> Results:
         """End the run: the results (file closed, warnings and plausibility guards as :func:`simulate` gives)."""
         if self._finished is not None:
             return self._finished
