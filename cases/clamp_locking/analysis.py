@@ -51,8 +51,7 @@ def phase_masks(res, params: dict) -> tuple[np.ndarray, np.ndarray]:
     progress = x / params["stroke"] if params["stroke_direction"] == "lock" else 1.0 - x / params["stroke"]
     first_half_end = np.flatnonzero(progress >= 0.5)
     split = first_half_end[0] if first_half_end.size else res.time.size
-    accel = np.zeros(res.time.size, dtype=bool)
-    accel[:split] = True
+    accel = np.arange(res.time.size) < split
     return accel, ~accel
 
 
@@ -117,26 +116,21 @@ def summary(res, model, params: dict) -> dict:
     stress = stress_history(res, model, params)
     pressures = {node: float(res[f"element/hydraulics/{node}.pressure"].max()) / 1e5
                  for node in (*CHAMBERS, *LINE_NODES)}
-    velocity = res["element/hydraulics/cylinder.velocity"]
-    cylinder_force = res["element/hydraulics/cylinder.force"]
-    stops = res["force/end_stops/load"]
-    lock_time = locking_time(res, params)
-    x = stroke_position(res)
     contact = end_stop_contact(res, params)
     return {
         "stroke_direction": params["stroke_direction"],
         "flexible": bool(params["flexible"]),
         "valve_type": params["valve_type"],
-        "locking_time_s": lock_time,
-        "final_stroke_mm": float(x[-1] * 1e3),
+        "locking_time_s": locking_time(res, params),
+        "final_stroke_mm": float(stroke_position(res)[-1] * 1e3),
         "peak_bar_force_kN": {k: v["peak"] / 1e3 for k, v in peaks.items()},
         "bar_force_phases_kN": {k: {p: v[p] / 1e3 for p in ("acceleration", "deceleration")}
                                 for k, v in peaks.items()},
-        "peak_cylinder_force_kN": float(np.abs(cylinder_force).max()) / 1e3,
+        "peak_cylinder_force_kN": float(np.abs(res["element/hydraulics/cylinder.force"]).max()) / 1e3,
         "max_pressure_bar": pressures,
         "max_line_pressure_bar": max(pressures[n] for n in LINE_NODES),
-        "max_speed_m_s": float(np.abs(velocity).max()),
-        "peak_end_stop_force_kN": float(np.abs(stops).max()) / 1e3,
+        "max_speed_m_s": float(np.abs(res["element/hydraulics/cylinder.velocity"]).max()),
+        "peak_end_stop_force_kN": float(np.abs(res["force/end_stops/load"]).max()) / 1e3,
         "end_stop_contact_speed_m_s": contact["speed_m_s"] if contact else None,
         "end_stop_contact_time_s": contact["time_s"] if contact else None,
         "max_von_mises_MPa": float(stress["von_mises"].max()) / 1e6,

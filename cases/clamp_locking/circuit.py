@@ -82,37 +82,32 @@ def build_circuit(params: dict, distance, retracted_length: float) -> h.Circuit:
     c.add(h.PressureSource("supply", params["supply_pressure"]))
     p_tank = params["tank_pressure"]
     c.add(h.Tank("tank", p_tank))
-    b_hose, b_cyl = params["hose_bulk_modulus"], params["cylinder_bulk_modulus"]
-    c.add(h.Volume("P", params["valve_block_volume"], initial_pressure=params["supply_pressure"]))
-    for node in ("VA", "VB"):
-        c.add(h.Volume(node, params["valve_block_volume"], initial_pressure=p_tank))
-    for node in ("CA_port", "CB_port"):
-        c.add(h.Volume(node, 1.0e-5, initial_pressure=p_tank))
-    c.add(h.Volume("CA", 0.0, initial_pressure=p_tank))
-    c.add(h.Volume("CB", 0.0, initial_pressure=p_tank))
-    segments = int(params["hose_segments"])
+    block = params["valve_block_volume"]
+    c.add(h.Volume("P", block, initial_pressure=params["supply_pressure"]))
+    for node, volume in (("VA", block), ("VB", block), ("CA_port", 1.0e-5), ("CB_port", 1.0e-5), ("CA", 0.0),
+                         ("CB", 0.0)):
+        c.add(h.Volume(node, volume, initial_pressure=p_tank))
     h.add_line(c, "pipe_p", "supply", "P", params["pipe_p_length"], params["pipe_p_diameter"], 1)
-    h.add_line(c, "hose_a", "VA", "CA_port", params["hose_a_length"], params["hose_a_diameter"], segments, b_hose,
-               initial_pressure=p_tank)
-    h.add_line(c, "hose_b", "VB", "CB_port", params["hose_b_length"], params["hose_b_diameter"], segments, b_hose,
-               initial_pressure=p_tank)
+    for side in "AB":
+        hose = f"hose_{side.lower()}"
+        h.add_line(c, hose, f"V{side}", f"C{side}_port", params[f"{hose}_length"], params[f"{hose}_diameter"],
+                   int(params["hose_segments"]), params["hose_bulk_modulus"], initial_pressure=p_tank)
     c.add(h.ReliefValve("relief", params["relief_pressure"], 2.0e-9, width=2.0e5), P="P", T="tank")
     cylinder = c.add(h.Cylinder("cylinder", areas["piston_area"], areas["rod_side_area"], params["stroke"],
                                 measurement=distance, retracted_length=retracted_length,
                                 dead_volume_a=params["dead_volume"], dead_volume_b=params["dead_volume"],
-                                stop_stiffness=0.0, stop_damping=0.0, wall_bulk_modulus=b_cyl), A="CA", B="CB")
-    positions, bore_side, rod_side = cushion_tables(params)
-    for name, chamber, areas_, port in (("cushion_a", "CA", bore_side, "CA_port"),
-                                        ("cushion_b", "CB", rod_side, "CB_port")):
-        c.add(h.Cushion(name, cylinder, positions, areas_, params["cushion_bypass_area"]), chamber=chamber, line=port)
+                                stop_stiffness=0.0, stop_damping=0.0,
+                                wall_bulk_modulus=params["cylinder_bulk_modulus"]), A="CA", B="CB")
+    positions, *side_areas = cushion_tables(params)
+    for side, side_area in zip("AB", side_areas):  # bore side A, rod side B
+        c.add(h.Cushion(f"cushion_{side.lower()}", cylinder, positions, side_area, params["cushion_bypass_area"]),
+              chamber=f"C{side}", line=f"C{side}_port")
     end_length = retracted_length + (params["stroke"] if params["stroke_direction"] == "lock" else 0.0)
     command = valve_command(params, distance, end_length)
     if params["valve_type"] == "directional":
-        area = params["valve_area"]
-        spool = h.FirstOrderSpool.from_response_time(params["valve_response_time"])
+        area, response_time = params["valve_area"], params["valve_response_time"]
     else:
-        area = params["valve_area"] * params["proportional_boost"]
-        spool = h.FirstOrderSpool.from_response_time(params["proportional_response_time"])
-    c.add(h.regenerative_valve("valve", area, command, spool, centre_fraction=params["valve_centre_fraction"]),
-          P="P", T="tank", A="VA", B="VB")
+        area, response_time = params["valve_area"] * params["proportional_boost"], params["proportional_response_time"]
+    c.add(h.regenerative_valve("valve", area, command, h.FirstOrderSpool.from_response_time(response_time),
+                               centre_fraction=params["valve_centre_fraction"]), P="P", T="tank", A="VA", B="VB")
     return c

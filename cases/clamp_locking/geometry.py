@@ -203,7 +203,7 @@ def bar_frame(pin_near: np.ndarray, pin_far: np.ndarray) -> np.ndarray:
 
 
 def ring_inertia(mass: float, outer: float, inner: float, length: float) -> np.ndarray:
-    """Principal inertia (3,) kg m² of a thick ring (axis z) about its centre."""
+    """Principal inertia (3,) kg m² of a thick ring (axis z; ``inner = 0``: a solid cylinder) about its centre."""
     axial = 0.5 * mass * (outer**2 + inner**2)
     transverse = mass / 12.0 * (3.0 * (outer**2 + inner**2) + length**2)
     return np.array([transverse, transverse, axial])
@@ -220,12 +220,9 @@ def bar_mass_properties(params: dict, resolution: float = 1.0e-3) -> dict:
     xs = np.arange(-r_eye, length + r_eye, resolution) + 0.5 * resolution
     ys = np.arange(-r_eye, r_eye, resolution) + 0.5 * resolution
     x, y = np.meshgrid(xs, ys, indexing="ij")
-    inside = (x >= 0.0) & (x <= length) & (np.abs(y) <= 0.5 * width)
-    for xc in (0.0, length):
-        rr = (x - xc) ** 2 + y**2
-        inside |= rr <= r_eye**2
-    for xc in (0.0, length):
-        inside &= (x - xc) ** 2 + y**2 > r_bore**2
+    near, far = ((x - xc) ** 2 + y**2 for xc in (0.0, length))  # squared distances from the eye centres
+    inside = ((x >= 0.0) & (x <= length) & (np.abs(y) <= 0.5 * width)) | (near <= r_eye**2) | (far <= r_eye**2)
+    inside &= (near > r_bore**2) & (far > r_bore**2)
     da = resolution**2
     rho_h = params["density"] * height
     mass = rho_h * da * inside.sum()

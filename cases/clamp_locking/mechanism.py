@@ -85,12 +85,12 @@ def _add_bar(model, name, params, lay, pistons, flexbody):
                                        damping_ratio=params["modal_damping"])
         ends = [model.add_marker(body, f"{name}.a", node="a"), model.add_marker(body, f"{name}.b", node="b")]
     joints = []
-    for end, piston_name, pin in zip(("a", "b"), geometry.BARS[name], (pin_near, pin_far)):
+    for end, piston_name, pin, marker in zip("ab", geometry.BARS[name], (pin_near, pin_far), ends):
         piston = pistons[piston_name]
         lug = model.add_marker(piston, f"{piston_name}.lug_{name}", position=pin - piston.initial_position)
-        joints.append(model.add_joint("spherical", lug, ends[0 if end == "a" else 1], name=f"sph_{name}_{end}"))
+        joints.append(model.add_joint("spherical", lug, marker, name=f"sph_{name}_{end}"))
         if end == "a":
-            model.add_joint(RollLock(lug, ends[0], name=f"roll_{name}"))
+            model.add_joint(RollLock(lug, marker, name=f"roll_{name}"))
     return body, joints
 
 
@@ -101,10 +101,10 @@ def _add_cylinder(model, params, lay, piston4):
     frame = _cylinder_frame(base, pin)
     length = cyl["retracted_length"]
     body = model.add_rigid_body("cyl_body", mass=params["cylinder_body_mass"],
-                                inertia=_slender(params["cylinder_body_mass"], 0.6, 0.08),
+                                inertia=geometry.ring_inertia(params["cylinder_body_mass"], 0.08, 0.0, 0.6),
                                 centre_of_mass=(0.0, 0.0, 0.3), position=(*base, z), orientation=frame)
     rod = model.add_rigid_body("cyl_rod", mass=params["cylinder_rod_mass"],
-                               inertia=_slender(params["cylinder_rod_mass"], 0.6, 0.045),
+                               inertia=geometry.ring_inertia(params["cylinder_rod_mass"], 0.045, 0.0, 0.6),
                                centre_of_mass=(0.0, 0.0, -0.3), position=(*pin, z), orientation=frame)
     pivot = model.add_marker(model.ground, "platen.cylinder", position=(*base, z))
     body_end = model.add_marker(body, "cyl_body.pivot")
@@ -118,12 +118,6 @@ def _add_cylinder(model, params, lay, piston4):
                     damping_depth=params["stop_damping_depth"], name="end_stops")
     model.add_force(stop)
     return fm.Distance(pivot, eye), length
-
-
-def _slender(mass: float, length: float, radius: float) -> np.ndarray:
-    """Principal inertia (3,) of a solid cylinder along z, kg m²."""
-    transverse = mass * (3.0 * radius**2 + length**2) / 12.0
-    return np.array([transverse, transverse, 0.5 * mass * radius**2])
 
 
 def build_mechanism(params: dict, flexbodies: dict | None = None):
@@ -181,7 +175,4 @@ def _place_locked(model, handles, params):
     rod = model.body("cyl_rod")
     rod.initial_orientation = frame
     rod.initial_position = np.append(cyl["pin_end"], cyl["plane"])
-    # the rod eye marker keeps global axes
-    for marker in model.markers:
-        if marker.name == "cyl_rod.eye":
-            marker.local_orientation = frame.T
+    handles["cylinder_length"].marker_b.local_orientation = frame.T  # the rod eye marker keeps global axes
