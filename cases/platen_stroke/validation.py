@@ -26,52 +26,40 @@ def linear_rows(quick: bool = True) -> list:
     coeff = linear.plant_coefficients(**SEED_PLANT)
     plant = linear.plant_transfer_function(coeff)
     poles = np.roots(plant[1])
-    poles = poles[np.lexsort((poles.imag, poles.real))]
-    o = "seed 003 eq. (4-7) (L6700-6720)"
-    rows = [row("v0", 53.2, wp["v0"] * 1e3, kind="seed", origin=o, unit="mm/s", tolerance=2e-3, note=PRINTED),
-            row("Pr0", 146.7, wp["Pr0"] / 1e5, kind="seed", origin=o, unit="bar", tolerance=2e-3, note=PRINTED),
-            row("Pb0", 54.0, wp["Pb0"] / 1e5, kind="seed", origin=o, unit="bar", tolerance=2e-3, note=PRINTED)]
-    o = "seed 003 eq. (4-11) (L6880-6900)"
-    for name, ref in (("a", -55.76), ("b", -188.1), ("c", 12.44), ("d", 1076.0), ("e", 3537.0)):
-        rows.append(row(f"eq. (4-11) coefficient {name}", ref, coeff[name], kind="seed", origin=o, tolerance=2e-3,
-                        note=PRINTED))
-    o = "seed 003 L6905-6915 (poles, zero)"
     complex_pole = poles[np.argmax(poles.imag)]
     real_pole = poles[np.argmin(np.abs(poles.imag))]
-    rows += [row("complex plant pole, real part", -4.53, complex_pole.real, kind="seed", origin=o, unit="1/s",
-                 tolerance=3e-3, note=PRINTED),
-             row("complex plant pole, imaginary part", 32.0, complex_pole.imag, kind="seed", origin=o, unit="1/s",
-                 tolerance=3e-3, note=PRINTED),
-             row("real plant pole", -3.38, real_pole.real, kind="seed", origin=o, unit="1/s", tolerance=3e-3,
-                 note=PRINTED),
-             row("plant zero", -3.37, -coeff["b"] / coeff["a"], kind="seed", origin=o, unit="1/s", tolerance=3e-3,
-                 note=PRINTED),
-             row("omega0 of the complex pair", 32.3, abs(complex_pole), kind="seed", origin=o, unit="rad/s",
-                 tolerance=3e-3, note=PRINTED),
-             row("damping ratio of the complex pair", 0.14, -complex_pole.real / abs(complex_pole), kind="seed",
-                 origin=o, tolerance=0.01, note=PRINTED)]
     cl = linear.closed_loop_poles(plant, -4.0, 0.07, 0.015, 0.01)
-    o = "seed 003 L6985-6995 (closed-loop poles, K_P -4, T_I 0.07, T_D 0.015, T 0.01)"
-    fast = cl[0]
     pair = cl[np.argmax(cl.imag)]
     reals = np.sort(cl[np.abs(cl.imag) < 1e-9].real)
-    rows += [row("closed-loop fast pole", -96.7, fast.real, kind="seed", origin=o, unit="1/s", tolerance=2e-3),
-             row("closed-loop pair, real part", -4.91, pair.real, kind="seed", origin=o, unit="1/s", tolerance=3e-3),
-             row("closed-loop pair, imaginary part", 35.5, pair.imag, kind="seed", origin=o, unit="1/s",
-                 tolerance=3e-3),
-             row("closed-loop slow poles (largest)", -2.54, reals[-1], kind="seed", origin=o, unit="1/s",
-                 tolerance=3e-3),
-             row("closed-loop slow poles (second)", -3.41, reals[-2], kind="seed", origin=o, unit="1/s",
-                 tolerance=3e-3)]
-    limit = linear.integral_time_stability_limit(plant, -4.0, 0.015, 0.01)
-    rows.append(row("T_I stability limit (K_P -4, T_D 0.015)", 0.0142, limit, kind="seed",
-                    origin="seed 003 L7015-7017 (T_D printed '0.07', a typo; wave2-spec §F)", unit="s",
-                    tolerance=3e-3, note=PRINTED))
-    for gain, ref in ((-4, 0.0200), (-10, 0.0347), (-20, 0.0484), (-30, 0.0573), (-40, 0.0644)):
-        rows.append(row(f"ISE-optimal T_I, K_P {gain}", ref, linear.ise_optimal_integral_time(plant, gain, 0.015, 0.01),
-                        kind="seed", origin="seed 003 appendix D (L8803-8823)", unit="s", tolerance=0.01,
-                        note="printed to 3 digits; the optimum is flat"))
-    return rows
+    checks = {  # origin: [(quantity, seed value, ours, unit, tolerance, note)]
+        "seed 003 eq. (4-7) (L6700-6720)": [
+            ("v0", 53.2, wp["v0"] * 1e3, "mm/s", 2e-3, PRINTED), ("Pr0", 146.7, wp["Pr0"] / 1e5, "bar", 2e-3, PRINTED),
+            ("Pb0", 54.0, wp["Pb0"] / 1e5, "bar", 2e-3, PRINTED)],
+        "seed 003 eq. (4-11) (L6880-6900)": [
+            (f"eq. (4-11) coefficient {name}", ref, coeff[name], "", 2e-3, PRINTED)
+            for name, ref in (("a", -55.76), ("b", -188.1), ("c", 12.44), ("d", 1076.0), ("e", 3537.0))],
+        "seed 003 L6905-6915 (poles, zero)": [
+            ("complex plant pole, real part", -4.53, complex_pole.real, "1/s", 3e-3, PRINTED),
+            ("complex plant pole, imaginary part", 32.0, complex_pole.imag, "1/s", 3e-3, PRINTED),
+            ("real plant pole", -3.38, real_pole.real, "1/s", 3e-3, PRINTED),
+            ("plant zero", -3.37, -coeff["b"] / coeff["a"], "1/s", 3e-3, PRINTED),
+            ("omega0 of the complex pair", 32.3, abs(complex_pole), "rad/s", 3e-3, PRINTED),
+            ("damping ratio of the complex pair", 0.14, -complex_pole.real / abs(complex_pole), "", 0.01, PRINTED)],
+        "seed 003 L6985-6995 (closed-loop poles, K_P -4, T_I 0.07, T_D 0.015, T 0.01)": [
+            ("closed-loop fast pole", -96.7, cl[0].real, "1/s", 2e-3, ""),
+            ("closed-loop pair, real part", -4.91, pair.real, "1/s", 3e-3, ""),
+            ("closed-loop pair, imaginary part", 35.5, pair.imag, "1/s", 3e-3, ""),
+            ("closed-loop slow poles (largest)", -2.54, reals[-1], "1/s", 3e-3, ""),
+            ("closed-loop slow poles (second)", -3.41, reals[-2], "1/s", 3e-3, "")],
+        "seed 003 L7015-7017 (T_D printed '0.07', a typo; wave2-spec §F)": [
+            ("T_I stability limit (K_P -4, T_D 0.015)", 0.0142,
+             linear.integral_time_stability_limit(plant, -4.0, 0.015, 0.01), "s", 3e-3, PRINTED)],
+        "seed 003 appendix D (L8803-8823)": [
+            (f"ISE-optimal T_I, K_P {gain}", ref, linear.ise_optimal_integral_time(plant, gain, 0.015, 0.01), "s", 0.01,
+             "printed to 3 digits; the optimum is flat")
+            for gain, ref in ((-4, 0.0200), (-10, 0.0347), (-20, 0.0484), (-30, 0.0573), (-40, 0.0644))]}
+    return [row(quantity, ref, value, kind="seed", origin=origin, unit=unit, tolerance=tolerance, note=note)
+            for origin, entries in checks.items() for quantity, ref, value, unit, tolerance, note in entries]
 
 
 STROKES = (("close", "mould-close stroke time", 5.2, "seed 003 L6485", None),
