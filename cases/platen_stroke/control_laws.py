@@ -72,19 +72,23 @@ def spline_deceleration(remaining, v_max, v_final, duration):
 
 
 @njit(cache=True)
+def remaining_travel(gap, fpar, f, direction):
+    """Remaining travel (m) to the safety distance at the gap measurement ``gap`` (m); its derivative by the gap is
+    ``direction``."""
+    s = fpar[f] + 1.0 - gap
+    return fpar[f] - fpar[f + 7] - s if direction > 0 else s - fpar[f + 7]
+
+
+@njit(cache=True)
 def stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile):
     """The speed reference: ``(v, phase)``, the speed magnitude of the profile (m/s) and its phase code. ``gap`` (m)
     is the measurement ``stroke + 1 m − travel``, ``latch`` and ``tau`` the command's own states."""
-    stroke, start, v_max, v_final, safety = fpar[f], fpar[f + 1], fpar[f + 2], fpar[f + 6], fpar[f + 7]
+    start, v_max, v_final = fpar[f + 1], fpar[f + 2], fpar[f + 6]
     if t <= start:
         return 0.0, REST
-    s = stroke + 1.0 - gap
-    if direction > 0:
-        remaining = stroke - safety - s
-    else:
-        remaining = s - safety
-        if s <= 0.0:
-            return 0.0, STOP
+    if direction < 0 and fpar[f] + 1.0 - gap <= 0.0:  # an opening stroke back at travel 0
+        return 0.0, STOP
+    remaining = remaining_travel(gap, fpar, f, direction)
     if remaining <= 0.0:
         return v_final, FINAL
     ramp = fpar[f + 4] * (t - start)
@@ -96,17 +100,14 @@ def stroke_reference(t, gap, latch, tau, fpar, f, direction, pid, full, profile)
         v_dec = v_final if frac >= 1.0 else v_max - (v_max - v_final) * frac
     else:
         v_dec = math.sqrt(v_final ** 2 + 2.0 * fpar[f + 3] * remaining)
-    if full and t < fpar[f + 5]:
-        if latch < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
-            return ramp, FULL_OPEN
-        candidates_start = 1  # latched: the time ramp is over
-    else:
-        candidates_start = 0
-    # the smallest of (ramp, v_max, deceleration), the first of equal ones
-    v = ramp if candidates_start == 0 and ramp <= v_max else v_max
+    accelerating = t < fpar[f + 5]
+    if full and accelerating and latch < 0.5:  # valve fully open until the platen reaches v_max (Fig. 4-10 b)
+        return ramp, FULL_OPEN
+    # the smallest of (ramp, v_max, deceleration), the first of equal ones; latched (full): the time ramp is over
+    v = ramp if not (full and accelerating) and ramp <= v_max else v_max
     if v_dec < v:
         v = v_dec
-    if t < fpar[f + 5]:
+    if accelerating:
         return v, ACCELERATION
     return v, (PID if pid else OPEN_LOOP)
 
@@ -117,14 +118,6 @@ def feed_forward(v, fpar, f, direction, n):
     table."""
     xs = f + TABLE
     return -direction * interp(v, fpar[xs:xs + n], fpar[xs + n:xs + 2 * n])[0]
-
-
-@njit(cache=True)
-def remaining_travel(gap, fpar, f, direction):
-    """Remaining travel (m) to the safety distance at the gap measurement ``gap`` (m); its derivative by the gap is
-    ``direction``."""
-    s = fpar[f] + 1.0 - gap
-    return fpar[f] - fpar[f + 7] - s if direction > 0 else s - fpar[f + 7]
 
 
 @njit(cache=True)
