@@ -1,4 +1,5 @@
-"""Stroke controls of seed 003 §4.2.3 and §4.4.3 as one signal with the PID states.
+"""Stroke controls of seed 003 §4.2.3 and §4.4.3: the valve command, its PID and the views of the command the PID
+reads, as signals of the circuit (docs/cases/platen-stroke.md, "Controls" and "The PID as a signal of its own").
 
 Velocity reference (wave2-spec B.2 interpretation): ``v_ref = min(a_acc (t - t0), v_max, √(v_f² + 2 a_dec r))`` with
 the remaining travel ``r`` to the safety distance (time-based acceleration, position-based deceleration), ``v_f``
@@ -12,27 +13,19 @@ last PID command is held constant until impact).
 While off, the integral state tracks the open-loop command (bumpless transfer, assumed). Output saturated at ±10 V
 with back-calculation anti-windup.
 
-Signals: :class:`StrokeCommand` (the valve command: reference, phases, open-loop table, the held last command, the
-full-acceleration latch, the time-ramp clock) reads, in the PID phase, its ``controller``: by default the
-:class:`StrokePID` ``pid`` (integral and derivative-filter states), which reads three views of the command
-(:class:`StrokeQuantity`): ``speed_error`` (m/s), ``feed_forward`` (V, tracked while off) and ``pid_on``. Replace the
-PID by any signal, e.g. an imported FMU (:mod:`.fmu`), with ``StrokeCommand(..., controller=...)``. The laws are
-written once, in :mod:`.control_laws`: the signals' own kernels (``compiled_signal``) call them inside the
-circuit's compiled kernel; the classes hold the parameters and the layout.
+:class:`StrokeCommand` reads, in the PID phase, its ``controller``: by default the :class:`StrokePID`, fed by three
+:class:`StrokeQuantity` views of the command; any signal can replace it, e.g. an imported FMU (:mod:`.fmu`). The
+laws are written once, in :mod:`.control_laws`, which the signals' kernels (``compiled_signal``) call.
 
 Deceleration profiles (the ``√`` term above is ``"constant"``):
 
-* ``"cubic-spline"`` (seed 003 L7047–7049, the PID runs): in time, ``v(τ) = v_max − Δv (3σ² − 2σ³)``, ``σ = τ/T_d``,
-  ``Δv = v_max − v_f`` — C¹, zero slope at both ends, from ``v_max`` to ``v_f`` in ``T_d``. It covers
-  ``s(σ) = T_d (v_max σ − Δv σ³ + Δv σ⁴/2)``, in total ``D = s(1) = T_d (v_max + v_f)/2`` (the cubic's mean is the
-  mean of its end values). Position-based like the seed's deceleration (L6430): it starts at the remaining travel
-  ``r = D`` to the safety distance and ``σ(r)`` solves ``s(σ) = D − r``, so a platen that follows it exactly
-  decelerates along the cubic in time and reaches ``v_f`` at the safety distance. ``dv/dr = 6 Δv σ(1−σ)/(T_d v)``.
-* ``"time-ramp"`` (seed 003 Fig. 4-10 a, L6532–6542: the acceleration profile used for the deceleration): the
-  time-based linear ramp of the acceleration phase run backwards, ``v = v_max − Δv τ/T_d``, its clock ``τ`` started
-  by position where the standard profile starts to decelerate, ``r = (v_max² − v_f²)/(2 a_dec)``: only the form of
-  the deceleration changes, not where it begins. A ramp shorter than the standard deceleration reaches ``v_f``
-  before the safety distance (the platen then creeps at ``v_f``).
+* ``"cubic-spline"`` (seed 003 L7047–7049, the PID runs): in time ``v(τ) = v_max − Δv (3σ² − 2σ³)``, ``σ = τ/T_d``,
+  ``Δv = v_max − v_f``, followed in position (L6430) from the remaining travel ``D = T_d (v_max + v_f)/2`` on
+  (:func:`spline_deceleration`);
+* ``"time-ramp"`` (seed 003 Fig. 4-10 a, L6532–6542: the acceleration profile used for the deceleration):
+  ``v = v_max − Δv τ/T_d``, its clock ``τ`` started where the constant profile starts to decelerate,
+  ``r = (v_max² − v_f²)/(2 a_dec)``; a ramp shorter than that deceleration reaches ``v_f`` before the safety distance
+  (the platen then creeps at ``v_f``).
 
 Full-acceleration variant (seed 003 Fig. 4-10 b, L6526–6532): the valve is fully open from the start until the platen
 reaches ``v_max`` (a latch state), then the profile without its time ramp.
@@ -184,7 +177,6 @@ class StrokeCommand(Signal):
         self.final_velocity, self.safety_distance = params["final_velocity"], params["safety_distance"]
         self.table_v, self.table_u = (np.asarray(a, dtype=float) for a in command_table(params, direction))
         self.limit = params["command_limit"]
-        self._fpar = np.array(self._floats(), dtype=float)
         self.quantities = {}
         self.controller = None
         if self.pid:
@@ -200,9 +192,11 @@ class StrokeCommand(Signal):
                 self.acceleration_end, self.final_velocity, self.safety_distance, self.limit,
                 self.deceleration_time, self.trigger_distance(), HOLD_TIME, *self.table_v, *self.table_u]
 
-    def _integers(self) -> tuple:
-        return (self.direction, self.pid, self.full_acceleration, DECELERATION_PROFILES.index(self.profile),
-                len(self.table_v))
+    def _integers(self, index, controller: int = -1, quantity: int = 0) -> list:
+        """The kernel's integers (:mod:`.control_laws`), ending in the ``controller``'s slot and the ``quantity``."""
+        return [index.measurement_index(self.gap), self.state_offset, self.direction, int(self.pid),
+                int(self.full_acceleration), DECELERATION_PROFILES.index(self.profile), len(self.table_v), controller,
+                quantity]
 
     def inputs(self):
         return ([self.controller] if self.controller is not None else []) + list(self.quantities.values())
@@ -220,9 +214,7 @@ class StrokeCommand(Signal):
         step (:mod:`.control_laws`, where the layout of the floats and integers is described)."""
         from .control_laws import stroke_command_kernel
 
-        controller = -1 if self.controller is None else index.signal(self.controller)
-        integers = [index.measurement_index(self.gap), self.state_offset, *(int(k) for k in self._integers()),
-                    controller, 0]
+        integers = self._integers(index, -1 if self.controller is None else index.signal(self.controller))
         return stroke_command_kernel.address, self._floats(), integers, list(self.output_units())
 
     def output_units(self) -> dict[str, str]:
@@ -250,10 +242,8 @@ class StrokeQuantity(Signal):
         """The command's kernel, computing this view (quantity code after the command's integers)."""
         from .control_laws import QUANTITIES, stroke_command_kernel
 
-        c = self.command
-        integers = [index.measurement_index(c.gap), c.state_offset, *(int(k) for k in c._integers()), -1,
-                    QUANTITIES.index(self.quantity)]
-        return stroke_command_kernel.address, c._floats(), integers, ["value"]
+        integers = self.command._integers(index, quantity=QUANTITIES.index(self.quantity))
+        return stroke_command_kernel.address, self.command._floats(), integers, ["value"]
 
 
 class StrokePID(Signal):
