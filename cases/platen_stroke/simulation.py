@@ -162,17 +162,14 @@ def build_linearization_model(params: dict, lead: float = 0.002, command=None, s
     """The single-mass model of seed 003 Fig. 4-13 at the working point: ``params["linear_model"]`` must be true.
 
     Constant command ``working_command``; the platen starts ``lead`` (m) + ``settle_time`` (s) of travel before mould
-    contact with
-    the speed and chamber pressures of eq. (4-7) so that the run to the linearization time is a steady motion.
-    ``command`` (V, number or function of time) replaces the constant ``working_command`` (step-response tests).
+    contact with the speed and chamber pressures of eq. (4-7) so that the run to the linearization time is a steady
+    motion. ``command`` (V, number or function of time) replaces the constant ``working_command`` (step-response
+    tests).
     """
-    from .linear import working_point
-    from .circuit import cylinder_areas
+    from .studies import seed_plant
 
-    a_bore, a_rod = cylinder_areas(params)
+    wp = seed_plant(params)[1]  # the eq. (4-7) working point is part of the coefficients
     u0 = params["working_command"]
-    wp = working_point(u0, params["linear_supply_pressure"], 0.0, friction_at_speed(params), 2 * a_rod,
-                       2 * a_bore, -params["flow_gain_rod"], -params["flow_gain_bore"])
     start = params["stroke"] - lead - wp["v0"] * settle_time
     model, handles = build_mechanism(params, open_position=True, initial_travel=start, initial_velocity=wp["v0"])
     circuit = build_circuit(params, handles, 1, 0.0, 1.0, command=u0 if command is None else command)
