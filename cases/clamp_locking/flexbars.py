@@ -6,20 +6,12 @@ Each bar is a quadratic-tetrahedron mesh of :func:`fem.meshing.connecting_bar_me
 orthonormalization and rigid-mode removal; 1 % modal damping. One stress output node on the shank surface and
 modal stress on every surface node (the stress field for hot spots, fatigue and stress animations).
 
-The reduced body is written to ``<cache>/clamp-locking-bar-<key>.flex.h5`` where ``<cache>`` is
-``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs`` and ``<key>`` hashes the geometry, mesh and reduction settings, so a
-changed parameter re-reduces and an unchanged one loads the file. The three bars share one geometry and so one
-reduction.
-
-Once per process: the reduced body read from the cache file is kept in memory (``_BODIES``), so a worker of a
-parameter study (``flexmbs study``) reduces or reads the bar once and reuses it for every later variant; a lock on the
-cache folder makes concurrent workers wait for one reduction instead of each doing their own.
-``CACHE_STATS`` counts reductions (and their wall time), file reads and in-memory reuses of this process.
-
-The stiffness study (seed 003 Table 3-3 scales the E-modulus) does not re-reduce: with the mesh, Poisson ratio and
-density unchanged, scaling E by ``s`` scales ``K`` by ``s``, so the mass-orthonormal modes and the invariants stay
-the same, the frequencies scale by ``√s`` and the modal stresses (stress per unit modal coordinate) by ``s`` —
-exact, see :func:`scaled_stiffness`.
+The three bars share one geometry and so one reduction, cached as ``<cache>/clamp-locking-bar-<key>.flex.h5``
+(``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs``; ``<key>``: :func:`cache_key`, so a changed parameter re-reduces) and
+kept in memory per process (``_BODIES``: a study worker reduces or reads the bar once for all its variants); a lock
+on the cache folder makes concurrent workers wait for one reduction; ``CACHE_STATS`` counts reductions (and their
+wall time), file reads and in-memory reuses of this process (docs/studies.md). The stiffness study (seed 003
+Table 3-3 scales the E-modulus) does not re-reduce: :func:`scaled_stiffness` (exact; docs/cases/clamp-locking.md).
 """
 from __future__ import annotations
 
@@ -48,8 +40,7 @@ def cache_key(params: dict) -> str:
     """16 hex digits of the SHA-256 of the geometry, mesh and reduction settings."""
     settings = {k: params[k] for k in GEOMETRY_KEYS}
     settings.update({"element_order": 2, "interfaces": {"a": "123456", "b": "123456"}, "spider": "rbe2",
-                     "version": CACHE_VERSION})
-    settings["stress_field"] = "surface"  # modal stress on every surface node (reduction.stressfield)
+                     "version": CACHE_VERSION, "stress_field": "surface"})  # stress_field: reduction.stressfield
     if params.get("bar_geometric_stiffness"):  # only then: the cache files of earlier runs stay valid
         settings["geometric_stiffness"] = True
     text = json.dumps(settings, sort_keys=True, default=float)
@@ -86,11 +77,10 @@ def reduce_bar(params: dict, mesh_path: str, progress=None):
     stress_node = int(np.argmin(np.linalg.norm(mesh.points - target, axis=1)))
     say(f"Craig–Bampton reduction of {model.n_dofs} dofs: 12 static + {params['fixed_interface_modes']} "
         "fixed-interface modes")
-    body = reduce(model, {"a": "123456", "b": "123456"}, int(params["fixed_interface_modes"]),
+    return reduce(model, {"a": "123456", "b": "123456"}, int(params["fixed_interface_modes"]),
                   output_nodes=[stress_node], damping=params["modal_damping"], name="connecting_bar",
                   progress=say, stress_field="surface",
                   geometric_stiffness=bool(params.get("bar_geometric_stiffness", False)))
-    return body
 
 
 def reduced_bar(params: dict, progress: bool = False):
@@ -140,8 +130,9 @@ def _cached_bar(params: dict, path: str, progress: bool):
 
 
 def scaled_stiffness(body, scale: float):
-    """A copy of ``body`` with the E-modulus scaled by ``scale``: frequencies × √scale, modal stress × scale, and
-    the geometric stiffness of the modal deformation × scale (its stress is E times a strain), while that of the
+    """A copy of ``body`` with the E-modulus scaled by ``scale``. Mesh, ν and ρ unchanged, ``K ∝ E``: the
+    mass-orthonormal modes and the invariants stay, the frequencies scale by √scale, the modal stresses and the
+    geometric stiffness of the modal deformation by scale (its stress is E times a strain), while that of the
     inertia loads stays (held interfaces: their stress does not depend on E)."""
     if scale == 1.0:
         return body
