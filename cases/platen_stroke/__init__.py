@@ -16,17 +16,15 @@ from __future__ import annotations
 from cases._common import case_parameters, toml_defaults
 
 NAME = "platen-stroke"
-DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts with friction, stroke cylinders, "
-               "proportional valve, velocity profile or PID (--set scenario=close|open|close-full-valve|"
-               "open-full-valve|close-pid|open-pid|close-full-acceleration|open-full-acceleration|"
-               "close-abrupt-deceleration, study=pid-ti)")
-
 DEFAULTS = toml_defaults(__file__, "platen_stroke.toml")
 LINEARIZATION_TIME = 0.3  # s, steady motion from the eq. (4-7) start to the linearization point (assumed)
 CHOICES = {"scenario": ("close", "open", "close-full-valve", "open-full-valve", "close-pid", "open-pid",
                         "close-full-acceleration", "open-full-acceleration", "close-abrupt-deceleration"),
            "pid_deceleration_profile": ("cubic-spline", "constant"),
            "study": ("none", "pid-ti")}
+DESCRIPTION = ("Moving platen stroke (seed 003 ch. 4): 62.4 t platen on contacts with friction, stroke cylinders, "
+               f"proportional valve, velocity profile or PID (--set scenario={'|'.join(CHOICES['scenario'])}, "
+               "study=pid-ti)")
 
 
 parameters = case_parameters(NAME, DEFAULTS, CHOICES)

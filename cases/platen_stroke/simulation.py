@@ -6,7 +6,6 @@ import time
 
 import numpy as np
 
-
 from cases._common import run_summary, simulate_run
 
 from .circuit import build_circuit
