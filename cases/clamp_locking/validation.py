@@ -70,14 +70,10 @@ def bar_frequency_rows(quick: bool = True) -> list:
     for i, (fe, cb, comment) in enumerate(TABLE_3_1):
         for column, ref, ours in (("full FE", fe, full), ("Craig-Bampton", cb, reduced)):
             value = float(ours[i]) if i < ours.size else None
-            quantity = f"free-free mode {i + 1} ({comment}), {column}"
-            if i < 2:
-                rows.append(row(quantity, ref, value, kind="seed", origin=ORIGIN_31, unit="Hz", calibrated=SECTION_FIT))
-            elif value is None:
-                rows.append(row(quantity, ref, None, kind="seed", origin=ORIGIN_31, unit="Hz",
-                                not_comparable=f"our reduction report lists {ours.size} modes"))
-            else:
-                rows.append(row(quantity, ref, value, kind="seed", origin=ORIGIN_31, unit="Hz", not_comparable=rank))
+            unpaired = rank if value is not None else f"our reduction report lists {ours.size} modes"
+            rows.append(row(f"free-free mode {i + 1} ({comment}), {column}", ref, value, kind="seed",
+                            origin=ORIGIN_31, unit="Hz", calibrated=SECTION_FIT if i < 2 else None,
+                            not_comparable=None if i < 2 else unpaired))  # modes 1-2: the section was fitted
     for j, ref in enumerate(TABLE_3_1_EXTRA_CB):
         rows.append(row(f"Craig-Bampton mode {len(TABLE_3_1) + j + 1} (no physical classification)", ref, None,
                         kind="seed", origin=ORIGIN_31, unit="Hz",
@@ -114,9 +110,10 @@ def _study_run(base: dict, **changes) -> dict:
     return _RUNS[key]
 
 
-def _table_3_3_entries():
-    return [(f"{bar} {phase}, stiffness {label}", TABLE_3_3[label][bar][k], "kN")
-            for _, label in STIFFNESS for bar in BARS for k, phase in enumerate(("acc.", "dec."))]
+def _table_3_3_cells():
+    """``(quantity, seed kN, stiffness label, bar, phase)`` of every cell of Table 3-3."""
+    return [(f"{bar} {phase[:3]}., stiffness {label}", TABLE_3_3[label][bar][k], label, bar, phase)
+            for _, label in STIFFNESS for bar in BARS for k, phase in enumerate(("acceleration", "deceleration"))]
 
 
 def _table_3_4_entries():
@@ -132,20 +129,16 @@ def _table_3_4_entries():
 def table_3_3_rows(quick: bool = False) -> list:
     """Table 3-3: peak bar forces (acceleration, deceleration) at five bar stiffnesses, cylinder extension."""
     if quick:
-        return skipped_rows(_table_3_3_entries(), origin=ORIGIN_33,
+        return skipped_rows([(quantity, ref, "kN") for quantity, ref, *_ in _table_3_3_cells()], origin=ORIGIN_33,
                             reason="not run (quick): flexible strokes; run `flexmbs validate --case clamp-locking`")
     from . import parameters
 
     base = parameters({"flexible": True, "stroke_direction": "lock"})
     outs = {label: _study_run(base, stiffness_scale=factor) for factor, label in STIFFNESS}
-    rows = []
-    for _, label in STIFFNESS:
-        for bar in BARS:
-            for k, phase in enumerate(("acceleration", "deceleration")):
-                value = outs[label]["bar_force_phases_kN"][bar][phase]
-                note = GEOMETRY + (INCONSISTENT if (bar, label, k) == ("vertical_nonop", "1", 0) else "")
-                rows.append(row(f"{bar} {phase[:3]}., stiffness {label}", TABLE_3_3[label][bar][k], value,
-                                kind="seed", origin=ORIGIN_33, unit="kN", tolerance=0.25, note=note))
+    nominal_nonop = ("1", "vertical_nonop", "acceleration")
+    rows = [row(quantity, ref, outs[label]["bar_force_phases_kN"][bar][phase], kind="seed", origin=ORIGIN_33, unit="kN",
+                tolerance=0.25, note=GEOMETRY + (INCONSISTENT if (label, bar, phase) == nominal_nonop else ""))
+            for quantity, ref, label, bar, phase in _table_3_3_cells()]
     for bar in BARS:
         acc = [outs[label]["bar_force_phases_kN"][bar]["acceleration"] for _, label in STIFFNESS]
         dec = [outs[label]["bar_force_phases_kN"][bar]["deceleration"] for _, label in STIFFNESS]
