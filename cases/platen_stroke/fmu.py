@@ -5,21 +5,9 @@ command (:class:`.controls.StrokeQuantity`): the speed error ``speed_error`` (m/
 while off ``feed_forward`` (V) and its on flag ``pid_on``. :func:`pid_model` is that PID alone, its three inputs
 :class:`flexmbs.Input` objects; :func:`export_pid_fmu` writes it as a co-simulation FMU (pythonfmu, through
 :func:`flexmbs.fmi.export_fmu`), and :func:`fmu_controller` imports an FMU with these inputs and output as the
-stroke's controller, sampled at its communication step::
-
-    from cases.platen_stroke import parameters
-    from cases.platen_stroke.fmu import export_pid_fmu, fmu_controller
-    from cases.platen_stroke.simulation import build_model
-
-    export_pid_fmu("pid.fmu")
-    block, command = fmu_controller("pid.fmu", step=1e-3)
-    model, handles, settings = build_model(parameters({"scenario": "close-pid"}), controller=command)
-    run = fm.Run(model, 6.5, rtol=1e-4, atol=1e-5, max_step=0.02)
-    run.advance_to(6.5)
-    results = run.finish()
-
-Any FMU with the inputs ``speed_error``, ``feed_forward``, ``pid_on`` and one output (V) can stand in for the PID
-(``fmu_controller(path, step, output=...)``; docs/cases/platen-stroke.md).
+stroke's controller, sampled at its communication step. Any FMU with the inputs ``speed_error``, ``feed_forward``,
+``pid_on`` and one output (V) can stand in for the PID (``fmu_controller(path, step, output=...)``). Example and
+accuracy: docs/cases/platen-stroke.md, "The PID as a signal of its own, and an FMU in its place".
 """
 from __future__ import annotations
 
