@@ -207,14 +207,6 @@ def table_3_4_rows(quick: bool = False) -> list:
     return rows
 
 
-def _regenerative_push(p: dict) -> float:
-    """Push (N) of the cylinder with both chambers on supply: ``p_s (A_A - A_B)``, areas from the rated forces."""
-    from .geometry import cylinder_areas
-
-    areas = cylinder_areas(p["push_force"], p["pull_force"], p["rated_pressure"])
-    return p["supply_pressure"] * (areas["piston_area"] - areas["rod_side_area"])
-
-
 def _statement_rows(out: dict) -> list:
     """Seed 003 §3.3 (L5817-5836): the qualitative findings of the nominal locking stroke."""
     acc = {bar: out["bar_force_phases_kN"][bar]["acceleration"] for bar in BARS}
@@ -233,7 +225,7 @@ def mechanism_rows(quick: bool = False) -> list:
     import math
 
     from . import parameters
-    from .geometry import mean_cylinder_lever_arm, start_lever_arms
+    from .geometry import cylinder_areas, mean_cylinder_lever_arm, start_lever_arms
 
     p = parameters({"flexible": True, "stroke_direction": "lock"})
     rho = math.radians(45.0)  # seed 003 L284: the pistons are rotated by 45 degrees
@@ -241,7 +233,8 @@ def mechanism_rows(quick: bool = False) -> list:
                 1e3 * 0.390 / rho, 1e3 * mean_cylinder_lever_arm(p), kind="analytic",
                 origin="seed 003 L5283 (390 mm), L284 (45°)", unit="mm", tolerance=1e-6,
                 note="our layout, integrated over the rotation")]
-    push = _regenerative_push(p)
+    areas = cylinder_areas(p["push_force"], p["pull_force"], p["rated_pressure"])  # from the rated forces
+    push = p["supply_pressure"] * (areas["piston_area"] - areas["rod_side_area"])  # N, both chambers on supply
     entries = [("peak cylinder force = regenerative push p_s (A_A - A_B)", push / 1e3, "kN"),
                ("horizontal acc. peak / regenerative push, 90 ms", 155e3 / push, "1"),
                ("seed's horizontal peak within the torque-balance bound of piston 4", "155 kN <= F_c a_c / a_h4", ""),
