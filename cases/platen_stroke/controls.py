@@ -76,11 +76,9 @@ def steady_velocity(command, params: dict, direction: int, supply_pressure: floa
     ar = ab - 2.0 * math.pi / 4.0 * params["rod_diameter"] ** 2
     fr = params["dynamic_friction"] * params["platen_mass"] * params["gravity"]
     g_r, g_b = valve_gains(command, params, linear)
+    a_f, a_d, g_f, g_d = (ar, ab, g_r, g_b) if direction > 0 else (ab, ar, g_b, g_r)  # fed and drained side
     with np.errstate(divide="ignore", invalid="ignore"):
-        if direction > 0:
-            v = np.sqrt(np.maximum(pp * ar - fr, 0.0) / (ar**3 / g_r**2 + ab**3 / g_b**2))
-        else:
-            v = np.sqrt(np.maximum(pp * ab - fr, 0.0) / (ab**3 / g_b**2 + ar**3 / g_r**2))
+        v = np.sqrt(np.maximum(pp * a_f - fr, 0.0) / (a_f**3 / g_f**2 + a_d**3 / g_d**2))
     return np.nan_to_num(v)
 
 
