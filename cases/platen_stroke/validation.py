@@ -2,9 +2,9 @@
 
 Quick: the linear model and PID design of eq. (4-7)..(4-14) from the seed's printed parameters (L6883-6896) against
 the printed numbers. Full: the stroke runs (close, open, full valve and PID variants) against the printed stroke times
-and speeds (L6479-6559, L7051-7053); the full-valve closing speed is ``calibrated`` (the full-open edge area was fitted to it),
-and so is the PID's "no saturation, no cavitation" (L7055-7056: the valve lag was fitted to it); the PID stroke times
-are predictions.
+and speeds (L6479-6559, L7051-7053); the full-valve closing speed is ``calibrated`` (the full-open edge area was
+fitted to it), and so is the PID's "no saturation, no cavitation" (L7055-7056: the valve lag was fitted to it); the
+PID stroke times are predictions.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ PRINTED = "printed to 3-4 digits"
 def linear_rows(quick: bool = True) -> list:
     """eq. (4-7) working point, (4-11) coefficients, poles and zero, (4-14) closed loop, T_I limit, ISE optimum."""
     from . import linear
+    from .studies import APPENDIX_D, ZIEGLER_NICHOLS
 
     wp = linear.working_point(**SEED)
     coeff = linear.plant_coefficients(**SEED_PLANT)
@@ -28,7 +29,7 @@ def linear_rows(quick: bool = True) -> list:
     poles = np.roots(plant[1])
     complex_pole = poles[np.argmax(poles.imag)]
     real_pole = poles[np.argmin(np.abs(poles.imag))]
-    cl = linear.closed_loop_poles(plant, -4.0, 0.07, 0.015, 0.01)
+    cl = linear.closed_loop_poles(plant, *ZIEGLER_NICHOLS, 0.01)
     pair = cl[np.argmax(cl.imag)]
     reals = np.sort(cl[np.abs(cl.imag) < 1e-9].real)
     checks = {  # origin: [(quantity, seed value, ours, unit, tolerance, note)]
@@ -55,9 +56,8 @@ def linear_rows(quick: bool = True) -> list:
             ("T_I stability limit (K_P -4, T_D 0.015)", 0.0142,
              linear.integral_time_stability_limit(plant, -4.0, 0.015, 0.01), "s", 3e-3, PRINTED)],
         "seed 003 appendix D (L8803-8823)": [
-            (f"ISE-optimal T_I, K_P {gain}", ref, linear.ise_optimal_integral_time(plant, gain, 0.015, 0.01), "s", 0.01,
-             "printed to 3 digits; the optimum is flat")
-            for gain, ref in ((-4, 0.0200), (-10, 0.0347), (-20, 0.0484), (-30, 0.0573), (-40, 0.0644))]}
+            (f"ISE-optimal T_I, K_P {gain:g}", ref, linear.ise_optimal_integral_time(plant, gain, 0.015, 0.01), "s",
+             0.01, "printed to 3 digits; the optimum is flat") for gain, ref in APPENDIX_D.items()]}
     return [row(quantity, ref, value, kind="seed", origin=origin, unit=unit, tolerance=tolerance, note=note)
             for origin, entries in checks.items() for quantity, ref, value, unit, tolerance, note in entries]
 
