@@ -162,8 +162,7 @@ def start_lever_arms(params: dict, locked: bool = False) -> dict[str, float]:
     arms = {}
     for bar, (near, far) in BARS.items():
         r = lug_radius(params, bar)
-        pin_near = lay["axes"][near] + r * unit(lay["lugs"][bar][0] + turn)
-        pin_far = lay["axes"][far] + r * unit(lay["lugs"][bar][1] + turn)
+        pin_near, pin_far = (lay["axes"][p] + r * unit(angle + turn) for p, angle in zip((near, far), lay["lugs"][bar]))
         arms[f"{bar}@{near}"] = lever_arm(lay["axes"][near], pin_near, pin_far)
         arms[f"{bar}@{far}"] = lever_arm(lay["axes"][far], pin_far, pin_near)
     cyl = lay["cylinder"]

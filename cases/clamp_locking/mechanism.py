@@ -159,11 +159,10 @@ def _place_locked(model, handles, params):
     rot = np.array([[math.cos(rho), -math.sin(rho), 0.0], [math.sin(rho), math.cos(rho), 0.0], [0.0, 0.0, 1.0]])
     for piston in handles["pistons"].values():
         piston.initial_orientation = rot @ piston.initial_orientation
-    for name, (near, far) in geometry.BARS.items():
+    for name, pistons in geometry.BARS.items():
         r = geometry.lug_radius(params, name)
-        a_near, a_far = lay["lugs"][name]
-        p_near = np.append(lay["axes"][near] + r * geometry.unit(a_near + rho), lay["bar_planes"][name])
-        p_far = np.append(lay["axes"][far] + r * geometry.unit(a_far + rho), lay["bar_planes"][name])
+        p_near, p_far = (np.append(lay["axes"][piston] + r * geometry.unit(angle + rho), lay["bar_planes"][name])
+                         for piston, angle in zip(pistons, lay["lugs"][name]))
         body = model.body(name)
         frame = geometry.bar_frame(p_near, p_far)
         offset = body.initial_orientation.T @ (body.initial_position - lay["pins"][name][0])
