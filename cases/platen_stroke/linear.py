@@ -148,7 +148,7 @@ def integrated_squared_error(plant, gain, integral_time, derivative_time, filter
     den_closed = np.polyadd(den0, num0)
     if np.max(np.roots(den_closed).real) >= 0.0:
         return math.inf
-    reduced, remainder = np.polydiv(den0, [1.0, 0.0])  # D0 = s D0'
+    reduced = np.polydiv(den0, [1.0, 0.0])[0]  # D0 = s D0'
     a, b, c, d = ssig.tf2ss(reduced, den_closed)
     gram = sla.solve_continuous_lyapunov(a, -b @ b.T)
     return float((c @ gram @ c.T).item())
