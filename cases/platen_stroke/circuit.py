@@ -29,10 +29,7 @@ def cylinder_areas(params: dict) -> tuple[float, float]:
 def valve_paths(params: dict, linear: bool):
     """Metering edges of the stroke valve as opening tables over the normalised spool ``U = u/10 V``."""
     lim = params["command_limit"]
-    if linear:
-        cmd = np.array([0.0, lim])
-    else:
-        cmd = np.array([0.0, params["fine_metering_command"], lim])
+    cmd = np.array([0.0, lim] if linear else [0.0, params["fine_metering_command"], lim])  # table points, V
     g_rod, g_bore = valve_gains(cmd, params, linear)
     g_max = g_rod[-1]
     frac_rod, frac_bore = g_rod / g_max, g_bore / g_max
