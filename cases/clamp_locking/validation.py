@@ -102,8 +102,7 @@ _RUNS: dict = {}  # outputs of the strokes run in this process (the nominal poin
 def _study_run(base: dict, **changes) -> dict:
     from . import run
 
-    params = dict(base)
-    params.update(changes)
+    params = {**base, **changes}
     key = tuple(sorted((k, str(v)) for k, v in params.items()))
     if key not in _RUNS:
         _RUNS[key] = run(params)["outputs"]
