@@ -89,13 +89,13 @@ def build_mechanism(params: dict, open_position: bool = True, initial_travel: fl
         "platen", m_p, box_inertia(m_p, params["platen_thickness"], params["platen_width"], params["platen_height"]),
         position=(travel0 + theta * h_com, 0.0, shoe_plane_z + h_com - pen), orientation=rot,
         velocity=(initial_velocity, 0.0, 0.0))
+    on_ground = model.add_marker(model.ground, "ground.pads", position=(x_pads, 0.0, 0.0))
+    on_assembly = model.add_marker(assembly, "assembly.pads")
     if rigid_ground:
-        model.add_joint("fixed", model.add_marker(model.ground, "ground.pads", position=(x_pads, 0.0, 0.0)),
-                        model.add_marker(assembly, "assembly.pads"), name="assembly_fixed")
+        model.add_joint("fixed", on_ground, on_assembly, name="assembly_fixed")
     else:
-        model.add_force(fm.Bushing(model.add_marker(model.ground, "ground.pads", position=(x_pads, 0.0, 0.0)),
-                                   model.add_marker(assembly, "assembly.pads"), pads["kt"], pads["kr"],
-                                   pads["ct"], pads["cr"], name="support_pads"))
+        model.add_force(fm.Bushing(on_ground, on_assembly, pads["kt"], pads["kr"], pads["ct"], pads["cr"],
+                                   name="support_pads"))
     friction = dict(static=params["static_friction"], dynamic=params["dynamic_friction"],
                     stiction_velocity=params["stiction_velocity"], dynamic_velocity=params["friction_velocity"])
     law = dict(stiffness=k, exponent=e, damping=params["contact_damping"], damping_depth=params["damping_depth"])
@@ -128,7 +128,6 @@ def build_mechanism(params: dict, open_position: bool = True, initial_travel: fl
     # travel measurement: platen centre to a point 1 m inside the stationary platen, on the stroke axis
     ref = model.add_marker(assembly, "stationary.reference", position=(face_x + 1.0, 0.0, h_base + h_com))
     gap = fm.Distance(mould_point, ref)
-    gap_at_open = stroke + 1.0
     # two stroke cylinders between the platens at the height of the platen centre of mass
     cylinders = []
     cy = 0.5 * params["cylinder_spacing_y"]
@@ -138,7 +137,7 @@ def build_mechanism(params: dict, open_position: bool = True, initial_travel: fl
                                   position=(face_x + 1.0, side * cy, h_base + h_com))
         cylinders.append(fm.Distance(barrel, rod_eye))
     handles = {"platen": platen, "assembly": assembly, "contacts": contacts, "mould": mould, "gap": gap,
-               "gap_at_open": gap_at_open, "cylinders": cylinders,
+               "gap_at_open": stroke + 1.0, "cylinders": cylinders,
                "cylinder_length_closed": half + 1.0, "static_penetration": pen, "pad_sag": sag}
     return model, handles
 
