@@ -45,13 +45,10 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize platen-stroke``: the seed's working point of eq. (4-5)..(4-7).
-
-    The eq. (4-4) simplifications as case settings (``linear_model = true``): stiff valve (no spool lag), flows
-    linear in the command with the seed's ``α, β``, constant E = 1.4e9 Pa, PP = 180 bar, the seed's volumes and
-    areas, the assembly fixed to the ground. The platen starts at the working point (u0 = −1 V, v0 and the pressures of
-    eq. (4-7)) and is linearized after ``LINEARIZATION_TIME`` of steady motion, 2 mm before mould contact.
-    Input ``valve_command`` (V), output ``platen_velocity`` (closing speed, m/s).
+    """Hook of ``flexmbs linearize platen-stroke``: the single-mass model with the eq. (4-4) simplifications
+    (``linear_model = true``) started at the working point of eq. (4-5)..(4-7) and linearized after
+    ``LINEARIZATION_TIME`` of steady motion, 2 mm before mould contact (docs/cases/platen-stroke.md,
+    "Linearization"). Input ``valve_command`` (V), output ``platen_velocity`` (closing speed, m/s).
     """
     from .simulation import build_linearization_model
 

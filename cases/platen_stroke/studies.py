@@ -98,7 +98,6 @@ def pid_ti_study(params: dict, out: str | None = None) -> dict:
     plant, coeff = seed_plant(params)
     td, tf = params["pid_derivative_time"], params["pid_filter_time"]
     kp0, ti0, td0 = ZIEGLER_NICHOLS
-    zn = linear.closed_loop_poles(plant, kp0, ti0, td0, tf)
     num, den = linear.closed_loop(plant, linear.pid_transfer_function(kp0, ti0, td0, tf))
     kp1, ti1 = params["pid_gain"], params["pid_integral_time"]
     w_spool, z_spool = params["spool_frequency"], params["spool_damping"]
@@ -124,7 +123,7 @@ def pid_ti_study(params: dict, out: str | None = None) -> dict:
                                                                                          z_spool)},
         "ziegler_nichols_loop": {"K_P": kp0, "T_I": ti0, "T_D": td0, "T": tf,
                                  "denominator": den.tolist(), "numerator": num.tolist(),
-                                 "poles": linear.pole_summary(zn)},
+                                 "poles": linear.pole_summary(linear.closed_loop_poles(plant, kp0, ti0, td0, tf))},
         "case_pid_loop_along_the_stroke": loop_along_the_stroke(params),
         "T_I_stability_limit": {"K_P": kp0, "T_D": td, "T_I": linear.integral_time_stability_limit(
             plant, kp0, td, tf), "T_I_seed": 0.0142},
