@@ -21,11 +21,7 @@ DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free f
                "digging-flexible-boom|digging-load-sensing)")
 
 SCENARIOS = ("free-fall", "free-fall-light", "digging", "digging-flexible-boom", "digging-load-sensing")
-
-
 DEFAULTS = toml_defaults(__file__, "excavator.toml")
-
-
 parameters = case_parameters(NAME, DEFAULTS, {"scenario": SCENARIOS})
 
 
@@ -48,7 +44,6 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     from .scenarios import run_scenario
 
     return run_scenario(parameters(params), t_end, out, progress)
-
 
 
 LINEARIZATION_TIME = 0.5  # s of the digging task

@@ -5,11 +5,9 @@ between the platens and the platen–platen (mould) impact contact.
 
 **Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` (the default) couples the ch. 4 cylinders, valve,
 circuit and open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the sensitivity row of
-docs/cases/machine-creeping.md) is a stand-in, an ideal velocity servo :class:`StrokeDrive`,
-``F = clip(m (v_ref − v)/τ, −F_close, F_brake)`` along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
-are the ch. 4 cylinders at supply pressure (derived: 185 bar × rod / bore area of two Ø140/Ø100 cylinders); the
-reference is the ch. 4 velocity profile (time-based acceleration, position-based deceleration to the final
-velocity before the mould, seed 003 §4.2.3 as in ``cases/platen_stroke/controls.py``).
+docs/cases/machine-creeping.md) is a stand-in, the ideal velocity servo :class:`StrokeDrive` limited to the forces of
+the two ch. 4 cylinders at supply pressure (derived: rod / bore areas × 185 bar), following the ch. 4 velocity
+profile (:func:`stroke_reference`).
 
 **Lateral guides** (``p["platen_guides"]``, default true): four bilateral guides between the platen and the
 structure's floating frame (:mod:`.guides`), against the platen's yaw.
@@ -133,11 +131,8 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
     body = model.add_flexible_body("structure", structure, position=(0.0, 0.0, -sag))
     stiff = (p["pad_lateral_stiffness"], p["pad_lateral_stiffness"], k_v)
     damp = (p["pad_lateral_damping"], p["pad_lateral_damping"], p["pad_vertical_damping"])
-    pad_markers, floor, names = [], [], []
-    for k, xyz in enumerate(pad_positions(p)):
-        pad_markers.append(model.add_marker(body, f"pad_{k:02d}", node=f"pad_{k:02d}"))
-        floor.append(xyz)
-        names.append(f"pad_{k:02d}")
+    floor = list(pad_positions(p))
+    pad_markers = [model.add_marker(body, f"pad_{k:02d}", node=f"pad_{k:02d}") for k in range(len(floor))]
     # injection unit: rigid box, spherical joint at the platen's back face, 4 pads (seed 003 L7458-7472)
     length, height = p["injection_unit_length"], p["injection_unit_height"]
     inj_pos = np.array([-length / 2, 0.0, height / 2])
@@ -152,8 +147,7 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
         point = np.array([x, y, 0.0])
         pad_markers.append(model.add_marker(inj, f"inj_pad_{k}", position=point - inj_pos))
         floor.append(point)
-        names.append(f"inj_pad_{k}")
-    pads = model.add_force(PadSet(pad_markers, floor, stiff, damp, names))
+    pads = model.add_force(PadSet(pad_markers, floor, stiff, damp, [m.name for m in pad_markers]))
     # moving platen: rigid block on the rails, carrying the tie bars
     thick, mould = p["moving_platen_thickness"], p["mould_height"]
     contact_front = tp + mould  # front face of the moving platen at mould contact
