@@ -80,8 +80,8 @@ def boom_mesh(path: str, s: dict) -> str:
         return _finish(gmsh, path, s["mesh_size"], 2, False, 4.1)
 
 
-def _surface_point(pin) -> np.ndarray:
-    """Nearest point of the girder's centre line to ``pin`` moved to the surface toward the pin (boom frame)."""
+def _surface_point(pin) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest point of the girder's centre line to ``pin`` and the unit direction of that girder (boom frame)."""
     pin = np.asarray(pin, float)
     best = None
     for a, b in zip(_centre_line()[:-1], _centre_line()[1:]):
@@ -137,15 +137,15 @@ def build_flexbody(p: dict, progress: bool = False):
 
 def _output_nodes(model) -> np.ndarray:
     """Mesh nodes on the outer plates of the girder (stress output), at most ~1500 of them."""
-    x = model.positions[: model.mesh.n_nodes] if model.mesh is not None else model.positions
-    idx = np.arange(len(x))
-    stride = max(1, len(idx) // 1500)
-    return idx[::stride]
+    n = model.mesh.n_nodes if model.mesh is not None else len(model.positions)
+    return np.arange(n)[::max(1, n // 1500)]
 
 
 def flexible_boom_factory(p: dict, progress: bool = False):
     """``(boom_body, info)``: the callable that puts the flexible boom into :func:`mechanics.build_mechanism`."""
     import flexmbs as fm
+
+    from .mechanics import _rotation3
 
     flexbody, path, settings = build_flexbody(p, progress)
     inv = flexbody.invariants
@@ -154,10 +154,9 @@ def flexible_boom_factory(p: dict, progress: bool = False):
             "centre_of_mass": (np.asarray(inv.first_moment) / inv.mass)[:2]}
 
     def boom_body(model, origin, angle):
-        c, s = math.cos(angle), math.sin(angle)
-        rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
         body = model.add_body(fm.FlexibleBody("boom", flexbody, position=(origin[0], origin[1], 0.0),
-                                              orientation=rot, modes=keep, damping_ratio=p["damping_ratio"]))
+                                              orientation=_rotation3(angle), modes=keep,
+                                              damping_ratio=p["damping_ratio"]))
         info["body"] = body
         return body
 

@@ -93,10 +93,7 @@ def _body_data(p: dict, masses: dict, centres: dict | None = None) -> dict:
     data = {}
     centres = {**geo.CENTRES_OF_MASS, **(centres or {})}
     for name in ("base",) + FRONT_BODIES + ("rocker", "bucket_link"):
-        if name in centres:
-            com = centres[name]
-        else:
-            com = (0.5 * geo.LINK_LENGTHS[name], 0.0)
+        com = centres[name] if name in centres else (0.5 * geo.LINK_LENGTHS[name], 0.0)  # links: at mid-length
         data[name] = (masses[name], com, geo.body_inertia(name, masses[name]))
     for cyl in CYLINDER_NAMES:
         length = lengths[cyl]

@@ -150,11 +150,10 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
     pads = model.add_force(PadSet(pad_markers, floor, stiff, damp, [m.name for m in pad_markers]))
     # moving platen: rigid block on the rails, carrying the tie bars
     thick, mould = p["moving_platen_thickness"], p["mould_height"]
-    contact_front = tp + mould  # front face of the moving platen at mould contact
+    contact_x = tp + mould  # x of the moving platen's front face at mould contact
     start_gap = {"normal-cycle": p["stroke"], "emergency-stop": p["stroke"], "impact": p["impact_run_up"]}[scenario]
-    centre = np.array([contact_front + start_gap + thick / 2, 0.0, zc])
-    dims = np.array([thick, W, p["platen_height"]])
-    inertia = _box_inertia(m_p, dims)
+    centre = np.array([contact_x + start_gap + thick / 2, 0.0, zc])
+    inertia = _box_inertia(m_p, np.array([thick, W, p["platen_height"]]))
     # per-node contact law: the ch. 4 shoe law shared by the nodes under a shoe (F_shoe = k x^e = n k_n x^e)
     n_under = thick / _path_spacing(body, "rail_l")
     k_node, d_node = p["rail_stiffness"] / n_under, p["rail_damping"] / n_under
@@ -178,7 +177,6 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
     # stroke drive between the platens (cylinder height), and the mould impact contact (seed 003 L6297-6305)
     mounts = [model.add_marker(body, name, node=name) for name in CYLINDER_MOUNT_Y]
     z_cyl = H + 0.25 - zc
-    contact_x = contact_front
     check_cylinder_diameters(p)
     if p["stroke_drive"] == "hydraulic":  # the ch. 4 cylinders, valve, circuit and controller (.hydraulic)
         drive, _ = add_hydraulic_drive(model, platen, mounts, list(CYLINDER_MOUNT_Y.values()), p, scenario,
