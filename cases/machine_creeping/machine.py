@@ -23,6 +23,8 @@ import numpy as np
 import flexmbs as fm
 from flexmbs.model.forces import ForceElement, apply_at_marker
 
+from cases.platen_stroke.circuit import cylinder_areas
+
 from .pads import PadSet
 from .guides import add_guides
 from .hydraulic import add_hydraulic_drive
@@ -183,8 +185,7 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
                                        -thick / 2, z_cyl, -thick / 2 - mould, contact_x - mould, zc)
     else:
         drive_marker = model.add_marker(platen, "drive", position=(-thick / 2, 0.0, z_cyl))
-        area_bore = 2 * math.pi / 4 * p["bore_diameter"] ** 2
-        area_rod = area_bore - 2 * math.pi / 4 * p["rod_diameter"] ** 2
+        area_bore, area_rod = (2 * a for a in cylinder_areas(p))  # two cylinders
         reference = stroke_reference(p, scenario, contact_x)
         drive = model.add_force(StrokeDrive(drive_marker, mounts, m_p, p["drive_time_constant"],
                                             p["supply_pressure"] * area_rod, p["supply_pressure"] * area_bore,
