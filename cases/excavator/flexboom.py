@@ -104,7 +104,6 @@ def build_flexbody(p: dict, progress: bool = False):
     drop_damaged(path)  # a damaged entry is rebuilt, with a note
     if os.path.exists(path):
         return read_flexbody(path), path, s
-    os.makedirs(folder, exist_ok=True)
     from fem.mesh import load_mesh
     from fem.model import solid_model
 
