@@ -50,12 +50,9 @@ LINEARIZATION_TIME = 0.5  # s of the digging task
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize excavator``: the digging model (mechanism, three circuits, soil force) about
-    its state at ``LINEARIZATION_TIME`` of the digging task (stick valve opening, bucket in the air): no static equilibrium is
-    unique there (the closed-centre valves trap the chamber pressures).
-
-    The hook's dict: the rigid-boom digging model at ``LINEARIZATION_TIME``; outputs the stick cylinder's
-    chamber pressures are left to ``--output``."""
+    """Hook of ``flexmbs linearize excavator``: the rigid-boom digging model (mechanism, three circuits, soil force)
+    about its state at ``LINEARIZATION_TIME`` of the task (stick valve opening, bucket in the air), where no static
+    equilibrium is unique (the closed-centre valves trap the chamber pressures); outputs are chosen with ``--output``."""
     from fem.errors import ModelError
 
     from .scenarios import build_scenario
