@@ -121,8 +121,8 @@ def structure_model(params: dict, mesh_path: str):
 
 
 def cache_key(params: dict) -> str:
-    keys = sorted(k for k in params if k in _STRUCTURE_KEYS)
-    settings = {k: params[k] for k in keys} | {"version": CACHE_VERSION}
+    """16 hex digits of the SHA-256 of the structure's geometry, material, mesh and reduction settings."""
+    settings = {k: params[k] for k in _STRUCTURE_KEYS if k in params} | {"version": CACHE_VERSION}
     if params.get("structure_geometric_stiffness"):  # only then: the cache files of earlier runs stay valid
         settings["geometric_stiffness"] = True
     text = json.dumps(settings, sort_keys=True, default=float)
