@@ -1,16 +1,13 @@
-"""The flexible boom: a gmsh box-section mesh, Craig-Bampton reduction cached on disk, stress history.
+"""The flexible boom: a gmsh box-section mesh, Craig-Bampton reduction cached on disk, stress history
+(docs/cases/excavator.md, "digging-flexible-boom").
 
-Geometry (boom frame: origin at the foot pin A, x along A->D, y up, z across): two straight welded box girders
-A->knee->D (the banana boom), outer section ``section_width`` x ``section_height``, wall ``plate_thickness``,
-closed by end plates. The pins A, D sit at the centres of the end faces; the cylinder lugs C (boom cylinder rod,
-under the boom) and E (stick cylinder tube, on top at the knee) are rigid (RBE2) spiders from the pin point to the
-plate nodes within ``lug_radius`` of the nearest point of the girder surface. Steel (E = 210 GPa, nu = 0.3) with the
-density scaled so that the mesh weighs the boom mass of seed 001 §5 (5027 kg: plates, lugs, pipes and bosses that
-the box does not model).
-
-The reduced body (``reduction.reduce``: 4 interfaces x 6 dofs + ``n_modes`` fixed-interface modes, rigid modes
-removed) is cached as ``<cache>/excavator-boom-<hash>.flex.h5`` where the hash covers the geometry, the mesh and
-the reduction settings; ``<cache>`` is ``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs``.
+Boom frame: origin at the foot pin A, x along A->D, y up, z across. Two straight welded box girders A->``KNEE``->D
+(the banana boom), outer section ``section_width`` x ``section_height``, wall ``plate_thickness``, closed by end
+plates. The pins A, D sit at the centres of the end faces; the cylinder lugs C (boom cylinder rod, under the boom)
+and E (stick cylinder tube, on top at the knee) are rigid (RBE2) spiders from the pin point to the plate nodes within
+``LUG_RADIUS`` of the nearest point of the girder surface. Steel with the density scaled so that the mesh weighs the
+boom mass of seed 001 §5 (with the lugs, pipes and bosses the box does not model). The cache entry
+``excavator-boom-<hash>.flex.h5`` is keyed by :func:`boom_settings`.
 """
 from __future__ import annotations
 
