@@ -75,11 +75,9 @@ class StrokeDrive(ForceElement):
     def generalized_forces(self, ctx):
         s, force, _, _, _ = self._force(ctx)
         e = np.array([1.0, 0.0, 0.0])
-        out = [(self.platen.body, apply_at_marker(s, force * e))]
-        share = -force / len(self.mounts)
-        for m in self.mounts:
-            out.append((m.body, apply_at_marker(ctx.marker(m), share * e)))
-        return out
+        share = -force / len(self.mounts)  # the reaction, shared by the mounts
+        return [(self.platen.body, apply_at_marker(s, force * e))] + [
+            (m.body, apply_at_marker(ctx.marker(m), share * e)) for m in self.mounts]
 
     def outputs(self, ctx):
         _, force, v, ref, x = self._force(ctx)
