@@ -52,7 +52,7 @@ LINEARIZATION_TIME = 0.5  # s of the digging task
 def linearization(params: dict | None = None) -> dict:
     """Hook of ``flexmbs linearize excavator``: the rigid-boom digging model (mechanism, three circuits, soil force)
     about its state at ``LINEARIZATION_TIME`` of the task (stick valve opening, bucket in the air), where no static
-    equilibrium is unique (the closed-centre valves trap the chamber pressures); outputs are chosen with ``--output``."""
+    equilibrium is unique (the closed-centre valves trap the chamber pressures); outputs: ``--output``."""
     from fem.errors import ModelError
 
     from .scenarios import build_scenario
