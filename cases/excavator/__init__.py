@@ -21,11 +21,7 @@ DESCRIPTION = ("Planar 12-body hydraulic excavator CAT 330D L (seed 001): free f
                "digging-flexible-boom|digging-load-sensing)")
 
 SCENARIOS = ("free-fall", "free-fall-light", "digging", "digging-flexible-boom", "digging-load-sensing")
-
-
 DEFAULTS = toml_defaults(__file__, "excavator.toml")
-
-
 parameters = case_parameters(NAME, DEFAULTS, {"scenario": SCENARIOS})
 
 
@@ -50,17 +46,13 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     return run_scenario(parameters(params), t_end, out, progress)
 
 
-
 LINEARIZATION_TIME = 0.5  # s of the digging task
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize excavator``: the digging model (mechanism, three circuits, soil force) about
-    its state at ``LINEARIZATION_TIME`` of the digging task (stick valve opening, bucket in the air): no static equilibrium is
-    unique there (the closed-centre valves trap the chamber pressures).
-
-    The hook's dict: the rigid-boom digging model at ``LINEARIZATION_TIME``; outputs the stick cylinder's
-    chamber pressures are left to ``--output``."""
+    """Hook of ``flexmbs linearize excavator``: the rigid-boom digging model (mechanism, three circuits, soil force)
+    about its state at ``LINEARIZATION_TIME`` of the task (stick valve opening, bucket in the air), where no static
+    equilibrium is unique (the closed-centre valves trap the chamber pressures); outputs: ``--output``."""
     from fem.errors import ModelError
 
     from .scenarios import build_scenario

@@ -9,19 +9,11 @@ friction (eq. (23)) and hard stops (eq. (25)). Not in the seed (ours): a return-
 and an anti-cavitation check valve from the return line into each chamber, as on the work ports of real
 excavator valves; without them the bore side of the stick cylinder cavitates while gravity pulls the stick in.
 With its valve closed the boom cylinder is locked and acts as the oil spring of eq. (26), (27) through the
-continuity equations of its chambers.
-
-Valve openings ``x_v(t)`` (seed 001 Fig. 13): trapezoids, ramp ``valve_ramp`` up at the window start and down at its
-end; the stick valve is open in ``[stick_valve_on, stick_valve_off]`` and the bucket valve in
-``[bucket_valve_on, bucket_valve_off]``; the boom valve stays closed.
+continuity equations of its chambers. Valve openings ``x_v(t)`` (seed 001 Fig. 13): :func:`valve_opening_table`.
 
 Variant ``load_sensing=True`` (scenario ``digging-load-sensing``, issue #32; not in the seed): the constant-pressure
-source is replaced by a load-sensing section -- a variable-displacement pump with load-sensing controller and
-cut-off at the rated pressure, a 2-way pressure compensator ahead of the valve (sensing the section's load
-pressure), a shuttle valve selecting the higher work-port pressure for the LS line (with a bleed orifice to tank),
-and a valve specified by datasheet numbers (nominal flow at the compensator's pressure drop per edge, +-10 V
-command). Each function keeps its own pump (one circuit per cylinder, as in the seed); flow sharing between
-functions on one pump is not modelled. Parameters in excavator.toml, section ``[load_sensing]``.
+source replaced by a load-sensing section per function (:func:`add_load_sensing_supply`; components, parameters and
+simplifications: docs/cases/excavator.md, "digging-load-sensing").
 """
 from __future__ import annotations
 
@@ -45,7 +37,8 @@ def cylinder_areas(p: dict, cylinder: str) -> tuple[float, float]:
 
 
 def valve_opening_table(p: dict, cylinder: str) -> tuple[list, list]:
-    """Breakpoints (s) and openings ``x_v`` (m) of the valve of ``cylinder`` (all zero for the boom)."""
+    """Breakpoints (s) and openings ``x_v`` (m) of the valve of ``cylinder`` (all zero for the boom): a trapezoid
+    open in ``[<cylinder>_valve_on, <cylinder>_valve_off]``, ramping over ``valve_ramp`` at both ends."""
     if cylinder == "boom":
         return [0.0, 1.0], [0.0, 0.0]
     t_on, t_off, ramp = p[f"{cylinder}_valve_on"], p[f"{cylinder}_valve_off"], p["valve_ramp"]

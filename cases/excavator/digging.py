@@ -10,12 +10,8 @@ Directions: ``t`` is the unit tip velocity; the tangential part opposes it, regu
 ``-v / sqrt(|v|^2 + v_eps^2)`` so the resistance fades out smoothly when the bucket stops (like Coulomb friction);
 the normal part is perpendicular to ``t`` and points out of the soil (upwards), the usual assumption for a worn
 cutting edge (seed 001 lists psi = 0.1..0.45 without the sense); for a tip moving (nearly) vertically the upward
-normal is undefined, so it is faded out with ``tanh(t_x / 0.2)`` (C1 in the velocity).
-
-Random oscillation (the periodic soil failures the seed mentions): the magnitude is multiplied by
-``1 + a r(t)`` where ``r`` is a sum of 12 sinusoids with frequencies and phases drawn from
-``numpy.random.default_rng(seed)``, frequencies in ``[0.3, 1] * f_max``, normalised to unit RMS: smooth,
-reproducible for a given seed.
+normal is undefined, so it is faded out with ``tanh(t_x / 0.2)`` (C1 in the velocity). The periodic soil failures
+the seed mentions: the magnitude times ``1 + a r(t)`` (:class:`SoilOscillation`).
 """
 from __future__ import annotations
 
@@ -35,7 +31,8 @@ def slice_thickness(tip_y: float, ground_y: float, smoothing: float) -> float:
 
 
 class SoilOscillation:
-    """Reproducible random factor ``r(t)`` with zero mean and unit RMS (see module docstring).
+    """Reproducible random factor ``r(t)``: a sum of ``n_waves`` sinusoids with frequencies in ``[0.3, 1] *
+    max_frequency`` and phases drawn from ``numpy.random.default_rng(seed)``, zero mean and unit RMS.
 
     Parameters
     ----------

@@ -1,16 +1,13 @@
-"""The flexible boom: a gmsh box-section mesh, Craig-Bampton reduction cached on disk, stress history.
+"""The flexible boom: a gmsh box-section mesh, Craig-Bampton reduction cached on disk, stress history
+(docs/cases/excavator.md, "digging-flexible-boom").
 
-Geometry (boom frame: origin at the foot pin A, x along A->D, y up, z across): two straight welded box girders
-A->knee->D (the banana boom), outer section ``section_width`` x ``section_height``, wall ``plate_thickness``,
-closed by end plates. The pins A, D sit at the centres of the end faces; the cylinder lugs C (boom cylinder rod,
-under the boom) and E (stick cylinder tube, on top at the knee) are rigid (RBE2) spiders from the pin point to the
-plate nodes within ``lug_radius`` of the nearest point of the girder surface. Steel (E = 210 GPa, nu = 0.3) with the
-density scaled so that the mesh weighs the boom mass of seed 001 §5 (5027 kg: plates, lugs, pipes and bosses that
-the box does not model).
-
-The reduced body (``reduction.reduce``: 4 interfaces x 6 dofs + ``n_modes`` fixed-interface modes, rigid modes
-removed) is cached as ``<cache>/excavator-boom-<hash>.flex.h5`` where the hash covers the geometry, the mesh and
-the reduction settings; ``<cache>`` is ``$FLEXMBS_CACHE`` or ``~/.cache/flexmbs``.
+Boom frame: origin at the foot pin A, x along A->D, y up, z across. Two straight welded box girders A->``KNEE``->D
+(the banana boom), outer section ``section_width`` x ``section_height``, wall ``plate_thickness``, closed by end
+plates. The pins A, D sit at the centres of the end faces; the cylinder lugs C (boom cylinder rod, under the boom)
+and E (stick cylinder tube, on top at the knee) are rigid (RBE2) spiders from the pin point to the plate nodes within
+``LUG_RADIUS`` of the nearest point of the girder surface. Steel with the density scaled so that the mesh weighs the
+boom mass of seed 001 §5 (with the lugs, pipes and bosses the box does not model). The cache entry
+``excavator-boom-<hash>.flex.h5`` is keyed by :func:`boom_settings`.
 """
 from __future__ import annotations
 
@@ -80,8 +77,8 @@ def boom_mesh(path: str, s: dict) -> str:
         return _finish(gmsh, path, s["mesh_size"], 2, False, 4.1)
 
 
-def _surface_point(pin) -> np.ndarray:
-    """Nearest point of the girder's centre line to ``pin`` moved to the surface toward the pin (boom frame)."""
+def _surface_point(pin) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest point of the girder's centre line to ``pin`` and the unit direction of that girder (boom frame)."""
     pin = np.asarray(pin, float)
     best = None
     for a, b in zip(_centre_line()[:-1], _centre_line()[1:]):
@@ -104,7 +101,6 @@ def build_flexbody(p: dict, progress: bool = False):
     drop_damaged(path)  # a damaged entry is rebuilt, with a note
     if os.path.exists(path):
         return read_flexbody(path), path, s
-    os.makedirs(folder, exist_ok=True)
     from fem.mesh import load_mesh
     from fem.model import solid_model
 
@@ -137,15 +133,15 @@ def build_flexbody(p: dict, progress: bool = False):
 
 def _output_nodes(model) -> np.ndarray:
     """Mesh nodes on the outer plates of the girder (stress output), at most ~1500 of them."""
-    x = model.positions[: model.mesh.n_nodes] if model.mesh is not None else model.positions
-    idx = np.arange(len(x))
-    stride = max(1, len(idx) // 1500)
-    return idx[::stride]
+    n = model.mesh.n_nodes if model.mesh is not None else len(model.positions)
+    return np.arange(n)[::max(1, n // 1500)]
 
 
 def flexible_boom_factory(p: dict, progress: bool = False):
     """``(boom_body, info)``: the callable that puts the flexible boom into :func:`mechanics.build_mechanism`."""
     import flexmbs as fm
+
+    from .mechanics import _rotation3
 
     flexbody, path, settings = build_flexbody(p, progress)
     inv = flexbody.invariants
@@ -154,10 +150,9 @@ def flexible_boom_factory(p: dict, progress: bool = False):
             "centre_of_mass": (np.asarray(inv.first_moment) / inv.mass)[:2]}
 
     def boom_body(model, origin, angle):
-        c, s = math.cos(angle), math.sin(angle)
-        rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
         body = model.add_body(fm.FlexibleBody("boom", flexbody, position=(origin[0], origin[1], 0.0),
-                                              orientation=rot, modes=keep, damping_ratio=p["damping_ratio"]))
+                                              orientation=_rotation3(angle), modes=keep,
+                                              damping_ratio=p["damping_ratio"]))
         info["body"] = body
         return body
 

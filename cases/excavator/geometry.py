@@ -1,21 +1,10 @@
 """Planar geometry of the CAT 330D L front (seed 001 Fig. 4): pins in body frames, closing the loops, poses.
 
 Global frame at the boom foot pin A (as in seed 001 Fig. 4), ``x`` forward, ``y`` up, motion in the ``xy`` plane.
-Every body frame sits at one of its pins (the centre of mass is given separately, ``flexmbs.RigidBody`` takes the
-offset):
-
-=============  ================  =================================================================
-body           frame origin      local x axis
-=============  ================  =================================================================
-base           A                 global x in the initial pose (travelling + swing body, body 12)
-boom           A                 A -> D
-stick          D                 D -> G
-bucket         G                 stick axis when ``bucket_angle = 0``
-rocker         I                 I -> K (link 10, stick side of the bucket linkage)
-bucket_link    K                 K -> J (link 11, bucket side)
-<cyl>_tube     tube pin          tube pin -> rod pin (cylinder axis)
-<cyl>_rod      rod pin           same direction as its tube
-=============  ================  =================================================================
+Every body frame sits at one of its pins, the centre of mass given separately (docs/cases/excavator.md, "Geometry
+and masses"): base at A (x global in the initial pose), boom at A (x: A -> D), stick at D (D -> G), bucket at G
+(the stick axis when ``bucket_angle = 0``), rocker at I (I -> K), bucket_link at K (K -> J), ``<cyl>_tube`` and
+``<cyl>_rod`` at their pins (x along the cylinder axis, tube pin -> rod pin).
 
 Pins: A base-boom, B base-boom cylinder, C boom cylinder-boom, D boom-stick, E boom-stick cylinder,
 F stick cylinder-stick, G stick-bucket, H stick-bucket cylinder, I stick-rocker, K rocker-bucket link-bucket

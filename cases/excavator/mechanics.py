@@ -1,16 +1,10 @@
-"""The planar 12-body multibody model of the excavator (seed 001 §2, Fig. 4).
+"""The planar 12-body multibody model of the excavator (seed 001 §2, Fig. 4; docs/cases/excavator.md, "Mechanics").
 
-Bodies: base 12 (travelling + swing body), boom 1, stick 2, bucket 3, the tube and the rod of the boom, stick and
-bucket cylinders, and the two bucket-linkage links (rocker, bucket link). Joints: 12 revolute (A, B, C, D, E, F, G,
-H, I, K1, K2, J) and 3 translational (the cylinders), seed 001 eq. (12)..(21). ``flexmbs.Model(planar=True)``
-keeps the motion in the ``xy`` plane, so a revolute joint is the two equations (13), (14) and a translational joint
-the two equations (17), (21). Generalized coordinates: 12 x 3 = 36, constraints 12 x 2 + 3 x 2 = 30, 6 degrees of
-freedom (base x, y, rotation and the three cylinder lengths).
-
-The base rests on the ground through linear spring-dampers (seed 001 eq. (26), (34), (35)): QU (vertical) and QT
-(horizontal) at the front end Q of the track contact, RS (vertical) at the rear end R. Their preloads carry the
-machine's weight in the initial pose exactly (statics of a body on two vertical supports, by hand below), so the
-base starts in equilibrium.
+Bodies: base 12 (travelling + swing body), boom 1, stick 2, bucket 3, the tube and the rod of the three cylinders,
+rocker and bucket link. Joints: 12 revolute (``_REVOLUTES``, eq. (13), (14) in a ``flexmbs.Model(planar=True)``)
+and 3 translational (the cylinders, eq. (17), (21)): 36 coordinates, 30 constraints, 6 degrees of freedom. The base
+rests on the linear spring-dampers QU, QT, RS (eq. (26), (34), (35)) whose preloads carry the machine's weight in
+the start pose exactly (:func:`support_loads`), so the base starts in equilibrium.
 """
 from __future__ import annotations
 
@@ -93,10 +87,7 @@ def _body_data(p: dict, masses: dict, centres: dict | None = None) -> dict:
     data = {}
     centres = {**geo.CENTRES_OF_MASS, **(centres or {})}
     for name in ("base",) + FRONT_BODIES + ("rocker", "bucket_link"):
-        if name in centres:
-            com = centres[name]
-        else:
-            com = (0.5 * geo.LINK_LENGTHS[name], 0.0)
+        com = centres[name] if name in centres else (0.5 * geo.LINK_LENGTHS[name], 0.0)  # links: at mid-length
         data[name] = (masses[name], com, geo.body_inertia(name, masses[name]))
     for cyl in CYLINDER_NAMES:
         length = lengths[cyl]

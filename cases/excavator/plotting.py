@@ -1,18 +1,15 @@
 """Files of the excavator's outputs: CSV columns and matplotlib figures (shared by outputs and flexboom)."""
 from __future__ import annotations
 
-import csv
+import numpy as np
 
 from cases._common import pyplot
 
 
 def write_csv(path: str, columns: dict) -> str:
-    names = list(columns)
-    with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(names)
-        for row in zip(*columns.values()):
-            writer.writerow([f"{v:.9g}" for v in row])
+    """``columns`` (header -> values of equal length) as a CSV file (``%.9g``, CRLF line ends)."""
+    np.savetxt(path, np.column_stack(list(columns.values())), fmt="%.9g", delimiter=",", newline="\r\n",
+               header=",".join(columns), comments="")
     return path
 
 

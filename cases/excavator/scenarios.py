@@ -14,8 +14,6 @@ from .scaling import ScaledCircuit
 
 __all__ = ["build_free_fall", "build_digging", "build_scenario", "simulate_scenario", "run_scenario"]
 
-CYLINDER_KEYS = {"boom_cylinder": "boom", "stick_cylinder": "stick", "bucket_cylinder": "bucket"}
-
 
 def build_free_fall(p: dict, light: bool = False):
     """Gravity only, no hydraulics, conservative supports (no dampers): seed 001 Fig. 10, 11."""
@@ -33,7 +31,7 @@ def build_digging(p: dict, boom_body=None, boom_centre=None):
     handles["static_forces"] = forces
     handles["circuits"] = {}
     for cyl, (tube, rod) in handles["cylinder_pins"].items():
-        key = CYLINDER_KEYS[cyl]
+        key = cyl.removesuffix("_cylinder")
         pressures = circuits.initial_pressures(p, key, forces[cyl])
         circuit = circuits.build_circuit(p, key, Distance(tube, rod), handles["retracted_lengths"][cyl], pressures,
                                          load_sensing=p["scenario"] == "digging-load-sensing")

@@ -19,8 +19,6 @@ DESCRIPTION = ("Machine creeping on its pads (seed 003 ch. 5): flexible clamp un
                "(--set scenario=normal-cycle|emergency-stop|impact, stroke_drive=hydraulic|servo)")
 DEFAULTS = toml_defaults(__file__, "machine_creeping.toml")
 CHOICES = {"scenario": ("normal-cycle", "emergency-stop", "impact"), "stroke_drive": ("hydraulic", "servo")}
-
-
 parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 
 
@@ -36,16 +34,13 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
     return result
 
 
-
 SETTLE_TIME = 0.3  # s of rest before the linearization (the pads' contact forces settle)
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize machine-creeping``: the whole machine (flexible clamp unit on its pads, moving platen on its
-    sliding contacts and guides, the stroke drive idle) about its state after ``SETTLE_TIME`` of rest, the state of
-    :mod:`.modes` (the "clamp-unit mode" of seed 003 L7568-7582, measured at 8.2 Hz).
-
-    The hook's dict: the machine with its drive idle, at ``SETTLE_TIME``."""
+    """Hook of ``flexmbs linearize machine-creeping``: the whole machine (flexible clamp unit on its pads, moving
+    platen on its sliding contacts and guides, the stroke drive idle) about its state after ``SETTLE_TIME`` of rest,
+    the state of :mod:`.modes` (the "clamp-unit mode" of seed 003 L7568-7582, measured at 8.2 Hz)."""
     from .machine import build_machine
     from .structure import reduced_structure
 

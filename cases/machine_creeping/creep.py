@@ -22,10 +22,8 @@ __all__ = ["force_ratio", "slip_displacement", "displacement_table"]
 
 def force_ratio(lateral, vertical) -> np.ndarray:
     """``R = Σ F_lateral / Σ F_vertical`` per sample; ``lateral``, ``vertical`` (n_t, n_pads) or (n_t,), N."""
-    lat = np.asarray(lateral, dtype=float)
-    ver = np.asarray(vertical, dtype=float)
-    lat = lat.sum(axis=1) if lat.ndim == 2 else lat
-    ver = ver.sum(axis=1) if ver.ndim == 2 else ver
+    lat, ver = (np.asarray(f, dtype=float) for f in (lateral, vertical))
+    lat, ver = (f.sum(axis=1) if f.ndim == 2 else f for f in (lat, ver))  # summed over the pads
     if np.any(ver <= 0.0):
         raise ModelError("the summed vertical pad force must stay positive (the machine lifts off its pads)")
     return lat / ver

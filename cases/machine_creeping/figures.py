@@ -15,7 +15,7 @@ import numpy as np
 from cases._common import pyplot, save_figure
 
 from .creep import force_ratio
-from .simulation import HIGH_PASS_HZ, PEAK_SEARCH_HZ, TABLE_MU
+from .simulation import HIGH_PASS_HZ, PEAK_SEARCH_HZ, TABLE_MU, high_pass_spectrum
 
 SEED_PEAKS = {"normal-cycle": 0.2, "emergency-stop": 0.5, "impact": 1.4}  # seed 003 L7759-7765
 SEED_TABLE = {"emergency-stop": (0.0, 0.0, 0.0, 0.0, 0.9, 7.0, 17.2), "impact": (0.4, 1.0, 3.0, 6.1, 10.2, 15.6, 25.5)}
@@ -32,8 +32,6 @@ def save_histories(result: dict, folder: str) -> None:
 
 
 def figure(folder: str, out: str, start_time: float) -> None:
-    from scipy.signal import butter, sosfiltfilt
-
     fig, axes = pyplot().subplots(1, 3, figsize=(13, 3.8))
     for scenario, colour in (("normal-cycle", "C0"), ("emergency-stop", "C1"), ("impact", "C3")):
         path = os.path.join(folder, f"hist_{scenario}.npz")
@@ -44,12 +42,7 @@ def figure(folder: str, out: str, start_time: float) -> None:
         t, fx, fz = h["time"][keep], h["Fx"][keep], h["Fz"][keep]
         axes[0].plot(t, force_ratio(fx, fz), colour, lw=0.8,
                      label=f"{scenario} (seed peak {SEED_PEAKS[scenario]:g})")
-        dt = float(np.median(np.diff(t)))
-        grid = np.arange(t[0], t[-1], dt)
-        x = sosfiltfilt(butter(4, HIGH_PASS_HZ, "highpass", fs=1 / dt, output="sos"), np.interp(grid, t, fx))
-        n = 8 * grid.size
-        f = np.fft.rfftfreq(n, dt)
-        spec = np.abs(np.fft.rfft(x * np.hanning(grid.size), n))
+        f, spec = high_pass_spectrum(t, fx)
         band = f <= 40.0
         axes[1].plot(f[band], spec[band] / spec[band].max(), colour, lw=0.9, label=scenario)
         summary = os.path.join(folder, f"{scenario}.json")

@@ -2,14 +2,10 @@
 machine axis between a point of the moving platen and a line fixed in the structure's *floating frame*, with the
 Coulomb friction of the ch. 4 contact law (seed 003 Fig. 4-3) along the guide.
 
-Why the frame and not a node: a marker on a node of the reduced structure carries that node's local rotation, and
-the pad footprints (RBE2 spiders) rotate up to ≈ 26 rad per metre of their own modal translation in the
-kHz modes; a guide plane hung on one such node and reaching 1–3 m to the sliding platen turns those rotations
-into lateral gap motion. The earlier zero-clearance ``PlaneContact`` guides on the girders' middle pad nodes did
-exactly that: on the default mesh (147 coordinates) they opened and closed hundreds of times in the first 0.3 s
-and the run diverged at 0.39 s. The floating frame carries the structure's rigid motion (the reduction removed
-the six rigid-body modes from the elastic coordinates); the guide's loads therefore enter the structure's frame
-coordinates only (their momentum and moment are exact; the girders' local elastic response to them is left out).
+Why the frame and not a node: guides hung on pad nodes turned the nodes' local rotations in the kHz modes into gap
+motion, and the run diverged (docs/cases/machine-creeping.md, "Lateral guides"). The floating frame carries the
+structure's rigid motion, so the guide's loads enter the structure's frame coordinates only (their momentum and
+moment are exact; the girders' local elastic response to them is left out).
 
 Law per guide (global forces on the platen point; the opposite force and its moment act on the frame; written once,
 :func:`cases.machine_creeping.contact_laws.guide_law`, which the kernel and this class call):

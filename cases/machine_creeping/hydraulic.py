@@ -7,10 +7,8 @@ L6479, L6549-6571), act between the moving platen (rod eyes on its mould face, a
 cylinder-mount nodes of the flexible structure (``cylinder_l``, ``cylinder_r``; the servo stand-in's mounts). Seed
 003 L7498-7500: the ch. 4 hydraulics and controls are used unchanged in ch. 5.
 
-Parameters: the hydraulic ones (oil, valve gains, spool lag, line volumes, cylinder margin) are the
-``platen_stroke.toml`` values with their provenance there (one of them **calibrated** there: the full-open valve
-gain, fitted to the full-valve closing speed 882 mm/s, seed 003 L6553); the ones the two cases share (platen mass,
-stroke, profile, supply pressure, cylinder sizes, friction) come from ``machine_creeping.toml``.
+Parameters: :func:`stroke_parameters`, the ``platen_stroke.toml`` values with their provenance there, the shared
+ones (``SHARED``) from ``machine_creeping.toml`` (docs/cases/machine-creeping.md, "Hydraulic stroke drive").
 
 Scenarios: ``normal-cycle`` the profile; ``emergency-stop`` the valve command dropped to 0 V at ``stop_time`` (the
 valve de-energized, the spool centred by its own lag, seed 003 L7668-7671); ``impact`` a wrong shut height (L7664-7667):

@@ -5,11 +5,9 @@ between the platens and the platen–platen (mould) impact contact.
 
 **Stroke drive** (``p["stroke_drive"]``): ``"hydraulic"`` (the default) couples the ch. 4 cylinders, valve,
 circuit and open-loop controller of ``cases/platen_stroke`` (:mod:`.hydraulic`); ``"servo"`` (the sensitivity row of
-docs/cases/machine-creeping.md) is a stand-in, an ideal velocity servo :class:`StrokeDrive`,
-``F = clip(m (v_ref − v)/τ, −F_close, F_brake)`` along x on the moving platen and, opposite, on the two cylinder mounts of the stationary platen. Its force limits
-are the ch. 4 cylinders at supply pressure (derived: 185 bar × rod / bore area of two Ø140/Ø100 cylinders); the
-reference is the ch. 4 velocity profile (time-based acceleration, position-based deceleration to the final
-velocity before the mould, seed 003 §4.2.3 as in ``cases/platen_stroke/controls.py``).
+docs/cases/machine-creeping.md) is a stand-in, the ideal velocity servo :class:`StrokeDrive` limited to the forces of
+the two ch. 4 cylinders at supply pressure (derived: rod / bore areas × 185 bar), following the ch. 4 velocity
+profile (:func:`stroke_reference`).
 
 **Lateral guides** (``p["platen_guides"]``, default true): four bilateral guides between the platen and the
 structure's floating frame (:mod:`.guides`), against the platen's yaw.
@@ -24,6 +22,8 @@ import numpy as np
 
 import flexmbs as fm
 from flexmbs.model.forces import ForceElement, apply_at_marker
+
+from cases.platen_stroke.circuit import cylinder_areas
 
 from .pads import PadSet
 from .guides import add_guides
@@ -75,11 +75,9 @@ class StrokeDrive(ForceElement):
     def generalized_forces(self, ctx):
         s, force, _, _, _ = self._force(ctx)
         e = np.array([1.0, 0.0, 0.0])
-        out = [(self.platen.body, apply_at_marker(s, force * e))]
-        share = -force / len(self.mounts)
-        for m in self.mounts:
-            out.append((m.body, apply_at_marker(ctx.marker(m), share * e)))
-        return out
+        share = -force / len(self.mounts)  # the reaction, shared by the mounts
+        return [(self.platen.body, apply_at_marker(s, force * e))] + [
+            (m.body, apply_at_marker(ctx.marker(m), share * e)) for m in self.mounts]
 
     def outputs(self, ctx):
         _, force, v, ref, x = self._force(ctx)
@@ -133,11 +131,8 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
     body = model.add_flexible_body("structure", structure, position=(0.0, 0.0, -sag))
     stiff = (p["pad_lateral_stiffness"], p["pad_lateral_stiffness"], k_v)
     damp = (p["pad_lateral_damping"], p["pad_lateral_damping"], p["pad_vertical_damping"])
-    pad_markers, floor, names = [], [], []
-    for k, xyz in enumerate(pad_positions(p)):
-        pad_markers.append(model.add_marker(body, f"pad_{k:02d}", node=f"pad_{k:02d}"))
-        floor.append(xyz)
-        names.append(f"pad_{k:02d}")
+    floor = list(pad_positions(p))
+    pad_markers = [model.add_marker(body, f"pad_{k:02d}", node=f"pad_{k:02d}") for k in range(len(floor))]
     # injection unit: rigid box, spherical joint at the platen's back face, 4 pads (seed 003 L7458-7472)
     length, height = p["injection_unit_length"], p["injection_unit_height"]
     inj_pos = np.array([-length / 2, 0.0, height / 2])
@@ -152,15 +147,13 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
         point = np.array([x, y, 0.0])
         pad_markers.append(model.add_marker(inj, f"inj_pad_{k}", position=point - inj_pos))
         floor.append(point)
-        names.append(f"inj_pad_{k}")
-    pads = model.add_force(PadSet(pad_markers, floor, stiff, damp, names))
+    pads = model.add_force(PadSet(pad_markers, floor, stiff, damp, [m.name for m in pad_markers]))
     # moving platen: rigid block on the rails, carrying the tie bars
     thick, mould = p["moving_platen_thickness"], p["mould_height"]
-    contact_front = tp + mould  # front face of the moving platen at mould contact
+    contact_x = tp + mould  # x of the moving platen's front face at mould contact
     start_gap = {"normal-cycle": p["stroke"], "emergency-stop": p["stroke"], "impact": p["impact_run_up"]}[scenario]
-    centre = np.array([contact_front + start_gap + thick / 2, 0.0, zc])
-    dims = np.array([thick, W, p["platen_height"]])
-    inertia = _box_inertia(m_p, dims)
+    centre = np.array([contact_x + start_gap + thick / 2, 0.0, zc])
+    inertia = _box_inertia(m_p, np.array([thick, W, p["platen_height"]]))
     # per-node contact law: the ch. 4 shoe law shared by the nodes under a shoe (F_shoe = k x^e = n k_n x^e)
     n_under = thick / _path_spacing(body, "rail_l")
     k_node, d_node = p["rail_stiffness"] / n_under, p["rail_damping"] / n_under
@@ -184,15 +177,13 @@ def build_machine(structure, p: dict, scenario: str = "normal-cycle"):
     # stroke drive between the platens (cylinder height), and the mould impact contact (seed 003 L6297-6305)
     mounts = [model.add_marker(body, name, node=name) for name in CYLINDER_MOUNT_Y]
     z_cyl = H + 0.25 - zc
-    contact_x = contact_front
     check_cylinder_diameters(p)
     if p["stroke_drive"] == "hydraulic":  # the ch. 4 cylinders, valve, circuit and controller (.hydraulic)
         drive, _ = add_hydraulic_drive(model, platen, mounts, list(CYLINDER_MOUNT_Y.values()), p, scenario,
                                        -thick / 2, z_cyl, -thick / 2 - mould, contact_x - mould, zc)
     else:
         drive_marker = model.add_marker(platen, "drive", position=(-thick / 2, 0.0, z_cyl))
-        area_bore = 2 * math.pi / 4 * p["bore_diameter"] ** 2
-        area_rod = area_bore - 2 * math.pi / 4 * p["rod_diameter"] ** 2
+        area_bore, area_rod = (2 * a for a in cylinder_areas(p))  # two cylinders
         reference = stroke_reference(p, scenario, contact_x)
         drive = model.add_force(StrokeDrive(drive_marker, mounts, m_p, p["drive_time_constant"],
                                             p["supply_pressure"] * area_rod, p["supply_pressure"] * area_bore,

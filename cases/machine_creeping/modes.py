@@ -51,19 +51,17 @@ def main(argv=None) -> None:
     from flexmbs.engine.initial import initial_accelerations
     from flexmbs.engine.system import System
 
-    from . import parameters
-    from .machine import build_machine
-    from .structure import reduced_structure
+    from cases import parse_assignments
+
+    from . import DEFAULTS, NAME, SETTLE_TIME, linearization
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--settle", type=float, default=0.3, help="s of rest before the linearization")
+    parser.add_argument("--settle", type=float, default=SETTLE_TIME, help="s of rest before the linearization")
     args = parser.parse_args(argv)
-    p = parameters(dict(item.split("=", 1) for item in args.set))
-    p["start_time"] = 1e9  # the drive stays idle
-    model, _ = build_machine(reduced_structure(p), p, "normal-cycle")
-    res = fm.simulate(model, args.settle, rtol=p["rtol"], atol=1e-6)
-    system = System(model)
+    hook = linearization(parse_assignments(args.set, DEFAULTS, NAME))  # the machine at rest, its drive idle
+    res = fm.simulate(hook["model"], args.settle, **hook["simulate_options"])
+    system = System(hook["model"])
     state = res.final_state
     qdd, lam, _ = initial_accelerations(system, state.q, np.zeros_like(state.v), state.z)
     state.lam = lam

@@ -8,9 +8,9 @@ marker's initial position)::
 
 written once in :func:`cases.machine_creeping.contact_laws.pad_law` (the kernel and this class call it); the same
 law as a :class:`flexmbs.Bushing` from a ground marker at ``x0`` with no rotational stiffness (compared in
-``tests/cases/test_machine_creeping.py``), evaluated for the 18 + 4 pads in one pass over the marker arrays. Pads
-are linear: lift-off is not modelled (as in the thesis, L7611-7623); a pad pulling down shows as a negative
-vertical force.
+``tests/cases/test_machine_creeping_machine.py``), evaluated for the 18 + 4 pads in one pass over the marker
+arrays. Pads are linear: lift-off is not modelled (as in the thesis, L7611-7623); a pad pulling down shows as a
+negative vertical force.
 """
 from __future__ import annotations
 

@@ -83,21 +83,32 @@ def analyse(time_s, lateral, vertical, t_from: float, machine_mass: float) -> di
             "displacement_per_cycle_mm": {f"{mu:.1f}": 1e3 * d for mu, d in table}}
 
 
-def dominant_frequency(t, signal, f_min: float = PEAK_SEARCH_HZ, f_max: float = 60.0) -> tuple[float, list]:
-    """Frequency (Hz) of the largest spectral peak of ``signal`` between ``f_min`` and ``f_max`` after a
-    high-pass at ``HIGH_PASS_HZ`` (uniform resampling, Hann window, 8× zero padding), and the three largest peaks."""
-    from scipy.signal import butter, find_peaks, sosfiltfilt
+def high_pass_spectrum(t, signal) -> tuple[np.ndarray, np.ndarray] | None:
+    """Frequencies (Hz) and ``|FFT|`` of ``signal`` (sampled at ``t``, s) after a high-pass at ``HIGH_PASS_HZ``
+    (uniform resampling, mean removed, 4th-order Butterworth forth and back, Hann window, 8× zero padding);
+    ``None`` if the window is too short to filter (sosfiltfilt's padding)."""
+    from scipy.signal import butter, sosfiltfilt
 
     dt = float(np.median(np.diff(t)))
     grid = np.arange(t[0], t[-1], dt)
     x = np.interp(grid, t, signal)
     sos = butter(4, HIGH_PASS_HZ, "highpass", fs=1.0 / dt, output="sos")
-    if grid.size <= 3 * (2 * len(sos) + 1):  # too short a window to filter (sosfiltfilt's padding): no frequency
-        return float("nan"), []
+    if grid.size <= 3 * (2 * len(sos) + 1):
+        return None
     x = sosfiltfilt(sos, x - x.mean())
     n = 8 * grid.size
-    spec = np.abs(np.fft.rfft(x * np.hanning(grid.size), n))
-    f = np.fft.rfftfreq(n, dt)
+    return np.fft.rfftfreq(n, dt), np.abs(np.fft.rfft(x * np.hanning(grid.size), n))
+
+
+def dominant_frequency(t, signal, f_min: float = PEAK_SEARCH_HZ, f_max: float = 60.0) -> tuple[float, list]:
+    """Frequency (Hz) of the largest peak of :func:`high_pass_spectrum` between ``f_min`` and ``f_max`` and the
+    three largest peaks (``nan``, ``[]`` for none)."""
+    from scipy.signal import find_peaks
+
+    spectrum = high_pass_spectrum(t, signal)
+    if spectrum is None:
+        return float("nan"), []
+    f, spec = spectrum
     band = (f >= f_min) & (f <= f_max)
     idx, _ = find_peaks(spec[band])
     if idx.size == 0:
@@ -129,4 +140,4 @@ def contact_outputs(res, drive: dict) -> dict:
             "peak_platen_speed_m_s": float(np.abs(drive["velocity"]).max())}
 
 
-__all__ = ["run_scenario", "analyse", "dominant_frequency", "SCENARIOS", "T_END"]
+__all__ = ["run_scenario", "analyse", "dominant_frequency", "high_pass_spectrum", "SCENARIOS", "T_END"]

@@ -98,21 +98,18 @@ def structure_model(params: dict, mesh_path: str):
     mesh = load_mesh(mesh_path)
     model = solid_model(mesh, materials(params))
     t, W, H = params["girder_thickness"], params["base_width"], params["base_height"]
-    interfaces = {}
     half = max(0.15, 0.75 * params["mesh_size"])  # m, assumed pad footprint half-length (>= 3 non-collinear nodes)
     for k, (x, y, _) in enumerate(pad_positions(params)):
         sel = f"box:{x - half},{y - t / 2},-1e-3,{x + half},{y + t / 2},1e-3"
         model.add_reference_node(f"pad_{k:02d}", sel, "rbe2", point=(x, y, 0.0))
-        interfaces[f"pad_{k:02d}"] = "123"
     zc = H + params["platen_height"] / 2
     model.add_reference_node("injection", f"box:-1e-3,-0.4,{zc - 0.4},1e-3,0.4,{zc + 0.4}", "rbe2",
                              point=(0.0, 0.0, zc))
-    interfaces["injection"] = "123"
     tp = params["platen_thickness"]
     for name, y in CYLINDER_MOUNT_Y.items():
         model.add_reference_node(name, f"box:{tp - 1e-3},{y - 0.12},{H + 0.1},{tp + 1e-3},{y + 0.12},{H + 0.4}",
                                  "rbe2", point=(tp, y, H + 0.25))
-        interfaces[name] = "123"
+    interfaces = dict.fromkeys(model.references, "123")  # translations only (L7380-7404)
     x0, x1 = tp + 0.3, params["base_length"] - 0.05
     paths = {f"rail_{side}": f"box:{x0},{y - t / 2},{H - 1e-3},{x1},{y + t / 2},{H + 1e-3}"
              for side, y in (("l", -(W - t) / 2), ("r", (W - t) / 2))}
@@ -124,8 +121,8 @@ def structure_model(params: dict, mesh_path: str):
 
 
 def cache_key(params: dict) -> str:
-    keys = sorted(k for k in params if k in _STRUCTURE_KEYS)
-    settings = {k: params[k] for k in keys} | {"version": CACHE_VERSION}
+    """16 hex digits of the SHA-256 of the structure's geometry, material, mesh and reduction settings."""
+    settings = {k: params[k] for k in _STRUCTURE_KEYS if k in params} | {"version": CACHE_VERSION}
     if params.get("structure_geometric_stiffness"):  # only then: the cache files of earlier runs stay valid
         settings["geometric_stiffness"] = True
     text = json.dumps(settings, sort_keys=True, default=float)
@@ -201,9 +198,8 @@ def main(argv=None) -> None:
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args(argv)
     defaults = load_toml_defaults(os.path.join(os.path.dirname(__file__), "machine_creeping.toml"))
-    params = {**defaults, **parse_assignments(args.set, defaults, "machine-creeping")}
+    params = {**defaults, **parse_assignments(parser.parse_args(argv).set, defaults, "machine-creeping")}
     start = time.perf_counter()
     body = reduced_structure(params, progress=True, compare_modes=10)
     r = body.report
