@@ -96,10 +96,7 @@ def build_machine(p: dict, support: str = "soil"):
     tree_full = table1(L, p["wheelbase"])
     q_rest = rest_pose(R)
     params = link_parameters(p, tree_full, q_rest)
-    # initial guess near the static equilibrium: drums sunk by their load, silent blocs compressed
-    unit = 2 * (p["support_mass"] + p["half_drum_mass"]) + p["exciter_mass"]
-    share = p["chassis_mass"] * GRAVITY * p["chassis_com_ahead"] / p["wheelbase"]
-    q0 = q_rest.copy()
+    q0 = q_rest.copy()  # initial guess near the static equilibrium: drums sunk by their load
     locked = list(LOCKED_PLANAR) + ([] if p["rear_silent_blocs"] else [8, 9, 10, 11])
     free_base = 6
     if support == "rigid":
@@ -108,7 +105,7 @@ def build_machine(p: dict, support: str = "soil"):
         stiffness = 1e11
     else:
         stiffness = p["soil_stiffness"]
-        q0[2] -= (GRAVITY * unit + share) / (2.0 * stiffness)
+        q0[2] -= static_front_load(p) / (2.0 * stiffness)
     tree = tree_full.with_fixed(locked, q0)
     unknowns = [17, 18, 19, 20] + ([8, 9, 10, 11] if p["rear_silent_blocs"] else []) + ([3, 5] if free_base else [])
     q0 = static_pose(tree, params, q0, unknowns, R, L, stiffness)
