@@ -23,8 +23,9 @@ def section():
     return rectangular_section(WIDTH, HEIGHT)
 
 
-def reduced_beam(points, beam_section, material, interfaces, n_modes=6, geometric=True):
-    """A straight frame beam through ``points`` reduced with interfaces at its two ends (names ``interfaces``)."""
+def reduced_beam(points, beam_section, material, interfaces, n_modes=6, geometric=True, **options):
+    """A straight frame beam through ``points`` reduced with interfaces at its two ends (names ``interfaces``);
+    ``options``: further keywords of :func:`reduction.reduce` (e.g. ``name``)."""
     from fem.model import frame_model
     from reduction import reduce
 
@@ -33,8 +34,8 @@ def reduced_beam(points, beam_section, material, interfaces, n_modes=6, geometri
     model.add_interface_node(interfaces[0], 0)
     model.add_interface_node(interfaces[1], n)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the report's accuracy notes are not under test here
-        return reduce(model, list(interfaces), n_modes, compare_modes=0, geometric_stiffness=geometric)
+        warnings.simplefilter("ignore")  # the report's accuracy notes (torsion modes) are not under test here
+        return reduce(model, list(interfaces), n_modes, compare_modes=0, geometric_stiffness=geometric, **options)
 
 
 def column_body(n_modes=6, geometric=True):
