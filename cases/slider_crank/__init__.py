@@ -10,14 +10,7 @@ Model, parameters, outputs and choices: docs/cases/slider-crank.md.
 from __future__ import annotations
 
 from .declaration import DEFAULTS, DESCRIPTION, NAME  # noqa: F401  (read by the registry here)
-
-
-def parameters(overrides: dict | None = None) -> dict:
-    """The case's parameters with ``overrides`` checked (drive kind, link elements, crank shorter than the link):
-    a study checks each variant with it before any run."""
-    from .model import parameters as checked
-
-    return checked(overrides)
+from .model import parameters  # noqa: F401  (a study checks each variant with it before any run)
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
