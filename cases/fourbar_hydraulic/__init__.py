@@ -91,7 +91,8 @@ def linearization(params: dict | None = None) -> dict:
 
 # seed 002 Table 3: eigenvalues of the linearized system for the three friction scenarios (real with the nominal
 # friction, complex pairs with /10 and /100) → the kind of return to equilibrium
-SEED_TABLE_3 = {1.0: "real eigenvalues: overdamped", 0.1: "complex pair: oscillatory", 0.01: "complex pair: oscillatory"}
+SEED_TABLE_3 = {1.0: "real eigenvalues: overdamped", 0.1: "complex pair: oscillatory",
+                0.01: "complex pair: oscillatory"}
 
 
 def study_report(table, manifest: dict) -> str | None:
