@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from fem.materials import parse_material
+
 LENGTH = 2.0  # m
 WIDTH, HEIGHT = 0.02, 0.03  # m
 AXIAL = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # marker z along the body x axis
@@ -62,8 +64,6 @@ def column_model(body, load, length=LENGTH):
 
 def euler_reference():
     """(ω₀ rad/s, P_cr N) of the column (analytic)."""
-    from fem.materials import parse_material
-
     steel = parse_material("steel")
     ei = steel.youngs_modulus * section().iy
     omega0 = np.pi**2 * np.sqrt(ei / (steel.density * section().area * LENGTH**4))
@@ -81,14 +81,8 @@ def lowest_frequency(body, load) -> tuple[float, float]:
 SOLID_SIZE = (1.0, 0.02, 0.03)  # m: length, width (y, the bending plane's depth), height (z)
 
 
-def _solid_euler_load() -> float:
-    from fem.materials import parse_material
-
-    length, width, height = SOLID_SIZE
-    return float(np.pi**2 * parse_material("steel").youngs_modulus * height * width**3 / 12.0 / length**2)
-
-
-SOLID_EULER_LOAD = _solid_euler_load()  # N, π² E h w³ / (12 L²)
+SOLID_EULER_LOAD = float(np.pi**2 * parse_material("steel").youngs_modulus * SOLID_SIZE[2] * SOLID_SIZE[1]**3 / 12.0
+                         / SOLID_SIZE[0]**2)  # N, π² E h w³ / (12 L²)
 
 
 def solid_column_body(folder: str):
