@@ -128,9 +128,8 @@ def compare(s, truth, x, time, p):
     stats = {}
     for key in ("FX", "FY", "CZ21", "CZ22"):
         ref = truth[key]
-        amplitude = 0.5 * float(np.ptp(ref)) if ref.size else 0.0
         stats[f"{key}_rms_error"] = _rms(est[key] - ref)
-        stats[f"{key}_amplitude"] = amplitude
+        stats[f"{key}_amplitude"] = 0.5 * float(np.ptp(ref)) if ref.size else 0.0
         stats[f"{key}_mean_true"] = float(np.mean(ref))
         stats[f"{key}_mean_estimate"] = float(np.mean(est[key]))
         if "estimate_noisy" in out:
@@ -164,11 +163,10 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
         "simulation_wall_s": sim_wall, "samples": int(res.time.size), "results_file": out,
         "gravity_m_s2": GRAVITY,
     })
-    if p["scenario"] != "static" and res.time[-1] > p["exciter_ramp"] + 0.1:
-        t0 = p["exciter_ramp"] + 0.1
+    t0 = p["exciter_ramp"] + 0.1
+    if p["scenario"] != "static" and res.time[-1] > t0:
         for key in ("FX", "FY"):
-            outputs[f"{key}_estimate_amplitude_at_exciter"] = amplitude_at(res.time, comparison["estimate"][key],
-                                                                           p["exciter_frequency"], t0)
-            outputs[f"{key}_true_amplitude_at_exciter"] = amplitude_at(res.time, truth[key], p["exciter_frequency"],
-                                                                       t0)
+            for kind, signal in (("estimate", comparison["estimate"][key]), ("true", truth[key])):
+                outputs[f"{key}_{kind}_amplitude_at_exciter"] = amplitude_at(res.time, signal, p["exciter_frequency"],
+                                                                             t0)
     return run_summary("compactor", res, outputs, time.perf_counter() - start)
