@@ -15,19 +15,9 @@ from .model import parameters  # noqa: F401  (a study checks each variant with i
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
-    """Build and simulate the slider crank; returns ``case, t_end, steps, wall_s, max_constraint_violation,
-    outputs`` (outputs: link midpoint deflection, slider force, link frequencies).
-
-    Parameters
-    ----------
-    params : dict, optional
-        Overrides of :data:`DEFAULTS` (unknown keys are an error).
-    t_end : float, s, optional
-    out : str, optional
-        ``*.results.h5`` path.
-    progress : bool
-        tqdm progress bar on stderr.
-    """
+    """Build and simulate the slider crank (``params``: overrides of :data:`DEFAULTS`, unknown keys are an error;
+    ``t_end`` in s; ``out``: a ``*.results.h5`` path; ``progress``: tqdm bar on stderr); returns ``case, t_end, steps,
+    wall_s, max_constraint_violation, outputs`` (outputs: link midpoint deflection, slider force, link frequencies)."""
     from .model import run_case
 
     return run_case(params or {}, t_end, out, progress)
