@@ -35,7 +35,6 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
 
     wall0 = time.perf_counter()
     res, eq, p = simulate_case(params, t_end, out, progress)
-    linear = _linear_outputs(res, p)
     phi2 = res["joint/O1/rotation"]
     summary = response_summary(res.time, phi2, math.radians(p["phi2_deg"]), p["torque_t2"], p["settling_band"])
     return run_summary(NAME, res, {
@@ -50,7 +49,7 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
         "final_deviation_deg": summary["final_deviation_deg"],
         "max_pressure_MPa": {k: float(np.max(res[f"element/hydraulics/{k}.pressure"])) / 1e6
                              for k in ("V1", "V2", "V3")},
-        **linear,
+        **_linear_outputs(res, p),
     }, time.perf_counter() - wall0)
 
 
@@ -65,8 +64,7 @@ def _linear_outputs(res, p: dict) -> dict:
            "linear_response": classify(lam)}
     window = float(res.time[-1]) - p["torque_t2"]
     if window > 0.0:
-        cmp = compare_after_release(res, lin, p, window)
-        out["linear_vs_nonlinear_max_difference"] = cmp["relative_difference"]
+        out["linear_vs_nonlinear_max_difference"] = compare_after_release(res, lin, p, window)["relative_difference"]
     return out
 
 
