@@ -66,7 +66,6 @@ def sensor_signals(res, tm, parts, eps: float = 1e-6):
     s = {k: np.empty(res.time.size) for k in (*SENSOR_NOISE_KEYS, "qdd17", "qdd18")}
     truth = {k: np.empty(res.time.size) for k in ("FX", "FY", "CZ21", "CZ22")}
     g = tm.model.gravity
-    loads = tm.loads
     for n, t in enumerate(res.time):
         q, v, z = res.states["q"][n], res.states["v"][n], res.states["z"][n]
         qdd = initial_accelerations(system, q, v, z, t)[0]  # consistent q̈ on the run's compiled residual
@@ -90,11 +89,10 @@ def sensor_signals(res, tm, parts, eps: float = 1e-6):
                 a_link = (kin.A @ R_link).T @ (qdd[body.offset:body.offset + 3] - g)  # accelerometer: a − g
                 s["vdx20"][n], s["vdy20"][n] = a_link[0], a_link[1]
             s[f"wdz{j}"][n] = (R_link.T @ omega_dot)[2]
-        outputs = loads.outputs(ctx)
-        s["gamma21"][n] = outputs["joint21/drive"]
-        s["gamma22"][n] = outputs["joint22/drive"]
+        drives = tm.loads.outputs(ctx)
         force = np.zeros(3)
         for j in (21, 22):
+            s[f"gamma{j}"][n] = drives[f"joint{j}/drive"]
             o = parts["contacts"][j].outputs(ctx)
             force += np.array([o["Fx"], o["Fy"], 0.0])
             z_axis = ctx.marker(tm.frames[j]).R[:, 2]
