@@ -1,13 +1,11 @@
 """Bricard's mechanism (IFToMM MBS benchmark A04; Bricard 1897): five rods and six revolute joints, one degree of
 freedom only through a redundant constraint.
 
-Rods as in the benchmark (five rods of length 1 m and mass 1 kg, square section 0.1 m), placed on the edges of a
-unit cube (the orthogonal Bricard linkage; that A04's initial placement is exactly this one is not checked here),
-``P0 = (0,0,0) → P1 = (1,0,0) → P2 = (1,1,0) → P3 = (1,1,1) → P4 = (0,1,1) → P5 = (0,0,1)``; the ground is the
-sixth link ``P5 → P0``. Each joint axis is perpendicular to its two links (y, z, x, y, z, x at P0 … P5): an
-orthogonal Bricard linkage, whose six loop-closure equations have rank 5 everywhere along its motion. Grübler's count
-gives 5·6 − 6·5 = 0 degrees of freedom, but the mechanism has 1. Gravity is 9.81 m/s² along −y, and the mechanism
-starts at rest.
+Rods as in the benchmark (length 1 m, mass 1 kg, square section 0.1 m) on the edges of a unit cube, P0 … P5 of
+:data:`POINTS` (the ground is the sixth link P5 → P0; that A04's initial placement is exactly this one is not checked
+here), each joint axis (:data:`AXES`: y, z, x, y, z, x) perpendicular to its two links: an orthogonal Bricard
+linkage, whose six loop-closure equations have rank 5 everywhere along its motion. Grübler's count gives
+5·6 − 6·5 = 0 degrees of freedom, but the mechanism has 1. Gravity is 9.81 m/s² along −y; it starts at rest.
 
 :func:`build_model` is the flexmbs model: six revolute joints, one equation dropped as redundant.
 :func:`reference_motion` is an independent minimal-coordinate model. Its coordinate is the angle ``s = θ1`` of
