@@ -4,9 +4,14 @@ parallelogram of three cranks (the exact pendulum equation). Model and reference
 """
 from __future__ import annotations
 
-from cases._common import case_parameters, run_summary, simulate_run
+from cases._common import case_parameters, run_summary, simulate_run, toml_defaults
 
-from .declaration import CHOICES, DEFAULTS, DESCRIPTION, NAME, PARAMETERS  # noqa: F401  (read by the registry here)
+NAME = "classic-mechanisms"
+DESCRIPTION = ("Redundant constraints as machine builders model them: Bricard's 6R linkage (IFToMM A04), a door on two "
+               "coaxial hinges, a parallelogram of three cranks in 3D (--set mechanism=bricard|door|parallelogram)")
+DEFAULTS = toml_defaults(__file__, "classic_mechanisms.toml")
+CHOICES = {"mechanism": ("bricard", "door", "parallelogram")}
+PARAMETERS = DEFAULTS.specs
 
 parameters = case_parameters(NAME, DEFAULTS, CHOICES)
 

@@ -1,12 +1,11 @@
 """Bricard's mechanism (IFToMM MBS benchmark A04; Bricard 1897): five rods and six revolute joints, one degree of
 freedom only through a redundant constraint.
 
-Rods as in the benchmark (five rods of length 1 m and mass 1 kg, square section 0.1 m), placed on the edges of a
-unit cube (the orthogonal Bricard linkage; that A04's initial placement is exactly this one is not checked here), ``P0 = (0,0,0) → P1 = (1,0,0) → P2 = (1,1,0) → P3 = (1,1,1) → P4 = (0,1,1) → P5 = (0,0,1)``; the ground is the
-sixth link ``P5 → P0``. Each joint axis is perpendicular to its two links (y, z, x, y, z, x at P0 … P5): an
-orthogonal Bricard linkage, whose six loop-closure equations have rank 5 everywhere along its motion. Grübler's count
-gives 5·6 − 6·5 = 0 degrees of freedom, but the mechanism has 1. Gravity is 9.81 m/s² along −y, and the mechanism
-starts at rest.
+Rods as in the benchmark (length 1 m, mass 1 kg, square section 0.1 m) on the edges of a unit cube, P0 … P5 of
+:data:`POINTS` (the ground is the sixth link P5 → P0; that A04's initial placement is exactly this one is not checked
+here), each joint axis (:data:`AXES`: y, z, x, y, z, x) perpendicular to its two links: an orthogonal Bricard
+linkage, whose six loop-closure equations have rank 5 everywhere along its motion. Grübler's count gives
+5·6 − 6·5 = 0 degrees of freedom, but the mechanism has 1. Gravity is 9.81 m/s² along −y; it starts at rest.
 
 :func:`build_model` is the flexmbs model: six revolute joints, one equation dropped as redundant.
 :func:`reference_motion` is an independent minimal-coordinate model. Its coordinate is the angle ``s = θ1`` of
@@ -110,6 +109,7 @@ def _closure_residual(chain_end: np.ndarray) -> np.ndarray:
 
 COORDINATE = 1  # the joint whose angle is the minimal coordinate: J1 turns monotonically over the first seconds,
 # while the ground joint J0 reaches a turning point near -30 degrees (it cannot serve as a coordinate there)
+OTHERS = [k for k in range(6) if k != COORDINATE]  # the angles the loop closure gives
 
 
 def close_loop(s: float, guess: np.ndarray, tol: float = 1e-13) -> np.ndarray:
@@ -117,13 +117,12 @@ def close_loop(s: float, guess: np.ndarray, tol: float = 1e-13) -> np.ndarray:
     closure equations, rank 5)."""
     theta = np.array(guess, dtype=float)
     theta[COORDINATE] = s
-    others = [k for k in range(6) if k != COORDINATE]
     for _ in range(50):
         chain = _chain(theta)
         residual = _closure_residual(chain[-1])
         screws = _spatial_screws(chain)
-        step = np.linalg.lstsq(screws[others].T, -residual, rcond=None)[0]
-        theta[others] += step
+        step = np.linalg.lstsq(screws[OTHERS].T, -residual, rcond=None)[0]
+        theta[OTHERS] += step
         if np.max(np.abs(step)) < tol:  # quadratic convergence: the last step was at round-off
             return theta
     raise RuntimeError(f"Bricard reference: loop closure did not converge at s = {s}")
@@ -133,9 +132,8 @@ def _rates(theta: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """The chain and ``dθ/ds`` (6,) from the velocity closure ``Σ ξ_k θ̇_k = 0`` with ``θ̇_c = 1``."""
     chain = _chain(theta)
     screws = _spatial_screws(chain)
-    others = [k for k in range(6) if k != COORDINATE]
     rates = np.ones(6)
-    rates[others] = np.linalg.lstsq(screws[others].T, -screws[COORDINATE], rcond=None)[0]
+    rates[OTHERS] = np.linalg.lstsq(screws[OTHERS].T, -screws[COORDINATE], rcond=None)[0]
     return chain, rates
 
 

@@ -79,7 +79,8 @@ def build_parallelogram(angle_deg: float = 30.0, planar: bool = False):
         crank = model.add_rigid_body(f"crank{k + 1}", CRANK_MASS, crank_inertia,
                                      position=pivot + 0.5 * CRANK_LENGTH * down, orientation=turn)
         model.add_joint("revolute", model.add_marker(model.ground, f"ground{k + 1}", position=pivot),
-                        model.add_marker(crank, f"pivot{k + 1}", position=(0.0, 0.5 * CRANK_LENGTH, 0.0)), name=f"pivot{k + 1}")
+                        model.add_marker(crank, f"pivot{k + 1}", position=(0.0, 0.5 * CRANK_LENGTH, 0.0)),
+                        name=f"pivot{k + 1}")
         model.add_joint("revolute", model.add_marker(crank, f"tip{k + 1}", position=(0.0, -0.5 * CRANK_LENGTH, 0.0)),
                         model.add_marker(coupler, f"pin{k + 1}", position=pivot + CRANK_LENGTH * down - coupler_centre),
                         name=f"pin{k + 1}")

@@ -24,7 +24,11 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize`` (see :mod:`.linear`)."""
-    from .linear import linearization as hook
+    """Hook of ``flexmbs linearize compactor``: the machine standing at rest on its drums (the ``static`` scenario's
+    model: exciter and drum drives at rest) about its static equilibrium, no inputs or outputs: the rigid-body modes
+    on the soil and the silent blocs (and the drives' speed-source damping)."""
+    from .machine import build_machine
+    from .simulation import parameters
 
-    return hook(params)
+    p = parameters({**(params or {}), "scenario": "static"})
+    return {"model": build_machine(p, support=p["support"])[0].model, "at": "static", "inputs": {}, "outputs": {}}

@@ -83,17 +83,15 @@ class DrumContact(ForceElement):
         tangent = np.array([1.0, slope, 0.0]) / root
         penetration = self.radius - (s.x[1] - height) / root
         rate = -float(normal @ s.v)
-        if self.bilateral:
-            f_n = self.stiffness * penetration + self.damping * rate
-        else:
-            f_n = penalty_force(penetration, rate, self.stiffness, 1.0, self.damping, self.damping_depth)
         arm = -self.radius * normal  # P − C
         slip = float(tangent @ (s.v + cross(s.w, arm)))
         if self.bilateral:
+            f_n = self.stiffness * penetration + self.damping * rate
             if self.anchor is None:
                 self.anchor = float(s.x[0])
             traction = -self.stiffness * (float(s.x[0]) - self.anchor) - self.damping * float(tangent @ s.v)
         else:
+            f_n = penalty_force(penetration, rate, self.stiffness, 1.0, self.damping, self.damping_depth)
             traction = -self.mu * f_n * math.tanh(slip / self.slip_velocity)
         moment_r = -self.rolling * self.radius * f_n * math.tanh(s.w[2] * self.radius / self.slip_velocity)
         force = f_n * normal + traction * tangent

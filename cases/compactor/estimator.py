@@ -19,15 +19,11 @@ from flexmbs.tree.dh import LinkParameters, friction_sign
 __all__ = ["identified_parameters", "estimate_contact", "add_noise", "SENSOR_NOISE_KEYS"]
 
 # which noise level (a key of compactor.toml) applies to which sensor signal
-SENSOR_NOISE_KEYS = {
-    "q17": "noise_joint_position", "q18": "noise_joint_position", "q20": "noise_joint_position",
-    "q23": "noise_joint_position", "qd17": "noise_joint_rate", "qd18": "noise_joint_rate",
-    "qd21": "noise_joint_rate", "qd22": "noise_joint_rate", "qd23": "noise_joint_rate",
-    "qdd21": "noise_joint_acceleration", "qdd22": "noise_joint_acceleration", "qdd23": "noise_joint_acceleration",
-    "wz20": "noise_angular_rate", "wdz19": "noise_angular_acceleration", "wdz20": "noise_angular_acceleration",
-    "vdx20": "noise_acceleration", "vdy20": "noise_acceleration", "gamma21": "noise_torque",
-    "gamma22": "noise_torque",
-}
+SENSOR_NOISE_KEYS = {key: level for level, keys in (
+    ("noise_joint_position", "q17 q18 q20 q23"), ("noise_joint_rate", "qd17 qd18 qd21 qd22 qd23"),
+    ("noise_joint_acceleration", "qdd21 qdd22 qdd23"), ("noise_angular_rate", "wz20"),
+    ("noise_angular_acceleration", "wdz19 wdz20"), ("noise_acceleration", "vdx20 vdy20"),
+    ("noise_torque", "gamma21 gamma22")) for key in keys.split()}
 
 
 def identified_parameters(params: LinkParameters) -> dict:

@@ -1,13 +1,11 @@
 """The compactor as a modified-DH tree: seed 004 Table 1 (L199–320, as read in wave2-spec D.2), its rest pose, and
 the stand-in dynamic parameters of :mod:`compactor.toml` in the link frames.
 
-Rest pose. With Table 1 as read, ``q = 0`` does not give an upright roller: joints 4 and 6 (yaw, roll) are then
-parallel and the drum axes vertical. The floating-base chain 1–6 needs the offsets ``q5 = −π/2``, ``q6 = +π/2``
-(Khalil's floating-base variables carry such offsets); then, with the DH base frame turned into global axes by
-:data:`BASE_ORIENTATION` (global X = driving direction = ``z1``, Y = up = ``z3``, Z = lateral), the drum axes
-(``z10 … z14``, ``z19 … z23``) are +Z, the silent-bloc translations are ``z17 = −Y`` (down) and ``z18 = +X``
-(forward), articulation/steering axes ``z7, z15`` vertical, pendular axis ``z16`` longitudinal. The front clamp sits
-``D`` ahead of the chassis frame origin, which is the rear drum centre.
+Rest pose: at ``q = 0`` joints 4 and 6 (yaw, roll) are parallel and the drum axes vertical; the upright roller
+needs the offsets ``q5 = −π/2``, ``q6 = +π/2`` (Khalil's floating-base variables carry such offsets), with the DH base
+frame turned into global axes by :data:`BASE_ORIENTATION` (X forward = ``z1``, Y up = ``z3``, Z lateral). The axes
+that follow (drums +Z, ``z17`` down, ``z18`` forward, ...): docs/cases/compactor.md, "Table 1 as read, and the rest
+pose".
 """
 from __future__ import annotations
 

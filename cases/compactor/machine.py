@@ -1,13 +1,10 @@
 """The compactor's forward model: Table 1 tree → flexmbs model (planar, lean) + contacts, drives, exciter; runs.
 
-Lean model (the forward simulation must run 2 s in under a minute): straight travel in the vertical plane, so the
-out-of-plane joints 2, 4, 6 and the articulation/steering/pendular joints 7, 15, 16 are locked and the rear exciter
-14 is idle (:data:`geometry.LOCKED_PLANAR`); the massless chain 1–5 is replaced by a free chassis body in a planar
-model (its three in-plane freedoms are joints 1, 3, 5). The rear silent blocs 8–11 are locked unless
-``rear_silent_blocs`` is true. Welded links are merged into one body: 10 bodies (14 with the rear silent blocs), of
-which the massless links 17, 18 (and 8, 9) carry the stand-in ``virtual_mass``.
-``support = "rigid"`` welds the chassis to the ground and glues the drums to a 1e11 N/m bilateral support (for the
-harmonic check of the estimator).
+Lean model (docs/cases/compactor.md, "Forward model"): straight travel in the vertical plane with the joints of
+:data:`geometry.LOCKED_PLANAR` locked (and the rear silent blocs 8–11 unless ``rear_silent_blocs``), a free planar
+chassis body instead of the massless chain 1–5, welded links merged into one body, the massless links carrying the
+stand-in ``virtual_mass``. ``support = "rigid"`` welds the chassis to the ground and glues the drums to a 1e11 N/m
+bilateral support (for the harmonic check of the estimator).
 """
 from __future__ import annotations
 
@@ -96,10 +93,7 @@ def build_machine(p: dict, support: str = "soil"):
     tree_full = table1(L, p["wheelbase"])
     q_rest = rest_pose(R)
     params = link_parameters(p, tree_full, q_rest)
-    # initial guess near the static equilibrium: drums sunk by their load, silent blocs compressed
-    unit = 2 * (p["support_mass"] + p["half_drum_mass"]) + p["exciter_mass"]
-    share = p["chassis_mass"] * GRAVITY * p["chassis_com_ahead"] / p["wheelbase"]
-    q0 = q_rest.copy()
+    q0 = q_rest.copy()  # initial guess near the static equilibrium: drums sunk by their load
     locked = list(LOCKED_PLANAR) + ([] if p["rear_silent_blocs"] else [8, 9, 10, 11])
     free_base = 6
     if support == "rigid":
@@ -108,7 +102,7 @@ def build_machine(p: dict, support: str = "soil"):
         stiffness = 1e11
     else:
         stiffness = p["soil_stiffness"]
-        q0[2] -= (GRAVITY * unit + share) / (2.0 * stiffness)
+        q0[2] -= static_front_load(p) / (2.0 * stiffness)
     tree = tree_full.with_fixed(locked, q0)
     unknowns = [17, 18, 19, 20] + ([8, 9, 10, 11] if p["rear_silent_blocs"] else []) + ([3, 5] if free_base else [])
     q0 = static_pose(tree, params, q0, unknowns, R, L, stiffness)

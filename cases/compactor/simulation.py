@@ -16,7 +16,7 @@ from flexmbs.catalog.parameters import override_defaults
 
 from cases._common import run_summary, simulate_run
 
-from .estimator import add_noise, estimate_contact, identified_parameters
+from .estimator import SENSOR_NOISE_KEYS, add_noise, estimate_contact, identified_parameters
 from .machine import GRAVITY, build_machine, static_front_load
 
 __all__ = ["parameters", "run_case", "simulate_scenario", "sensor_signals", "amplitude_at", "compare"]
@@ -43,48 +43,39 @@ def simulate_scenario(p: dict, t_end: float | None = None, out: str | None = Non
     return res, tm, parts
 
 
-def _accelerations(system, q, v, z, t):
-    """Consistent ``q̈`` at one recorded state, on the run's compiled residual
-    (:func:`flexmbs.engine.initial.initial_accelerations`), and a context there."""
-    from flexmbs.engine.initial import initial_accelerations
-
-    return initial_accelerations(system, q, v, z, t)[0], system.context(q, v, t)
-
-
-def _joint_rates(tm, ctx, links):
+def _joint_coordinates(tm, ctx, links):
+    """Value and rate, two (len(links),) arrays, of the default coordinate of each joint of ``links`` at ``ctx``."""
     out = []
     for j in links:
         joint = tm.joints[j]
-        out.append(joint.coordinate(joint.default_coordinate(), ctx.marker(joint.marker_i),
-                                    ctx.marker(joint.marker_j))[3])
-    return np.array(out)
+        value, _, _, rate = joint.coordinate(joint.default_coordinate(), ctx.marker(joint.marker_i),
+                                             ctx.marker(joint.marker_j))
+        out.append((value, rate))
+    return np.array(out).T
 
 
 def sensor_signals(res, tm, parts, eps: float = 1e-6):
     """Sensor signals (dict of (n,) arrays, see :func:`estimate_contact`) and the true contact wrench (``FX, FY,
     CZ21, CZ22``, same convention) at every recorded sample."""
+    from flexmbs.engine.initial import initial_accelerations
     from flexmbs.model.rotations import g_matrix
 
     system = res.system
     links = (17, 18, 19, 20, 21, 22, 23)
-    keys = ("q17", "qd17", "qdd17", "q18", "qd18", "qdd18", "q20", "q23", "qd21", "qd22", "qd23", "qdd21", "qdd22",
-            "qdd23", "wz20", "wdz19", "wdz20", "vdx20", "vdy20", "gamma21", "gamma22")
-    s = {k: np.empty(res.time.size) for k in keys}
+    # the sensors of eq. (19)-(22) (each has its noise level) and the silent blocs' accelerations
+    s = {k: np.empty(res.time.size) for k in (*SENSOR_NOISE_KEYS, "qdd17", "qdd18")}
     truth = {k: np.empty(res.time.size) for k in ("FX", "FY", "CZ21", "CZ22")}
     g = tm.model.gravity
-    loads = tm.loads
     for n, t in enumerate(res.time):
         q, v, z = res.states["q"][n], res.states["v"][n], res.states["z"][n]
-        qdd, ctx = _accelerations(system, q, v, z, t)
-        rates = _joint_rates(tm, ctx, links)
-        plus = _joint_rates(tm, system.context(q + eps * v + 0.5 * eps**2 * qdd, v + eps * qdd, t + eps), links)
-        minus = _joint_rates(tm, system.context(q - eps * v + 0.5 * eps**2 * qdd, v - eps * qdd, t - eps), links)
-        acc = (plus - minus) / (2.0 * eps)
+        qdd = initial_accelerations(system, q, v, z, t)[0]  # consistent q̈ on the run's compiled residual
+        ctx = system.context(q, v, t)
+        values, rates = _joint_coordinates(tm, ctx, links)
+        plus = _joint_coordinates(tm, system.context(q + eps * v + 0.5 * eps**2 * qdd, v + eps * qdd, t + eps), links)
+        minus = _joint_coordinates(tm, system.context(q - eps * v + 0.5 * eps**2 * qdd, v - eps * qdd, t - eps), links)
+        acc = (plus[1] - minus[1]) / (2.0 * eps)
         for k, j in enumerate(links):
-            joint = tm.joints[j]
-            value = joint.coordinate(joint.default_coordinate(), ctx.marker(joint.marker_i),
-                                     ctx.marker(joint.marker_j))[0]
-            for key, val in ((f"q{j}", value), (f"qd{j}", rates[k]), (f"qdd{j}", acc[k])):
+            for key, val in ((f"q{j}", values[k]), (f"qd{j}", rates[k]), (f"qdd{j}", acc[k])):
                 if key in s:
                     s[key][n] = val
         for j in (19, 20):  # engine supports: angular rate/acceleration about the drum axis, in the link frame
@@ -98,11 +89,10 @@ def sensor_signals(res, tm, parts, eps: float = 1e-6):
                 a_link = (kin.A @ R_link).T @ (qdd[body.offset:body.offset + 3] - g)  # accelerometer: a − g
                 s["vdx20"][n], s["vdy20"][n] = a_link[0], a_link[1]
             s[f"wdz{j}"][n] = (R_link.T @ omega_dot)[2]
-        outputs = loads.outputs(ctx)
-        s["gamma21"][n] = outputs["joint21/drive"]
-        s["gamma22"][n] = outputs["joint22/drive"]
+        drives = tm.loads.outputs(ctx)
         force = np.zeros(3)
         for j in (21, 22):
+            s[f"gamma{j}"][n] = drives[f"joint{j}/drive"]
             o = parts["contacts"][j].outputs(ctx)
             force += np.array([o["Fx"], o["Fy"], 0.0])
             z_axis = ctx.marker(tm.frames[j]).R[:, 2]
@@ -136,9 +126,8 @@ def compare(s, truth, x, time, p):
     stats = {}
     for key in ("FX", "FY", "CZ21", "CZ22"):
         ref = truth[key]
-        amplitude = 0.5 * float(np.ptp(ref)) if ref.size else 0.0
         stats[f"{key}_rms_error"] = _rms(est[key] - ref)
-        stats[f"{key}_amplitude"] = amplitude
+        stats[f"{key}_amplitude"] = 0.5 * float(np.ptp(ref)) if ref.size else 0.0
         stats[f"{key}_mean_true"] = float(np.mean(ref))
         stats[f"{key}_mean_estimate"] = float(np.mean(est[key]))
         if "estimate_noisy" in out:
@@ -155,7 +144,7 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
     s, truth = sensor_signals(res, tm, parts)
     x = identified_parameters(parts["params"])
     comparison = compare(s, truth, x, res.time, p)
-    outputs = {k: v for k, v in comparison["stats"].items()}
+    outputs = dict(comparison["stats"])
     if p["figure"]:
         from .figures import plot_comparison
 
@@ -172,11 +161,10 @@ def run_case(overrides: dict, t_end, out, progress) -> dict:
         "simulation_wall_s": sim_wall, "samples": int(res.time.size), "results_file": out,
         "gravity_m_s2": GRAVITY,
     })
-    if p["scenario"] != "static" and res.time[-1] > p["exciter_ramp"] + 0.1:
-        t0 = p["exciter_ramp"] + 0.1
+    t0 = p["exciter_ramp"] + 0.1
+    if p["scenario"] != "static" and res.time[-1] > t0:
         for key in ("FX", "FY"):
-            outputs[f"{key}_estimate_amplitude_at_exciter"] = amplitude_at(res.time, comparison["estimate"][key],
-                                                                           p["exciter_frequency"], t0)
-            outputs[f"{key}_true_amplitude_at_exciter"] = amplitude_at(res.time, truth[key], p["exciter_frequency"],
-                                                                       t0)
+            for kind, signal in (("estimate", comparison["estimate"][key]), ("true", truth[key])):
+                outputs[f"{key}_{kind}_amplitude_at_exciter"] = amplitude_at(res.time, signal, p["exciter_frequency"],
+                                                                             t0)
     return run_summary("compactor", res, outputs, time.perf_counter() - start)

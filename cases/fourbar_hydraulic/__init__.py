@@ -35,7 +35,6 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
 
     wall0 = time.perf_counter()
     res, eq, p = simulate_case(params, t_end, out, progress)
-    linear = _linear_outputs(res, p)
     phi2 = res["joint/O1/rotation"]
     summary = response_summary(res.time, phi2, math.radians(p["phi2_deg"]), p["torque_t2"], p["settling_band"])
     return run_summary(NAME, res, {
@@ -50,7 +49,7 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
         "final_deviation_deg": summary["final_deviation_deg"],
         "max_pressure_MPa": {k: float(np.max(res[f"element/hydraulics/{k}.pressure"])) / 1e6
                              for k in ("V1", "V2", "V3")},
-        **linear,
+        **_linear_outputs(res, p),
     }, time.perf_counter() - wall0)
 
 
@@ -65,8 +64,7 @@ def _linear_outputs(res, p: dict) -> dict:
            "linear_response": classify(lam)}
     window = float(res.time[-1]) - p["torque_t2"]
     if window > 0.0:
-        cmp = compare_after_release(res, lin, p, window)
-        out["linear_vs_nonlinear_max_difference"] = cmp["relative_difference"]
+        out["linear_vs_nonlinear_max_difference"] = compare_after_release(res, lin, p, window)["relative_difference"]
     return out
 
 
@@ -91,7 +89,8 @@ def linearization(params: dict | None = None) -> dict:
 
 # seed 002 Table 3: eigenvalues of the linearized system for the three friction scenarios (real with the nominal
 # friction, complex pairs with /10 and /100) → the kind of return to equilibrium
-SEED_TABLE_3 = {1.0: "real eigenvalues: overdamped", 0.1: "complex pair: oscillatory", 0.01: "complex pair: oscillatory"}
+SEED_TABLE_3 = {1.0: "real eigenvalues: overdamped", 0.1: "complex pair: oscillatory",
+                0.01: "complex pair: oscillatory"}
 
 
 def study_report(table, manifest: dict) -> str | None:

@@ -1,15 +1,11 @@
 """Equilibrium pressures of the four-bar at phi2 = 60° with p3 fixed (seed 002 eq. (79)..(83), (91)).
 
-With the valve closed the oil in V1+V2 and in V3 is trapped, so every pair (p2, p3) that gives the same cylinder
-force is an equilibrium; the paper fixes ``p3 = 3.5 MPa`` and solves the force balance for ``p1 = p2`` (eq. (82)).
-
-We let the multibody static-equilibrium solver (``flexmbs.static_equilibrium``) find the force the cylinder must
-carry: the cylinder is locked near its length ``s0`` by a stiff spring with a preload (the locked cylinder of
-seed 001 eq. (26), (27)); the solver balances gravity, joint reactions and the spring. The preload is updated to
-the tension found until the spring is no longer deflected (``|s - s0| < 1e-12 m``), so the tension is the
-cylinder force at exactly ``s0``, i.e. at phi2 = 60°. Then ``p2 = (F + p3 A3) / A2`` (eq. (7)
-with ``F_mu = 0`` at rest). The pressures are checked against the virtual-work balance of
-:func:`geometry.virtual_work_cylinder_force`, which does not use the multibody solver.
+With the valve closed every (p2, p3) giving the same cylinder force is an equilibrium; the paper fixes
+``p3 = 3.5 MPa`` and solves the force balance for ``p1 = p2`` (eq. (82)). ``flexmbs.static_equilibrium`` finds the
+force the cylinder carries: a stiff locking spring at its length ``s0`` (the locked cylinder of seed 001 eq. (26),
+(27)) whose preload is updated to the tension found until it is undeflected (``|s - s0| < 1e-12 m``), so the tension
+is the force at exactly phi2 = 60°. Then ``p2 = (F + p3 A3) / A2`` (eq. (7) with ``F_mu = 0`` at rest), checked
+against the virtual-work balance of :func:`geometry.virtual_work_cylinder_force` (no multibody solver).
 """
 from __future__ import annotations
 

@@ -1,16 +1,10 @@
 """Model of the hydraulically actuated four-bar of seed 002 §4: mechanism (flexmbs) + circuit (hydraulics).
 
-Mechanism (seed 002 §4.1): ground, input link 2 (O1-C), coupler 3 (C-D), output link 4 (D-O2) as slender rods
-(transverse inertia ``m L^2/12``), revolute joints O1, C, D, O2, motion in a plane (``Model(planar=True)``, the
-paper's constraints (67) keep the motion in its Y1Z1 plane). The massless cylinder acts between O_c on the ground
-and G2, the centre of link 2: a ``flexmbs.Distance`` measurement ``s``.
-
-Circuit (seed 002 §4.2, Fig. 5, eq. (72)..(75)): pump (ideal pressure source) and tank on a 4/3 closed-centre
-directional valve; valve port A -> hose volume V1 -> throttle -> V2 (hose + piston side, ``A2 l2``); piston-rod
-side V3 (hose + ``A3 l3``) -> valve port B. ``l2 = s - c1 - c2`` and ``l3 = l - l2`` (eq. (73)) are the
-cylinder's ``x = s - retracted_length`` with ``retracted_length = c1 + c2`` and ``stroke = l``. Effective bulk
-moduli per eq. (75) from the hose modulus B_h (node walls) and the cylinder modulus B_c (chamber walls).
-Valve and throttle use the laminar/turbulent law of eq. (6) with dp_lim = 2 bar (``transition="linear"``).
+Mechanism (seed 002 §4.1): slender rods 2, 3, 4 on revolute joints O1, C, D, O2 in a ``Model(planar=True)``; the
+massless cylinder between O_c on the ground and G2 is a ``flexmbs.Distance`` measurement ``s``. Circuit (seed 002
+§4.2, Fig. 5, eq. (72)..(75)): pump and tank on a 4/3 closed-centre valve, V1 -> throttle -> V2 (piston side), V3
+(rod side); ``l2 = s - c1 - c2`` (eq. (73)) is the cylinder's ``x = s - retracted_length``, eq. (75) the effective
+bulk moduli, eq. (6) the valve and throttle law with dp_lim = 2 bar. In full: docs/cases/fourbar-hydraulic.md, "Model".
 """
 from __future__ import annotations
 

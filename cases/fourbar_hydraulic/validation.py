@@ -6,8 +6,6 @@ of it does not.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from flexmbs.catalog.validation import row, trend_row
@@ -21,12 +19,11 @@ def equilibrium_rows(quick: bool = True) -> list:
     """Equilibrium pressures at phi2 = 60 deg against eq. (91)."""
     from . import parameters
     from .equilibrium import equilibrium_pressures
-    from .model import PAPER_P2_MPA
+    from .model import PAPER_P2_MPA, cylinder_areas
 
     p = parameters({})
     eq = equilibrium_pressures(p)
-    a2 = math.pi / 4.0 * p["bore_diameter"] ** 2  # bore-side area A2 (V2 chamber), m^2
-    a3 = math.pi / 4.0 * (p["bore_diameter"] ** 2 - p["rod_diameter"] ** 2)
+    a2, a3 = cylinder_areas(p)  # bore side A2 (V2 chamber), rod side A3, m^2
     area_part = a3 / a2 * p["p3_equilibrium"] / 1e6
     cause = (f"p2 = (A3/A2) p3 + F/A2: the area-ratio part is {area_part:.3f} MPa; our invented link masses need "
              f"F = {eq['cylinder_force']:.0f} N, {eq['cylinder_force'] / a2 / 1e6:+.3f} MPa (the seed's masses are "

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import time
 
-from cases._common import toml_defaults
+from cases._common import case_parameters, toml_defaults
+
+from .benchmarks import TARGETS, frequencies, mesh_text
 
 NAME = "nafems-free-vibration"
 DESCRIPTION = ("NAFEMS free-vibration benchmarks FV12, FV22, FV32, FV52 with 27-node hexahedra (--set benchmark=fv52 "
@@ -19,21 +21,13 @@ DEFAULTS = toml_defaults(__file__, "nafems_free_vibration.toml")
 PARAMETERS = DEFAULTS.specs
 
 
-def parameters(params: dict | None = None) -> dict:
-    """``DEFAULTS`` updated with ``params``; unknown keys are a ModelError."""
-    from flexmbs.catalog.parameters import override_defaults
-
-    from .benchmarks import TARGETS
-
-    return override_defaults(NAME, DEFAULTS, params, choices={"benchmark": tuple(TARGETS)})
+parameters = case_parameters(NAME, DEFAULTS, {"benchmark": tuple(TARGETS)})
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
     """Modal analysis of one benchmark; outputs: its target modes (Hz), the targets, the mesh. ``t_end`` and
     ``out`` do not apply (no time integration): ``t_end`` and ``steps`` are reported as 0."""
-    from .benchmarks import TARGETS, frequencies, mesh_text
-
     p = parameters(params)
     name = p["benchmark"]
     wall0 = time.perf_counter()

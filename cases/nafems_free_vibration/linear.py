@@ -76,19 +76,12 @@ def body_model(flexbody, welded: bool):
 
 def target_indices(name: str, flexbody) -> np.ndarray:
     """Indices into the body's modes of the benchmark's NAFEMS target modes (in the order of the targets)."""
-    from .benchmarks import _fv52_modes, _out_of_plane
+    from .benchmarks import TARGET_MODES
 
     hz = np.asarray(flexbody.frequencies_hz)
     if name == "fv12":
         return np.arange(6)  # the free–free basis holds the elastic modes only: NAFEMS modes 4-9
-    if name in ("fv32",):
-        return np.arange(6)
-    shapes = np.asarray(flexbody.translations).reshape(-1, hz.size)
-    if name == "fv22":
-        return _out_of_plane(shapes)[:5]
-    if name == "fv52-hard":
-        return _out_of_plane(shapes, hz)[:4]
-    return _fv52_modes(shapes, hz)
+    return TARGET_MODES[name](np.asarray(flexbody.translations).reshape(-1, hz.size), hz)
 
 
 def build_body(name: str, refinement: int = 1):

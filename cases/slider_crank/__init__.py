@@ -10,38 +10,25 @@ Model, parameters, outputs and choices: docs/cases/slider-crank.md.
 from __future__ import annotations
 
 from .declaration import DEFAULTS, DESCRIPTION, NAME  # noqa: F401  (read by the registry here)
+from .model import build_model, parameters, run_case  # parameters: a study checks each variant before any run
 
-
-def parameters(overrides: dict | None = None) -> dict:
-    """The case's parameters with ``overrides`` checked (drive kind, link elements, crank shorter than the link):
-    a study checks each variant with it before any run."""
-    from .model import parameters as checked
-
-    return checked(overrides)
+LINEARIZATION_TIME = 0.05  # s: a quarter turn of the crank at the default 30 rad/s
 
 
 def run(params: dict | None = None, t_end: float | None = None, out: str | None = None,
         progress: bool = False) -> dict:
-    """Build and simulate the slider crank; returns ``case, t_end, steps, wall_s, max_constraint_violation,
-    outputs`` (outputs: link midpoint deflection, slider force, link frequencies).
-
-    Parameters
-    ----------
-    params : dict, optional
-        Overrides of :data:`DEFAULTS` (unknown keys are an error).
-    t_end : float, s, optional
-    out : str, optional
-        ``*.results.h5`` path.
-    progress : bool
-        tqdm progress bar on stderr.
-    """
-    from .model import run_case
-
+    """Build and simulate the slider crank (``params``: overrides of :data:`DEFAULTS`, unknown keys are an error;
+    ``t_end`` in s; ``out``: a ``*.results.h5`` path; ``progress``: tqdm bar on stderr); returns ``case, t_end, steps,
+    wall_s, max_constraint_violation, outputs`` (outputs: link midpoint deflection, slider force, link frequencies)."""
     return run_case(params or {}, t_end, out, progress)
 
 
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize`` (see :mod:`.linear`)."""
-    from .linear import linearization as hook
-
-    return hook(params)
+    """Hook of ``flexmbs linearize slider-crank``: the mechanism about its motion at ``LINEARIZATION_TIME`` of a run
+    (the crank turning at its prescribed speed, or driven by its torque): the flexible link's modes about the moving
+    reference (seed 002 minimal coordinates; with the speed drive the crank angle is prescribed, the remaining
+    coordinates are the link's elastic ones); output the slider position."""
+    p = parameters(params or {})
+    return {"model": build_model(p), "at": LINEARIZATION_TIME,
+            "simulate_options": {"rtol": float(p["rtol"]), "atol": float(p["atol"])}, "inputs": {},
+            "outputs": {"slider_x": "body/slider/position/x"}}

@@ -15,7 +15,8 @@ from flexmbs.catalog.parameters import override_defaults
 __all__ = ["parameters", "link_flexbody", "build_model", "run_case", "slider_position", "slider_acceleration"]
 
 
-def parameters(overrides: dict) -> dict:
+def parameters(overrides: dict | None = None) -> dict:
+    """The case's parameters with ``overrides`` checked (drive kind, link elements, crank shorter than the link)."""
     from .declaration import DEFAULTS, NAME
 
     p = override_defaults(NAME, DEFAULTS, overrides)

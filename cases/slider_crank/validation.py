@@ -115,7 +115,7 @@ def case_link_rows(quick: bool = True) -> list:
     analytic = [(bl / length) ** 2 * np.sqrt(ei / rho_a) / (2.0 * np.pi) for bl in EB_FREE_BETA_L]
     hz = np.sort(np.asarray(body.frequencies_hz, dtype=float))
     first = float(hz[0])
-    rows = [row("link mass (sum of Table 2-3)", 1.57, float(inv.mass), kind="seed", origin=ORIGIN_23, unit="kg",
+    return [row("link mass (sum of Table 2-3)", 1.57, float(inv.mass), kind="seed", origin=ORIGIN_23, unit="kg",
                 tolerance=1e-9, note="consistent mass of 0.5 m x 0.0004 m^2 steel"),
             row("link first moment I2_x (Table 2-3 masses x positions)", 0.3925, float(inv.first_moment[0]),
                 kind="seed", origin=ORIGIN_23, unit="kg m", tolerance=1e-9),
@@ -126,7 +126,6 @@ def case_link_rows(quick: bool = True) -> list:
                 origin=ORIGIN_22, unit="Hz",
                 not_comparable="different discretization: the seed's 5 BEAM3 elements with lumped masses (rebuilt in "
                                "the rows above) against our 10 consistent-mass elements")]
-    return rows
 
 
 def rigid_limit_rows(quick: bool = True) -> list:

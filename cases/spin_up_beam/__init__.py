@@ -7,8 +7,6 @@ co-rotational beam of :mod:`cases.spin_up_beam.corotational`. Model and results:
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from cases._common import case_parameters, run_summary, simulate_run, toml_defaults
@@ -34,21 +32,14 @@ def hub_angle(t: float, omega_s: float, t_spin: float) -> float:
 def build_body(p: dict):
     """The reduced beam: square section with the benchmark's EA, EI and ρA, root and tip interfaces."""
     from fem.beam import rectangular_section
-    from fem.model import frame_model
-    from reduction import reduce
 
-    n = int(p["n_elements"])
+    from .column import reduced_beam
+
     side = np.sqrt(12.0 * p["bending_stiffness"] / p["axial_stiffness"])
-    x = np.linspace(0.0, p["length"], n + 1)
-    material = (f"E={p['axial_stiffness'] / side**2},nu=0.3,rho={p['mass_per_length'] / side**2}")
-    model = frame_model(np.column_stack([x, 0 * x, 0 * x]), np.column_stack([np.arange(n), np.arange(1, n + 1)]),
-                        rectangular_section(side, side), material)
-    model.add_interface_node("root", 0)
-    model.add_interface_node("tip", n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # accuracy notes of the report (torsion modes) are not this case's subject
-        return reduce(model, ["root", "tip"], int(p["fixed_interface_modes"]), compare_modes=0, name="beam",
-                      geometric_stiffness=bool(p["geometric_stiffness"]))
+    x = np.linspace(0.0, p["length"], int(p["n_elements"]) + 1)
+    material = f"E={p['axial_stiffness'] / side**2},nu=0.3,rho={p['mass_per_length'] / side**2}"
+    return reduced_beam(np.column_stack([x, 0 * x, 0 * x]), rectangular_section(side, side), material, ("root", "tip"),
+                        int(p["fixed_interface_modes"]), bool(p["geometric_stiffness"]), name="beam")
 
 
 def build_model(p: dict, body=None):
@@ -87,14 +78,10 @@ def run(params: dict | None = None, t_end: float | None = None, out: str | None 
                                    "geometric_stiffness": bool(p["geometric_stiffness"])})
 
 
-
-
 def linearization(params: dict | None = None) -> dict:
-    """Hook of ``flexmbs linearize spin-up-beam``: the beam at rest on its hub before the spin-up (t = 0, hub angle and rate
-    zero): a cantilever, whose eigenvalues are ``±i ω_k`` of its bending and axial modes (Euler-Bernoulli cantilever:
-    ``ω₁ = 1.8751² √(EI / (ρA L⁴))``).
-
-    The hook's dict: the model about its static equilibrium at t = 0, output the tip's deflection."""
+    """Hook of ``flexmbs linearize spin-up-beam``: the beam at rest on its hub before the spin-up (t = 0, hub angle
+    and rate zero) about its static equilibrium, a cantilever whose eigenvalues are ``±i ω_k`` of its bending and
+    axial modes (Euler-Bernoulli cantilever: ``ω₁ = 1.8751² √(EI / (ρA L⁴))``); output the tip's deflection."""
     p = parameters(params)
     return {"model": build_model(p), "at": "static", "inputs": {},
             "outputs": {"tip_y": "marker/tip/position/y"}}

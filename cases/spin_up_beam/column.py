@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from fem.materials import parse_material
+
 LENGTH = 2.0  # m
 WIDTH, HEIGHT = 0.02, 0.03  # m
 AXIAL = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])  # marker z along the body x axis
@@ -23,8 +25,9 @@ def section():
     return rectangular_section(WIDTH, HEIGHT)
 
 
-def reduced_beam(points, beam_section, material, interfaces, n_modes=6, geometric=True):
-    """A straight frame beam through ``points`` reduced with interfaces at its two ends (names ``interfaces``)."""
+def reduced_beam(points, beam_section, material, interfaces, n_modes=6, geometric=True, **options):
+    """A straight frame beam through ``points`` reduced with interfaces at its two ends (names ``interfaces``);
+    ``options``: further keywords of :func:`reduction.reduce` (e.g. ``name``)."""
     from fem.model import frame_model
     from reduction import reduce
 
@@ -33,8 +36,8 @@ def reduced_beam(points, beam_section, material, interfaces, n_modes=6, geometri
     model.add_interface_node(interfaces[0], 0)
     model.add_interface_node(interfaces[1], n)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the report's accuracy notes are not under test here
-        return reduce(model, list(interfaces), n_modes, compare_modes=0, geometric_stiffness=geometric)
+        warnings.simplefilter("ignore")  # the report's accuracy notes (torsion modes) are not under test here
+        return reduce(model, list(interfaces), n_modes, compare_modes=0, geometric_stiffness=geometric, **options)
 
 
 def column_body(n_modes=6, geometric=True):
@@ -61,8 +64,6 @@ def column_model(body, load, length=LENGTH):
 
 def euler_reference():
     """(ω₀ rad/s, P_cr N) of the column (analytic)."""
-    from fem.materials import parse_material
-
     steel = parse_material("steel")
     ei = steel.youngs_modulus * section().iy
     omega0 = np.pi**2 * np.sqrt(ei / (steel.density * section().area * LENGTH**4))
@@ -80,14 +81,8 @@ def lowest_frequency(body, load) -> tuple[float, float]:
 SOLID_SIZE = (1.0, 0.02, 0.03)  # m: length, width (y, the bending plane's depth), height (z)
 
 
-def _solid_euler_load() -> float:
-    from fem.materials import parse_material
-
-    length, width, height = SOLID_SIZE
-    return float(np.pi**2 * parse_material("steel").youngs_modulus * height * width**3 / 12.0 / length**2)
-
-
-SOLID_EULER_LOAD = _solid_euler_load()  # N, π² E h w³ / (12 L²)
+SOLID_EULER_LOAD = float(np.pi**2 * parse_material("steel").youngs_modulus * SOLID_SIZE[2] * SOLID_SIZE[1]**3 / 12.0
+                         / SOLID_SIZE[0]**2)  # N, π² E h w³ / (12 L²)
 
 
 def solid_column_body(folder: str):

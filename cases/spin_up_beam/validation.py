@@ -45,13 +45,10 @@ def southwell_rows(quick: bool = True) -> list:
     omega0 = 1.875104**2 * np.sqrt(p["bending_stiffness"] / (p["mass_per_length"] * p["length"] ** 4))
     rows = []
     for spin in (2.0, 4.0):
-        in_plane, out_of_plane = rotating_frequencies(body, spin)
-        rows.append(row(f"in-plane bending frequency at Ω = {spin:g} rad/s", np.sqrt(omega0**2 + (SOUTHWELL_K - 1)
-                                                                                        * spin**2),
-                        in_plane, kind="analytic", origin=ORIGIN_SOUTHWELL, unit="rad/s", tolerance=0.02))
-        rows.append(row(f"out-of-plane bending frequency at Ω = {spin:g} rad/s",
-                        np.sqrt(omega0**2 + SOUTHWELL_K * spin**2), out_of_plane, kind="analytic",
-                        origin=ORIGIN_SOUTHWELL, unit="rad/s", tolerance=0.02))
+        for plane, k, found in zip(("in-plane", "out-of-plane"), (SOUTHWELL_K - 1, SOUTHWELL_K),
+                                   rotating_frequencies(body, spin)):
+            rows.append(row(f"{plane} bending frequency at Ω = {spin:g} rad/s", np.sqrt(omega0**2 + k * spin**2),
+                            found, kind="analytic", origin=ORIGIN_SOUTHWELL, unit="rad/s", tolerance=0.02))
     return rows
 
 
