@@ -73,8 +73,7 @@ class Model:
 
     # --- building ------------------------------------------------------------------------------------
     def _claim(self, kind: str, name: str) -> str:
-        if kind == "body" and (not isinstance(name, str) or not name.strip()):  # issue 43: None and "" ran
-            raise ModelError(f"a body's name must be non-empty text, got {name!r}")
+        # (a body's name is non-empty text: checked where it is made, _InertialBody; add_body takes no other)
         if kind == "body" and name == "ground":
             raise ModelError("'ground' is the model's ground (model.ground); give the body another name")
         key = f"{kind}:{name}"
