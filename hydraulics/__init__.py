@@ -1,11 +1,8 @@
 """hydraulics: fluid power and controls for flexmbs machine models.
 
 Components are small classes with parameters, ports, states and outputs (the Hopsan lesson of STYLE.md); their
-laws are written once, in the compiled circuit kernel (:mod:`hydraulics.kernel`). A :class:`Circuit`
-collects them, lays out the states (pressures, spool positions, line flows, controller states), evaluates their
-rates and forces by the kernel (a user's own component or signal as a Python callback of it) and the Jacobian by
-its central differences, and joins a flexmbs model as a state element (docs/element-protocol.md);
-:func:`simulate_circuit` runs it alone with prescribed cylinder motion.
+laws are written once, in the compiled circuit kernel (:mod:`hydraulics.kernel`). A :class:`Circuit` collects them
+and joins a flexmbs model as a state element (docs/element-protocol.md) or runs alone (:func:`simulate_circuit`).
 See docs/hydraulics.md for the equations and their seed references.
 """
 from .accumulators import GasAccumulator

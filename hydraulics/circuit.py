@@ -1,18 +1,13 @@
-"""The circuit: components, connections, state layout, and the state-element protocol.
+"""The circuit: components, connections, state layout, and the state-element protocol (docs/element-protocol.md).
 
-A :class:`Circuit` implements the protocol of docs/element-protocol.md: it owns the states ``z`` (pressures,
-spool positions, line flows, controller states), reads the measurements ``y`` of its cylinders and sensors, and
-returns ``zdot = g(t, z, y, ydot)``, the forces ``f(t, z, y, ydot)`` conjugate to ``y`` and their Jacobians.
-
-Once the circuit is complete its compiled kernel (:mod:`hydraulics.kernel`, the one implementation of the
-library's component laws) evaluates it, and the Jacobian blocks are central differences of that kernel. A user's
-component or signal (or a signal whose ``evaluate`` was replaced on the instance, as ``flexmbs.linearize`` offsets
-an input) is a Python callback evaluated only for itself between the kernel's pieces: the signal records up to it,
-its value into its slot, the rest; then the user's components from the node pressures and signals, their flows,
-chambers and forces handed to the kernel's component pass (:func:`~hydraulics.kernel.circuit_components`).
-The Jacobian is then central differences of kernel and callbacks together. The kernel's parameter arrays are read
-from the components at the first evaluation and at every multibody run (:meth:`Circuit.compiled_element`); after
-changing a parameter of a circuit already evaluated, call :meth:`Circuit.refresh`.
+A :class:`Circuit` owns the states ``z`` (pressures, spool positions, line flows, controller states), reads the
+measurements ``y`` of its cylinders and sensors, and returns ``zdot = g(t, z, y, ydot)``, the forces
+``f(t, z, y, ydot)`` conjugate to ``y`` and their Jacobians: its compiled kernel (:mod:`hydraulics.kernel`) and
+central differences of it, with a user's components and signals (or a signal whose ``evaluate`` was replaced on
+the instance, as ``flexmbs.linearize`` offsets an input) as Python callbacks between the kernel's pieces
+(docs/hydraulics.md, "A component of your own"). The kernel's arrays are read from the components at the first
+evaluation and at every multibody run (:meth:`Circuit.compiled_element`); after changing a parameter of a circuit
+already evaluated, call :meth:`Circuit.refresh`.
 """
 from __future__ import annotations
 

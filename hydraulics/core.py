@@ -1,12 +1,9 @@
 """Building blocks of a circuit: the evaluation point and the component base classes.
 
-The laws of the built-in components live in the compiled circuit kernel (:mod:`hydraulics.kernel`, one
-implementation each); their classes hold parameters, ports, states and the names and units of their outputs. A
-user's own component or signal (a subclass that writes the hooks below) is a **Python callback** of the compiled
-circuit, evaluated only for itself: it reads values at an :class:`Evaluation` (pressures, signals, states,
-measurements: floats) and returns values (flows, rates, forces: floats); the circuit adds them to the kernel's
-node balances and signal slots and takes its Jacobian by central differences of kernel and callbacks together
-(docs/element-protocol.md, "A hydraulic component in Python").
+The built-in components' laws live in the compiled circuit kernel (:mod:`hydraulics.kernel`); their classes hold
+parameters, ports, states and the names and units of their outputs. A user's component or signal writes the hooks
+of :data:`HOOKS` (values at an :class:`Evaluation`, floats in and out) and is a Python callback of the compiled
+circuit (docs/element-protocol.md, "A hydraulic component in Python"; docs/hydraulics.md).
 """
 from __future__ import annotations
 

@@ -1,19 +1,10 @@
-"""Valves specified from their datasheets: nominal flow at a rated pressure drop, command range, dead band,
-spool bandwidth and damping, hysteresis; and the 3/2 valve.
+"""Valves specified from their datasheets (e.g. Bosch Rexroth 4WREE, Parker D1FB, Moog D633): nominal flow at a
+rated pressure drop, command range, dead band, spool bandwidth and damping, hysteresis; and the 3/2 valve.
 
-A proportional or servo valve datasheet gives (e.g. Bosch Rexroth 4WREE, Parker D1FB, Moog D633):
-
-- nominal flow ``Q_nom`` at the rated pressure drop ``dp_nom`` -- per metering edge (``5 bar/edge``) or across the
-  valve (P->A->B->T, two edges in series: ``10 bar``, ``70 bar`` for servo valves);
-- the command range: +-10 V, 4..20 mA (12 mA centre), 0..10 V;
-- the dead band (overlap) in % of the command;
-- the frequency at which the phase lag reaches -90 deg (and the amplitude ratio there) for small signals;
-- the hysteresis in % of the command.
-
-:func:`valve_from_datasheet` converts these into the table-based :class:`~hydraulics.valves.DirectionalValve`
-(edge area from seed 003 eq. (4-3), overlap = dead band, a :class:`~hydraulics.valves.SecondOrderSpool` whose
-natural frequency is the -90 deg frequency, since a PT2 ``w^2/(s^2 + 2 zeta w s + w^2)`` has phase -90 deg exactly
-at ``w``), and a command chain raw signal -> normalised command -> hysteresis (:class:`Hysteresis`).
+:func:`valve_from_datasheet` turns them into the table-based :class:`~hydraulics.valves.DirectionalValve`: edge
+area of seed 003 eq. (4-3), overlap = dead band, a :class:`~hydraulics.valves.SecondOrderSpool` whose natural
+frequency is the datasheet's -90 deg frequency (a PT2 has phase -90 deg exactly at ``w``), and the command chain
+raw signal -> :class:`NormalisedCommand` -> :class:`Hysteresis` (docs/hydraulics.md, "Datasheet parameterization").
 """
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Friction laws for cylinders and motors, and the independent scaling of their terms.
-
-Three terms make every law here: a Coulomb term ``F_c sign(v)``, a Stribeck term (the excess of the static over
-the Coulomb force near zero speed) and a viscous term ``b v``. The laws return the force opposing the motion and
-its velocity derivative (N and N s/m for a cylinder, N m and N m s/rad for a motor):
-
-- :class:`~hydraulics.cylinder.CoulombViscousFriction` (seed 001 eq. (23)): Coulomb + viscous;
-- :class:`StribeckFriction`: ``(F_c + (F_s - F_c) exp(-(|v|/v_s)^delta)) tanh(v/v_eps) + b v`` (the exponential
-  Stribeck curve of Armstrong-Helouvry, the form of Hopsan's and Simscape's translational friction);
-- :class:`~hydraulics.cylinder.BrownMcPheeFriction` (seed 002 eq. (8)).
-
-:func:`scale_friction` scales each term independently (e.g. the Table 3 scenarios of seed 002 scale all three by
-one factor: ``scale_friction(law, f, f, f)`` equals ``law.scaled(f)``).
+"""Friction laws for cylinders and motors (force opposing the motion and its velocity derivative: N and N s/m for
+a cylinder, N m and N m s/rad for a motor): the Stribeck law here, the Coulomb-viscous and Brown-McPhee laws in
+:mod:`hydraulics.cylinder`; and :func:`scale_friction`, the independent scaling of their Coulomb, Stribeck and
+viscous terms (docs/hydraulics.md, "Friction laws").
 """
 from __future__ import annotations
 
@@ -22,7 +13,7 @@ from .cylinder import BrownMcPheeFriction, CoulombViscousFriction, FrictionLaw
 
 
 class StribeckFriction(FrictionLaw):
-    """Coulomb + exponential Stribeck + viscous friction.
+    """Coulomb + exponential Stribeck (Armstrong-Helouvry; the form of Hopsan's and Simscape's) + viscous friction.
 
     ``F = (F_c + (F_s - F_c) exp(-(|v|/v_s)^delta)) tanh(v / v_eps) + b v``.
 

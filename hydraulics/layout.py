@@ -1,37 +1,19 @@
 """A circuit as flat arrays and one compiled kernel: the circuit's part of the engine's step (issue 26).
 
 :func:`compile_circuit` turns a finalised :class:`~hydraulics.circuit.Circuit` into parameter arrays (``fpar``
-floats, ``ipar`` integers: node table, signal records and one record per component) and the address of
-:func:`hydraulics.kernel.circuit_kernel`, a numba ``cfunc`` with the C signature of the compiled element protocol
-(docs/element-protocol.md, "compiled elements")::
+floats, ``ipar`` integers: a head, the node table, the signal records and one record per component, laid out as
+:mod:`hydraulics.kernel` and :mod:`hydraulics.signal_kernels` say) and the address of
+:func:`hydraulics.kernel.circuit_kernel`, a numba ``cfunc`` with the C signature of the compiled element protocol::
 
     void kernel(long mode, double t, double *z, double *y, double *ydot, double *sig, double *fpar, long *ipar,
                 double *rates, double *forces, double *aux)
 
-The multibody engine calls it through that address from its own compiled step, without returning to Python;
-hydraulics does not import flexmbs (the package layering), the address is the whole interface.
-
-The kernel is the one implementation of the built-in components' laws (the kinds of
-:func:`hydraulics.layout.kernel_kind`), values only; the engine differences them for its Jacobian. ``aux`` holds the integrands of
-``Circuit.integrands`` (per volume: the cavitation fill flow and ``|guard flow|``). Signals that are plain
-functions of time (constants, tables, Python functions ``f(t)``) are evaluated by the engine once per time and
-handed in ``sig``; the signals that read other signals, measurements, pressures or own states (Sum, PID,
-LookupTable, sensors, ...) are evaluated in the kernel, and a signal class may bring its own numba kernel
-(``compiled_signal``, :mod:`hydraulics.signal_kernels`: a case's controller). A user's component or signal is a
-Python callback of the circuit (:mod:`hydraulics.circuit`): :func:`compile_circuit` names them, and the engine calls
-such a circuit back as a Python element. Hydraulic motors are compiled; the engine measures their shaft angle (a joint
-coordinate) in its own compiled step.
-
-The code: :mod:`hydraulics.laws` (smooth laws), :mod:`hydraulics.signal_kernels` (signals),
-:mod:`hydraulics.kernel` (components, the kernel), :mod:`hydraulics.layout` (the arrays).
-
-The arrays: a head, the node table, the signal records and one record per component (their layouts are in
-:mod:`hydraulics.kernel` and :mod:`hydraulics.signal_kernels`). A user's
-component or signal (a class that writes the hooks of :mod:`hydraulics.core` and has no kernel of its own) and a
-signal whose ``evaluate`` was replaced on the instance (an input offset of ``flexmbs.linearize``) become Python
-callbacks of the compiled circuit (:attr:`CompiledCircuit.callback_signals`, ``callback_components``), evaluated by
-:class:`hydraulics.circuit.Circuit` between the kernel's pieces; the engine's compiled step then takes the circuit
-as a Python element (:meth:`CompiledCircuit.reason`).
+The engine calls it through that address from its own compiled step; hydraulics does not import flexmbs, the
+address is the whole interface. ``aux`` holds the integrands of ``Circuit.integrands`` (per volume: the cavitation
+fill flow and ``|guard flow|``). Which kinds compile (:func:`kernel_kind`), which signals the engine hands in
+``sig`` and which the kernel evaluates, and when a user's component or signal (or a replaced ``evaluate``) is a
+Python callback (:attr:`CompiledCircuit.callback_signals`, ``callback_components``; the engine then takes the
+circuit as a Python element, :meth:`CompiledCircuit.reason`): docs/element-protocol.md, "What a circuit compiles".
 """
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-
 from fem.errors import ModelError
 
 from .core import Component, non_negative, positive, store

@@ -118,7 +118,7 @@ class CounterbalanceValve(PilotValve):
 class PressureReducingValve(PilotValve):
     """Direct-acting pressure-reducing valve ``P -> A``, normally open, closing as ``p_A`` reaches the setting.
 
-    Balance ``b = p_set - (p_A - p_T)``: fully open for ``p_A - p_T >= ... `` below ``p_set - opening_range``, closed
+    Balance ``b = p_set - (p_A - p_T)``: fully open for ``p_A - p_T`` below ``p_set - opening_range``, closed
     at ``p_A - p_T = p_set`` (spring chamber drained to ``T``). The regulated pressure therefore lies in
     ``[p_set - opening_range, p_set]`` over the flow range of the valve (the datasheet's pressure-flow curve).
 

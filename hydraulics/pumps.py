@@ -1,7 +1,6 @@
 """Variable-displacement pump with a pressure compensator (cut-off) and a load-sensing controller."""
 from __future__ import annotations
 
-
 from fem.errors import ModelError
 
 from .core import Component, non_negative, positive, store

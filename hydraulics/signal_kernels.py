@@ -11,18 +11,10 @@ their state rates. Each block names the class whose docstring states its equatio
 
 Record layout ``[kind, length, slot, fields...]``; the fields per kind are listed at each block.
 
-**A signal's own kernel** (record ``PLUGIN``): a :class:`~hydraulics.core.Signal` subclass whose class defines
-``compiled_signal(index)`` (a case's controller, docs/element-protocol.md) brings a numba ``cfunc`` with the C
-signature :data:`SIGNAL_SIGNATURE`::
-
-    double signal(long want, double t, double *z, double *y, double *ydot, double *sv, double *fpar, long *ipar,
-                  long i, double *rates, double *out)
-
-It returns the signal's value and writes the rates of its own states; with ``want`` its outputs after ``value``
-(``out[ipar[i]]`` is ``value``, written by the circuit). ``ipar[i + 1]`` is the start of its floats in ``fpar``,
-its own integers follow from ``ipar[i + 2]``; the sizes of ``z``, ``y``, ``fpar``, ``ipar`` and ``out`` are in the
-head of ``ipar`` (:data:`hydraulics.kernel.HEAD`). The circuit kernel calls it through its address
-(:func:`call_signal`), so the signal's code lives with the signal (hydraulics knows nothing of it).
+**A signal's own kernel** (record ``PLUGIN``; docs/element-protocol.md, "A signal with its own kernel"): a
+:class:`~hydraulics.core.Signal` subclass whose class defines ``compiled_signal(index)`` (a case's controller)
+brings a numba ``cfunc`` with the C signature :data:`SIGNAL_SIGNATURE`; the circuit kernel calls it through its
+address (:func:`call_signal`), so the signal's code lives with the signal (hydraulics knows nothing of it).
 """
 from __future__ import annotations
 

@@ -1,25 +1,18 @@
-"""Friction, one-sided penalty contact and hard stops.
+"""Friction, one-sided penalty contact and hard stops (docs/theory-multibody.md §5).
 
-* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the seed's MBS tool "computes the instantaneous friction forces from
-  the forces and moments applied to the joint, the geometric properties of the joint and the actual friction
-  coefficient" — the joint friction of ADAMS (seed 003 L64; its FRICTION statement). Revolute joint (pin radius
-  ``R_p``, friction arm ``R_n``, bending reaction arm ``R_b``, preload ``F_pre``)::
+* Joint friction (seed 003 §3.2.1.1, Fig. 3-4): the joint friction of ADAMS' FRICTION statement (seed 003 L64), from
+  the joint reaction split into the radial force ``F_r`` (transverse to the axis), the axial force ``F_a``, the
+  bending moment ``T_b`` and the torsional moment ``T_t``, with the preload ``F_pre`` and the arms of
+  :class:`JointFriction` (a term whose arm is not given is left out)::
 
-      T_f = -μ(v) [R_p (F_pre + |F_r| + |T_b| / R_b) + R_n |F_a|],   v = ω R_p
+      revolute:   T_f = -μ(v) [R_p (F_pre + |F_r| + |T_b| / R_b) + R_n |F_a|],   v = ω R_p
+      prismatic:  F_f = -μ(v) (F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n)
 
-  with the joint reaction split into the radial force ``F_r`` (transverse to the axis), the axial force ``F_a`` and
-  the bending moment ``T_b`` (reaction torque transverse to the axis, about the joint point). Prismatic joint
-  (overlap ``X_s``, reaction arm ``R_n`` of the torsional moment ``T_t``)::
-
-      F_f = -μ(v) (F_pre + |F_r| + |T_b| / X_s + |T_t| / R_n)
-
-  A term is left out when its arm is not given (``None`` / 0), which gives the radial-force-only law of earlier
-  versions. ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized stiction: a
-  stuck joint creeps at a velocity below ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
+  ``μ(v)`` rises from 0 to ``μ_s`` up to the stiction transition velocity ``v_s`` (regularized stiction: a stuck
+  joint creeps slower than ``v_s``), then falls to ``μ_d`` at ``1.5 v_s`` (cubic).
 * Contact (seed 003 eq. (4-1)): a marker point against the plane ``z = 0`` of another marker, penetration ``x``,
   ``F_n = k x^e + step(x, 0, 0, x_d, d) ẋ`` for ``x > 0`` (never pulling), Coulomb friction ``μ(v_slip) F_n``
-  with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``). A *line* is the same plane
-  limited to ``|x| ≤ half_length`` along the marker's x axis (planar models).
+  with the coefficient of Fig. 4-3 (0 at rest, ``μ_s`` at ``v_s``, ``μ_d`` from ``v_d``).
 * Hard stop on a joint coordinate: the same penalty law beyond ``lower`` / ``upper``.
 
 Contacts and hard stops offer gap functions (``event_gaps``), so the integrator locates their onsets as events
@@ -113,12 +106,9 @@ class JointFriction(OnJoint):
         torsional moment (``|T_t| / R_n``); None leaves the term out.
     stiction_deformation : float, m, optional
         Stick state instead of the regularized stiction: the largest elastic deflection ``δ`` of the contact before
-        it slides (Adams' MAX_STICTION_DEFORMATION). A state ``s`` (m, the deflection at the sliding surface;
-        :class:`StictionState`, added to the model with the force) follows ``ṡ = v - |v| s / s_ss(v)``,
-        ``s_ss = δ μ_ss(v) / μ_s``, and the coefficient is ``μ = μ_s s / δ + σ_1 ṡ`` (a LuGre bristle
-        normalized by the normal load). Stuck (``v → 0``) the joint holds elastically with ``|μ| ≤ μ_s`` and does
-        not creep; sliding steadily it gives ``μ_ss(v)``: ``μ_s`` up to ``v_s``, the cubic step of Fig. 3-4 to
-        ``μ_d`` at ``1.5 v_s``; in transients the ``σ_1 ṡ`` term can take ``|μ|`` above ``μ_s``.
+        it slides (Adams' MAX_STICTION_DEFORMATION). A state ``s`` (m; :class:`StictionState`, added to the model
+        with the force) follows the LuGre bristle law ``ṡ = v - |v| s / s_ss(v)``, ``s_ss = δ μ_ss(v) / μ_s``, and
+        ``μ = μ_s s / δ + σ_1 ṡ``: stuck, the joint holds elastically without creeping (docs/theory-multibody.md §5).
     stiction_damping : float, s/m
         ``σ_1`` of the stick state (damping of the stuck contact per unit normal load).
     """

@@ -87,7 +87,7 @@ class JointCoordinate:
 
     def follow(self, angle: float) -> None:
         """Unwrap the next evaluation against ``angle`` (rad): the compiled step, which unwraps in its own
-        workspace (:func:`flexmbs.engine.step.joint_coordinate`), hands its angle back so that an
+        workspace (:func:`flexmbs.engine.step.measure`), hands its angle back so that an
         evaluation in Python during its run stays on the same turn."""
         self._last = float(angle)
 

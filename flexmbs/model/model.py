@@ -10,10 +10,10 @@ Example
 
 Planar models
 -------------
-``Model(planar=True)`` keeps every body in the global ``XY`` plane (each body gets a planar joint to ground) and drops
-the rows of the ordinary 3D joints that only restrain out-of-plane motion, so planar machines (seed 001) use the same
-joint library without the redundant constraints a 3D planar loop would otherwise have. Joint axes that should turn
-about ``Z`` (revolute) must then have their marker ``z`` along global ``Z``; sliding axes must lie in the plane.
+``Model(planar=True)`` keeps every body in the global ``XY`` plane (a planar joint to ground each) and drops the rows
+of the 3D joints that only restrain out-of-plane motion, so planar machines (seed 001) use the same joint library
+without redundant constraints (docs/theory-multibody.md, "Planar machines"). A revolute axis must then be global
+``Z``; sliding axes must lie in the plane.
 """
 from __future__ import annotations
 
@@ -73,8 +73,7 @@ class Model:
 
     # --- building ------------------------------------------------------------------------------------
     def _claim(self, kind: str, name: str) -> str:
-        if kind == "body" and (not isinstance(name, str) or not name.strip()):  # issue 43: None and "" ran
-            raise ModelError(f"a body's name must be non-empty text, got {name!r}")
+        # (a body's name is non-empty text: checked where it is made, _InertialBody; add_body takes no other)
         if kind == "body" and name == "ground":
             raise ModelError("'ground' is the model's ground (model.ground); give the body another name")
         key = f"{kind}:{name}"

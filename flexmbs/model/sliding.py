@@ -1,8 +1,9 @@
-"""Sliding contact of a rigid slider along a path of nodes of a flexible body (seed 003 §5.1.1, eq. (5-1), Fig. 5-1).
+"""Sliding contact of a rigid slider along a path of nodes of a flexible body (seed 003 §5.1.1, eq. (5-1), Fig. 5-1;
+docs/sliding-contact.md).
 
-A moving point load on a reduced body cannot be a joint on a node (the node is fixed a priori). The thesis' macro
-computes, for **every node p of the sliding path**, a penalty force from the penetration of the node into the
-slider's contact shoe and weights it by a smooth window of the node's position along the shoe::
+A moving point load on a reduced body cannot be a joint on a node (the node is fixed a priori). The thesis' macro,
+here an element vectorized over the path nodes, computes for **every node p of the sliding path** a penalty force
+from the node's penetration into the slider's contact shoe, weighted by a smooth window of its position along it::
 
     DY_p = n · (x_p - x_s)        penetration of node p through the shoe face (n: slider marker z axis)
     DZ_p = t · (x_p - x_s)        position of node p along the shoe (t: slider marker x axis)
@@ -13,16 +14,10 @@ slider's contact shoe and weights it by a smooth window of the node's position a
     w(DZ) = STEP(DZ, d1, 0, d3, 1) · STEP(DZ, d4, 1, d2, 0)            d1 < d3 ≤ d4 < d2    # Fig. 5-1
     f_p = F_p n - μ(VZ_p) F_p t                                       (on the slider)      # eq. (5-2), Fig. 4-3
 
-``STEP`` is the cubic ``h0 + (h1 - h0) Δ² (3 - 2Δ)`` (C¹), so ``w`` is 0 outside (d1, d2), 1 on [d3, d4]. The
-force ``f_p`` acts on the slider at the contact point ``x_p - DY_p n`` on the shoe face and ``-f_p`` on node ``p``
-(on a flexible body the nodal load projected on the modes, ``S_pᵀ Aᵀ f``, eq. (2-145)). With ramps of exactly one
-node spacing and a plateau of a whole number of spacings, ``Σ_p w(DZ_p)`` is the same for every slider position
-(``s(u) + s(1 - u) = 1``), so the slider glides across the nodes without force ripple.
-
-Differences from the thesis (its macro measured DY, DZ along the global axes and neglected rotations): here the
-slider's own axes are used (the same when it does not rotate) and the reactions include the moment of each nodal
-force about the slider marker. The Jacobian rows of the element (``∂Q/∂q``, ``∂Q/∂q̇``) are analytic; they neglect
-the rotation of ``n`` and ``t`` (as the thesis neglects it in the force).
+``STEP`` is the cubic ``h0 + (h1 - h0) Δ² (3 - 2Δ)`` (C¹). ``f_p`` acts on the slider at the contact point
+``x_p - DY_p n`` on the shoe face and ``-f_p`` on node ``p`` (on the modes ``S_pᵀ Aᵀ f``, eq. (2-145)). Unlike the
+macro (global axes, rotations neglected) the slider's own axes are used and the reactions include the moment of each
+nodal force about the slider marker.
 """
 from __future__ import annotations
 
