@@ -14,12 +14,13 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.post.durability import COMPONENTS
+
 from .scene import MachineScene, as_scene, von_mises
 
 __all__ = ["StressHistory", "stress_history", "hotspot", "principal_stresses", "rainflow_summary",
            "attach_flexbody", "COMPONENTS", "CYCLE_SIGNALS"]
 
-COMPONENTS = ("xx", "yy", "zz", "yz", "xz", "xy")
 CYCLE_SIGNALS = ("von_mises", "s1", "s2", "s3") + COMPONENTS
 
 
