@@ -1,12 +1,6 @@
-"""One self-contained HTML page of a run or of a study, to share with colleagues who have only a browser.
-
-``flexmbs report RUN.results.h5 -o run.html`` writes the run's summary (case, parameters with unit and provenance,
-solver statistics, warnings), the machine's motion in 3D (flexible bodies coloured by von Mises stress, a time
-slider over the whole run, the camera framed on the whole motion, a ground plane and the axes in metres), every
-signal as an interactive plot (one plot per quantity and unit; click the legend to choose signals, hover for values
-with their unit), the flexible bodies' modes and the hot spots of their stress fields.
-``flexmbs report STUDY_DIR -o study.html`` writes the study table and one plot per output against each varied
-parameter, with the parameters' declared units.
+"""One self-contained HTML page of a run (``flexmbs report RUN.results.h5 -o run.html``) or of a study
+(``flexmbs report STUDY_DIR -o study.html``), to share with colleagues who have only a browser; what the pages show:
+docs/visualization.md ("flexmbs report").
 
 Plotly draws everything; its JavaScript is inlined once, so the page needs no server and no network. The only
 script of our own collects console errors into a hidden element (``#flexmbs-console-errors``) so that tests in a

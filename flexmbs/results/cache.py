@@ -1,12 +1,8 @@
 """The cache of reduced flexible bodies the machine cases build (meshing and Craig–Bampton reduction take seconds
-to minutes): ``$FLEXMBS_CACHE``, or ``~/.cache/flexmbs`` when unset. ``flexmbs info --cache`` shows it.
-
-* an unusable cache folder (the variable names a file, a folder that cannot be created or is read-only) is one
-  line naming ``FLEXMBS_CACHE`` and what to change;
-* a damaged entry (a file cut short by a full disk or a killed process, or of an older format) is removed with a
-  one-line note and rebuilt by the case, instead of an error telling the user to re-run a command they never ran.
-
-See docs/safety.md ("The cache").
+to minutes): ``$FLEXMBS_CACHE``, or ``~/.cache/flexmbs`` when unset. ``flexmbs info --cache`` shows it. An unusable
+folder is one line naming ``FLEXMBS_CACHE`` (:func:`cache_dir`); a damaged entry is removed with a one-line note and
+rebuilt by the case (:func:`drop_damaged`), not an error telling the user to re-run a command they never ran. See
+docs/safety.md ("The cache").
 """
 from __future__ import annotations
 

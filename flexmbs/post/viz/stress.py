@@ -200,12 +200,11 @@ def rainflow_summary(series: np.ndarray, n_bins: int = 10) -> dict:
     values = np.asarray(series, dtype=float)
     cycles = np.array([(rng, mean, count) for rng, mean, count, _, _ in rainflow.extract_cycles(values)],
                       dtype=float).reshape(-1, 3)
-    max_range = float(cycles[:, 0].max()) if cycles.size else 0.0
+    max_range = float(cycles[:, 0].max(initial=0.0))  # (ranges are not negative)
     edges = np.linspace(0.0, max_range if max_range > 0 else 1.0, n_bins + 1)
     # bins are right-closed, (lo, hi], as in the rainflow package: the largest range falls in the top bin
     which = np.clip(np.searchsorted(edges, cycles[:, 0], side="left") - 1, 0, n_bins - 1)
     counts = np.bincount(which, weights=cycles[:, 2], minlength=n_bins)[:n_bins] if cycles.size else np.zeros(n_bins)
-    return {"cycles": cycles, "total_cycles": float(cycles[:, 2].sum()) if cycles.size else 0.0,
-            "max_range": max_range, "bin_edges": edges, "bin_counts": counts,
-            "damage_sum_m3": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 3)) if cycles.size else 0.0,
-            "damage_sum_m5": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 5)) if cycles.size else 0.0}
+    return {"cycles": cycles, "total_cycles": float(cycles[:, 2].sum()), "max_range": max_range, "bin_edges": edges,
+            "bin_counts": counts, "damage_sum_m3": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 3)),
+            "damage_sum_m5": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 5))}
