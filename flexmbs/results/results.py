@@ -554,14 +554,6 @@ def _open_results(path: str):
         raise FileFormatError(f"cannot open results file {path!r}: {_reason(exc)}") from None
 
 
-def _empty_states(fh) -> tuple:
-    """Solver state vectors of zero length (a model without state elements has no ``z``): not stored as datasets
-    (HDF5 cannot chunk a zero-width array) but read back as ``(n, 0)`` arrays, like a run kept in memory."""
-    if "states/q" not in fh:
-        return ()
-    return tuple(k for k in ("q", "v", "z") if f"states/{k}" not in fh)
-
-
 class _FileSignals(Mapping):
     """Signals of a results file, read from disk on access (memory independent of the run's length)."""
 
@@ -625,14 +617,16 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
     units = {name: str(ds.attrs.get("unit", "")) for name, ds in datasets.items()}
     comps = {name: str(ds.attrs["components"]).split(",") for name, ds in datasets.items()
              if "components" in ds.attrs}
+    stored = [k for k in ("q", "v", "z") if f"states/{k}" in fh]
+    # state vectors of zero length (a model without state elements has no z) are not stored (HDF5 cannot chunk a
+    # zero-width array) but read back as (n, 0) arrays, like a run kept in memory
+    empty = tuple(k for k in ("q", "v", "z") if k not in stored) if "q" in stored else ()
     if lazy:
         data = _FileSignals(str(path), list(datasets), "signals/", n)
-        states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n,
-                              empty=_empty_states(fh))
+        states = _FileSignals(str(path), stored, "states/", n, empty=empty)
     else:
         data = {name: ds[:n] for name, ds in datasets.items()}
-        states = {k: fh[f"states/{k}"][:n] for k in ("q", "v", "z") if f"states/{k}" in fh}
-        states.update({k: np.zeros((n, 0)) for k in _empty_states(fh)})
+        states = {k: fh[f"states/{k}"][:n] for k in stored} | {k: np.zeros((n, 0)) for k in empty}
     attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
     stats = dict(fh["solver"].attrs) if "solver" in fh else {}
     status = str(attrs.get("status", "unknown"))
