@@ -1,10 +1,8 @@
 """The machine moving: animations (GIF, MP4) and ParaView time series (PVD + one VTU per output time).
 
 Flexible bodies are drawn as their deformed surfaces ``x = r + A (s + scale · S q_f)`` coloured by von Mises stress
-(the body's stress field covers every surface node; bodies reduced before it have stress at output nodes only and
-the rest of their surface grey), with one colour range for the whole run (the peak over all nodes and samples), rigid
-bodies from their geometry or a shape derived from their markers (see :mod:`flexmbs.post.viz.scene`). ``scale``
-magnifies the elastic deformation only, never the stress.
+on one colour range for the whole run; ``scale`` magnifies the elastic deformation only, never the stress. What is
+drawn how: docs/visualization.md ("flexmbs animate").
 """
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
 """Mode shapes of a reduced flexible body: pictures (PNG grid, oscillating GIF) and a ParaView file (VTU).
 
-The mode shapes are the columns of the orthonormalized Craig–Bampton basis stored in the FlexBody file
-(``translations[:, :, j]``, mass-normalized, so their amplitude has no physical meaning: pictures scale the largest
-displacement to a fraction of the body size). The file carries the *frequencies* of the full free–free FE model in
-its reduction report (``report["full_free_free_hz"]``, paired with the reduced modes by order, with their MAC), not
-the full mode shapes; titles show both frequencies side by side.
+The mode shapes are the mass-normalized columns ``translations[:, :, j]`` of the Craig–Bampton basis: their
+amplitude has no physical meaning, so pictures scale the largest displacement to a fraction of the body size. The
+file carries the full free–free FE *frequencies* and their MAC in its reduction report, not the full mode shapes:
+titles show both frequencies side by side (:func:`mode_title`).
 """
 from __future__ import annotations
 
