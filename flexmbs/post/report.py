@@ -212,9 +212,9 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
                               data=[_frame_update(go, b, every[int(k)][b.name]["points"],
                                                   every[int(k)][b.name]["von_mises"]) for b in bodies])
                      for n, k in enumerate(frames)]
-    step_args = lambda n: [[str(n)], dict(mode="immediate", frame=dict(duration=0, redraw=True),  # noqa: E731
-                                          transition=dict(duration=0))]
-    steps = [dict(method="animate", label=f"{scene.time[k]:.3f}", args=step_args(n)) for n, k in enumerate(frames)]
+    at_once = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+    steps = [dict(method="animate", label=f"{scene.time[k]:.3f}", args=[[str(n)], at_once])
+             for n, k in enumerate(frames)]
     extent = hi - lo
     ratio = extent / extent.max()
     # a machine in the xy plane (y up) is looked at from the front (+z), a little from above and the side
