@@ -66,12 +66,9 @@ def drop_damaged(path: str, log=None) -> bool:
 def cache_info() -> dict:
     """Folder, origin, entries (name, bytes) and total size of the cache (nothing is created)."""
     path, origin = _location()
-    entries = []
-    if os.path.isdir(path):
-        for name in sorted(os.listdir(path)):
-            full = os.path.join(path, name)
-            if os.path.isfile(full):
-                entries.append({"name": name, "bytes": os.path.getsize(full)})
+    names = sorted(os.listdir(path)) if os.path.isdir(path) else []
+    entries = [{"name": name, "bytes": os.path.getsize(os.path.join(path, name))} for name in names
+               if os.path.isfile(os.path.join(path, name))]
     usable = os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK) or not os.path.exists(path)
     return {"folder": path, "origin": origin, "variable": CACHE_VARIABLE, "exists": os.path.isdir(path),
             "usable": bool(usable), "entries": entries, "total_bytes": sum(e["bytes"] for e in entries)}

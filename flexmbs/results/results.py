@@ -248,15 +248,13 @@ def scratch_folder() -> str | None:
 
 
 class ResultsWriter:
-    """Incremental, atomic, locked writer of a results file.
+    """Incremental, atomic, locked writer of a results file (docs/safety.md, "Results files").
 
-    Rows go to a unique temporary ``<path>.<pid>.part`` beside the target (the target name is locked meanwhile,
-    :func:`flexmbs.results.safe_files.output_lock`); they are written in chunks to resizable datasets and flushed to disk
-    every ``flush_every`` rows or ``flush_seconds`` of wall time, so a killed run leaves a readable ``.part``.
-    :meth:`close` renames the temporary over the target when the run made progress (finished, interrupted or failed
-    after its first step) or when there is no earlier file; a run that failed at its first sample never replaces an
-    existing file. A write error (disk full) frees a reserve file kept beside the temporary, writes what is
-    buffered, and stops the run with a :class:`SimulationError`; what was written stays readable.
+    Rows go to a unique temporary ``<path>.<pid>.part`` beside the locked target, in chunks flushed every
+    ``flush_every`` rows or ``flush_seconds`` of wall time (a killed run leaves a readable ``.part``); :meth:`close`
+    renames it over the target when the run made progress or there was no earlier file. A write error (disk full)
+    frees a reserve of ``reserve_bytes`` beside it, writes what is buffered and stops the run with a
+    :class:`SimulationError`; what was written stays readable.
     """
 
     def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200,

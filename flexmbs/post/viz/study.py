@@ -72,13 +72,9 @@ def column_label(case: str, column: str) -> str:
 def output_columns(frame, varied) -> list[str]:
     """Numeric output columns of a study table with at least one finite value (varied parameters and bookkeeping
     left out)."""
-    out = []
-    for column in frame.columns:
-        if column in varied or column in BOOKKEEPING or column.startswith("run."):
-            continue
-        if frame[column].dtype.kind in "fiu" and frame[column].notna().any():
-            out.append(column)
-    return out
+    return [column for column in frame.columns
+            if column not in varied and column not in BOOKKEEPING and not column.startswith("run.")
+            and frame[column].dtype.kind in "fiu" and frame[column].notna().any()]
 
 
 def plot_study(groups, columns, against: str, scatter: bool, title: str, case: str = ""):
