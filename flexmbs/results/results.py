@@ -390,6 +390,7 @@ class ResultsWriter:
         run with a one-line :class:`SimulationError` (the rows written so far stay readable)."""
         if not self._buffer or self.broken:
             return
+        reason = None
         try:
             try:
                 self._check_room()
@@ -403,10 +404,9 @@ class ResultsWriter:
             reason = _reason(exc)
             self._free_reserve()
             try:
-                if not isinstance(exc, _NoRoom):
-                    self._write_block()
-                else:
+                if isinstance(exc, _NoRoom):
                     raise exc
+                self._write_block()  # in the reserve's room: these rows are kept, then the run stops
             except (OSError, RuntimeError):
                 self.broken = reason
                 if not self.rows_written:
@@ -415,18 +415,16 @@ class ResultsWriter:
                 t_kept = self._last_time_written()
                 raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples up to "
                                       f"t = {t_kept:.6g} s are kept (free some space)") from None
-            self.rows_written += self._buffered
-            last = self._buffer[-1]
-            t_last = float(last[1][-1]) if isinstance(last[0], str) else last[0]
-            self._buffer.clear()
-            self._buffered = 0
-            self.broken = reason
-            raise SimulationError(f"writing the results stopped at t = {t_last:.6g} s: {reason} (free some space; "
-                                  "the samples up to there are kept)") from None
+        last = self._buffer[-1]
+        t_last = float(last[1][-1]) if isinstance(last[0], str) else last[0]
         self.rows_written += self._buffered
         self._buffer.clear()
         self._buffered = 0
         self._last_flush = _time.monotonic()
+        if reason is not None:
+            self.broken = reason
+            raise SimulationError(f"writing the results stopped at t = {t_last:.6g} s: {reason} (free some space; "
+                                  "the samples up to there are kept)") from None
 
     def _check_room(self) -> None:
         """Stop before the disk is full: HDF5 must never meet a full disk (it may crash the process, or leave a
