@@ -244,19 +244,16 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
 
 
 # ------------------------------------------------------------------------------------------------------- signals
-def _decimate(n: int) -> np.ndarray:
-    return np.arange(n) if n <= MAX_SAMPLES else np.unique(np.linspace(0, n - 1, MAX_SAMPLES).round().astype(int))
-
-
 def signal_figures(results, first_visible: int = 6) -> list[tuple[str, object]]:
     """One Plotly figure per display unit (``[(heading, figure)]``) with a menu of the quantities in that unit: the
     chosen quantity's signals are in the legend (the first ``first_visible`` drawn, the others one click away) and
     the y axis says the quantity and unit. Angles unwrapped; values in the plot units of
     :mod:`flexmbs.post.viz.plots`."""
     go, _, _ = _plotly()
+    from flexmbs.post.viz.animate import frame_indices
     from flexmbs.post.viz.plots import axis_quantity, display_unit, select_signals, unwrapped
 
-    keep = _decimate(results.time.size)
+    keep = frame_indices(results.time.size, MAX_SAMPLES)  # the samples drawn: all, or MAX_SAMPLES spread evenly
     groups: dict[str, dict[str, list]] = {}
     for name in results.signals():
         if np.asarray(results[name]).ndim > 2 or name.endswith("/orientation"):
