@@ -303,8 +303,8 @@ def _parameter_rows(case: str, parameters: dict) -> list[list]:
     from flexmbs.post.viz.study import case_specs
 
     specs = case_specs(case) if case else {}
-    return [[key, value, specs.get(key, {}).get("unit", ""), specs.get(key, {}).get("provenance", ""),
-             specs.get(key, {}).get("source", "")] for key, value in sorted(parameters.items())]
+    return [[key, value, *(specs.get(key, {}).get(field, "") for field in ("unit", "provenance", "source"))]
+            for key, value in sorted(parameters.items())]
 
 
 def _modes_section(path: str) -> str:

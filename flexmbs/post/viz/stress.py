@@ -68,13 +68,8 @@ class StressHistory:
 
 def principal_stresses(components: np.ndarray) -> np.ndarray:
     """Principal stresses (..., 3), descending, of components (..., 6) ordered xx, yy, zz, yz, xz, xy (Pa)."""
-    s = np.asarray(components, dtype=float)
-    tensor = np.empty(s.shape[:-1] + (3, 3))
-    tensor[..., 0, 0], tensor[..., 1, 1], tensor[..., 2, 2] = s[..., 0], s[..., 1], s[..., 2]
-    tensor[..., 1, 2] = tensor[..., 2, 1] = s[..., 3]
-    tensor[..., 0, 2] = tensor[..., 2, 0] = s[..., 4]
-    tensor[..., 0, 1] = tensor[..., 1, 0] = s[..., 5]
-    return np.linalg.eigvalsh(tensor)[..., ::-1]
+    tensor = [[0, 5, 4], [5, 1, 3], [4, 3, 2]]  # the components' positions in the symmetric 3×3 tensor
+    return np.linalg.eigvalsh(np.asarray(components, dtype=float)[..., tensor])[..., ::-1]
 
 
 def attach_flexbody(scene: MachineScene, body_name: str, flex) -> None:
