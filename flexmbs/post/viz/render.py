@@ -223,10 +223,8 @@ class Overlay:
 
     def set_view(self, image: np.ndarray) -> None:
         """The rendered 3D view, (height, width, 3) uint8."""
-        if self.image is None:
+        if self.image is None:  # (imshow's limits: the image's pixels edge to edge)
             self.image = self.ax.imshow(image, interpolation="nearest")
-            self.ax.set_xlim(-0.5, image.shape[1] - 0.5)
-            self.ax.set_ylim(image.shape[0] - 0.5, -0.5)
         else:
             self.image.set_data(image)
 
