@@ -124,11 +124,8 @@ def peak_statistics(modal_stress: np.ndarray, q: np.ndarray, quantity: str = "vo
     out = {"max": np.empty(n), "argmax": np.empty(n, dtype=np.int64), "min": np.empty(n),
            "argmin": np.empty(n, dtype=np.int64)}
     for block, values in iter_histories(modal_stress, q, quantity, max_bytes):
-        out["argmax"][block] = np.argmax(values, axis=1)
-        out["argmin"][block] = np.argmin(values, axis=1)
-        rows = np.arange(values.shape[0])
-        out["max"][block] = values[rows, out["argmax"][block]]
-        out["min"][block] = values[rows, out["argmin"][block]]
+        out["argmax"][block], out["argmin"][block] = values.argmax(axis=1), values.argmin(axis=1)
+        out["max"][block], out["min"][block] = values.max(axis=1), values.min(axis=1)
     return out
 
 
