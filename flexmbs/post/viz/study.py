@@ -95,9 +95,8 @@ def plot_study(groups, columns, against: str, scatter: bool, title: str, case: s
                                   figsize=(7.0 + (2.4 if labelled else 0.0), 2.2 + 2.6 * len(columns)))
     for ax, column in zip(axes[:, 0], columns):
         for label, rows in groups:
-            style = dict(linestyle="none") if scatter else dict(linestyle="-")
             ax.plot(rows[against].to_numpy(float), rows[column].to_numpy(float), marker="o", label=label or None,
-                    **style)
+                    linestyle="none" if scatter else "-")
         ax.set_ylabel(column_label(case, column), fontsize=9)
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel(column_label(case, against))
