@@ -89,9 +89,9 @@ class Results:
                                f"got {name!r} ({type(name).__name__})")
         if name == "time":
             return self.time
-        if name not in self._data and derived.parse(name) is not None:
-            return self._derive(name)
         if name not in self._data:
+            if derived.parse(name) is not None:
+                return self._derive(name)
             sliced = self._state_slice(name)
             if sliced is not None:
                 return sliced
