@@ -1,22 +1,15 @@
-"""Stress histories over the whole flexible body by modal superposition, and hot spots.
+"""Stress histories over the whole flexible body by modal superposition, and hot spots (docs/durability.md).
 
 The stress at node ``p`` of a flexible body is the modal superposition (linear elasticity, small deformation)
 
     σ_p(t) = Σ_j σ_pj q_j(t)
 
 of the modal stress ``σ_pj`` (Pa per unit modal coordinate, six components ``xx, yy, zz, yz, xz, xy`` in body
-axes, from the reduction's stress field, :mod:`reduction.stressfield`) with the elastic coordinates ``q(t)`` of a
-run. For all nodes and all samples this is one matrix product per block of nodes,
-
-    Σ[block] (n_b·6, m) @ Qᵀ (m, n_t) → (n_b, 6, n_t),
-
-with the block size chosen so that the work arrays stay below ``max_bytes``; equivalent stresses are formed per
-block and only what is asked for is kept (a scalar history per node, or peak statistics). Nothing here loops over
-nodes or samples in Python.
-
-Equivalent stresses (Pa): ``von_mises``; ``signed_von_mises`` (von Mises with the sign of the principal stress of
-largest magnitude, the usual signed equivalent for cycle counting); ``max_principal`` / ``min_principal``
-(closed-form eigenvalues of the symmetric 3×3 tensor); the components ``xx`` … ``xy``.
+axes, :mod:`reduction.stressfield`) with the elastic coordinates ``q(t)`` of a run: one matrix product per block of
+nodes (:func:`iter_histories`), reduced per block to what is asked for; nothing loops over nodes or samples in
+Python. Equivalent stresses (Pa): ``von_mises``; ``signed_von_mises`` (von Mises with the sign of the principal
+stress of largest magnitude, the usual signed equivalent for cycle counting); ``max_principal`` /
+``min_principal`` (:func:`principal_stresses`); the components ``xx`` … ``xy``.
 """
 from __future__ import annotations
 
@@ -94,7 +87,8 @@ def node_blocks(n_nodes: int, n_samples: int, max_bytes: float = MAX_BYTES) -> l
 
 def iter_histories(modal_stress: np.ndarray, q: np.ndarray, quantity: str = "von_mises",
                    max_bytes: float = MAX_BYTES) -> Iterator[tuple[slice, np.ndarray]]:
-    """Yield ``(node slice, history (n_block, n_t))`` of ``quantity`` (Pa) for blocks of nodes.
+    """Yield ``(node slice, history (n_block, n_t))`` of ``quantity`` (Pa) for blocks of nodes: one product
+    ``Σ[block] (n_b·6, m) @ Qᵀ (m, n_t)`` each, the blocks' work arrays below ``max_bytes`` (:func:`node_blocks`).
 
     Parameters
     ----------
@@ -130,11 +124,8 @@ def peak_statistics(modal_stress: np.ndarray, q: np.ndarray, quantity: str = "vo
     out = {"max": np.empty(n), "argmax": np.empty(n, dtype=np.int64), "min": np.empty(n),
            "argmin": np.empty(n, dtype=np.int64)}
     for block, values in iter_histories(modal_stress, q, quantity, max_bytes):
-        out["argmax"][block] = np.argmax(values, axis=1)
-        out["argmin"][block] = np.argmin(values, axis=1)
-        rows = np.arange(values.shape[0])
-        out["max"][block] = values[rows, out["argmax"][block]]
-        out["min"][block] = values[rows, out["argmin"][block]]
+        out["argmax"][block], out["argmin"][block] = values.argmax(axis=1), values.argmin(axis=1)
+        out["max"][block], out["min"][block] = values.max(axis=1), values.min(axis=1)
     return out
 
 

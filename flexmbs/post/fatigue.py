@@ -6,15 +6,11 @@ same order — but runs on a block of nodes at once: the reversal points of ever
 the stack machine advances all nodes one reversal per step (the Python loop is over reversal steps, the work inside
 is an array operation over the nodes that still have work).
 
-Damage (Palmgren–Miner, linear): ``D = Σ_i n_i / N(S_a,eq,i)`` with
-
-* the cycle amplitude ``S_a = range / 2`` and mean ``S_m`` of every rainflow cycle (``n_i`` = 1 or ½);
-* Goodman: ``S_a,eq = S_a / (1 − S_m / R_m)`` for ``S_m > 0``; compressive means are not credited
-  (``S_a,eq = S_a``); ``S_m ≥ R_m`` fails statically (infinite damage, counted in the result);
-* Basquin: ``N(S_a) = N_D (S_a / S_D)^(−k)`` (``S_a = S_f' (2N)^b`` with ``k = −1/b``), no endurance limit
-  (elementary Miner: every cycle damages; conservative for long lives).
-
-Life: the history repeated ``1 / D`` times, ``duration / D`` seconds.
+Damage (Palmgren–Miner, linear): ``D = Σ_i n_i / N(S_a,eq,i)`` of the amplitude ``S_a = range / 2`` and mean
+``S_m`` of every rainflow cycle (``n_i`` = 1 or ½), Goodman-corrected (:func:`goodman_amplitude`: compressive means
+not credited, ``S_m ≥ R_m`` a static failure) on a Basquin curve without endurance limit (:func:`cycles_to_failure`,
+``S_a = S_f' (2N)^b`` with ``k = −1/b``; elementary Miner: conservative for long lives). Life: the history repeated
+``1 / D`` times, ``duration / D`` seconds. See docs/durability.md ("Fatigue").
 """
 from __future__ import annotations
 
@@ -170,7 +166,8 @@ def rainflow_blocks(series: np.ndarray, keep_cycles: bool = False, on_cycles=Non
     stack_at = np.zeros_like(indices)
     low = np.zeros(n_rows, dtype=np.int64)  # first live entry (popleft moves it)
     top = np.zeros(n_rows, dtype=np.int64)  # one past the last live entry
-    batches: list[tuple] = []
+    no_row, none = np.zeros(0, dtype=np.int64), np.zeros(0)
+    batches = [(no_row, none, none, none, no_row, no_row)]  # (row, range, mean, count, start, end) per batch
 
     def emit(rows, first, second, count):
         x1, x2 = stack[rows, first], stack[rows, second]
@@ -207,10 +204,6 @@ def rainflow_blocks(series: np.ndarray, keep_cycles: bool = False, on_cycles=Non
         emit(rows, low[rows] + k, low[rows] + k + 1, 0.5)
     if not keep_cycles:
         return {}
-    if not batches:
-        empty = np.zeros(0)
-        return {"row": empty.astype(np.int64), "range": empty, "mean": empty, "count": empty,
-                "start": empty.astype(np.int64), "end": empty.astype(np.int64)}
     cols = [np.concatenate(c) for c in zip(*batches)]
     order = np.argsort(cols[0], kind="stable")  # batches are in emission order: stable sort keeps it per row
     return dict(zip(("row", "range", "mean", "count", "start", "end"), (c[order] for c in cols)))

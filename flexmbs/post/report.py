@@ -1,12 +1,6 @@
-"""One self-contained HTML page of a run or of a study, to share with colleagues who have only a browser.
-
-``flexmbs report RUN.results.h5 -o run.html`` writes the run's summary (case, parameters with unit and provenance,
-solver statistics, warnings), the machine's motion in 3D (flexible bodies coloured by von Mises stress, a time
-slider over the whole run, the camera framed on the whole motion, a ground plane and the axes in metres), every
-signal as an interactive plot (one plot per quantity and unit; click the legend to choose signals, hover for values
-with their unit), the flexible bodies' modes and the hot spots of their stress fields.
-``flexmbs report STUDY_DIR -o study.html`` writes the study table and one plot per output against each varied
-parameter, with the parameters' declared units.
+"""One self-contained HTML page of a run (``flexmbs report RUN.results.h5 -o run.html``) or of a study
+(``flexmbs report STUDY_DIR -o study.html``), to share with colleagues who have only a browser; what the pages show:
+docs/visualization.md ("flexmbs report").
 
 Plotly draws everything; its JavaScript is inlined once, so the page needs no server and no network. The only
 script of our own collects console errors into a hidden element (``#flexmbs-console-errors``) so that tests in a
@@ -218,9 +212,9 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
                               data=[_frame_update(go, b, every[int(k)][b.name]["points"],
                                                   every[int(k)][b.name]["von_mises"]) for b in bodies])
                      for n, k in enumerate(frames)]
-    step_args = lambda n: [[str(n)], dict(mode="immediate", frame=dict(duration=0, redraw=True),  # noqa: E731
-                                          transition=dict(duration=0))]
-    steps = [dict(method="animate", label=f"{scene.time[k]:.3f}", args=step_args(n)) for n, k in enumerate(frames)]
+    at_once = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+    steps = [dict(method="animate", label=f"{scene.time[k]:.3f}", args=[[str(n)], at_once])
+             for n, k in enumerate(frames)]
     extent = hi - lo
     ratio = extent / extent.max()
     # a machine in the xy plane (y up) is looked at from the front (+z), a little from above and the side
@@ -250,19 +244,16 @@ def machine_figure(scene, max_frames: int = 40, scale: float = 1.0):
 
 
 # ------------------------------------------------------------------------------------------------------- signals
-def _decimate(n: int) -> np.ndarray:
-    return np.arange(n) if n <= MAX_SAMPLES else np.unique(np.linspace(0, n - 1, MAX_SAMPLES).round().astype(int))
-
-
 def signal_figures(results, first_visible: int = 6) -> list[tuple[str, object]]:
     """One Plotly figure per display unit (``[(heading, figure)]``) with a menu of the quantities in that unit: the
     chosen quantity's signals are in the legend (the first ``first_visible`` drawn, the others one click away) and
     the y axis says the quantity and unit. Angles unwrapped; values in the plot units of
     :mod:`flexmbs.post.viz.plots`."""
     go, _, _ = _plotly()
+    from flexmbs.post.viz.animate import frame_indices
     from flexmbs.post.viz.plots import axis_quantity, display_unit, select_signals, unwrapped
 
-    keep = _decimate(results.time.size)
+    keep = frame_indices(results.time.size, MAX_SAMPLES)  # the samples drawn: all, or MAX_SAMPLES spread evenly
     groups: dict[str, dict[str, list]] = {}
     for name in results.signals():
         if np.asarray(results[name]).ndim > 2 or name.endswith("/orientation"):
@@ -312,8 +303,8 @@ def _parameter_rows(case: str, parameters: dict) -> list[list]:
     from flexmbs.post.viz.study import case_specs
 
     specs = case_specs(case) if case else {}
-    return [[key, value, specs.get(key, {}).get("unit", ""), specs.get(key, {}).get("provenance", ""),
-             specs.get(key, {}).get("source", "")] for key, value in sorted(parameters.items())]
+    return [[key, value, *(specs.get(key, {}).get(field, "") for field in ("unit", "provenance", "source"))]
+            for key, value in sorted(parameters.items())]
 
 
 def _modes_section(path: str) -> str:

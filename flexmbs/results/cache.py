@@ -1,12 +1,8 @@
 """The cache of reduced flexible bodies the machine cases build (meshing and Craig–Bampton reduction take seconds
-to minutes): ``$FLEXMBS_CACHE``, or ``~/.cache/flexmbs`` when unset. ``flexmbs info --cache`` shows it.
-
-* an unusable cache folder (the variable names a file, a folder that cannot be created or is read-only) is one
-  line naming ``FLEXMBS_CACHE`` and what to change;
-* a damaged entry (a file cut short by a full disk or a killed process, or of an older format) is removed with a
-  one-line note and rebuilt by the case, instead of an error telling the user to re-run a command they never ran.
-
-See docs/safety.md ("The cache").
+to minutes): ``$FLEXMBS_CACHE``, or ``~/.cache/flexmbs`` when unset. ``flexmbs info --cache`` shows it. An unusable
+folder is one line naming ``FLEXMBS_CACHE`` (:func:`cache_dir`); a damaged entry is removed with a one-line note and
+rebuilt by the case (:func:`drop_damaged`), not an error telling the user to re-run a command they never ran. See
+docs/safety.md ("The cache").
 """
 from __future__ import annotations
 
@@ -70,12 +66,9 @@ def drop_damaged(path: str, log=None) -> bool:
 def cache_info() -> dict:
     """Folder, origin, entries (name, bytes) and total size of the cache (nothing is created)."""
     path, origin = _location()
-    entries = []
-    if os.path.isdir(path):
-        for name in sorted(os.listdir(path)):
-            full = os.path.join(path, name)
-            if os.path.isfile(full):
-                entries.append({"name": name, "bytes": os.path.getsize(full)})
+    names = sorted(os.listdir(path)) if os.path.isdir(path) else []
+    entries = [{"name": name, "bytes": os.path.getsize(os.path.join(path, name))} for name in names
+               if os.path.isfile(os.path.join(path, name))]
     usable = os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK) or not os.path.exists(path)
     return {"folder": path, "origin": origin, "variable": CACHE_VARIABLE, "exists": os.path.isdir(path),
             "usable": bool(usable), "entries": entries, "total_bytes": sum(e["bytes"] for e in entries)}

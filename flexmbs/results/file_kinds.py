@@ -1,11 +1,9 @@
 """What kind of file is this? Every output names its kind, and replaces an existing file only when that file is of
 the same kind and is not an input of the same command (``--force`` / ``force=True`` overrides both).
 
-The kind is read from inside the file: HDF5 files of flexmbs carry a ``format`` attribute (results
-``flexmbs-results``, flexible bodies ``flexmbs.flexbody``, linear models ``flexmbs-linear-model``); the other
-formats are recognized by their own signature (PNG, GIF and MP4 magic bytes, ``$MeshFormat`` of gmsh, the
-``VTKFile`` element of ParaView XML, Parquet's ``PAR1``, zip for ``.npz``, the MATLAB header) and text files by
-being text. A file inside a study folder (one holding ``study.json``) belongs to the study. See docs/safety.md.
+The kind is read from inside the file (:func:`detect_kind`: the ``format`` attribute of flexmbs's HDF5 files, the
+signatures of the other formats, text files by being text); a file inside a study folder belongs to the study. See
+docs/safety.md ("Every writer").
 """
 from __future__ import annotations
 

@@ -64,9 +64,7 @@ def requested_outputs(outputs):
 def default_outputs():
     """The request of the innermost :func:`requested_outputs` block, once (None outside and after: every signal)."""
     holder = _DEFAULT.get()
-    if not holder:
-        return None
-    return holder.pop()
+    return holder.pop() if holder else None
 
 
 @functools.lru_cache(maxsize=4096)

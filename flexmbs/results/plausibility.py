@@ -1,17 +1,10 @@
 """Plausibility guards: results that ran without error but are physically absurd get a warning that names the
 cause (stored in the results file attribute ``warnings`` and in the run summary; never an error).
 
-Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keeps (memory independent of the run length):
-
-* pressures above every relief and supply setting of the circuits;
-* elastic deformation beyond the small-deformation range of the floating frame (> 5 % of the body's size);
-* elastic frequencies no solid body of that size can have (unit slips in E or ρ);
-* a flexible body without geometric stiffness spinning faster than :data:`SPIN_FRACTION` of its lowest elastic
-  frequency (issue 28: its bending frequencies miss the centrifugal stiffening, ``≈ Ω²`` in ``ω²``), or whose
-  axial load between two interfaces exceeds :data:`LOAD_FRACTION` of an Euler load estimated from its lowest
-  frequency (issue 28: the softening under compression, the stiffening under tension are missing) — one warning
-  per run for all such bodies and both reasons, naming ``reduce(..., geometric_stiffness=True)`` / ``flexmbs reduce --geometric-stiffness``;
-* a collapsing time step or a run far slower than simulated time, with the equation that limited the step.
+Checked from running extremes the :class:`flexmbs.engine.recorder.Recorder` keeps (memory independent of the run
+length): pressures, elastic deformation and frequencies, the time step and the pace (docs/safety.md, "Plausibility
+guards"); a flexible body without geometric stiffness that spins or carries axial load (issue 28,
+:func:`_geometric_warning`); elastic modes the integrator damps away (issue 43, :func:`dissipation_warnings`).
 """
 from __future__ import annotations
 

@@ -89,9 +89,9 @@ class Results:
                                f"got {name!r} ({type(name).__name__})")
         if name == "time":
             return self.time
-        if name not in self._data and derived.parse(name) is not None:
-            return self._derive(name)
         if name not in self._data:
+            if derived.parse(name) is not None:
+                return self._derive(name)
             sliced = self._state_slice(name)
             if sliced is not None:
                 return sliced
@@ -248,15 +248,13 @@ def scratch_folder() -> str | None:
 
 
 class ResultsWriter:
-    """Incremental, atomic, locked writer of a results file.
+    """Incremental, atomic, locked writer of a results file (docs/safety.md, "Results files").
 
-    Rows go to a unique temporary ``<path>.<pid>.part`` beside the target (the target name is locked meanwhile,
-    :func:`flexmbs.results.safe_files.output_lock`); they are written in chunks to resizable datasets and flushed to disk
-    every ``flush_every`` rows or ``flush_seconds`` of wall time, so a killed run leaves a readable ``.part``.
-    :meth:`close` renames the temporary over the target when the run made progress (finished, interrupted or failed
-    after its first step) or when there is no earlier file; a run that failed at its first sample never replaces an
-    existing file. A write error (disk full) frees a reserve file kept beside the temporary, writes what is
-    buffered, and stops the run with a :class:`SimulationError`; what was written stays readable.
+    Rows go to a unique temporary ``<path>.<pid>.part`` beside the locked target, in chunks flushed every
+    ``flush_every`` rows or ``flush_seconds`` of wall time (a killed run leaves a readable ``.part``); :meth:`close`
+    renames it over the target when the run made progress or there was no earlier file. A write error (disk full)
+    frees a reserve of ``reserve_bytes`` beside it, writes what is buffered and stops the run with a
+    :class:`SimulationError`; what was written stays readable.
     """
 
     def __init__(self, path: str, attributes: dict, model_data: dict | None = None, flush_every: int = 200,
@@ -392,6 +390,7 @@ class ResultsWriter:
         run with a one-line :class:`SimulationError` (the rows written so far stay readable)."""
         if not self._buffer or self.broken:
             return
+        reason = None
         try:
             try:
                 self._check_room()
@@ -405,10 +404,9 @@ class ResultsWriter:
             reason = _reason(exc)
             self._free_reserve()
             try:
-                if not isinstance(exc, _NoRoom):
-                    self._write_block()
-                else:
+                if isinstance(exc, _NoRoom):
                     raise exc
+                self._write_block()  # in the reserve's room: these rows are kept, then the run stops
             except (OSError, RuntimeError):
                 self.broken = reason
                 if not self.rows_written:
@@ -417,18 +415,16 @@ class ResultsWriter:
                 t_kept = self._last_time_written()
                 raise SimulationError(f"cannot write results file {self.path!r}: {reason}; the samples up to "
                                       f"t = {t_kept:.6g} s are kept (free some space)") from None
-            self.rows_written += self._buffered
-            last = self._buffer[-1]
-            t_last = float(last[1][-1]) if isinstance(last[0], str) else last[0]
-            self._buffer.clear()
-            self._buffered = 0
-            self.broken = reason
-            raise SimulationError(f"writing the results stopped at t = {t_last:.6g} s: {reason} (free some space; "
-                                  "the samples up to there are kept)") from None
+        last = self._buffer[-1]
+        t_last = float(last[1][-1]) if isinstance(last[0], str) else last[0]
         self.rows_written += self._buffered
         self._buffer.clear()
         self._buffered = 0
         self._last_flush = _time.monotonic()
+        if reason is not None:
+            self.broken = reason
+            raise SimulationError(f"writing the results stopped at t = {t_last:.6g} s: {reason} (free some space; "
+                                  "the samples up to there are kept)") from None
 
     def _check_room(self) -> None:
         """Stop before the disk is full: HDF5 must never meet a full disk (it may crash the process, or leave a
@@ -554,14 +550,6 @@ def _open_results(path: str):
         raise FileFormatError(f"cannot open results file {path!r}: {_reason(exc)}") from None
 
 
-def _empty_states(fh) -> tuple:
-    """Solver state vectors of zero length (a model without state elements has no ``z``): not stored as datasets
-    (HDF5 cannot chunk a zero-width array) but read back as ``(n, 0)`` arrays, like a run kept in memory."""
-    if "states/q" not in fh:
-        return ()
-    return tuple(k for k in ("q", "v", "z") if f"states/{k}" not in fh)
-
-
 class _FileSignals(Mapping):
     """Signals of a results file, read from disk on access (memory independent of the run's length)."""
 
@@ -625,14 +613,16 @@ def _read_results(fh, path: str, lazy: bool) -> Results:
     units = {name: str(ds.attrs.get("unit", "")) for name, ds in datasets.items()}
     comps = {name: str(ds.attrs["components"]).split(",") for name, ds in datasets.items()
              if "components" in ds.attrs}
+    stored = [k for k in ("q", "v", "z") if f"states/{k}" in fh]
+    # state vectors of zero length (a model without state elements has no z) are not stored (HDF5 cannot chunk a
+    # zero-width array) but read back as (n, 0) arrays, like a run kept in memory
+    empty = tuple(k for k in ("q", "v", "z") if k not in stored) if "q" in stored else ()
     if lazy:
         data = _FileSignals(str(path), list(datasets), "signals/", n)
-        states = _FileSignals(str(path), [k for k in ("q", "v", "z") if f"states/{k}" in fh], "states/", n,
-                              empty=_empty_states(fh))
+        states = _FileSignals(str(path), stored, "states/", n, empty=empty)
     else:
         data = {name: ds[:n] for name, ds in datasets.items()}
-        states = {k: fh[f"states/{k}"][:n] for k in ("q", "v", "z") if f"states/{k}" in fh}
-        states.update({k: np.zeros((n, 0)) for k in _empty_states(fh)})
+        states = {k: fh[f"states/{k}"][:n] for k in stored} | {k: np.zeros((n, 0)) for k in empty}
     attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in fh.attrs.items()}
     stats = dict(fh["solver"].attrs) if "solver" in fh else {}
     status = str(attrs.get("status", "unknown"))

@@ -11,6 +11,7 @@ import csv
 import errno
 import fcntl
 import glob
+import io
 import os
 import tempfile
 
@@ -183,28 +184,18 @@ def open_output(path: str, mode: str = "w", **kwargs):
     wrapped = _BudgetFile(handle, budget)
     if "b" in mode:
         return wrapped
-    import io
-
     return io.TextIOWrapper(_Raw(wrapped), encoding=kwargs.get("encoding") or "utf-8",
                             newline=kwargs.get("newline"), write_through=True)
 
 
-class _Raw:
-    """The minimal raw-stream face of a :class:`_BudgetFile` for :class:`io.TextIOWrapper`."""
-
-    closed = False
+class _Raw(io.RawIOBase):
+    """The raw-stream face of a :class:`_BudgetFile` for :class:`io.TextIOWrapper` (write only)."""
 
     def __init__(self, budget_file):
         self._file = budget_file
 
     def writable(self):
         return True
-
-    def readable(self):
-        return False
-
-    def seekable(self):
-        return False
 
     def write(self, data):
         return self._file.write(data)
@@ -213,8 +204,9 @@ class _Raw:
         self._file.flush()
 
     def close(self):
-        self._file.close()
-        self.closed = True
+        if not self.closed:
+            super().close()  # (flushes)
+            self._file.close()
 
 
 def write_bytes(path: str, data) -> None:

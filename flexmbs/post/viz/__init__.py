@@ -1,18 +1,9 @@
 """Looking at flexible bodies and simulation results: mode shapes, animations, signal and stress histories.
 
-Python API behind ``flexmbs modes | animate | plot | stress`` (for scripts and notebooks)::
-
-    from flexmbs import viz
-    viz.plot_mode("arm.flex.h5", 2).show()               # a pyvista plotter (off screen: .screenshot("m.png"))
-    viz.write_modes_vtu("arm.flex.h5", "arm_modes.vtu")  # every mode as a point field for ParaView
-    scene = viz.load_scene("run.results.h5")
-    viz.animate(scene, "run.gif", scale=50)              # or viz.write_pvd(scene, "run.pvd")
-    node, k, vm = viz.hotspot(scene, "arm")
-    history = viz.stress_history(scene, "arm", node_index=node)
-    viz.rainflow_summary(history.von_mises)
-
-Rendering is off screen by default (:func:`flexmbs.post.viz.render.configure_offscreen`); pass ``off_screen=False``
-to the ``plot_*`` functions for an interactive window.
+The Python API behind ``flexmbs modes | animate | plot | stress`` (for scripts and notebooks; a tour:
+docs/visualization.md, "Python API"). Rendering is off screen by default
+(:func:`flexmbs.post.viz.render.configure_offscreen`); pass ``off_screen=False`` to the ``plot_*`` functions for an
+interactive window.
 """
 from .animate import animate, frame_arrays, frame_picture, frame_pixels, plot_frame, write_pvd
 from .layout import legends_over_data, overlapping_texts, texts_outside

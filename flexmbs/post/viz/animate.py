@@ -1,10 +1,8 @@
 """The machine moving: animations (GIF, MP4) and ParaView time series (PVD + one VTU per output time).
 
 Flexible bodies are drawn as their deformed surfaces ``x = r + A (s + scale · S q_f)`` coloured by von Mises stress
-(the body's stress field covers every surface node; bodies reduced before it have stress at output nodes only and
-the rest of their surface grey), with one colour range for the whole run (the peak over all nodes and samples), rigid
-bodies from their geometry or a shape derived from their markers (see :mod:`flexmbs.post.viz.scene`). ``scale``
-magnifies the elastic deformation only, never the stress.
+on one colour range for the whole run; ``scale`` magnifies the elastic deformation only, never the stress. What is
+drawn how: docs/visualization.md ("flexmbs animate").
 """
 from __future__ import annotations
 
@@ -20,7 +18,7 @@ from fem.errors import FlexmbsError
 
 from flexmbs.engine.interrupts import deferred_interrupt
 
-from .modes import surface_mesh
+from .modes import MAX_DRAWN_FRACTION, surface_mesh
 from .render import Overlay, camera_pixels, fit_parallel, new_plotter, screenshot, set_view, view_size, write_animation
 from .scene import MachineScene, as_scene
 
@@ -53,18 +51,16 @@ def frame_arrays(scene: MachineScene, k: int, scale: float = 1.0) -> dict[str, d
     return out
 
 
-def _stress_range(scene: MachineScene, frames: np.ndarray | None = None) -> float:
-    """Top of the colour scale, Pa: the largest von Mises stress of all flexible bodies over ``frames`` (default:
-    every sample of the run, so the scale is the same whichever frames are drawn)."""
+def _stress_range(scene: MachineScene) -> float:
+    """Top of the colour scale, Pa: the largest von Mises stress of all flexible bodies over every sample of the
+    run (the scale is the same whichever frames are drawn)."""
     from flexmbs.post.durability import peak_statistics
 
     peak = 0.0
     for body in scene.bodies:
         nodes, modal = body.stress_table() if body.flexible else (np.zeros(0), None)
         if nodes.size:
-            q = scene.modal_coordinates(body.name)
-            q = q if frames is None else q[np.asarray(frames, dtype=int)]
-            peak = max(peak, float(peak_statistics(modal, q, "von_mises")["max"].max()))
+            peak = max(peak, float(peak_statistics(modal, scene.modal_coordinates(body.name))["max"].max()))
     return peak
 
 
@@ -89,9 +85,6 @@ def check_fps(fps) -> None:
     if isinstance(fps, (str, bytes, bool)) or not isinstance(fps, (int, float)) or not MIN_FPS <= fps <= MAX_FPS:
         raise FlexmbsError(f"fps (--fps) must be a number of frames per second in [{MIN_FPS:g}, {MAX_FPS:g}], got "
                            f"{fps!r}")
-
-
-MAX_DRAWN_FRACTION = 10.0  # drawn elastic deformation above this many sizes of the machine: nothing else shows
 
 
 def check_scale(scene: MachineScene, frames, scale: float) -> None:
@@ -210,22 +203,21 @@ def ground_corners(bounds: list[float], up: int | None = None) -> np.ndarray:
     return corners
 
 
-def _add_ground(plotter, corners: np.ndarray) -> None:
-    """The ground plane (a visual reference, not a body)."""
+def _add_ground(plotter, bounds: list[float], view: str) -> None:
+    """The ground plane under the motion's ``bounds`` (a visual reference, not a body) and the camera fitted to
+    both."""
     import pyvista
 
-    plane = pyvista.PolyData(corners, faces=np.array([4, 0, 1, 2, 3]))
-    plotter.add_mesh(plane, color="#c9bfa9", show_edges=False, lighting=False)
+    up = _up(bounds)
+    ground = ground_corners(bounds, up)
+    plotter.add_mesh(pyvista.PolyData(ground, faces=np.array([4, 0, 1, 2, 3])), color="#c9bfa9", show_edges=False,
+                     lighting=False)
+    lo, hi = np.minimum(bounds[0::2], ground.min(axis=0)), np.maximum(bounds[1::2], ground.max(axis=0))
+    _frame_camera(plotter, view, [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]], up)
 
 
 def _up(bounds: list[float]) -> int:
     return up_axis(np.array(bounds[0::2]), np.array(bounds[1::2]))
-
-
-def _with(bounds: list[float], points: np.ndarray) -> list[float]:
-    lo = np.minimum(np.array(bounds[0::2]), points.min(axis=0))
-    hi = np.maximum(np.array(bounds[1::2]), points.max(axis=0))
-    return [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]]
 
 
 def _frame_camera(plotter, view: str, bounds: list[float], up: int) -> None:
@@ -253,18 +245,14 @@ def _caption(scene: MachineScene, k: int, scale: float) -> str:
 class _Frames:
     """A plotter (3D view) and an overlay (colour bar, scale bar, triad, caption) set up once for a whole run."""
 
-    def __init__(self, scene: MachineScene, frames: np.ndarray, scale: float, window_size, view: str,
-                 off_screen: bool = True):
+    def __init__(self, scene: MachineScene, frames: np.ndarray, scale: float, window_size, view: str):
         self.scene, self.scale = scene, scale
         self.stress_max = _stress_range(scene)
         legend = legend_entries(scene)
         legend = legend if any(name != "ground" for name, _ in legend) else []  # the ground alone needs no name
-        self.plotter = new_plotter(view_size(window_size, legend=bool(legend)), off_screen=off_screen)
+        self.plotter = new_plotter(view_size(window_size, legend=bool(legend)))
         self.meshes = _add_bodies(self.plotter, scene, int(frames[0]), scale, self.stress_max)
-        self.bounds = _bounds(scene, frames, scale)
-        ground = ground_corners(self.bounds, _up(self.bounds))
-        _add_ground(self.plotter, ground)
-        _frame_camera(self.plotter, view, _with(self.bounds, ground), _up(self.bounds))
+        _add_ground(self.plotter, _bounds(scene, frames, scale), view)
         colour = {"cmap": "turbo", "vmin": 0.0, "vmax": max(1e-6 * self.stress_max, 1e-9), "title": STRESS} \
             if any(_stress_nodes(b).size for b in scene.bodies if b.points.size) else None
         self.overlay = Overlay(window_size, colour, legend or None)
@@ -310,11 +298,8 @@ def plot_frame(scene: MachineScene | str, k: int = -1, scale: float = 1.0, windo
     k = int(np.arange(scene.time.size)[k])
     plotter = new_plotter(window_size, off_screen=off_screen)
     _add_bodies(plotter, scene, k, scale, _stress_range(scene))
-    bounds = _bounds(scene, np.array([k]), scale)
-    ground = ground_corners(bounds)
-    _add_ground(plotter, ground)
+    _add_ground(plotter, _bounds(scene, np.array([k]), scale), view)
     plotter.add_text(_caption(scene, k, scale), font_size=10, color="black", position="upper_left", name="time")
-    _frame_camera(plotter, view, _with(bounds, ground), _up(bounds))
     return plotter
 
 

@@ -101,17 +101,14 @@ def legends_over_data(fig) -> list[str]:
         legend = ax.get_legend()
         if legend is None or not legend.get_visible():
             continue
-        box = legend.get_window_extent(renderer)
+        box, axes_box = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
         for line in ax.get_lines():
             xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
             if not xy.size:
                 continue
             pixels = ax.transData.transform(xy)
-            axes_box = ax.get_window_extent(renderer)
-            drawn = ((pixels[:, 0] >= axes_box.x0) & (pixels[:, 0] <= axes_box.x1) &
-                     (pixels[:, 1] >= axes_box.y0) & (pixels[:, 1] <= axes_box.y1))
-            inside = ((pixels[:, 0] > box.x0) & (pixels[:, 0] < box.x1) &
-                      (pixels[:, 1] > box.y0) & (pixels[:, 1] < box.y1))
+            drawn = ((pixels >= axes_box.p0) & (pixels <= axes_box.p1)).all(axis=1)  # on the axes (edges included)
+            inside = ((pixels > box.p0) & (pixels < box.p1)).all(axis=1)  # strictly inside the legend's box
             if np.any(drawn & inside):
                 covered.append(f"axes {n} legend covers {line.get_label()!r}")
                 break

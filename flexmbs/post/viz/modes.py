@@ -1,10 +1,9 @@
 """Mode shapes of a reduced flexible body: pictures (PNG grid, oscillating GIF) and a ParaView file (VTU).
 
-The mode shapes are the columns of the orthonormalized Craig–Bampton basis stored in the FlexBody file
-(``translations[:, :, j]``, mass-normalized, so their amplitude has no physical meaning: pictures scale the largest
-displacement to a fraction of the body size). The file carries the *frequencies* of the full free–free FE model in
-its reduction report (``report["full_free_free_hz"]``, paired with the reduced modes by order, with their MAC), not
-the full mode shapes; titles show both frequencies side by side.
+The mode shapes are the mass-normalized columns ``translations[:, :, j]`` of the Craig–Bampton basis: their
+amplitude has no physical meaning, so pictures scale the largest displacement to a fraction of the body size. The
+file carries the full free–free FE *frequencies* and their MAC in its reduction report, not the full mode shapes:
+titles show both frequencies side by side (:func:`mode_title`).
 """
 from __future__ import annotations
 
@@ -121,39 +120,37 @@ def surface_mesh(points: np.ndarray, triangles: np.ndarray, lines: np.ndarray | 
     return pyvista.PolyData(np.asarray(points, dtype=float), **kwargs)
 
 
-def _draw_mode(plotter, body: FlexBody, index: int, scale: float | None, phase: float = 1.0, clim=None,
-               title: bool = True, colour_bar: bool = True) -> dict:
+def _draw_mode(plotter, body: FlexBody, index: int, scale: float | None, title: bool = True,
+               colour_bar: bool = True) -> dict:
     """Add the deformed surface (coloured by displacement magnitude) and the undeformed outline to a plotter."""
     shape = body.translations[:, :, index]
     check_mode_scale(body, [index], scale)
     factor = auto_scale(body, index) if scale is None else float(scale)
-    displacement = factor * phase * shape
+    displacement = factor * shape
     lines = None if body.surface.size else node_chain(body.positions)  # frame-element bodies
     undeformed = surface_mesh(body.positions, body.surface, lines)
     deformed = surface_mesh(body.positions + displacement, body.surface, lines)
     # mass-normalized shapes have no physical amplitude: colour by |u| relative to the mode's largest |u|
-    peak = float(np.linalg.norm(factor * shape, axis=1).max()) or 1.0
-    deformed.point_data[RELATIVE] = np.linalg.norm(displacement, axis=1) / peak
-    clim = clim or [0.0, 1.0]
-    bar = {"title": RELATIVE, "vertical": False, "position_x": 0.55, "position_y": 0.04, "width": 0.4,
-           "height": 0.07, "color": "black", "fmt": "%.1f", "n_labels": 2, "title_font_size": 12,
-           "label_font_size": 11}
+    magnitude = np.linalg.norm(displacement, axis=1)
+    deformed.point_data[RELATIVE] = magnitude / (float(magnitude.max()) or 1.0)
+    coloured = {"scalars": RELATIVE, "cmap": "viridis", "clim": [0.0, 1.0], "show_scalar_bar": colour_bar,
+                "scalar_bar_args": {"title": RELATIVE, "vertical": False, "position_x": 0.55, "position_y": 0.04,
+                                    "width": 0.4, "height": 0.07, "color": "black", "fmt": "%.1f", "n_labels": 2,
+                                    "title_font_size": 12, "label_font_size": 11}}
     if body.surface.size:
         outline = undeformed.extract_feature_edges(feature_angle=30.0, boundary_edges=True, non_manifold_edges=False,
                                                    manifold_edges=False)
         plotter.add_mesh(outline, color="black", line_width=1.0, opacity=0.6)
-        plotter.add_mesh(deformed, scalars=RELATIVE, cmap="viridis", clim=clim, scalar_bar_args=bar,
-                         smooth_shading=False, show_edges=False, show_scalar_bar=colour_bar)
+        plotter.add_mesh(deformed, smooth_shading=False, show_edges=False, **coloured)
     else:
         plotter.add_mesh(undeformed, color="black", point_size=4, render_points_as_spheres=True, opacity=0.4)
-        plotter.add_mesh(deformed, scalars=RELATIVE, cmap="viridis", clim=clim, scalar_bar_args=bar,
-                         point_size=10, render_points_as_spheres=True, line_width=6, render_lines_as_tubes=True,
-                         show_scalar_bar=colour_bar)
+        plotter.add_mesh(deformed, point_size=10, render_points_as_spheres=True, line_width=6,
+                         render_lines_as_tubes=True, **coloured)
     if title:
         plotter.add_text(f"{body.name} {mode_title(body, index)}\nscale {factor:.3g}", font_size=10,
                          color="black", position="upper_left")
     bounds = _bounds(np.vstack([body.positions + factor * shape, body.positions - factor * shape]))
-    return {"scale": factor, "clim": clim, "bounds": bounds, "mesh": deformed}
+    return {"scale": factor, "bounds": bounds, "mesh": deformed}
 
 
 def _bounds(points: np.ndarray) -> list[float]:

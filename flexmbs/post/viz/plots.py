@@ -14,6 +14,7 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.post.durability import COMPONENTS
 from flexmbs.results.safe_files import write_rows
 
 from .render import pyplot, save_figure
@@ -109,12 +110,17 @@ def select_signals(results, names) -> list[Series]:
     return out
 
 
+def _write_columns(path: str, columns: list[tuple[str, np.ndarray]]) -> str:
+    """CSV of ``(header, values (n,))`` columns, full double precision."""
+    with open(path, "w", newline="") as fh:
+        write_rows(fh, [c[0] for c in columns],
+                   ([repr(float(x)) for x in row] for row in zip(*[c[1] for c in columns])))
+    return path
+
+
 def write_signals_csv(time: np.ndarray, series: list[Series], path: str) -> str:
     """CSV with ``time [s]`` and one column per series, header ``name [SI unit]``, full double precision."""
-    with open(path, "w", newline="") as fh:
-        write_rows(fh, ["time [s]"] + [f"{s.name} [{s.unit}]" for s in series],
-                   ([repr(float(t))] + [repr(float(s.values[k])) for s in series] for k, t in enumerate(time)))
-    return path
+    return _write_columns(path, [("time [s]", time)] + [(f"{s.name} [{s.unit}]", s.values) for s in series])
 
 
 def _figure(window_size, rows=1, sharex=False):
@@ -218,7 +224,7 @@ def plot_stress(history, summary: dict, path: str | None = None, window_size=(10
     for k, style in enumerate(("-", "--", ":")):
         ax.plot(history.time, history.principal[:, k] * mpa, style, color="tab:red", linewidth=1.0,
                 label=f"s{k + 1}")
-    for k, name in enumerate(("xx", "yy", "zz", "yz", "xz", "xy")):
+    for k, name in enumerate(COMPONENTS):
         ax.plot(history.time, history.components[:, k] * mpa, linewidth=0.7, alpha=0.6, label=name)
     peak = int(np.argmax(history.von_mises))
     ax.set_title(f"{history.label}: max von Mises {history.von_mises[peak] * mpa:.3g} MPa at "
@@ -240,10 +246,7 @@ def plot_stress(history, summary: dict, path: str | None = None, window_size=(10
 def write_stress_csv(history, path: str) -> str:
     """CSV of the stress history in SI: time [s], six components, von Mises, s1, s2, s3 [Pa]."""
     columns = [("time [s]", history.time)]
-    columns += [(f"{c} [Pa]", history.components[:, k]) for k, c in enumerate(("xx", "yy", "zz", "yz", "xz", "xy"))]
+    columns += [(f"{c} [Pa]", history.components[:, k]) for k, c in enumerate(COMPONENTS)]
     columns += [("von_mises [Pa]", history.von_mises)]
     columns += [(f"s{k + 1} [Pa]", history.principal[:, k]) for k in range(3)]
-    with open(path, "w", newline="") as fh:
-        write_rows(fh, [c[0] for c in columns],
-                   ([repr(float(x)) for x in row] for row in zip(*[c[1] for c in columns])))
-    return path
+    return _write_columns(path, columns)

@@ -1,9 +1,8 @@
 """Off-screen rendering with PyVista/VTK and writing of image sequences (PNG, GIF, MP4).
 
-Headless machines and CI have no X server. VTK ≥ 9.4 wheels pick their OpenGL window at run time (X, EGL,
-OSMesa); without ``DISPLAY`` we ask for the EGL window directly (Mesa's surfaceless EGL renders on the CPU), which
-also avoids VTK's "bad X server connection" warning. The choice can be overridden with the environment variable
-``VTK_DEFAULT_OPENGL_WINDOW`` (e.g. ``vtkOSOpenGLRenderWindow`` where libOSMesa is installed).
+Headless machines and CI have no X server: without ``DISPLAY`` we ask VTK for its EGL window (Mesa's surfaceless
+EGL renders on the CPU; it also avoids VTK's "bad X server connection" warning); ``VTK_DEFAULT_OPENGL_WINDOW``
+overrides the choice. See docs/visualization.md ("Off-screen rendering").
 """
 from __future__ import annotations
 
@@ -223,10 +222,8 @@ class Overlay:
 
     def set_view(self, image: np.ndarray) -> None:
         """The rendered 3D view, (height, width, 3) uint8."""
-        if self.image is None:
+        if self.image is None:  # (imshow's limits: the image's pixels edge to edge)
             self.image = self.ax.imshow(image, interpolation="nearest")
-            self.ax.set_xlim(-0.5, image.shape[1] - 0.5)
-            self.ax.set_ylim(image.shape[0] - 0.5, -0.5)
         else:
             self.image.set_data(image)
 

@@ -242,15 +242,12 @@ def _derive_rigid_shapes(bodies: list[BodyShape], markers: dict, poses: dict) ->
     """Give rigid bodies without geometry a shape from their markers; add the ground's markers as anchors."""
     import pyvista
 
-    spots = [r[0] for r, _ in poses.values()] + [np.asarray(p, dtype=float) for b, p in markers.values()
-                                                 if b == "ground"]
-    spots += [b.points for b in bodies if b.points.size]
+    ground_points = [np.asarray(p, dtype=float) for b, p in markers.values() if b == "ground"]
+    spots = [r[0] for r, _ in poses.values()] + ground_points + [b.points for b in bodies if b.points.size]
     cloud = np.vstack([np.atleast_2d(s) for s in spots]) if spots else np.zeros((1, 3))
     size = float(np.linalg.norm(cloud.max(axis=0) - cloud.min(axis=0))) or 1.0
     radius = 0.012 * size
-    names = {b.name for b in bodies}
-    ground_points = [np.asarray(p, dtype=float) for b, p in markers.values() if b == "ground"]
-    if ground_points and "ground" not in names:
+    if ground_points and "ground" not in {b.name for b in bodies}:
         bodies.append(BodyShape("ground", "Ground", np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64)))
     for body in bodies:
         if body.points.size and (body.triangles.size or body.flexible):

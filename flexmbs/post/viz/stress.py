@@ -14,12 +14,13 @@ import numpy as np
 
 from fem.errors import FlexmbsError
 
+from flexmbs.post.durability import COMPONENTS
+
 from .scene import MachineScene, as_scene, von_mises
 
 __all__ = ["StressHistory", "stress_history", "hotspot", "principal_stresses", "rainflow_summary",
            "attach_flexbody", "COMPONENTS", "CYCLE_SIGNALS"]
 
-COMPONENTS = ("xx", "yy", "zz", "yz", "xz", "xy")
 CYCLE_SIGNALS = ("von_mises", "s1", "s2", "s3") + COMPONENTS
 
 
@@ -67,13 +68,8 @@ class StressHistory:
 
 def principal_stresses(components: np.ndarray) -> np.ndarray:
     """Principal stresses (..., 3), descending, of components (..., 6) ordered xx, yy, zz, yz, xz, xy (Pa)."""
-    s = np.asarray(components, dtype=float)
-    tensor = np.empty(s.shape[:-1] + (3, 3))
-    tensor[..., 0, 0], tensor[..., 1, 1], tensor[..., 2, 2] = s[..., 0], s[..., 1], s[..., 2]
-    tensor[..., 1, 2] = tensor[..., 2, 1] = s[..., 3]
-    tensor[..., 0, 2] = tensor[..., 2, 0] = s[..., 4]
-    tensor[..., 0, 1] = tensor[..., 1, 0] = s[..., 5]
-    return np.linalg.eigvalsh(tensor)[..., ::-1]
+    tensor = [[0, 5, 4], [5, 1, 3], [4, 3, 2]]  # the components' positions in the symmetric 3×3 tensor
+    return np.linalg.eigvalsh(np.asarray(components, dtype=float)[..., tensor])[..., ::-1]
 
 
 def attach_flexbody(scene: MachineScene, body_name: str, flex) -> None:
@@ -199,12 +195,11 @@ def rainflow_summary(series: np.ndarray, n_bins: int = 10) -> dict:
     values = np.asarray(series, dtype=float)
     cycles = np.array([(rng, mean, count) for rng, mean, count, _, _ in rainflow.extract_cycles(values)],
                       dtype=float).reshape(-1, 3)
-    max_range = float(cycles[:, 0].max()) if cycles.size else 0.0
+    max_range = float(cycles[:, 0].max(initial=0.0))  # (ranges are not negative)
     edges = np.linspace(0.0, max_range if max_range > 0 else 1.0, n_bins + 1)
     # bins are right-closed, (lo, hi], as in the rainflow package: the largest range falls in the top bin
     which = np.clip(np.searchsorted(edges, cycles[:, 0], side="left") - 1, 0, n_bins - 1)
     counts = np.bincount(which, weights=cycles[:, 2], minlength=n_bins)[:n_bins] if cycles.size else np.zeros(n_bins)
-    return {"cycles": cycles, "total_cycles": float(cycles[:, 2].sum()) if cycles.size else 0.0,
-            "max_range": max_range, "bin_edges": edges, "bin_counts": counts,
-            "damage_sum_m3": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 3)) if cycles.size else 0.0,
-            "damage_sum_m5": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 5)) if cycles.size else 0.0}
+    return {"cycles": cycles, "total_cycles": float(cycles[:, 2].sum()), "max_range": max_range, "bin_edges": edges,
+            "bin_counts": counts, "damage_sum_m3": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 3)),
+            "damage_sum_m5": float(np.sum(cycles[:, 2] * cycles[:, 0] ** 5))}

@@ -72,13 +72,9 @@ def column_label(case: str, column: str) -> str:
 def output_columns(frame, varied) -> list[str]:
     """Numeric output columns of a study table with at least one finite value (varied parameters and bookkeeping
     left out)."""
-    out = []
-    for column in frame.columns:
-        if column in varied or column in BOOKKEEPING or column.startswith("run."):
-            continue
-        if frame[column].dtype.kind in "fiu" and frame[column].notna().any():
-            out.append(column)
-    return out
+    return [column for column in frame.columns
+            if column not in varied and column not in BOOKKEEPING and not column.startswith("run.")
+            and frame[column].dtype.kind in "fiu" and frame[column].notna().any()]
 
 
 def plot_study(groups, columns, against: str, scatter: bool, title: str, case: str = ""):
@@ -99,9 +95,8 @@ def plot_study(groups, columns, against: str, scatter: bool, title: str, case: s
                                   figsize=(7.0 + (2.4 if labelled else 0.0), 2.2 + 2.6 * len(columns)))
     for ax, column in zip(axes[:, 0], columns):
         for label, rows in groups:
-            style = dict(linestyle="none") if scatter else dict(linestyle="-")
             ax.plot(rows[against].to_numpy(float), rows[column].to_numpy(float), marker="o", label=label or None,
-                    **style)
+                    linestyle="none" if scatter else "-")
         ax.set_ylabel(column_label(case, column), fontsize=9)
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel(column_label(case, against))
