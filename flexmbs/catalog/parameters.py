@@ -28,7 +28,6 @@ class Defaults(dict):
         self.specs = dict(specs or {})
 
 
-
 def load_toml_defaults(path: str) -> Defaults:
     """A case's parameters from its TOML file, flattened (sections only group the keys; each key is unique).
 

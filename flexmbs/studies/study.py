@@ -12,10 +12,9 @@
 
 A variant is finished once its record says so; re-running the same study skips finished variants (``<id>`` hashes
 the case, the parameters and the end time) and runs the failed and missing ones. Records are written by the client
-as results arrive, atomically, so Ctrl-C keeps every finished run: while a study runs, a Ctrl-C is only noted (our
-SIGINT handler, :class:`_CtrlC`) and the main thread acts on it at its next safe point (the wait for results looks
-every 0.1 s), so Dask's start-up and close are never cut in the middle; the study then stops its workers, writes its
-table and raises :class:`StudyInterrupted` (``flexmbs study``: one line, exit 130). See docs/studies.md.
+as results arrive, atomically, so Ctrl-C keeps every finished run (acted on at safe points, :class:`_CtrlC`; the study
+then stops its workers, writes its table and raises :class:`StudyInterrupted`: ``flexmbs study`` prints one line,
+exit 130). See docs/studies.md.
 """
 from __future__ import annotations
 
@@ -121,8 +120,6 @@ class StudyResult:
 
         table = self.table.head(20).to_html(index=False) if getattr(self, "table", None) is not None else ""
         return f"<p>{html.escape(repr(self))}</p>{table}"
-
-
 
 
 def _write_json(path: str, payload: dict) -> None:
