@@ -88,11 +88,16 @@ def log(message: str) -> None:
     click.echo(message, err=True)
 
 
-def emit_or_log(payload: dict, as_json: bool, line: str) -> None:
-    """With ``--json`` the payload as one JSON object on stdout, otherwise ``line`` on stderr."""
+def emitted(payload: dict, as_json: bool) -> bool:
+    """With ``--json``: print ``payload`` as one JSON object on stdout and return True."""
     if as_json:
         emit_json(payload)
-    else:
+    return as_json
+
+
+def emit_or_log(payload: dict, as_json: bool, line: str) -> None:
+    """With ``--json`` the payload as one JSON object on stdout, otherwise ``line`` on stderr."""
+    if not emitted(payload, as_json):
         log(line)
 
 
@@ -204,8 +209,7 @@ def modal_command(mesh, material, fixes, modes, as_json):
         "frequencies_hz": result.frequencies_hz,
         "seconds": time.perf_counter() - start,
     }
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     com = ", ".join(f"{c:.4g}" for c in props["center_of_mass"])
     click.echo(f"{mesh}: {payload['nodes']} nodes, {payload['elements']} {fe_mesh.cell_type}, {payload['dofs']} dofs")

@@ -21,7 +21,7 @@ from fem.errors import FlexmbsError
 from flexmbs.results.file_kinds import check_replace, forced
 from flexmbs.results.safe_files import atomic_output, check_writable
 
-from .app import emit_json, json_option
+from .app import emitted, json_option
 
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
 
@@ -208,8 +208,7 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd with K in 1..{lin.n_states}, got {mode_vtk!r}")
         with forced(stem + ".results.h5", force):
             payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     _print_table(payload)
     if out:

@@ -17,7 +17,7 @@ from fem.errors import FlexmbsError, SimulationError
 from flexmbs.results.file_kinds import check_replace, forced
 from flexmbs.results.safe_files import check_writable, json_default, output_lock
 
-from .app import emit_json, json_option
+from .app import emit_json, emitted, json_option
 
 __all__ = ["cases_command", "run_command"]
 
@@ -167,8 +167,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
     check_end_time(t_end, {**module.DEFAULTS, **params})
     summary = _run_safely(module, params, t_end, output, not quiet, force, list(outputs) or None)
-    if as_json:
-        emit_json(summary)
+    if emitted(summary, as_json):
         return
     click.echo(f"case {summary.get('case', case)}: t_end = {summary.get('t_end', float('nan')):.6g} s, "
                f"{summary.get('steps', 0)} steps, {summary.get('wall_s', float('nan')):.2f} s wall, max constraint "
