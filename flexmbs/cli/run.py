@@ -84,16 +84,16 @@ def changed_inputs_hint(module, params: dict, message: str, top: int = 2) -> str
     far = []
     for key, value in params.items():
         default = module.DEFAULTS.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not isinstance(default, (int, float)):
-            far.append((0.0, key, value, default))
+        numeric = not isinstance(value, bool) and isinstance(value, (int, float)) and isinstance(default, (int, float))
+        if numeric and value == default:
             continue
-        if value == default:
-            continue
-        if default != 0 and value != 0 and (value > 0) == (default > 0):
+        if not numeric:
+            distance = 0.0
+        elif default != 0 and value != 0 and (value > 0) == (default > 0):
             distance = abs(math.log10(abs(value / default)))
         else:
             distance = 1.0
-        far.append((distance, key, value, default))
+        far.append((distance, key, value, default, numeric))
     if not far:
         return ""
     far.sort(key=lambda item: -item[0])
@@ -103,10 +103,8 @@ def changed_inputs_hint(module, params: dict, message: str, top: int = 2) -> str
         text = spec.get("unit") if isinstance(spec, dict) else getattr(spec, "unit", None)
         return f" {text}" if text and text not in ("1", "-") else ""
 
-    named = ", ".join(f"{key} = {value:g}{unit(key)} (default {default:g})"
-                      if isinstance(value, (int, float)) and isinstance(default, (int, float))
-                      and not isinstance(value, bool) else f"{key} = {value!r} (default {default!r})"
-                      for _, key, value, default in far[:top])
+    named = ", ".join(f"{key} = {value:g}{unit(key)} (default {default:g})" if numeric
+                      else f"{key} = {value!r} (default {default!r})" for _, key, value, default, numeric in far[:top])
     several = len(far[:top]) > 1
     return (f"; this run sets {named}: the solver could not follow the motion {'these values give' if several else 'it gives'}"
             f"; set {'them nearer their defaults' if several else 'it nearer its default'}")
