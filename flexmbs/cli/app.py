@@ -144,7 +144,7 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     log(f"wrote {out}")
 
 
-def _verify_mesh(path: str, out: str | None = None) -> None:
+def _verify_mesh(path: str, out: str) -> None:
     """gmsh does not report a full disk: read the written mesh back, as ``modal`` and ``reduce`` will (element
     order and orientation checked), before it replaces anything (issues 30, 43). An unreadable file on a disk
     with room is no full disk: one line saying which format to write instead."""
@@ -157,8 +157,7 @@ def _verify_mesh(path: str, out: str | None = None) -> None:
         if free_bytes(path) < 2 ** 20:
             raise OSError(28, f"No space left on device? the mesh written is incomplete ({exc})", path) from None
         reason = str(exc).replace(f"cannot read mesh {path!r}: ", "meshio: ").replace(repr(path), "it")
-        name = out or path
-        raise FlexmbsError(f"the mesh gmsh wrote to {name!r} cannot be read back by flexmbs ({reason}); nothing "
+        raise FlexmbsError(f"the mesh gmsh wrote to {out!r} cannot be read back by flexmbs ({reason}); nothing "
                            "was written: choose another format (.msh or .vtk)") from None
 
 

@@ -138,10 +138,7 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
 
 def summary(lin, top: int = 3) -> dict:
     """The JSON payload: eigenvalues (with f, ζ, τ, participants) and per input-output pair poles/zeros/DC gain."""
-    analysis = lin.eigen()
-    rows = analysis.rows(top)
-    for row in rows:
-        row["participants"] = [[lbl, share] for lbl, share in row["participants"]]
+    rows = lin.eigen().rows(top)  # participants as [label, share] lists already
     transfer = []
     for i, u in enumerate(lin.input_names):
         for o, y in enumerate(lin.output_names):
