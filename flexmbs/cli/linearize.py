@@ -1,12 +1,7 @@
 """``flexmbs linearize``: linearize a machine case about an operating point; eigenvalues and transfer functions.
 
-A case opts in with a hook in its package (see :mod:`cases` and docs/linearization.md)::
-
-    def linearization(params: dict) -> dict:
-        return {"model": model, "at": "static", "inputs": [...], "outputs": [...]}
-
-Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class:`FlexmbsError` (one line on stderr);
-``--json`` prints exactly one JSON object on stdout.
+A case opts in with a hook ``linearization(params) -> {"model": ..., "at": ..., "inputs": [...], "outputs": [...]}``
+in its package (docs/linearization.md).
 """
 from __future__ import annotations
 

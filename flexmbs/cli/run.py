@@ -1,8 +1,5 @@
-"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of the registry (:mod:`flexmbs.catalog.registry`).
-
-Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class:`FlexmbsError` (one line on stderr);
-``--json`` prints exactly one JSON object on stdout, progress goes to stderr.
-"""
+"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of the registry
+(:mod:`flexmbs.catalog.registry`)."""
 from __future__ import annotations
 
 import json
