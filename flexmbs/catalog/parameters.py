@@ -97,10 +97,8 @@ def validate_parameters(module, params: dict) -> dict:
     """Check the overrides ``params`` of a case module (and its declared defaults) before any work: finite
     numbers, integers for counts, declared ranges. Returns the merged parameters."""
     defaults = module.DEFAULTS
-    specs = dict(getattr(defaults, "specs", {}) or {})
-    specs.update(getattr(module, "PARAMETERS", {}) or {})
-    merged = dict(defaults)
-    merged.update(params)
+    specs = {**(getattr(defaults, "specs", {}) or {}), **(getattr(module, "PARAMETERS", {}) or {})}
+    merged = {**defaults, **params}
     name = getattr(module, "NAME", "case")
     unknown = sorted(set(params) - set(defaults))
     import types
