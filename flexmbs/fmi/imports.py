@@ -280,11 +280,8 @@ class CoSimulationFMU:
         return float(source(t))
 
     def _set_inputs(self, t) -> None:
-        if self._input_refs:
-            if self.run is None and any(isinstance(s, str) for s in self._inputs):
-                values = [0.0 if isinstance(s, str) else self._value(s, t) for s in self._inputs]
-            else:
-                values = [self._value(s, t) for s in self._inputs]
+        if self._input_refs:  # a results signal reads 0 before a run steps the block
+            values = [0.0 if self.run is None and isinstance(s, str) else self._value(s, t) for s in self._inputs]
             self._fmu.setReal(self._input_refs, values)
 
     # the sampled-block protocol of flexmbs.engine.stepping.Run

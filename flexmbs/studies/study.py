@@ -486,7 +486,7 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
 
     if vary is not None and variations is not None:
         raise ModelError("give the variations once: variations or vary=")
-    variations = vary if variations is None else variations
+    variations = (vary if variations is None else variations) or {}
     options = {k: v for k, v in (("name", name), ("defaults", defaults), ("outputs", outputs),
                                  ("simulate_options", simulate_options)) if v is not None}
     if isinstance(case, str):
@@ -500,7 +500,6 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
         if callable(case) and not hasattr(case, "DEFAULTS"):
             options.setdefault("t_end", t_end)
         case = as_case(case, **options)
-    variations = variations or {}
     kind, count = parse_design(design)
     samples = count or samples
     if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
