@@ -328,7 +328,7 @@ def _sorted(lam: np.ndarray) -> np.ndarray:
     return lam[_order(lam)]
 
 
-def _dc_gain(A, b, c, d, poles, zeros, n) -> float:
+def _dc_gain(A, b, c, d, poles, zeros) -> float:
     """``G(0) = k Π(-z)/Π(-p)`` over the poles and zeros left after cancellation, ``k`` the first non-zero Markov
     parameter (``d``, else ``c A^(r-1) b`` with the relative degree ``r``), summed in logarithms (no overflow)."""
     if d != 0.0 and zeros.size == poles.size:
@@ -339,9 +339,7 @@ def _dc_gain(A, b, c, d, poles, zeros, n) -> float:
         for _ in range(max(r - 1, 0)):
             vec = A @ vec
         k = float(c @ vec)
-    if k == 0.0:
-        return 0.0
-    if np.any(zeros == 0.0):
+    if k == 0.0 or np.any(zeros == 0.0):
         return 0.0
     log = np.log(abs(k)) + np.sum(np.log(np.abs(zeros))) - np.sum(np.log(np.abs(poles)))
     phase = np.angle(k) + np.sum(np.angle(-zeros)) - np.sum(np.angle(-poles))
@@ -380,7 +378,7 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
         else:
             kept_zeros.append(zero)
     integrators = sum(abs(p) < ZERO_TOL * scale for p in remaining)
-    dc = float("inf") if integrators else _dc_gain(A, b, c, d, np.array(remaining), np.array(kept_zeros), n)
+    dc = float("inf") if integrators else _dc_gain(A, b, c, d, np.array(remaining), np.array(kept_zeros))
     return {"poles": _sorted(np.array(remaining)), "zeros": _sorted(np.array(kept_zeros)), "dc_gain": dc,
             "integrators": int(integrators), "cancelled": len(poles) - len(remaining)}
 
