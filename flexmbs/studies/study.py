@@ -308,13 +308,10 @@ def _row(record: dict, varied: list) -> dict:
     row = {"variant": record["variant"]}
     row.update({key: record["params"].get(key) for key in varied})
     summary = record.get("summary") or {}
-    for name, value in (("status", record["status"]), ("error", record.get("error", "")),
-                        ("wall_s", record.get("wall_s")), ("steps", summary.get("steps")),
-                        ("t_end", summary.get("t_end")),
-                        ("max_constraint_violation", summary.get("max_constraint_violation")),
-                        ("results_file", record.get("results_file")), ("worker", record.get("worker")),
-                        ("warnings", "\n".join(record.get("warnings") or []))):
-        row["run." + name if name in row else name] = value
+    run = {**record, **{key: summary.get(key) for key in ("steps", "t_end", "max_constraint_violation")},
+           "error": record.get("error", ""), "warnings": "\n".join(record.get("warnings") or [])}
+    for name in META[1:]:  # the run's columns, after the varied parameters
+        row["run." + name if name in row else name] = run.get(name)
     for name, value in _flatten(summary.get("outputs") or {}).items():
         row["out." + name if name in row else name] = value
     return row
