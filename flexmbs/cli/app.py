@@ -176,10 +176,9 @@ def modal_command(mesh, material, fixes, modes, as_json):
     """Modal analysis of a mesh: mass properties and the lowest natural frequencies."""
     from fem.analysis import modal_analysis
     from fem.linalg import backend_name
+    from fem.materials import check_solid, choose_material, parse_material
     from fem.mesh import load_mesh
     from fem.model import solid_model
-
-    from fem.materials import check_solid, choose_material, parse_material
 
     if material is not None:
         check_solid(parse_material(material))  # before any work

@@ -247,12 +247,11 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
             ratios, compare, name, report_path, as_json, start, max_frequency=None,
             geometric_stiffness=False, compare_method="reuse", solver="auto") -> None:
+    from fem.materials import choose_material
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
     from reduction.reduce import ReductionAccuracyWarning, reduce
-
-    from fem.materials import choose_material
 
     if isinstance(mesh, tuple):  # --stiffness, --mass, --nodes: the user's solver matrices (fem.matrices)
         from fem.matrices import load_matrix_model

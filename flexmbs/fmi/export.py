@@ -26,6 +26,7 @@ from xml.etree import ElementTree
 
 from fem.errors import ModelError
 
+from flexmbs._version import __version__
 from flexmbs.catalog.registry import get_case, typed_parameters
 from flexmbs.engine.stepping import Run, model_inputs
 from flexmbs.model.inputs import Input
@@ -150,8 +151,6 @@ def machine_spec(source: str, *, inputs=(), outputs=(), settings=None, t_end: fl
                                            "integer": isinstance(value, int), "description": _provenance(about)})
     base = name or (getattr(module, "NAME", None) if kind == "case" else source.partition(":")[2]) or "machine"
     spec["model_name"] = "flexmbs_" + re.sub(r"\W", "_", str(base))
-    from flexmbs._version import __version__
-
     spec["flexmbs_version"] = __version__
     return spec
 
