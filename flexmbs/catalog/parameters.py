@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import types
+import warnings
 
 from fem.errors import ModelError
 
@@ -101,8 +103,6 @@ def validate_parameters(module, params: dict) -> dict:
     merged = {**defaults, **params}
     name = getattr(module, "NAME", "case")
     unknown = sorted(set(params) - set(defaults))
-    import types
-
     # issue 43: an unknown key passed to Python's validate_parameters was accepted (a case package's parameters are
     # its DEFAULTS; a study's function case may take more keywords)
     if unknown and defaults and isinstance(module, types.ModuleType):
@@ -112,8 +112,6 @@ def validate_parameters(module, params: dict) -> dict:
     for key, value in params.items():
         note = unit_slip(name, key, value, defaults.get(key), specs.get(key))
         if note:
-            import warnings
-
             from flexmbs.results.plausibility import PlausibilityWarning
 
             warnings.warn(note, PlausibilityWarning, stacklevel=2)

@@ -107,8 +107,8 @@ def _select(requested, defaults):
 
 def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), coordinates=()):
     """Build the case's model through its ``linearization`` hook and linearize it; returns the LinearModel."""
+    from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.catalog.registry import get_case, parse_assignments
-
     from flexmbs.linear.linearize import linearize
 
     module = get_case(case)
@@ -117,8 +117,6 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
         raise FlexmbsError(f"case {module.NAME!r} has no linearization hook (define linearization(params) in its "
                            "package, see docs/linearization.md)")
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
-    from flexmbs.catalog.parameters import validate_parameters
-
     validate_parameters(module, params)  # the check `run` makes, before any work (issue 30)
     check_time(at, {**module.DEFAULTS, **params})
     spec = hook(params)

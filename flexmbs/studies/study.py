@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import warnings
 
 import numpy as np
@@ -133,8 +134,6 @@ def check_variants(case, fixed: dict, variants: list) -> None:
     numbers where numbers are expected, NaN, infinity, fractions for counts and values outside the declared
     ranges are one line naming the parameter."""
     from flexmbs.catalog.parameters import validate_parameters
-
-    import types
 
     validate_parameters(case, fixed)
     # a case package's own parameters(overrides) checks its choices (drive = speed|torque, scenario names, ...):
