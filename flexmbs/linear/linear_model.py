@@ -10,6 +10,8 @@ motion and elastic modes in proportion to their mass-weighted amplitudes (kineti
 """
 from __future__ import annotations
 
+import html
+import io
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,8 +91,6 @@ class LinearModel:
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        import html
-
         return f"<pre>{html.escape(self.summary())}</pre>"
 
     # --- basic properties ------------------------------------------------------------------------------
@@ -241,8 +241,6 @@ class LinearModel:
             savemat(path, {**data, **{k: np.array(v, dtype=object) for k, v in names.items()},
                            "operating_time": op.t, **point})
         elif path.endswith((".h5", ".hdf5")):
-            import io
-
             import h5py
 
             from flexmbs.results.safe_files import write_bytes
@@ -403,8 +401,8 @@ def _summary_lines(lin: "LinearModel", max_rows: int) -> list:
     name = getattr(getattr(lin.system, "model", None), "name", None)
     lines = [f"LinearModel{f' of {name!r}' if name else ''} ({lin.method} coordinates): {lin.n_states} states = "
              f"{k} coordinates + {k} rates + {n_z} element states; operating point: {where}"]
-    io = [("inputs ", lin.input_names, lin.input_units), ("outputs", lin.output_names, lin.output_units)]
-    for label, names, units in io:
+    channels = [("inputs ", lin.input_names, lin.input_units), ("outputs", lin.output_names, lin.output_units)]
+    for label, names, units in channels:
         items = [f"{n} [{u}]" if u else str(n) for n, u in zip(names, units)]
         lines.append(f"{label}: {', '.join(items) if items else 'none'}")
     if lin.n_states == 0:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import html
 import importlib.util
 import json
 import logging
@@ -32,6 +33,7 @@ import tempfile
 import threading
 import time
 import types
+import uuid
 import warnings
 
 import numpy as np
@@ -117,8 +119,6 @@ class StudyResult:
                 f"({self.n_skipped} earlier), {self.n_failed} failed, {self.n_pending} pending; {self.path})")
 
     def _repr_html_(self) -> str:
-        import html
-
         table = self.table.head(20).to_html(index=False) if getattr(self, "table", None) is not None else ""
         return f"<p>{html.escape(repr(self))}</p>{table}"
 
@@ -579,8 +579,6 @@ def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client
     ``ctrl_c`` (:class:`_CtrlC`) is checked before the cluster starts, once it has started, after the tasks are
     submitted and every 0.1 s while the results come in; a Ctrl-C raises ``KeyboardInterrupt`` there, after the
     results already back are recorded, and the workers are stopped within about a second."""
-    import uuid
-
     from distributed import as_completed
     from tqdm import tqdm
 
