@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import types
+import warnings
 
 from fem.errors import ModelError
 
@@ -26,7 +28,6 @@ class Defaults(dict):
     def __init__(self, values=(), specs=None):
         super().__init__(values)
         self.specs = dict(specs or {})
-
 
 
 def load_toml_defaults(path: str) -> Defaults:
@@ -98,14 +99,10 @@ def validate_parameters(module, params: dict) -> dict:
     """Check the overrides ``params`` of a case module (and its declared defaults) before any work: finite
     numbers, integers for counts, declared ranges. Returns the merged parameters."""
     defaults = module.DEFAULTS
-    specs = dict(getattr(defaults, "specs", {}) or {})
-    specs.update(getattr(module, "PARAMETERS", {}) or {})
-    merged = dict(defaults)
-    merged.update(params)
+    specs = {**(getattr(defaults, "specs", {}) or {}), **(getattr(module, "PARAMETERS", {}) or {})}
+    merged = {**defaults, **params}
     name = getattr(module, "NAME", "case")
     unknown = sorted(set(params) - set(defaults))
-    import types
-
     # issue 43: an unknown key passed to Python's validate_parameters was accepted (a case package's parameters are
     # its DEFAULTS; a study's function case may take more keywords)
     if unknown and defaults and isinstance(module, types.ModuleType):
@@ -115,8 +112,6 @@ def validate_parameters(module, params: dict) -> dict:
     for key, value in params.items():
         note = unit_slip(name, key, value, defaults.get(key), specs.get(key))
         if note:
-            import warnings
-
             from flexmbs.results.plausibility import PlausibilityWarning
 
             warnings.warn(note, PlausibilityWarning, stacklevel=2)

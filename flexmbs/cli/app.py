@@ -88,11 +88,16 @@ def log(message: str) -> None:
     click.echo(message, err=True)
 
 
-def emit_or_log(payload: dict, as_json: bool, line: str) -> None:
-    """With ``--json`` the payload as one JSON object on stdout, otherwise ``line`` on stderr."""
+def emitted(payload: dict, as_json: bool) -> bool:
+    """With ``--json``: print ``payload`` as one JSON object on stdout and return True."""
     if as_json:
         emit_json(payload)
-    else:
+    return as_json
+
+
+def emit_or_log(payload: dict, as_json: bool, line: str) -> None:
+    """With ``--json`` the payload as one JSON object on stdout, otherwise ``line`` on stderr."""
+    if not emitted(payload, as_json):
         log(line)
 
 
@@ -139,7 +144,7 @@ def mesh_command(shape, out, size, order, hexahedra, length, force):
     log(f"wrote {out}")
 
 
-def _verify_mesh(path: str, out: str | None = None) -> None:
+def _verify_mesh(path: str, out: str) -> None:
     """gmsh does not report a full disk: read the written mesh back, as ``modal`` and ``reduce`` will (element
     order and orientation checked), before it replaces anything (issues 30, 43). An unreadable file on a disk
     with room is no full disk: one line saying which format to write instead."""
@@ -152,8 +157,7 @@ def _verify_mesh(path: str, out: str | None = None) -> None:
         if free_bytes(path) < 2 ** 20:
             raise OSError(28, f"No space left on device? the mesh written is incomplete ({exc})", path) from None
         reason = str(exc).replace(f"cannot read mesh {path!r}: ", "meshio: ").replace(repr(path), "it")
-        name = out or path
-        raise FlexmbsError(f"the mesh gmsh wrote to {name!r} cannot be read back by flexmbs ({reason}); nothing "
+        raise FlexmbsError(f"the mesh gmsh wrote to {out!r} cannot be read back by flexmbs ({reason}); nothing "
                            "was written: choose another format (.msh or .vtk)") from None
 
 
@@ -172,10 +176,9 @@ def modal_command(mesh, material, fixes, modes, as_json):
     """Modal analysis of a mesh: mass properties and the lowest natural frequencies."""
     from fem.analysis import modal_analysis
     from fem.linalg import backend_name
+    from fem.materials import check_solid, choose_material, parse_material
     from fem.mesh import load_mesh
     from fem.model import solid_model
-
-    from fem.materials import check_solid, choose_material, parse_material
 
     if material is not None:
         check_solid(parse_material(material))  # before any work
@@ -204,8 +207,7 @@ def modal_command(mesh, material, fixes, modes, as_json):
         "frequencies_hz": result.frequencies_hz,
         "seconds": time.perf_counter() - start,
     }
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     com = ", ".join(f"{c:.4g}" for c in props["center_of_mass"])
     click.echo(f"{mesh}: {payload['nodes']} nodes, {payload['elements']} {fe_mesh.cell_type}, {payload['dofs']} dofs")

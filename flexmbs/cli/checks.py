@@ -3,6 +3,7 @@ the size of a mesh request, the video extra. Each failure is one :class:`Flexmbs
 """
 from __future__ import annotations
 
+import json
 import math
 
 import click
@@ -129,8 +130,6 @@ def echo_cache(as_json: bool, missing_path: bool = False) -> None:
 
     info = cache_info()
     if as_json:
-        import json
-
         click.echo(json.dumps(info))
         return
     state = "usable" if info["usable"] else "NOT usable (a file, or not writable): set FLEXMBS_CACHE to a folder"

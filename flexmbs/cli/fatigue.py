@@ -15,7 +15,7 @@ from fem.errors import FlexmbsError
 
 from flexmbs.results.safe_files import atomic_output, write_rows
 
-from .app import emit_json, json_option, log
+from .app import emitted, json_option, log
 
 __all__ = ["fatigue_command", "fatigue_map", "write_damage_csv", "write_damage_vtu", "save_damage_png"]
 
@@ -178,8 +178,7 @@ def fatigue_command(results_file, body, sn_text, quantity, mean_correction, pref
     payload = {"body": body, "sn_curve": sn.describe(), "signal": quantity, "mean_correction": mean_correction,
                "nodes": int(s.nodes.size), "samples": int(s.time.size), "duration_s": fmap["duration"],
                "full_field": s.full_field, "static_failures": failures, "most_damaged": rows, "files": outputs}
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     click.echo(f"fatigue of {body!r} ({s.nodes.size} nodes, one pass = {fmap['duration']:.4g} s, {quantity}, "
                f"{mean_correction}; {sn.describe()})")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .app import emit_json, json_option, log
+from .app import emitted, json_option, log
 from .checks import POSITIVE
 
 __all__ = ["fmu_command"]
@@ -33,7 +33,5 @@ def fmu_command(case, assignments, inputs, outputs, out, rtol, atol, max_step, f
     log(f"building {out} from {case} ...")
     path = export_fmu(case, out, inputs=inputs, outputs=outputs, settings=settings,
                       options={"rtol": rtol, "atol": atol, "max_step": max_step}, force=force)
-    if as_json:
-        emit_json({"fmu": path, "case": case, "inputs": list(inputs), "outputs": list(outputs)})
-    else:
+    if not emitted({"fmu": path, "case": case, "inputs": list(inputs), "outputs": list(outputs)}, as_json):
         click.echo(path)

@@ -1,12 +1,7 @@
 """``flexmbs linearize``: linearize a machine case about an operating point; eigenvalues and transfer functions.
 
-A case opts in with a hook in its package (see :mod:`cases` and docs/linearization.md)::
-
-    def linearization(params: dict) -> dict:
-        return {"model": model, "at": "static", "inputs": [...], "outputs": [...]}
-
-Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class:`FlexmbsError` (one line on stderr);
-``--json`` prints exactly one JSON object on stdout.
+A case opts in with a hook ``linearization(params) -> {"model": ..., "at": ..., "inputs": [...], "outputs": [...]}``
+in its package (docs/linearization.md).
 """
 from __future__ import annotations
 
@@ -21,7 +16,7 @@ from fem.errors import FlexmbsError
 from flexmbs.results.file_kinds import check_replace, forced
 from flexmbs.results.safe_files import atomic_output, check_writable
 
-from .app import emit_json, json_option
+from .app import emitted, json_option
 
 __all__ = ["linearize_command", "parse_at", "linearize_case"]
 
@@ -112,8 +107,8 @@ def _select(requested, defaults):
 
 def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), coordinates=()):
     """Build the case's model through its ``linearization`` hook and linearize it; returns the LinearModel."""
+    from flexmbs.catalog.parameters import validate_parameters
     from flexmbs.catalog.registry import get_case, parse_assignments
-
     from flexmbs.linear.linearize import linearize
 
     module = get_case(case)
@@ -122,8 +117,6 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
         raise FlexmbsError(f"case {module.NAME!r} has no linearization hook (define linearization(params) in its "
                            "package, see docs/linearization.md)")
     params = parse_assignments(assignments, module.DEFAULTS, module.NAME)
-    from flexmbs.catalog.parameters import validate_parameters
-
     validate_parameters(module, params)  # the check `run` makes, before any work (issue 30)
     check_time(at, {**module.DEFAULTS, **params})
     spec = hook(params)
@@ -138,10 +131,7 @@ def linearize_case(case: str, assignments=(), at=None, inputs=(), outputs=(), co
 
 def summary(lin, top: int = 3) -> dict:
     """The JSON payload: eigenvalues (with f, ζ, τ, participants) and per input-output pair poles/zeros/DC gain."""
-    analysis = lin.eigen()
-    rows = analysis.rows(top)
-    for row in rows:
-        row["participants"] = [[lbl, share] for lbl, share in row["participants"]]
+    rows = lin.eigen().rows(top)  # participants as [label, share] lists already
     transfer = []
     for i, u in enumerate(lin.input_names):
         for o, y in enumerate(lin.output_names):
@@ -208,8 +198,7 @@ def linearize_command(case, assignments, at, inputs, outputs, coordinates, out, 
             raise FlexmbsError(f"--mode-vtk expects K:FILE.pvd with K in 1..{lin.n_states}, got {mode_vtk!r}")
         with forced(stem + ".results.h5", force):
             payload["mode_vtk"] = lin.write_mode_series(int(index) - 1, path)
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     _print_table(payload)
     if out:

@@ -15,7 +15,7 @@ from fem.errors import FileFormatError, FlexmbsError
 from flexmbs.results.file_kinds import check_replace
 from flexmbs.results.safe_files import atomic_output, open_output, output_lock, resolve_results
 
-from .app import emit_json, json_option, log
+from .app import emitted, json_option, log
 
 __all__ = ["reduce_command", "info_command", "parse_interface"]
 
@@ -247,12 +247,11 @@ def reduce_command(mesh, out, interfaces, modes, max_frequency, output_nodes, st
 def _reduce(mesh, out, interfaces, parsed, parsed_paths, paths, stress_field, modes, output_nodes, material, damping,
             ratios, compare, name, report_path, as_json, start, max_frequency=None,
             geometric_stiffness=False, compare_method="reuse", solver="auto") -> None:
+    from fem.materials import choose_material
     from fem.mesh import load_mesh
     from fem.model import solid_model
     from reduction.io import file_sha256, write_flexbody
     from reduction.reduce import ReductionAccuracyWarning, reduce
-
-    from fem.materials import choose_material
 
     if isinstance(mesh, tuple):  # --stiffness, --mass, --nodes: the user's solver matrices (fem.matrices)
         from fem.matrices import load_matrix_model
@@ -327,8 +326,7 @@ def _print_reduction(body, model, out, start, as_json) -> None:
     }
     for line in payload["warnings"]:
         click.echo(f"warning: {line}", err=True)
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     click.echo(f"{out}: {body.n_modes} elastic coordinates from {r['physical_dofs']} dofs "
                f"({r['rigid_modes_removed']} rigid-body modes removed), mass {body.invariants.mass:.6g} kg")
@@ -383,8 +381,7 @@ def info_command(path, as_json, show_cache=False):
                    "stress_field": _stress_field_info(body, path),
                    "paths": {p.name: {"nodes": int(p.nodes.size), "dofs": p.retained_dofs}
                              for p in body.paths.values()}}
-        if as_json:
-            emit_json(payload)
+        if emitted(payload, as_json):
             return
         click.echo(f"{path}: flexible body {body.name!r}, {body.n_modes} elastic modes, {payload['nodes']} nodes, "
                    f"mass {body.invariants.mass:.6g} kg")
@@ -437,9 +434,8 @@ def _describe_hdf5(path: str, kind, as_json: bool) -> None:
         f.visititems(visit)
         solver = {k: _plain(v) for k, v in (f["solver"].attrs.items() if isinstance(f.get("solver"), h5py.Group)
                                              else [])}
-    if as_json:
-        emit_json({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "solver": solver,
-                   "signals": signals})
+    if emitted({"file": path, "kind": str(kind or "hdf5"), "attributes": attrs, "solver": solver, "signals": signals},
+               as_json):
         return
     click.echo(f"{path}: {kind or 'HDF5 file'}")
     for key, value in attrs.items():

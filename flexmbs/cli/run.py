@@ -1,8 +1,5 @@
-"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of the registry (:mod:`flexmbs.catalog.registry`).
-
-Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Errors are :class:`FlexmbsError` (one line on stderr);
-``--json`` prints exactly one JSON object on stdout, progress goes to stderr.
-"""
+"""``flexmbs cases`` and ``flexmbs run``: list and run the machine cases of the registry
+(:mod:`flexmbs.catalog.registry`)."""
 from __future__ import annotations
 
 import json
@@ -17,7 +14,7 @@ from fem.errors import FlexmbsError, SimulationError
 from flexmbs.results.file_kinds import check_replace, forced
 from flexmbs.results.safe_files import check_writable, json_default, output_lock
 
-from .app import emit_json, json_option
+from .app import emit_json, emitted, json_option
 
 __all__ = ["cases_command", "run_command"]
 
@@ -84,16 +81,16 @@ def changed_inputs_hint(module, params: dict, message: str, top: int = 2) -> str
     far = []
     for key, value in params.items():
         default = module.DEFAULTS.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not isinstance(default, (int, float)):
-            far.append((0.0, key, value, default))
+        numeric = not isinstance(value, bool) and isinstance(value, (int, float)) and isinstance(default, (int, float))
+        if numeric and value == default:
             continue
-        if value == default:
-            continue
-        if default != 0 and value != 0 and (value > 0) == (default > 0):
+        if not numeric:
+            distance = 0.0
+        elif default != 0 and value != 0 and (value > 0) == (default > 0):
             distance = abs(math.log10(abs(value / default)))
         else:
             distance = 1.0
-        far.append((distance, key, value, default))
+        far.append((distance, key, value, default, numeric))
     if not far:
         return ""
     far.sort(key=lambda item: -item[0])
@@ -103,10 +100,8 @@ def changed_inputs_hint(module, params: dict, message: str, top: int = 2) -> str
         text = spec.get("unit") if isinstance(spec, dict) else getattr(spec, "unit", None)
         return f" {text}" if text and text not in ("1", "-") else ""
 
-    named = ", ".join(f"{key} = {value:g}{unit(key)} (default {default:g})"
-                      if isinstance(value, (int, float)) and isinstance(default, (int, float))
-                      and not isinstance(value, bool) else f"{key} = {value!r} (default {default!r})"
-                      for _, key, value, default in far[:top])
+    named = ", ".join(f"{key} = {value:g}{unit(key)} (default {default:g})" if numeric
+                      else f"{key} = {value!r} (default {default!r})" for _, key, value, default, numeric in far[:top])
     several = len(far[:top]) > 1
     return (f"; this run sets {named}: the solver could not follow the motion {'these values give' if several else 'it gives'}"
             f"; set {'them nearer their defaults' if several else 'it nearer its default'}")
@@ -167,8 +162,7 @@ def run_command(case, assignments, t_end, output, as_json, quiet, force, outputs
         raise FlexmbsError(f"--t-end must be a positive time in s, got {t_end}")
     check_end_time(t_end, {**module.DEFAULTS, **params})
     summary = _run_safely(module, params, t_end, output, not quiet, force, list(outputs) or None)
-    if as_json:
-        emit_json(summary)
+    if emitted(summary, as_json):
         return
     click.echo(f"case {summary.get('case', case)}: t_end = {summary.get('t_end', float('nan')):.6g} s, "
                f"{summary.get('steps', 0)} steps, {summary.get('wall_s', float('nan')):.2f} s wall, max constraint "

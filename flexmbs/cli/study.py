@@ -1,7 +1,7 @@
 """``flexmbs study`` and ``flexmbs study-plot``: parameter studies of a case on Dask, and their plots.
 
-Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. Exit status of ``study``: 0 when every variant finished,
-1 when some failed (their one-line errors are in the table), 2 for a usage error, 130 when interrupted.
+Exit status of ``study``: 0 when every variant finished, 1 when some failed (their one-line errors are in the
+table), 2 for a usage error, 130 when interrupted.
 """
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ def _merge_plan(case, plan, vary, assignments, design, seed, t_end):
 
     spec = load_plan(plan, case_studies_dir(case), case.NAME) if plan else {
         "vary": {}, "set": {}, "design": "grid", "seed": 0, "t_end": None, "path": None}
-    variations = dict(spec["vary"])
-    variations.update(parse_vary(vary))
+    varied = parse_vary(vary)
+    variations = {**spec["vary"], **varied}
     fixed = {k: v for k, v in spec["set"].items() if k not in variations}
     given = parse_assignments(assignments, case.DEFAULTS, case.NAME)
-    both = sorted(set(given) & set(parse_vary(vary)))
+    both = sorted(set(given) & set(varied))
     if both:  # issue 43: --set of a varied key was dropped without a word
         raise FlexmbsError(f"--set {both[0]} and --vary {both[0]} both give {both[0]}: a parameter is either fixed "
                            f"(--set) or varied (--vary); give it once")

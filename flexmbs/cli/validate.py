@@ -1,7 +1,7 @@
 """``flexmbs validate``: run the verification and seed comparisons of the cases and write the report.
 
-Registered on the ``flexmbs`` group by :mod:`flexmbs.cli.app`. The rows come from ``cases/<case>/validation.py``
-(:mod:`flexmbs.catalog.validation`); the cases are found through the case registry, as ``flexmbs run`` finds them.
+The rows come from ``cases/<case>/validation.py`` (:mod:`flexmbs.catalog.validation`); the cases are found through
+the case registry, as ``flexmbs run`` finds them.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from fem.errors import FlexmbsError
 from flexmbs.results.file_kinds import check_replace
 from flexmbs.results.safe_files import atomic_output, check_writable, resolve_results
 
-from .app import emit_json, emit_or_log, json_option, log
+from .app import emit_or_log, emitted, json_option, log
 from .checks import FINITE, POSITIVE, check_video
 
 __all__ = ["modes_command", "animate_command", "plot_command", "stress_command", "report_command"]
@@ -234,8 +234,7 @@ def stress_command(results_file, body, node, node_index, hotspot, top, rank_by, 
                "total_cycles": summary["total_cycles"], "max_range_pa": summary["max_range"],
                "bin_edges_pa": summary["bin_edges"], "bin_counts": summary["bin_counts"],
                "damage_sum_m3": summary["damage_sum_m3"], "damage_sum_m5": summary["damage_sum_m5"]}
-    if as_json:
-        emit_json(payload)
+    if emitted(payload, as_json):
         return
     if spots:
         click.echo(f"hot spots of {body!r} by {rank_by} von Mises over {scene.time.size} samples:")

@@ -1,4 +1,4 @@
-"""A flexmbs machine as a co-simulation FMU 2.0 (issue 47 item 1), built with pythonfmu.
+"""A flexmbs machine as a co-simulation FMU 2.0 (issue 47 item 1), built with pythonfmu; docs/fmi.md, "Export".
 
 ``flexmbs fmu CASE --set k=v --input M2 --output joint/O1/rotation -o machine.fmu`` or, from Python,
 ``export_fmu("fourbar-hydraulic", "machine.fmu", inputs=["M2"], outputs=["joint/O1/rotation"])``.
@@ -6,18 +6,11 @@
 What the FMU holds: a short Python class (:data:`SLAVE_SOURCE`, pythonfmu's ``Fmi2Slave``) and a JSON description of
 the machine (``resources/flexmbs_fmu.json``: the case or the importable builder, the ``--set`` values, the inputs and
 outputs with units, the case's numeric parameters with their provenance, the integrator options). At
-``exitInitializationMode`` the FMU builds the model on the target with flexmbs and creates a
+``exitInitializationMode`` the FMU builds the model on the target and creates a
 :class:`flexmbs.engine.stepping.Run`; ``doStep(t, h)`` sets the inputs (held over the step: a zero-order hold) and
-calls ``run.advance_to(t + h)``; the outputs are the run's signals at ``t + h``. ``fmi2GetFMUstate`` and
-``fmi2SetFMUstate`` save and restore the run (in memory; the state is not serializable).
-
-**The FMU needs Python with flexmbs on the target** (a tool-coupling FMU): pythonfmu's binary starts the Python
-interpreter it finds (``libpython`` of the version it was built for) and imports flexmbs there. A Simulink or
-Dymola user needs that Python installed beside the tool; the FMU does not carry flexmbs.
-
-Inputs: an :class:`flexmbs.model.inputs.Input` in the model (a builder's model), or the name of an element whose
-function of time the FMU input replaces: a :class:`~flexmbs.model.forces.JointActuator`'s load (N or N m) or a
-``TimeFunction`` signal of a circuit; the input's start value is that function's value at t = 0.
+calls ``run.advance_to(t + h)``; ``fmi2GetFMUstate``/``fmi2SetFMUstate`` save and restore the run (in memory).
+**The FMU needs Python with flexmbs on the target** (a tool-coupling FMU: pythonfmu's binary starts that Python).
+Inputs: :func:`attach_inputs`.
 """
 from __future__ import annotations
 
@@ -33,6 +26,7 @@ from xml.etree import ElementTree
 
 from fem.errors import ModelError
 
+from flexmbs._version import __version__
 from flexmbs.catalog.registry import get_case, typed_parameters
 from flexmbs.engine.stepping import Run, model_inputs
 from flexmbs.model.inputs import Input
@@ -157,8 +151,6 @@ def machine_spec(source: str, *, inputs=(), outputs=(), settings=None, t_end: fl
                                            "integer": isinstance(value, int), "description": _provenance(about)})
     base = name or (getattr(module, "NAME", None) if kind == "case" else source.partition(":")[2]) or "machine"
     spec["model_name"] = "flexmbs_" + re.sub(r"\W", "_", str(base))
-    from flexmbs._version import __version__
-
     spec["flexmbs_version"] = __version__
     return spec
 
@@ -284,7 +276,7 @@ def export_fmu(source: str, path: str, *, inputs=(), outputs=(), settings: dict 
     path : str
         The ``.fmu`` file to write.
     inputs, outputs : sequence of str
-        Input names (see the module docstring) and output names (results signals, e.g. ``joint/O1/rotation``).
+        Input names (:func:`attach_inputs`) and output names (results signals, e.g. ``joint/O1/rotation``).
     settings : dict, optional
         Case parameters (``--set``), or the builder's keywords.
     t_end : float, s, optional

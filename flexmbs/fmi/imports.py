@@ -1,25 +1,10 @@
-"""FMUs inside a flexmbs model (issue 47 item 2), loaded with FMPy.
+"""FMUs inside a flexmbs model (issue 47 item 2), loaded with FMPy; docs/fmi.md, "Import", has the coupling.
 
-``fm.FMU("controller.fmu", inputs={...}, outputs={...})`` returns
-
-* for a **Model-Exchange** FMU a :class:`ModelExchangeFMU`: a state element (docs/element-protocol.md) whose states
-  are the FMU's continuous states, integrated by the engine's implicit solver together with the machine
-  (monolithic: no coupling error). Add it with ``model.add_element(fmu)``. It is evaluated in Python (each rate
-  evaluation sets time, states and inputs and asks the FMU for its derivatives), so the model runs on the
-  Python path. FMUs with event indicators or time events are refused (the engine does not hand their events
-  to the FMU);
-* for a **co-simulation** FMU a :class:`CoSimulationFMU`: a discrete block sampled at its communication step
-  ``step`` by :class:`flexmbs.engine.stepping.Run` (Jacobi coupling: at each sample time ``t_k`` the block reads
-  its inputs from the run's signals, its outputs ``y_k`` are held over ``[t_k, t_k+1]`` and it does one FMU step).
-  Its outputs are :class:`~flexmbs.model.inputs.Input` objects (``block.output("y")``) used wherever a function of
-  time is taken. A model with a co-simulation block runs through ``fm.simulate`` or ``fm.Run`` (both sample it).
-
-Inputs of a Model-Exchange FMU: ``{fmu_input: source}`` with ``source`` a flexmbs measurement (``fm.Distance``,
-``fm.JointCoordinate``, ``fm.MarkerCoordinate``: its value), ``("rate", measurement)`` (its time derivative), a
-function of time or a number. Outputs: ``{fmu_output: measurement}`` applies the output as the generalized force
-conjugate to the measurement (N along a distance, N m about a revolute joint); a list of names records them only
-(``element/<name>/<output>`` in the results). Inputs of a co-simulation FMU: ``{fmu_input: results signal name}``
-(e.g. ``"joint/rail/translation"``), a function of time or a number.
+``fm.FMU(path, ...)`` returns for a **Model-Exchange** FMU a :class:`ModelExchangeFMU`, a state element
+(docs/element-protocol.md) whose states the engine's implicit solver integrates with the machine (evaluated in
+Python; FMUs with event indicators or time events are refused), and for a **co-simulation** FMU a
+:class:`CoSimulationFMU`, a discrete block that :class:`flexmbs.engine.stepping.Run` samples at its communication
+step (Jacobi coupling; its outputs are held :class:`~flexmbs.model.inputs.Input` objects, ``block.output("y")``).
 """
 from __future__ import annotations
 
@@ -45,7 +30,12 @@ def FMU(path: str, inputs: dict | None = None, outputs=None, parameters: dict | 
     ----------
     path : str
         The ``.fmu`` file.
-    inputs, outputs : see the module docstring
+    inputs, outputs : dict, list
+        Model Exchange: inputs ``{fmu_input: source}``, the source a measurement (``fm.Distance``,
+        ``fm.JointCoordinate``, ...: its value), ``("rate", measurement)``, a function of time or a number; outputs
+        ``{fmu_output: measurement}`` (applied as the generalized force conjugate to it: N, N m) or a list of names
+        (recorded only, ``element/<name>/<output>``). Co-simulation: inputs ``{fmu_input: results signal name,
+        function of time or number}``, outputs a list of names.
     parameters : dict, optional
         Start values to set before initialization (``{name: value}``, SI).
     name : str, optional
@@ -92,14 +82,9 @@ def _checked_variables(path, description, inputs, outputs) -> tuple[dict, list]:
 
 
 def _instantiated(fmu_class, path, description, interface, name):
-    """The FMU (FMPy's ``fmu_class`` of ``interface``) instantiated.
-
-    Then the interpreter guard of an FMU built with pythonfmu is released (docs/fmi.md, "Exit of the host").
-    pythonfmu's Linux library keeps it in a static ``std::shared_ptr`` released twice when the
-    process exits with the library loaded (glibc keeps it after dlclose): the C++ static destructor frees it, then the
-    library's destructor ``finalizePythonInterpreter`` decrements its count in the freed block, damaging the heap
-    (PythonFMU issue 229). Here the interpreter is the host's, so the guard owns nothing: released now through that
-    same exported function, it is null at exit. Other FMUs do not export the function: nothing is done."""
+    """The FMU (FMPy's ``fmu_class`` of ``interface``) instantiated, and then the interpreter guard of an FMU built
+    with pythonfmu released through its exported ``finalizePythonInterpreter`` (the guard owns nothing in a Python
+    host; released at exit it is freed twice, PythonFMU issue 229: docs/fmi.md, "Exit of the host")."""
     from fmpy import extract
 
     fmu = fmu_class(guid=description.guid, unzipDirectory=extract(path), modelIdentifier=interface.modelIdentifier,
@@ -119,7 +104,7 @@ def _set_parameters(fmu, variables, parameters, path) -> None:
 
 
 class ModelExchangeFMU:
-    """A Model-Exchange FMU as a state element (see the module docstring)."""
+    """A Model-Exchange FMU as a state element (see :func:`FMU`)."""
 
     def __init__(self, path, description, inputs: dict, outputs, parameters: dict, name):
         from fmpy.fmi2 import FMU2Model
@@ -243,7 +228,7 @@ class _BlockOutput(Input):
 
 
 class CoSimulationFMU:
-    """A co-simulation FMU sampled as a discrete block (see the module docstring)."""
+    """A co-simulation FMU sampled as a discrete block (see :func:`FMU`)."""
 
     def __init__(self, path, description, inputs: dict, outputs, parameters: dict, name, step):
         from fmpy.fmi2 import FMU2Slave
@@ -295,11 +280,8 @@ class CoSimulationFMU:
         return float(source(t))
 
     def _set_inputs(self, t) -> None:
-        if self._input_refs:
-            if self.run is None and any(isinstance(s, str) for s in self._inputs):
-                values = [0.0 if isinstance(s, str) else self._value(s, t) for s in self._inputs]
-            else:
-                values = [self._value(s, t) for s in self._inputs]
+        if self._input_refs:  # a results signal reads 0 before a run steps the block
+            values = [0.0 if self.run is None and isinstance(s, str) else self._value(s, t) for s in self._inputs]
             self._fmu.setReal(self._input_refs, values)
 
     # the sampled-block protocol of flexmbs.engine.stepping.Run

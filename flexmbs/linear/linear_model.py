@@ -10,6 +10,8 @@ motion and elastic modes in proportion to their mass-weighted amplitudes (kineti
 """
 from __future__ import annotations
 
+import html
+import io
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,8 +91,6 @@ class LinearModel:
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        import html
-
         return f"<pre>{html.escape(self.summary())}</pre>"
 
     # --- basic properties ------------------------------------------------------------------------------
@@ -241,8 +241,6 @@ class LinearModel:
             savemat(path, {**data, **{k: np.array(v, dtype=object) for k, v in names.items()},
                            "operating_time": op.t, **point})
         elif path.endswith((".h5", ".hdf5")):
-            import io
-
             import h5py
 
             from flexmbs.results.safe_files import write_bytes
@@ -328,7 +326,7 @@ def _sorted(lam: np.ndarray) -> np.ndarray:
     return lam[_order(lam)]
 
 
-def _dc_gain(A, b, c, d, poles, zeros, n) -> float:
+def _dc_gain(A, b, c, d, poles, zeros) -> float:
     """``G(0) = k Π(-z)/Π(-p)`` over the poles and zeros left after cancellation, ``k`` the first non-zero Markov
     parameter (``d``, else ``c A^(r-1) b`` with the relative degree ``r``), summed in logarithms (no overflow)."""
     if d != 0.0 and zeros.size == poles.size:
@@ -339,9 +337,7 @@ def _dc_gain(A, b, c, d, poles, zeros, n) -> float:
         for _ in range(max(r - 1, 0)):
             vec = A @ vec
         k = float(c @ vec)
-    if k == 0.0:
-        return 0.0
-    if np.any(zeros == 0.0):
+    if k == 0.0 or np.any(zeros == 0.0):
         return 0.0
     log = np.log(abs(k)) + np.sum(np.log(np.abs(zeros))) - np.sum(np.log(np.abs(poles)))
     phase = np.angle(k) + np.sum(np.angle(-zeros)) - np.sum(np.angle(-poles))
@@ -380,7 +376,7 @@ def transfer_summary(A: np.ndarray, b: np.ndarray, c: np.ndarray, d: float) -> d
         else:
             kept_zeros.append(zero)
     integrators = sum(abs(p) < ZERO_TOL * scale for p in remaining)
-    dc = float("inf") if integrators else _dc_gain(A, b, c, d, np.array(remaining), np.array(kept_zeros), n)
+    dc = float("inf") if integrators else _dc_gain(A, b, c, d, np.array(remaining), np.array(kept_zeros))
     return {"poles": _sorted(np.array(remaining)), "zeros": _sorted(np.array(kept_zeros)), "dc_gain": dc,
             "integrators": int(integrators), "cancelled": len(poles) - len(remaining)}
 
@@ -405,8 +401,8 @@ def _summary_lines(lin: "LinearModel", max_rows: int) -> list:
     name = getattr(getattr(lin.system, "model", None), "name", None)
     lines = [f"LinearModel{f' of {name!r}' if name else ''} ({lin.method} coordinates): {lin.n_states} states = "
              f"{k} coordinates + {k} rates + {n_z} element states; operating point: {where}"]
-    io = [("inputs ", lin.input_names, lin.input_units), ("outputs", lin.output_names, lin.output_units)]
-    for label, names, units in io:
+    channels = [("inputs ", lin.input_names, lin.input_units), ("outputs", lin.output_names, lin.output_units)]
+    for label, names, units in channels:
         items = [f"{n} [{u}]" if u else str(n) for n, u in zip(names, units)]
         lines.append(f"{label}: {', '.join(items) if items else 'none'}")
     if lin.n_states == 0:

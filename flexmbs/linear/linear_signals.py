@@ -1,20 +1,7 @@
-"""Named inputs and outputs of a linearized model (see docs/linearization.md, "Naming inputs and outputs").
-
-**Inputs** are scalar signals of the model that :func:`flexmbs.linearize` perturbs by ``δu`` to obtain the columns
-of ``B`` and ``D``:
-
-* ``force/<force>`` or ``force/<force>/load`` — the time function of a :class:`~flexmbs.JointActuator`
-  (torque N m or force N);
-* ``force/<force>/<Fx|Fy|Fz|Tx|Ty|Tz>`` — one component of a :class:`~flexmbs.PointForce` (N, N m);
-* ``element/<element>/<signal>`` — a signal of a state element: any component ``element.component(<signal>)``
-  that evaluates to ``(value, gradient)`` (a hydraulic ``Signal``: a valve command such as ``valve.command``, a
-  pressure set-point, a PID set-point).
-
-**Outputs** use the signal names of the results file (``flexmbs plot`` names), with the vector component appended:
-``joint/<j>/rotation|translation``, ``body/<b>/position/x``, ``body/<b>/velocity/y``,
-``body/<b>/angular_velocity/z``, ``body/<b>/orientation/e0``, ``body/<b>/modal_coordinates/q2``,
-``marker/<m>/position/x``, ``marker/<m>/velocity/x``, ``element/<e>/<state>`` (e.g. ``V1.pressure``),
-``element/<e>/<output>`` (e.g. ``throttle.flow``), ``element/<e>/y/<measurement>``, ``force/<f>/<key>``.
+"""Named inputs and outputs of a linearized model: inputs ``force/<force>[/<component>]`` and
+``element/<element>/<signal>`` (offset by ``δu`` for the columns of ``B`` and ``D``), outputs the results file's
+signal names with the vector component appended; the names, units and examples are listed in docs/linearization.md,
+"Naming inputs and outputs".
 """
 from __future__ import annotations
 
@@ -102,7 +89,7 @@ def available_inputs(model) -> list[str]:
 
 
 def resolve_input(model, name: str) -> InputSignal:
-    """The :class:`InputSignal` called ``name`` (module docstring); a one-line ModelError lists the valid ones."""
+    """The :class:`InputSignal` called ``name`` (docs/linearization.md); a one-line ModelError lists the valid ones."""
     parts = name.split("/")
     try:
         if parts[0] == "force" and len(parts) in (2, 3):
@@ -209,7 +196,7 @@ def _element_output(system, name, k, element, key):
 
 
 def resolve_output(system, name: str) -> OutputSignal:
-    """The :class:`OutputSignal` called ``name`` (module docstring); a one-line ModelError otherwise."""
+    """The :class:`OutputSignal` called ``name`` (docs/linearization.md); a one-line ModelError otherwise."""
     model = system.model
     parts = name.split("/")
     try:

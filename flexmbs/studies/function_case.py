@@ -1,23 +1,13 @@
-"""A model written in a script or a notebook, studied like a case (``fm.study(function, vary=...)``).
+"""A model written in a script or a notebook, studied like a case (``fm.study(function, vary=...)``; docs/studies.md,
+"Studies of a model written in Python").
 
 :class:`FunctionCase` wraps a Python callable into what the study machinery expects of a case module (``NAME``,
 ``DEFAULTS``, ``run(params, t_end, out, progress) -> summary``), so a study of a script's model has the same folder,
 resume, table and Dask scheduler as a study of a registered case. The callable travels to the Dask workers by
-value (cloudpickle): a function defined in ``__main__`` or a notebook works on local workers, as does a function
-of an importable module (then the module must be importable where the workers run).
-
-The callable takes the parameters as keywords; their defaults are the study's defaults::
-
-    def crane(payload=100.0, gain=30.0, out=None):       # `out`: the variant's results file, optional
-        model = build_model(payload, gain)
-        return fm.simulate(model, 4.5, output=out)       # or a dict of scalar outputs, or a Model
-
-It returns one of
-
-* a :class:`flexmbs.Results` (the run it made; pass ``out`` to ``simulate`` to keep the variant's file), with the
-  table's outputs from ``outputs(results) -> dict`` if given;
-* a :class:`flexmbs.Model`: the worker simulates it to ``t_end`` into the variant's results file;
-* a dict: the scalar outputs (or a case summary with an ``"outputs"`` key).
+value (cloudpickle). It takes the parameters as keywords (their defaults are the study's defaults, ``out``: the
+variant's results file) and returns a :class:`flexmbs.Results` (the table's outputs from ``outputs(results)``), a
+:class:`flexmbs.Model` (simulated to ``t_end`` into the variant's results file) or a dict of scalar outputs (or a
+case summary with an ``"outputs"`` key).
 """
 from __future__ import annotations
 

@@ -12,15 +12,15 @@
 
 A variant is finished once its record says so; re-running the same study skips finished variants (``<id>`` hashes
 the case, the parameters and the end time) and runs the failed and missing ones. Records are written by the client
-as results arrive, atomically, so Ctrl-C keeps every finished run: while a study runs, a Ctrl-C is only noted (our
-SIGINT handler, :class:`_CtrlC`) and the main thread acts on it at its next safe point (the wait for results looks
-every 0.1 s), so Dask's start-up and close are never cut in the middle; the study then stops its workers, writes its
-table and raises :class:`StudyInterrupted` (``flexmbs study``: one line, exit 130). See docs/studies.md.
+as results arrive, atomically, so Ctrl-C keeps every finished run (acted on at safe points, :class:`_CtrlC`; the study
+then stops its workers, writes its table and raises :class:`StudyInterrupted`: ``flexmbs study`` prints one line,
+exit 130). See docs/studies.md.
 """
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import html
 import importlib.util
 import json
 import logging
@@ -32,6 +32,8 @@ import sys
 import tempfile
 import threading
 import time
+import types
+import uuid
 import warnings
 
 import numpy as np
@@ -117,12 +119,8 @@ class StudyResult:
                 f"({self.n_skipped} earlier), {self.n_failed} failed, {self.n_pending} pending; {self.path})")
 
     def _repr_html_(self) -> str:
-        import html
-
         table = self.table.head(20).to_html(index=False) if getattr(self, "table", None) is not None else ""
         return f"<p>{html.escape(repr(self))}</p>{table}"
-
-
 
 
 def _write_json(path: str, payload: dict) -> None:
@@ -136,8 +134,6 @@ def check_variants(case, fixed: dict, variants: list) -> None:
     numbers where numbers are expected, NaN, infinity, fractions for counts and values outside the declared
     ranges are one line naming the parameter."""
     from flexmbs.catalog.parameters import validate_parameters
-
-    import types
 
     validate_parameters(case, fixed)
     # a case package's own parameters(overrides) checks its choices (drive = speed|torque, scenario names, ...):
@@ -311,13 +307,10 @@ def _row(record: dict, varied: list) -> dict:
     row = {"variant": record["variant"]}
     row.update({key: record["params"].get(key) for key in varied})
     summary = record.get("summary") or {}
-    for name, value in (("status", record["status"]), ("error", record.get("error", "")),
-                        ("wall_s", record.get("wall_s")), ("steps", summary.get("steps")),
-                        ("t_end", summary.get("t_end")),
-                        ("max_constraint_violation", summary.get("max_constraint_violation")),
-                        ("results_file", record.get("results_file")), ("worker", record.get("worker")),
-                        ("warnings", "\n".join(record.get("warnings") or []))):
-        row["run." + name if name in row else name] = value
+    run = {**record, **{key: summary.get(key) for key in ("steps", "t_end", "max_constraint_violation")},
+           "error": record.get("error", ""), "warnings": "\n".join(record.get("warnings") or [])}
+    for name in META[1:]:  # the run's columns, after the varied parameters
+        row["run." + name if name in row else name] = run.get(name)
     for name, value in _flatten(summary.get("outputs") or {}).items():
         row["out." + name if name in row else name] = value
     return row
@@ -489,7 +482,7 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
 
     if vary is not None and variations is not None:
         raise ModelError("give the variations once: variations or vary=")
-    variations = vary if variations is None else variations
+    variations = (vary if variations is None else variations) or {}
     options = {k: v for k, v in (("name", name), ("defaults", defaults), ("outputs", outputs),
                                  ("simulate_options", simulate_options)) if v is not None}
     if isinstance(case, str):
@@ -503,7 +496,6 @@ def study(case, variations: dict | None = None, *, vary: dict | None = None, des
         if callable(case) and not hasattr(case, "DEFAULTS"):
             options.setdefault("t_end", t_end)
         case = as_case(case, **options)
-    variations = variations or {}
     kind, count = parse_design(design)
     samples = count or samples
     if t_end is not None and not (float(t_end) > 0.0 and np.isfinite(float(t_end))):
@@ -587,8 +579,6 @@ def _run_tasks(task_case, todo, t_end, runs, records, scheduler, workers, client
     ``ctrl_c`` (:class:`_CtrlC`) is checked before the cluster starts, once it has started, after the tasks are
     submitted and every 0.1 s while the results come in; a Ctrl-C raises ``KeyboardInterrupt`` there, after the
     results already back are recorded, and the workers are stopped within about a second."""
-    import uuid
-
     from distributed import as_completed
     from tqdm import tqdm
 
