@@ -96,7 +96,7 @@ class PythonParts(HoldsSystem):
             self.joint_rows.append((joint, pos, joint.offset, n))
             pos += n
         p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
-        # (the state: also the contact gaps' callback reads it, flexmbs.engine.plan._gap_function)
+        # (the state: also the contact gaps' callback reads it, flexmbs.engine.plan._Plan._gap_function)
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
         if self.active:
             self.loads = np.zeros((n_b, system.n_quasi_max))

@@ -2,18 +2,8 @@
 
 :func:`compiled_run` turns an assembled :class:`~flexmbs.engine.system.System` into the arrays of
 :mod:`flexmbs.engine.step` once (parameters, index maps, element kernels' addresses and parameters) and
-returns a :class:`CompiledRun`; :func:`flexmbs.simulate` then steps it with
-:func:`flexmbs.engine.loop.advance`, which returns to Python only at output times.
-
-What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
-samples split the reactions by the minimum norm), gravity, force elements with kernels
-(:mod:`flexmbs.engine.force_elements`, :mod:`flexmbs.engine.force_kernels`; joint friction on redundant rows reads
-the minimum-norm split of the reactions), and state elements that offer a compiled kernel (``compiled_element()``,
-docs/element-protocol.md) and read distances, marker coordinates or the rotation or translation of library joints
-(``JointCoordinate``). Everything else a user wrote in Python — force elements without a kernel (also those that
-read joint reactions), state elements without a kernel or reading a measurement of their own, joints without library
-rows — is called back from the compiled step, each only for the difference columns it is coupled to
-(:mod:`flexmbs.engine.callbacks`). There is no other engine: every model runs here.
+returns a :class:`CompiledRun`, which steps them with :func:`flexmbs.engine.loop.advance`. What compiles and what
+is called back in Python (:mod:`flexmbs.engine.callbacks`): docs/architecture.md, "The compiled step".
 """
 from __future__ import annotations
 
