@@ -36,7 +36,7 @@ class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
     __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
-                 "A", "G", "omega", "multipliers_read", "element_values", "full_jacobian", "_full_lam")
+                 "A", "G", "omega", "multipliers_read", "full_jacobian", "_full_lam")
 
     def __init__(self, system, q, v, t, lam=None, found=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
@@ -55,7 +55,6 @@ class Context:
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
-        self.element_values = None  # [None] * n_elements: the recorder's kept element evaluations
         self.full_jacobian = None  # Φ_q of every row (also the dropped redundant ones), set by System.constraints
         self._full_lam = None
 
