@@ -82,11 +82,11 @@ del _array
 def flexible_terms(q, v, P, mass_out, packed):
     """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (module
     docstring), for every flexible body (``P``: the plan, :mod:`flexmbs.engine.plan_fields`, with the body
-    kinematics at ``q``, ``q̇``). ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
-    also keeps them, 2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose
-    effect on them it leaves out, :func:`flexmbs.engine.step.jacobian_blocks`); gravity, elastic, damping
-    and geometric terms are always evaluated. ``work[8][0]`` (mass mode) 2: the mass matrix is not needed
-    (:func:`flexmbs.engine.step.residual` takes the kept ``M q̈``)."""
+    kinematics at ``q``, ``q̇``). ``P.freeze[f]``: 0 evaluates the floating-frame inertia terms, 1 also keeps them,
+    2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose effect on them it
+    leaves out, :func:`flexmbs.engine.step.jacobian_blocks`); gravity, elastic, damping and geometric terms are
+    always evaluated. ``P.mass_mode[0]`` 2: the mass matrix is not needed (:func:`flexmbs.engine.step.residual`
+    takes the kept ``M q̈``)."""
     A, omega, G, bodies, offsets, n_modes, gravity = P.A, P.omega, P.G, P.fx_bodies, P.offsets, P.n_modes, P.gravity
     # the invariants and scratch by name (unpacking the 17- and 10-tuples was code of its own: issue 42)
     mass, c0, J0, i3, i4, i5, i6 = P.fx_mass, P.fx_first_moment, P.fx_inertia, P.fx_i3, P.fx_i4, P.fx_i5, P.fx_i6

@@ -332,11 +332,10 @@ def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
 
     A joint angle is unwrapped against ``reference``, the measurement's value at the last accepted step
     (``angle_ref`` in the workspace, set from the Python measurement at the start and by :func:`keep_angles`
-    after each accepted step). The Python path unwraps against its previous evaluation, whatever it was; both
-    give the same continuous angle while the shaft turns less than π between the reference and any state Newton
-    visits in a step (the Python path's own condition, "steps < π"). The accepted value is the safer reference: a
-    rejected step or a diverging Newton iteration cannot carry the angle onto another turn, and the difference
-    Jacobian's columns never move it."""
+    after each accepted step). The Python measurement unwraps against its previous evaluation, whatever it was;
+    both give the same continuous angle while the shaft turns less than π between the reference and any state
+    Newton visits in a step. The accepted value is the safer reference: a rejected step or a diverging Newton
+    iteration cannot carry the angle onto another turn, and the difference Jacobian's columns never move it."""
     if kind == MARKER:
         y[k], ydot[k] = X[a, b], V[a, b]
         return

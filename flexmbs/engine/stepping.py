@@ -146,11 +146,8 @@ class Run:
         first step min(1e-4, t_end / 100), the watchdog's floor). ``advance_to`` may go beyond it. Without it:
         no largest step unless ``max_step`` is given, first step 1e-4 s.
     **options
-        The keyword options of :func:`flexmbs.simulate` (which is this run advanced to ``t_end`` in one piece):
-        ``rtol``, ``atol``, ``rho_inf``, ``initial_step``, ``max_step``, ``min_step``, ``output``,
-        ``output_interval``, ``static_start``, ``relax_elastic``, ``case``, ``parameters``, ``max_steps``,
-        ``event_tolerance``, ``tolerances``, ``force``, ``stall_window``, ``stall_step``, ``engine``, ``outputs``,
-        ``progress`` (a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`).
+        The keyword options of :func:`flexmbs.simulate` (which is this run advanced to ``t_end`` in one piece);
+        ``progress``: a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`.
     """
 
     def __init__(self, model, t_end: float | None = None, *, rtol: float = 1e-4, atol: float = 1e-6,
