@@ -22,6 +22,7 @@ from flexmbs.model.kernels import INLINE, INNER
 from .flex_terms import modal_scale, observe_amplitudes
 from .lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
+from .force_elements import joint_reaction
 from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
@@ -537,27 +538,9 @@ def sample_reactions(P, lam_c):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
         for c in range(6):
             gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_all[r]
-    for j in range(jt_side.size):  # scalars, not 3-vectors: no allocation per joint and sample
-        b, m = jt_body[j], jt_side[j]
-        o = offsets[b]
-        f0, f1, f2 = gen[j, 0], gen[j, 1], gen[j, 2]
-        t0 = A[b, 0, 0] * gen[j, 3] + A[b, 0, 1] * gen[j, 4] + A[b, 0, 2] * gen[j, 5]
-        t1 = A[b, 1, 0] * gen[j, 3] + A[b, 1, 1] * gen[j, 4] + A[b, 1, 2] * gen[j, 5]
-        t2 = A[b, 2, 0] * gen[j, 3] + A[b, 2, 1] * gen[j, 4] + A[b, 2, 2] * gen[j, 5]
-        d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
-        t0 -= d1 * f2 - d2 * f1
-        t1 -= d2 * f0 - d0 * f2
-        t2 -= d0 * f1 - d1 * f0
-        if jt_on_j[j] == 1:
-            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = f0, f1, f2
-            JT[row, j, 0], JT[row, j, 1], JT[row, j, 2] = t0, t1, t2
-        else:
-            i_, j_ = jt_mi[j], jt_mj[j]
-            e0, e1, e2 = X[i_, 0] - X[j_, 0], X[i_, 1] - X[j_, 1], X[i_, 2] - X[j_, 2]
-            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = -f0, -f1, -f2
-            JT[row, j, 0] = -t0 - (e1 * f2 - e2 * f1)
-            JT[row, j, 1] = -t1 - (e2 * f0 - e0 * f2)
-            JT[row, j, 2] = -t2 - (e0 * f1 - e1 * f0)
+    for j in range(jt_side.size):
+        joint_reaction(gen[j], jt_mi[j], jt_mj[j], jt_side[j], jt_body[j], jt_on_j[j] == 1, q, A, X, offsets,
+                       JF[row, j], JT[row, j])
 
 
 @apart(python=False, counted=False)
