@@ -342,11 +342,9 @@ class System:
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
 
     def _mask_out_of_plane(self, joints) -> None:
-        """Planar model: drop the rows of ``joints`` (the model's) with no in-plane Jacobian at the placement: the
-        size of a row's in-plane part, ``|J_x| + |J_y| + |J_θ · n|`` over its two bodies (``J_θ · n``: the rate of
-        the row under a turn of the body about the plane's normal ``n``), at most 1e-9 of the joint's largest. A
-        library joint's sizes follow from its markers' placed frames by :func:`planar_row_sizes`; a joint of the
-        user's is measured on its own rows (base rows only)."""
+        """Planar model: drop the rows of ``joints`` (the model's) whose in-plane size at the placement is at most
+        1e-9 of the joint's largest (:func:`planar_row_sizes` from a library joint's placed marker frames; a joint
+        of the user's measured on its own base rows)."""
         q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros(q0.size), 0.0)
         X, R = ctx.marker_arrays()[:2]
