@@ -103,28 +103,26 @@ def _reads_reactions(system, forces, state) -> bool:
 
 
 def _element_kernel(system, k, state):
-    """``(spec, "")`` of state element ``k``'s compiled kernel, or ``(None, why)``: then it is a Python part
-    (:mod:`flexmbs.engine.callbacks`)."""
+    """The spec of state element ``k``'s compiled kernel, or None: then it is a Python part
+    (:mod:`flexmbs.engine.callbacks`): it offers no kernel, reads a measurement the compiled step does not evaluate,
+    or has event gaps its kernel does not have."""
     element = system.elements[k]
     if not callable(getattr(element, "compiled_element", None)):
-        return None, f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
+        return None
     for meas in element.measurements:
         if _measurement_row(meas) is None:
-            what = f" ({meas.which})" if isinstance(meas, JointCoordinate) else ""
-            return None, f"element {element.name!r} reads a {type(meas).__name__}{what} measurement"
-    spec, why = element.compiled_element()
-    if spec is None:
-        return None, why
+            return None
+    spec = element.compiled_element()[0]
     # the kernel's gaps must be the element's own (unless the spec says its gap names are those of event_gaps()
     # by construction: docs/element-protocol.md, ``gap_names_exact``)
-    if hasattr(element, "event_gaps") and not getattr(spec, "gap_names_exact", False):
+    if spec is not None and hasattr(element, "event_gaps") and not getattr(spec, "gap_names_exact", False):
         offsets = system.z_offsets
         ctx = system.context(state.q, state.v, state.t)
         y, ydot, _ = measure(ctx, element.measurements)
         own = list(element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot))
         if own != list(getattr(spec, "gap_names", [])):
-            return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
-    return spec, ""
+            return None
+    return spec
 
 
 def _measurement_row(meas) -> tuple[int, int, int] | None:
@@ -199,7 +197,7 @@ class _Plan:
 
     def __init__(self, system, integ, state):
         _refuse_meaningless(system)
-        all_specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
+        all_specs = [_element_kernel(system, k, state) for k in range(len(system.elements))]
         self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = _sorted_forces(system)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
         self.compiled_elements, self.python_elements = [], []
