@@ -373,12 +373,10 @@ def _plan_for(names: tuple) -> _FieldsPlan:
 
 # --- the words of many arrays in one compiled call ---------------------------------------------------------------
 # Python reads an array's size, shape, strides and data address in ≈ 1 µs, and a plan has ≈ 180 arrays (a third of
-# the start of a small run, issue 41). The compiled kernel below reads the same fields of numpy's array objects
-# (``PyArrayObject_fields``: after the object header the data pointer, ``nd``, the dimensions and strides pointers,
-# the base, the descriptor and the flags) for all of them at once; :func:`_compiled_words_work` checks it against
-# the Python reading on arrays of every kind before it is used (else pack stays on the Python reading), and any array
-# that is not exactly an ndarray of the field's dtype, dimensions and C order sends the pack to the Python reading,
-# which refuses it in one line as before.
+# the start of a small run, issue 41): the kernel below reads the same fields of numpy's array objects
+# (``PyArrayObject_fields``) for all of them at once. :func:`_compiled_words_work` checks it against the Python reading
+# before it is used, and an array that is not exactly an ndarray of the field's dtype, dimensions and C order sends
+# the pack to the Python reading, which refuses it in one line.
 
 @intrinsic
 def _load_int64(typingctx, address):
