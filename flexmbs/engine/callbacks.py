@@ -16,7 +16,8 @@ The compiled step hands the state over in the buffers of :attr:`PythonParts.buff
 again only the parts coupled to it (the rest keep their base-point values), so a callback costs its own columns,
 not the model's: a part is coupled to the coordinates and velocities of its markers' bodies (a force element's
 ``markers()``, a measurement's markers or joint, a joint's two markers; all bodies when it names none), a state
-element to its own states, a force element unless marker-local (``marker_local = True``) to every state ``z``.
+element to its own states, a force element unless marker-local (``marker_local = True``) to every state ``z`` (it
+may read ``ctx.z``).
 """
 from __future__ import annotations
 
