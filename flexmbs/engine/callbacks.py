@@ -12,13 +12,12 @@ functions do:
   ``joint.equations`` (:meth:`flexmbs.engine.system.System._joint_rows`).
 
 The compiled step hands the state over in the buffers of :attr:`PythonParts.buffers` and calls
-:meth:`PythonParts.evaluate` (one ``ctypes`` callback per residual). The difference Jacobian does not call it for
-the columns no Python part is coupled to (``cols``), and for the others only the parts coupled to that column are
-evaluated again; the rest keep their values of the base point. A part is coupled to the coordinates and velocities
-of the bodies of its markers (a force element's ``markers()``, a measurement's markers or joint, a joint's two
-markers; all bodies when it names none) and, except marker-local force elements (``marker_local = True``), to every
-state ``z`` (they may read ``ctx.z``); a state element to its own states. A callback so costs its own columns,
-not the model's.
+:meth:`PythonParts.evaluate` (one ``ctypes`` callback per residual). A difference column of the Jacobian evaluates
+again only the parts coupled to it (the rest keep their base-point values), so a callback costs its own columns,
+not the model's: a part is coupled to the coordinates and velocities of its markers' bodies (a force element's
+``markers()``, a measurement's markers or joint, a joint's two markers; all bodies when it names none), a state
+element to its own states, a force element unless marker-local (``marker_local = True``) to every state ``z`` (it
+may read ``ctx.z``).
 """
 from __future__ import annotations
 
@@ -96,7 +95,7 @@ class PythonParts(HoldsSystem):
             self.joint_rows.append((joint, pos, joint.offset, n))
             pos += n
         p_rows = [first + i for _, _, first, n in self.joint_rows for i in range(n)]
-        # (the state: also the contact gaps' callback reads it, flexmbs.engine.plan._gap_function)
+        # (the state: also the contact gaps' callback reads it, flexmbs.engine.plan._Plan._gap_function)
         self.q, self.v, self.z, self.lam = np.zeros(n_q), np.zeros(n_q), np.zeros(n_z), np.zeros(system.n_c)
         if self.active:
             self.loads = np.zeros((n_b, system.n_quasi_max))

@@ -1,19 +1,16 @@
 """The compiled residual, callable from Python: what the start, static equilibrium and linearization evaluate.
 
-The run steps the equations with :func:`flexmbs.engine.step.residual` (``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``,
-``Φ``, ``Φ_q``) and its difference blocks :func:`~flexmbs.engine.step.jacobian_blocks`, on the plan of
-:class:`flexmbs.engine.plan._Plan`. The thin wrappers below call those same compiled functions (the same
-machine code) from Python, so the consistent start (:mod:`flexmbs.engine.initial`), :func:`static_equilibrium` and
-:func:`flexmbs.linear.linearize` solve the very equations the run integrates (the anchors' pattern: MuJoCo's
-``mjd_transitionFD`` differences the same step it integrates). The consistent accelerations solve the equations of
-the run's samples (:func:`flexmbs.engine.loop.consistent_sample`) with numpy on the compiled residual
-(wrapping ``consistent_sample`` itself made numba's typing re-enter its compilation for a new model's types).
+The thin wrappers below call the run's own compiled functions (:func:`flexmbs.engine.step.residual`,
+:func:`~flexmbs.engine.step.jacobian_blocks`: the same machine code, on the plan of
+:class:`flexmbs.engine.plan._Plan`) from Python, so the consistent start (:mod:`flexmbs.engine.initial`),
+:func:`static_equilibrium` and :func:`flexmbs.linear.linearize` solve the very equations the run integrates (the
+anchors' pattern: MuJoCo's ``mjd_transitionFD`` differences the same step it integrates), a model's Python parts
+called back as in the run (:mod:`flexmbs.engine.callbacks`). The consistent accelerations solve the equations of the
+run's samples (:func:`flexmbs.engine.loop.consistent_sample`) with numpy on the compiled residual (wrapping
+``consistent_sample`` itself made numba's typing re-enter its compilation for a new model's types).
 
 :class:`Evaluator` holds a system's plan and answers residuals, constraints, consistent accelerations and the
-Jacobian blocks at any ``(t, q, q̇, q̈, z, λ)``. A model's Python parts (user joints without library rows, elements
-without a compiled kernel, Python force elements) are called back from the compiled residual here exactly as in the
-run (:mod:`flexmbs.engine.callbacks`), so every model starts, finds its equilibrium and linearizes on the one
-residual, and the plan built here is the one the run steps (:meth:`Evaluator.plan_for_run`).
+Jacobian blocks at any ``(t, q, q̇, q̈, z, λ)``; its plan is the one the run steps (:meth:`Evaluator.plan_for_run`).
 """
 from __future__ import annotations
 
@@ -46,7 +43,7 @@ def evaluate_residual(t, q, v, qdd, z, lam, plan, res, zdot, phi, jac, mass, wit
 
 @apart
 def evaluate_constraints(t, q, v, plan, phi, jac):
-    """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's workspace ``ws[12]``, ``ws[13]``)."""
+    """``Φ``, ``Φ_q`` of the kept rows at ``(t, q)`` (every row in the plan's ``phi_all``, ``jac_all``)."""
     plan.cb(t)
     constraints_at(t, q, v, plan, phi, jac)
 

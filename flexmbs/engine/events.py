@@ -1,19 +1,17 @@
-"""Located events: contact onsets as roots of gap functions, found by the integrator, not by the output grid.
+"""Located events: contact onsets as roots of gap functions, found by the integrator, not by the output grid
+(docs/theory-multibody.md, "Events").
 
 Elements that open or close a contact (end stops, hard stops, plane contacts, cylinder end stops) offer *gap
 functions*: ``g > 0`` while the contact is open, ``g ≤ 0`` once it is closed, and the rate ``ġ``. A force element
 implements ``event_gaps(ctx) -> {name: (g, ġ)}``, a state element ``event_gaps(t, z, y, ẏ) -> {name: (g, ġ)}``
 (both optional; see docs/element-protocol.md).
 
-After every accepted step ``[t₀, t₁]`` the solver evaluates the gaps at ``t₁``. If one went from open (by more than
-:data:`REARM_GAP` since its last closure, so round-off chatter of a contact resting at zero gap is no impact) to closed,
-the onset time is the root of ``g`` along the step's interpolant (cubic Hermite in ``q`` with ``q̇``, and in ``z``
-with ``ż``; Brent's method to ``tolerance / 4``). If the step ends more than ``tolerance`` after the root, the step is
-discarded and repeated with its end placed ``tolerance / 2`` after the root (step-size control onto the root); the
-event is accepted when a step ends within ``tolerance`` after it. The event's time and the gap rate (impact
-speed) are then read from the interpolant *at the root*, so they converge with the integration tolerance and do
-not depend on where output samples fall. Events are returned as ``Results.events`` and stored in the results file
-(``solver`` attribute ``events``, JSON); :func:`read_events` reads both.
+After every accepted step ``[t₀, t₁]`` the gaps at ``t₁`` are evaluated. A gap that went from open (by more than
+:data:`REARM_GAP` since its last closure, so round-off chatter of a contact resting at zero gap is no impact) to
+closed has its root located on the step's interpolant (cubic Hermite; Brent's method to ``tolerance / 4``); a step
+that ends more than ``tolerance`` after the root is repeated with its end ``tolerance / 2`` after it. The event's
+time and gap rate (impact speed) are read from the interpolant *at the root*; :func:`read_events` reads the events
+of a ``Results`` in memory or from its file.
 """
 from __future__ import annotations
 

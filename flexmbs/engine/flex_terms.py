@@ -1,11 +1,10 @@
 """Flexible bodies on the compiled step (issue 26): their invariants as padded arrays, and their terms of the residual.
 
-The same equations as :func:`flexmbs.engine.system.body_terms` for a :class:`flexmbs.model.bodies.FlexibleBody`:
-mass matrix and quadratic-velocity vector from the floating-frame kernel :func:`flexmbs.model.kernels.ffrf_mass_and_force`
-(seed 003 eq. (2-156..2-171)), gravity ``m g``, ``c(q_f) × Aᵀ g``, ``I3ᵀ Aᵀ g``, elastic and modal damping forces
-``-K q_f - D q̇_f`` (eq. (2-172), (2-173)) and, where the body's file has it, the geometric stiffness of issue 28
-(``-(K_G(ω, g) + Σ_j q_j G_j) q_f`` and the frame-acceleration coupling ``+B [Aᵀ r̈; ω̇']`` in the mass matrix,
-:meth:`flexmbs.model.bodies.FlexibleBody.geometric_forces`, ``acceleration_coupling``).
+The terms of a :class:`flexmbs.model.bodies.FlexibleBody`: mass matrix and quadratic-velocity vector from the
+floating-frame kernel :func:`flexmbs.model.kernels.ffrf_mass_and_force` (seed 003 eq. (2-156..2-171)), gravity
+``m g``, ``c(q_f) × Aᵀ g``, ``I3ᵀ Aᵀ g``, elastic and modal damping forces ``-K q_f - D q̇_f`` (eq. (2-172),
+(2-173)) and, where the body's file has it, the geometric stiffness of issue 28 (``-(K_G(ω, g) + Σ_j q_j G_j) q_f``
+and the frame-acceleration coupling ``+B [Aᵀ r̈; ω̇']`` in the mass matrix; docs/theory-multibody.md).
 
 The invariants of all flexible bodies are stacked with zero padding to the largest mode count ``M``; body ``f``
 uses the leading ``m_f`` entries. The running deformation amplitude per body (the modal error reference of the
@@ -83,11 +82,11 @@ del _array
 def flexible_terms(q, v, P, mass_out, packed):
     """Mass blocks ``Lᵀ M̄ L`` into ``mass_out`` and the bodies' own loads into the rows of ``packed`` (module
     docstring), for every flexible body (``P``: the plan, :mod:`flexmbs.engine.plan_fields`, with the body
-    kinematics at ``q``, ``q̇``). ``work[4][f]`` (freeze): 0 evaluates the floating-frame inertia terms, 1
-    also keeps them, 2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose
-    effect on them it leaves out, :func:`flexmbs.engine.step.jacobian_blocks`); gravity, elastic, damping
-    and geometric terms are always evaluated. ``work[8][0]`` (mass mode) 2: the mass matrix is not needed
-    (:func:`flexmbs.engine.step.residual` takes the kept ``M q̈``)."""
+    kinematics at ``q``, ``q̇``). ``P.freeze[f]``: 0 evaluates the floating-frame inertia terms, 1 also keeps them,
+    2 takes the kept ones (the difference Jacobian's columns that leave them unchanged or whose effect on them it
+    leaves out, :func:`flexmbs.engine.step.jacobian_blocks`); gravity, elastic, damping and geometric terms are
+    always evaluated. ``P.mass_mode[0]`` 2: the mass matrix is not needed (:func:`flexmbs.engine.step.residual`
+    takes the kept ``M q̈``)."""
     A, omega, G, bodies, offsets, n_modes, gravity = P.A, P.omega, P.G, P.fx_bodies, P.offsets, P.n_modes, P.gravity
     # the invariants and scratch by name (unpacking the 17- and 10-tuples was code of its own: issue 42)
     mass, c0, J0, i3, i4, i5, i6 = P.fx_mass, P.fx_first_moment, P.fx_inertia, P.fx_i3, P.fx_i4, P.fx_i5, P.fx_i6
@@ -111,7 +110,7 @@ def flexible_terms(q, v, P, mass_out, packed):
                                 i5[f, :m, :, :m], i6[f, :m, :m], i8[f, :m], i8s[f, :m], i9[f, :m, :m], mbar, qv)
             if freeze[f] == 1:
                 _keep(mbar_all, qv_all, mbar_kept, qv_kept, f, 6 + m, 6 + m)
-        # gravity (body_terms): m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g (scalars: this function allocates nothing)
+        # gravity: m g, c(q_f) × Aᵀ g, I3ᵀ Aᵀ g (scalars: this function allocates nothing)
         g0 = A[b, 0, 0] * gravity[0] + A[b, 1, 0] * gravity[1] + A[b, 2, 0] * gravity[2]
         g1 = A[b, 0, 1] * gravity[0] + A[b, 1, 1] * gravity[1] + A[b, 2, 1] * gravity[2]
         g2 = A[b, 0, 2] * gravity[0] + A[b, 1, 2] * gravity[1] + A[b, 2, 2] * gravity[2]
@@ -150,8 +149,8 @@ def _keep(mbar_from, qv_from, mbar_to, qv_to, f, n, n_mass):
 
 @apart(python=False)
 def _geometric(f, m, A, w, g0, g1, g2, qf, kg_in, kg_w, kg_h, kmat, kq, mbar, qv):
-    """Issue 28's geometric stiffness of body ``f`` (FlexibleBody.geometric_forces, acceleration_coupling)."""
-    p = np.zeros(12)  # FlexibleBody.geometric_parameters: ω_i ω_j, −g (body axes)
+    """Issue 28's geometric stiffness of body ``f`` and its frame-acceleration coupling."""
+    p = np.zeros(12)  # the parameters: ω_i ω_j, −g (body axes)
     p[0], p[1], p[2] = w[0] * w[0], w[1] * w[1], w[2] * w[2]
     p[3], p[4], p[5] = w[0] * w[1], w[1] * w[2], w[0] * w[2]
     p[6], p[7], p[8] = -g0, -g1, -g2

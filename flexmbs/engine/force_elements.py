@@ -179,36 +179,28 @@ def apply_coordinate_load(i, j, which, value, X, R, JX, JTH, marker_body, n_mode
 
 
 @njit(**INNER)
-def joint_reaction(i, j, rows, lam, ji, jj, q, A, X, offsets, marker_body, out):
-    """``Context.joint_reaction``: force (N) and torque about marker j (N m), global axes, on marker j's body, into
-    ``out[0:3]``, ``out[3:6]``."""
-    on_j = marker_body[j] >= 0
-    gen = np.zeros(6)
-    for k in range(rows.shape[1]):
-        p, r = rows[0, k], rows[1, k]
-        if p < 0:
-            break
-        for c in range(6):
-            gen[c] -= (jj[p, c] if on_j else ji[p, c]) * lam[r]
-    m = j if on_j else i
-    b = marker_body[m]
+def joint_reaction(gen, i, j, m, b, on_j, q, A, X, offsets, force, torque):
+    """``Context.joint_reaction`` from the generalized reaction ``gen`` (6,) on side marker ``m`` of body ``b``
+    (marker j when ``on_j``, else marker i): force (N) and torque about marker j (N m), global axes, on marker j's
+    body, into ``force``, ``torque`` (3,). Scalars, not 3-vectors: no allocation per joint and sample."""
     o = offsets[b]
     f0, f1, f2 = gen[0], gen[1], gen[2]
-    t = np.empty(3)
-    for r in range(3):
-        t[r] = A[b, r, 0] * gen[3] + A[b, r, 1] * gen[4] + A[b, r, 2] * gen[5]
+    t0 = A[b, 0, 0] * gen[3] + A[b, 0, 1] * gen[4] + A[b, 0, 2] * gen[5]
+    t1 = A[b, 1, 0] * gen[3] + A[b, 1, 1] * gen[4] + A[b, 1, 2] * gen[5]
+    t2 = A[b, 2, 0] * gen[3] + A[b, 2, 1] * gen[4] + A[b, 2, 2] * gen[5]
     d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
-    t[0] -= d1 * f2 - d2 * f1
-    t[1] -= d2 * f0 - d0 * f2
-    t[2] -= d0 * f1 - d1 * f0
+    t0 -= d1 * f2 - d2 * f1
+    t1 -= d2 * f0 - d0 * f2
+    t2 -= d0 * f1 - d1 * f0
     if on_j:
-        out[0], out[1], out[2], out[3], out[4], out[5] = f0, f1, f2, t[0], t[1], t[2]
+        force[0], force[1], force[2] = f0, f1, f2
+        torque[0], torque[1], torque[2] = t0, t1, t2
         return
     e0, e1, e2 = X[i, 0] - X[j, 0], X[i, 1] - X[j, 1], X[i, 2] - X[j, 2]
-    out[0], out[1], out[2] = -f0, -f1, -f2
-    out[3] = -t[0] - (e1 * f2 - e2 * f1)
-    out[4] = -t[1] - (e2 * f0 - e0 * f2)
-    out[5] = -t[2] - (e0 * f1 - e1 * f0)
+    force[0], force[1], force[2] = -f0, -f1, -f2
+    torque[0] = -t0 - (e1 * f2 - e2 * f1)
+    torque[1] = -t1 - (e2 * f0 - e0 * f2)
+    torque[2] = -t2 - (e0 * f1 - e1 * f0)
 
 
 @apart  # also called from Python: force_specs checks a kernel against its element's methods
@@ -243,8 +235,16 @@ def force_element(k, f_kind, f_mi, f_mj, f_sig, f_which, f_par, f_rows, sig, q, 
         value = sig[f_sig[k]]
         out[0] = value
     elif kind == 2:
-        react = np.empty(9)  # force, torque, the joint axis (z of marker i): one allocation, no array copy
-        joint_reaction(i, j, f_rows[k], lam, ji, jj, q, A, X, offsets, marker_body, react)
+        # force, torque, the joint axis (z of marker i), the generalized reaction: one allocation, no array copy
+        react = np.zeros(15)
+        on_j, rows = marker_body[j] >= 0, f_rows[k]
+        for n in range(rows.shape[1]):
+            if rows[0, n] < 0:
+                break
+            for c in range(6):
+                react[9 + c] -= (jj[rows[0, n], c] if on_j else ji[rows[0, n], c]) * lam[rows[1, n]]
+        m = j if on_j else i
+        joint_reaction(react[9:15], i, j, m, marker_body[m], on_j, q, A, X, offsets, react[0:3], react[3:6])
         for r in range(3):
             react[6 + r] = R[i, r, 2]
         load, normal, radial, axial, bending, _ = joint_friction_load(react[0:3], react[3:6], react[6:9], 1 - which, p)

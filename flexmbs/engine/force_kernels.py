@@ -1,6 +1,8 @@
 """Force elements with their own compiled kernel (issue 26): the protocol, its tables and the call.
 
-A force element joins the compiled step without a Python callback when it has a kernel: a numba ``cfunc`` with the
+A force element joins the compiled step without a Python callback by defining, **in its own class**,
+``compiled_force(self, system) -> (ForceKernel | None, reason)`` (docs/element-protocol.md, "A force element with its
+own kernel"; the built-in kinds: :func:`flexmbs.engine.force_specs.force_kernel`): a numba ``cfunc`` with the
 signature :data:`FORCE_SIGNATURE`, evaluated over the state arrays of the compiled step::
 
     kernel(mode, t, q, v, A, omega, X, R, V, W, JX, JTH, packed, dims, fpar, ipar, out)
@@ -15,14 +17,8 @@ n_quasi): force ``F`` and torque ``T`` (global) at marker ``m`` of body ``b`` ad
 ``6 + n_modes`` columns of ``b`` (:func:`flexmbs.model.forces.apply_at_marker`). With ``mode`` 1 (an output sample)
 it also writes its outputs to ``out``, in the order of the names its spec gives; with ``mode`` 0 it need not.
 ``fpar``, ``ipar`` are the element's own parameters (marker and body indices, coordinate offsets, sizes: all it
-needs, written by its spec).
-
-Built-in kinds with kernels: :class:`flexmbs.SlidingContact` and :class:`flexmbs.PlaneContact`
-(:mod:`flexmbs.engine.contact_kernels`; :func:`flexmbs.engine.force_specs.force_kernel` finds them). Any other
-force element offers one by defining, **in its own class**, ``compiled_force(self, system) -> (ForceKernel | None,
-reason)``; a subclass that does not define it itself keeps the callback (its equations may differ). Examples: the
-machine-creeping pads and lateral guides (``cases/machine_creeping/contact_laws.py``), tested against their
-``generalized_forces`` and ``outputs``.
+needs, written by its spec). A subclass that does not define ``compiled_force`` itself keeps the callback (its
+equations may differ).
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Ctrl-C while compiled code calls back into Python.
-
-Python runs its SIGINT handler at the next bytecode it executes. During a compiled call that is the first line of a
-Python callback (a time function, a user's force element), where the ``KeyboardInterrupt`` is raised *inside the
-ctypes trampoline*: ctypes prints ``Exception ignored on calling ctypes callback function`` and drops it, and the run
-went on to its end. :class:`deferred_interrupt` replaces the handler for the length of one compiled call by one that
+"""Ctrl-C while compiled code calls back into Python (docs/safety.md, "Ctrl-C in Python callbacks of the compiled
+step": a ``KeyboardInterrupt`` raised in a callback inside the ctypes trampoline was printed, dropped, and the run
+went on to its end). :class:`deferred_interrupt` replaces the handler for the length of one compiled call by one that
 only notes the signal; the caller raises ``KeyboardInterrupt`` after the call, once its state is consistent (a call
 lasts at most ~0.25 s, so Ctrl-C stops the run within a second). A second Ctrl-C during one call, or one while
 numba compiles a kernel for its first use, raises at once.

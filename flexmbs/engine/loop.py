@@ -1,9 +1,8 @@
 """The compiled time loop (issue 26): generalized-α Newton step, error estimate and step-size control.
 
-The one time loop of flexmbs (the Python loop it was checked against is gone, issue 41): the generalized-α method
-of Arnold & Brüls with the coefficients of :class:`flexmbs.engine.integrator.GeneralizedAlpha`, on the arrays of
-:mod:`flexmbs.engine.plan`. :func:`advance` steps until the next output time, the end, or a failure,
-and returns to Python only then.
+The one time loop of flexmbs: the generalized-α method of Arnold & Brüls with the coefficients of
+:class:`flexmbs.engine.integrator.GeneralizedAlpha`, on the arrays of :mod:`flexmbs.engine.plan`. :func:`advance`
+steps until the next output time, the end, or a failure, and returns to Python only then.
 
 A state is the tuple ``(q, v, a, q̈, z, ż, w, λ, ż_previous)`` (``a`` and ``w`` the pseudo-accelerations and
 pseudo-rates). When Newton fails at the smallest step, Python re-chooses the constraint rows
@@ -23,6 +22,7 @@ from flexmbs.model.kernels import INLINE, INNER
 from .flex_terms import modal_scale, observe_amplitudes
 from .lapack import factor, solve
 from .equations import REACTION_PASSES, REACTION_RTOL
+from .force_elements import joint_reaction
 from .step import (ERR, END, NEXT, ERROR_FAILED, F_FRESH, F_HALVED, F_PREV, F_REJECTED, H, H_PREV, H_TRY,
                             MAX_STEPS, NEWTON_FAILED, OUTPUT, S_FACT, S_ITER, S_JAC, S_LAST_ITERS, S_NEWTON_FAIL,
                             S_REJECTED, S_RES, S_STEPS, S_WORST, STEP_TOO_SMALL, T, all_multipliers, call_kernel,
@@ -48,9 +48,8 @@ EVENT = 7  # an armed contact gap closed in the pending step: Python locates its
 @njit(**INNER)
 def _scale_q(rot, scale_q, fx_bodies, offsets, n_modes, amplitude, coef, qa, qb, out):
     """:meth:`GeneralizedAlpha._q_scale`: ``atol`` per kind, Euler parameters the tighter of that and
-    ``atol + rtol·max|p|``, modal coordinates plus ``rtol`` × the body's deformation amplitude. (Arrays, not the
-    plan's tuples: numba counts a reference, an atomic operation, for every array of a tuple argument at every
-    call; below :func:`advance` the hot functions take arrays.) ``out`` may be longer than ``q``."""
+    ``atol + rtol·max|p|``, modal coordinates plus ``rtol`` × the body's deformation amplitude. ``out`` may be
+    longer than ``q``."""
     for i in range(scale_q.size):
         out[i] = scale_q[i]
     for k in range(rot.size):
@@ -121,7 +120,7 @@ def newton_step(h, P):
         for i in range(n):
             if not math.isfinite(rhs[i]):
                 return -1
-        if it == 1:  # GeneralizedAlpha._factorize: fresh M(q) and Φ_q, reused K, C, ... blocks
+        if it == 1:  # the iteration matrix: fresh M(q) and Φ_q, reused K, C, ... blocks
             for i in range(n_q, n):  # the rows of z and λ, whose blocks (z, λ), (λ, z), (λ, λ) stay zero; the rows
                 for j in range(n):  # of q are written whole below (a row from column 0: plain vector stores)
                     mat[i, j] = 0.0
@@ -176,7 +175,7 @@ def newton_step(h, P):
         previous = norm
     if done == 0:
         return -4
-    # converged: the end of GeneralizedAlpha.step (pseudo-rates, rates, pseudo-accelerations, multipliers)
+    # converged: pseudo-rates, rates, pseudo-accelerations, multipliers
     for i in range(n_z):
         w1[i] = (z1[i] - zbase[i]) / (h * g)
         zd1[i] = ((1.0 - am) * w1[i] + am * w[i] - af * zd[i]) / (1.0 - af)
@@ -190,8 +189,8 @@ def newton_step(h, P):
 
 @apart(python=False, counted=False)
 def error_vector(h, P):
-    """:meth:`GeneralizedAlpha.error_vector` into ``P.errv`` (n_q + n_z,) from the step ``P.cur`` → ``P.new``,
-    ``(q, a, z, ż) → (q1, a1, z1, ż1)`` (``zdp``: ``ż`` of the step before); returns the weighted RMS."""
+    """The local error (:mod:`flexmbs.engine.integrator`) into ``P.errv`` (n_q + n_z,) from the step ``P.cur`` →
+    ``P.new``, ``(q, a, z, ż) → (q1, a1, z1, ż1)`` (``zdp``: ``ż`` of the step before); returns the weighted RMS."""
     cur, new, coef, fl, sc, out = P.cur, P.new, P.coef, P.fl, P.sc, P.errv
     q, a, z, zd, zdp = cur[0], cur[2], cur[4], cur[5], cur[8]
     q1, a1, z1, zd1 = new[0], new[2], new[4], new[5]
@@ -251,11 +250,7 @@ def advance(mode, chunk, max_steps, P):
     buffer (OUTPUT), ``chunk`` step attempts (CONTINUE) or a failure; returns a code. ``mode`` 0: the start instead
     (first sample, Jacobian, integrands; one compiled entry point loads faster than several); ``mode`` 2: accept the
     step left pending by an EVENT return (Python located the contact onset in it); ``mode`` 4: a fresh Jacobian at
-    the current state.
-
-    ``P.gv`` = (positions of the gaps in the gap buffer, gap buffer (values then rates per element), armed flags,
-    element offsets into the buffer, [re-arm gap]). The plan's arrays are Python's for the whole call and read
-    without reference counts (:mod:`flexmbs.engine.plan_fields`)."""
+    the current state."""
     cur, new, coef, sc, fl, stats = P.cur, P.new, P.coef, P.sc, P.fl, P.stats
     limiting, errv, integrals, aux_prev = P.limiting, P.errv, P.integrals, P.aux_prev
     if mode == 0:
@@ -332,7 +327,7 @@ def advance(mode, chunk, max_steps, P):
         end = sc[T] >= t_end * (1.0 - 1e-12)
         interval = coef[C_INTERVAL]
         sample = interval == 0.0 or sc[T] >= sc[NEXT] - 1e-12 * t_end or end  # the output rule
-        integrate = P.aux.size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.solver._Integrals)
+        integrate = P.aux.size > 0  # the trapezoid of the elements' integrands (flexmbs.engine.integrals)
         if integrate and not sample:  # a sample evaluates the integrands at this state anyway (and integrates)
             integrands_at(P)
             _trapezoid(h_try, P.aux, integrals, aux_prev)
@@ -451,7 +446,7 @@ def consistent_sample(P, out_lam):
         work[i] = 0.0
     rhs, zero_q, zero_c = work[:n], work[n:n + n_q], work[n + n_q:2 * n]
     shifted, gamma = work[2 * n:2 * n + n_q], work[2 * n + n_q:]
-    rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s) (initial.acceleration_rhs)
+    rheonomic = P.drv.shape[0] > 0  # prescribed motions: Φ(q + s q̇, t + s)
     values_only = not rheonomic and P.py_rows.size == 0  # Φ alone (the residual below sets everything else)
     for k in (-1.0, 1.0):
         t_k = sc[T] + k * s if rheonomic else sc[T]
@@ -543,37 +538,19 @@ def sample_reactions(P, lam_c):
         j, p, r = jr_joint[k], jr_pos[k], jr_lam[k]
         for c in range(6):
             gen[j, c] -= (jj[p, c] if jt_on_j[j] == 1 else ji[p, c]) * lam_all[r]
-    for j in range(jt_side.size):  # scalars, not 3-vectors: no allocation per joint and sample
-        b, m = jt_body[j], jt_side[j]
-        o = offsets[b]
-        f0, f1, f2 = gen[j, 0], gen[j, 1], gen[j, 2]
-        t0 = A[b, 0, 0] * gen[j, 3] + A[b, 0, 1] * gen[j, 4] + A[b, 0, 2] * gen[j, 5]
-        t1 = A[b, 1, 0] * gen[j, 3] + A[b, 1, 1] * gen[j, 4] + A[b, 1, 2] * gen[j, 5]
-        t2 = A[b, 2, 0] * gen[j, 3] + A[b, 2, 1] * gen[j, 4] + A[b, 2, 2] * gen[j, 5]
-        d0, d1, d2 = X[m, 0] - q[o], X[m, 1] - q[o + 1], X[m, 2] - q[o + 2]
-        t0 -= d1 * f2 - d2 * f1
-        t1 -= d2 * f0 - d0 * f2
-        t2 -= d0 * f1 - d1 * f0
-        if jt_on_j[j] == 1:
-            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = f0, f1, f2
-            JT[row, j, 0], JT[row, j, 1], JT[row, j, 2] = t0, t1, t2
-        else:
-            i_, j_ = jt_mi[j], jt_mj[j]
-            e0, e1, e2 = X[i_, 0] - X[j_, 0], X[i_, 1] - X[j_, 1], X[i_, 2] - X[j_, 2]
-            JF[row, j, 0], JF[row, j, 1], JF[row, j, 2] = -f0, -f1, -f2
-            JT[row, j, 0] = -t0 - (e1 * f2 - e2 * f1)
-            JT[row, j, 1] = -t1 - (e2 * f0 - e0 * f2)
-            JT[row, j, 2] = -t2 - (e0 * f1 - e1 * f0)
+    for j in range(jt_side.size):
+        joint_reaction(gen[j], jt_mi[j], jt_mj[j], jt_side[j], jt_body[j], jt_on_j[j] == 1, q, A, X, offsets,
+                       JF[row, j], JT[row, j])
 
 
 @apart(python=False, counted=False)
 def take_sample(h, iters, P, integrate):
-    """One output sample into row ``P.sample_count[0]`` of the buffers (the numbers ``flexmbs.engine.solver._record`` and
-    ``Recorder.record`` take from a context): consistent and joint reactions (:func:`sample_reactions`), body and
-    marker states, joint coordinates, element measurements, forces, outputs
-    (through the elements' output kernels) and integrals, step size, iterations, constraint violation.
-    ``integrate``: first add the accepted step ``h`` to the integrals (the trapezoid of :func:`advance`) with the integrands of
-    the sample's own residual at this state (they depend on ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``).
+    """One output sample into row ``P.sample_count[0]`` of the buffers (the numbers ``Recorder.record`` takes from
+    a context): consistent and joint reactions (:func:`sample_reactions`), body and marker states, joint
+    coordinates, element measurements, forces, outputs (through the elements' output kernels) and integrals, step
+    size, iterations, constraint violation. ``integrate``: first add the accepted step ``h`` to the integrals (the
+    trapezoid of :func:`advance`) with the integrands of the sample's own residual at this state (they depend on
+    ``t, q, q̇, z`` only, not on ``q̈`` or ``λ``).
 
     ``P.sample_count[1]`` says which work the recorded signals need (the ``SAMPLE_*`` bits): without
     ``SAMPLE_REACTIONS`` (and without friction reading the reactions, ``P.f_friction``) the acceleration-level solve is

@@ -2,18 +2,8 @@
 
 :func:`compiled_run` turns an assembled :class:`~flexmbs.engine.system.System` into the arrays of
 :mod:`flexmbs.engine.step` once (parameters, index maps, element kernels' addresses and parameters) and
-returns a :class:`CompiledRun`; :func:`flexmbs.simulate` then steps it with
-:func:`flexmbs.engine.loop.advance`, which returns to Python only at output times.
-
-What compiles: rigid and flexible bodies, library joints and prescribed motions (redundant rows dropped; the
-samples split the reactions by the minimum norm), gravity, force elements with kernels
-(:mod:`flexmbs.engine.force_elements`, :mod:`flexmbs.engine.force_kernels`; joint friction on redundant rows reads
-the minimum-norm split of the reactions), and state elements that offer a compiled kernel (``compiled_element()``,
-docs/element-protocol.md) and read distances, marker coordinates or the rotation or translation of library joints
-(``JointCoordinate``). Everything else a user wrote in Python — force elements without a kernel (also those that
-read joint reactions), state elements without a kernel or reading a measurement of their own, joints without library
-rows — is called back from the compiled step, each only for the difference columns it is coupled to
-(:mod:`flexmbs.engine.callbacks`). There is no other engine: every model runs here.
+returns a :class:`CompiledRun`, which steps them with :func:`flexmbs.engine.loop.advance`. What compiles and what
+is called back in Python (:mod:`flexmbs.engine.callbacks`): docs/architecture.md, "The compiled step".
 """
 from __future__ import annotations
 
@@ -113,28 +103,26 @@ def _reads_reactions(system, forces, state) -> bool:
 
 
 def _element_kernel(system, k, state):
-    """``(spec, "")`` of state element ``k``'s compiled kernel, or ``(None, why)``: then it is a Python part
-    (:mod:`flexmbs.engine.callbacks`)."""
+    """The spec of state element ``k``'s compiled kernel, or None: then it is a Python part
+    (:mod:`flexmbs.engine.callbacks`): it offers no kernel, reads a measurement the compiled step does not evaluate,
+    or has event gaps its kernel does not have."""
     element = system.elements[k]
     if not callable(getattr(element, "compiled_element", None)):
-        return None, f"element {element.name!r} ({type(element).__name__}) has no compiled kernel"
+        return None
     for meas in element.measurements:
         if _measurement_row(meas) is None:
-            what = f" ({meas.which})" if isinstance(meas, JointCoordinate) else ""
-            return None, f"element {element.name!r} reads a {type(meas).__name__}{what} measurement"
-    spec, why = element.compiled_element()
-    if spec is None:
-        return None, why
+            return None
+    spec = element.compiled_element()[0]
     # the kernel's gaps must be the element's own (unless the spec says its gap names are those of event_gaps()
     # by construction: docs/element-protocol.md, ``gap_names_exact``)
-    if hasattr(element, "event_gaps") and not getattr(spec, "gap_names_exact", False):
+    if spec is not None and hasattr(element, "event_gaps") and not getattr(spec, "gap_names_exact", False):
         offsets = system.z_offsets
         ctx = system.context(state.q, state.v, state.t)
         y, ydot, _ = measure(ctx, element.measurements)
         own = list(element.event_gaps(state.t, state.z[offsets[k]:offsets[k + 1]], y, ydot))
         if own != list(getattr(spec, "gap_names", [])):
-            return None, f"element {element.name!r}: its event gaps {own} have no compiled kernel"
-    return spec, ""
+            return None
+    return spec
 
 
 def _measurement_row(meas) -> tuple[int, int, int] | None:
@@ -209,7 +197,7 @@ class _Plan:
 
     def __init__(self, system, integ, state):
         _refuse_meaningless(system)
-        all_specs = [_element_kernel(system, k, state)[0] for k in range(len(system.elements))]
+        all_specs = [_element_kernel(system, k, state) for k in range(len(system.elements))]
         self.compiled_forces, self.kernel_forces, k_specs, self.python_forces = _sorted_forces(system)
         # the state elements with compiled kernels, and those called back in Python (flexmbs.engine.callbacks)
         self.compiled_elements, self.python_elements = [], []

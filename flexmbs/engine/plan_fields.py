@@ -1,25 +1,14 @@
 """The compiled plan as one object with named fields, passed by reference (issues 41 and 42).
 
-The compiled step used to take the plan as tuples of arrays (``mi, mf, fns, ws, blk, tmp, ...``, read by position:
-``mi[35]``, ``ws[22][8]``). Every call from Python unboxed all of them (≈ 200 arrays, 0.3 ms a call), and the
-Python entry of :func:`flexmbs.engine.loop.advance` that unboxes them took ≈ 7 s of the first compile.
-Here the plan is one numba ``StructRef`` (:class:`PlanType`, numba's ``numba.experimental.structref``) with a field
-per array; compiled code reads ``plan.offsets``, ``plan.keep``, ``plan.fx_work``; a call from Python passes one
-pointer.
-
-How it is built. The fields' types are fixed here (:data:`FIELDS`), not taken from a model: the compiled step does
-not depend on the model, and a plan whose arrays do not have these types is refused in one line. The struct is
-allocated by numba's runtime and zeroed (:func:`_allocate`: no compiled function), and its fields are written from
-Python (:func:`pack`): an array field is numba's array structure (``meminfo, parent, nitems, itemsize, data,
-shape…, strides…``: 8-byte words) with a null ``meminfo`` and ``parent``, a borrowed view (what ``advance``
-made of its arguments before): the arrays belong to the Python plan
-(:class:`flexmbs.engine.plan._Plan`), which holds them and the struct, and compiled code reads them without
-reference counts (a null ``meminfo`` makes numba's increments a test of a null pointer). Nothing is unboxed by
-numba, so no compiled function has a large Python entry. The layout is checked against numba's data model when
-this module is imported.
-
-Compiled code only reads fields (there is no setter): arrays are changed in place, and Python rebinds a field with
-:func:`pack` (a new signal callback, a run's state arrays).
+One numba ``StructRef`` (:class:`PlanType`) with a field per array instead of tuples read by position; compiled
+code reads ``plan.offsets``, ``plan.keep``, ``plan.fx_work``, and a call from Python passes one pointer (design and
+measured gains: docs/architecture.md, "One plan object, passed by reference"). The fields' types are fixed here
+(:data:`FIELDS`), not taken from a model. The struct is allocated by numba's runtime and zeroed (:func:`_allocate`:
+no compiled function); :func:`pack` writes its fields from Python as borrowed views (numba's array structure,
+``meminfo, parent, nitems, itemsize, data, shape…, strides…`` in 8-byte words, with a null ``meminfo`` and
+``parent``): the Python plan (:class:`flexmbs.engine.plan._Plan`) owns the arrays, and compiled code reads them
+without reference counts. The layout is checked against numba's data model when this module is imported. Compiled
+code only reads fields: arrays change in place, and Python rebinds a field with :func:`pack`.
 """
 from __future__ import annotations
 
@@ -384,12 +373,10 @@ def _plan_for(names: tuple) -> _FieldsPlan:
 
 # --- the words of many arrays in one compiled call ---------------------------------------------------------------
 # Python reads an array's size, shape, strides and data address in ≈ 1 µs, and a plan has ≈ 180 arrays (a third of
-# the start of a small run, issue 41). The compiled kernel below reads the same fields of numpy's array objects
-# (``PyArrayObject_fields``: after the object header the data pointer, ``nd``, the dimensions and strides pointers,
-# the base, the descriptor and the flags) for all of them at once; :func:`_compiled_words_work` checks it against
-# the Python reading on arrays of every kind before it is used (else pack stays on the Python reading), and any array
-# that is not exactly an ndarray of the field's dtype, dimensions and C order sends the pack to the Python reading,
-# which refuses it in one line as before.
+# the start of a small run, issue 41): the kernel below reads the same fields of numpy's array objects
+# (``PyArrayObject_fields``) for all of them at once. :func:`_compiled_words_work` checks it against the Python reading
+# before it is used, and an array that is not exactly an ndarray of the field's dtype, dimensions and C order sends
+# the pack to the Python reading, which refuses it in one line.
 
 @intrinsic
 def _load_int64(typingctx, address):

@@ -1,11 +1,7 @@
-"""Checks of a model at its start, before the first step (issue 30): contradicting settings make a model that runs
-and reports wrong numbers, so they are refused in one line.
-
-* every state element that offers ``plausibility(t, z, y, ydot) -> list[str]`` (docs/element-protocol.md; the
-  hydraulic circuits check supply against relief settings and cylinder start positions, without flexmbs importing
-  hydraulics) is asked at the consistent start;
-* springs and dampers: a negative constant stiffness or damping coefficient (a spring that pushes away from its
-  free length, a damper that feeds energy) is refused.
+"""Checks of a model at its start, before the first step (issue 30; docs/safety.md, "Before the first step"):
+contradicting settings make a model that runs and reports wrong numbers, so they are refused in one line: what a
+state element's own ``plausibility(t, z, y, ydot)`` says (docs/element-protocol.md), a negative constant stiffness
+or damping, solver options out of range (:func:`check_request`) and tolerances below round-off.
 """
 from __future__ import annotations
 

@@ -73,10 +73,9 @@ class Recorder:
         return request
 
     def record(self, t, q, v, z, lam, solver_row: dict, ctx=None, extra: dict | None = None) -> None:
-        """Append one sample (``ctx``: a context at the same state, reused for its marker states and for the
-        state elements' ``(z_e, y, ẏ, f)`` that :meth:`flexmbs.engine.system.System._state_elements` left on it;
-        ``extra``: more signals by full name, e.g. the running integrals of state elements). The row's key order
-        is the one of :func:`_declare`."""
+        """Append one sample (``ctx``: a context at the same state, reused for its marker states; ``extra``: more
+        signals by full name, e.g. the running integrals of state elements). The row's key order is the one of
+        :func:`_declare`."""
         system = self.system
         if ctx is None:
             ctx = system.context(q, v, t, lam)
@@ -104,9 +103,8 @@ class Recorder:
         for force in system.forces:
             for key, value in force.outputs(ctx).items():
                 row[f"force/{force.name}/{key}"] = float(value)
-        kept = ctx.element_values or [None] * len(system.elements)
-        for k, (element, values) in enumerate(zip(system.elements, kept)):
-            element_signals(row, ctx, element, z[system.z_offsets[k]:system.z_offsets[k + 1]], t, values)
+        for k, element in enumerate(system.elements):
+            element_signals(row, ctx, element, z[system.z_offsets[k]:system.z_offsets[k + 1]], t)
         for key, value in (extra or {}).items():
             row[key] = float(value)
         for key, value in solver_row.items():
@@ -249,7 +247,7 @@ def joint_signals(row: dict, ctx, joint, reaction: tuple) -> None:
 def element_signals(row: dict, ctx, element, z_e: np.ndarray, t: float, kept=None) -> None:
     """A state element's signals at ``ctx`` (its states ``z_e``) into ``row``: its states, measurements
     (``y/NAME``), their forces (``force/NAME``) and ``outputs``; ``kept``: its ``(z_e, y, ẏ, f)`` evaluated at
-    this state already (:meth:`flexmbs.engine.system.System._state_elements`), or None."""
+    this state already, or None."""
     prefix = f"element/{element.name}/"
     for name, value in zip(element.state_names, z_e.tolist()):
         row[prefix + name] = value

@@ -2,9 +2,9 @@
 its buffers, and the conversion of a full buffer into the named columns of the results file.
 
 A sample costs no second Newton solve and no Python: the compiled loop fills one buffer row per output time (the
-same numbers the Python path's ``_record`` and ``Recorder.record`` compute: consistent reactions, body and marker
-states, joint reactions and coordinates, element measurements, forces, outputs and integrals); Python turns a full
-buffer into columns (one slice per signal, not per sample) and hands them to ``Recorder.record_block``.
+numbers ``Recorder.record`` computes: consistent reactions, body and marker states, joint reactions and coordinates,
+element measurements, forces, outputs and integrals); Python turns a full buffer into columns (one slice per
+signal, not per sample) and hands them to ``Recorder.record_block``.
 
 A run that requests some outputs only (:mod:`flexmbs.results.outputs`) gets those columns, and its samples do only
 the work they need (:meth:`Sampler.request`: the ``SAMPLE_*`` bits of :func:`flexmbs.engine.loop.take_sample`, a

@@ -33,19 +33,13 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     model : flexmbs.Model
     t_end : float, s
     rtol, atol : float
-        Local error tolerances, per kind of unknown (:func:`flexmbs.engine.integrator.tolerance_kinds`):
-
-        * body frames: **absolute only**, ``atol`` metres of frame translation and ``atol`` metres of marker
-          motion through rotations (``atol / L`` rad, L the body's extent). No ``rtol·|q|``: a position's size
-          depends on where the origin is, and the relative term let a rod 0.35 m off the origin move by 1e-4 m per
-          step (force error 60 × a compiled peer's, docs/benchmarks.md);
-        * modal coordinates: ``atol`` metres of nodal deflection (divided by the mode's largest nodal
-          translation) plus ``rtol`` × the body's deformation amplitude (running maximum of ``|q_f|``);
-        * element states: ``atol`` in the state's unit (pressures: ``1e8 atol`` Pa, i.e. 100 Pa at the default)
-          plus ``rtol·|z|``.
-
-        The defaults (1e-4, 1e-6) put the steady-state piston-pin force error of the flexible slider crank of
-        ``benchmarks/race_exudyn.py`` at ≈ 0.09 N (Exudyn at h = 2e-4: 0.026 N; 160 N amplitude).
+        Local error tolerances, per kind of unknown (:func:`flexmbs.engine.integrator.tolerance_kinds`, which says
+        why): body frames **absolute only**, ``atol`` metres of frame translation and of marker motion through
+        rotations; modal coordinates ``atol`` metres of nodal deflection plus ``rtol`` × the body's deformation
+        amplitude; element states ``atol`` in the state's unit (pressures: ``1e8 atol`` Pa, i.e. 100 Pa at the
+        default) plus ``rtol·|z|``. The defaults (1e-4, 1e-6) put the steady-state piston-pin force error of the
+        flexible slider crank of ``benchmarks/race_exudyn.py`` at ≈ 0.09 N (Exudyn at h = 2e-4: 0.026 N; 160 N
+        amplitude).
     tolerances : dict, optional
         Absolute tolerances by kind, overriding the defaults above: ``"position"`` (m), ``"rotation"`` (rad),
         ``"deflection"`` (m) and element-state units (``"Pa"``, ``"1"``, ``"m^3/s"``, ...).
@@ -75,7 +69,6 @@ def simulate(model, t_end: float, *, rtol: float = 1e-4, atol: float = 1e-6, rho
     event_tolerance : float, s
         Contact onsets (elements with gap functions: end stops, hard stops, contacts) are located as roots of their
         gap within this time (:mod:`flexmbs.engine.events`); ``Results.events`` lists them.
-
     force : bool
         Let ``output`` replace a file of another kind (a flexible body, a mesh, ...; refused by default).
     engine : {"auto", "compiled"}

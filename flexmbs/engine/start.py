@@ -43,7 +43,7 @@ def consistent_start(system, static: bool, quasi_static_elastic: bool = True):
 
 
 def add_fallback(system, text: str) -> None:
-    """Record a fallback on the system (collected into the results by :func:`_simulate`)."""
+    """Record a fallback on the system (collected into the results by :func:`flexmbs.engine.finish.run_warnings`)."""
     if text not in system.fallback_notes:
         system.fallback_notes.append(text)
 

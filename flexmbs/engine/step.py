@@ -1,21 +1,17 @@
-"""The compiled step (issue 26): residual, Jacobian, Newton iteration and step-size control in one numba loop.
+"""The compiled step's equations (issue 26), on the flat arrays of :mod:`flexmbs.engine.plan`:
 
-The same equations and the same algorithm as the Python path, on the flat arrays of
-:mod:`flexmbs.engine.plan`:
-
-* residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` as :meth:`flexmbs.engine.system.System.residual`,
-  from the kernels of :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states,
-  library-joint rows), the element measurements (distances; joint and marker coordinates, :func:`measure`) and
-  the state elements' own compiled kernels, called through their C addresses (docs/element-protocol.md, "compiled
-  elements");
+* residual ``M q̈ - Q - Q_v + Φ_qᵀ λ``, ``ż``, ``Φ``, ``Φ_q`` (:func:`residual`) from the kernels of
+  :mod:`flexmbs.model.kernels` (body kinematics, rigid-body terms, marker states, library-joint rows), the element
+  measurements (distances; joint and marker coordinates, :func:`measure`) and the state elements' own compiled
+  kernels, called through their C addresses (docs/element-protocol.md, "compiled elements");
 * Jacobian blocks ``K, C, D_z, G_q, G_v, G_z`` by forward differences (:func:`jacobian_blocks`), reused across steps
-  and refreshed when Newton converges slowly or fails;
-* the generalized-α Newton step, its error estimate and the step-size control (:mod:`flexmbs.engine.loop`).
+  and refreshed when Newton converges slowly or fails.
 
-The Newton matrix is dense: it is factorized once per step by :func:`flexmbs.engine.lapack.factor` (an inline
-LU for tens of unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's ``np.linalg.solve`` would
-factorize at every iteration). Signals that are Python functions of time are evaluated by one callback per new time
-(``signal_cb``).
+The generalized-α Newton step, its error estimate and the step-size control are in :mod:`flexmbs.engine.loop`; the
+Newton matrix is factorized once per step (:func:`flexmbs.engine.lapack.factor`: an inline LU below
+:data:`~flexmbs.engine.lapack.SMALL` unknowns, LAPACK's ``dgetrf`` above) and reused in every iteration (numba's
+``np.linalg.solve`` would factorize at every iteration). Signals that are Python functions of time are evaluated by
+one callback per new time (:func:`signals_at`).
 """
 from __future__ import annotations
 
@@ -87,7 +83,7 @@ def residual(t, q, v, qdd, z, lam, P, res, zdot, phi, jac, mass, with_constraint
         z_rows, z_py = P.py_z_rows, P.py_zdot
         for k in range(z_rows.size):
             zdot[z_rows[k]] = z_py[k]
-    for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies (System._state_elements)
+    for k in range(meas_a.size):  # (∂y/∂q̄)ᵀ f on both markers' bodies
         a, b = meas_a[k], meas_b[k]
         if meas_kind[k] == DISTANCE:  # f ∂L/∂x_b = (f / L) (x_b - x_a) at b, its opposite at a
             line_load(b, a, fy[k] / y[k], X[b, 0] - X[a, 0], X[b, 1] - X[a, 1], X[b, 2] - X[a, 2], JX, marker_body,
@@ -336,11 +332,10 @@ def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
 
     A joint angle is unwrapped against ``reference``, the measurement's value at the last accepted step
     (``angle_ref`` in the workspace, set from the Python measurement at the start and by :func:`keep_angles`
-    after each accepted step). The Python path unwraps against its previous evaluation, whatever it was; both
-    give the same continuous angle while the shaft turns less than π between the reference and any state Newton
-    visits in a step (the Python path's own condition, "steps < π"). The accepted value is the safer reference: a
-    rejected step or a diverging Newton iteration cannot carry the angle onto another turn, and the difference
-    Jacobian's columns never move it."""
+    after each accepted step). The Python measurement unwraps against its previous evaluation, whatever it was;
+    both give the same continuous angle while the shaft turns less than π between the reference and any state
+    Newton visits in a step. The accepted value is the safer reference: a rejected step or a diverging Newton
+    iteration cannot carry the angle onto another turn, and the difference Jacobian's columns never move it."""
     if kind == MARKER:
         y[k], ydot[k] = X[a, b], V[a, b]
         return
@@ -351,10 +346,9 @@ def measure(kind, a, b, X, V, R, W, reference, y, ydot, k):
 
 @njit(**INNER)
 def measurement_load(kind, a, b, f, X, R, JX, JTH, marker_body, n_modes, packed):
-    """``(∂y/∂q̄)ᵀ f`` of a measurement of :func:`measure` on its markers' bodies (``System._state_elements``):
-    ``e_bᵀ J_x`` of a marker coordinate, ``f`` along a joint coordinate
-    (:func:`flexmbs.engine.force_elements.apply_coordinate_load`, a joint actuator's projection); a marker on the
-    ground takes none."""
+    """``(∂y/∂q̄)ᵀ f`` of a measurement of :func:`measure` on its markers' bodies: ``e_bᵀ J_x`` of a marker
+    coordinate, ``f`` along a joint coordinate (:func:`flexmbs.engine.force_elements.apply_coordinate_load`, a joint
+    actuator's projection); a marker on the ground takes none."""
     if kind == MARKER:
         body = marker_body[a]
         if body >= 0:

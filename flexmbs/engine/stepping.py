@@ -1,26 +1,12 @@
 """A run you step yourself: create it from a model, advance it to a time, set inputs, read outputs and states,
-save and restore its state, and finish it into :class:`~flexmbs.results.results.Results` (issue 41 item 3).
-
-::
-
-    run = fm.Run(model, t_end=2.0, rtol=1e-6)      # the options of fm.simulate
-    run.set_input("torque", 5.0)                     # an fm.Input of the model, held over the next advance
-    run.advance_to(0.5)                              # a step ends exactly at 0.5 s
-    angle = run.output("joint/hinge/rotation")       # the results' signal names
-    saved = run.save_state()
-    run.advance_to(1.0)
-    run.restore_state(saved)                         # back to 0.5 s: the next advance repeats bit for bit
-    results = run.finish()
+save and restore its state, and finish it into :class:`~flexmbs.results.results.Results` (issue 41 item 3; an
+example and its behaviour: docs/fmi.md, "The stepping run underneath").
 
 :func:`flexmbs.simulate` is this run advanced to ``t_end`` in one piece (one loop for both). ``advance_to(t)``
 sets the end of the run to ``t`` (the step size control clips the last step to it and keeps its step size for the
-next advance, as the run's own end does), so advancing in pieces follows the same step sequence as one
-``simulate`` apart from the steps cut at the piece ends: the two agree to the integration tolerance, not to
-round-off.
-
-Inputs are :class:`flexmbs.model.inputs.Input` objects placed in the model wherever a function of time is taken.
-On the compiled step each input is a slot of the plan's signal array that :meth:`Run.set_input` writes; the step
-reads it like a constant signal (no Python call per step for it).
+next advance, as the run's own end does): advancing in pieces agrees with one ``simulate`` to the integration
+tolerance, not to round-off. Each :class:`flexmbs.model.inputs.Input` is a slot of the plan's signal array that
+:meth:`Run.set_input` writes; the step reads it like a constant signal (no Python call per step for it).
 
 A state saved by :meth:`Run.save_state` holds everything the integrator continues from: ``q, q̇, z``, the
 accelerations and pseudo-accelerations, the multipliers, the step size and its history, the Newton matrix and its
@@ -60,7 +46,7 @@ from .watchdog import Watchdog
 
 __all__ = ["Run", "RunState", "model_inputs"]
 
-_END = 1e-12  # relative: the loop of solver._simulate ends when t >= t_end (1 - 1e-12)
+_END = 1e-12  # relative: a run's loop ends when t >= t_end (1 - 1e-12)
 
 
 def model_inputs(model) -> dict[str, Input]:
@@ -160,11 +146,8 @@ class Run:
         first step min(1e-4, t_end / 100), the watchdog's floor). ``advance_to`` may go beyond it. Without it:
         no largest step unless ``max_step`` is given, first step 1e-4 s.
     **options
-        The keyword options of :func:`flexmbs.simulate` (which is this run advanced to ``t_end`` in one piece):
-        ``rtol``, ``atol``, ``rho_inf``, ``initial_step``, ``max_step``, ``min_step``, ``output``,
-        ``output_interval``, ``static_start``, ``relax_elastic``, ``case``, ``parameters``, ``max_steps``,
-        ``event_tolerance``, ``tolerances``, ``force``, ``stall_window``, ``stall_step``, ``engine``, ``outputs``,
-        ``progress`` (a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`).
+        The keyword options of :func:`flexmbs.simulate` (which is this run advanced to ``t_end`` in one piece);
+        ``progress``: a tqdm bar on stderr up to ``t_end``, closed by :meth:`finish`.
     """
 
     def __init__(self, model, t_end: float | None = None, *, rtol: float = 1e-4, atol: float = 1e-6,

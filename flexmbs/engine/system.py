@@ -36,7 +36,7 @@ class Context:
     """Everything evaluated at one ``(t, q, q̇)``: body kinematics and (lazily) marker states."""
 
     __slots__ = ("t", "q", "v", "z", "_kin", "system", "lam", "_markers", "_arrays", "joint_rows", "constraint_blocks",
-                 "A", "G", "omega", "multipliers_read", "element_values", "full_jacobian", "_full_lam")
+                 "A", "G", "omega", "multipliers_read", "full_jacobian", "_full_lam")
 
     def __init__(self, system, q, v, t, lam=None, found=None):
         self.system, self.q, self.v, self.t, self.lam = system, q, v, t, lam
@@ -55,7 +55,6 @@ class Context:
         self.joint_rows = {}  # joint -> (Φ̄_i, Φ̄_j) quasi-coordinate Jacobians, filled by System.constraints
         self.constraint_blocks = None  # (Φ̄_i, Φ̄_j) of the vectorized joint rows
         self.multipliers_read = False  # set when a force asks for λ (friction): initial_accelerations then refines
-        self.element_values = None  # [None] * n_elements: the recorder's kept element evaluations
         self.full_jacobian = None  # Φ_q of every row (also the dropped redundant ones), set by System.constraints
         self._full_lam = None
 
@@ -343,11 +342,9 @@ class System:
             self.joints.append(Planar(base, follower, name=f"planar-guide({body.name})"))
 
     def _mask_out_of_plane(self, joints) -> None:
-        """Planar model: drop the rows of ``joints`` (the model's) with no in-plane Jacobian at the placement: the
-        size of a row's in-plane part, ``|J_x| + |J_y| + |J_θ · n|`` over its two bodies (``J_θ · n``: the rate of
-        the row under a turn of the body about the plane's normal ``n``), at most 1e-9 of the joint's largest. A
-        library joint's sizes follow from its markers' placed frames by :func:`planar_row_sizes`; a joint of the
-        user's is measured on its own rows (base rows only)."""
+        """Planar model: drop the rows of ``joints`` (the model's) whose in-plane size at the placement is at most
+        1e-9 of the joint's largest (:func:`planar_row_sizes` from a library joint's placed marker frames; a joint
+        of the user's measured on its own base rows)."""
         q0 = np.concatenate(self._placements()[0])
         ctx = Context(self, q0, np.zeros(q0.size), 0.0)
         X, R = ctx.marker_arrays()[:2]

@@ -1,15 +1,11 @@
-"""The progress watchdog of :func:`flexmbs.simulate`: a run whose simulated time stops advancing is stopped with one
-line naming the likely cause, and keeps its results so far (docs/safety.md, "Crawls").
+"""The progress watchdog of :func:`flexmbs.simulate`: a run whose step size stays below a floor for a stretch of
+wall time is stopped with one line naming the likely cause, and keeps its results so far; a run that crawls gets one
+``note: slow progress ...`` line (docs/safety.md, "Crawls"). The wall clock is read every ``every`` step attempts
+only, so the watchdog costs nothing measurable per step.
 
-"Stops advancing" means: the step size stays below a floor (``stall_step``, default 1e-9 of the end time) for a
-stretch of wall time (``stall_window``, default 60 s). The wall clock is read every ``every`` step attempts only,
-so the watchdog costs nothing measurable per step.
-
-A run that crawls without stalling (more than 5 min still to go at the rate of its first ``notice_after`` seconds,
-default 60) gets one ``note: slow progress ...`` line on stderr naming the equation that limits the step. Time spent
-compiling kernels (:func:`flexmbs_jit.notice.compile_seconds`) is left out of that pace and kept as
+Time spent compiling kernels (:func:`flexmbs_jit.notice.compile_seconds`) is left out of the pace and kept as
 :attr:`Watchdog.compile_seconds` (the run's statistics ``compile_time_s``): a first run that compiled for two minutes
-predicted "56 min more" one second before it ended. ``flexmbs_jit`` itself says, in one line, that kernels compile.
+predicted "56 min more" one second before it ended.
 """
 from __future__ import annotations
 
